@@ -1,0 +1,28 @@
+# Warnings, sanitizers and small helpers. Flags are applied PRIVATE to each of our own targets
+# (mcp_target_defaults) so that they never reach consumers of the installed library.
+set(MCP_WARNING_FLAGS
+  -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor -Wold-style-cast -Woverloaded-virtual
+  -Wimplicit-fallthrough -Wconversion -Wsign-conversion -Wdouble-promotion)
+if(MCP_WARNINGS_AS_ERRORS)
+  list(APPEND MCP_WARNING_FLAGS -Werror)
+endif()
+set(MCP_SANITIZE_FLAGS "")
+if(MCP_SANITIZE)
+  set(MCP_SANITIZE_FLAGS -fsanitize=${MCP_SANITIZE} -fno-sanitize-recover=all
+                         -fno-omit-frame-pointer)
+endif()
+
+# mcp_target_defaults(target): the project's warnings and sanitizers on one of our targets.
+function(mcp_target_defaults target)
+  target_compile_options(${target} PRIVATE ${MCP_WARNING_FLAGS} ${MCP_SANITIZE_FLAGS})
+  if(MCP_SANITIZE)
+    target_link_options(${target} PRIVATE -fsanitize=${MCP_SANITIZE})
+  endif()
+endfunction()
+
+# mcp_add_executable(name SOURCES...): an executable linked to mcp::mcp with the defaults.
+function(mcp_add_executable name)
+  add_executable(${name} ${ARGN})
+  target_link_libraries(${name} PRIVATE mcp::mcp)
+  mcp_target_defaults(${name})
+endfunction()

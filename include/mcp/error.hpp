@@ -1,0 +1,87 @@
+// File: mcp/error.hpp
+//
+// The error model of mcp-cpp. Runtime paths never throw across the API: fallible calls return
+// `mcp::result<T>`, which holds either a value or an `mcp::error`. An `mcp::error` carries a
+// JSON-RPC error code (or an SDK-local code), a one-sentence message and optional data, so it
+// can be put on the wire as it is.
+//
+// Registration-time programmer errors (an invalid tool name, a duplicate, a schema that does
+// not compile) throw `std::invalid_argument` instead: they are bugs, found at start-up.
+//
+// Example:
+//
+//   mcp::result<int> parse_port(std::string_view s) {
+//     int v = 0;
+//     if (std::from_chars(s.data(), s.data() + s.size(), v).ec != std::errc{})
+//       return mcp::error{mcp::errc::invalid_params, "port must be an integer"};
+//     return v;
+//   }
+//   auto r = parse_port("80");
+//   if (!r) std::cerr << r.error().message;
+#pragma once
+
+#include <boost/json/value.hpp>
+#include <boost/system/result.hpp>
+
+#include <optional>
+#include <string>
+
+namespace mcp {
+
+/// Error codes. Negative codes are the JSON-RPC and MCP codes sent on the wire; positive codes
+/// are SDK-local conditions (a closed connection, a timeout) that are never sent as they are.
+enum class errc : int {
+  parse_error = -32700,
+  invalid_request = -32600,
+  method_not_found = -32601,
+  invalid_params = -32602,
+  internal_error = -32603,
+  resource_not_found = -32002,
+  url_elicitation_required = -32042,
+  user_rejected = -1,
+
+  connection_closed = 1,  ///< the peer or the transport went away
+  request_timeout = 2,    ///< an outgoing request got no answer in time
+  cancelled = 3,          ///< the operation was cancelled locally
+  limit_exceeded = 4,     ///< a size, depth or rate limit was hit
+  not_supported = 5,      ///< the peer did not declare the needed capability
+};
+
+/// An error: a code, a one-sentence message and optional free-form data.
+/// A plain value type; safe to copy between threads.
+struct error {
+  int code = static_cast<int>(errc::internal_error);
+  std::string message;
+  std::optional<boost::json::value> data{};
+
+  error() = default;
+  error(int c, std::string m, std::optional<boost::json::value> d = std::nullopt)
+      : code(c), message(std::move(m)), data(std::move(d)) {}
+  error(errc c, std::string m, std::optional<boost::json::value> d = std::nullopt)
+      : code(static_cast<int>(c)), message(std::move(m)), data(std::move(d)) {}
+
+  /// True when the code is `c`.
+  [[nodiscard]] bool is(errc c) const noexcept { return code == static_cast<int>(c); }
+  friend bool operator==(const error& a, const error& b) {
+    return a.code == b.code && a.message == b.message && a.data == b.data;
+  }
+};
+
+/// A value or an error. `r.value()` on an error throws `mcp::error_exception`.
+template <class T>
+using result = boost::system::result<T, error>;
+
+/// The exception thrown by `result<T>::value()` when it holds an error.
+class error_exception : public std::runtime_error {
+ public:
+  explicit error_exception(error e) : std::runtime_error(e.message), error_(std::move(e)) {}
+  [[nodiscard]] const error& get() const noexcept { return error_; }
+
+ private:
+  error error_;
+};
+
+/// Found by boost::system::result through ADL; throws `error_exception`.
+[[noreturn]] void throw_exception_from_error(const error& e, const boost::source_location& loc);
+
+}  // namespace mcp
