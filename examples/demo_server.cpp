@@ -1,0 +1,268 @@
+// The mcp-cpp demo tools server: one tool for each feature of the SDK.
+//
+//   demo_server                      serve MCP over stdio (what MCP client configurations launch)
+//   demo_server --http 127.0.0.1:8080  serve Streamable HTTP (when built with mcp::http)
+//   demo_server --page-size 2        tools/list pages of 2 tools (to see pagination)
+//
+// Tools: echo (the benchmark tool), forecast (typed, structured output), make_image,
+// make_audio, embedded_resource, related_links, slow_count (progress and cancellation),
+// fail (a tool error), unlock_admin (enables the hidden admin.stats tool at runtime).
+#include <mcp/server.hpp>
+
+#include <atomic>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <thread>
+
+namespace demo {
+
+struct echo_in {
+  std::string text;
+};
+BOOST_DESCRIBE_STRUCT(echo_in, (), (text))
+MCP_FIELD_DOCS(echo_in, (text, "Text to send back"))
+
+enum class units { metric, imperial };
+BOOST_DESCRIBE_ENUM(units, metric, imperial)
+
+struct forecast_in {
+  std::string city;
+  int days = 3;
+  std::optional<units> unit;
+};
+BOOST_DESCRIBE_STRUCT(forecast_in, (), (city, days, unit))
+MCP_FIELD_DOCS(forecast_in, (city, "City name, e.g. Oslo"), (days, "Days ahead, 1-16"),
+               (unit, "Unit system; metric if omitted"))
+
+struct day_forecast {
+  int day;
+  double high;
+  double low;
+  std::string summary;
+};
+BOOST_DESCRIBE_STRUCT(day_forecast, (), (day, high, low, summary))
+
+struct forecast_out {
+  std::string city;
+  std::string unit;
+  std::vector<day_forecast> days;
+};
+BOOST_DESCRIBE_STRUCT(forecast_out, (), (city, unit, days))
+
+struct slow_in {
+  int steps = 5;
+  int step_ms = 100;
+};
+BOOST_DESCRIBE_STRUCT(slow_in, (), (steps, step_ms))
+MCP_FIELD_DOCS(slow_in, (steps, "Number of steps, 1-100"),
+               (step_ms, "Milliseconds per step, 1-10000"))
+
+struct slow_out {
+  int completed;
+};
+BOOST_DESCRIBE_STRUCT(slow_out, (), (completed))
+
+struct fail_in {
+  std::string reason;
+};
+BOOST_DESCRIBE_STRUCT(fail_in, (), (reason))
+
+struct no_args {};
+BOOST_DESCRIBE_STRUCT(no_args, (), ())
+
+/// A 1x1 PNG.
+constexpr std::string_view png_base64 =
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg"
+    "==";
+
+/// A short WAV file of silence (8 kHz, 8-bit mono, 8 samples).
+std::string tiny_wav() {
+  std::string w = "RIFF";
+  auto u32 = [&](std::uint32_t v) {
+    for (int i = 0; i < 4; ++i) w.push_back(static_cast<char>((v >> (8 * i)) & 0xFFU));
+  };
+  auto u16 = [&](std::uint16_t v) {
+    w.push_back(static_cast<char>(v & 0xFFU));
+    w.push_back(static_cast<char>(v >> 8U));
+  };
+  u32(36 + 8);
+  w += "WAVEfmt ";
+  u32(16);
+  u16(1);     // PCM
+  u16(1);     // mono
+  u32(8000);  // sample rate
+  u32(8000);  // byte rate
+  u16(1);     // block align
+  u16(8);     // bits per sample
+  w += "data";
+  u32(8);
+  w.append(8, static_cast<char>(0x80));
+  return w;
+}
+
+std::span<const std::byte> bytes_of(const std::string& s) {
+  return std::as_bytes(std::span(s.data(), s.size()));
+}
+
+void add_tools(mcp::server& server) {
+  server.add_tool({.name = "echo",
+                   .title = "Echo",
+                   .description = "Returns the text it is given.",
+                   .annotations = {.read_only_hint = true, .open_world_hint = false},
+                   .run_inline = true},
+                  [](const echo_in& in) -> std::string { return in.text; });
+
+  server.add_tool(
+      {.name = "forecast",
+       .title = "Weather forecast",
+       .description = "Daily forecast for a city (invented data, structured output).",
+       .annotations = {.read_only_hint = true, .open_world_hint = true}},
+      [](const forecast_in& in) -> mcp::tool_result<forecast_out> {
+        if (in.days < 1 || in.days > 16) {
+          return mcp::tool_error{"days must be between 1 and 16, got " + std::to_string(in.days)};
+        }
+        const bool imperial = in.unit == units::imperial;
+        forecast_out out{.city = in.city, .unit = imperial ? "fahrenheit" : "celsius", .days = {}};
+        for (int d = 1; d <= in.days; ++d) {
+          const double high = 18.0 + d * 0.5;
+          const double low = 9.0 + d * 0.25;
+          out.days.push_back({.day = d,
+                              .high = imperial ? high * 9 / 5 + 32 : high,
+                              .low = imperial ? low * 9 / 5 + 32 : low,
+                              .summary = d % 2 == 1 ? "sunny" : "cloudy"});
+        }
+        return out;
+      });
+
+  server.add_tool({.name = "make_image",
+                   .description = "Returns a 1x1 PNG image.",
+                   .annotations = {.read_only_hint = true}},
+                  [](const no_args&) {
+                    mcp::call_tool_result r;
+                    const auto png = mcp::base64_decode(png_base64).value_or("");
+                    r.content.push_back(mcp::image_content(bytes_of(png), "image/png"));
+                    return r;
+                  });
+
+  server.add_tool({.name = "make_audio",
+                   .description = "Returns a short WAV of silence.",
+                   .annotations = {.read_only_hint = true}},
+                  [](const no_args&) {
+                    mcp::call_tool_result r;
+                    r.content.push_back(mcp::audio_content(bytes_of(tiny_wav()), "audio/wav"));
+                    return r;
+                  });
+
+  server.add_tool({.name = "embedded_resource",
+                   .description = "Returns an embedded text resource and an embedded binary one.",
+                   .annotations = {.read_only_hint = true}},
+                  [](const no_args&) {
+                    mcp::call_tool_result r;
+                    r.content.push_back(mcp::embedded_text_resource(
+                        "demo://notes/readme", "Notes embedded in a tool result.", "text/plain",
+                        {.audience = {{"user", "assistant"}},
+                         .priority = 0.8,
+                         .last_modified = "2025-11-25T00:00:00Z"}));
+                    const auto png = mcp::base64_decode(png_base64).value_or("");
+                    r.content.push_back(mcp::embedded_blob_resource("demo://images/pixel.png",
+                                                                    bytes_of(png), "image/png"));
+                    return r;
+                  });
+
+  server.add_tool(
+      {.name = "related_links",
+       .description = "Returns links to resources the client may fetch.",
+       .annotations = {.read_only_hint = true}},
+      [](const no_args&) {
+        mcp::call_tool_result r;
+        r.content.push_back(mcp::text_content("Two related documents:"));
+        r.content.push_back(mcp::resource_link_content({.uri = "demo://docs/guide",
+                                                        .name = "guide",
+                                                        .title = "User guide",
+                                                        .mime_type = "text/markdown",
+                                                        .size = 1024},
+                                                       {.audience = {{"assistant"}}}));
+        r.content.push_back(mcp::resource_link_content({.uri = "demo://docs/faq", .name = "faq"}));
+        return r;
+      });
+
+  server.add_tool({.name = "slow_count",
+                   .title = "Slow counter",
+                   .description = "Counts slowly, reporting progress; stops early when cancelled.",
+                   .annotations = {.read_only_hint = true, .idempotent_hint = true}},
+                  [](mcp::tool_context& ctx, const slow_in& in) -> mcp::tool_result<slow_out> {
+                    if (in.steps < 1 || in.steps > 100 || in.step_ms < 1 || in.step_ms > 10000) {
+                      return mcp::tool_error{"steps must be 1-100 and step_ms 1-10000"};
+                    }
+                    int done = 0;
+                    for (; done < in.steps; ++done) {
+                      if (ctx.cancelled()) return mcp::tool_error{"cancelled"};
+                      std::this_thread::sleep_for(std::chrono::milliseconds(in.step_ms));
+                      ctx.progress(done + 1, in.steps, "step " + std::to_string(done + 1));
+                    }
+                    ctx.log(mcp::log_level::info, mcp::json::value("slow_count finished"), "demo");
+                    return slow_out{done};
+                  });
+
+  server.add_tool({.name = "fail",
+                   .description = "Always fails with a tool error (isError: true).",
+                   .annotations = {.read_only_hint = true}},
+                  [](const fail_in& in) -> mcp::tool_result<slow_out> {
+                    return mcp::tool_error{"fail was asked to fail: " + in.reason};
+                  });
+
+  server.add_tool({.name = "admin.stats",
+                   .description = "Server statistics (hidden until unlock_admin is called).",
+                   .annotations = {.read_only_hint = true}},
+                  [&server](const no_args&) -> std::string {
+                    return std::to_string(server.tool_names().size()) + " tools registered";
+                  });
+  server.set_tool_enabled("admin.stats", false);
+
+  server.add_tool({.name = "unlock_admin",
+                   .description = "Enables the admin.stats tool (sends tools/list_changed).",
+                   .annotations = {.read_only_hint = false, .idempotent_hint = true}},
+                  [&server](const no_args&) -> std::string {
+                    server.set_tool_enabled("admin.stats", true);
+                    return "admin.stats is now enabled";
+                  });
+}
+
+}  // namespace demo
+
+int main(int argc, char** argv) {
+  std::size_t page_size = 100;
+  std::string http;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view a = argv[i];
+    if (a == "--page-size" && i + 1 < argc) {
+      page_size = std::stoul(argv[++i]);
+    } else if (a == "--http" && i + 1 < argc) {
+      http = argv[++i];
+    } else if (a == "--help" || a == "-h") {
+      std::fprintf(stderr, "usage: demo_server [--http HOST:PORT] [--page-size N]\n");
+      return 0;
+    } else {
+      std::fprintf(stderr, "demo_server: unknown argument %s (try --help)\n", argv[i]);
+      return 2;
+    }
+  }
+  mcp::server server({.info = {.name = "mcp-cpp-demo",
+                               .version = "0.1.0",
+                               .title = "mcp-cpp demo server",
+                               .description = "Shows every tool feature of mcp-cpp."},
+                      .instructions = "Call echo to test the connection; forecast returns "
+                                      "structured data; slow_count reports progress.",
+                      .page_size = page_size == 0 ? 100 : page_size});
+  server.use(mcp::rate_limit({.per_second = 1000, .burst = 2000}));
+  server.use(mcp::concurrency_limit(64));
+  server.use(mcp::deadline(std::chrono::seconds(120)));
+  demo::add_tools(server);
+  if (!http.empty()) {
+    std::fprintf(stderr, "demo_server: Streamable HTTP is not available in this build\n");
+    return 2;
+  }
+  std::fprintf(stderr, "mcp-cpp demo server: speaking MCP over stdio (Ctrl-D to stop)\n");
+  return server.serve_stdio();
+}

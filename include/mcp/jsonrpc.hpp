@@ -1,0 +1,90 @@
+// File: mcp/jsonrpc.hpp
+//
+// The JSON-RPC 2.0 message model and codec used by every session. It is sans-I/O: it turns a
+// parsed JSON value into a request, notification or response, and back into compact text. Custom
+// transports and tests use it; tool authors never need it.
+//
+// Rules enforced (MCP 2025-11-25 basic/index): `"jsonrpc":"2.0"`; ids are strings or integers,
+// never null or fractional; `params` is an object when present; a response carries exactly one
+// of `result` and `error`; an error for a message whose id cannot be read omits `id`.
+//
+// Example:
+//
+//   auto v = mcp::parse_json(R"({"jsonrpc":"2.0","id":7,"method":"ping"})");
+//   auto m = mcp::jsonrpc::decode(*v);
+//   if (auto* req = std::get_if<mcp::jsonrpc::request>(&*m))
+//     std::string reply = mcp::jsonrpc::encode_result(req->id, mcp::json::object{});
+#pragma once
+
+#include <mcp/json.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+
+namespace mcp::jsonrpc {
+
+/// A request id: a string or an integer, never null.
+using request_id = std::variant<std::int64_t, std::string>;
+
+/// Appends the JSON form of `id` to `out`.
+void append_id(std::string& out, const request_id& id);
+
+/// A human-readable form of `id` for messages and logs (strings quoted).
+[[nodiscard]] std::string to_string(const request_id& id);
+
+/// Reads an id from JSON. Errors: `errc::invalid_request` for null, fractional or other kinds.
+[[nodiscard]] result<request_id> id_from_json(const json::value& v);
+
+/// Converts an id to JSON.
+[[nodiscard]] json::value id_to_json(const request_id& id);
+
+struct request {
+  request_id id;
+  std::string method;
+  json::object params;  ///< empty when absent
+};
+
+struct notification {
+  std::string method;
+  json::object params;  ///< empty when absent
+};
+
+struct response {
+  request_id id;
+  std::optional<json::value> result;  ///< set on success
+  std::optional<error> err;           ///< set on failure
+};
+
+/// An error response whose id could not be read (its `id` is omitted on the wire).
+struct orphan_error {
+  error err;
+};
+
+using message = std::variant<request, notification, response, orphan_error>;
+
+/// The error produced by `decode`: what to answer, and to which id (absent when unreadable).
+struct decode_error {
+  error err;
+  std::optional<request_id> id;
+};
+
+/// Decodes one message object (not a batch). Moves out of `v`. Thread-safe.
+/// Errors: `errc::invalid_request` (-32600) for anything that is not a valid message.
+[[nodiscard]] boost::system::result<message, decode_error> decode(json::value&& v);
+
+/// Encodes a success response.
+[[nodiscard]] std::string encode_result(const request_id& id, const json::value& result);
+/// Encodes a success response whose result is already serialized JSON text.
+[[nodiscard]] std::string encode_result_raw(const request_id& id, std::string_view result_json);
+/// Encodes an error response; `id` absent means the id could not be read.
+[[nodiscard]] std::string encode_error(const std::optional<request_id>& id, const error& e);
+/// Encodes a request.
+[[nodiscard]] std::string encode_request(const request_id& id, std::string_view method,
+                                         const json::object& params);
+/// Encodes a notification (`params` omitted when empty).
+[[nodiscard]] std::string encode_notification(std::string_view method,
+                                              const json::object& params = {});
+
+}  // namespace mcp::jsonrpc

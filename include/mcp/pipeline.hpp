@@ -1,0 +1,105 @@
+// File: mcp/pipeline.hpp
+//
+// The tools/call pipeline: an ordered chain of interceptors around every tool handler. Each
+// interceptor sees the call before the handler runs and may deny it (finish it early with an
+// isError result or a JSON-RPC error), pass it on, or register a filter that sees the result
+// before it is sent. The SDK's security policies are interceptors built on this seam: rate and
+// concurrency limits, a deadline, output limits and sanitisation, and access control. Users
+// add their own the same way (audit logging, quotas, tracing).
+//
+// Order: interceptors run in the order they were added with `server::use`; result filters run
+// in reverse order. Input validation against the inputSchema always runs last, just before
+// the handler; outputSchema validation runs after every filter.
+//
+// Example:
+//
+//   server.use(mcp::rate_limit({.per_second = 5, .burst = 10, .per_tool = true}));
+//   server.use(mcp::deadline(std::chrono::seconds(30)));
+//   server.use(mcp::output_limits({.max_bytes = 1 << 20}));
+//   server.use(mcp::access_control([](const mcp::principal& p, std::string_view tool) {
+//     return tool != "admin.reset" || p.subject == "ops";
+//   }));
+#pragma once
+
+#include <mcp/content.hpp>
+#include <mcp/tool.hpp>
+
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace mcp {
+
+/// One tools/call travelling through the pipeline. A cheap handle; copies refer to the same call.
+/// Thread-safety: every member may be called from any thread.
+class tool_call {
+ public:
+  explicit tool_call(std::shared_ptr<detail::call_state> s) noexcept : state_(std::move(s)) {}
+
+  [[nodiscard]] const std::string& tool_name() const noexcept;
+  /// The arguments (an object; `{}` when the client sent none).
+  [[nodiscard]] const json::object& arguments() const noexcept;
+  [[nodiscard]] const principal& caller() const noexcept;
+  /// The handler's context (cancellation, progress, logging).
+  [[nodiscard]] tool_context context() const noexcept { return tool_context(state_); }
+  /// Finishes the call now with `r` (filters still run). Later completions are ignored.
+  void finish(call_tool_result r) const;
+  /// Finishes the call now with a JSON-RPC error.
+  void fail(error e) const;
+  /// True once the call was finished or failed.
+  [[nodiscard]] bool finished() const noexcept;
+  /// Adds a filter that may inspect or rewrite the result before it is sent. The filter object
+  /// is destroyed when the call ends, whatever its outcome: state captured in it is released
+  /// then (a concurrency slot, a timer).
+  void on_result(std::function<void(call_tool_result&)> filter) const;
+  /// Requests the handler's stop token (the handler should stop soon).
+  void request_stop() const noexcept;
+
+ private:
+  std::shared_ptr<detail::call_state> state_;
+};
+
+/// An interceptor. `intercept` must either call `next()` exactly once (to pass the call on) or
+/// finish the call. It runs on the thread that dispatches the call; keep it short.
+class call_interceptor {
+ public:
+  virtual ~call_interceptor() = default;
+  virtual void intercept(const tool_call& call, const std::function<void()>& next) = 0;
+};
+
+/// Token-bucket rate limit keyed by the caller's principal (and by tool when `per_tool`).
+/// A denied call gets `isError: true` saying when to retry.
+struct rate_limit_options {
+  double per_second = 10;            ///< refill rate
+  double burst = 20;                 ///< bucket size
+  bool per_tool = false;             ///< one bucket per (principal, tool) instead of per principal
+  std::vector<std::string> tools{};  ///< limit only these tools (empty: all)
+  std::size_t max_keys = 100000;     ///< bound on tracked buckets (oldest evicted)
+};
+[[nodiscard]] std::shared_ptr<call_interceptor> rate_limit(rate_limit_options opts);
+
+/// At most `max` calls run at once (across all sessions); a call beyond it is denied at once
+/// with `isError: true` (never queued, never hangs).
+[[nodiscard]] std::shared_ptr<call_interceptor> concurrency_limit(std::size_t max);
+
+/// A call still running after `limit` is answered with `isError: true` and its stop token is
+/// requested; the handler's late result is dropped.
+[[nodiscard]] std::shared_ptr<call_interceptor> deadline(std::chrono::milliseconds limit);
+
+/// Output checks and sanitisation applied to every result.
+struct output_limit_options {
+  std::size_t max_bytes = std::size_t{4} << 20U;  ///< serialized content + structuredContent
+  bool repair_utf8 = true;   ///< replace invalid UTF-8 in text with U+FFFD (else: error)
+  bool check_binary = true;  ///< image/audio/blob must be valid base64 with a type/subtype mimeType
+};
+/// A result that breaks a limit becomes `isError: true` naming the limit.
+[[nodiscard]] std::shared_ptr<call_interceptor> output_limits(output_limit_options opts = {});
+
+/// Denies calls for which `allow(principal, tool_name)` is false, with `isError: true`.
+[[nodiscard]] std::shared_ptr<call_interceptor> access_control(
+    std::function<bool(const principal&, std::string_view tool)> allow);
+
+}  // namespace mcp

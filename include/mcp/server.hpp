@@ -1,0 +1,164 @@
+// File: mcp/server.hpp
+//
+// An MCP server: a registry of tools shared by any number of cheap sessions. A `server` holds
+// the tools, the call pipeline and the options; `open_session` attaches one connection (one
+// client) to it. `serve_stdio` is the whole main loop for a stdio server.
+//
+// Protocol: revision 2025-11-25, and 2025-06-18, 2025-03-26 and 2024-11-05 when a client asks
+// for them (each session speaks the version it negotiated: older clients do not receive fields
+// their revision lacks).
+//
+// Threading: registering, removing, enabling and disabling tools is thread-safe at any time,
+// also while serving; each change notifies initialized sessions with a debounced
+// `notifications/tools/list_changed`. Handlers run on the server's executor (a small thread
+// pool by default) unless the tool is declared `run_inline`.
+//
+// Example:
+//
+//   mcp::server server({.info = {.name = "weather", .version = "1.0.0"}});
+//   server.add_tool({.name = "echo", .description = "Echo the text"},
+//                   [](const echo_in& in) { return echo_out{in.text}; });
+//   return server.serve_stdio();
+#pragma once
+
+#include <mcp/pipeline.hpp>
+#include <mcp/tool.hpp>
+#include <mcp/typed_tool.hpp>
+
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mcp {
+
+/// The protocol revisions this SDK speaks, newest first.
+inline constexpr std::string_view latest_protocol_version = "2025-11-25";
+[[nodiscard]] const std::vector<std::string>& supported_protocol_versions();
+
+/// `Implementation`: who the server is.
+struct server_info {
+  std::string name = "mcp-cpp-server";
+  std::string version = "0.0.0";
+  std::optional<std::string> title{};
+  std::optional<std::string> description{};
+  std::vector<icon> icons{};
+  std::optional<std::string> website_url{};
+};
+
+/// Runs tool handlers. The default is a fixed pool; replace it to use your own threads.
+class executor {
+ public:
+  virtual ~executor() = default;
+  /// Runs `work` soon, on some thread. Must not run it inline. Thread-safe.
+  virtual void post(std::function<void()> work) = 0;
+};
+
+/// A fixed pool of `threads` workers. Destruction finishes queued work, then joins.
+[[nodiscard]] std::shared_ptr<executor> make_thread_pool(std::size_t threads);
+
+struct server_options {
+  server_info info{};
+  std::optional<std::string> instructions{};
+  std::size_t page_size = 100;  ///< tools per tools/list page
+  std::chrono::milliseconds list_changed_debounce{20};
+  std::shared_ptr<executor> handler_executor{};        ///< default: make_thread_pool(4)
+  json_limits limits{};                                ///< per incoming message
+  std::size_t max_line_bytes = std::size_t{4} << 20U;  ///< stdio: longest accepted line
+  log_level default_log_level = log_level::info;       ///< before the client sets one
+};
+
+class server_session;
+
+/// How a session is opened.
+struct session_options {
+  principal who{};  ///< the caller, from the transport (stdio: "local")
+  /// Stateless serving: the session starts initialized at this protocol version, with no
+  /// client capabilities (so no requests to the client). Used by transports that serve
+  /// requests without an initialize handshake per connection.
+  std::optional<std::string> assume_initialized{};
+};
+
+namespace detail {
+class server_core;
+}
+
+/// A raw handler: JSON arguments in, a result out. No argument decoding (the inputSchema is
+/// still enforced by the pipeline).
+using raw_tool_handler = std::function<call_tool_result(tool_context&, const json::object&)>;
+/// An asynchronous raw handler: completes through the responder, possibly later, from any thread.
+using async_tool_handler = std::function<void(tool_context&, const json::object&, responder)>;
+
+class server {
+ public:
+  explicit server(server_options opts = {});
+  ~server();
+  server(const server&) = delete;
+  server& operator=(const server&) = delete;
+
+  /// Adds a typed tool. `handler` is callable as `R(tool_context&, const In&)` or `R(const In&)`
+  /// where `In` is a described struct (see mcp/reflect.hpp) and `R` is `Out`,
+  /// `tool_result<Out>` or `call_tool_result`. inputSchema and outputSchema are inferred from
+  /// `In` and `Out` unless `spec` gives them. `Out` = `std::string` gives a text result.
+  /// Throws `std::invalid_argument` on a bad or duplicate name or a schema that does not compile.
+  template <class F>
+  requires detail::typed_handler<F>
+  void add_tool(tool_spec spec, F&& handler) {
+    detail::typed_tool_adapter<std::decay_t<F>>::complete_spec(spec);
+    add_tool(
+        std::move(spec),
+        raw_tool_handler(detail::typed_tool_adapter<std::decay_t<F>>{std::forward<F>(handler)}));
+  }
+  /// Adds a raw tool (see raw_tool_handler). Throws like the typed form.
+  void add_tool(tool_spec spec, raw_tool_handler handler);
+  /// Adds an asynchronous raw tool. Throws like the typed form.
+  void add_async_tool(tool_spec spec, async_tool_handler handler);
+
+  /// Removes a tool; false if there was none. Calls already running finish normally.
+  bool remove_tool(std::string_view name);
+  /// Enables or disables a tool (disabled tools are not listed and cannot be called); false if
+  /// there is no such tool.
+  bool set_tool_enabled(std::string_view name, bool enabled);
+  /// Names of the registered tools, in registration order.
+  [[nodiscard]] std::vector<std::string> tool_names() const;
+
+  /// Adds an interceptor to the call pipeline (applies to calls that start afterwards).
+  void use(std::shared_ptr<call_interceptor> interceptor);
+
+  /// Attaches a connection. The returned session must be fed every received message text
+  /// through `receive`. Thread-safe.
+  [[nodiscard]] std::shared_ptr<server_session> open_session(std::shared_ptr<connection> conn,
+                                                             session_options opts = {});
+
+  /// Serves one client over stdin/stdout until stdin ends; returns the process exit code.
+  int serve_stdio();
+
+  /// The options the server was built with.
+  [[nodiscard]] const server_options& options() const noexcept;
+
+ private:
+  std::shared_ptr<detail::server_core> core_;
+};
+
+/// One client's session with a server. Created by `server::open_session`.
+/// Thread-safety: `receive` may be called from several threads at once.
+class server_session {
+ public:
+  virtual ~server_session() = default;
+  /// Handles one received message text (a JSON-RPC message, or a batch when 2025-03-26 was
+  /// negotiated). Answers go out through the connection. Never throws.
+  virtual void receive(std::string_view message) = 0;
+  /// Ends the session: running calls are cancelled, pending client requests fail.
+  virtual void close() = 0;
+  /// The negotiated protocol version (empty before initialize).
+  [[nodiscard]] virtual std::string protocol_version() const = 0;
+  /// True once initialize succeeded.
+  [[nodiscard]] virtual bool initialized() const = 0;
+  /// Number of calls currently running in this session.
+  [[nodiscard]] virtual std::size_t active_calls() const = 0;
+};
+
+}  // namespace mcp

@@ -1,0 +1,164 @@
+// File: mcp/tool.hpp
+//
+// What a tool is (MCP 2025-11-25 `Tool`) and what its handler sees. `tool_spec` is an aggregate
+// meant for designated initializers; `tool_context` gives a running handler its cancellation
+// token, progress and logging, the caller's principal, and requests back to the client
+// (sampling, elicitation, roots) when the client declared them.
+//
+// Example:
+//
+//   server.add_tool({.name = "forecast", .title = "Weather forecast",
+//                    .description = "Daily forecast for a city",
+//                    .annotations = {.read_only_hint = true, .open_world_hint = true}},
+//                   [](mcp::tool_context& ctx, const forecast_in& in)
+//                       -> mcp::tool_result<forecast_out> {
+//                     if (in.days > 16) return mcp::tool_error{"days must be 1-16"};
+//                     ctx.progress(0.5, 1.0, "querying upstream");
+//                     return forecast_out{.summary = "Sunny in " + in.city};
+//                   });
+#pragma once
+
+#include <mcp/content.hpp>
+#include <mcp/json.hpp>
+#include <mcp/transport.hpp>
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <stop_token>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace mcp {
+
+/// An icon (`Icon`): an https or data: URI with optional MIME type, sizes and theme.
+struct icon {
+  std::string src;
+  std::optional<std::string> mime_type{};
+  std::vector<std::string> sizes{};    ///< e.g. "48x48", "any"
+  std::optional<std::string> theme{};  ///< "light" or "dark"
+};
+
+/// Behaviour hints (`ToolAnnotations`). Unset stays distinct from false on the wire.
+struct tool_annotations {
+  std::optional<std::string> title{};
+  std::optional<bool> read_only_hint{};
+  std::optional<bool> destructive_hint{};
+  std::optional<bool> idempotent_hint{};
+  std::optional<bool> open_world_hint{};
+};
+
+/// `execution.taskSupport`.
+enum class task_support { forbidden, optional, required };
+
+/// The declaration of a tool. `input_schema`/`output_schema` left empty are inferred by the
+/// typed `server::add_tool`; a schema given here is never overwritten.
+struct tool_spec {
+  std::string name;  ///< 1-128 characters of [A-Za-z0-9_.-], unique in the server
+  std::optional<std::string> title{};
+  std::string description{};
+  std::vector<icon> icons{};
+  std::optional<json::object> input_schema{};
+  std::optional<json::object> output_schema{};
+  tool_annotations annotations{};
+  std::optional<task_support> task_support_mode{};  ///< absent = not sent (means forbidden)
+  json::object meta{};                              ///< `_meta`
+  /// Run the handler on the I/O thread instead of the executor. Only for handlers that never
+  /// block; such handlers cannot send requests to the client.
+  bool run_inline = false;
+};
+
+/// A tool execution error: becomes a result with `isError: true` and this text.
+struct tool_error {
+  std::string message;
+};
+
+/// What a typed handler returns: its output, or a tool error.
+template <class T>
+using tool_result = std::variant<T, tool_error>;
+
+/// Log levels of `notifications/message` (RFC 5424), least to most severe.
+enum class log_level { debug, info, notice, warning, error, critical, alert, emergency };
+
+/// The wire name of a level ("warning", ...).
+[[nodiscard]] std::string_view to_string(log_level l) noexcept;
+/// Parses a wire level name.
+[[nodiscard]] std::optional<log_level> parse_log_level(std::string_view s) noexcept;
+
+namespace detail {
+class call_state;
+}
+
+/// What a running handler sees. Valid for the duration of the call (an asynchronous handler
+/// may keep it until it completes its responder).
+///
+/// Thread-safety: all member functions may be called from any thread while the call runs.
+class tool_context {
+ public:
+  explicit tool_context(std::shared_ptr<detail::call_state> state) noexcept
+      : state_(std::move(state)) {}
+
+  /// Requested when the client cancels the call, the deadline passes or the session ends.
+  [[nodiscard]] std::stop_token stop_token() const noexcept;
+  /// Shorthand for `stop_token().stop_requested()`.
+  [[nodiscard]] bool cancelled() const noexcept { return stop_token().stop_requested(); }
+
+  /// Sends `notifications/progress` when the client asked for progress (a progressToken);
+  /// otherwise does nothing. Values that do not increase are dropped (the spec requires
+  /// increasing progress), as are calls after the call completed.
+  void progress(double progress, std::optional<double> total = std::nullopt,
+                std::string_view message = {}) const;
+
+  /// Sends `notifications/message` if `level` passes the level the client set.
+  void log(log_level level, const json::value& data, std::string_view logger = {}) const;
+
+  /// Who is calling.
+  [[nodiscard]] const principal& caller() const noexcept;
+  /// The request's `_meta` (may be empty).
+  [[nodiscard]] const json::object& request_meta() const noexcept;
+  /// The client's declared capabilities (from initialize).
+  [[nodiscard]] const json::object& client_capabilities() const noexcept;
+  /// The negotiated protocol version.
+  [[nodiscard]] const std::string& protocol_version() const noexcept;
+
+  /// Sends a request to the client and waits for its result (blocking this handler thread).
+  /// Errors: `errc::not_supported` when the client did not declare the capability the method
+  /// needs (sampling, elicitation, roots) or when called from an inline handler;
+  /// `errc::request_timeout`; `errc::cancelled` when this call was cancelled; the client's
+  /// JSON-RPC error otherwise.
+  [[nodiscard]] result<json::object> request(
+      std::string_view method, json::object params,
+      std::chrono::milliseconds timeout = std::chrono::seconds(60)) const;
+
+  /// `sampling/createMessage` (needs the client's `sampling` capability).
+  [[nodiscard]] result<json::object> create_message(json::object params) const {
+    return request("sampling/createMessage", std::move(params));
+  }
+  /// `elicitation/create` (needs the client's `elicitation` capability).
+  [[nodiscard]] result<json::object> elicit(json::object params) const {
+    return request("elicitation/create", std::move(params));
+  }
+  /// `roots/list` (needs the client's `roots` capability).
+  [[nodiscard]] result<json::object> list_roots() const { return request("roots/list", {}); }
+
+ private:
+  std::shared_ptr<detail::call_state> state_;
+};
+
+/// Completes an asynchronous call. Exactly the first `finish` counts; later ones are ignored.
+/// Thread-safe; may be completed from any thread, after the handler returned.
+class responder {
+ public:
+  explicit responder(std::shared_ptr<detail::call_state> state) noexcept
+      : state_(std::move(state)) {}
+  /// Completes the call with `r`.
+  void finish(call_tool_result r) const;
+  /// Completes the call with a JSON-RPC error instead of a result (protocol errors only).
+  void fail(error e) const;
+
+ private:
+  std::shared_ptr<detail::call_state> state_;
+};
+
+}  // namespace mcp

@@ -1,0 +1,56 @@
+// File: mcp/transport.hpp
+//
+// The seam between sessions and transports. A session is sans-I/O: whoever owns the I/O pushes
+// each received message text into `session::receive()`, and the session writes whole messages
+// out through the `connection` it was opened with. Transports never see tools or methods.
+//
+// `send_context::related_request` names the incoming request a message belongs to (its
+// response, its progress and log notifications, requests made while serving it). Streamable
+// HTTP routes by it, putting such messages on that request's stream; stdio and the in-memory
+// pair ignore it.
+//
+// Example (a transport that prints what the session sends):
+//
+//   struct print_connection final : mcp::connection {
+//     void send(std::string msg, const mcp::send_context&) override { std::puts(msg.c_str()); }
+//     void close() override {}
+//   };
+#pragma once
+
+#include <mcp/jsonrpc.hpp>
+
+#include <memory>
+#include <string>
+
+namespace mcp {
+
+/// Why a message is sent, for transports that route (Streamable HTTP).
+struct send_context {
+  /// The incoming request this message belongs to; null for standalone messages.
+  const jsonrpc::request_id* related_request = nullptr;
+  /// True when the message is the final response to `related_request`.
+  bool is_final_response = false;
+};
+
+/// Where a session writes. Implemented by transports.
+///
+/// Thread-safety: `send` may be called from several threads at once; each call writes one whole
+/// message, never interleaved with another. `send` must not call back into the session
+/// synchronously while holding transport locks. After `close`, sends are dropped.
+class connection {
+ public:
+  virtual ~connection() = default;
+  /// Sends one serialized JSON-RPC message (no trailing newline). Never throws.
+  virtual void send(std::string message, const send_context& ctx) = 0;
+  /// Closes the connection; the peer sees end of stream. Idempotent.
+  virtual void close() = 0;
+};
+
+/// Who is calling: every request carries one, from the transport (stdio: "local").
+/// Policies (access control, rate limits) and tasks are keyed by it.
+struct principal {
+  std::string subject = "local";  ///< stable identity, e.g. a token subject or "local"
+  json::object claims{};          ///< verified attributes (scopes, tenant, ...)
+};
+
+}  // namespace mcp

@@ -1,0 +1,58 @@
+// File: mcp/transport/stdio.hpp
+//
+// The stdio transport (MCP basic/transports "stdio"): newline-delimited JSON-RPC messages, one
+// per line, with no embedded newlines. `fd_connection` writes messages to a file descriptor;
+// `read_lines` reads them from one. `server::serve_stdio()` combines the two over stdin and
+// stdout; a client uses them over the pipes of a child process.
+//
+// Nothing but MCP messages is written to the output descriptor; diagnostics belong on stderr.
+//
+// Example:
+//
+//   auto out = std::make_shared<mcp::fd_connection>(STDOUT_FILENO);
+//   auto session = server.open_session(out);
+//   mcp::read_lines(STDIN_FILENO, {}, [&](std::string_view line) { session->receive(line); });
+#pragma once
+
+#include <mcp/transport.hpp>
+
+#include <cstddef>
+#include <functional>
+#include <mutex>
+#include <string_view>
+
+namespace mcp {
+
+/// Writes each message followed by '\n' to a file descriptor (not owned unless `owns`).
+/// Thread-safe: concurrent sends are serialised. A write error (the peer went away) closes the
+/// connection; later sends are dropped.
+class fd_connection final : public connection {
+ public:
+  explicit fd_connection(int fd, bool owns = false) noexcept : fd_(fd), owns_(owns) {}
+  ~fd_connection() override;
+  fd_connection(const fd_connection&) = delete;
+  fd_connection& operator=(const fd_connection&) = delete;
+
+  void send(std::string message, const send_context& ctx) override;
+  void close() override;
+
+ private:
+  std::mutex mu_;
+  int fd_;
+  bool owns_;
+  bool closed_ = false;
+};
+
+struct line_reader_options {
+  std::size_t max_line_bytes = std::size_t{4} << 20U;  ///< longer lines are skipped
+};
+
+/// Reads newline-delimited messages from `fd` until end of file or a read error, calling
+/// `on_line` for each non-empty line (without its '\n' or a trailing '\r'). A line longer
+/// than the limit is skipped whole and reported through `on_oversized` with its length so far.
+/// Blocks the calling thread. Returns 0 on end of file, else the errno of the failed read.
+int read_lines(int fd, const line_reader_options& opts,
+               const std::function<void(std::string_view)>& on_line,
+               const std::function<void(std::size_t)>& on_oversized = {});
+
+}  // namespace mcp

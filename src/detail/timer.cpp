@@ -1,0 +1,86 @@
+#include "detail/timer.hpp"
+
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <thread>
+#include <unordered_map>
+
+namespace mcp::detail {
+namespace {
+
+class timer_thread {
+ public:
+  timer_thread() : thread_([this](std::stop_token st) { run(st); }) {}
+  ~timer_thread() {
+    thread_.request_stop();
+    cv_.notify_all();
+  }
+
+  std::uint64_t schedule(clock::time_point when, std::function<void()> fn) {
+    std::lock_guard lock(mu_);
+    const std::uint64_t h = ++next_;
+    auto it = queue_.emplace(when, entry{h, std::move(fn)});
+    index_.emplace(h, it);
+    cv_.notify_all();
+    return h;
+  }
+
+  void cancel(std::uint64_t h) {
+    std::lock_guard lock(mu_);
+    if (auto it = index_.find(h); it != index_.end()) {
+      queue_.erase(it->second);
+      index_.erase(it);
+    }
+  }
+
+ private:
+  struct entry {
+    std::uint64_t handle;
+    std::function<void()> fn;
+  };
+  using queue_t = std::multimap<clock::time_point, entry>;
+
+  void run(const std::stop_token& st) {
+    std::unique_lock lock(mu_);
+    while (!st.stop_requested()) {
+      if (queue_.empty()) {
+        cv_.wait(lock, st, [&] { return !queue_.empty(); });
+        continue;
+      }
+      auto first = queue_.begin();
+      if (first->first > clock::now()) {
+        cv_.wait_until(lock, st, first->first, [&] { return false; });
+        continue;
+      }
+      auto fn = std::move(first->second.fn);
+      index_.erase(first->second.handle);
+      queue_.erase(first);
+      lock.unlock();
+      fn();
+      lock.lock();
+    }
+  }
+
+  std::mutex mu_;
+  std::condition_variable_any cv_;
+  queue_t queue_;
+  std::unordered_map<std::uint64_t, queue_t::iterator> index_;
+  std::uint64_t next_ = 0;
+  std::jthread thread_;
+};
+
+timer_thread& instance() {
+  static timer_thread t;
+  return t;
+}
+
+}  // namespace
+
+std::uint64_t schedule_timer(clock::time_point when, std::function<void()> fn) {
+  return instance().schedule(when, std::move(fn));
+}
+
+void cancel_timer(std::uint64_t handle) { instance().cancel(handle); }
+
+}  // namespace mcp::detail

@@ -1,0 +1,181 @@
+#include <mcp/jsonrpc.hpp>
+
+#include <charconv>
+#include <cmath>
+
+namespace mcp::jsonrpc {
+
+void append_id(std::string& out, const request_id& id) {
+  if (const auto* n = std::get_if<std::int64_t>(&id)) {
+    char buf[24];
+    auto r = std::to_chars(buf, buf + sizeof buf, *n);
+    out.append(buf, r.ptr);
+  } else {
+    append_json_string(out, std::get<std::string>(id));
+  }
+}
+
+std::string to_string(const request_id& id) {
+  std::string s;
+  append_id(s, id);
+  return s;
+}
+
+result<request_id> id_from_json(const json::value& v) {
+  switch (v.kind()) {
+    case json::kind::int64:
+      return request_id{v.get_int64()};
+    case json::kind::uint64:
+      if (v.get_uint64() <= static_cast<std::uint64_t>(INT64_MAX)) {
+        return request_id{static_cast<std::int64_t>(v.get_uint64())};
+      }
+      break;
+    case json::kind::string:
+      return request_id{std::string(v.get_string())};
+    default:
+      break;
+  }
+  return error{errc::invalid_request, "Invalid Request: id must be a string or an integer"};
+}
+
+json::value id_to_json(const request_id& id) {
+  if (const auto* n = std::get_if<std::int64_t>(&id)) return *n;
+  return json::string(std::get<std::string>(id));
+}
+
+namespace {
+
+decode_error invalid(std::string msg, std::optional<request_id> id = std::nullopt) {
+  return decode_error{error{errc::invalid_request, "Invalid Request: " + std::move(msg)},
+                      std::move(id)};
+}
+
+/// Reads an error object; nothing if it is malformed.
+std::optional<error> decode_error_object(const json::value& v) {
+  const auto* o = v.if_object();
+  if (!o) return std::nullopt;
+  const auto* code = o->if_contains("code");
+  const auto* msg = o->if_contains("message");
+  if (!code || !code->is_int64() || !msg || !msg->is_string()) return std::nullopt;
+  error e{static_cast<int>(code->get_int64()), std::string(msg->get_string())};
+  if (const auto* d = o->if_contains("data")) e.data = *d;
+  return e;
+}
+
+}  // namespace
+
+boost::system::result<message, decode_error> decode(json::value&& v) {
+  auto* o = v.if_object();
+  if (!o) return invalid("a message must be a JSON object");
+
+  // Read the id first, so that later errors can be addressed to it.
+  std::optional<request_id> id;
+  bool has_id = false;
+  if (auto* idv = o->if_contains("id")) {
+    has_id = true;
+    auto r = id_from_json(*idv);
+    if (!r) return invalid("id must be a string or an integer, not null or fractional");
+    id = std::move(*r);
+  }
+  const auto* ver = o->if_contains("jsonrpc");
+  if (!ver || !ver->is_string() || ver->get_string() != "2.0") {
+    return invalid("\"jsonrpc\" must be \"2.0\"", id);
+  }
+
+  if (auto* method = o->if_contains("method")) {
+    if (!method->is_string()) return invalid("method must be a string", id);
+    json::object params;
+    if (auto* p = o->if_contains("params")) {
+      if (!p->is_object()) return invalid("params must be an object", id);
+      params = std::move(p->get_object());
+    }
+    std::string m(method->get_string());
+    if (has_id) return message{request{std::move(*id), std::move(m), std::move(params)}};
+    return message{notification{std::move(m), std::move(params)}};
+  }
+
+  auto* res = o->if_contains("result");
+  auto* err = o->if_contains("error");
+  if (!res && !err) return invalid("a message needs a method, a result or an error", id);
+  if (res && err) return invalid("a response cannot carry both result and error", id);
+  if (!has_id) {
+    if (err) {
+      auto e = decode_error_object(*err);
+      if (e) return message{orphan_error{std::move(*e)}};
+    }
+    return invalid("a response needs an id");
+  }
+  response r{std::move(*id), std::nullopt, std::nullopt};
+  if (res) {
+    r.result = std::move(*res);
+  } else {
+    auto e = decode_error_object(*err);
+    if (!e) return invalid("error needs an integer code and a string message", r.id);
+    r.err = std::move(*e);
+  }
+  return message{std::move(r)};
+}
+
+std::string encode_result_raw(const request_id& id, std::string_view result_json) {
+  std::string out;
+  out.reserve(result_json.size() + 40);
+  out += R"({"jsonrpc":"2.0","id":)";
+  append_id(out, id);
+  out += R"(,"result":)";
+  out += result_json;
+  out += '}';
+  return out;
+}
+
+std::string encode_result(const request_id& id, const json::value& result) {
+  std::string out = R"({"jsonrpc":"2.0","id":)";
+  append_id(out, id);
+  out += R"(,"result":)";
+  append_json(out, result);
+  out += '}';
+  return out;
+}
+
+std::string encode_error(const std::optional<request_id>& id, const error& e) {
+  std::string out = R"({"jsonrpc":"2.0",)";
+  if (id) {
+    out += R"("id":)";
+    append_id(out, *id);
+    out += ',';
+  }
+  out += R"("error":{"code":)";
+  out += std::to_string(e.code);
+  out += R"(,"message":)";
+  append_json_string(out, e.message);
+  if (e.data) {
+    out += R"(,"data":)";
+    append_json(out, *e.data);
+  }
+  out += "}}";
+  return out;
+}
+
+std::string encode_request(const request_id& id, std::string_view method,
+                           const json::object& params) {
+  std::string out = R"({"jsonrpc":"2.0","id":)";
+  append_id(out, id);
+  out += R"(,"method":)";
+  append_json_string(out, method);
+  out += R"(,"params":)";
+  append_json(out, params);
+  out += '}';
+  return out;
+}
+
+std::string encode_notification(std::string_view method, const json::object& params) {
+  std::string out = R"({"jsonrpc":"2.0","method":)";
+  append_json_string(out, method);
+  if (!params.empty()) {
+    out += R"(,"params":)";
+    append_json(out, params);
+  }
+  out += '}';
+  return out;
+}
+
+}  // namespace mcp::jsonrpc

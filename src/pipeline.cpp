@@ -1,0 +1,306 @@
+// The SDK's built-in call interceptors: rate limit, concurrency limit, deadline, output limits
+// and access control.
+#include <mcp/pipeline.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <mutex>
+#include <unordered_map>
+
+#include "detail/timer.hpp"
+
+namespace mcp {
+
+namespace {
+
+using detail::clock;
+
+class rate_limiter final : public call_interceptor {
+ public:
+  explicit rate_limiter(rate_limit_options o) : opts_(std::move(o)) {}
+
+  void intercept(const tool_call& call, const std::function<void()>& next) override {
+    if (!opts_.tools.empty() &&
+        std::find(opts_.tools.begin(), opts_.tools.end(), call.tool_name()) == opts_.tools.end()) {
+      return next();
+    }
+    std::string key = call.caller().subject;
+    if (opts_.per_tool) {
+      key += '\n';
+      key += call.tool_name();
+    }
+    double wait_s = 0;
+    {
+      std::lock_guard lock(mu_);
+      const auto now = clock::now();
+      if (buckets_.size() >= opts_.max_keys && !buckets_.contains(key)) evict(now);
+      auto [it, fresh] = buckets_.try_emplace(key, bucket{opts_.burst, now});
+      auto& b = it->second;
+      if (!fresh) {
+        const double elapsed = std::chrono::duration<double>(now - b.last).count();
+        b.tokens = std::min(opts_.burst, b.tokens + elapsed * opts_.per_second);
+        b.last = now;
+      }
+      if (b.tokens >= 1.0) {
+        b.tokens -= 1.0;
+      } else {
+        wait_s = (1.0 - b.tokens) / opts_.per_second;
+      }
+    }
+    if (wait_s > 0) {
+      const auto ms = static_cast<long long>(wait_s * 1000.0) + 1;
+      call.finish(tool_error_result("Rate limit exceeded for tool \"" + call.tool_name() +
+                                    "\": retry in " + std::to_string(ms) + " ms"));
+      return;
+    }
+    next();
+  }
+
+ private:
+  struct bucket {
+    double tokens;
+    clock::time_point last;
+  };
+  /// Drops buckets that have refilled completely (they behave like fresh ones), or, if none
+  /// has, the least recently used one.
+  void evict(clock::time_point now) {
+    const double full_after = opts_.burst / opts_.per_second;
+    std::erase_if(buckets_, [&](const auto& kv) {
+      return std::chrono::duration<double>(now - kv.second.last).count() >= full_after;
+    });
+    if (buckets_.size() >= opts_.max_keys) {
+      auto oldest = std::min_element(
+          buckets_.begin(), buckets_.end(),
+          [](const auto& a, const auto& b) { return a.second.last < b.second.last; });
+      buckets_.erase(oldest);
+    }
+  }
+
+  rate_limit_options opts_;
+  std::mutex mu_;
+  std::unordered_map<std::string, bucket> buckets_;
+};
+
+class concurrency_limiter final : public call_interceptor {
+ public:
+  explicit concurrency_limiter(std::size_t max) : max_(max) {}
+
+  void intercept(const tool_call& call, const std::function<void()>& next) override {
+    if (running_->fetch_add(1) >= max_) {
+      running_->fetch_sub(1);
+      call.finish(tool_error_result("Too many concurrent tool calls (limit " +
+                                    std::to_string(max_) + "); retry later"));
+      return;
+    }
+    // The slot is released when the call ends, whatever its outcome (the filter is destroyed).
+    auto slot =
+        std::shared_ptr<void>(nullptr, [running = running_](void*) { running->fetch_sub(1); });
+    call.on_result([slot](call_tool_result&) {});
+    next();
+  }
+
+ private:
+  std::size_t max_;
+  std::shared_ptr<std::atomic<std::size_t>> running_ =
+      std::make_shared<std::atomic<std::size_t>>(0);
+};
+
+class deadline_interceptor final : public call_interceptor {
+ public:
+  explicit deadline_interceptor(std::chrono::milliseconds limit) : limit_(limit) {}
+
+  void intercept(const tool_call& call, const std::function<void()>& next) override {
+    const auto limit = limit_;
+    const auto handle = detail::schedule_timer(clock::now() + limit, [call, limit] {
+      call.request_stop();
+      call.finish(tool_error_result("Tool \"" + call.tool_name() + "\" did not finish within " +
+                                    std::to_string(limit.count()) + " ms"));
+    });
+    auto guard = std::shared_ptr<void>(nullptr, [handle](void*) { detail::cancel_timer(handle); });
+    call.on_result([guard](call_tool_result&) {});
+    next();
+  }
+
+ private:
+  std::chrono::milliseconds limit_;
+};
+
+/// Replaces invalid UTF-8 sequences with U+FFFD; returns true if anything changed.
+bool repair_utf8(std::string& s) {
+  std::string out;
+  bool changed = false;
+  std::size_t i = 0;
+  const auto n = s.size();
+  auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+  while (i < n) {
+    const unsigned char c = byte(i);
+    std::size_t len = 0;
+    std::uint32_t cp = 0;
+    if (c < 0x80) {
+      len = 1;
+    } else if ((c & 0xE0U) == 0xC0U) {
+      len = 2;
+      cp = c & 0x1FU;
+    } else if ((c & 0xF0U) == 0xE0U) {
+      len = 3;
+      cp = c & 0x0FU;
+    } else if ((c & 0xF8U) == 0xF0U) {
+      len = 4;
+      cp = c & 0x07U;
+    }
+    bool ok = len > 0 && i + len <= n;
+    for (std::size_t k = 1; ok && k < len; ++k) {
+      if ((byte(i + k) & 0xC0U) != 0x80U) ok = false;
+      cp = (cp << 6U) | (byte(i + k) & 0x3FU);
+    }
+    if (ok && len > 1) {
+      static constexpr std::uint32_t min_cp[] = {0, 0, 0x80, 0x800, 0x10000};
+      if (cp < min_cp[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) ok = false;
+    }
+    if (!ok) {
+      if (!changed) out.assign(s, 0, i);
+      changed = true;
+      out += "\xEF\xBF\xBD";
+      ++i;
+      continue;
+    }
+    if (changed) out.append(s, i, len);
+    i += len;
+  }
+  if (changed) s = std::move(out);
+  return changed;
+}
+
+bool valid_mime_type(std::string_view m) {
+  const auto slash = m.find('/');
+  if (slash == std::string_view::npos || slash == 0 || slash + 1 >= m.size()) return false;
+  return std::all_of(m.begin(), m.end(),
+                     [](char c) { return c > 0x20 && c < 0x7F && c != '"' && c != '\\'; });
+}
+
+class output_limiter final : public call_interceptor {
+ public:
+  explicit output_limiter(output_limit_options o) : opts_(o) {}
+
+  void intercept(const tool_call& call, const std::function<void()>& next) override {
+    call.on_result([opts = opts_, name = call.tool_name()](call_tool_result& r) {
+      if (auto problem = check(r, opts)) {
+        r = tool_error_result("Tool \"" + name + "\" produced an invalid result: " + *problem);
+      }
+    });
+    next();
+  }
+
+ private:
+  static std::optional<std::string> check_string(json::object& o, std::string_view key,
+                                                 const output_limit_options& opts) {
+    auto* v = o.if_contains(key);
+    if (!v || !v->is_string()) return std::nullopt;
+    std::string s(v->get_string());
+    if (repair_utf8(s)) {
+      if (!opts.repair_utf8) return std::string(key) + " is not valid UTF-8";
+      *v = s;
+    }
+    return std::nullopt;
+  }
+
+  static std::optional<std::string> check_binary(const json::object& o, std::string_view data_key,
+                                                 bool need_mime) {
+    const auto* d = o.if_contains(data_key);
+    if (!d || !d->is_string() || !is_valid_base64(d->get_string())) {
+      return std::string(data_key) + " is not valid base64";
+    }
+    const auto* m = o.if_contains("mimeType");
+    if (need_mime || m) {
+      if (!m || !m->is_string() || !valid_mime_type(m->get_string())) {
+        return std::string("mimeType is missing or not of the form type/subtype");
+      }
+    }
+    return std::nullopt;
+  }
+
+  static std::optional<std::string> check(call_tool_result& r, const output_limit_options& opts) {
+    std::size_t bytes = 0;
+    for (auto& block : r.content) {
+      if (!block.is_object()) return "a content block is not an object";
+      auto& o = block.get_object();
+      const auto* t = o.if_contains("type");
+      if (!t || !t->is_string()) return "a content block has no type";
+      const auto type = t->get_string();
+      if (type == "text") {
+        if (auto p = check_string(o, "text", opts)) return p;
+      } else if (opts.check_binary && (type == "image" || type == "audio")) {
+        if (auto p = check_binary(o, "data", true)) return std::string(type) + " " + *p;
+      } else if (type == "resource") {
+        auto* res = o.if_contains("resource");
+        if (!res || !res->is_object()) return "an embedded resource has no resource object";
+        auto& ro = res->get_object();
+        if (ro.contains("blob")) {
+          if (opts.check_binary) {
+            if (auto p = check_binary(ro, "blob", false)) return "resource " + *p;
+          }
+        } else if (auto p = check_string(ro, "text", opts)) {
+          return "resource " + *p;
+        }
+      }
+      bytes += to_json_string(block).size();
+    }
+    if (r.structured_content) bytes += to_json_string(*r.structured_content).size();
+    if (bytes > opts.max_bytes) {
+      return "output of " + std::to_string(bytes) + " bytes exceeds the limit of " +
+             std::to_string(opts.max_bytes) + " bytes";
+    }
+    return std::nullopt;
+  }
+
+  output_limit_options opts_;
+};
+
+class access_controller final : public call_interceptor {
+ public:
+  explicit access_controller(std::function<bool(const principal&, std::string_view)> allow)
+      : allow_(std::move(allow)) {}
+
+  void intercept(const tool_call& call, const std::function<void()>& next) override {
+    if (!allow_(call.caller(), call.tool_name())) {
+      call.finish(tool_error_result("Access denied: \"" + call.caller().subject +
+                                    "\" may not call tool \"" + call.tool_name() + "\""));
+      return;
+    }
+    next();
+  }
+
+ private:
+  std::function<bool(const principal&, std::string_view)> allow_;
+};
+
+}  // namespace
+
+std::shared_ptr<call_interceptor> rate_limit(rate_limit_options opts) {
+  if (opts.per_second <= 0 || opts.burst < 1) {
+    throw std::invalid_argument("rate_limit: per_second must be > 0 and burst >= 1");
+  }
+  return std::make_shared<rate_limiter>(std::move(opts));
+}
+
+std::shared_ptr<call_interceptor> concurrency_limit(std::size_t max) {
+  if (max == 0) throw std::invalid_argument("concurrency_limit: max must be > 0");
+  return std::make_shared<concurrency_limiter>(max);
+}
+
+std::shared_ptr<call_interceptor> deadline(std::chrono::milliseconds limit) {
+  if (limit.count() <= 0) throw std::invalid_argument("deadline: limit must be > 0");
+  return std::make_shared<deadline_interceptor>(limit);
+}
+
+std::shared_ptr<call_interceptor> output_limits(output_limit_options opts) {
+  return std::make_shared<output_limiter>(opts);
+}
+
+std::shared_ptr<call_interceptor> access_control(
+    std::function<bool(const principal&, std::string_view)> allow) {
+  if (!allow) throw std::invalid_argument("access_control: predicate is empty");
+  return std::make_shared<access_controller>(std::move(allow));
+}
+
+}  // namespace mcp

@@ -1,0 +1,89 @@
+#include <mcp/pipeline.hpp>
+#include <mcp/tool.hpp>
+
+#include <array>
+
+#include "detail/call_state.hpp"
+
+namespace mcp {
+
+namespace {
+constexpr std::array<std::string_view, 8> level_names = {
+    "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"};
+const json::object empty_object;
+const std::string empty_string;
+}  // namespace
+
+std::string_view to_string(log_level l) noexcept {
+  return level_names[static_cast<std::size_t>(l)];
+}
+
+std::optional<log_level> parse_log_level(std::string_view s) noexcept {
+  for (std::size_t i = 0; i < level_names.size(); ++i) {
+    if (level_names[i] == s) return static_cast<log_level>(i);
+  }
+  return std::nullopt;
+}
+
+std::stop_token tool_context::stop_token() const noexcept {
+  return state_->stop_source().get_token();
+}
+
+void tool_context::progress(double value, std::optional<double> total,
+                            std::string_view message) const {
+  auto params = state_->next_progress(value, total, message);
+  if (!params) return;
+  if (auto h = state_->host()) {
+    h->send_related(*state_, jsonrpc::encode_notification("notifications/progress", *params));
+  }
+}
+
+void tool_context::log(log_level level, const json::value& data, std::string_view logger) const {
+  if (state_->done()) return;
+  auto h = state_->host();
+  if (!h || !h->log_enabled(level)) return;
+  json::object p;
+  p["level"] = to_string(level);
+  if (!logger.empty()) p["logger"] = logger;
+  p["data"] = data;
+  h->send_related(*state_, jsonrpc::encode_notification("notifications/message", p));
+}
+
+const principal& tool_context::caller() const noexcept { return state_->caller(); }
+const json::object& tool_context::request_meta() const noexcept { return state_->meta(); }
+
+const json::object& tool_context::client_capabilities() const noexcept {
+  auto h = state_->host();
+  return h ? h->client_capabilities() : empty_object;
+}
+
+const std::string& tool_context::protocol_version() const noexcept {
+  auto h = state_->host();
+  return h ? h->negotiated_version() : empty_string;
+}
+
+result<json::object> tool_context::request(std::string_view method, json::object params,
+                                           std::chrono::milliseconds timeout) const {
+  if (state_->run_inline()) {
+    return error{errc::not_supported, "inline tool handlers cannot send requests to the client"};
+  }
+  auto h = state_->host();
+  if (!h) return error{errc::connection_closed, "the session has ended"};
+  return h->request_for(*state_, method, std::move(params), timeout);
+}
+
+void responder::finish(call_tool_result r) const { state_->complete(std::move(r)); }
+void responder::fail(error e) const { state_->complete(std::move(e)); }
+
+const std::string& tool_call::tool_name() const noexcept { return state_->tool(); }
+const json::object& tool_call::arguments() const noexcept { return state_->arguments(); }
+const principal& tool_call::caller() const noexcept { return state_->caller(); }
+void tool_call::finish(call_tool_result r) const { state_->complete(std::move(r)); }
+void tool_call::fail(error e) const { state_->complete(std::move(e)); }
+bool tool_call::finished() const noexcept { return state_->done(); }
+void tool_call::request_stop() const noexcept { state_->stop_source().request_stop(); }
+void tool_call::on_result(std::function<void(call_tool_result&)> filter) const {
+  state_->add_filter(std::move(filter));
+}
+
+}  // namespace mcp

@@ -1,0 +1,67 @@
+// Internal: the tool registry shared by all sessions of a server. Each tool is stored once with
+// its compiled schemas and its wire form pre-serialized per protocol era, so tools/list pages
+// are assembled from ready strings. Pagination is by registration sequence: a cursor names the
+// last sequence number returned, so pages stay consistent while tools come and go.
+#pragma once
+
+#include <mcp/json_schema.hpp>
+#include <mcp/server.hpp>
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <shared_mutex>
+#include <string>
+#include <unordered_map>
+
+namespace mcp::detail {
+
+/// Protocol eras that differ in the Tool object's fields.
+enum class era : std::uint8_t { v2024_11_05, v2025_03_26, v2025_06_18, v2025_11_25 };
+[[nodiscard]] era era_of(std::string_view protocol_version) noexcept;
+
+struct tool_entry {
+  std::uint64_t seq = 0;
+  tool_spec spec;
+  std::array<std::string, 4> wire;  ///< serialized Tool object per era
+  std::shared_ptr<const json_schema::validator> input_validator;
+  std::shared_ptr<const json_schema::validator> output_validator;  ///< null: no outputSchema
+  async_tool_handler handler;
+  bool enabled = true;
+};
+
+struct list_page {
+  std::string tools_json;  ///< the JSON array of Tool objects
+  std::optional<std::string> next_cursor;
+};
+
+class tool_registry {
+ public:
+  tool_registry();
+
+  /// Validates, compiles and adds. Throws std::invalid_argument.
+  void add(tool_spec spec, async_tool_handler handler);
+  bool remove(std::string_view name);
+  bool set_enabled(std::string_view name, bool enabled);
+  [[nodiscard]] std::vector<std::string> names() const;
+
+  /// The enabled tool called `name`, or null.
+  [[nodiscard]] std::shared_ptr<const tool_entry> find(std::string_view name) const;
+
+  /// One page. Errors: errc::invalid_params for an invalid or stale cursor.
+  [[nodiscard]] result<list_page> list(const std::optional<std::string>& cursor, era e,
+                                       std::size_t page_size) const;
+
+ private:
+  mutable std::shared_mutex mu_;
+  std::map<std::uint64_t, std::shared_ptr<tool_entry>> by_seq_;
+  std::unordered_map<std::string, std::uint64_t> by_name_;
+  std::uint64_t next_seq_ = 1;
+  std::string epoch_;  ///< random per registry: cursors from another server are stale
+};
+
+/// Throws std::invalid_argument unless `name` is 1-128 characters of [A-Za-z0-9_.-].
+void check_tool_name(std::string_view name);
+
+}  // namespace mcp::detail

@@ -1,0 +1,66 @@
+#include <mcp/transport/memory.hpp>
+
+namespace mcp {
+
+void memory_connection::on_receive(std::function<void(std::string_view)> receiver) {
+  std::lock_guard lock(mu_);
+  receiver_ = std::make_shared<std::function<void(std::string_view)>>(std::move(receiver));
+}
+
+void memory_connection::on_close(std::function<void()> closed) {
+  std::lock_guard lock(mu_);
+  on_close_ = std::move(closed);
+}
+
+void memory_connection::send(std::string message, const send_context& /*ctx*/) {
+  std::shared_ptr<memory_connection> peer;
+  {
+    std::lock_guard lock(mu_);
+    if (closed_) return;
+    peer = peer_.lock();
+    ++sent_;
+  }
+  if (peer) peer->deliver(message);
+}
+
+void memory_connection::deliver(std::string_view message) {
+  std::shared_ptr<std::function<void(std::string_view)>> r;
+  {
+    std::lock_guard lock(mu_);
+    if (closed_) return;
+    r = receiver_;
+  }
+  if (r && *r) (*r)(message);
+}
+
+void memory_connection::close() {
+  std::shared_ptr<memory_connection> peer;
+  std::function<void()> cb;
+  {
+    std::lock_guard lock(mu_);
+    if (closed_) return;
+    closed_ = true;
+    peer = peer_.lock();
+    cb = std::move(on_close_);
+  }
+  if (cb) cb();
+  if (peer) peer->closed_by_peer();
+}
+
+void memory_connection::closed_by_peer() { close(); }
+
+std::size_t memory_connection::sent_count() const {
+  std::lock_guard lock(mu_);
+  return sent_;
+}
+
+std::pair<std::shared_ptr<memory_connection>, std::shared_ptr<memory_connection>>
+make_memory_pair() {
+  auto a = std::make_shared<memory_connection>();
+  auto b = std::make_shared<memory_connection>();
+  a->peer_ = b;
+  b->peer_ = a;
+  return {a, b};
+}
+
+}  // namespace mcp

@@ -1,0 +1,115 @@
+#include <mcp/server.hpp>
+#include <mcp/transport/stdio.hpp>
+
+#include <cerrno>
+#include <csignal>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+namespace mcp {
+
+fd_connection::~fd_connection() {
+  if (owns_ && fd_ >= 0) ::close(fd_);
+}
+
+void fd_connection::send(std::string message, const send_context& /*ctx*/) {
+  message.push_back('\n');
+  std::lock_guard lock(mu_);
+  if (closed_) return;
+  const char* p = message.data();
+  std::size_t left = message.size();
+  while (left > 0) {
+    const ssize_t n = ::write(fd_, p, left);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      closed_ = true;  // the reader went away
+      return;
+    }
+    p += n;
+    left -= static_cast<std::size_t>(n);
+  }
+}
+
+void fd_connection::close() {
+  std::lock_guard lock(mu_);
+  if (closed_) return;
+  closed_ = true;
+  if (owns_ && fd_ >= 0) {
+    ::close(fd_);
+    fd_ = -1;
+  }
+}
+
+int read_lines(int fd, const line_reader_options& opts,
+               const std::function<void(std::string_view)>& on_line,
+               const std::function<void(std::size_t)>& on_oversized) {
+  std::vector<char> buf(std::size_t{64} << 10U);
+  std::string line;
+  bool skipping = false;  // inside an oversized line
+  std::size_t skipped = 0;
+  auto emit = [&](std::string_view l) {
+    if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
+    if (!l.empty()) on_line(l);
+  };
+  for (;;) {
+    const ssize_t n = ::read(fd, buf.data(), buf.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return errno;
+    }
+    if (n == 0) {
+      if (!skipping) emit(line);
+      return 0;
+    }
+    std::string_view chunk(buf.data(), static_cast<std::size_t>(n));
+    while (!chunk.empty()) {
+      const auto nl = chunk.find('\n');
+      const auto part = chunk.substr(0, nl);
+      if (skipping) {
+        skipped += part.size();
+      } else if (line.size() + part.size() > opts.max_line_bytes) {
+        skipping = true;
+        skipped = line.size() + part.size();
+        line.clear();
+      } else if (nl != std::string_view::npos && line.empty()) {
+        emit(part);  // the common case: a whole line inside one chunk, no copy
+      } else {
+        line.append(part);
+      }
+      if (nl == std::string_view::npos) break;
+      if (skipping) {
+        if (on_oversized) on_oversized(skipped);
+        skipping = false;
+        skipped = 0;
+      } else if (!line.empty()) {
+        emit(line);
+        line.clear();
+      }
+      chunk.remove_prefix(nl + 1);
+    }
+  }
+}
+
+int server::serve_stdio() {
+  std::signal(SIGPIPE, SIG_IGN);  // a vanished client must not kill the server
+  auto out = std::make_shared<fd_connection>(STDOUT_FILENO);
+  auto session = open_session(out);
+  const std::size_t max_line = options().max_line_bytes;
+  const int rc = read_lines(
+      STDIN_FILENO, {.max_line_bytes = max_line},
+      [&](std::string_view line) { session->receive(line); },
+      [&](std::size_t size) {
+        out->send(jsonrpc::encode_error(
+                      std::nullopt, error{errc::invalid_request,
+                                          "Invalid Request: message of " + std::to_string(size) +
+                                              " bytes exceeds the limit of " +
+                                              std::to_string(max_line) + " bytes"}),
+                  send_context{});
+      });
+  session->close();
+  return rc == 0 ? 0 : 1;
+}
+
+}  // namespace mcp
