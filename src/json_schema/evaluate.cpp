@@ -1,0 +1,859 @@
+// The evaluator: walks the compiled program over an instance. One evaluator per call; it
+// allocates nothing on the success path unless the schema needs annotations (unevaluated*),
+// the dynamic scope ($dynamicRef) or uniqueItems hashing.
+#include <algorithm>
+#include <array>
+#include <functional>
+#include <optional>
+
+#include "json_schema/formats.hpp"
+#include "json_schema/program.hpp"
+#include "json_schema/values.hpp"
+
+namespace mcp::json_schema {
+
+namespace detail {
+
+namespace {
+
+/// Which properties / items of the current instance some keyword has evaluated (for
+/// unevaluatedProperties / unevaluatedItems).
+struct annotations {
+  bool all_props = false;
+  std::vector<bool> props;  // by member position
+  bool all_items = false;
+  std::size_t prefix = 0;   // items [0, prefix) evaluated
+  std::vector<bool> items;  // items marked by contains
+
+  void mark_prop(std::size_t i) {
+    if (props.size() <= i) props.resize(i + 1);
+    props[i] = true;
+  }
+  void mark_item(std::size_t i) {
+    if (items.size() <= i) items.resize(i + 1);
+    items[i] = true;
+  }
+  [[nodiscard]] bool prop(std::size_t i) const {
+    return all_props || (i < props.size() && props[i]);
+  }
+  [[nodiscard]] bool item(std::size_t i) const {
+    return all_items || i < prefix || (i < items.size() && items[i]);
+  }
+  void merge(const annotations& o) {
+    all_props = all_props || o.all_props;
+    all_items = all_items || o.all_items;
+    prefix = std::max(prefix, o.prefix);
+    for (std::size_t i = 0; i < o.props.size(); ++i)
+      if (o.props[i]) mark_prop(i);
+    for (std::size_t i = 0; i < o.items.size(); ++i)
+      if (o.items[i]) mark_item(i);
+  }
+};
+
+struct path_segment {
+  std::string_view key;
+  std::size_t index = 0;
+  bool is_index = false;
+};
+
+bool type_matches(std::uint8_t t, const json::value& v) noexcept {
+  switch (v.kind()) {
+    case json::kind::null:
+      return (t & null_bit) != 0;
+    case json::kind::bool_:
+      return (t & boolean_bit) != 0;
+    case json::kind::int64:
+    case json::kind::uint64:
+      return (t & (number_bit | integer_bit)) != 0;
+    case json::kind::double_:
+      return (t & number_bit) != 0 || ((t & integer_bit) != 0 && is_integer(v));
+    case json::kind::string:
+      return (t & string_bit) != 0;
+    case json::kind::array:
+      return (t & array_bit) != 0;
+    case json::kind::object:
+      return (t & object_bit) != 0;
+  }
+  return false;
+}
+
+std::string type_list(std::uint8_t t) {
+  static constexpr std::array<std::pair<std::uint8_t, const char*>, 7> names{{
+      {null_bit, "null"},
+      {boolean_bit, "boolean"},
+      {object_bit, "object"},
+      {array_bit, "array"},
+      {number_bit, "number"},
+      {string_bit, "string"},
+      {integer_bit, "integer"},
+  }};
+  std::string out;
+  for (const auto& [bit, name] : names) {
+    if ((t & bit) == 0) continue;
+    if (!out.empty()) out += " or ";
+    out += name;
+  }
+  return out;
+}
+
+// A hash consistent with json_equal (numbers by value, objects order-independent).
+std::size_t json_hash(const json::value& v, std::size_t depth = 0) {
+  if (depth > 512) return 0;
+  switch (v.kind()) {
+    case json::kind::null:
+      return 1;
+    case json::kind::bool_:
+      return v.get_bool() ? 2 : 3;
+    case json::kind::int64:
+    case json::kind::uint64:
+    case json::kind::double_:
+      return std::hash<long double>{}(to_long_double(v));
+    case json::kind::string:
+      return std::hash<std::string_view>{}(v.get_string());
+    case json::kind::array: {
+      std::size_t h = 5;
+      for (const auto& e : v.get_array()) h = h * 31 + json_hash(e, depth + 1);
+      return h;
+    }
+    case json::kind::object: {
+      std::size_t h = 7;
+      for (const auto& kv : v.get_object())
+        h += std::hash<std::string_view>{}(kv.key()) * 17 + json_hash(kv.value(), depth + 1);
+      return h;
+    }
+  }
+  return 0;
+}
+
+// Finds two equal items; returns false when all are unique.
+bool find_duplicate(const json::array& a, std::size_t& first, std::size_t& second) {
+  const std::size_t n = a.size();
+  if (n <= 16) {
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t j = i + 1; j < n; ++j)
+        if (json_equal(a[i], a[j])) {
+          first = i;
+          second = j;
+          return true;
+        }
+    return false;
+  }
+  std::vector<std::pair<std::size_t, std::size_t>> hashed(n);
+  for (std::size_t i = 0; i < n; ++i) hashed[i] = {json_hash(a[i]), i};
+  std::sort(hashed.begin(), hashed.end());
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = i + 1; j < n && hashed[j].first == hashed[i].first; ++j)
+      if (json_equal(a[hashed[i].second], a[hashed[j].second])) {
+        first = std::min(hashed[i].second, hashed[j].second);
+        second = std::max(hashed[i].second, hashed[j].second);
+        return true;
+      }
+  return false;
+}
+
+const named_node* find_property(const std::vector<named_node>& props, std::string_view key) {
+  const auto it = std::lower_bound(
+      props.begin(), props.end(), key,
+      [](const named_node& a, std::string_view b) { return name_less(a.name, b); });
+  return it != props.end() && it->name == key ? &*it : nullptr;
+}
+
+std::string quoted(std::string_view s) {
+  std::string out;
+  append_json_string(out, s);
+  return out;
+}
+
+class evaluator {
+ public:
+  evaluator(const program& p, std::vector<validation_error>* errors, bool all_errors)
+      : p_(p), errors_(errors), all_errors_(all_errors) {}
+
+  bool run(const json::value& instance) {
+    const bool ok = eval(p_.root, instance, nullptr);
+    if (!aborted_) return ok;
+    if (errors_ != nullptr) {
+      errors_->clear();
+      errors_->push_back(std::move(abort_error_));
+    }
+    return false;
+  }
+
+ private:
+  [[nodiscard]] bool collecting() const noexcept { return errors_ != nullptr && silent_ == 0; }
+  [[nodiscard]] bool keep_going() const noexcept { return all_errors_ && silent_ == 0; }
+
+  std::string instance_location() const {
+    std::string s;
+    for (const auto& seg : path_) {
+      if (seg.is_index)
+        s += "/" + std::to_string(seg.index);
+      else
+        append_pointer_token(s, seg.key);
+    }
+    return s;
+  }
+
+  // Records an error (when collecting); returns true when evaluation should go on.
+  template <class MakeMessage>
+  bool fail(const node& n, std::string_view keyword, MakeMessage&& make) {
+    if (collecting() && !aborted_) {
+      validation_error e;
+      e.instance_location = instance_location();
+      e.keyword_location = n.location;
+      if (!keyword.empty()) append_pointer_token(e.keyword_location, keyword);
+      e.message = (e.instance_location.empty() ? std::string("(root)") : e.instance_location) +
+                  ": " + make();
+      errors_->push_back(std::move(e));
+    }
+    return keep_going();
+  }
+
+  void abort(const node& n, std::string_view keyword, std::string message) {
+    if (aborted_) return;
+    aborted_ = true;
+    abort_error_.instance_location = instance_location();
+    abort_error_.keyword_location = n.location;
+    if (!keyword.empty()) append_pointer_token(abort_error_.keyword_location, keyword);
+    abort_error_.message =
+        (abort_error_.instance_location.empty() ? std::string("(root)")
+                                                : abort_error_.instance_location) +
+        ": " + message;
+  }
+
+  void push(std::string_view key) {
+    if (errors_ != nullptr) path_.push_back(path_segment{key, 0, false});
+  }
+  void push(std::size_t index) {
+    if (errors_ != nullptr) path_.push_back(path_segment{{}, index, true});
+  }
+  void pop() {
+    if (errors_ != nullptr) path_.pop_back();
+  }
+
+  bool silent_eval(node_id id, const json::value& inst, annotations* ann) {
+    ++silent_;
+    const bool ok = eval(id, inst, ann);
+    --silent_;
+    return ok;
+  }
+
+  // The first error of each branch, for anyOf/oneOf messages (error path only).
+  std::string branch_reasons(const std::vector<node_id>& branches, const json::value& inst) {
+    std::string out;
+    auto* saved_errors = errors_;
+    const bool saved_all = all_errors_;
+    const std::size_t saved_silent = silent_;
+    silent_ = 0;
+    all_errors_ = false;
+    for (std::size_t i = 0; i < branches.size() && out.size() < 400; ++i) {
+      std::vector<validation_error> errs;
+      errors_ = &errs;
+      (void)eval(branches[i], inst, nullptr);
+      out += i == 0 ? " [" : "; [";
+      out += std::to_string(i) + "] ";
+      std::string m = errs.empty() ? std::string("invalid") : errs.front().message;
+      if (m.size() > 160) m = m.substr(0, 157) + "...";
+      out += m;
+    }
+    errors_ = saved_errors;
+    all_errors_ = saved_all;
+    silent_ = saved_silent;
+    return out;
+  }
+
+  bool eval(node_id id, const json::value& inst, annotations* ann) {
+    const node& n = p_.nodes[id];
+    if (aborted_) return false;
+    if (++steps_ > p_.max_steps) {
+      abort(n, "",
+            "validation stopped after " + std::to_string(p_.max_steps) +
+                " subschema evaluations (compile_options::max_steps)");
+      return false;
+    }
+    if (n.always_false) {
+      (void)fail(n, "", [] { return std::string("no value is allowed here (schema is false)"); });
+      return false;
+    }
+    if (n.groups == 0) return true;
+    if (depth_ >= p_.max_depth) {
+      abort(n, "",
+            "validation stopped: nesting deeper than " + std::to_string(p_.max_depth) +
+                " levels (instance depth plus $ref recursion; compile_options::max_depth)");
+      return false;
+    }
+    ++depth_;
+    bool pushed = false;
+    if (p_.uses_dynamic_scope && (scope_.empty() || scope_.back() != n.resource)) {
+      scope_.push_back(n.resource);
+      pushed = true;
+    }
+    const bool ok = eval_node(n, inst, ann);
+    if (pushed) scope_.pop_back();
+    --depth_;
+    return ok;
+  }
+
+  bool eval_node(const node& n, const json::value& inst, annotations* ann) {
+    bool ok = true;
+    annotations own;
+    annotations* local = (n.groups & g_unevaluated) != 0 ? &own : ann;
+    const std::uint32_t g = n.groups;
+
+    if ((g & g_type) != 0 && !type_matches(n.types, inst)) {
+      ok = false;
+      if (!fail(n, "type", [&] {
+            return snippet(inst) + " is not of type " + type_list(n.types) + " (it is " +
+                   type_name(inst) + ")";
+          }))
+        return false;
+    }
+    if ((g & g_enum) != 0 &&
+        std::none_of(n.enum_values.begin(), n.enum_values.end(),
+                     [&](const json::value& e) { return json_equal(e, inst); })) {
+      ok = false;
+      if (!fail(n, "enum", [&] {
+            std::string allowed;
+            for (const auto& e : n.enum_values) {
+              if (allowed.size() > 200) {
+                allowed += ", ...";
+                break;
+              }
+              if (!allowed.empty()) allowed += ", ";
+              allowed += snippet(e, 40);
+            }
+            return snippet(inst) + " is not one of the allowed values: " + allowed;
+          }))
+        return false;
+    }
+    if ((g & g_const) != 0 && !json_equal(n.const_value, inst)) {
+      ok = false;
+      if (!fail(n, "const", [&] {
+            return snippet(inst) + " is not the required value " + snippet(n.const_value);
+          }))
+        return false;
+    }
+    if ((g & g_number) != 0 && inst.is_number() && !eval_number(n, inst)) {
+      ok = false;
+      if (!keep_going()) return false;
+    }
+    if ((g & g_string) != 0 && inst.is_string() && !eval_string(n, inst)) {
+      ok = false;
+      if (!keep_going()) return false;
+    }
+    if ((g & g_array) != 0 && inst.is_array() && !eval_array(n, inst.get_array(), local)) {
+      ok = false;
+      if (!keep_going()) return false;
+    }
+    if ((g & g_object) != 0 && inst.is_object() && !eval_object(n, inst, local)) {
+      ok = false;
+      if (!keep_going()) return false;
+    }
+    if ((g & g_ref) != 0 && !eval(n.ref, inst, local)) {
+      ok = false;
+      if (!keep_going()) return false;
+    }
+    if ((g & g_dynref) != 0 && !eval(dynamic_target(n), inst, local)) {
+      ok = false;
+      if (!keep_going()) return false;
+    }
+    if ((g & g_logic) != 0 && !eval_logic(n, inst, local)) {
+      ok = false;
+      if (!keep_going()) return false;
+    }
+    if ((g & g_unevaluated) != 0) {
+      if (!eval_unevaluated(n, inst, own)) {
+        ok = false;
+        if (!keep_going()) return false;
+      }
+      if (ann != nullptr) ann->merge(own);
+    }
+    return ok;
+  }
+
+  node_id dynamic_target(const node& n) const {
+    if (!n.dynamic_name.empty()) {
+      for (const std::uint32_t r : scope_)
+        for (const auto& a : p_.resources[r].dynamic_anchors)
+          if (a.name == n.dynamic_name) return a.schema;
+    }
+    return n.dynamic_ref;
+  }
+
+  bool eval_number(const node& n, const json::value& inst) {
+    bool ok = true;
+    const long double x = to_long_double(inst);
+    auto check = [&](bool bad, const char* kw, const char* what, const number_bound& b) {
+      if (!bad) return true;
+      ok = false;
+      return fail(n, kw, [&] { return snippet(inst) + what + snippet(b.number); });
+    };
+    if (n.minimum &&
+        !check(x < n.minimum->value, "minimum", " is less than the minimum ", *n.minimum))
+      return false;
+    if (n.maximum &&
+        !check(x > n.maximum->value, "maximum", " is greater than the maximum ", *n.maximum))
+      return false;
+    if (n.exclusive_minimum &&
+        !check(x <= n.exclusive_minimum->value, "exclusiveMinimum",
+               " is not greater than the exclusive minimum ", *n.exclusive_minimum))
+      return false;
+    if (n.exclusive_maximum &&
+        !check(x >= n.exclusive_maximum->value, "exclusiveMaximum",
+               " is not less than the exclusive maximum ", *n.exclusive_maximum))
+      return false;
+    if (n.multiple_of && !check(!is_multiple_of(inst, n.multiple_of->number), "multipleOf",
+                                " is not a multiple of ", *n.multiple_of))
+      return false;
+    return ok;
+  }
+
+  bool eval_string(const node& n, const json::value& inst) {
+    bool ok = true;
+    const auto& js = inst.get_string();
+    const std::string_view s(js.data(), js.size());
+    if (n.min_length || n.max_length) {
+      // Code points <= bytes, so the byte count often settles both bounds.
+      const bool need = (n.min_length && s.size() < *n.min_length * 4) ||
+                        (n.max_length && s.size() > *n.max_length);
+      const std::size_t len = need ? code_points(s) : 0;
+      if (n.min_length && need && len < *n.min_length) {
+        ok = false;
+        if (!fail(n, "minLength", [&] {
+              return snippet(inst) + " is shorter than the minimum length " +
+                     std::to_string(*n.min_length) + " (it has " + std::to_string(len) +
+                     " characters)";
+            }))
+          return false;
+      }
+      if (n.max_length && need && len > *n.max_length) {
+        ok = false;
+        if (!fail(n, "maxLength", [&] {
+              return snippet(inst) + " is longer than the maximum length " +
+                     std::to_string(*n.max_length) + " (it has " + std::to_string(len) +
+                     " characters)";
+            }))
+          return false;
+      }
+    }
+    if (n.pattern) {
+      const match_result r = n.pattern->search(s);
+      if (r == match_result::too_complex) {
+        abort(n, "pattern",
+              "the pattern " + quoted(n.pattern->source()) +
+                  " is too complex to match against this string");
+        return false;
+      }
+      if (r == match_result::no_match) {
+        ok = false;
+        if (!fail(n, "pattern", [&] {
+              return snippet(inst) + " does not match the pattern " + n.pattern->source();
+            }))
+          return false;
+      }
+    }
+    if (n.format != format_kind::none && !check_format(n.format, s)) {
+      ok = false;
+      if (!fail(n, "format",
+                [&] { return snippet(inst) + " is not a valid " + format_name(n.format); }))
+        return false;
+    }
+    return ok;
+  }
+
+  bool eval_array(const node& n, const json::array& a, annotations* local) {
+    bool ok = true;
+    const std::size_t size = a.size();
+    if (n.min_items && size < *n.min_items) {
+      ok = false;
+      if (!fail(n, "minItems", [&] {
+            return "the array has " + std::to_string(size) + " items, fewer than the minimum " +
+                   std::to_string(*n.min_items);
+          }))
+        return false;
+    }
+    if (n.max_items && size > *n.max_items) {
+      ok = false;
+      if (!fail(n, "maxItems", [&] {
+            return "the array has " + std::to_string(size) + " items, more than the maximum " +
+                   std::to_string(*n.max_items);
+          }))
+        return false;
+    }
+    const std::size_t prefix = std::min(size, n.prefix_items.size());
+    for (std::size_t i = 0; i < prefix; ++i) {
+      push(i);
+      const bool r = eval(n.prefix_items[i], a[i], nullptr);
+      pop();
+      if (!r) {
+        ok = false;
+        if (!keep_going()) return false;
+      }
+    }
+    if (local != nullptr) local->prefix = std::max(local->prefix, prefix);
+    if (n.items != no_node && size > prefix) {
+      if (p_.nodes[n.items].always_false) {
+        ok = false;
+        if (!fail(n, n.prefix_items.empty() ? "items" : "items", [&] {
+              return "the array has " + std::to_string(size) + " items, at most " +
+                     std::to_string(prefix) + " are allowed";
+            }))
+          return false;
+      } else {
+        for (std::size_t i = prefix; i < size; ++i) {
+          push(i);
+          const bool r = eval(n.items, a[i], nullptr);
+          pop();
+          if (!r) {
+            ok = false;
+            if (!keep_going()) return false;
+          }
+        }
+      }
+      if (local != nullptr) local->all_items = true;
+    }
+    if (n.contains != no_node) {
+      std::size_t matches = 0;
+      for (std::size_t i = 0; i < size; ++i) {
+        if (silent_eval(n.contains, a[i], nullptr)) {
+          ++matches;
+          if (local != nullptr) {
+            local->mark_item(i);
+          } else if (!n.max_contains && matches >= n.min_contains) {
+            break;
+          }
+        }
+      }
+      if (matches < n.min_contains) {
+        ok = false;
+        if (!fail(n, "contains", [&] {
+              return n.min_contains == 1
+                         ? std::string("no item of the array matches the 'contains' schema")
+                         : std::to_string(matches) + " items match the 'contains' schema, fewer " +
+                               "than minContains " + std::to_string(n.min_contains);
+            }))
+          return false;
+      }
+      if (n.max_contains && matches > *n.max_contains) {
+        ok = false;
+        if (!fail(n, "maxContains", [&] {
+              return std::to_string(matches) + " items match the 'contains' schema, more than " +
+                     "maxContains " + std::to_string(*n.max_contains);
+            }))
+          return false;
+      }
+    }
+    std::size_t first = 0, second = 0;
+    if (n.unique_items && find_duplicate(a, first, second)) {
+      ok = false;
+      if (!fail(n, "uniqueItems", [&] {
+            return "items " + std::to_string(first) + " and " + std::to_string(second) +
+                   " are equal (" + snippet(a[first], 40) + "); items must be unique";
+          }))
+        return false;
+    }
+    return ok;
+  }
+
+  bool eval_object(const node& n, const json::value& inst, annotations* local) {
+    bool ok = true;
+    const json::object& o = inst.get_object();
+    const std::size_t size = o.size();
+    if (n.min_properties && size < *n.min_properties) {
+      ok = false;
+      if (!fail(n, "minProperties", [&] {
+            return "the object has " + std::to_string(size) +
+                   " properties, fewer than the minimum " + std::to_string(*n.min_properties);
+          }))
+        return false;
+    }
+    if (n.max_properties && size > *n.max_properties) {
+      ok = false;
+      if (!fail(n, "maxProperties", [&] {
+            return "the object has " + std::to_string(size) +
+                   " properties, more than the maximum " + std::to_string(*n.max_properties);
+          }))
+        return false;
+    }
+    std::uint64_t found = 0;
+    if (!n.properties.empty() || !n.pattern_properties.empty() ||
+        n.additional_properties != no_node) {
+      std::size_t idx = 0;
+      for (const auto& kv : o) {
+        const std::string_view key = kv.key();
+        bool matched = false;
+        if (!n.properties.empty()) {
+          if (const named_node* p = find_property(n.properties, key)) {
+            matched = true;
+            const auto pi = static_cast<std::size_t>(p - n.properties.data());
+            if (pi < 64) found |= std::uint64_t{1} << pi;
+            push(key);
+            const bool r = eval(p->schema, kv.value(), nullptr);
+            pop();
+            if (local != nullptr) local->mark_prop(idx);
+            if (!r) {
+              ok = false;
+              if (!keep_going()) return false;
+            }
+          }
+        }
+        for (const auto& pp : n.pattern_properties) {
+          const match_result m = pp.re->search(key);
+          if (m == match_result::too_complex) {
+            abort(n, "patternProperties",
+                  "the pattern " + quoted(pp.re->source()) + " is too complex to match against " +
+                      quoted(key));
+            return false;
+          }
+          if (m == match_result::no_match) continue;
+          matched = true;
+          push(key);
+          const bool r = eval(pp.schema, kv.value(), nullptr);
+          pop();
+          if (local != nullptr) local->mark_prop(idx);
+          if (!r) {
+            ok = false;
+            if (!keep_going()) return false;
+          }
+        }
+        if (!matched && n.additional_properties != no_node) {
+          bool r = false;
+          if (p_.nodes[n.additional_properties].always_false) {
+            r = fail(n, "additionalProperties", [&] {
+              return "property " + quoted(key) + " is not allowed" + allowed_names(n);
+            });
+            ok = false;
+            if (!r) return false;
+          } else {
+            push(key);
+            r = eval(n.additional_properties, kv.value(), nullptr);
+            pop();
+            if (!r) {
+              ok = false;
+              if (!keep_going()) return false;
+            }
+          }
+          if (local != nullptr) local->mark_prop(idx);
+        }
+        ++idx;
+      }
+    }
+    if ((found & n.required_mask) != n.required_mask || !n.required_other.empty()) {
+      for (const auto& name : n.required) {
+        if (o.contains(name)) continue;
+        ok = false;
+        if (!fail(n, "required", [&] { return "missing required property " + quoted(name); }))
+          return false;
+      }
+    }
+    for (const auto& dr : n.dependent_required_) {
+      if (!o.contains(dr.name)) continue;
+      for (const auto& name : dr.required) {
+        if (o.contains(name)) continue;
+        ok = false;
+        if (!fail(n, "dependentRequired", [&] {
+              return "property " + quoted(name) + " is required when " + quoted(dr.name) +
+                     " is present";
+            }))
+          return false;
+      }
+    }
+    for (const auto& ds : n.dependent_schemas) {
+      if (!o.contains(ds.name)) continue;
+      if (!eval(ds.schema, inst, local)) {
+        ok = false;
+        if (!keep_going()) return false;
+      }
+    }
+    if (n.property_names != no_node) {
+      for (const auto& kv : o) {
+        const json::value name(kv.key());
+        if (silent_eval(n.property_names, name, nullptr)) continue;
+        ok = false;
+        if (!fail(n, "propertyNames", [&] {
+              return "property name " + quoted(kv.key()) + " is not allowed by propertyNames";
+            }))
+          return false;
+      }
+    }
+    return ok;
+  }
+
+  static std::string allowed_names(const node& n) {
+    if (n.properties.empty() || !n.pattern_properties.empty()) return "";
+    std::string s = " (allowed: ";
+    for (std::size_t i = 0; i < n.properties.size(); ++i) {
+      if (s.size() > 200) {
+        s += ", ...";
+        break;
+      }
+      if (i != 0) s += ", ";
+      s += n.properties[i].name;
+    }
+    return s + ")";
+  }
+
+  bool eval_logic(const node& n, const json::value& inst, annotations* local) {
+    bool ok = true;
+    for (const node_id s : n.all_of) {
+      if (!eval(s, inst, local)) {
+        ok = false;
+        if (!keep_going()) return false;
+      }
+    }
+    if (!n.any_of.empty()) {
+      bool any = false;
+      for (const node_id s : n.any_of) {
+        if (local == nullptr) {
+          if (silent_eval(s, inst, nullptr)) {
+            any = true;
+            break;
+          }
+        } else {
+          annotations branch;
+          if (silent_eval(s, inst, &branch)) {
+            any = true;
+            local->merge(branch);
+          }
+        }
+      }
+      if (!any) {
+        ok = false;
+        if (!fail(n, "anyOf", [&] {
+              return snippet(inst) +
+                     " matches none of the anyOf alternatives:" + branch_reasons(n.any_of, inst);
+            }))
+          return false;
+      }
+    }
+    if (!n.one_of.empty()) {
+      std::size_t matches = 0, first = 0, second = 0;
+      annotations matched;
+      for (std::size_t i = 0; i < n.one_of.size(); ++i) {
+        annotations branch;
+        if (!silent_eval(n.one_of[i], inst, local != nullptr ? &branch : nullptr)) continue;
+        if (++matches == 1) {
+          first = i;
+          matched = std::move(branch);
+        } else {
+          second = i;
+          break;
+        }
+      }
+      if (matches == 1 && local != nullptr) local->merge(matched);
+      if (matches != 1) {
+        ok = false;
+        if (!fail(n, "oneOf", [&] {
+              if (matches == 0)
+                return snippet(inst) +
+                       " matches none of the oneOf alternatives:" + branch_reasons(n.one_of, inst);
+              return snippet(inst) + " matches more than one oneOf alternative (" +
+                     std::to_string(first) + " and " + std::to_string(second) +
+                     "); exactly one must match";
+            }))
+          return false;
+      }
+    }
+    if (n.not_ != no_node && silent_eval(n.not_, inst, nullptr)) {
+      ok = false;
+      if (!fail(n, "not", [&] { return snippet(inst) + " must not match the 'not' schema"; }))
+        return false;
+    }
+    if (n.if_ != no_node) {
+      annotations cond_ann;
+      const bool cond = silent_eval(n.if_, inst, local != nullptr ? &cond_ann : nullptr);
+      if (cond && local != nullptr) local->merge(cond_ann);
+      const node_id branch = cond ? n.then_ : n.else_;
+      if (branch != no_node && !eval(branch, inst, local)) {
+        ok = false;
+        if (!keep_going()) return false;
+      }
+    }
+    return ok;
+  }
+
+  bool eval_unevaluated(const node& n, const json::value& inst, annotations& own) {
+    bool ok = true;
+    if (n.unevaluated_properties != no_node && inst.is_object()) {
+      const bool forbid = p_.nodes[n.unevaluated_properties].always_false;
+      std::size_t idx = 0;
+      for (const auto& kv : inst.get_object()) {
+        if (!own.prop(idx)) {
+          bool r = false;
+          if (forbid) {
+            r = fail(n, "unevaluatedProperties", [&] {
+              return "property " + quoted(kv.key()) +
+                     " is not allowed (unevaluatedProperties is false)";
+            });
+            ok = false;
+            if (!r) return false;
+          } else {
+            push(kv.key());
+            r = eval(n.unevaluated_properties, kv.value(), nullptr);
+            pop();
+            if (!r) {
+              ok = false;
+              if (!keep_going()) return false;
+            }
+          }
+        }
+        ++idx;
+      }
+      own.all_props = true;
+    }
+    if (n.unevaluated_items != no_node && inst.is_array()) {
+      const auto& a = inst.get_array();
+      const bool forbid = p_.nodes[n.unevaluated_items].always_false;
+      for (std::size_t i = 0; i < a.size(); ++i) {
+        if (own.item(i)) continue;
+        if (forbid) {
+          ok = false;
+          if (!fail(n, "unevaluatedItems", [&] {
+                return "item " + std::to_string(i) + " is not allowed (unevaluatedItems is false)";
+              }))
+            return false;
+        } else {
+          push(i);
+          const bool r = eval(n.unevaluated_items, a[i], nullptr);
+          pop();
+          if (!r) {
+            ok = false;
+            if (!keep_going()) return false;
+          }
+        }
+      }
+      own.all_items = true;
+    }
+    return ok;
+  }
+
+  const program& p_;
+  std::vector<validation_error>* errors_;
+  bool all_errors_;
+  std::size_t silent_ = 0;
+  std::size_t depth_ = 0;
+  std::size_t steps_ = 0;
+  bool aborted_ = false;
+  validation_error abort_error_;
+  std::vector<path_segment> path_;
+  std::vector<std::uint32_t> scope_;
+};
+
+}  // namespace
+
+}  // namespace detail
+
+bool validator::is_valid(const json::value& instance) const {
+  detail::evaluator e(*program_, nullptr, false);
+  return e.run(instance);
+}
+
+std::vector<validation_error> validator::validate(const json::value& instance, mode m) const {
+  std::vector<validation_error> errors;
+  detail::evaluator e(*program_, &errors, m == mode::all_errors);
+  (void)e.run(instance);
+  if (m == mode::first_error && errors.size() > 1) errors.resize(1);
+  return errors;
+}
+
+}  // namespace mcp::json_schema

@@ -1,0 +1,480 @@
+// ECMA-262 pattern translation to Boost.Regex, and the fast matcher for simple patterns.
+#include "json_schema/regex.hpp"
+
+#include <boost/regex.hpp>
+
+#include <array>
+#include <cctype>
+#include <cstdint>
+#include <exception>
+#include <optional>
+#include <vector>
+
+namespace mcp::json_schema::detail {
+
+void utf8_to_utf32(std::string_view s, std::u32string& out) {
+  std::size_t i = 0;
+  const std::size_t n = s.size();
+  while (i < n) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80U) {
+      out.push_back(c);
+      ++i;
+      continue;
+    }
+    std::size_t len = 0;
+    char32_t cp = 0;
+    if ((c & 0xE0U) == 0xC0U) {
+      len = 2;
+      cp = c & 0x1FU;
+    } else if ((c & 0xF0U) == 0xE0U) {
+      len = 3;
+      cp = c & 0x0FU;
+    } else if ((c & 0xF8U) == 0xF0U) {
+      len = 4;
+      cp = c & 0x07U;
+    } else {
+      out.push_back(0xFFFD);
+      ++i;
+      continue;
+    }
+    if (i + len > n) {
+      out.push_back(0xFFFD);
+      break;
+    }
+    for (std::size_t k = 1; k < len; ++k)
+      cp = (cp << 6U) | (static_cast<unsigned char>(s[i + k]) & 0x3FU);
+    out.push_back(cp);
+    i += len;
+  }
+}
+
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// Translation ECMA-262 -> Boost perl syntax, on code points.
+
+constexpr std::u32string_view ecma_space =
+    U"\\t\\n\\x{0B}\\f\\r \\x{A0}\\x{1680}\\x{2000}-\\x{200A}\\x{2028}\\x{2029}\\x{202F}"
+    U"\\x{205F}\\x{3000}\\x{FEFF}";
+
+bool is_hex(char32_t c) {
+  return (c >= U'0' && c <= U'9') || (c >= U'a' && c <= U'f') || (c >= U'A' && c <= U'F');
+}
+
+// Returns the translated pattern, or nullopt with `error` set.
+std::optional<std::u32string> translate(const std::u32string& p, std::string& error) {
+  std::u32string out;
+  out.reserve(p.size() + 16);
+  bool in_class = false;
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    const char32_t c = p[i];
+    if (c == U'\\') {
+      if (i + 1 >= p.size()) {
+        error = "pattern ends with a lone backslash";
+        return std::nullopt;
+      }
+      const char32_t e = p[++i];
+      switch (e) {
+        case U'd':
+          out += in_class ? U"0-9" : U"[0-9]";
+          break;
+        case U'D':
+          out += in_class ? U"\\x{0}-/:-\\x{10FFFF}" : U"[^0-9]";
+          break;
+        case U'w':
+          out += in_class ? U"A-Za-z0-9_" : U"[A-Za-z0-9_]";
+          break;
+        case U'W':
+          out += in_class ? U"\\x{0}-/:-@\\[-\\^`\\{-\\x{10FFFF}" : U"[^A-Za-z0-9_]";
+          break;
+        case U's':
+          if (!in_class) out += U'[';
+          out += ecma_space;
+          if (!in_class) out += U']';
+          break;
+        case U'S':
+          if (in_class) {
+            out += U"\\S";  // rare; Boost's own (ASCII) notion of space
+          } else {
+            out += U"[^";
+            out += ecma_space;
+            out += U']';
+          }
+          break;
+        case U'u':
+          if (i + 4 < p.size() && is_hex(p[i + 1]) && is_hex(p[i + 2]) && is_hex(p[i + 3]) &&
+              is_hex(p[i + 4])) {
+            out += U"\\x{";
+            out.append(p, i + 1, 4);
+            out += U'}';
+            i += 4;
+          } else if (i + 1 < p.size() && p[i + 1] == U'{') {
+            out += U"\\x";  // \u{...} -> \x{...}
+          } else {
+            out += U'u';
+          }
+          break;
+        case U'c':
+          if (i + 1 < p.size() &&
+              ((p[i + 1] >= U'a' && p[i + 1] <= U'z') || (p[i + 1] >= U'A' && p[i + 1] <= U'Z'))) {
+            out += U"\\c";
+            out += p[++i];
+          } else {
+            out += U"\\\\c";
+          }
+          break;
+        case U'Z':
+        case U'z':
+        case U'A':
+        case U'a':
+        case U'e':
+        case U'G':
+        case U'Q':
+        case U'E':
+        case U'l':
+        case U'L':
+        case U'U':
+        case U'h':
+        case U'H':
+        case U'K':
+        case U'R':
+        case U'X':
+        case U'C':
+        case U'N':
+          error = std::string("\\") + static_cast<char>(e) + " is not an ECMA-262 escape";
+          return std::nullopt;
+        default:
+          out += U'\\';
+          out += e;
+      }
+      continue;
+    }
+    if (in_class) {
+      if (c == U']') in_class = false;
+      if (c == U'[' && i + 1 < p.size() && p[i + 1] == U':') {
+        out += U"\\[";  // POSIX classes do not exist in ECMA-262
+        continue;
+      }
+      out += c;
+      continue;
+    }
+    switch (c) {
+      case U'[':
+        in_class = true;
+        out += c;
+        if (i + 1 < p.size() && p[i + 1] == U'^') out += p[++i];
+        if (i + 1 < p.size() && p[i + 1] == U']') {
+          // ECMA: `[]` matches nothing, `[^]` matches anything.
+          const bool negated = out.back() == U'^';
+          out.resize(out.size() - (negated ? 2 : 1));
+          out += negated ? U"[\\x{0}-\\x{10FFFF}]" : U"(?!)";
+          in_class = false;
+          ++i;
+        }
+        break;
+      case U'.':
+        out += U"[^\\n\\r\\x{2028}\\x{2029}]";
+        break;
+      case U'^':
+        out += U"\\A";
+        break;
+      case U'$':
+        out += U"\\z";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The simple matcher: ASCII classes and literals with quantifiers, optional groups, anchors.
+
+struct ascii_set {
+  std::array<std::uint64_t, 2> bits{};
+  void add(unsigned char c) { bits[c >> 6U] |= std::uint64_t{1} << (c & 63U); }
+  void add_range(unsigned char a, unsigned char b) {
+    for (unsigned c = a; c <= b; ++c) add(static_cast<unsigned char>(c));
+  }
+  [[nodiscard]] bool has(unsigned char c) const {
+    return c < 128 && ((bits[c >> 6U] >> (c & 63U)) & 1U) != 0;
+  }
+};
+
+struct simple_item {
+  ascii_set set;
+  std::vector<simple_item> group;  // non-empty: a group (max 1 repetition)
+  std::size_t min = 1, max = 1;
+};
+
+}  // namespace
+
+struct ecma_regex::simple {
+  std::vector<simple_item> items;
+  bool anchored_start = false;
+  bool anchored_end = false;
+};
+
+struct ecma_regex::impl {
+  boost::basic_regex<wchar_t> re;
+};
+
+namespace {
+
+class simple_parser {
+ public:
+  explicit simple_parser(std::string_view p) : p_(p) {}
+
+  std::optional<ecma_regex::simple> parse() {
+    ecma_regex::simple s;
+    if (!p_.empty() && p_.front() == '^') {
+      s.anchored_start = true;
+      ++i_;
+    }
+    std::string_view body = p_;
+    if (body.size() > i_ && body.back() == '$' && !escaped_end()) {
+      s.anchored_end = true;
+      end_ = body.size() - 1;
+    } else {
+      end_ = body.size();
+    }
+    if (!parse_seq(s.items, false) || i_ != end_) return std::nullopt;
+    return s;
+  }
+
+ private:
+  bool escaped_end() const {
+    std::size_t n = 0;
+    for (std::size_t k = p_.size() - 1; k > 0 && p_[k - 1] == '\\'; --k) ++n;
+    return n % 2 == 1;
+  }
+
+  static bool special(char c) {
+    return c == '.' || c == '|' || c == '*' || c == '+' || c == '?' || c == '(' || c == ')' ||
+           c == '[' || c == ']' || c == '{' || c == '}' || c == '^' || c == '$' || c == '\\';
+  }
+
+  bool parse_seq(std::vector<simple_item>& items, bool in_group) {
+    while (i_ < end_) {
+      const char c = p_[i_];
+      if (c == ')') return in_group;
+      simple_item it;
+      if (c == '(') {
+        ++i_;
+        if (p_.substr(i_, 2) == "?:") i_ += 2;
+        if (i_ < end_ && p_[i_] == '?') return false;  // lookaround, named group
+        if (!parse_seq(it.group, true) || i_ >= end_ || p_[i_] != ')' || it.group.empty())
+          return false;
+        ++i_;
+      } else if (c == '[') {
+        if (!parse_class(it.set)) return false;
+      } else if (c == '\\') {
+        if (!parse_escape(it.set, false)) return false;
+      } else if (special(c) || static_cast<unsigned char>(c) >= 128) {
+        return false;
+      } else {
+        it.set.add(static_cast<unsigned char>(c));
+        ++i_;
+      }
+      if (!parse_quantifier(it)) return false;
+      if (!it.group.empty() && it.max > 1) return false;
+      items.push_back(std::move(it));
+    }
+    return !in_group;
+  }
+
+  bool parse_escape(ascii_set& set, bool in_class) {
+    if (i_ + 1 >= end_) return false;
+    const char e = p_[i_ + 1];
+    i_ += 2;
+    if (e == 'd') {
+      set.add_range('0', '9');
+    } else if (e == 'w') {
+      set.add_range('a', 'z');
+      set.add_range('A', 'Z');
+      set.add_range('0', '9');
+      set.add('_');
+    } else if (static_cast<unsigned char>(e) < 128 &&
+               !std::isalnum(static_cast<unsigned char>(e))) {
+      set.add(static_cast<unsigned char>(e));
+    } else {
+      (void)in_class;
+      return false;
+    }
+    return true;
+  }
+
+  bool parse_class(ascii_set& set) {
+    ++i_;  // '['
+    if (i_ < end_ && (p_[i_] == '^' || p_[i_] == ']')) return false;
+    while (i_ < end_ && p_[i_] != ']') {
+      unsigned char lo = 0;
+      if (p_[i_] == '\\') {
+        ascii_set one;
+        const std::size_t before = i_;
+        if (!parse_escape(one, true)) return false;
+        const char e = p_[before + 1];
+        if (e == 'd' || e == 'w') {
+          for (std::size_t k = 0; k < 2; ++k) set.bits[k] |= one.bits[k];
+          continue;
+        }
+        lo = static_cast<unsigned char>(e);
+      } else {
+        lo = static_cast<unsigned char>(p_[i_]);
+        if (lo >= 128 || lo == '[') return false;
+        ++i_;
+      }
+      if (i_ + 1 < end_ && p_[i_] == '-' && p_[i_ + 1] != ']') {
+        unsigned char hi = static_cast<unsigned char>(p_[i_ + 1]);
+        if (hi == '\\' || hi >= 128 || hi < lo) return false;
+        i_ += 2;
+        set.add_range(lo, hi);
+      } else {
+        set.add(lo);
+      }
+    }
+    if (i_ >= end_) return false;
+    ++i_;  // ']'
+    return true;
+  }
+
+  bool parse_number(std::size_t& v) {
+    const std::size_t start = i_;
+    v = 0;
+    while (i_ < end_ && p_[i_] >= '0' && p_[i_] <= '9') {
+      v = v * 10 + static_cast<std::size_t>(p_[i_] - '0');
+      if (v > 10000) return false;
+      ++i_;
+    }
+    return i_ > start;
+  }
+
+  bool parse_quantifier(simple_item& it) {
+    if (i_ >= end_) return true;
+    const char c = p_[i_];
+    if (c == '?' || c == '*' || c == '+') {
+      ++i_;
+      it.min = c == '+' ? 1 : 0;
+      it.max = c == '?' ? 1 : SIZE_MAX;
+    } else if (c == '{') {
+      ++i_;
+      if (!parse_number(it.min)) return false;
+      it.max = it.min;
+      if (i_ < end_ && p_[i_] == ',') {
+        ++i_;
+        it.max = SIZE_MAX;
+        if (i_ < end_ && p_[i_] != '}' && !parse_number(it.max)) return false;
+      }
+      if (i_ >= end_ || p_[i_] != '}' || it.max < it.min) return false;
+      ++i_;
+    } else {
+      return true;
+    }
+    return i_ >= end_ || p_[i_] != '?';  // lazy quantifiers: leave to Boost
+  }
+
+  std::string_view p_;
+  std::size_t i_ = 0;
+  std::size_t end_ = 0;
+};
+
+struct continuation {
+  const std::vector<simple_item>* seq;
+  std::size_t index;
+  const continuation* next;
+};
+
+class simple_matcher {
+ public:
+  simple_matcher(const ecma_regex::simple& s, std::string_view subject) : s_(s), text_(subject) {}
+
+  // nullopt: step budget exhausted, let Boost decide.
+  std::optional<bool> search() {
+    const std::size_t last = s_.anchored_start ? 0 : text_.size();
+    for (std::size_t start = 0; start <= last; ++start) {
+      if (match(s_.items, 0, start, nullptr))
+        return !overflow_ ? std::optional<bool>(true) : std::nullopt;
+      if (overflow_) return std::nullopt;
+    }
+    return false;
+  }
+
+ private:
+  bool match(const std::vector<simple_item>& seq, std::size_t i, std::size_t pos,
+             const continuation* k) {
+    if (++steps_ > 20000) {
+      overflow_ = true;
+      return false;
+    }
+    if (i == seq.size()) {
+      if (k != nullptr) return match(*k->seq, k->index, pos, k->next);
+      return !s_.anchored_end || pos == text_.size();
+    }
+    const simple_item& it = seq[i];
+    if (!it.group.empty()) {
+      const continuation after{&seq, i + 1, k};
+      if (match(it.group, 0, pos, &after)) return true;
+      return !overflow_ && it.min == 0 && match(seq, i + 1, pos, k);
+    }
+    std::size_t n = 0;
+    while (n < it.max && pos + n < text_.size() &&
+           it.set.has(static_cast<unsigned char>(text_[pos + n])))
+      ++n;
+    if (n < it.min) return false;
+    for (std::size_t c = n;; --c) {
+      if (match(seq, i + 1, pos + c, k)) return true;
+      if (overflow_ || c == it.min) return false;
+    }
+  }
+
+  const ecma_regex::simple& s_;
+  std::string_view text_;
+  std::size_t steps_ = 0;
+  bool overflow_ = false;
+};
+
+}  // namespace
+
+ecma_regex::ecma_regex(std::string source, std::shared_ptr<const impl> i,
+                       std::shared_ptr<const simple> s)
+    : source_(std::move(source)), impl_(std::move(i)), simple_(std::move(s)) {}
+
+std::shared_ptr<const ecma_regex> ecma_regex::compile(std::string_view pattern,
+                                                      std::string& error) {
+  std::u32string cps;
+  utf8_to_utf32(pattern, cps);
+  auto translated = translate(cps, error);
+  if (!translated) return nullptr;
+  auto im = std::make_shared<impl>();
+  try {
+    std::wstring w(translated->begin(), translated->end());
+    im->re.assign(w, boost::regex_constants::perl | boost::regex_constants::no_mod_m);
+  } catch (const std::exception& e) {
+    error = e.what();
+    return nullptr;
+  }
+  std::shared_ptr<const simple> fast;
+  if (auto s = simple_parser(pattern).parse()) fast = std::make_shared<const simple>(std::move(*s));
+  return std::make_shared<const ecma_regex>(std::string(pattern), std::move(im), std::move(fast));
+}
+
+match_result ecma_regex::search(std::string_view subject) const {
+  if (simple_) {
+    if (auto r = simple_matcher(*simple_, subject).search())
+      return *r ? match_result::match : match_result::no_match;
+  }
+  thread_local std::u32string cps;
+  thread_local std::wstring wide;
+  cps.clear();
+  utf8_to_utf32(subject, cps);
+  wide.assign(cps.begin(), cps.end());
+  try {
+    return boost::regex_search(wide, impl_->re) ? match_result::match : match_result::no_match;
+  } catch (const std::exception&) {
+    return match_result::too_complex;
+  }
+}
+
+}  // namespace mcp::json_schema::detail

@@ -1,0 +1,43 @@
+// ECMA-262 regular expressions for `pattern`, `patternProperties` and the `regex` format.
+//
+// Patterns are translated to Boost.Regex (perl syntax) over UTF-32 code points, so `.` and
+// character classes see code points as ECMA-262 with the `u` flag does, and `\d`, `\w`, `\s`,
+// `^`, `$` and `.` get their ECMA meaning. Boost.Regex throws instead of running away on
+// catastrophic backtracking; that surfaces here as `match_result::too_complex`.
+// Simple patterns (anchored sequences of ASCII classes with counted repetition, the shape most
+// tool schemas use) run on a small backtracking-free matcher instead.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace mcp::json_schema::detail {
+
+enum class match_result { match, no_match, too_complex };
+
+class ecma_regex {
+ public:
+  /// Compiles `pattern`; on an invalid pattern returns nullptr and sets `error`.
+  static std::shared_ptr<const ecma_regex> compile(std::string_view pattern, std::string& error);
+
+  /// Searches `subject` (UTF-8) for a match anywhere, as ECMA-262 `RegExp.prototype.test`.
+  /// Thread-safe.
+  [[nodiscard]] match_result search(std::string_view subject) const;
+
+  [[nodiscard]] const std::string& source() const noexcept { return source_; }
+
+  struct impl;
+  struct simple;
+  ecma_regex(std::string source, std::shared_ptr<const impl> i, std::shared_ptr<const simple> s);
+
+ private:
+  std::string source_;
+  std::shared_ptr<const impl> impl_;
+  std::shared_ptr<const simple> simple_;  ///< non-null when the fast matcher handles the pattern
+};
+
+/// Decodes UTF-8 into code points (invalid bytes map to U+FFFD). Appends to `out`.
+void utf8_to_utf32(std::string_view s, std::u32string& out);
+
+}  // namespace mcp::json_schema::detail
