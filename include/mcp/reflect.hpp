@@ -76,14 +76,19 @@ class json_path {
   /// The document root (the empty JSON Pointer "").
   constexpr json_path() noexcept = default;
 
-  /// The child at object key `name`. `name` must outlive the returned path.
-  [[nodiscard]] constexpr json_path member(std::string_view name) const noexcept {
+  /// The child at object key `name`. `name` and `*this` must outlive the returned path; to
+  /// keep that easy, children of temporaries cannot be made (`path.member("a").member("b")`
+  /// does not compile; name the intermediate path).
+  [[nodiscard]] constexpr json_path member(std::string_view name) const& noexcept {
     return json_path(this, name, 0, kind::member);
   }
-  /// The child at array index `index`.
-  [[nodiscard]] constexpr json_path element(std::size_t index) const noexcept {
+  /// The child at array index `index`. `*this` must outlive the returned path.
+  [[nodiscard]] constexpr json_path element(std::size_t index) const& noexcept {
     return json_path(this, {}, index, kind::element);
   }
+  json_path member(std::string_view name) const&& = delete;
+  json_path element(std::size_t index) const&& = delete;
+
   /// True for the document root.
   [[nodiscard]] constexpr bool is_root() const noexcept { return kind_ == kind::root; }
 
@@ -535,10 +540,11 @@ bool decode_floating(const json::value& v, const json_path& path, F& out, error&
       return fail_expected(err, path, "a number", v);
   }
   if constexpr (std::is_same_v<F, float>) {
-    if (std::isfinite(d) && std::fabs(d) > static_cast<double>(std::numeric_limits<float>::max())) {
+    const auto f = static_cast<float>(d);  // IEEE: rounds, or overflows to infinity
+    if (std::isinf(f) && std::isfinite(d)) {
       return fail_expected(err, path, "a number in the range of float", v);
     }
-    out = static_cast<float>(d);
+    out = f;
   } else {
     out = d;
   }

@@ -1,0 +1,39 @@
+# Tests of mcp/reflect.hpp (describe-driven JSON encode/decode and schema inference).
+mcp_add_test(mcp_reflect_tests
+  reflect/reflect_test.cpp
+  reflect/reflect_schema_test.cpp
+)
+
+# Compile-fail tests: each case compiles tests/reflect/compile_fail.cpp with one MCP_CASE_*
+# macro and passes when the compiler prints the expected diagnostic. MCP_CASE_NONE checks
+# that the file compiles cleanly otherwise (with the warnings users are likely to enable).
+get_target_property(_mcp_reflect_boost_inc Boost::headers INTERFACE_INCLUDE_DIRECTORIES)
+set(_mcp_reflect_cxx_flags -std=c++20 -fsyntax-only -Wall -Wextra -Wpedantic -Werror
+    -I${PROJECT_SOURCE_DIR}/include)
+foreach(_dir IN LISTS _mcp_reflect_boost_inc)
+  if(_dir AND NOT _dir IN_LIST CMAKE_CXX_IMPLICIT_INCLUDE_DIRECTORIES)
+    list(APPEND _mcp_reflect_cxx_flags -isystem ${_dir})
+  endif()
+endforeach()
+function(_mcp_reflect_compile_fail case regex)
+  add_test(NAME reflect_compile_fail.${case}
+    COMMAND ${CMAKE_CXX_COMPILER} ${_mcp_reflect_cxx_flags} -DMCP_CASE_${case}
+            ${CMAKE_CURRENT_SOURCE_DIR}/reflect/compile_fail.cpp)
+  set_tests_properties(reflect_compile_fail.${case} PROPERTIES
+    PASS_REGULAR_EXPRESSION "${regex}" TIMEOUT 120)
+endfunction()
+_mcp_reflect_compile_fail(UNDESCRIBED_STRUCT
+  "describe T with BOOST_DESCRIBE_STRUCT or specialize mcp::json_traits")
+_mcp_reflect_compile_fail(UNDESCRIBED_STRUCT_DECODE
+  "describe T with BOOST_DESCRIBE_STRUCT or specialize mcp::json_traits")
+_mcp_reflect_compile_fail(UNDESCRIBED_STRUCT_SCHEMA
+  "describe T with BOOST_DESCRIBE_STRUCT or specialize mcp::json_traits")
+_mcp_reflect_compile_fail(UNDESCRIBED_ENUM "describe the enum T with BOOST_DESCRIBE_ENUM")
+_mcp_reflect_compile_fail(MISSPELT_DOC "citty")
+_mcp_reflect_compile_fail(UNDESCRIBED_DOC
+  "MCP_FIELD_DOCS names a member that BOOST_DESCRIBE_STRUCT does not list")
+_mcp_reflect_compile_fail(STRING_VIEW_DECODE "std::string_view can be encoded but not decoded")
+_mcp_reflect_compile_fail(CHAR "character types have no JSON mapping")
+add_test(NAME reflect_compile_fail.NONE
+  COMMAND ${CMAKE_CXX_COMPILER} ${_mcp_reflect_cxx_flags} -DMCP_CASE_NONE
+          ${CMAKE_CURRENT_SOURCE_DIR}/reflect/compile_fail.cpp)
