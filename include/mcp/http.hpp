@@ -1,0 +1,250 @@
+// File: mcp/http.hpp
+//
+// The Streamable HTTP transport (MCP 2025-11-25 basic/transports), server and client, target
+// `mcp::http`. Defines:
+//
+//   - `http_server`: serves an `mcp::server` on one endpoint (default `/mcp`) with Boost.Beast:
+//     POST (one JSON-RPC message, or a batch when 2025-03-26 was negotiated) answered with
+//     `application/json` or an SSE stream, GET (the standalone server-to-client stream, and
+//     resumption with `Last-Event-ID`), DELETE (ends a session). Stateful (`MCP-Session-Id`) or
+//     stateless. Validates `Origin`, `Host`, `Accept`, `Content-Type`, `MCP-Protocol-Version`;
+//     optional authenticator; limits on body size, header/body read time, sessions and streams.
+//   - `event_store` and `make_memory_event_store`: where SSE events are kept for resumption.
+//   - `http_client_connection`: an `mcp::connection` that POSTs what a `client_session` sends and
+//     feeds the JSON or SSE answers back into it (session header, protocol version header,
+//     resumption after a dropped stream, 404 = session gone).
+//
+// Example (server):
+//
+//   mcp::server server({.info = {.name = "demo", .version = "1.0"}});
+//   // ... add tools ...
+//   mcp::http_server http(server, {.port = 8080});
+//   return http.serve();   // blocks until SIGINT/SIGTERM; http://127.0.0.1:8080/mcp
+//
+// Example (client):
+//
+//   auto conn = mcp::http_client_connection::create({.url = "http://127.0.0.1:8080/mcp"});
+//   mcp::client_session client(conn);
+//   conn->on_receive([&client](std::string_view m) { client.receive(m); });
+//   client.initialize();
+//   auto r = client.call_tool("echo", {{"text", "hi"}});
+#pragma once
+
+#include <mcp/server.hpp>
+#include <mcp/transport.hpp>
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mcp {
+
+// ---------------------------------------------------------------------------------------------
+// Event store (resumability)
+
+/// One stored SSE event of a stream: its sequence number within the stream and its data (one
+/// serialized JSON-RPC message).
+struct stored_event {
+  std::uint64_t seq = 0;
+  std::string data;
+};
+
+/// Keeps the events of resumable SSE streams so that a client that lost its connection can ask
+/// for the rest (GET with `Last-Event-ID`). Streams are keyed by (session id, stream number);
+/// replay is always bound to the session the stream belongs to.
+///
+/// Thread-safety: implementations must be thread-safe; the server calls them from I/O threads
+/// and from tool handler threads. Methods must not throw.
+class event_store {
+ public:
+  virtual ~event_store() = default;
+  /// Records event `seq` (1, 2, 3... per stream) of stream `stream` of session `session`.
+  virtual void append(std::string_view session, std::uint64_t stream, std::uint64_t seq,
+                      std::string_view data) = 0;
+  /// The events of that stream after `after_seq`, oldest first; nullopt when the stream is
+  /// unknown or events after `after_seq` were already evicted (replay would lose messages).
+  [[nodiscard]] virtual std::optional<std::vector<stored_event>> events_after(
+      std::string_view session, std::uint64_t stream, std::uint64_t after_seq) = 0;
+  /// Forgets every stream of a session (called when the session ends).
+  virtual void erase_session(std::string_view session) = 0;
+};
+
+/// Bounds of the in-memory event store.
+struct memory_event_store_limits {
+  std::size_t max_bytes = std::size_t{8} << 20U;  ///< all streams; oldest streams evicted first
+  std::size_t max_events_per_stream = 1024;       ///< older events of a stream are dropped
+};
+
+/// An in-memory, bounded event store.
+[[nodiscard]] std::shared_ptr<event_store> make_memory_event_store(
+    memory_event_store_limits limits = {});
+
+// ---------------------------------------------------------------------------------------------
+// Server
+
+/// An HTTP request as the transport sees it (for authenticators). Header names are lowercase.
+struct http_request_view {
+  std::string_view method;  ///< "GET", "POST", ...
+  std::string_view target;  ///< path and query
+  const std::multimap<std::string, std::string>* headers = nullptr;
+  /// The first value of header `name` (lowercase), or empty.
+  [[nodiscard]] std::string_view header(std::string_view name) const;
+};
+
+/// Decides who is calling. Return nullopt to refuse with 401. Runs on an I/O thread for every
+/// request, so it must be fast and thread-safe.
+using http_authenticator = std::function<std::optional<principal>(const http_request_view&)>;
+
+/// How answers to POSTed requests are sent.
+enum class http_response_mode {
+  /// `application/json` when the response is the first thing the server sends for the request;
+  /// SSE as soon as anything else (progress, logs, server requests) comes first.
+  json_when_possible,
+  /// Always an SSE stream.
+  always_sse,
+};
+
+struct http_server_options {
+  std::string host = "127.0.0.1";  ///< address to bind (an IP literal or "localhost")
+  std::uint16_t port = 0;          ///< 0: an ephemeral port, see `http_server::port()`
+  std::string path = "/mcp";       ///< the one endpoint
+  std::size_t io_threads = 1;      ///< threads running Asio
+
+  bool stateless = false;  ///< no session ids; every POST is self-contained; GET/DELETE get 405
+  http_response_mode response_mode = http_response_mode::json_when_possible;
+  bool allow_get_stream = true;  ///< the standalone SSE stream (GET); 405 when false
+  bool allow_delete = true;      ///< client termination (DELETE); 405 when false
+
+  std::chrono::milliseconds session_idle_timeout{std::chrono::minutes(30)};
+  std::size_t max_sessions = 10000;     ///< further initialize requests get 503
+  std::size_t max_sse_streams = 10000;  ///< open SSE responses (POST and GET); more get 503
+  std::size_t max_body_bytes = std::size_t{4} << 20U;  ///< larger POST bodies get 413
+  std::size_t max_header_bytes = 16384;                ///< larger headers get 431
+  std::chrono::milliseconds header_timeout{30000};     ///< to read a request's headers (also idle
+                                                       ///< keep-alive time between requests)
+  std::chrono::milliseconds body_timeout{30000};       ///< to read a request's body
+  std::chrono::milliseconds write_timeout{30000};      ///< to write one response or SSE event
+
+  /// SSE `retry` sent to clients (2025-11-25) before the server closes a stream's connection.
+  std::chrono::milliseconds sse_retry{1000};
+  /// Close an SSE connection (not the stream) after this many message events; the client
+  /// resumes with GET + Last-Event-ID. 0: never (keep the connection until the stream ends).
+  std::size_t sse_close_after_events = 0;
+  /// Where SSE events are kept for resumption (stateful mode only). Default: an in-memory
+  /// store with default limits. Set `resumable = false` to keep nothing.
+  std::shared_ptr<event_store> events{};
+  bool resumable = true;
+
+  /// Allowed `Origin` values (exact, e.g. "http://localhost:6274"). A present Origin that is
+  /// neither listed nor (when bound to loopback) a loopback origin gets 403. Listed origins
+  /// also get CORS headers; nothing gets `*`.
+  std::vector<std::string> allowed_origins{};
+  /// Allowed `Host` names (without port). Empty: when bound to a loopback address, only
+  /// localhost, 127.0.0.1 and [::1] (DNS rebinding defence, 421 otherwise); no check otherwise.
+  std::vector<std::string> allowed_hosts{};
+
+  /// Who is calling; unset: everyone is principal{"local"}. nullopt → 401.
+  http_authenticator authenticate{};
+};
+
+/// Serves an `mcp::server` over Streamable HTTP.
+///
+/// Thread-safety: `start`, `stop`, `port` and the counters may be called from any thread.
+/// Handlers never run on the I/O threads unless their tool is `run_inline`.
+class http_server {
+ public:
+  /// Binds nothing yet. `srv` must outlive this object.
+  http_server(server& srv, http_server_options opts = {});
+  ~http_server();  ///< stops
+  http_server(const http_server&) = delete;
+  http_server& operator=(const http_server&) = delete;
+
+  /// Binds and starts the I/O threads. Throws `std::system_error` when the address cannot be
+  /// bound, `std::logic_error` when already started.
+  void start();
+  /// Closes the listener, every connection and every session; joins the I/O threads.
+  /// Idempotent.
+  void stop();
+  /// `start`, then blocks until SIGINT/SIGTERM or `stop`. Returns 0 (or 1 when binding failed,
+  /// after printing why on stderr).
+  int serve();
+  /// Blocks until `stop` was called.
+  void wait();
+
+  /// The bound port (after `start`).
+  [[nodiscard]] std::uint16_t port() const;
+  /// "http://HOST:PORT/PATH" (after `start`).
+  [[nodiscard]] std::string url() const;
+  /// Live sessions (stateful mode).
+  [[nodiscard]] std::size_t session_count() const;
+  /// Open SSE responses.
+  [[nodiscard]] std::size_t sse_stream_count() const;
+
+ private:
+  struct impl;
+  std::unique_ptr<impl> impl_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Client
+
+struct http_client_options {
+  std::string url = "http://127.0.0.1:8080/mcp";               ///< http:// only
+  std::vector<std::pair<std::string, std::string>> headers{};  ///< extra (e.g. Authorization)
+  std::chrono::milliseconds connect_timeout{5000};
+  /// Longest silence while reading an answer (SSE streams included).
+  std::chrono::milliseconds read_timeout{60000};
+  std::size_t max_resume_attempts = 5;  ///< reconnections of one dropped SSE stream
+};
+
+/// A client transport: each `send` is one POST (requests on a thread of their own, so that a
+/// `client_session` can wait, time out and cancel); answers, whether JSON or SSE, are handed to
+/// the receiver installed with `on_receive`, in order per stream.
+///
+/// Errors: an HTTP error answer to a request is delivered as a JSON-RPC error response for that
+/// request (the server's JSON-RPC error when the body holds one, else code -32000 with the
+/// status). A 404 while holding a session id marks the session expired (`session_expired()`):
+/// open a new connection and initialize again.
+///
+/// Thread-safety: every member may be called from any thread.
+class http_client_connection final : public connection,
+                                     public std::enable_shared_from_this<http_client_connection> {
+ public:
+  [[nodiscard]] static std::shared_ptr<http_client_connection> create(http_client_options opts);
+  ~http_client_connection() override;
+
+  /// Installs where received message texts go (any thread). Set it before the first send.
+  void on_receive(std::function<void(std::string_view)> receiver);
+
+  void send(std::string message, const send_context& ctx) override;
+  /// Sends DELETE for the session (when there is one), stops the streams, joins the threads.
+  void close() override;
+
+  /// Opens the standalone GET stream (after initialize), resuming it when it drops. Returns the
+  /// HTTP status of the first attempt (200, or 405 when the server offers none).
+  int open_event_stream();
+
+  /// The `MCP-Session-Id` received on initialize (empty: none).
+  [[nodiscard]] std::string session_id() const;
+  /// The negotiated protocol version, sent as `MCP-Protocol-Version` (learned from the
+  /// InitializeResult).
+  [[nodiscard]] std::string protocol_version() const;
+  /// True after the server answered 404 to our session id.
+  [[nodiscard]] bool session_expired() const;
+  /// Number of times an SSE stream was resumed with Last-Event-ID.
+  [[nodiscard]] std::size_t resumptions() const;
+
+ private:
+  explicit http_client_connection(http_client_options opts);
+  struct impl;
+  std::shared_ptr<impl> impl_;
+};
+
+}  // namespace mcp

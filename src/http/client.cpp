@@ -1,0 +1,466 @@
+// The Streamable HTTP client transport: blocking Beast I/O, one private io_context per
+// exchange (so every read and write has a deadline), one thread per outstanding request.
+#include <mcp/http.hpp>
+#include <mcp/json.hpp>
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/url/parse.hpp>
+
+#include <atomic>
+#include <list>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "http/sse.hpp"
+#include <sys/socket.h>
+
+namespace mcp {
+
+namespace net = boost::asio;
+namespace beast = boost::beast;
+namespace bhttp = boost::beast::http;
+using tcp = net::ip::tcp;
+
+namespace {
+
+/// One HTTP exchange on its own connection, with deadlines.
+class exchange {
+ public:
+  exchange() : stream_(ctx_) {}
+
+  beast::error_code connect(const std::string& host, const std::string& port,
+                            std::chrono::milliseconds timeout) {
+    tcp::resolver resolver(ctx_);
+    beast::error_code ec;
+    auto results = resolver.resolve(host, port, ec);
+    if (ec) return ec;
+    stream_.expires_after(timeout);
+    stream_.async_connect(results, [&](beast::error_code e, const tcp::endpoint&) { ec = e; });
+    run();
+    if (!ec) stream_.socket().set_option(tcp::no_delay(true), ec);
+    return ec;
+  }
+
+  beast::error_code write(const std::string& data, std::chrono::milliseconds timeout) {
+    beast::error_code ec;
+    stream_.expires_after(timeout);
+    net::async_write(stream_, net::buffer(data), [&](beast::error_code e, std::size_t) { ec = e; });
+    run();
+    return ec;
+  }
+
+  beast::error_code read_header(std::chrono::milliseconds timeout) {
+    beast::error_code ec;
+    parser_.body_limit(boost::none);
+    stream_.expires_after(timeout);
+    bhttp::async_read_header(stream_, buffer_, parser_,
+                             [&](beast::error_code e, std::size_t) { ec = e; });
+    run();
+    return ec;
+  }
+
+  /// Reads some body bytes into `out` (appended). Returns an error at the end (end_of_stream).
+  beast::error_code read_some(std::string& out, std::chrono::milliseconds timeout) {
+    if (parser_.is_done()) return bhttp::error::end_of_stream;
+    char buf[16384];
+    parser_.get().body().data = buf;
+    parser_.get().body().size = sizeof buf;
+    beast::error_code ec;
+    stream_.expires_after(timeout);
+    bhttp::async_read_some(stream_, buffer_, parser_,
+                           [&](beast::error_code e, std::size_t) { ec = e; });
+    run();
+    if (ec == bhttp::error::need_buffer) ec = {};
+    out.append(buf, sizeof buf - parser_.get().body().size);
+    return ec;
+  }
+
+  unsigned status() const { return parser_.get().result_int(); }
+  std::string header(std::string_view name) const {
+    auto it = parser_.get().find(name);
+    return it == parser_.get().end() ? std::string() : std::string(it->value());
+  }
+  int native_handle() { return stream_.socket().native_handle(); }
+
+ private:
+  void run() {
+    ctx_.restart();
+    ctx_.run();
+  }
+
+  net::io_context ctx_;
+  beast::tcp_stream stream_;
+  beast::flat_buffer buffer_;
+  bhttp::response_parser<bhttp::buffer_body> parser_;
+};
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() &&
+         (s.front() == ' ' || s.front() == '\t' || s.front() == '\n' || s.front() == '\r')) {
+    s.remove_prefix(1);
+  }
+  return s;
+}
+
+}  // namespace
+
+struct http_client_connection::impl {
+  http_client_options opts;
+  std::string host, port, target, host_header;
+
+  mutable std::mutex mu;
+  std::shared_ptr<std::function<void(std::string_view)>> receiver;
+  std::string session_id;
+  std::string version;
+  bool expired = false;
+  bool closed = false;
+  std::size_t resumptions = 0;
+  std::set<int> live_fds;
+  std::list<std::pair<std::thread, std::shared_ptr<std::atomic<bool>>>> threads;
+
+  void deliver(std::string_view text) {
+    std::shared_ptr<std::function<void(std::string_view)>> r;
+    {
+      std::lock_guard lock(mu);
+      r = receiver;
+    }
+    learn_version(text);
+    if (r && *r) (*r)(text);
+  }
+
+  void learn_version(std::string_view text) {
+    {
+      std::lock_guard lock(mu);
+      if (!version.empty()) return;
+    }
+    if (text.find("\"protocolVersion\"") == std::string_view::npos) return;
+    auto v = parse_json(text);
+    if (!v || !v->is_object()) return;
+    const auto* res = v->get_object().if_contains("result");
+    if (res == nullptr || !res->is_object()) return;
+    const auto* pv = res->get_object().if_contains("protocolVersion");
+    if (pv == nullptr || !pv->is_string()) return;
+    std::lock_guard lock(mu);
+    version = std::string(pv->get_string());
+  }
+
+  /// The request line and headers for one exchange.
+  std::string request_head(std::string_view method, std::string_view accept,
+                           std::string_view last_event_id, std::size_t body_size) {
+    std::string h;
+    h += method;
+    h += ' ';
+    h += target;
+    h += " HTTP/1.1\r\nHost: ";
+    h += host_header;
+    h += "\r\nAccept: ";
+    h += accept;
+    h += "\r\n";
+    if (method == "POST") {
+      h += "Content-Type: application/json\r\nContent-Length: ";
+      h += std::to_string(body_size);
+      h += "\r\n";
+    }
+    {
+      std::lock_guard lock(mu);
+      if (!session_id.empty()) h += "Mcp-Session-Id: " + session_id + "\r\n";
+      if (!version.empty()) h += "Mcp-Protocol-Version: " + version + "\r\n";
+    }
+    if (!last_event_id.empty()) {
+      h += "Last-Event-ID: ";
+      h += last_event_id;
+      h += "\r\n";
+    }
+    for (const auto& [k, v] : opts.headers) h += k + ": " + v + "\r\n";
+    h += "Connection: close\r\n\r\n";
+    return h;
+  }
+
+  /// Connects, sends, reads the response head. Registers the socket so that close() can
+  /// interrupt it.
+  beast::error_code open(exchange& ex, const std::string& data) {
+    auto ec = ex.connect(host, port, opts.connect_timeout);
+    if (ec) return ec;
+    {
+      std::lock_guard lock(mu);
+      if (closed) return net::error::operation_aborted;
+      live_fds.insert(ex.native_handle());
+    }
+    ec = ex.write(data, opts.read_timeout);
+    if (!ec) ec = ex.read_header(opts.read_timeout);
+    if (!ec) {
+      auto sid = ex.header("Mcp-Session-Id");
+      std::lock_guard lock(mu);
+      if (!sid.empty() && session_id.empty()) session_id = std::move(sid);
+    }
+    return ec;
+  }
+
+  void done(exchange& ex) {
+    std::lock_guard lock(mu);
+    live_fds.erase(ex.native_handle());
+  }
+
+  /// Delivers a JSON-RPC error response for `id` (when the message was a request).
+  void fail_request(const std::optional<json::value>& id, unsigned status, std::string_view body) {
+    if (!id) return;
+    json::object err{{"code", -32000}, {"message", "HTTP " + std::to_string(status)}};
+    if (status == 0) err["message"] = std::string(body);
+    if (auto v = parse_json(body); v && v->is_object()) {
+      if (const auto* e = v->get_object().if_contains("error"); e != nullptr && e->is_object()) {
+        err = e->get_object();
+      }
+    }
+    if (status == 404) {
+      err["message"] = "Session not found (HTTP 404): the session ended; start a new one";
+    }
+    json::object msg{{"jsonrpc", "2.0"}, {"id", *id}, {"error", err}};
+    deliver(json::serialize(msg));
+  }
+
+  /// Reads an SSE body until `id`'s response arrives (or, without an id, until the end),
+  /// resuming with GET + Last-Event-ID when the connection drops first.
+  void read_sse(exchange& first, const std::optional<json::value>& id) {
+    http_detail::sse_parser parser;
+    bool answered = false;
+    const std::string id_text = id ? json::serialize(*id) : std::string();
+    auto on_event = [&](const http_detail::sse_event& ev) {
+      if (!ev.event.empty() && ev.event != "message") return;
+      if (id && !answered) {
+        auto v = parse_json(ev.data);
+        if (v && v->is_object()) {
+          const auto& o = v->get_object();
+          const auto* mid = o.if_contains("id");
+          if (mid != nullptr && !o.contains("method") && json::serialize(*mid) == id_text) {
+            answered = true;
+          }
+        }
+      }
+      deliver(ev.data);
+    };
+    exchange* ex = &first;
+    std::unique_ptr<exchange> resumed;
+    std::size_t attempts = 0;
+    for (;;) {
+      std::string chunk;
+      beast::error_code ec;
+      while (!ec && !answered) {
+        chunk.clear();
+        ec = ex->read_some(chunk, opts.read_timeout);
+        parser.feed(chunk, on_event);
+      }
+      done(*ex);
+      if (answered) return;
+      {
+        std::lock_guard lock(mu);
+        if (closed) return;
+      }
+      // The stream ended or dropped before the answer: resume when we can.
+      if (ec == bhttp::error::end_of_stream && !id) return;
+      if (parser.last_event_id().empty() || attempts++ >= opts.max_resume_attempts) {
+        fail_request(id, 0, "the SSE stream ended before the response arrived");
+        return;
+      }
+      std::this_thread::sleep_for(std::min(parser.retry().value_or(std::chrono::milliseconds(100)),
+                                           std::chrono::milliseconds(5000)));
+      resumed = std::make_unique<exchange>();
+      ex = resumed.get();
+      const auto head = request_head("GET", "text/event-stream", parser.last_event_id(), 0);
+      ec = open(*ex, head);
+      if (ec || ex->status() != 200) {
+        done(*ex);
+        if (!ec && ex->status() == 404) mark_expired_if_session();
+        fail_request(id, ec ? 0 : ex->status(), ec ? ec.message() : "resumption refused");
+        return;
+      }
+      std::lock_guard lock(mu);
+      ++resumptions;
+    }
+  }
+
+  void mark_expired_if_session() {
+    std::lock_guard lock(mu);
+    if (!session_id.empty()) {
+      expired = true;
+      session_id.clear();
+    }
+  }
+
+  /// One POST exchange, start to end (the answer is delivered).
+  void post(const std::string& message, const std::optional<json::value>& id) {
+    exchange ex;
+    const auto data =
+        request_head("POST", "application/json, text/event-stream", {}, message.size()) + message;
+    auto ec = open(ex, data);
+    if (ec) {
+      done(ex);
+      fail_request(id, 0, "HTTP request failed: " + ec.message());
+      return;
+    }
+    const unsigned status = ex.status();
+    const auto ctype = ex.header("Content-Type");
+    if (status == 200 && ctype.find("text/event-stream") != std::string::npos) {
+      read_sse(ex, id);
+      return;
+    }
+    std::string body;
+    while (!(ec = ex.read_some(body, opts.read_timeout))) {
+    }
+    done(ex);
+    if (status == 202) return;
+    if (status == 200) {
+      const auto t = trim(body);
+      if (!t.empty() && t.front() == '[') {
+        auto v = parse_json(t);
+        if (v && v->is_array()) {
+          for (const auto& m : v->get_array()) deliver(json::serialize(m));
+        }
+      } else if (!t.empty()) {
+        deliver(t);
+      }
+      return;
+    }
+    if (status == 404) mark_expired_if_session();
+    fail_request(id, status, body);
+  }
+
+  void spawn(std::function<void()> work) {
+    auto flag = std::make_shared<std::atomic<bool>>(false);
+    std::lock_guard lock(mu);
+    // Reap finished threads.
+    for (auto it = threads.begin(); it != threads.end();) {
+      if (it->second->load()) {
+        it->first.join();
+        it = threads.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    threads.emplace_back(std::thread([work = std::move(work), flag] {
+                           work();
+                           flag->store(true);
+                         }),
+                         flag);
+  }
+};
+
+http_client_connection::http_client_connection(http_client_options opts)
+    : impl_(std::make_shared<impl>()) {
+  auto u = boost::urls::parse_uri(opts.url);
+  if (!u || u->scheme() != "http") {
+    throw std::invalid_argument("http_client_connection: not an http:// URL: " + opts.url);
+  }
+  impl_->host = std::string(u->host());
+  if (!impl_->host.empty() && impl_->host.front() == '[') {
+    impl_->host = impl_->host.substr(1, impl_->host.size() - 2);
+  }
+  impl_->port = u->has_port() ? std::string(u->port()) : "80";
+  impl_->target = std::string(u->encoded_target());
+  if (impl_->target.empty()) impl_->target = "/";
+  impl_->host_header = std::string(u->encoded_host_and_port());
+  impl_->opts = std::move(opts);
+}
+
+std::shared_ptr<http_client_connection> http_client_connection::create(http_client_options opts) {
+  return std::shared_ptr<http_client_connection>(new http_client_connection(std::move(opts)));
+}
+
+http_client_connection::~http_client_connection() { close(); }
+
+void http_client_connection::on_receive(std::function<void(std::string_view)> receiver) {
+  std::lock_guard lock(impl_->mu);
+  impl_->receiver = std::make_shared<std::function<void(std::string_view)>>(std::move(receiver));
+}
+
+void http_client_connection::send(std::string message, const send_context& /*ctx*/) {
+  {
+    std::lock_guard lock(impl_->mu);
+    if (impl_->closed) return;
+  }
+  std::optional<json::value> id;
+  auto v = parse_json(message);
+  if (v && v->is_object()) {
+    const auto& o = v->get_object();
+    if (o.contains("method")) {
+      if (const auto* i = o.if_contains("id")) id = *i;
+    }
+  }
+  if (!id) {  // notification or response: a quick 202, on this thread
+    impl_->post(message, std::nullopt);
+    return;
+  }
+  impl_->spawn([m = impl_, message = std::move(message), id] { m->post(message, id); });
+}
+
+void http_client_connection::close() {
+  std::string sid;
+  bool expired = false;
+  {
+    std::lock_guard lock(impl_->mu);
+    if (impl_->closed) return;
+    sid = impl_->session_id;
+    expired = impl_->expired;
+  }
+  if (!sid.empty() && !expired) {
+    exchange ex;
+    if (!impl_->open(ex,
+                     impl_->request_head("DELETE", "application/json, text/event-stream", {}, 0))) {
+      std::string ignored;
+      while (!ex.read_some(ignored, std::chrono::milliseconds(2000))) {
+      }
+    }
+    impl_->done(ex);
+  }
+  std::list<std::pair<std::thread, std::shared_ptr<std::atomic<bool>>>> threads;
+  {
+    std::lock_guard lock(impl_->mu);
+    impl_->closed = true;
+    for (const int fd : impl_->live_fds) ::shutdown(fd, SHUT_RDWR);
+    threads.swap(impl_->threads);
+  }
+  for (auto& [t, f] : threads) {
+    if (t.joinable()) t.join();
+  }
+}
+
+int http_client_connection::open_event_stream() {
+  auto ex = std::make_shared<exchange>();
+  auto ec = impl_->open(*ex, impl_->request_head("GET", "text/event-stream", {}, 0));
+  if (ec) {
+    impl_->done(*ex);
+    return 0;
+  }
+  const unsigned status = ex->status();
+  if (status != 200) {
+    impl_->done(*ex);
+    return static_cast<int>(status);
+  }
+  impl_->spawn([m = impl_, ex] { m->read_sse(*ex, std::nullopt); });
+  return 200;
+}
+
+std::string http_client_connection::session_id() const {
+  std::lock_guard lock(impl_->mu);
+  return impl_->session_id;
+}
+
+std::string http_client_connection::protocol_version() const {
+  std::lock_guard lock(impl_->mu);
+  return impl_->version;
+}
+
+bool http_client_connection::session_expired() const {
+  std::lock_guard lock(impl_->mu);
+  return impl_->expired;
+}
+
+std::size_t http_client_connection::resumptions() const {
+  std::lock_guard lock(impl_->mu);
+  return impl_->resumptions;
+}
+
+}  // namespace mcp

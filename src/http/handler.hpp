@@ -1,0 +1,86 @@
+// File: src/http/handler.hpp
+//
+// The Streamable HTTP protocol logic, sans-I/O: one parsed HTTP request in, one response out.
+// The response is either complete (status, headers, body) or carries a `response_stream` whose
+// output (a JSON body, or SSE events arriving later from session threads) the I/O layer writes.
+// Everything the spec says about statuses, headers, sessions and resumption lives here; the
+// Beast adapter (listener.cpp) only moves bytes.
+#pragma once
+
+#include <mcp/http.hpp>
+
+#include <atomic>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "http/session.hpp"
+#include "http/stream.hpp"
+
+namespace mcp::http_detail {
+
+struct http_request {
+  std::string method;
+  std::string target;
+  std::multimap<std::string, std::string> headers;  ///< lowercase names
+  std::string body;
+  [[nodiscard]] std::string_view header(std::string_view name) const;
+};
+
+struct http_response {
+  unsigned status = 200;
+  std::vector<std::pair<std::string, std::string>> headers;  ///< besides Content-Type
+  std::string content_type;                                  ///< plain responses
+  std::string body;                                          ///< plain responses
+  /// Non-null: the body is this stream's output (JSON, or SSE with status 200).
+  std::shared_ptr<response_stream> stream;
+};
+
+class request_handler {
+ public:
+  /// `defer` runs work later on another thread (the I/O pool), never inline.
+  request_handler(server& srv, http_server_options opts,
+                  std::function<void(std::function<void()>)> defer);
+
+  /// Handles one request. Never throws. Thread-safe.
+  http_response handle(http_request& req);
+
+  /// Bound-address facts, set once the listener is bound (for the Host check).
+  void set_bound(bool loopback, std::uint16_t port);
+
+  /// Called by the I/O layer when an SSE response starts or ends (for the stream cap).
+  void sse_opened() { sse_open_.fetch_add(1); }
+  void sse_closed() { sse_open_.fetch_sub(1); }
+  [[nodiscard]] std::size_t sse_open() const { return sse_open_.load(); }
+
+  session_table& sessions() { return sessions_; }
+  [[nodiscard]] const http_server_options& options() const { return opts_; }
+
+ private:
+  http_response post(http_request& req, const principal& who, std::string_view version,
+                     std::vector<std::pair<std::string, std::string>> extra);
+  http_response get(http_request& req, const principal& who, std::string_view version,
+                    std::vector<std::pair<std::string, std::string>> extra);
+  http_response del(http_request& req, const principal& who,
+                    std::vector<std::pair<std::string, std::string>> extra);
+  [[nodiscard]] bool host_allowed(std::string_view host) const;
+  [[nodiscard]] bool origin_allowed(std::string_view origin, bool& listed) const;
+  std::shared_ptr<http_session> find_session(const http_request& req, const principal& who,
+                                             http_response& error_out);
+
+  server& server_;
+  http_server_options opts_;
+  std::function<void(std::function<void()>)> defer_;
+  session_table sessions_;
+  std::atomic<std::size_t> sse_open_{0};
+  bool loopback_ = true;
+  std::uint16_t port_ = 0;
+};
+
+/// A plain error answer with a JSON-RPC error body (no id).
+[[nodiscard]] http_response error_response(unsigned status, int code, std::string message);
+
+}  // namespace mcp::http_detail

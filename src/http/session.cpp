@@ -1,0 +1,205 @@
+#include "http/session.hpp"
+
+#include <array>
+#include <cerrno>
+#include <stdexcept>
+#include <system_error>
+
+#include <sys/random.h>
+
+namespace mcp::http_detail {
+
+std::string id_key(const jsonrpc::request_id& id) {
+  if (const auto* i = std::get_if<std::int64_t>(&id)) return "i:" + std::to_string(*i);
+  return "s:" + std::get<std::string>(id);
+}
+
+// ---- routing_connection ----
+
+void routing_connection::send(std::string message, const send_context& ctx) {
+  std::shared_ptr<response_stream> target;
+  {
+    std::lock_guard lock(mu_);
+    if (closed_) return;
+    if (ctx.related_request != nullptr) {
+      auto it = by_request_.find(id_key(*ctx.related_request));
+      if (it == by_request_.end()) return;  // not ours (answered already): drop
+      target = it->second;
+      if (ctx.is_final_response) by_request_.erase(it);
+    } else {
+      target = standalone_;  // no GET stream: standalone messages are dropped (spec allows)
+    }
+  }
+  if (target) target->push(std::move(message), ctx.is_final_response);
+}
+
+void routing_connection::close() {
+  std::vector<std::shared_ptr<response_stream>> streams;
+  {
+    std::lock_guard lock(mu_);
+    if (closed_) return;
+    closed_ = true;
+    for (auto& [k, s] : by_request_) streams.push_back(s);
+    by_request_.clear();
+    if (standalone_) streams.push_back(std::move(standalone_));
+  }
+  for (auto& s : streams) s->finish();
+}
+
+bool routing_connection::register_requests(const std::vector<std::string>& keys,
+                                           const std::shared_ptr<response_stream>& s) {
+  std::lock_guard lock(mu_);
+  if (closed_) return false;
+  for (const auto& k : keys) {
+    if (by_request_.contains(k)) return false;
+  }
+  for (const auto& k : keys) by_request_.emplace(k, s);
+  return true;
+}
+
+void routing_connection::unregister_requests(const std::vector<std::string>& keys) {
+  std::lock_guard lock(mu_);
+  for (const auto& k : keys) by_request_.erase(k);
+}
+
+bool routing_connection::set_standalone(const std::shared_ptr<response_stream>& s) {
+  std::shared_ptr<response_stream> old;
+  {
+    std::lock_guard lock(mu_);
+    if (closed_) return false;
+    if (standalone_ && standalone_->attached()) return false;
+    old = std::exchange(standalone_, s);
+  }
+  if (old) old->finish();
+  return true;
+}
+
+std::shared_ptr<response_stream> routing_connection::find_stream(std::uint64_t number) const {
+  std::lock_guard lock(mu_);
+  if (standalone_ && standalone_->number() == number) return standalone_;
+  for (const auto& [k, s] : by_request_) {
+    if (s->number() == number) return s;
+  }
+  return nullptr;
+}
+
+bool routing_connection::has_attached_stream() const {
+  std::lock_guard lock(mu_);
+  if (standalone_ && standalone_->attached()) return true;
+  for (const auto& [k, s] : by_request_) {
+    if (s->attached()) return true;
+  }
+  return false;
+}
+
+bool routing_connection::busy() const {
+  std::lock_guard lock(mu_);
+  return !by_request_.empty();
+}
+
+// ---- http_session ----
+
+namespace {
+std::int64_t now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+}  // namespace
+
+void http_session::touch() { last_used_ms.store(now_ms(), std::memory_order_relaxed); }
+
+// ---- session_table ----
+
+session_table::session_table(std::size_t max_sessions, std::chrono::milliseconds idle_timeout,
+                             std::shared_ptr<event_store> store)
+    : max_(max_sessions), idle_(idle_timeout), store_(std::move(store)) {}
+
+std::string session_table::new_id() {
+  std::array<unsigned char, 16> raw{};
+  std::size_t got = 0;
+  while (got < raw.size()) {
+    const auto n = ::getrandom(raw.data() + got, raw.size() - got, 0);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw std::system_error(errno, std::generic_category(), "getrandom");
+    }
+    got += static_cast<std::size_t>(n);
+  }
+  static constexpr char hex[] = "0123456789abcdef";
+  std::string id;
+  id.reserve(32);
+  for (const unsigned char b : raw) {
+    id += hex[b >> 4U];
+    id += hex[b & 0xFU];
+  }
+  return id;
+}
+
+bool session_table::add(const std::shared_ptr<http_session>& s) {
+  std::lock_guard lock(mu_);
+  if (sessions_.size() >= max_) return false;
+  s->touch();
+  sessions_.emplace(s->id, s);
+  return true;
+}
+
+std::shared_ptr<http_session> session_table::find(const std::string& id) const {
+  std::lock_guard lock(mu_);
+  auto it = sessions_.find(id);
+  return it == sessions_.end() ? nullptr : it->second;
+}
+
+bool session_table::end(const std::string& id) {
+  std::shared_ptr<http_session> s;
+  {
+    std::lock_guard lock(mu_);
+    auto it = sessions_.find(id);
+    if (it == sessions_.end()) return false;
+    s = std::move(it->second);
+    sessions_.erase(it);
+  }
+  close_session(s);
+  return true;
+}
+
+void session_table::expire() {
+  const auto limit = now_ms() - idle_.count();
+  std::vector<std::shared_ptr<http_session>> ended;
+  {
+    std::lock_guard lock(mu_);
+    for (auto it = sessions_.begin(); it != sessions_.end();) {
+      auto& s = it->second;
+      if (s->last_used_ms.load(std::memory_order_relaxed) < limit && !s->conn->busy() &&
+          !s->conn->has_attached_stream()) {
+        ended.push_back(std::move(s));
+        it = sessions_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+  for (auto& s : ended) close_session(s);
+}
+
+void session_table::clear() {
+  std::unordered_map<std::string, std::shared_ptr<http_session>> all;
+  {
+    std::lock_guard lock(mu_);
+    all.swap(sessions_);
+  }
+  for (auto& [id, s] : all) close_session(s);
+}
+
+std::size_t session_table::size() const {
+  std::lock_guard lock(mu_);
+  return sessions_.size();
+}
+
+void session_table::close_session(const std::shared_ptr<http_session>& s) {
+  s->session->close();  // closes the routing connection, which ends its streams
+  s->conn->close();
+  if (store_) store_->erase_session(s->id);
+}
+
+}  // namespace mcp::http_detail

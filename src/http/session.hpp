@@ -1,0 +1,97 @@
+// File: src/http/session.hpp
+//
+// The HTTP side of MCP sessions:
+//   - `routing_connection`: the `mcp::connection` a server session writes to. It routes each
+//     message to the stream of the request it relates to (send_context::related_request), or,
+//     for standalone messages, to the session's GET stream (dropped when none is open).
+//   - `http_session`: one stateful session (id, owner, server session, routing, last use).
+//   - `session_table`: the live sessions by id, with idle expiry and a cap.
+#pragma once
+
+#include <mcp/http.hpp>
+#include <mcp/server.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "http/stream.hpp"
+
+namespace mcp::http_detail {
+
+/// A request id as a map key ("i:7" or "s:abc", so 7 and "7" differ).
+[[nodiscard]] std::string id_key(const jsonrpc::request_id& id);
+
+class routing_connection final : public connection {
+ public:
+  void send(std::string message, const send_context& ctx) override;
+  void close() override;
+
+  /// Routes the answers to these request ids to `s`. False (nothing registered) when one of the
+  /// ids is already in flight.
+  bool register_requests(const std::vector<std::string>& keys,
+                         const std::shared_ptr<response_stream>& s);
+  /// Forgets the ids (when the request could not be handed to the session).
+  void unregister_requests(const std::vector<std::string>& keys);
+  /// Installs the standalone (GET) stream. False when one is attached already.
+  bool set_standalone(const std::shared_ptr<response_stream>& s);
+  /// A live stream by number (for resumption), or null.
+  [[nodiscard]] std::shared_ptr<response_stream> find_stream(std::uint64_t number) const;
+  /// True when some stream has a writer attached (the client is listening).
+  [[nodiscard]] bool has_attached_stream() const;
+  /// True when some request is waiting for its answer.
+  [[nodiscard]] bool busy() const;
+  /// A new stream number (1, 2, ...; 0 is the GET stream).
+  std::uint64_t next_stream_number() { return ++numbers_; }
+
+ private:
+  mutable std::mutex mu_;
+  bool closed_ = false;
+  std::unordered_map<std::string, std::shared_ptr<response_stream>> by_request_;
+  std::shared_ptr<response_stream> standalone_;
+  std::atomic<std::uint64_t> numbers_{0};
+};
+
+struct http_session {
+  std::string id;
+  std::string subject;  // the principal that opened it; other principals get 404
+  std::shared_ptr<routing_connection> conn;
+  std::shared_ptr<server_session> session;
+  std::atomic<std::int64_t> last_used_ms{0};  // steady clock
+  void touch();
+};
+
+class session_table {
+ public:
+  session_table(std::size_t max_sessions, std::chrono::milliseconds idle_timeout,
+                std::shared_ptr<event_store> store);
+  /// A new random id (128 bits from the OS CSPRNG, hex).
+  [[nodiscard]] static std::string new_id();
+  /// Adds a session; false when the table is full.
+  bool add(const std::shared_ptr<http_session>& s);
+  [[nodiscard]] std::shared_ptr<http_session> find(const std::string& id) const;
+  /// Removes and closes a session. False when unknown.
+  bool end(const std::string& id);
+  /// Ends sessions idle for longer than the timeout (idle: no request for that long, no request
+  /// running, no stream listened to).
+  void expire();
+  /// Ends all sessions.
+  void clear();
+  [[nodiscard]] std::size_t size() const;
+
+ private:
+  void close_session(const std::shared_ptr<http_session>& s);
+
+  std::size_t max_;
+  std::chrono::milliseconds idle_;
+  std::shared_ptr<event_store> store_;
+  mutable std::mutex mu_;
+  std::unordered_map<std::string, std::shared_ptr<http_session>> sessions_;
+};
+
+}  // namespace mcp::http_detail

@@ -1,0 +1,169 @@
+#include "http/stream.hpp"
+
+#include <utility>
+
+#include "http/sse.hpp"
+
+namespace mcp::http_detail {
+
+response_stream::response_stream(config c) : cfg_(std::move(c)) {
+  if (cfg_.standalone || cfg_.force_sse) {
+    std::lock_guard lock(mu_);
+    to_sse_locked();
+  }
+}
+
+std::string response_stream::event_id(std::uint64_t seq) const {
+  return std::to_string(cfg_.number) + "-" + std::to_string(seq);
+}
+
+void response_stream::to_sse_locked() {
+  mode_ = mode::sse;
+  if (cfg_.priming && resumable()) {
+    pending_event ev;
+    append_sse_event(ev.bytes, event_id(0), "", cfg_.retry);
+    pending_.push_back(std::move(ev));
+  }
+  for (auto& f : held_finals_) emit_locked(f);
+  held_finals_.clear();
+}
+
+void response_stream::emit_locked(std::string_view message) {
+  const std::uint64_t seq = ++seq_;
+  const bool keep = resumable();
+  if (keep) cfg_.store->append(cfg_.session, cfg_.number, seq, message);
+  if (writer_ == writer::gone) return;  // in the store (or lost, when not resumable)
+  pending_event ev;
+  ev.message = true;
+  ev.bytes.reserve(message.size() + 32);
+  append_sse_event(ev.bytes, keep ? event_id(seq) : std::string(), message);
+  pending_.push_back(std::move(ev));
+}
+
+std::function<void()> response_stream::finish_locked() {
+  if (finished_) return {};
+  finished_ = true;
+  return std::exchange(cfg_.on_finished, nullptr);
+}
+
+void response_stream::push(std::string message, bool is_final) {
+  std::function<void()> wake;
+  std::function<void()> done;
+  {
+    std::lock_guard lock(mu_);
+    if (finished_) return;
+    if (is_final) ++finals_;
+    const bool all_done = !cfg_.standalone && finals_ >= cfg_.expected_finals;
+    if (mode_ == mode::undecided) {
+      if (is_final) {
+        held_finals_.push_back(std::move(message));
+        if (all_done) {
+          mode_ = mode::json;
+          if (cfg_.batch) {
+            json_body_ = "[";
+            for (std::size_t i = 0; i < held_finals_.size(); ++i) {
+              if (i > 0) json_body_ += ',';
+              json_body_ += held_finals_[i];
+            }
+            json_body_ += ']';
+          } else {
+            json_body_ = std::move(held_finals_.front());
+          }
+          held_finals_.clear();
+        }
+      } else {
+        to_sse_locked();
+        emit_locked(message);
+      }
+    } else {
+      emit_locked(message);
+    }
+    if (all_done) done = finish_locked();
+    if (writer_ == writer::attached) wake = waker_;
+  }
+  if (done) done();
+  if (wake) wake();
+}
+
+void response_stream::finish() {
+  std::function<void()> wake;
+  std::function<void()> done;
+  {
+    std::lock_guard lock(mu_);
+    done = finish_locked();
+    if (writer_ == writer::attached) wake = waker_;
+  }
+  if (done) done();
+  if (wake) wake();
+}
+
+std::uint64_t response_stream::attach(std::function<void()> waker) {
+  std::lock_guard lock(mu_);
+  writer_ = writer::attached;
+  waker_ = std::move(waker);
+  return ++generation_;
+}
+
+response_stream::taken response_stream::take(std::uint64_t generation, std::size_t max_messages) {
+  std::lock_guard lock(mu_);
+  taken t;
+  if (generation != generation_) {
+    t.superseded = true;
+    return t;
+  }
+  t.kind = mode_;
+  if (mode_ == mode::json) {
+    t.bytes = std::move(json_body_);
+    t.finished = true;
+    return t;
+  }
+  while (!pending_.empty()) {
+    auto& ev = pending_.front();
+    if (ev.message) {
+      if (max_messages != 0 && t.messages == max_messages) break;
+      ++t.messages;
+    }
+    t.bytes += ev.bytes;
+    pending_.pop_front();
+  }
+  t.finished = finished_ && pending_.empty();
+  return t;
+}
+
+void response_stream::detach(std::uint64_t generation) {
+  std::lock_guard lock(mu_);
+  if (generation != generation_) return;
+  writer_ = writer::gone;
+  waker_ = nullptr;
+  pending_.clear();
+}
+
+bool response_stream::rewind(std::uint64_t after_seq) {
+  std::lock_guard lock(mu_);
+  if (!resumable() || mode_ != mode::sse) return false;
+  auto events = cfg_.store->events_after(cfg_.session, cfg_.number, after_seq);
+  if (!events) return false;
+  pending_.clear();
+  for (auto& e : *events) {
+    pending_event ev;
+    ev.message = true;
+    append_sse_event(ev.bytes, event_id(e.seq), e.data);
+    pending_.push_back(std::move(ev));
+  }
+  ++generation_;  // the previous writer, if any, stops
+  writer_ = writer::none_yet;
+  waker_ = nullptr;
+  return true;
+}
+
+bool response_stream::attached() const {
+  std::lock_guard lock(mu_);
+  return writer_ == writer::attached;
+}
+
+bool response_stream::finished() const {
+  std::lock_guard lock(mu_);
+  return finished_;
+}
+
+}  // namespace mcp::http_detail

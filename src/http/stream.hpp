@@ -1,0 +1,108 @@
+// File: src/http/stream.hpp
+//
+// `response_stream`: what a session produces for one HTTP response, waiting to be written.
+// It is the sans-I/O bridge between session threads (the producer: `push`) and the connection
+// that writes it (the consumer: `attach`, `take`, `detach`).
+//
+// A POST's stream starts undecided: if the final response(s) arrive before anything else it
+// becomes a plain `application/json` answer; the first related message that is not a final
+// response turns it into an SSE stream. A GET stream is SSE from the start and never ends by
+// itself. In SSE mode, every message event gets the id "<stream number>-<sequence>" and is
+// recorded in the event store (when resumable), so a later GET with Last-Event-ID can replay
+// exactly the events of this stream after that id, then continue live.
+#pragma once
+
+#include <mcp/http.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mcp::http_detail {
+
+class response_stream {
+ public:
+  struct config {
+    std::string session;                    ///< the session id (empty: not resumable)
+    std::uint64_t number = 0;               ///< stream number within the session
+    std::shared_ptr<event_store> store;     ///< null: not resumable
+    bool standalone = false;                ///< the GET stream: SSE, never finishes by itself
+    std::size_t expected_finals = 1;        ///< requests in the POST
+    bool batch = false;                     ///< the POST was a batch: JSON answer is an array
+    bool force_sse = false;                 ///< SSE even when JSON would do
+    bool priming = false;                   ///< start SSE with a priming event (2025-11-25)
+    std::chrono::milliseconds retry{1000};  ///< sent with the priming event
+    std::function<void()> on_finished{};    ///< runs once, when the stream ends (any thread)
+  };
+  enum class mode { undecided, json, sse };
+
+  /// What the consumer gets from `take`.
+  struct taken {
+    mode kind = mode::undecided;
+    std::string bytes;         ///< the JSON body (json) or encoded SSE events (sse)
+    std::size_t messages = 0;  ///< message events in `bytes`
+    bool finished = false;     ///< nothing more will come after `bytes`
+    bool superseded = false;   ///< another connection resumed this stream: stop writing
+  };
+
+  explicit response_stream(config c);
+
+  // ---- producer side (any thread) ----
+  /// Adds one message. Thread-safe.
+  void push(std::string message, bool is_final);
+  /// Ends the stream (the session ended). Thread-safe, idempotent.
+  void finish();
+
+  // ---- consumer side ----
+  /// Becomes the stream's writer; `waker` is called (any thread, no lock held) when there is
+  /// something to take. Returns the writer's generation.
+  std::uint64_t attach(std::function<void()> waker);
+  /// Takes pending output: at most `max_messages` message events (0: all).
+  taken take(std::uint64_t generation, std::size_t max_messages = 0);
+  /// The writer went away (connection closed). Events keep being recorded for resumption.
+  void detach(std::uint64_t generation);
+  /// Rebuilds the pending events from the store: those after `after_seq`. False when the
+  /// events are not available (not resumable, or evicted).
+  bool rewind(std::uint64_t after_seq);
+
+  [[nodiscard]] std::uint64_t number() const noexcept { return cfg_.number; }
+  [[nodiscard]] bool standalone() const noexcept { return cfg_.standalone; }
+  /// True while a writer is attached.
+  [[nodiscard]] bool attached() const;
+  [[nodiscard]] bool finished() const;
+  [[nodiscard]] bool resumable() const noexcept {
+    return cfg_.store != nullptr && !cfg_.session.empty();
+  }
+
+ private:
+  enum class writer { none_yet, attached, gone };
+  struct pending_event {
+    std::string bytes;
+    bool message = false;
+  };
+
+  void to_sse_locked();
+  void emit_locked(std::string_view message);
+  std::function<void()> finish_locked();  // returns on_finished to run after unlocking
+  std::string event_id(std::uint64_t seq) const;
+
+  config cfg_;
+  mutable std::mutex mu_;
+  mode mode_ = mode::undecided;
+  writer writer_ = writer::none_yet;
+  std::uint64_t generation_ = 0;
+  std::function<void()> waker_;
+  std::deque<pending_event> pending_;
+  std::vector<std::string> held_finals_;  // finals received while undecided
+  std::string json_body_;
+  std::size_t finals_ = 0;
+  std::uint64_t seq_ = 0;
+  bool finished_ = false;
+};
+
+}  // namespace mcp::http_detail
