@@ -48,6 +48,7 @@ void server_core::remove_session(const session_impl* s) {
 }
 
 void server_core::tools_changed() {
+  tools_generation.fetch_add(1);
   {
     std::lock_guard lock(mu_);
     if (notify_pending_) return;
@@ -68,8 +69,8 @@ void server_core::notify_tools_changed() {
       if (auto s = w.lock()) live.push_back(std::move(s));
     }
   }
-  const std::string msg = jsonrpc::encode_notification("notifications/tools/list_changed");
-  for (const auto& s : live) session_notify(*s, msg);
+  const auto generation = tools_generation.load();
+  for (const auto& s : live) session_notify_tools_changed(*s, generation);
 }
 
 }  // namespace detail

@@ -3,6 +3,8 @@
 
 #include <mcp/server.hpp>
 
+#include <atomic>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -30,6 +32,8 @@ class server_core : public std::enable_shared_from_this<server_core> {
   void remove_session(const session_impl* s);
   /// Schedules a debounced notifications/tools/list_changed to every initialized session.
   void tools_changed();
+  /// Counts tool-set changes; a session is notified only of changes after it initialized.
+  std::atomic<std::uint64_t> tools_generation{0};
 
  private:
   void notify_tools_changed();
@@ -44,7 +48,8 @@ class server_core : public std::enable_shared_from_this<server_core> {
 std::shared_ptr<server_session> make_session(std::shared_ptr<server_core> core,
                                              std::shared_ptr<connection> conn,
                                              session_options opts);
-/// Sends `message` to the session if it is initialized.
-void session_notify(session_impl& s, const std::string& message);
+/// Sends notifications/tools/list_changed to the session if it initialized before change
+/// number `generation`.
+void session_notify_tools_changed(session_impl& s, std::uint64_t generation);
 
 }  // namespace mcp::detail

@@ -52,6 +52,7 @@ class session_impl final : public server_session,
         who_(std::make_shared<const principal>(std::move(opts.who))),
         level_(core_->opts.default_log_level) {
     if (opts.assume_initialized) {
+      tools_seen_.store(core_->tools_generation.load());
       version_ = *opts.assume_initialized;
       era_ = era_of(version_);
       initialized_.store(true);
@@ -204,9 +205,11 @@ class session_impl final : public server_session,
   [[nodiscard]] const json::object& client_capabilities() const override { return client_caps_; }
   [[nodiscard]] const std::string& negotiated_version() const override { return version_; }
 
-  /// Sends a standalone notification if the session is initialized.
-  void notify(const std::string& message) {
-    if (initialized_.load() && !closed_.load()) send(message);
+  /// Sends list_changed if the tools changed since this session initialized or was last told.
+  void notify_tools_changed(std::uint64_t generation) {
+    if (!initialized_.load() || closed_.load()) return;
+    if (tools_seen_.exchange(generation) >= generation) return;
+    send(jsonrpc::encode_notification("notifications/tools/list_changed"));
   }
 
  private:
@@ -366,6 +369,7 @@ class session_impl final : public server_session,
          json::object{{"tools", json::object{{"listChanged", true}}}, {"logging", json::object{}}}},
         {"serverInfo", std::move(info)}};
     if (o.instructions) result["instructions"] = *o.instructions;
+    tools_seen_.store(core_->tools_generation.load());
     initialized_.store(true);
     reply(req.id, result);
   }
@@ -531,6 +535,7 @@ class session_impl final : public server_session,
   mutable std::mutex mu_;
   std::atomic<bool> initialized_{false};
   std::atomic<bool> closed_{false};
+  std::atomic<std::uint64_t> tools_seen_{0};
   std::atomic<log_level> level_;
   std::string version_;
   era era_ = era::v2025_11_25;
@@ -549,6 +554,8 @@ std::shared_ptr<server_session> make_session(std::shared_ptr<server_core> core,
   return s;
 }
 
-void session_notify(session_impl& s, const std::string& message) { s.notify(message); }
+void session_notify_tools_changed(session_impl& s, std::uint64_t generation) {
+  s.notify_tools_changed(generation);
+}
 
 }  // namespace mcp::detail

@@ -98,6 +98,8 @@ class server {
   ~server();
   server(const server&) = delete;
   server& operator=(const server&) = delete;
+  server(server&&) noexcept = default;
+  server& operator=(server&&) noexcept = default;
 
   /// Adds a typed tool. `handler` is callable as `R(tool_context&, const In&)` or `R(const In&)`
   /// where `In` is a described struct (see mcp/reflect.hpp) and `R` is `Out`,

@@ -447,7 +447,12 @@ void http_server::wait() {
 
 int http_server::serve() {
   try {
-    start();
+    bool started = false;
+    {
+      std::lock_guard lock(impl_->mu);
+      started = impl_->started;
+    }
+    if (!started) start();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "mcp http_server: cannot listen on %s:%u: %s\n", impl_->opts.host.c_str(),
                  static_cast<unsigned>(impl_->opts.port), e.what());

@@ -3,6 +3,7 @@
 // the dynamic scope ($dynamicRef) or uniqueItems hashing.
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <functional>
 #include <optional>
 
@@ -56,25 +57,16 @@ struct path_segment {
   bool is_index = false;
 };
 
+// type_bit accepted by each json::kind (null, bool, int64, uint64, double, string, array,
+// object); a double also matches integer_bit when it has no fractional part.
+constexpr std::array<std::uint8_t, 8> kind_bits{
+    null_bit,   boolean_bit, number_bit | integer_bit, number_bit | integer_bit,
+    number_bit, string_bit,  array_bit,                object_bit};
+
 bool type_matches(std::uint8_t t, const json::value& v) noexcept {
-  switch (v.kind()) {
-    case json::kind::null:
-      return (t & null_bit) != 0;
-    case json::kind::bool_:
-      return (t & boolean_bit) != 0;
-    case json::kind::int64:
-    case json::kind::uint64:
-      return (t & (number_bit | integer_bit)) != 0;
-    case json::kind::double_:
-      return (t & number_bit) != 0 || ((t & integer_bit) != 0 && is_integer(v));
-    case json::kind::string:
-      return (t & string_bit) != 0;
-    case json::kind::array:
-      return (t & array_bit) != 0;
-    case json::kind::object:
-      return (t & object_bit) != 0;
-  }
-  return false;
+  const auto k = static_cast<std::size_t>(v.kind());
+  if (k < kind_bits.size() && (t & kind_bits[k]) != 0) return true;
+  return v.is_double() && (t & integer_bit) != 0 && is_integer(v);
 }
 
 std::string type_list(std::uint8_t t) {
@@ -151,7 +143,18 @@ bool find_duplicate(const json::array& a, std::size_t& first, std::size_t& secon
   return false;
 }
 
-const named_node* find_property(const std::vector<named_node>& props, std::string_view key) {
+const named_node* find_property(const node& n, std::string_view key) {
+  const auto& props = n.properties;
+  if (!n.property_slots.empty()) {
+    std::uint32_t h = property_hash(key) & n.property_mask;
+    while (const std::uint16_t slot = n.property_slots[h]) {
+      const named_node& p = props[slot - 1U];
+      if (p.name.size() == key.size() && std::memcmp(p.name.data(), key.data(), key.size()) == 0)
+        return &p;
+      h = (h + 1) & n.property_mask;
+    }
+    return nullptr;
+  }
   const auto it = std::lower_bound(
       props.begin(), props.end(), key,
       [](const named_node& a, std::string_view b) { return name_less(a.name, b); });
@@ -288,16 +291,28 @@ class evaluator {
       scope_.push_back(n.resource);
       pushed = true;
     }
-    const bool ok = eval_node(n, inst, ann);
+    const bool ok = (n.groups & g_unevaluated) != 0 ? eval_node_unevaluated(n, inst, ann)
+                                                    : eval_node(n, inst, ann);
     if (pushed) scope_.pop_back();
     --depth_;
     return ok;
   }
 
-  bool eval_node(const node& n, const json::value& inst, annotations* ann) {
-    bool ok = true;
+  // A node with unevaluated*: collects its own annotations, then applies them.
+  bool eval_node_unevaluated(const node& n, const json::value& inst, annotations* ann) {
     annotations own;
-    annotations* local = (n.groups & g_unevaluated) != 0 ? &own : ann;
+    bool ok = eval_node(n, inst, &own);
+    if (!ok && !keep_going()) return false;
+    if (!eval_unevaluated(n, inst, own)) {
+      ok = false;
+      if (!keep_going()) return false;
+    }
+    if (ann != nullptr) ann->merge(own);
+    return ok;
+  }
+
+  bool eval_node(const node& n, const json::value& inst, annotations* local) {
+    bool ok = true;
     const std::uint32_t g = n.groups;
 
     if ((g & g_type) != 0 && !type_matches(n.types, inst)) {
@@ -360,13 +375,6 @@ class evaluator {
     if ((g & g_logic) != 0 && !eval_logic(n, inst, local)) {
       ok = false;
       if (!keep_going()) return false;
-    }
-    if ((g & g_unevaluated) != 0) {
-      if (!eval_unevaluated(n, inst, own)) {
-        ok = false;
-        if (!keep_going()) return false;
-      }
-      if (ann != nullptr) ann->merge(own);
     }
     return ok;
   }
@@ -583,7 +591,7 @@ class evaluator {
         const std::string_view key = kv.key();
         bool matched = false;
         if (!n.properties.empty()) {
-          if (const named_node* p = find_property(n.properties, key)) {
+          if (const named_node* p = find_property(n, key)) {
             matched = true;
             const auto pi = static_cast<std::size_t>(p - n.properties.data());
             if (pi < 64) found |= std::uint64_t{1} << pi;

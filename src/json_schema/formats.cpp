@@ -318,10 +318,17 @@ bool valid_idn_hostname(std::string_view s) {
   return flush() && total <= 253;
 }
 
-bool atext(char c) {
-  return alpha(c) || digit(c) ||
-         std::string_view("!#$%&'*+-/=?^_`{|}~").find(c) != std::string_view::npos;
-}
+constexpr std::array<bool, 256> atext_table = [] {
+  std::array<bool, 256> t{};
+  for (int c = 'a'; c <= 'z'; ++c) t[static_cast<std::size_t>(c)] = true;
+  for (int c = 'A'; c <= 'Z'; ++c) t[static_cast<std::size_t>(c)] = true;
+  for (int c = '0'; c <= '9'; ++c) t[static_cast<std::size_t>(c)] = true;
+  for (const char c : std::string_view("!#$%&'*+-/=?^_`{|}~"))
+    t[static_cast<unsigned char>(c)] = true;
+  return t;
+}();
+
+bool atext(char c) { return atext_table[static_cast<unsigned char>(c)]; }
 
 bool valid_email(std::string_view s, bool idn) {
   const std::size_t at = s.rfind('@');

@@ -27,6 +27,19 @@ std::uint8_t type_bit_of(std::string_view name) {
   return 0;
 }
 
+void build_property_table(node& n) {
+  if (n.properties.size() >= 0x8000U) return;  // binary search instead
+  std::uint32_t size = 8;
+  while (size < n.properties.size() * 2) size *= 2;
+  n.property_slots.assign(size, 0);
+  n.property_mask = size - 1;
+  for (std::size_t i = 0; i < n.properties.size(); ++i) {
+    std::uint32_t h = property_hash(n.properties[i].name) & n.property_mask;
+    while (n.property_slots[h] != 0) h = (h + 1) & n.property_mask;
+    n.property_slots[h] = static_cast<std::uint16_t>(i + 1);
+  }
+}
+
 }  // namespace
 
 node_id compiler::sub(const json::value& v, const std::string& location) {
@@ -215,6 +228,7 @@ void compiler::compile_keywords(node& n, const json::object& o, const schema_inf
                                           sub(kv.value(), at(at(loc, "properties"), kv.key()))});
       std::sort(n.properties.begin(), n.properties.end(),
                 [](const named_node& a, const named_node& b) { return name_less(a.name, b.name); });
+      build_property_table(n);
       n.groups |= g_object;
     }
     if (const auto* p = o.if_contains("patternProperties")) {

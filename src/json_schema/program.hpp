@@ -122,6 +122,8 @@ struct node {
   node_id unevaluated_items = no_node;
 
   std::vector<named_node> properties;       ///< sorted by (size, bytes): see name_less
+  std::vector<std::uint16_t> property_slots;  ///< open-addressing table: index + 1, 0 = empty
+  std::uint32_t property_mask = 0;
   std::uint64_t required_mask = 0;          ///< required names found in `properties` (<= 64)
   std::vector<std::string> required_other;  ///< required names not covered by required_mask
   std::vector<std::string> required;        ///< all required names, for messages
@@ -153,6 +155,19 @@ struct program {
   std::size_t max_steps = 10'000'000;
   dialect root_dialect = dialect::draft2020_12;
 };
+
+/// The hash of a property name for node::property_slots (length and three bytes: cheap, and
+/// enough to spread the names of one schema).
+inline std::uint32_t property_hash(std::string_view k) noexcept {
+  const auto n = static_cast<std::uint32_t>(k.size());
+  std::uint32_t h = n * 0x9E3779B1U;
+  if (n != 0) {
+    h ^= static_cast<std::uint32_t>(static_cast<unsigned char>(k[0])) * 0x85EBCA6BU;
+    h ^= static_cast<std::uint32_t>(static_cast<unsigned char>(k[n - 1])) * 0xC2B2AE35U;
+    h ^= static_cast<std::uint32_t>(static_cast<unsigned char>(k[n / 2])) * 0x27D4EB2FU;
+  }
+  return h ^ (h >> 15U);
+}
 
 /// Orders property names by length, then bytes: cheap comparisons for binary search.
 inline bool name_less(std::string_view a, std::string_view b) noexcept {

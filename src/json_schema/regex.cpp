@@ -7,6 +7,7 @@
 #include <cctype>
 #include <cstdint>
 #include <exception>
+#include <locale>
 #include <optional>
 #include <vector>
 
@@ -60,6 +61,17 @@ constexpr std::u32string_view ecma_space =
 
 bool is_hex(char32_t c) {
   return (c >= U'0' && c <= U'9') || (c >= U'a' && c <= U'f') || (c >= U'A' && c <= U'F');
+}
+
+// The POSIX class (evaluated with the C.UTF-8 locale) for a Unicode property name.
+const char32_t* unicode_class(const std::u32string& name) {
+  if (name == U"L" || name == U"Letter" || name == U"Alphabetic" || name == U"Alpha")
+    return U"[:alpha:]";
+  if (name == U"Lu" || name == U"Uppercase_Letter" || name == U"Uppercase") return U"[:upper:]";
+  if (name == U"Ll" || name == U"Lowercase_Letter" || name == U"Lowercase") return U"[:lower:]";
+  if (name == U"White_Space" || name == U"space") return U"[:space:]";
+  if (name == U"P" || name == U"Punctuation") return U"[:punct:]";
+  return nullptr;
 }
 
 // Returns the translated pattern, or nullopt with `error` set.
@@ -124,6 +136,29 @@ std::optional<std::u32string> translate(const std::u32string& p, std::string& er
             out += U"\\\\c";
           }
           break;
+        case U'p':
+        case U'P': {
+          const std::size_t close = p.find(U'}', i);
+          if (i + 1 >= p.size() || p[i + 1] != U'{' || close == std::u32string::npos) {
+            error = "\\p and \\P need a property name in braces";
+            return std::nullopt;
+          }
+          const std::u32string name = p.substr(i + 2, close - i - 2);
+          const char32_t* cls = unicode_class(name);
+          if (cls == nullptr || (e == U'P' && in_class)) {
+            error = "unsupported Unicode property escape";
+            return std::nullopt;
+          }
+          if (in_class) {
+            out += cls;
+          } else {
+            out += e == U'p' ? U"[" : U"[^";
+            out += cls;
+            out += U']';
+          }
+          i = close;
+          break;
+        }
         case U'Z':
         case U'z':
         case U'A':
@@ -449,6 +484,14 @@ std::shared_ptr<const ecma_regex> ecma_regex::compile(std::string_view pattern,
   if (!translated) return nullptr;
   auto im = std::make_shared<impl>();
   try {
+    static const std::locale unicode_locale = [] {
+      try {
+        return std::locale("C.UTF-8");
+      } catch (const std::exception&) {
+        return std::locale::classic();
+      }
+    }();
+    im->re.imbue(unicode_locale);
     std::wstring w(translated->begin(), translated->end());
     im->re.assign(w, boost::regex_constants::perl | boost::regex_constants::no_mod_m);
   } catch (const std::exception& e) {

@@ -1,0 +1,128 @@
+// mcp/client.hpp against a real server over the in-memory pair.
+#include <mcp/client.hpp>
+#include <mcp/server.hpp>
+#include <mcp/transport/memory.hpp>
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <thread>
+
+namespace {
+
+using mcp::json::object;
+using namespace std::chrono_literals;
+
+struct fixture {
+  explicit fixture(mcp::server& s, mcp::client_options opts = {}) {
+    auto [server_end, client_end] = mcp::make_memory_pair();
+    session = s.open_session(server_end);
+    server_end->on_receive([ss = session](std::string_view m) { ss->receive(m); });
+    client = std::make_unique<mcp::client_session>(client_end, std::move(opts));
+    client_end->on_receive([c = client.get()](std::string_view m) { c->receive(m); });
+  }
+  std::shared_ptr<mcp::server_session> session;
+  std::unique_ptr<mcp::client_session> client;
+};
+
+mcp::server make_server() {
+  mcp::server s({.info = {.name = "srv", .version = "1"}, .page_size = 2});
+  for (int i = 0; i < 5; ++i) {
+    s.add_tool({.name = "t" + std::to_string(i), .description = "d"},
+               [i](mcp::tool_context&, const object&) {
+                 mcp::call_tool_result r;
+                 r.content.push_back(mcp::text_content(std::to_string(i)));
+                 return r;
+               });
+  }
+  s.add_tool({.name = "progress", .description = "d"}, [](mcp::tool_context& ctx, const object&) {
+    for (int k = 1; k <= 3; ++k) ctx.progress(k, 3);
+    return mcp::call_tool_result{};
+  });
+  s.add_tool({.name = "wait", .description = "d"}, [](mcp::tool_context& ctx, const object&) {
+    for (int k = 0; k < 1000 && !ctx.cancelled(); ++k) std::this_thread::sleep_for(2ms);
+    return mcp::call_tool_result{};
+  });
+  s.add_tool({.name = "elicit", .description = "d"}, [](mcp::tool_context& ctx, const object&) {
+    auto r =
+        ctx.elicit(object{{"message", "Name?"}, {"requestedSchema", object{{"type", "object"}}}});
+    if (!r) return mcp::tool_error_result(r.error().message);
+    mcp::call_tool_result out;
+    out.content.push_back(mcp::text_content(r->at("action").as_string()));
+    return out;
+  });
+  return s;
+}
+
+TEST(client, initializes_lists_every_page_and_calls) {
+  auto s = make_server();
+  fixture f(s);
+  auto init = f.client->initialize();
+  ASSERT_TRUE(init) << init.error().message;
+  EXPECT_EQ(init->at("serverInfo").at("name"), "srv");
+  auto tools = f.client->list_all_tools();
+  ASSERT_TRUE(tools);
+  EXPECT_EQ(tools->size(), 8U);
+  auto r = f.client->call_tool("t3");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->at("content").at(0).at("text"), "3");
+  auto bad = f.client->call_tool("nope");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().code, -32602);
+}
+
+TEST(client, progress_reaches_the_callback) {
+  auto s = make_server();
+  fixture f(s);
+  ASSERT_TRUE(f.client->initialize());
+  std::vector<double> seen;
+  std::mutex mu;
+  auto r = f.client->call_tool("progress", {}, {.on_progress = [&](const object& p) {
+                                 std::lock_guard lock(mu);
+                                 seen.push_back(p.at("progress").to_number<double>());
+                               }});
+  ASSERT_TRUE(r);
+  EXPECT_EQ(seen, (std::vector<double>{1, 2, 3}));
+}
+
+TEST(client, timeout_sends_cancel_and_the_server_stops) {
+  auto s = make_server();
+  fixture f(s);
+  ASSERT_TRUE(f.client->initialize());
+  auto r = f.client->call_tool("wait", {}, {.timeout = 50ms});
+  ASSERT_FALSE(r);
+  EXPECT_TRUE(r.error().is(mcp::errc::request_timeout));
+  for (int i = 0; i < 200 && f.session->active_calls() > 0; ++i) std::this_thread::sleep_for(5ms);
+  EXPECT_EQ(f.session->active_calls(), 0U);
+  EXPECT_TRUE(f.client->request("ping", {}));
+}
+
+TEST(client, answers_elicitation_when_declared) {
+  auto s = make_server();
+  fixture f(s, {.capabilities = object{{"elicitation", object{}}},
+                .request_handlers = {
+                    {"elicitation/create", [](const object& p) -> mcp::result<object> {
+                       EXPECT_EQ(p.at("message"), "Name?");
+                       return object{{"action", "accept"}, {"content", object{{"name", "Ada"}}}};
+                     }}}});
+  ASSERT_TRUE(f.client->initialize());
+  auto r = f.client->call_tool("elicit");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->at("content").at(0).at("text"), "accept");
+}
+
+TEST(client, close_fails_waiting_requests) {
+  auto s = make_server();
+  fixture f(s);
+  ASSERT_TRUE(f.client->initialize());
+  std::thread closer([&] {
+    std::this_thread::sleep_for(30ms);
+    f.client->close();
+  });
+  auto r = f.client->call_tool("wait");
+  closer.join();
+  ASSERT_FALSE(r);
+  EXPECT_TRUE(r.error().is(mcp::errc::connection_closed));
+}
+
+}  // namespace

@@ -1,0 +1,79 @@
+#include <mcp/jsonrpc.hpp>
+
+#include <gtest/gtest.h>
+
+namespace {
+
+namespace rpc = mcp::jsonrpc;
+
+rpc::message decode_ok(std::string_view text) {
+  auto v = mcp::parse_json(text);
+  EXPECT_TRUE(v);
+  auto m = rpc::decode(std::move(*v));
+  EXPECT_TRUE(m) << text;
+  return m ? *m : rpc::message{rpc::orphan_error{}};
+}
+
+rpc::decode_error decode_bad(std::string_view text) {
+  auto v = mcp::parse_json(text);
+  EXPECT_TRUE(v);
+  auto m = rpc::decode(std::move(*v));
+  EXPECT_FALSE(m) << text;
+  return m ? rpc::decode_error{} : m.error();
+}
+
+TEST(jsonrpc, decodes_the_four_kinds) {
+  auto r = decode_ok(R"({"jsonrpc":"2.0","id":"a","method":"m","params":{"x":1}})");
+  ASSERT_TRUE(std::holds_alternative<rpc::request>(r));
+  EXPECT_EQ(std::get<rpc::request>(r).id, rpc::request_id{std::string("a")});
+  EXPECT_EQ(std::get<rpc::request>(r).params.at("x"), 1);
+  auto n = decode_ok(R"({"jsonrpc":"2.0","method":"n"})");
+  EXPECT_TRUE(std::holds_alternative<rpc::notification>(n));
+  auto ok = decode_ok(R"({"jsonrpc":"2.0","id":3,"result":{}})");
+  ASSERT_TRUE(std::holds_alternative<rpc::response>(ok));
+  EXPECT_TRUE(std::get<rpc::response>(ok).result);
+  auto err = decode_ok(R"({"jsonrpc":"2.0","id":3,"error":{"code":-1,"message":"no","data":5}})");
+  ASSERT_TRUE(std::holds_alternative<rpc::response>(err));
+  EXPECT_EQ(std::get<rpc::response>(err).err->code, -1);
+  EXPECT_EQ(std::get<rpc::response>(err).err->data, mcp::json::value(5));
+  auto orphan = decode_ok(R"({"jsonrpc":"2.0","error":{"code":-32700,"message":"x"}})");
+  EXPECT_TRUE(std::holds_alternative<rpc::orphan_error>(orphan));
+}
+
+TEST(jsonrpc, rejects_invalid_messages_keeping_readable_ids) {
+  EXPECT_EQ(decode_bad(R"({"jsonrpc":"2.0","id":null,"method":"m"})").id, std::nullopt);
+  EXPECT_EQ(decode_bad(R"({"jsonrpc":"2.0","id":1.5,"method":"m"})").id, std::nullopt);
+  EXPECT_EQ(decode_bad(R"({"jsonrpc":"2.0","id":{},"method":"m"})").id, std::nullopt);
+  EXPECT_EQ(decode_bad(R"({"jsonrpc":"2.1","id":7,"method":"m"})").id, rpc::request_id{7});
+  EXPECT_EQ(decode_bad(R"({"id":7,"method":"m"})").err.code, -32600);
+  EXPECT_EQ(decode_bad(R"({"jsonrpc":"2.0","id":7,"method":"m","params":"x"})").id,
+            rpc::request_id{7});
+  EXPECT_EQ(decode_bad(R"({"jsonrpc":"2.0","id":7,"result":{},"error":{"code":1,"message":""}})")
+                .err.code,
+            -32600);
+  EXPECT_EQ(decode_bad(R"({"jsonrpc":"2.0","id":7})").err.code, -32600);
+  EXPECT_EQ(decode_bad("[1]").err.code, -32600);
+}
+
+TEST(jsonrpc, encodes_compactly) {
+  EXPECT_EQ(rpc::encode_result(rpc::request_id{1}, mcp::json::object{{"a", "b"}}),
+            R"({"jsonrpc":"2.0","id":1,"result":{"a":"b"}})");
+  EXPECT_EQ(rpc::encode_result_raw(rpc::request_id{std::string("x\"y")}, "{}"),
+            R"({"jsonrpc":"2.0","id":"x\"y","result":{}})");
+  EXPECT_EQ(rpc::encode_error(std::nullopt, mcp::error{mcp::errc::parse_error, "Parse error"}),
+            R"({"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"}})");
+  EXPECT_EQ(rpc::encode_error(rpc::request_id{2}, mcp::error{-32602, "bad", mcp::json::value(1)}),
+            R"({"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"bad","data":1}})");
+  EXPECT_EQ(rpc::encode_request(rpc::request_id{9}, "ping", {}),
+            R"({"jsonrpc":"2.0","id":9,"method":"ping","params":{}})");
+  EXPECT_EQ(rpc::encode_notification("notifications/initialized"),
+            R"({"jsonrpc":"2.0","method":"notifications/initialized"})");
+}
+
+TEST(jsonrpc, large_integer_ids_round_trip) {
+  auto r = decode_ok(R"({"jsonrpc":"2.0","id":9007199254740993,"method":"m"})");
+  EXPECT_EQ(rpc::to_string(std::get<rpc::request>(r).id), "9007199254740993");
+  decode_bad(R"({"jsonrpc":"2.0","id":18446744073709551615,"method":"m"})");
+}
+
+}  // namespace

@@ -1,0 +1,223 @@
+// The built-in call interceptors of mcp/pipeline.hpp, at the wire.
+#include <mcp/pipeline.hpp>
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <thread>
+
+#include "support/wire.hpp"
+
+namespace {
+
+using mcp::json::object;
+using mcp::test::wire;
+using namespace std::chrono_literals;
+
+mcp::call_tool_result ok_result(mcp::tool_context&, const object&) {
+  mcp::call_tool_result r;
+  r.content.push_back(mcp::text_content("ok"));
+  return r;
+}
+
+std::string first_text(const mcp::json::value& response) {
+  return std::string(response.at("result").at("content").at(0).at("text").as_string());
+}
+
+bool is_tool_error(const mcp::json::value& response) {
+  const auto* e = response.at("result").as_object().if_contains("isError");
+  return e && e->as_bool();
+}
+
+TEST(pipeline, rate_limit_denies_beyond_the_burst_per_principal) {
+  mcp::server s;
+  s.use(mcp::rate_limit({.per_second = 0.001, .burst = 2}));
+  s.add_tool({.name = "t", .description = "d", .run_inline = true}, ok_result);
+  wire alice(s, {.who = {.subject = "alice"}});
+  wire bob(s, {.who = {.subject = "bob"}});
+  alice.initialize();
+  bob.initialize();
+  EXPECT_FALSE(is_tool_error(alice.call("tools/call", object{{"name", "t"}}, 1)));
+  EXPECT_FALSE(is_tool_error(alice.call("tools/call", object{{"name", "t"}}, 2)));
+  auto denied = alice.call("tools/call", object{{"name", "t"}}, 3);
+  EXPECT_TRUE(is_tool_error(denied));
+  EXPECT_NE(first_text(denied).find("Rate limit exceeded"), std::string::npos);
+  EXPECT_NE(first_text(denied).find("retry in"), std::string::npos);
+  EXPECT_FALSE(is_tool_error(bob.call("tools/call", object{{"name", "t"}}, 1)));
+}
+
+TEST(pipeline, rate_limit_per_tool_and_refill) {
+  mcp::server s;
+  s.use(mcp::rate_limit({.per_second = 50, .burst = 1, .per_tool = true, .tools = {"a", "b"}}));
+  for (const char* n : {"a", "b", "c"}) {
+    s.add_tool({.name = n, .description = "d", .run_inline = true}, ok_result);
+  }
+  wire w(s);
+  w.initialize();
+  EXPECT_FALSE(is_tool_error(w.call("tools/call", object{{"name", "a"}})));
+  EXPECT_TRUE(is_tool_error(w.call("tools/call", object{{"name", "a"}})));
+  EXPECT_FALSE(is_tool_error(w.call("tools/call", object{{"name", "b"}})));
+  for (int i = 0; i < 5; ++i)
+    EXPECT_FALSE(is_tool_error(w.call("tools/call", object{{"name", "c"}})));
+  std::this_thread::sleep_for(40ms);  // 50/s refills one token in 20 ms
+  EXPECT_FALSE(is_tool_error(w.call("tools/call", object{{"name", "a"}})));
+}
+
+TEST(pipeline, concurrency_limit_denies_at_once_and_releases_slots) {
+  mcp::server s;
+  s.use(mcp::concurrency_limit(1));
+  std::atomic<bool> release{false};
+  std::atomic<int> running{0};
+  s.add_tool({.name = "block", .description = "d"}, [&](mcp::tool_context&, const object&) {
+    ++running;
+    for (int i = 0; i < 1000 && !release; ++i) std::this_thread::sleep_for(2ms);
+    return mcp::call_tool_result{};
+  });
+  wire w(s);
+  w.initialize();
+  w.send(R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"block"}})");
+  for (int i = 0; i < 500 && running == 0; ++i) std::this_thread::sleep_for(1ms);
+  auto denied = w.call("tools/call", object{{"name", "block"}}, 2);
+  EXPECT_EQ(denied.at("id"), 2);
+  EXPECT_TRUE(is_tool_error(denied));
+  EXPECT_NE(first_text(denied).find("Too many concurrent"), std::string::npos);
+  release = true;
+  EXPECT_EQ(w.next_response()->at("id"), 1);
+  std::this_thread::sleep_for(10ms);
+  EXPECT_FALSE(is_tool_error(w.call("tools/call", object{{"name", "block"}}, 3)));
+}
+
+TEST(pipeline, deadline_answers_with_a_tool_error_and_stops_the_handler) {
+  mcp::server s;
+  s.use(mcp::deadline(50ms));
+  std::atomic<bool> saw_stop{false};
+  s.add_tool({.name = "slow", .description = "d"}, [&](mcp::tool_context& ctx, const object&) {
+    for (int i = 0; i < 300 && !ctx.cancelled(); ++i) std::this_thread::sleep_for(5ms);
+    saw_stop = ctx.cancelled();
+    return mcp::call_tool_result{};
+  });
+  wire w(s);
+  w.initialize();
+  const auto start = std::chrono::steady_clock::now();
+  auto r = w.call("tools/call", object{{"name", "slow"}});
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 1s);
+  EXPECT_TRUE(is_tool_error(r));
+  EXPECT_NE(first_text(r).find("did not finish within 50 ms"), std::string::npos);
+  for (int i = 0; i < 200 && !saw_stop; ++i) std::this_thread::sleep_for(5ms);
+  EXPECT_TRUE(saw_stop);
+  std::this_thread::sleep_for(20ms);
+  EXPECT_EQ(w.pending(), 0U) << "the late result is dropped";
+}
+
+TEST(pipeline, output_limits_sanitise_and_reject) {
+  mcp::server s;  // output_limits() is installed by default
+  s.add_tool({.name = "bad_utf8", .description = "d"}, [](mcp::tool_context&, const object&) {
+    mcp::call_tool_result r;
+    r.content.push_back(mcp::text_content("ok \xff\xfe end \xe2\x82"));
+    return r;
+  });
+  s.add_tool({.name = "bad_base64", .description = "d"}, [](mcp::tool_context&, const object&) {
+    mcp::call_tool_result r;
+    r.content.push_back(
+        object{{"type", "image"}, {"data", "not base64!"}, {"mimeType", "image/png"}});
+    return r;
+  });
+  s.add_tool({.name = "bad_mime", .description = "d"}, [](mcp::tool_context&, const object&) {
+    mcp::call_tool_result r;
+    r.content.push_back(object{{"type", "audio"}, {"data", "AAAA"}, {"mimeType", "wav"}});
+    return r;
+  });
+  wire w(s);
+  w.initialize();
+  auto fixed = w.call("tools/call", object{{"name", "bad_utf8"}});
+  EXPECT_FALSE(is_tool_error(fixed));
+  EXPECT_EQ(first_text(fixed), "ok \xEF\xBF\xBD\xEF\xBF\xBD end \xEF\xBF\xBD\xEF\xBF\xBD");
+  auto b64 = w.call("tools/call", object{{"name", "bad_base64"}});
+  EXPECT_TRUE(is_tool_error(b64));
+  EXPECT_NE(first_text(b64).find("base64"), std::string::npos);
+  auto mime = w.call("tools/call", object{{"name", "bad_mime"}});
+  EXPECT_TRUE(is_tool_error(mime));
+  EXPECT_NE(first_text(mime).find("mimeType"), std::string::npos);
+}
+
+TEST(pipeline, output_size_limit) {
+  mcp::server s;
+  s.use(mcp::output_limits({.max_bytes = 100}));
+  s.add_tool({.name = "big", .description = "d"}, [](mcp::tool_context&, const object& a) {
+    mcp::call_tool_result r;
+    r.content.push_back(mcp::text_content(std::string(a.at("n").to_number<std::size_t>(), 'x')));
+    return r;
+  });
+  wire w(s);
+  w.initialize();
+  EXPECT_FALSE(is_tool_error(
+      w.call("tools/call", object{{"name", "big"}, {"arguments", object{{"n", 10}}}})));
+  auto r = w.call("tools/call", object{{"name", "big"}, {"arguments", object{{"n", 500}}}});
+  EXPECT_TRUE(is_tool_error(r));
+  EXPECT_NE(first_text(r).find("exceeds the limit of 100 bytes"), std::string::npos);
+}
+
+TEST(pipeline, access_control_by_principal) {
+  mcp::server s;
+  s.use(mcp::access_control([](const mcp::principal& p, std::string_view tool) {
+    return tool != "admin" || p.subject == "ops";
+  }));
+  s.add_tool({.name = "admin", .description = "d", .run_inline = true}, ok_result);
+  wire guest(s, {.who = {.subject = "guest"}});
+  wire ops(s, {.who = {.subject = "ops"}});
+  guest.initialize();
+  ops.initialize();
+  auto denied = guest.call("tools/call", object{{"name", "admin"}});
+  EXPECT_TRUE(is_tool_error(denied));
+  EXPECT_NE(first_text(denied).find("Access denied"), std::string::npos);
+  EXPECT_FALSE(is_tool_error(ops.call("tools/call", object{{"name", "admin"}})));
+}
+
+TEST(pipeline, custom_interceptors_run_in_order_and_filter_results) {
+  mcp::server s;
+  std::vector<std::string> order;
+  std::mutex mu;
+  struct tagger : mcp::call_interceptor {
+    std::string tag;
+    std::vector<std::string>* order;
+    std::mutex* mu;
+    void intercept(const mcp::tool_call& call, const std::function<void()>& next) override {
+      {
+        std::lock_guard lock(*mu);
+        order->push_back("in:" + tag);
+      }
+      call.on_result([t = tag](mcp::call_tool_result& r) {
+        r.content.push_back(mcp::text_content("filtered by " + t));
+      });
+      next();
+    }
+  };
+  auto a = std::make_shared<tagger>();
+  a->tag = "a";
+  a->order = &order;
+  a->mu = &mu;
+  auto b = std::make_shared<tagger>();
+  b->tag = "b";
+  b->order = &order;
+  b->mu = &mu;
+  s.use(a);
+  s.use(b);
+  s.add_tool({.name = "t", .description = "d", .run_inline = true}, ok_result);
+  wire w(s);
+  w.initialize();
+  auto r = w.call("tools/call", object{{"name", "t"}});
+  EXPECT_EQ(order, (std::vector<std::string>{"in:a", "in:b"}));
+  const auto& content = r.at("result").at("content").as_array();
+  ASSERT_EQ(content.size(), 3U);
+  EXPECT_EQ(content[1].at("text"), "filtered by b");
+  EXPECT_EQ(content[2].at("text"), "filtered by a");
+}
+
+TEST(pipeline, bad_policy_parameters_throw) {
+  EXPECT_THROW((void)mcp::rate_limit({.per_second = 0}), std::invalid_argument);
+  EXPECT_THROW((void)mcp::concurrency_limit(0), std::invalid_argument);
+  EXPECT_THROW((void)mcp::deadline(0ms), std::invalid_argument);
+  EXPECT_THROW((void)mcp::access_control({}), std::invalid_argument);
+}
+
+}  // namespace
