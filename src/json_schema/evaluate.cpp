@@ -59,9 +59,14 @@ struct path_segment {
 
 // type_bit accepted by each json::kind (null, bool, int64, uint64, double, string, array,
 // object); a double also matches integer_bit when it has no fractional part.
-constexpr std::array<std::uint8_t, 8> kind_bits{
-    null_bit,   boolean_bit, number_bit | integer_bit, number_bit | integer_bit,
-    number_bit, string_bit,  array_bit,                object_bit};
+constexpr std::array<std::uint8_t, 8> kind_bits{null_bit,
+                                                boolean_bit,
+                                                number_bit | integer_bit,
+                                                number_bit | integer_bit,
+                                                number_bit,
+                                                string_bit,
+                                                array_bit,
+                                                object_bit};
 
 bool type_matches(std::uint8_t t, const json::value& v) noexcept {
   const auto k = static_cast<std::size_t>(v.kind());

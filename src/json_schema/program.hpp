@@ -121,7 +121,7 @@ struct node {
   bool unique_items = false;
   node_id unevaluated_items = no_node;
 
-  std::vector<named_node> properties;       ///< sorted by (size, bytes): see name_less
+  std::vector<named_node> properties;         ///< sorted by (size, bytes): see name_less
   std::vector<std::uint16_t> property_slots;  ///< open-addressing table: index + 1, 0 = empty
   std::uint32_t property_mask = 0;
   std::uint64_t required_mask = 0;          ///< required names found in `properties` (<= 64)
