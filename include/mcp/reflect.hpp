@@ -630,6 +630,34 @@ bool decode_members(const json::object& o, const json_path& path, T& out, error&
   return (decode_member<D>(o, path, out, err) && ...);
 }
 
+/// Decodes a string map or a described struct from an object.
+template <class T>
+bool decode_object(const json::object& o, const json_path& path, T& out, error& err) {
+  if constexpr (is_string_map<T>::value) {
+    using U = typename T::mapped_type;
+    out.clear();
+    if constexpr (requires { out.reserve(o.size()); }) out.reserve(o.size());
+    for (const auto& kv : o) {
+      const json_path child = path.member(kv.key());
+      if constexpr (decode_in_place<U>) {
+        U& slot = out[std::string(kv.key())];
+        if (!decode(kv.value(), child, slot, err)) return false;
+      } else {
+        if (!decode_new<U>(kv.value(), child, err, [&](U&& u) {
+              out.insert_or_assign(std::string(kv.key()), std::move(u));
+            })) {
+          return false;
+        }
+      }
+    }
+    return true;
+  } else {
+    static_assert(described_struct<T>);
+    return decode_members(o, path, out, err,
+                          boost::mp11::mp_rename<members_t<T>, boost::mp11::mp_list>{});
+  }
+}
+
 template <class T>
 bool decode(const json::value& v, const json_path& path, T& out, error& err) {
   if constexpr (traits_from_json<T>) {
@@ -697,31 +725,10 @@ bool decode(const json::value& v, const json_path& path, T& out, error& err) {
       }
     }
     return true;
-  } else if constexpr (is_string_map<T>::value) {
-    using U = typename T::mapped_type;
+  } else if constexpr (is_string_map<T>::value || described_struct<T>) {
     const json::object* o = v.if_object();
     if (o == nullptr) return fail_expected(err, path, "an object", v);
-    out.clear();
-    if constexpr (requires { out.reserve(o->size()); }) out.reserve(o->size());
-    for (const auto& kv : *o) {
-      const json_path child = path.member(kv.key());
-      if constexpr (decode_in_place<U>) {
-        U& slot = out[std::string(kv.key())];
-        if (!decode(kv.value(), child, slot, err)) return false;
-      } else {
-        if (!decode_new<U>(kv.value(), child, err, [&](U&& u) {
-              out.insert_or_assign(std::string(kv.key()), std::move(u));
-            })) {
-          return false;
-        }
-      }
-    }
-    return true;
-  } else if constexpr (described_struct<T>) {
-    const json::object* o = v.if_object();
-    if (o == nullptr) return fail_expected(err, path, "an object", v);
-    return decode_members(*o, path, out, err,
-                          boost::mp11::mp_rename<members_t<T>, boost::mp11::mp_list>{});
+    return decode_object(*o, path, out, err);
   } else {
     unsupported_type<T>();
     return false;
@@ -971,6 +978,33 @@ template <class T>
 /// `{"path": "<JSON Pointer>"}`. Thread-safe; never throws except std::bad_alloc.
 template <class T>
 [[nodiscard]] result<T> from_json(const json::value& v) {
+  return from_json<T>(v, json_path{});
+}
+
+/// Decodes the object `v` as a `T`, exactly as the json::value overloads do, without copying
+/// `v` when `T` is a described struct or a string map (e.g. tool call arguments).
+/// Errors: see the json::value overload. Thread-safe; never throws except std::bad_alloc.
+template <class T>
+[[nodiscard]] result<T> from_json(const json::object& v, const json_path& path) {
+  if constexpr (!detail::traits_from_json<T> &&
+                (detail::described_struct<T> || detail::is_string_map<T>::value)) {
+    static_assert(std::is_default_constructible_v<T>,
+                  "mcp::from_json<T>: T must be default-constructible, or specialize "
+                  "mcp::json_traits<T> with a from_json");
+    T out{};
+    error err;
+    if (!detail::decode_object(v, path, out, err)) return err;
+    return out;
+  } else if constexpr (std::is_same_v<T, json::object> && !detail::traits_from_json<T>) {
+    return v;
+  } else {
+    return from_json<T>(json::value(v), path);  // other targets read a json::value
+  }
+}
+
+/// Decodes the object `v` as a `T`; see the overload with a path.
+template <class T>
+[[nodiscard]] result<T> from_json(const json::object& v) {
   return from_json<T>(v, json_path{});
 }
 

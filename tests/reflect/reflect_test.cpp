@@ -274,6 +274,27 @@ TEST(reflect_decode, from_json_with_a_path_prefixes_errors) {
   EXPECT_EQ(r.error().message, "/params/arguments/city: expected a string, got number 1");
 }
 
+TEST(reflect_decode, from_an_object_without_copying_it) {
+  json::object args = parse(R"({"city":"Oslo","days":2})").as_object();
+  auto r = mcp::from_json<forecast_in>(args);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(*r, (forecast_in{.city = "Oslo", .days = 2, .unit = std::nullopt}));
+  auto m = mcp::from_json<std::map<std::string, int>>(args);
+  ASSERT_FALSE(m);
+  EXPECT_EQ(m.error().message, R"(/city: expected an integer, got string "Oslo")");
+  auto o = mcp::from_json<json::object>(args);
+  ASSERT_TRUE(o);
+  EXPECT_EQ(*o, args);
+  auto i = mcp::from_json<int>(args);
+  ASSERT_FALSE(i);
+  EXPECT_EQ(i.error().message, "expected an integer, got object");
+  mcp::json_path root;
+  mcp::json_path at = root.member("arguments");
+  auto e = mcp::from_json<forecast_in>(parse(R"({"city":"Oslo"})").as_object(), at);
+  ASSERT_FALSE(e);
+  EXPECT_EQ(e.error().message, "/arguments/days: required property is missing");
+}
+
 // ------------------------------------------------------------------------------------- errors
 
 TEST(reflect_errors, wrong_type_at_every_level) {

@@ -4,6 +4,12 @@ mcp_add_test(mcp_reflect_tests
   reflect/reflect_schema_test.cpp
 )
 
+# Property test against the JSON Schema validator (mcp/json_schema.hpp), when it is built.
+if(EXISTS ${PROJECT_SOURCE_DIR}/include/mcp/json_schema.hpp
+   AND EXISTS ${PROJECT_SOURCE_DIR}/src/json_schema/sources.cmake)
+  mcp_add_test(mcp_reflect_property_tests reflect/reflect_property_test.cpp)
+endif()
+
 # Compile-fail tests: each case compiles tests/reflect/compile_fail.cpp with one MCP_CASE_*
 # macro and passes when the compiler prints the expected diagnostic. MCP_CASE_NONE checks
 # that the file compiles cleanly otherwise (with the warnings users are likely to enable).
