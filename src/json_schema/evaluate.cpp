@@ -123,12 +123,12 @@ std::size_t json_hash(const json::value& v, std::size_t depth = 0) {
 }
 
 // Finds two equal items; returns false when all are unique.
-bool find_duplicate(const json::array& a, std::size_t& first, std::size_t& second) {
+bool find_duplicate(const json::array& a, std::size_t& first, std::size_t& second, bool& too_deep) {
   const std::size_t n = a.size();
   if (n <= 16) {
     for (std::size_t i = 0; i < n; ++i)
       for (std::size_t j = i + 1; j < n; ++j)
-        if (json_equal(a[i], a[j])) {
+        if (json_equal(a[i], a[j], too_deep)) {
           first = i;
           second = j;
           return true;
@@ -140,7 +140,7 @@ bool find_duplicate(const json::array& a, std::size_t& first, std::size_t& secon
   std::sort(hashed.begin(), hashed.end());
   for (std::size_t i = 0; i < n; ++i)
     for (std::size_t j = i + 1; j < n && hashed[j].first == hashed[i].first; ++j)
-      if (json_equal(a[hashed[i].second], a[hashed[j].second])) {
+      if (json_equal(a[hashed[i].second], a[hashed[j].second], too_deep)) {
         first = std::min(hashed[i].second, hashed[j].second);
         second = std::max(hashed[i].second, hashed[j].second);
         return true;
@@ -239,6 +239,11 @@ class evaluator {
     if (errors_ != nullptr) path_.pop_back();
   }
 
+  void too_deep_to_compare(const node& n, const char* keyword) {
+    too_deep_ = false;
+    abort(n, keyword, "the value is nested too deeply to compare (more than 512 levels)");
+  }
+
   bool silent_eval(node_id id, const json::value& inst, annotations* ann) {
     ++silent_;
     const bool ok = eval(id, inst, ann);
@@ -319,37 +324,16 @@ class evaluator {
   bool eval_node(const node& n, const json::value& inst, annotations* local) {
     bool ok = true;
     const std::uint32_t g = n.groups;
+    if ((g & (g_enum | g_const)) != 0 && !check_values(n, inst)) {
+      ok = false;
+      if (!keep_going()) return false;
+    }
 
     if ((g & g_type) != 0 && !type_matches(n.types, inst)) {
       ok = false;
       if (!fail(n, "type", [&] {
             return snippet(inst) + " is not of type " + type_list(n.types) + " (it is " +
                    type_name(inst) + ")";
-          }))
-        return false;
-    }
-    if ((g & g_enum) != 0 &&
-        std::none_of(n.enum_values.begin(), n.enum_values.end(),
-                     [&](const json::value& e) { return json_equal(e, inst); })) {
-      ok = false;
-      if (!fail(n, "enum", [&] {
-            std::string allowed;
-            for (const auto& e : n.enum_values) {
-              if (allowed.size() > 200) {
-                allowed += ", ...";
-                break;
-              }
-              if (!allowed.empty()) allowed += ", ";
-              allowed += snippet(e, 40);
-            }
-            return snippet(inst) + " is not one of the allowed values: " + allowed;
-          }))
-        return false;
-    }
-    if ((g & g_const) != 0 && !json_equal(n.const_value, inst)) {
-      ok = false;
-      if (!fail(n, "const", [&] {
-            return snippet(inst) + " is not the required value " + snippet(n.const_value);
           }))
         return false;
     }
@@ -391,6 +375,48 @@ class evaluator {
           if (a.name == n.dynamic_name) return a.schema;
     }
     return n.dynamic_ref;
+  }
+
+  // enum and const.
+  bool check_values(const node& n, const json::value& inst) {
+    bool ok = true;
+    if ((n.groups & g_enum) != 0) {
+      const bool found =
+          std::any_of(n.enum_values.begin(), n.enum_values.end(),
+                      [&](const json::value& e) { return json_equal(e, inst, too_deep_); });
+      if (!found && too_deep_) {
+        too_deep_to_compare(n, "enum");
+        return false;
+      }
+      if (!found) {
+        ok = false;
+        if (!fail(n, "enum", [&] {
+              std::string allowed;
+              for (const auto& e : n.enum_values) {
+                if (allowed.size() > 200) {
+                  allowed += ", ...";
+                  break;
+                }
+                if (!allowed.empty()) allowed += ", ";
+                allowed += snippet(e, 40);
+              }
+              return snippet(inst) + " is not one of the allowed values: " + allowed;
+            }))
+          return false;
+      }
+    }
+    if ((n.groups & g_const) != 0 && !json_equal(n.const_value, inst, too_deep_)) {
+      if (too_deep_) {
+        too_deep_to_compare(n, "const");
+        return false;
+      }
+      ok = false;
+      if (!fail(n, "const", [&] {
+            return snippet(inst) + " is not the required value " + snippet(n.const_value);
+          }))
+        return false;
+    }
+    return ok;
   }
 
   bool eval_number(const node& n, const json::value& inst) {
@@ -557,7 +583,12 @@ class evaluator {
       }
     }
     std::size_t first = 0, second = 0;
-    if (n.unique_items && find_duplicate(a, first, second)) {
+    const bool duplicate = n.unique_items && find_duplicate(a, first, second, too_deep_);
+    if (too_deep_) {
+      too_deep_to_compare(n, "uniqueItems");
+      return false;
+    }
+    if (duplicate) {
       ok = false;
       if (!fail(n, "uniqueItems", [&] {
             return "items " + std::to_string(first) + " and " + std::to_string(second) +
@@ -847,6 +878,7 @@ class evaluator {
   std::size_t depth_ = 0;
   std::size_t steps_ = 0;
   bool aborted_ = false;
+  bool too_deep_ = false;
   validation_error abort_error_;
   std::vector<path_segment> path_;
   std::vector<std::uint32_t> scope_;

@@ -36,7 +36,8 @@ long double to_long_double(const json::value& v) noexcept {
   }
 }
 
-bool json_equal(const json::value& a, const json::value& b, std::size_t max_depth) noexcept {
+bool json_equal(const json::value& a, const json::value& b, bool& too_deep,
+                std::size_t max_depth) noexcept {
   if (a.is_number() && b.is_number()) {
     if (a.kind() == b.kind()) {
       if (a.is_int64()) return a.get_int64() == b.get_int64();
@@ -45,7 +46,10 @@ bool json_equal(const json::value& a, const json::value& b, std::size_t max_dept
     return to_long_double(a) == to_long_double(b);
   }
   if (a.kind() != b.kind()) return false;
-  if (max_depth == 0) return false;
+  if (max_depth == 0) {
+    too_deep = true;
+    return false;
+  }
   switch (a.kind()) {
     case json::kind::null:
       return true;
@@ -58,7 +62,7 @@ bool json_equal(const json::value& a, const json::value& b, std::size_t max_dept
       const auto& y = b.get_array();
       if (x.size() != y.size()) return false;
       for (std::size_t i = 0; i < x.size(); ++i)
-        if (!json_equal(x[i], y[i], max_depth - 1)) return false;
+        if (!json_equal(x[i], y[i], too_deep, max_depth - 1)) return false;
       return true;
     }
     case json::kind::object: {
@@ -67,7 +71,8 @@ bool json_equal(const json::value& a, const json::value& b, std::size_t max_dept
       if (x.size() != y.size()) return false;
       for (const auto& kv : x) {
         const auto* other = y.if_contains(kv.key());
-        if (other == nullptr || !json_equal(kv.value(), *other, max_depth - 1)) return false;
+        if (other == nullptr || !json_equal(kv.value(), *other, too_deep, max_depth - 1))
+          return false;
       }
       return true;
     }
@@ -116,7 +121,11 @@ decimal to_decimal(const json::value& v) {
     }
     d.mantissa = d.mantissa * 10 + static_cast<unsigned>(s[i] - '0');
   }
-  d.exponent = std::atoi(s.data() + e + 1) - frac_digits;
+  int exp10 = 0;
+  const char* exp_begin = s.data() + e + 1;
+  if (*exp_begin == '+') ++exp_begin;
+  std::from_chars(exp_begin, s.data() + s.size(), exp10);
+  d.exponent = exp10 - frac_digits;
   return d;
 }
 

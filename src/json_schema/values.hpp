@@ -21,8 +21,8 @@ namespace mcp::json_schema::detail {
 [[nodiscard]] long double to_long_double(const json::value& v) noexcept;
 
 /// JSON equality: numbers by value (1 == 1.0), objects regardless of member order. Recursion is
-/// bounded by `max_depth`; deeper values compare unequal.
-[[nodiscard]] bool json_equal(const json::value& a, const json::value& b,
+/// bounded by `max_depth`: deeper values compare unequal and set `too_deep`.
+[[nodiscard]] bool json_equal(const json::value& a, const json::value& b, bool& too_deep,
                               std::size_t max_depth = 512) noexcept;
 
 /// True when `value` is an integer multiple of `divisor` (> 0), computed on the shortest
