@@ -45,7 +45,6 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <system_error>
 #include <type_traits>
 #include <unordered_map>
 #include <utility>
@@ -57,10 +56,10 @@
 /// misspelt member is a compile error; naming a member that BOOST_DESCRIBE_STRUCT does not list,
 /// or one member twice, fails a static_assert when the schema is built. Members of a base class
 /// may be documented here or next to the base.
-#define MCP_FIELD_DOCS(C, ...)                                                                \
-  [[maybe_unused]] constexpr auto mcp_field_docs(C**) noexcept {                              \
-    return ::std::array{                                                                      \
-        MCP_DETAIL_FOR_EACH(MCP_DETAIL_FIELD_DOC, C, __VA_ARGS__)::mcp::detail::field_doc{}}; \
+#define MCP_FIELD_DOCS(C, ...)                                                      \
+  [[maybe_unused]] constexpr auto mcp_field_docs(C**) noexcept {                    \
+    return ::std::array{::mcp::detail::field_doc{} /* unused */                     \
+                        MCP_DETAIL_FOR_EACH(MCP_DETAIL_FIELD_DOC, C, __VA_ARGS__)}; \
   }
 
 namespace mcp {
@@ -179,7 +178,8 @@ struct json_traits {
 
 namespace detail {
 
-/// One entry of MCP_FIELD_DOCS; an empty name ends the list.
+/// One entry of MCP_FIELD_DOCS. The array the macro builds starts with an empty entry (so that
+/// it is never empty); the entries for the members follow.
 struct field_doc {
   std::string_view name;
   std::string_view doc;
@@ -245,9 +245,6 @@ concept traits_schema = requires {
 template <class T>
 using members_t = boost::describe::describe_members<T, boost::describe::mod_public |
                                                            boost::describe::mod_inherited>;
-
-template <class T>
-using member_type_t = std::remove_cvref_t<decltype(std::declval<T&>().*T::pointer)>;
 
 template <class P>
 struct member_class;
@@ -321,12 +318,12 @@ template <class T>
 consteval bool field_docs_valid() {
   if constexpr (has_field_docs<T>) {
     constexpr auto docs = mcp_field_docs(static_cast<T**>(nullptr));
-    for (std::size_t i = 0; i + 1 < docs.size(); ++i) {
+    for (std::size_t i = 1; i < docs.size(); ++i) {
       if (!names_a_member(boost::mp11::mp_rename<members_t<T>, boost::mp11::mp_list>{},
                           docs[i].name)) {
         return false;
       }
-      for (std::size_t j = i + 1; j + 1 < docs.size(); ++j) {
+      for (std::size_t j = i + 1; j < docs.size(); ++j) {
         if (docs[i].name == docs[j].name) return false;
       }
     }

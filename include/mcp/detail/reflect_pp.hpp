@@ -22,10 +22,10 @@
   macro(c, first) __VA_OPT__(MCP_DETAIL_FOR_EACH_AGAIN MCP_DETAIL_PARENS(macro, c, __VA_ARGS__))
 #define MCP_DETAIL_FOR_EACH_AGAIN() MCP_DETAIL_FOR_EACH_STEP
 
-// One `(member, "doc")` pair of MCP_FIELD_DOCS becomes one initializer of the docs array. The
+// One `(member, "doc")` pair of MCP_FIELD_DOCS becomes `, initializer` in the docs array. The
 // template argument `&C::member` makes a misspelt or inaccessible member a compile error.
 #define MCP_DETAIL_REMOVE_PARENS(...) __VA_ARGS__
 #define MCP_DETAIL_FIELD_DOC(c, pair) MCP_DETAIL_FIELD_DOC_X(c, MCP_DETAIL_REMOVE_PARENS pair)
 #define MCP_DETAIL_FIELD_DOC_X(...) MCP_DETAIL_FIELD_DOC_I(__VA_ARGS__)
 #define MCP_DETAIL_FIELD_DOC_I(c, member, doc) \
-  ::mcp::detail::field_doc{::mcp::detail::checked_member_name<&c::member>(#member), doc},
+  , ::mcp::detail::field_doc { ::mcp::detail::checked_member_name<&c::member>(#member), doc }
