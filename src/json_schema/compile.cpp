@@ -74,7 +74,13 @@ std::string where(const std::string& location) { return location.empty() ? "(roo
 
 enum class sub_kind { none, single, array, map, items7, dependencies };
 
-sub_kind subschema_kind(dialect d, std::string_view k) {
+sub_kind subschema_kind(const dialect_info& di, std::string_view k) {
+  const dialect d = di.d;
+  if (di.draft2019) {
+    if (k == "items") return sub_kind::items7;
+    if (k == "additionalItems") return sub_kind::single;
+    if (k == "prefixItems") return sub_kind::none;
+  }
   if (d == dialect::draft2020_12) {
     if (k == "additionalProperties" || k == "unevaluatedProperties" || k == "unevaluatedItems" ||
         k == "items" || k == "contains" || k == "propertyNames" || k == "if" || k == "then" ||
@@ -138,6 +144,8 @@ dialect_info compiler::dialect_of(const json::value& schema_uri, const std::stri
   std::string u(schema_uri.get_string());
   if (!u.empty() && u.back() == '#') u.pop_back();
   if (u == uri_2020_12) return {dialect::draft2020_12, all_vocabs};
+  if (u == "https://json-schema.org/draft/2019-09/schema")
+    return {dialect::draft2020_12, all_vocabs, true};
   if (u == "http://json-schema.org/draft-07/schema" ||
       u == "https://json-schema.org/draft-07/schema")
     return {dialect::draft7, all_vocabs};
@@ -224,7 +232,7 @@ void compiler::index(const json::value& v, const std::string& location, std::str
   for (const auto& kv : o) {
     const json::value& c = kv.value();
     const std::string loc = child_location(location, kv.key());
-    switch (subschema_kind(d.d, kv.key())) {
+    switch (subschema_kind(d, kv.key())) {
       case sub_kind::none:
         break;
       case sub_kind::single:

@@ -29,6 +29,9 @@ enum vocab_bit : std::uint16_t {
 struct dialect_info {
   dialect d = dialect::draft2020_12;
   std::uint16_t vocabs = 0;
+  /// Draft 2019-09 (met through cross-draft $refs): 2020-12 rules except that `items` may be
+  /// an array (with `additionalItems`) and `prefixItems` does not exist.
+  bool draft2019 = false;
 };
 
 /// What the index pass learned about one subschema.

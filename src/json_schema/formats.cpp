@@ -4,6 +4,7 @@
 
 #include <boost/url/parse.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <string>
@@ -258,7 +259,6 @@ bool valid_punycode(std::string_view in) {
 }
 
 bool valid_hostname(std::string_view s) {
-  if (!s.empty() && s.back() == '.') s.remove_suffix(1);
   if (s.empty() || s.size() > 253) return false;
   std::size_t start = 0;
   while (true) {
@@ -415,23 +415,81 @@ std::string iri_to_uri(std::string_view s) {
   return out;
 }
 
-bool valid_uri(std::string_view s) { return boost::urls::parse_uri(s).has_value(); }
-bool valid_uri_reference(std::string_view s) {
-  return boost::urls::parse_uri_reference(s).has_value();
+// Checks Boost.URL leaves to the caller: a numeric port, a single '@' in the authority.
+template <class Url>
+bool authority_ok(const Url& u) {
+  if (!u.has_authority()) return true;
+  const auto auth = u.encoded_authority();
+  if (std::count(auth.begin(), auth.end(), '@') > 1) return false;
+  const auto port = u.port();
+  return std::all_of(port.begin(), port.end(), [](char c) { return digit(c); });
 }
 
+bool valid_uri(std::string_view s) {
+  const auto u = boost::urls::parse_uri(s);
+  return u.has_value() && authority_ok(*u);
+}
+bool valid_uri_reference(std::string_view s) {
+  const auto u = boost::urls::parse_uri_reference(s);
+  return u.has_value() && authority_ok(*u);
+}
+
+// RFC 6570: literals and {expressions} of [operator] varspec *("," varspec).
 bool valid_uri_template(std::string_view s) {
-  bool open = false;
-  for (const char c : s) {
-    if (c == '{') {
-      if (open) return false;
-      open = true;
-    } else if (c == '}') {
-      if (!open) return false;
-      open = false;
+  auto pct = [&](std::size_t i) { return i + 2 < s.size() && hex(s[i + 1]) && hex(s[i + 2]); };
+  std::size_t i = 0;
+  while (i < s.size()) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c != '{') {
+      if (c <= 0x20 || c == 0x7F ||
+          std::string_view("\"'<>\\^`|}").find(static_cast<char>(c)) != std::string_view::npos)
+        return false;
+      if (c == '%') {
+        if (!pct(i)) return false;
+        i += 3;
+        continue;
+      }
+      ++i;
+      continue;
+    }
+    ++i;  // '{'
+    if (i < s.size() && std::string_view("+#./;?&=,!@|").find(s[i]) != std::string_view::npos) ++i;
+    while (true) {
+      // varname: varchar *(["."] varchar)
+      bool any = false, after_dot = false;
+      while (i < s.size()) {
+        if (alpha(s[i]) || digit(s[i]) || s[i] == '_') {
+          ++i;
+        } else if (s[i] == '%' && pct(i)) {
+          i += 3;
+        } else if (s[i] == '.' && any && !after_dot) {
+          ++i;
+          after_dot = true;
+          continue;
+        } else {
+          break;
+        }
+        any = true;
+        after_dot = false;
+      }
+      if (!any || after_dot || i >= s.size()) return false;
+      if (s[i] == '*') {
+        ++i;
+      } else if (s[i] == ':') {
+        const std::size_t start = ++i;
+        while (i < s.size() && digit(s[i])) ++i;
+        if (i == start || i - start > 4 || s[start] == '0') return false;
+      }
+      if (i >= s.size()) return false;
+      if (s[i] == '}') {
+        ++i;
+        break;
+      }
+      if (s[i] != ',') return false;
+      ++i;
     }
   }
-  return !open;
+  return true;
 }
 
 }  // namespace

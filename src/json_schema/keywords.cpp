@@ -114,6 +114,8 @@ void compiler::compile_keywords(node& n, const json::object& o, const schema_inf
   const bool validation = d7 || (vocabs & v_validation) != 0;
   const bool unevaluated = !d7 && (vocabs & v_unevaluated) != 0;
   const bool assert_format = opts_.format_assertion || (!d7 && (vocabs & v_format_assertion) != 0);
+  // draft-07 and 2019-09: `items` may be an array (a tuple) followed by `additionalItems`.
+  const bool tuple_items = d7 || si.dial.draft2019;
 
   if (const auto* r = o.if_contains("$ref")) {
     n.ref = sub(*resolve_ref(si, *r, at(loc, "$ref"), nullptr), at(loc, "$ref"));
@@ -267,15 +269,15 @@ void compiler::compile_keywords(node& n, const json::object& o, const schema_inf
               std::string(kv.key()), sub(kv.value(), at(at(loc, "dependentSchemas"), kv.key()))});
         n.groups |= g_object;
       }
-      if (const auto* p = o.if_contains("prefixItems")) {
+      if (const auto* p = o.if_contains("prefixItems"); p != nullptr && !si.dial.draft2019) {
         n.prefix_items = sub_array(*p, at(loc, "prefixItems"));
         n.groups |= g_array;
       }
-      if (const auto* i = o.if_contains("items")) {
-        n.items = sub(*i, at(loc, "items"));
-        n.groups |= g_array;
-      }
-    } else if (const auto* i = o.if_contains("items")) {
+    }
+    if (const auto* i = o.if_contains("items"); i != nullptr && !tuple_items) {
+      n.items = sub(*i, at(loc, "items"));
+      n.groups |= g_array;
+    } else if (i != nullptr && tuple_items) {
       if (i->is_array()) {
         const auto& arr = i->get_array();
         for (std::size_t k = 0; k < arr.size(); ++k)

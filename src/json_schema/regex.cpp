@@ -63,8 +63,47 @@ bool is_hex(char32_t c) {
   return (c >= U'0' && c <= U'9') || (c >= U'a' && c <= U'f') || (c >= U'A' && c <= U'F');
 }
 
-// The POSIX class (evaluated with the C.UTF-8 locale) for a Unicode property name.
+// First code points of the ten-digit blocks of Unicode category Nd (Unicode 14).
+constexpr std::array<char32_t, 66> decimal_digit_blocks{
+    0x30,    0x660,   0x6F0,   0x7C0,   0x966,   0x9E6,   0xA66,   0xAE6,   0xB66,   0xBE6,
+    0xC66,   0xCE6,   0xD66,   0xDE6,   0xE50,   0xED0,   0xF20,   0x1040,  0x1090,  0x17E0,
+    0x1810,  0x1946,  0x19D0,  0x1A80,  0x1A90,  0x1B50,  0x1BB0,  0x1C40,  0x1C50,  0xA620,
+    0xA8D0,  0xA900,  0xA9D0,  0xA9F0,  0xAA50,  0xABF0,  0xFF10,  0x104A0, 0x10D30, 0x11066,
+    0x110F0, 0x11136, 0x111D0, 0x112F0, 0x11450, 0x114D0, 0x11650, 0x116C0, 0x11730, 0x118E0,
+    0x11950, 0x11C50, 0x11D50, 0x11DA0, 0x16A60, 0x16AC0, 0x16B50, 0x1D7CE, 0x1D7D8, 0x1D7E2,
+    0x1D7EC, 0x1D7F6, 0x1E140, 0x1E2F0, 0x1E950, 0x1FBF0};
+
+const std::u32string& decimal_digit_class() {
+  static const std::u32string cls = [] {
+    std::u32string s;
+    auto hex = [&](char32_t c) {
+      static constexpr char digits[] = "0123456789ABCDEF";
+      s += U"\\x{";
+      bool started = false;
+      for (int shift = 20; shift >= 0; shift -= 4) {
+        const auto d = static_cast<std::size_t>((c >> static_cast<unsigned>(shift)) & 0xFU);
+        if (d != 0 || started || shift == 0) {
+          s += static_cast<char32_t>(digits[d]);
+          started = true;
+        }
+      }
+      s += U'}';
+    };
+    for (const char32_t b : decimal_digit_blocks) {
+      hex(b);
+      s += U'-';
+      hex(b + 9);
+    }
+    return s;
+  }();
+  return cls;
+}
+
+// The class body for a Unicode property name; [:alpha:] and friends are evaluated with the
+// C.UTF-8 locale.
 const char32_t* unicode_class(const std::u32string& name) {
+  if (name == U"digit" || name == U"Nd" || name == U"Decimal_Number")
+    return decimal_digit_class().c_str();
   if (name == U"L" || name == U"Letter" || name == U"Alphabetic" || name == U"Alpha")
     return U"[:alpha:]";
   if (name == U"Lu" || name == U"Uppercase_Letter" || name == U"Uppercase") return U"[:upper:]";
@@ -193,6 +232,14 @@ std::optional<std::u32string> translate(const std::u32string& p, std::string& er
       }
       out += c;
       continue;
+    }
+    if (c == U'(' && i + 1 < p.size() && p[i + 1] == U'?') {
+      const char32_t k = i + 2 < p.size() ? p[i + 2] : U'\0';
+      const bool lookbehind_or_name = k == U'<';
+      if (k != U':' && k != U'=' && k != U'!' && !lookbehind_or_name) {
+        error = "(? groups other than (?:, (?=, (?!, (?<=, (?<! and (?<name> are not ECMA-262";
+        return std::nullopt;
+      }
     }
     switch (c) {
       case U'[':
