@@ -7,6 +7,7 @@
 // Tools: echo (the benchmark tool), forecast (typed, structured output), make_image,
 // make_audio, embedded_resource, related_links, slow_count (progress and cancellation),
 // fail (a tool error), unlock_admin (enables the hidden admin.stats tool at runtime).
+#include <mcp/http.hpp>
 #include <mcp/server.hpp>
 
 #include <atomic>
@@ -28,11 +29,11 @@ BOOST_DESCRIBE_ENUM(units, metric, imperial)
 
 struct forecast_in {
   std::string city;
-  int days = 3;
+  std::optional<int> days;  // std::optional: the property is not required
   std::optional<units> unit;
 };
 BOOST_DESCRIBE_STRUCT(forecast_in, (), (city, days, unit))
-MCP_FIELD_DOCS(forecast_in, (city, "City name, e.g. Oslo"), (days, "Days ahead, 1-16"),
+MCP_FIELD_DOCS(forecast_in, (city, "City name, e.g. Oslo"), (days, "Days ahead, 1-16; 3 if omitted"),
                (unit, "Unit system; metric if omitted"))
 
 struct day_forecast {
@@ -119,12 +120,13 @@ void add_tools(mcp::server& server) {
        .description = "Daily forecast for a city (invented data, structured output).",
        .annotations = {.read_only_hint = true, .open_world_hint = true}},
       [](const forecast_in& in) -> mcp::tool_result<forecast_out> {
-        if (in.days < 1 || in.days > 16) {
-          return mcp::tool_error{"days must be between 1 and 16, got " + std::to_string(in.days)};
+        const int days = in.days.value_or(3);
+        if (days < 1 || days > 16) {
+          return mcp::tool_error{"days must be between 1 and 16, got " + std::to_string(days)};
         }
         const bool imperial = in.unit == units::imperial;
         forecast_out out{.city = in.city, .unit = imperial ? "fahrenheit" : "celsius", .days = {}};
-        for (int d = 1; d <= in.days; ++d) {
+        for (int d = 1; d <= days; ++d) {
           const double high = 18.0 + d * 0.5;
           const double low = 9.0 + d * 0.25;
           out.days.push_back({.day = d,
@@ -208,7 +210,7 @@ void add_tools(mcp::server& server) {
   server.add_tool({.name = "fail",
                    .description = "Always fails with a tool error (isError: true).",
                    .annotations = {.read_only_hint = true}},
-                  [](const fail_in& in) -> mcp::tool_result<slow_out> {
+                  [](const fail_in& in) -> mcp::tool_result<std::string> {
                     return mcp::tool_error{"fail was asked to fail: " + in.reason};
                   });
 
@@ -260,8 +262,22 @@ int main(int argc, char** argv) {
   server.use(mcp::deadline(std::chrono::seconds(120)));
   demo::add_tools(server);
   if (!http.empty()) {
-    std::fprintf(stderr, "demo_server: Streamable HTTP is not available in this build\n");
-    return 2;
+    const auto colon = http.rfind(':');
+    mcp::http_server_options opts;
+    opts.host = colon == std::string::npos ? http : http.substr(0, colon);
+    if (colon != std::string::npos) {
+      opts.port = static_cast<std::uint16_t>(std::stoul(http.substr(colon + 1)));
+    }
+    opts.io_threads = 2;
+    mcp::http_server srv(server, opts);
+    try {
+      srv.start();
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "demo_server: cannot listen on %s: %s\n", http.c_str(), e.what());
+      return 1;
+    }
+    std::fprintf(stderr, "mcp-cpp demo server: listening on %s\n", srv.url().c_str());
+    return srv.serve();
   }
   std::fprintf(stderr, "mcp-cpp demo server: speaking MCP over stdio (Ctrl-D to stop)\n");
   return server.serve_stdio();

@@ -172,8 +172,8 @@ class http_server {
   /// Closes the listener, every connection and every session; joins the I/O threads.
   /// Idempotent.
   void stop();
-  /// `start`, then blocks until SIGINT/SIGTERM or `stop`. Returns 0 (or 1 when binding failed,
-  /// after printing why on stderr).
+  /// `start` (unless started already), then blocks until SIGINT/SIGTERM or `stop`, then stops.
+  /// Returns 0 (or 1 when binding failed, after printing why on stderr).
   int serve();
   /// Blocks until `stop` was called.
   void wait();

@@ -150,7 +150,10 @@ class http_conn : public std::enable_shared_from_this<http_conn> {
         if (auto self = weak.lock()) self->pump();
       });
     });
+    // The pending watch read keeps this connection alive while the answer is awaited, and
+    // notices a client that goes away meanwhile.
     pump();
+    if (!writing_) watch_peer();
   }
 
   /// Writes whatever the stream has. Runs on the connection's strand.
@@ -255,7 +258,7 @@ class http_conn : public std::enable_shared_from_this<http_conn> {
 
   /// While an SSE response is open: notice the client going away.
   void watch_peer() {
-    if (peeking_ || phase_ != phase::sse) return;
+    if (peeking_ || phase_ == phase::reading) return;
     if (buffer_.size() > 65536) return close();
     peeking_ = true;
     stream_.async_read_some(buffer_.prepare(512),

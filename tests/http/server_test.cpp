@@ -1,0 +1,405 @@
+// Integration tests of the Streamable HTTP server: every status code, SSE framing, sessions,
+// resumption, security checks and limits, over real sockets on 127.0.0.1.
+#include <mcp/http.hpp>
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <set>
+
+#include "http_test_util.hpp"
+
+namespace mcp_test {
+namespace {
+
+class HttpServer : public ::testing::Test {
+ protected:
+  void start(mcp::http_server_options opts = {}) {
+    add_test_tools(server_);
+    http_ = std::make_unique<mcp::http_server>(server_, std::move(opts));
+    http_->start();
+    port_ = http_->port();
+  }
+  void TearDown() override {
+    if (http_) http_->stop();
+  }
+
+  mcp::server server_{mcp::server_options{.info = {.name = "http-test", .version = "1"}}};
+  std::unique_ptr<mcp::http_server> http_;
+  std::uint16_t port_ = 0;
+};
+
+TEST_F(HttpServer, InitializeAnswersJsonWithSecureSessionId) {
+  start();
+  auto r = request(port_, "POST", initialize_body(), post_headers({}, ""));
+  EXPECT_EQ(r.status, 200U);
+  EXPECT_EQ(r.header("content-type"), "application/json");
+  const auto sid = r.header("mcp-session-id");
+  ASSERT_EQ(sid.size(), 32U);  // 128 bits, hex
+  for (const char c : sid) EXPECT_TRUE(c >= 0x21 && c <= 0x7E);
+  EXPECT_NE(r.body.find("\"protocolVersion\":\"2025-11-25\""), std::string::npos);
+  EXPECT_NE(open_session(port_), sid);
+  EXPECT_EQ(http_->session_count(), 2U);
+}
+
+TEST_F(HttpServer, NotificationGets202WithNoBody) {
+  start();
+  auto sid = open_session(port_);
+  auto r = request(port_, "POST", R"({"jsonrpc":"2.0","method":"notifications/initialized"})",
+                   post_headers(sid));
+  EXPECT_EQ(r.status, 202U);
+  EXPECT_TRUE(r.body.empty());
+}
+
+TEST_F(HttpServer, ToolCallAnswersJson) {
+  start();
+  auto sid = open_session(port_);
+  auto r = request(port_, "POST", call_body("2", "echo", R"({"text":"hi"})"), post_headers(sid));
+  EXPECT_EQ(r.status, 200U);
+  EXPECT_EQ(r.header("content-type"), "application/json");
+  EXPECT_NE(r.body.find(R"("text":"hi")"), std::string::npos);
+  // A handler running on the executor (not inline) answers JSON as well.
+  r = request(port_, "POST", call_body("3", "whoami", R"({"text":""})"), post_headers(sid));
+  EXPECT_EQ(r.status, 200U);
+  EXPECT_EQ(r.header("content-type"), "application/json");
+  EXPECT_NE(r.body.find(R"("text":"local")"), std::string::npos);
+}
+
+TEST_F(HttpServer, SessionHeaderMissingIs400UnknownIs404) {
+  start();
+  open_session(port_);
+  auto r = request(port_, "POST", call_body("2", "echo", R"({"text":"hi"})"), post_headers());
+  EXPECT_EQ(r.status, 400U);
+  EXPECT_NE(r.body.find("\"error\""), std::string::npos);
+  r = request(port_, "POST", call_body("2", "echo", R"({"text":"hi"})"),
+              post_headers("00000000000000000000000000000000"));
+  EXPECT_EQ(r.status, 404U);
+}
+
+TEST_F(HttpServer, AcceptContentTypeAndJsonErrors) {
+  start();
+  auto sid = open_session(port_);
+  const auto body = call_body("2", "echo", R"({"text":"hi"})");
+  auto r = request(port_, "POST", body,
+                   {{"Content-Type", "application/json"},
+                    {"Accept", "application/json"},
+                    {"Mcp-Session-Id", sid}});
+  EXPECT_EQ(r.status, 406U);
+  EXPECT_NE(r.body.find("\"code\":-32600"), std::string::npos);
+  r = request(port_, "POST", body,
+              {{"Content-Type", "text/plain"},
+               {"Accept", "application/json, text/event-stream"},
+               {"Mcp-Session-Id", sid}});
+  EXPECT_EQ(r.status, 415U);
+  r = request(port_, "POST", "{not json", post_headers(sid));
+  EXPECT_EQ(r.status, 400U);
+  EXPECT_NE(r.body.find("-32700"), std::string::npos);
+  r = request(port_, "POST", R"({"jsonrpc":"2.0","id":5,"method":7})", post_headers(sid));
+  EXPECT_EQ(r.status, 400U);
+  // Content-Type with parameters is fine.
+  r = request(port_, "POST", body,
+              {{"Content-Type", "application/json; charset=utf-8"},
+               {"Accept", "application/json, text/event-stream"},
+               {"Mcp-Session-Id", sid}});
+  EXPECT_EQ(r.status, 200U);
+}
+
+TEST_F(HttpServer, ProtocolVersionHeader) {
+  start();
+  auto sid = open_session(port_);
+  const auto body = call_body("2", "echo", R"({"text":"hi"})");
+  EXPECT_EQ(request(port_, "POST", body, post_headers(sid, "1999-01-01")).status, 400U);
+  EXPECT_EQ(request(port_, "POST", body, post_headers(sid, "")).status, 200U);  // assumed
+  EXPECT_EQ(request(port_, "POST", body, post_headers(sid, "2025-03-26")).status, 200U);
+}
+
+TEST_F(HttpServer, MethodsAndPaths) {
+  start({.allow_get_stream = false, .allow_delete = false});
+  auto sid = open_session(port_);
+  auto r = request(port_, "GET", "", {{"Accept", "text/event-stream"}, {"Mcp-Session-Id", sid}});
+  EXPECT_EQ(r.status, 405U);
+  EXPECT_EQ(r.header("allow"), "GET, POST, DELETE");
+  EXPECT_EQ(request(port_, "DELETE", "", {{"Mcp-Session-Id", sid}}).status, 405U);
+  EXPECT_EQ(request(port_, "PUT", "", {{"Mcp-Session-Id", sid}}).status, 405U);
+  EXPECT_EQ(request(port_, "POST", initialize_body(), post_headers(), "/other").status, 404U);
+}
+
+TEST_F(HttpServer, DeleteEndsTheSession) {
+  start();
+  auto sid = open_session(port_);
+  EXPECT_EQ(request(port_, "DELETE", "", {{"Mcp-Session-Id", sid}}).status, 200U);
+  EXPECT_EQ(
+      request(port_, "POST", call_body("2", "echo", R"({"text":"x"})"), post_headers(sid)).status,
+      404U);
+  EXPECT_EQ(request(port_, "DELETE", "", {{"Mcp-Session-Id", sid}}).status, 404U);
+  EXPECT_EQ(request(port_, "DELETE", "", {}).status, 400U);
+  EXPECT_EQ(http_->session_count(), 0U);
+}
+
+TEST_F(HttpServer, OriginAndHostChecks) {
+  start({.allowed_origins = {"https://app.example.com"}});
+  const auto body = initialize_body();
+  auto with = [&](std::vector<std::pair<std::string, std::string>> extra) {
+    auto h = post_headers({}, "");
+    for (auto& e : extra) h.push_back(e);
+    return request(port_, "POST", body, h);
+  };
+  EXPECT_EQ(with({{"Origin", "http://evil.example.com"}}).status, 403U);
+  EXPECT_EQ(with({{"Host", "evil.example.com"}, {"Origin", "http://evil.example.com"}}).status,
+            421U);
+  EXPECT_EQ(with({{"Host", "evil.example.com:" + std::to_string(port_)}}).status, 421U);
+  EXPECT_EQ(with({{"Host", "localhost:" + std::to_string(port_)}}).status, 200U);
+  EXPECT_EQ(with({{"Host", "[::1]:" + std::to_string(port_)}}).status, 200U);
+  EXPECT_EQ(with({{"Origin", "http://localhost:6274"}}).status, 200U);
+  auto r = with({{"Origin", "http://localhost:6274"}});
+  EXPECT_TRUE(r.header("access-control-allow-origin").empty());  // not configured: no CORS
+  r = with({{"Origin", "https://app.example.com"}});
+  EXPECT_EQ(r.status, 200U);
+  EXPECT_EQ(r.header("access-control-allow-origin"), "https://app.example.com");
+  EXPECT_NE(r.header("access-control-expose-headers").find("Mcp-Session-Id"), std::string::npos);
+  r = request(port_, "OPTIONS", "",
+              {{"Origin", "https://app.example.com"}, {"Access-Control-Request-Method", "POST"}});
+  EXPECT_EQ(r.status, 204U);
+  EXPECT_EQ(r.header("access-control-allow-origin"), "https://app.example.com");
+}
+
+TEST_F(HttpServer, OversizedBodyGets413) {
+  start({.max_body_bytes = 1024});
+  auto sid = open_session(port_);
+  auto r = request(port_, "POST",
+                   call_body("2", "echo", "{\"text\":\"" + std::string(4096, 'x') + "\"}"),
+                   post_headers(sid));
+  EXPECT_EQ(r.status, 413U);
+}
+
+TEST_F(HttpServer, SlowHeaderClientIsDisconnectedAndDoesNotBlockOthers) {
+  start({.io_threads = 1, .header_timeout = std::chrono::milliseconds(300)});
+  raw_client slow(port_);
+  slow.send_raw("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n");  // ... and nothing more
+  // Meanwhile the single I/O thread serves others.
+  const auto t0 = std::chrono::steady_clock::now();
+  auto r = request(port_, "POST", initialize_body(), post_headers({}, ""));
+  EXPECT_EQ(r.status, 200U);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 250ms);
+  EXPECT_TRUE(slow.closed_by_peer(3s));
+}
+
+TEST_F(HttpServer, AuthenticatorPrincipalReachesToolsAndBindsSession) {
+  start({.authenticate = [](const mcp::http_request_view& req) -> std::optional<mcp::principal> {
+    const auto auth = req.header("authorization");
+    if (auth == "Bearer alice") return mcp::principal{.subject = "alice"};
+    if (auth == "Bearer bob") return mcp::principal{.subject = "bob"};
+    return std::nullopt;
+  }});
+  auto r = request(port_, "POST", initialize_body(), post_headers({}, ""));
+  EXPECT_EQ(r.status, 401U);
+  EXPECT_EQ(r.header("www-authenticate"), "Bearer");
+  auto h = post_headers({}, "");
+  h.emplace_back("Authorization", "Bearer alice");
+  r = request(port_, "POST", initialize_body(), h);
+  ASSERT_EQ(r.status, 200U);
+  const auto sid = r.header("mcp-session-id");
+  auto ha = post_headers(sid);
+  ha.emplace_back("Authorization", "Bearer alice");
+  r = request(port_, "POST", call_body("2", "whoami", R"({"text":""})"), ha);
+  EXPECT_NE(r.body.find(R"("text":"alice")"), std::string::npos) << r.body;
+  auto hb = post_headers(sid);
+  hb.emplace_back("Authorization", "Bearer bob");
+  EXPECT_EQ(request(port_, "POST", call_body("3", "whoami", R"({"text":""})"), hb).status, 404U);
+}
+
+TEST_F(HttpServer, ProgressTurnsTheAnswerIntoSseWithPrimingAndIds) {
+  start();
+  auto sid = open_session(port_);
+  auto r = request(port_, "POST", call_body("7", "count", R"({"steps":3,"step_ms":10})", true),
+                   post_headers(sid));
+  ASSERT_EQ(r.status, 200U);
+  EXPECT_EQ(r.header("content-type"), "text/event-stream");
+  EXPECT_EQ(r.header("mcp-session-id"), sid);
+  // Priming event first: an id, a retry, empty data.
+  ASSERT_EQ(r.body.rfind("id: ", 0), 0U) << r.body;
+  const auto first_blank = r.body.find("\n\n");
+  const auto priming = r.body.substr(0, first_blank);
+  EXPECT_NE(priming.find("retry: 1000"), std::string::npos);
+  EXPECT_NE(priming.find("data: "), std::string::npos);
+  auto events = r.events();
+  ASSERT_EQ(events.size(), 4U);
+  std::set<std::string> ids;
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_NE(events[i].data.find("notifications/progress"), std::string::npos);
+    EXPECT_NE(events[i].data.find("\"progress\":" + std::to_string(i + 1)), std::string::npos);
+    ids.insert(events[i].id);
+  }
+  EXPECT_NE(events[3].data.find("counted 3"), std::string::npos);
+  ids.insert(events[3].id);
+  EXPECT_EQ(ids.size(), 4U);
+}
+
+TEST_F(HttpServer, AlwaysSseMode) {
+  start({.response_mode = mcp::http_response_mode::always_sse});
+  auto sid = open_session(port_);
+  auto r = request(port_, "POST", call_body("2", "echo", R"({"text":"hi"})"), post_headers(sid));
+  EXPECT_EQ(r.header("content-type"), "text/event-stream");
+  auto events = r.events();
+  ASSERT_EQ(events.size(), 1U);
+  EXPECT_NE(events[0].data.find(R"("text":"hi")"), std::string::npos);
+}
+
+TEST_F(HttpServer, ResumeAfterDisconnectLosesAndDuplicatesNothing) {
+  start();
+  auto sid = open_session(port_);
+  std::string first_part;
+  std::string last_id;
+  {
+    raw_client c(port_);
+    c.send_raw(make_request("POST", port_,
+                            call_body("9", "count", R"({"steps":6,"step_ms":60})", true),
+                            post_headers(sid)));
+    response partial;
+    ASSERT_TRUE(c.read_until(partial, [](const std::string& b) {
+      return b.find("\"progress\":2") != std::string::npos &&
+             b.find("\n\n", b.find("\"progress\":2")) != std::string::npos;
+    }));
+    first_part = partial.body;
+    c.close();  // the connection drops mid-stream
+  }
+  mcp::http_detail::sse_parser p1;
+  std::vector<std::string> datas;
+  p1.feed(first_part, [&](const auto& e) { datas.push_back(e.data); });
+  last_id = p1.last_event_id();
+  ASSERT_FALSE(last_id.empty());
+  std::this_thread::sleep_for(150ms);  // more events happen while nobody listens
+  auto r = request(port_, "GET", "",
+                   {{"Accept", "text/event-stream"},
+                    {"Mcp-Session-Id", sid},
+                    {"MCP-Protocol-Version", "2025-11-25"},
+                    {"Last-Event-ID", last_id}});
+  ASSERT_EQ(r.status, 200U);
+  for (const auto& e : r.events()) datas.push_back(e.data);
+  ASSERT_EQ(datas.size(), 7U) << first_part << "\n---\n" << r.body;
+  for (int i = 0; i < 6; ++i) {
+    EXPECT_NE(datas[static_cast<std::size_t>(i)].find("\"progress\":" + std::to_string(i + 1)),
+              std::string::npos);
+  }
+  EXPECT_NE(datas[6].find("counted 6"), std::string::npos);
+
+  // Replays are bound to the stream and the session.
+  auto other = open_session(port_);
+  EXPECT_EQ(
+      request(
+          port_, "GET", "",
+          {{"Accept", "text/event-stream"}, {"Mcp-Session-Id", other}, {"Last-Event-ID", last_id}})
+          .status,
+      404U);
+  EXPECT_EQ(
+      request(
+          port_, "GET", "",
+          {{"Accept", "text/event-stream"}, {"Mcp-Session-Id", sid}, {"Last-Event-ID", "garbage"}})
+          .status,
+      400U);
+}
+
+TEST_F(HttpServer, SessionsExpireWhenIdle) {
+  start({.session_idle_timeout = std::chrono::milliseconds(200)});
+  auto sid = open_session(port_);
+  EXPECT_EQ(
+      request(port_, "POST", call_body("2", "echo", R"({"text":"x"})"), post_headers(sid)).status,
+      200U);
+  std::this_thread::sleep_for(700ms);
+  EXPECT_EQ(
+      request(port_, "POST", call_body("3", "echo", R"({"text":"x"})"), post_headers(sid)).status,
+      404U);
+  EXPECT_EQ(http_->session_count(), 0U);
+}
+
+TEST_F(HttpServer, MaxSessionsGives503) {
+  start({.max_sessions = 1});
+  open_session(port_);
+  EXPECT_EQ(request(port_, "POST", initialize_body(), post_headers({}, "")).status, 503U);
+}
+
+TEST_F(HttpServer, StandaloneGetStreamCarriesListChanged) {
+  start();
+  auto sid = open_session(port_);
+  raw_client c(port_);
+  c.send_raw(make_request("GET", port_, "",
+                          {{"Accept", "text/event-stream"},
+                           {"Mcp-Session-Id", sid},
+                           {"MCP-Protocol-Version", "2025-11-25"}}));
+  response r;
+  ASSERT_TRUE(c.read_until(r, [](const std::string& b) { return b.find("\n\n") != b.npos; }));
+  EXPECT_EQ(r.status, 200U);
+  EXPECT_EQ(r.header("content-type"), "text/event-stream");
+  // A second standalone stream is refused while the first is open.
+  EXPECT_EQ(
+      request(port_, "GET", "", {{"Accept", "text/event-stream"}, {"Mcp-Session-Id", sid}}).status,
+      409U);
+  server_.set_tool_enabled("echo", false);
+  ASSERT_TRUE(c.read_until(r, [](const std::string& b) {
+    return b.find("notifications/tools/list_changed") != b.npos;
+  }));
+  EXPECT_EQ(http_->sse_stream_count(), 1U);
+  c.close();
+}
+
+TEST_F(HttpServer, BatchesOnlyWith20250326) {
+  start();
+  auto sid = open_session(port_, "2025-03-26");
+  const std::string batch = "[" + call_body("1", "echo", R"({"text":"a"})") + "," +
+                            call_body("2", "echo", R"({"text":"b"})") + "]";
+  auto r = request(port_, "POST", batch, post_headers(sid, "2025-03-26"));
+  ASSERT_EQ(r.status, 200U);
+  EXPECT_EQ(r.body.front(), '[');
+  EXPECT_NE(r.body.find(R"("text":"a")"), std::string::npos);
+  EXPECT_NE(r.body.find(R"("text":"b")"), std::string::npos);
+  auto sid2 = open_session(port_);
+  EXPECT_EQ(request(port_, "POST", batch, post_headers(sid2)).status, 400U);
+}
+
+TEST_F(HttpServer, StatelessModeServesSelfContainedRequests) {
+  start({.stateless = true});
+  auto r = request(port_, "POST", initialize_body(), post_headers({}, ""));
+  EXPECT_EQ(r.status, 200U);
+  EXPECT_TRUE(r.header("mcp-session-id").empty());
+  for (int i = 0; i < 3; ++i) {
+    r = request(port_, "POST", call_body("1", "echo", R"({"text":"hi"})"), post_headers());
+    EXPECT_EQ(r.status, 200U);
+    EXPECT_NE(r.body.find(R"("text":"hi")"), std::string::npos) << r.body;
+  }
+  r = request(port_, "POST", call_body("1", "count", R"({"steps":2,"step_ms":5})", true),
+              post_headers({}, "2025-03-26"));
+  EXPECT_EQ(r.header("content-type"), "text/event-stream");
+  EXPECT_NE(r.body.find("counted 2"), std::string::npos);
+  EXPECT_EQ(request(port_, "GET", "", {{"Accept", "text/event-stream"}}).status, 405U);
+  EXPECT_EQ(request(port_, "DELETE", "", {}).status, 405U);
+  EXPECT_EQ(http_->session_count(), 0U);
+}
+
+TEST_F(HttpServer, KeepAliveServesManyRequestsOnOneConnection) {
+  start();
+  auto sid = open_session(port_);
+  raw_client c(port_);
+  for (int i = 0; i < 20; ++i) {
+    c.send_raw(make_request("POST", port_,
+                            call_body(std::to_string(100 + i), "echo", R"({"text":"k"})"),
+                            post_headers(sid)));
+    response r;
+    ASSERT_TRUE(c.read_response(r));
+    EXPECT_EQ(r.status, 200U);
+  }
+  // An SSE answer on a kept-alive connection, then another request on it.
+  c.send_raw(make_request("POST", port_,
+                          call_body("200", "count", R"({"steps":2,"step_ms":5})", true),
+                          post_headers(sid)));
+  response s;
+  ASSERT_TRUE(c.read_response(s));
+  EXPECT_EQ(s.header("content-type"), "text/event-stream");
+  c.send_raw(make_request("POST", port_, call_body("201", "echo", R"({"text":"after"})"),
+                          post_headers(sid)));
+  response after;
+  ASSERT_TRUE(c.read_response(after));
+  EXPECT_NE(after.body.find("after"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace mcp_test
