@@ -415,23 +415,34 @@ std::string iri_to_uri(std::string_view s) {
   return out;
 }
 
-// Checks Boost.URL leaves to the caller: a numeric port, a single '@' in the authority.
-template <class Url>
-bool authority_ok(const Url& u) {
-  if (!u.has_authority()) return true;
-  const auto auth = u.encoded_authority();
+// Checks Boost.URL's grammar lets through: the authority (after "//", up to the path, query
+// or fragment) has at most one '@' and its port, if any, is all digits.
+bool authority_ok(std::string_view s) {
+  const std::size_t start = s.find("//");
+  const std::size_t first_delim = s.find_first_of("/?#");
+  if (start == std::string_view::npos || start != first_delim) return true;
+  std::string_view auth = s.substr(start + 2);
+  auth = auth.substr(0, std::min(auth.find_first_of("/?#"), auth.size()));
   if (std::count(auth.begin(), auth.end(), '@') > 1) return false;
-  const auto port = u.port();
+  const std::size_t at = auth.find('@');
+  std::string_view host_port = at == std::string_view::npos ? auth : auth.substr(at + 1);
+  if (!host_port.empty() && host_port.front() == '[') {
+    const std::size_t close = host_port.find(']');
+    if (close == std::string_view::npos) return false;
+    host_port = host_port.substr(close + 1);
+    if (!host_port.empty() && host_port.front() != ':') return false;
+  }
+  const std::size_t colon = host_port.find(':');
+  if (colon == std::string_view::npos) return true;
+  const std::string_view port = host_port.substr(colon + 1);
   return std::all_of(port.begin(), port.end(), [](char c) { return digit(c); });
 }
 
 bool valid_uri(std::string_view s) {
-  const auto u = boost::urls::parse_uri(s);
-  return u.has_value() && authority_ok(*u);
+  return boost::urls::parse_uri(s).has_value() && authority_ok(s);
 }
 bool valid_uri_reference(std::string_view s) {
-  const auto u = boost::urls::parse_uri_reference(s);
-  return u.has_value() && authority_ok(*u);
+  return boost::urls::parse_uri_reference(s).has_value() && authority_ok(s);
 }
 
 // RFC 6570: literals and {expressions} of [operator] varspec *("," varspec).
@@ -442,7 +453,7 @@ bool valid_uri_template(std::string_view s) {
     const auto c = static_cast<unsigned char>(s[i]);
     if (c != '{') {
       if (c <= 0x20 || c == 0x7F ||
-          std::string_view("\"'<>\\^`|}").find(static_cast<char>(c)) != std::string_view::npos)
+          std::string_view("\"<>\\^`|}").find(static_cast<char>(c)) != std::string_view::npos)
         return false;
       if (c == '%') {
         if (!pct(i)) return false;
