@@ -33,8 +33,8 @@ struct forecast_in {
   std::optional<units> unit;
 };
 BOOST_DESCRIBE_STRUCT(forecast_in, (), (city, days, unit))
-MCP_FIELD_DOCS(forecast_in, (city, "City name, e.g. Oslo"), (days, "Days ahead, 1-16; 3 if omitted"),
-               (unit, "Unit system; metric if omitted"))
+MCP_FIELD_DOCS(forecast_in, (city, "City name, e.g. Oslo"),
+               (days, "Days ahead, 1-16; 3 if omitted"), (unit, "Unit system; metric if omitted"))
 
 struct day_forecast {
   int day;

@@ -6,5 +6,16 @@ mcp_add_test(mcp_core_tests
   unit/pipeline_test.cpp
   unit/typed_tool_test.cpp
   unit/client_test.cpp
+  unit/timer_test.cpp
 )
-target_include_directories(mcp_core_tests PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+target_include_directories(mcp_core_tests PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}
+                                                  ${PROJECT_SOURCE_DIR}/src)
+
+# Golden transcripts and the bad-input catalogue against the demo server over stdio.
+mcp_add_test(mcp_stdio_tests
+  integration/stdio_transcript_test.cpp
+  integration/stdio_demo_test.cpp
+)
+target_include_directories(mcp_stdio_tests PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+target_compile_definitions(mcp_stdio_tests PRIVATE MCP_DEMO_SERVER="$<TARGET_FILE:demo_server>")
+add_dependencies(mcp_stdio_tests demo_server)

@@ -11,18 +11,24 @@ namespace {
 
 class timer_thread {
  public:
-  timer_thread() : thread_([this](std::stop_token st) { run(st); }) {}
+  timer_thread() : thread_([this] { run(); }) {}
   ~timer_thread() {
-    thread_.request_stop();
+    {
+      std::lock_guard lock(mu_);
+      stopping_ = true;
+    }
     cv_.notify_all();
+    thread_.join();
   }
+  timer_thread(const timer_thread&) = delete;
+  timer_thread& operator=(const timer_thread&) = delete;
 
   std::uint64_t schedule(clock::time_point when, std::function<void()> fn) {
     std::lock_guard lock(mu_);
     const std::uint64_t h = ++next_;
     auto it = queue_.emplace(when, entry{h, std::move(fn)});
     index_.emplace(h, it);
-    cv_.notify_all();
+    cv_.notify_all();  // the new timer may be due before the one being waited for
     return h;
   }
 
@@ -41,16 +47,17 @@ class timer_thread {
   };
   using queue_t = std::multimap<clock::time_point, entry>;
 
-  void run(const std::stop_token& st) {
+  void run() {
     std::unique_lock lock(mu_);
-    while (!st.stop_requested()) {
+    while (!stopping_) {
       if (queue_.empty()) {
-        cv_.wait(lock, st, [&] { return !queue_.empty(); });
+        cv_.wait(lock);
         continue;
       }
       auto first = queue_.begin();
       if (first->first > clock::now()) {
-        cv_.wait_until(lock, st, first->first, [&] { return false; });
+        // Woken at the deadline, by a new timer or spuriously: the loop looks again.
+        cv_.wait_until(lock, first->first);
         continue;
       }
       auto fn = std::move(first->second.fn);
@@ -63,11 +70,12 @@ class timer_thread {
   }
 
   std::mutex mu_;
-  std::condition_variable_any cv_;
+  std::condition_variable cv_;
   queue_t queue_;
   std::unordered_map<std::uint64_t, queue_t::iterator> index_;
   std::uint64_t next_ = 0;
-  std::jthread thread_;
+  bool stopping_ = false;
+  std::thread thread_;  // last: starts after the members it uses
 };
 
 timer_thread& instance() {
