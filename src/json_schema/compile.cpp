@@ -6,11 +6,13 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <new>
 #include <stdexcept>
 
 #include "json_schema/compiler.hpp"
 #include "json_schema/formats.hpp"
 #include "json_schema/metaschemas.hpp"
+#include "json_schema/optimize.hpp"
 #include "json_schema/values.hpp"
 
 namespace mcp::json_schema {
@@ -312,7 +314,7 @@ const json::value* compiler::resolve_ref(const schema_info& from, const json::va
       const bool digits = !token.empty() && std::all_of(token.begin(), token.end(), [](char c) {
         return c >= '0' && c <= '9';
       });
-      if (digits) {
+      if (digits && token.size() < 10) {
         idx = static_cast<std::size_t>(std::stoull(token));
         if (idx < cur->get_array().size()) next = &cur->get_array()[idx];
       }
@@ -368,11 +370,16 @@ result<program> compiler::build(const json::value& root) {
       }
     }
     prog_.nodes.resize(pending_.size());
+    optimize(prog_);
     prog_.max_depth = opts_.max_depth;
     prog_.max_steps = opts_.max_steps;
     return std::move(prog_);
   } catch (const compile_error& e) {
     return error{errc::invalid_params, e.what()};
+  } catch (const std::bad_alloc&) {
+    throw;
+  } catch (const std::exception& e) {
+    return error{errc::invalid_params, std::string("invalid schema: ") + e.what()};
   }
 }
 

@@ -747,7 +747,9 @@ class evaluator {
     }
     if (!n.any_of.empty()) {
       bool any = false;
+      const std::uint8_t kind = kind_bit(inst.kind());
       for (const node_id s : n.any_of) {
+        if ((p_.nodes[s].accepts & kind) == 0) continue;
         if (local == nullptr) {
           if (silent_eval(s, inst, nullptr)) {
             any = true;
@@ -773,7 +775,9 @@ class evaluator {
     if (!n.one_of.empty()) {
       std::size_t matches = 0, first = 0, second = 0;
       annotations matched;
+      const std::uint8_t kind = kind_bit(inst.kind());
       for (std::size_t i = 0; i < n.one_of.size(); ++i) {
+        if ((p_.nodes[n.one_of[i]].accepts & kind) == 0) continue;
         annotations branch;
         if (!silent_eval(n.one_of[i], inst, local != nullptr ? &branch : nullptr)) continue;
         if (++matches == 1) {

@@ -438,7 +438,20 @@ bool authority_ok(std::string_view s) {
   return std::all_of(port.begin(), port.end(), [](char c) { return digit(c); });
 }
 
+// ABNF literals are case-insensitive: "[V1.x]" is an IPvFuture literal like "[v1.x]", which
+// Boost.URL's grammar spells in lowercase only.
+std::string lower_ipvfuture(std::string_view s) {
+  std::string out(s);
+  const std::size_t p = out.find("[V");
+  if (p != std::string::npos) out[p + 1] = 'v';
+  return out;
+}
+
 bool valid_uri(std::string_view s) {
+  if (s.find("[V") != std::string_view::npos) {
+    const std::string lowered = lower_ipvfuture(s);
+    return boost::urls::parse_uri(lowered).has_value() && authority_ok(lowered);
+  }
   return boost::urls::parse_uri(s).has_value() && authority_ok(s);
 }
 bool valid_uri_reference(std::string_view s) {

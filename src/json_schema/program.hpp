@@ -45,6 +45,11 @@ enum group_bit : std::uint32_t {
   g_unevaluated = 1U << 10U,  ///< unevaluatedProperties / unevaluatedItems
 };
 
+/// The bit of json::kind `k` in node::accepts.
+constexpr std::uint8_t kind_bit(json::kind k) noexcept {
+  return static_cast<std::uint8_t>(1U << static_cast<unsigned>(k));
+}
+
 enum class format_kind : std::uint8_t {
   none,
   date_time,
@@ -94,9 +99,10 @@ struct dependent_required {
 struct node {
   std::string location;  ///< JSON Pointer of the subschema ("uri#pointer" outside the root doc)
   std::uint32_t groups = 0;
-  std::uint32_t resource = 0;  ///< index into program::resources (the dynamic scope unit)
-  bool always_false = false;   ///< the boolean schema `false`
-  std::uint8_t types = 0;      ///< type_bit mask of `type`
+  std::uint32_t resource = 0;   ///< index into program::resources (the dynamic scope unit)
+  bool always_false = false;    ///< the boolean schema `false`
+  std::uint8_t accepts = 0xFF;  ///< kind_bit set of instances that can pass (from `type`)
+  std::uint8_t types = 0;       ///< type_bit mask of `type`
 
   node_id ref = no_node;
   node_id dynamic_ref = no_node;  ///< the statically resolved target of $dynamicRef

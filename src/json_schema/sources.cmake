@@ -7,4 +7,5 @@ list(APPEND MCP_SOURCES
   json_schema/regex.cpp
   json_schema/formats.cpp
   json_schema/metaschemas.cpp
+  json_schema/optimize.cpp
 )
