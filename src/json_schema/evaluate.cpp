@@ -3,7 +3,6 @@
 // the dynamic scope ($dynamicRef) or uniqueItems hashing.
 #include <algorithm>
 #include <array>
-#include <cstring>
 #include <functional>
 #include <optional>
 
@@ -148,13 +147,21 @@ bool find_duplicate(const json::array& a, std::size_t& first, std::size_t& secon
   return false;
 }
 
+// Byte comparison of two short strings of equal length; a libc memcmp call costs more than the
+// comparison itself for property names.
+bool same_bytes(const char* a, const char* b, std::size_t size) noexcept {
+  for (std::size_t i = 0; i < size; ++i)
+    if (a[i] != b[i]) return false;
+  return true;
+}
+
 const named_node* find_property(const node& n, std::string_view key) {
   const auto& props = n.properties;
   if (!n.property_slots.empty()) {
     std::uint32_t h = property_hash(key) & n.property_mask;
     while (const std::uint16_t slot = n.property_slots[h]) {
       const named_node& p = props[slot - 1U];
-      if (p.name.size() == key.size() && std::memcmp(p.name.data(), key.data(), key.size()) == 0)
+      if (p.name.size() == key.size() && same_bytes(p.name.data(), key.data(), key.size()))
         return &p;
       h = (h + 1) & n.property_mask;
     }

@@ -299,6 +299,18 @@ struct ecma_regex::simple {
   bool anchored_end = false;
 };
 
+// C.UTF-8, whose ctype classifies non-ASCII code points (for [:alpha:] and friends).
+static const std::locale& unicode_locale() {
+  static const std::locale loc = [] {
+    try {
+      return std::locale("C.UTF-8");
+    } catch (const std::exception&) {
+      return std::locale::classic();
+    }
+  }();
+  return loc;
+}
+
 struct ecma_regex::impl {
   boost::basic_regex<wchar_t> re;
 };
@@ -531,14 +543,8 @@ std::shared_ptr<const ecma_regex> ecma_regex::compile(std::string_view pattern,
   if (!translated) return nullptr;
   auto im = std::make_shared<impl>();
   try {
-    static const std::locale unicode_locale = [] {
-      try {
-        return std::locale("C.UTF-8");
-      } catch (const std::exception&) {
-        return std::locale::classic();
-      }
-    }();
-    im->re.imbue(unicode_locale);
+    // Only \p{...} classes need the Unicode-aware ctype; the default locale is cheaper.
+    if (translated->find(U"[:") != std::u32string::npos) im->re.imbue(unicode_locale());
     std::wstring w(translated->begin(), translated->end());
     im->re.assign(w, boost::regex_constants::perl | boost::regex_constants::no_mod_m);
   } catch (const std::exception& e) {
