@@ -1,7 +1,9 @@
 // The mcp-cpp demo tools server: one tool for each feature of the SDK.
 //
 //   demo_server                      serve MCP over stdio (what MCP client configurations launch)
-//   demo_server --http 127.0.0.1:8080  serve Streamable HTTP (when built with mcp::http)
+//   demo_server --http 127.0.0.1:8080  serve Streamable HTTP (port 0: any; the URL is printed on
+//                                      stderr); --stateless: no sessions; --io-threads N
+//   demo_server --no-rate-limit      no per-caller rate limit (for benchmarks)
 //   demo_server --page-size 2        tools/list pages of 2 tools (to see pagination)
 //
 // Tools: echo (the benchmark tool), forecast (typed, structured output), make_image,
@@ -236,14 +238,25 @@ void add_tools(mcp::server& server) {
 int main(int argc, char** argv) {
   std::size_t page_size = 100;
   std::string http;
+  mcp::http_server_options http_opts{.io_threads = 2};
+  bool rate_limited = true;
   for (int i = 1; i < argc; ++i) {
     const std::string_view a = argv[i];
     if (a == "--page-size" && i + 1 < argc) {
       page_size = std::stoul(argv[++i]);
     } else if (a == "--http" && i + 1 < argc) {
       http = argv[++i];
+    } else if (a == "--stateless") {
+      http_opts.stateless = true;
+    } else if (a == "--io-threads" && i + 1 < argc) {
+      http_opts.io_threads = std::stoul(argv[++i]);
+    } else if (a == "--no-rate-limit") {
+      rate_limited = false;
     } else if (a == "--help" || a == "-h") {
-      std::fprintf(stderr, "usage: demo_server [--http HOST:PORT] [--page-size N]\n");
+      std::fprintf(
+          stderr,
+          "usage: demo_server [--http HOST:PORT [--stateless] [--io-threads N]] [--page-size N] "
+          "[--no-rate-limit]\n");
       return 0;
     } else {
       std::fprintf(stderr, "demo_server: unknown argument %s (try --help)\n", argv[i]);
@@ -257,18 +270,17 @@ int main(int argc, char** argv) {
                       .instructions = "Call echo to test the connection; forecast returns "
                                       "structured data; slow_count reports progress.",
                       .page_size = page_size == 0 ? 100 : page_size});
-  server.use(mcp::rate_limit({.per_second = 1000, .burst = 2000}));
+  if (rate_limited) server.use(mcp::rate_limit({.per_second = 1000, .burst = 2000}));
   server.use(mcp::concurrency_limit(64));
   server.use(mcp::deadline(std::chrono::seconds(120)));
   demo::add_tools(server);
   if (!http.empty()) {
     const auto colon = http.rfind(':');
-    mcp::http_server_options opts;
+    mcp::http_server_options opts = http_opts;
     opts.host = colon == std::string::npos ? http : http.substr(0, colon);
     if (colon != std::string::npos) {
       opts.port = static_cast<std::uint16_t>(std::stoul(http.substr(colon + 1)));
     }
-    opts.io_threads = 2;
     mcp::http_server srv(server, opts);
     try {
       srv.start();

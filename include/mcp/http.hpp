@@ -37,9 +37,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
-#include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -89,12 +89,16 @@ struct memory_event_store_limits {
 // ---------------------------------------------------------------------------------------------
 // Server
 
-/// An HTTP request as the transport sees it (for authenticators). Header names are lowercase.
+/// A request header: name as received, value.
+using http_header = std::pair<std::string_view, std::string_view>;
+
+/// An HTTP request as the transport sees it (for authenticators). Views into the request: valid
+/// only during the call.
 struct http_request_view {
   std::string_view method;  ///< "GET", "POST", ...
   std::string_view target;  ///< path and query
-  const std::multimap<std::string, std::string>* headers = nullptr;
-  /// The first value of header `name` (lowercase), or empty.
+  std::span<const http_header> headers{};
+  /// The first value of header `name` (case-insensitive), or empty.
   [[nodiscard]] std::string_view header(std::string_view name) const;
 };
 

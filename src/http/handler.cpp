@@ -9,12 +9,6 @@
 #include <set>
 
 namespace mcp::http_detail {
-namespace {
-
-constexpr std::string_view session_header = "mcp-session-id";
-constexpr std::string_view version_header = "mcp-protocol-version";
-constexpr std::string_view assumed_version = "2025-03-26";
-
 bool iequals(std::string_view a, std::string_view b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
            return std::tolower(static_cast<unsigned char>(x)) ==
@@ -22,7 +16,14 @@ bool iequals(std::string_view a, std::string_view b) {
          });
 }
 
+namespace {
+
+constexpr std::string_view session_header = "mcp-session-id";
+constexpr std::string_view version_header = "mcp-protocol-version";
+constexpr std::string_view assumed_version = "2025-03-26";
+
 bool icontains(std::string_view hay, std::string_view needle) {
+  if (hay.find(needle) != std::string_view::npos) return true;  // the usual spelling
   if (needle.size() > hay.size()) return false;
   for (std::size_t i = 0; i + needle.size() <= hay.size(); ++i) {
     if (iequals(hay.substr(i, needle.size()), needle)) return true;
@@ -51,8 +52,10 @@ bool version_supported(std::string_view v) {
 }  // namespace
 
 std::string_view http_request::header(std::string_view name) const {
-  auto it = headers.find(std::string(name));
-  return it == headers.end() ? std::string_view{} : std::string_view(it->second);
+  for (const auto& [k, v] : headers) {
+    if (iequals(k, name)) return v;
+  }
+  return {};
 }
 
 http_response error_response(unsigned status, int code, std::string message) {
@@ -144,7 +147,7 @@ http_response request_handler::handle(http_request& req) {
     // Authentication.
     principal who;
     if (opts_.authenticate) {
-      auto p = opts_.authenticate(http_request_view{req.method, req.target, &req.headers});
+      auto p = opts_.authenticate(http_request_view{req.method, req.target, req.headers});
       if (!p) {
         auto r = error_response(401, static_cast<int>(errc::invalid_request), "Unauthorized");
         r.headers = std::move(extra);
@@ -473,9 +476,10 @@ http_response request_handler::del(http_request& req, const principal& who,
 namespace mcp {
 
 std::string_view http_request_view::header(std::string_view name) const {
-  if (headers == nullptr) return {};
-  auto it = headers->find(std::string(name));
-  return it == headers->end() ? std::string_view{} : std::string_view(it->second);
+  for (const auto& [k, v] : headers) {
+    if (http_detail::iequals(k, name)) return v;
+  }
+  return {};
 }
 
 }  // namespace mcp

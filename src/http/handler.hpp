@@ -22,11 +22,14 @@
 
 namespace mcp::http_detail {
 
+/// A parsed request. The views point into the I/O layer's buffers and stay valid during
+/// `handle`.
 struct http_request {
-  std::string method;
-  std::string target;
-  std::multimap<std::string, std::string> headers;  ///< lowercase names
+  std::string_view method;
+  std::string_view target;
+  std::vector<http_header> headers;
   std::string body;
+  /// The first value of header `name` (case-insensitive), or empty.
   [[nodiscard]] std::string_view header(std::string_view name) const;
 };
 
@@ -79,6 +82,9 @@ class request_handler {
   bool loopback_ = true;
   std::uint16_t port_ = 0;
 };
+
+/// ASCII case-insensitive equality.
+[[nodiscard]] bool iequals(std::string_view a, std::string_view b);
 
 /// A plain error answer with a JSON-RPC error body (no id).
 [[nodiscard]] http_response error_response(unsigned status, int code, std::string message);

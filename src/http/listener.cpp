@@ -123,19 +123,16 @@ class http_conn : public std::enable_shared_from_this<http_conn> {
 
   void on_body(beast::error_code ec) {
     if (ec) return fail_read(ec);
-    auto msg = parser_->release();
-    parser_.reset();
+    auto& msg = parser_->get();
     keep_alive_ = msg.keep_alive();
     http_request req;
-    req.method = std::string(msg.method_string());
-    req.target = std::string(msg.target());
-    for (const auto& f : msg) {
-      std::string name(f.name_string());
-      for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      req.headers.emplace(std::move(name), std::string(f.value()));
-    }
+    req.method = msg.method_string();
+    req.target = msg.target();
+    req.headers.reserve(16);
+    for (const auto& f : msg) req.headers.emplace_back(f.name_string(), f.value());
     req.body = std::move(msg.body());
     auto res = handler_.handle(req);
+    parser_.reset();
     if (!res.stream) return write_plain(std::move(res), keep_alive_);
 
     // An answer that comes from a stream: JSON now, or SSE now or later.
@@ -328,7 +325,10 @@ struct http_server::impl {
         handler(srv, opts, [c = ctx](std::function<void()> f) { net::post(*c, std::move(f)); }) {}
 
   void accept() {
-    acceptor.async_accept(net::make_strand(*ctx), [this](beast::error_code ec, tcp::socket s) {
+    // One I/O thread: the io_context is an implicit strand. More: one strand per connection.
+    auto executor = opts.io_threads > 1 ? net::any_io_executor(net::make_strand(*ctx))
+                                        : net::any_io_executor(ctx->get_executor());
+    acceptor.async_accept(executor, [this](beast::error_code ec, tcp::socket s) {
       if (ec) {
         if (ec == net::error::operation_aborted || !acceptor.is_open()) return;
         return accept();
