@@ -50,7 +50,7 @@ TEST_F(HttpClient, InitializeListAndCall) {
   EXPECT_EQ(c.conn->protocol_version(), "2025-11-25");
   auto tools = c.client->list_all_tools();
   ASSERT_TRUE(tools);
-  EXPECT_EQ(tools->size(), 4U);
+  EXPECT_EQ(tools->size(), 5U);
   auto r = c.client->call_tool("echo", {{"text", "hello"}});
   ASSERT_TRUE(r) << r.error().message;
   EXPECT_EQ(mcp::json::serialize((*r)["content"]), R"([{"type":"text","text":"hello"}])");
@@ -72,7 +72,7 @@ TEST_F(HttpClient, ProgressOverSse) {
 }
 
 TEST_F(HttpClient, ResumesWhenTheServerClosesTheStreamEarly) {
-  start({.sse_close_after_events = 1});
+  start({.sse_retry = std::chrono::milliseconds(50), .sse_close_after_events = 1});
   client_pair c(http_->url());
   ASSERT_TRUE(c.client->initialize());
   std::vector<double> seen;
@@ -86,6 +86,27 @@ TEST_F(HttpClient, ResumesWhenTheServerClosesTheStreamEarly) {
   EXPECT_NE(mcp::json::serialize(*r).find("counted 5"), std::string::npos);
   EXPECT_EQ(seen, (std::vector<double>{1, 2, 3, 4, 5}));  // nothing lost, nothing twice
   EXPECT_GE(c.conn->resumptions(), 4U);
+}
+
+TEST_F(HttpClient, ServerToClientRequestOnThePostStream) {
+  start();
+  auto conn = mcp::http_client_connection::create({.url = http_->url()});
+  mcp::client_options o;
+  o.capabilities = mcp::json::object{{"sampling", mcp::json::object{}}};
+  o.request_handlers.emplace_back(
+      "sampling/createMessage", [](const mcp::json::object&) -> mcp::result<mcp::json::object> {
+        return mcp::json::object{{"role", "assistant"},
+                                 {"content", mcp::json::object{{"type", "text"}, {"text", "42"}}},
+                                 {"model", "test"}};
+      });
+  mcp::client_session client(conn, o);
+  conn->on_receive([&client](std::string_view m) { client.receive(m); });
+  ASSERT_TRUE(client.initialize());
+  auto r = client.call_tool("ask", {{"text", "question"}});
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_NE(mcp::json::serialize(*r).find("client said: 42"), std::string::npos)
+      << mcp::json::serialize(*r);
+  conn->close();
 }
 
 TEST_F(HttpClient, TenParallelCallsOnOneSession) {

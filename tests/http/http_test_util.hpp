@@ -219,7 +219,8 @@ struct steps_in {
 };
 BOOST_DESCRIBE_STRUCT(steps_in, (), (steps, step_ms))
 
-/// Tools: echo (inline), whoami (the caller's subject), count (progress per step), sleep.
+/// Tools: echo (inline), whoami (the caller's subject), count (progress per step), ask (a
+/// sampling request to the client), sleep.
 inline void add_test_tools(mcp::server& s) {
   s.add_tool({.name = "echo", .description = "echo", .run_inline = true},
              [](const text_in& in) -> std::string { return in.text; });
@@ -234,6 +235,17 @@ inline void add_test_tools(mcp::server& s) {
                }
                return "counted " + std::to_string(in.steps);
              });
+  s.add_tool(
+      {.name = "ask", .description = "asks the client to sample"},
+      [](mcp::tool_context& ctx, const text_in& in) -> std::string {
+        auto r = ctx.create_message(mcp::json::object{
+            {"messages", mcp::json::array{mcp::json::object{
+                             {"role", "user"},
+                             {"content", mcp::json::object{{"type", "text"}, {"text", in.text}}}}}},
+            {"maxTokens", 10}});
+        if (!r) return "error: " + r.error().message;
+        return "client said: " + std::string(r->at("content").at("text").as_string());
+      });
   s.add_tool({.name = "sleep", .description = "sleeps step_ms"},
              [](const steps_in& in) -> std::string {
                std::this_thread::sleep_for(std::chrono::milliseconds(in.step_ms));
