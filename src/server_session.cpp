@@ -456,9 +456,9 @@ class session_impl final : public server_session,
 
   void run_handler(const std::shared_ptr<call_state>& call,
                    std::shared_ptr<const tool_entry> entry) {
-    auto errors = entry->input_validator->validate(json::value(call->arguments()),
-                                                   json_schema::mode::all_errors);
-    if (!errors.empty()) {
+    if (!entry->input_validator->is_valid(call->arguments_value())) {
+      auto errors =
+          entry->input_validator->validate(call->arguments_value(), json_schema::mode::all_errors);
       std::string msg = "Invalid arguments for tool \"" + call->tool() + "\": ";
       constexpr std::size_t max_shown = 8;
       for (std::size_t k = 0; k < errors.size() && k < max_shown; ++k) {

@@ -1,5 +1,7 @@
 # Tests of the core library: unit tests mirror include/mcp/, wire tests drive sessions.
 mcp_add_test(mcp_core_tests
+  unit/error_test.cpp
+  unit/json_test.cpp
   unit/content_test.cpp
   unit/jsonrpc_test.cpp
   unit/server_test.cpp
@@ -7,6 +9,7 @@ mcp_add_test(mcp_core_tests
   unit/typed_tool_test.cpp
   unit/client_test.cpp
   unit/timer_test.cpp
+  unit/transport_test.cpp
 )
 target_include_directories(mcp_core_tests PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}
                                                   ${PROJECT_SOURCE_DIR}/src)
@@ -19,3 +22,9 @@ mcp_add_test(mcp_stdio_tests
 target_include_directories(mcp_stdio_tests PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
 target_compile_definitions(mcp_stdio_tests PRIVATE MCP_DEMO_SERVER="$<TARGET_FILE:demo_server>")
 add_dependencies(mcp_stdio_tests demo_server)
+
+# Interop: the MCP Inspector CLI against the demo server over stdio (node; 77 = skipped).
+add_test(NAME mcp_stdio_interop_inspector
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/integration/inspector_stdio.sh $<TARGET_FILE:demo_server>)
+set_tests_properties(mcp_stdio_interop_inspector PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 900
+                                                            LABELS interop)

@@ -89,14 +89,14 @@ struct typed_tool_adapter {
 
   /// Fills the schemas the user left empty.
   static void complete_spec(tool_spec& spec) {
-    if (!spec.input_schema) spec.input_schema = schema_for<in_type>();
+    if (!spec.input_schema) spec.input_schema = mcp::schema_for<in_type>();
     if constexpr (structured) {
-      if (!spec.output_schema) spec.output_schema = schema_for<out_type>();
+      if (!spec.output_schema) spec.output_schema = mcp::schema_for<out_type>();
     }
   }
 
   call_tool_result operator()(tool_context& ctx, const json::object& args) {
-    auto in = from_json<in_type>(json::value(args));
+    auto in = mcp::from_json<in_type>(args);
     if (!in) return tool_error_result("Invalid arguments: " + in.error().message);
     if constexpr (sig::takes_context) {
       return convert(fn(ctx, *in));
@@ -123,7 +123,7 @@ struct typed_tool_adapter {
     } else if constexpr (std::is_same_v<out_type, std::string>) {
       r.content.push_back(text_content(out));
     } else {
-      json::value v = to_json(out);
+      json::value v = mcp::to_json(out);
       r.content.push_back(text_content(to_json_string(v)));
       if (auto* o = v.if_object()) r.structured_content = std::move(*o);
     }

@@ -54,7 +54,9 @@ class call_state {
 
   [[nodiscard]] const jsonrpc::request_id& id() const noexcept { return id_; }
   [[nodiscard]] const std::string& tool() const noexcept { return tool_; }
-  [[nodiscard]] const json::object& arguments() const noexcept { return args_; }
+  [[nodiscard]] const json::object& arguments() const noexcept { return args_.get_object(); }
+  /// The arguments as a value (an object), for the validator without a copy.
+  [[nodiscard]] const json::value& arguments_value() const noexcept { return args_; }
   [[nodiscard]] const json::object& meta() const noexcept { return meta_; }
   [[nodiscard]] const principal& caller() const noexcept { return *who_; }
   [[nodiscard]] bool run_inline() const noexcept { return inline_; }
@@ -104,7 +106,7 @@ class call_state {
   std::weak_ptr<call_host> host_;
   jsonrpc::request_id id_;
   std::string tool_;
-  json::object args_;
+  json::value args_;  ///< always an object
   json::object meta_;
   std::shared_ptr<const principal> who_;
   bool inline_;

@@ -540,7 +540,7 @@ class evaluator {
     if (n.items != no_node && size > prefix) {
       if (p_.nodes[n.items].always_false) {
         ok = false;
-        if (!fail(n, n.prefix_items.empty() ? "items" : "items", [&] {
+        if (!fail(n, "items", [&] {
               return "the array has " + std::to_string(size) + " items, at most " +
                      std::to_string(prefix) + " are allowed";
             }))

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <string>
 
+#include "json_schema/idna.hpp"
 #include "json_schema/regex.hpp"
 
 namespace mcp::json_schema::detail {
@@ -203,119 +204,6 @@ bool valid_ipv6(std::string_view s) {
     }
   }
   return compressed ? groups < 8 : groups == 8;
-}
-
-// Punycode (RFC 3492) decoding check of the part after "xn--".
-bool valid_punycode(std::string_view in) {
-  constexpr std::uint32_t base = 36, tmin = 1, tmax = 26, skew = 38, damp = 700;
-  std::uint32_t n = 128, i = 0, bias = 72;
-  std::size_t b = in.rfind('-');
-  std::size_t out_len = 0;
-  std::size_t pos = 0;
-  if (b != std::string_view::npos) {
-    for (std::size_t k = 0; k < b; ++k)
-      if (static_cast<unsigned char>(in[k]) >= 0x80) return false;
-    out_len = b;
-    pos = b + 1;
-  }
-  if (pos >= in.size()) return false;
-  while (pos < in.size()) {
-    const std::uint32_t oldi = i;
-    std::uint32_t w = 1;
-    for (std::uint32_t k = base;; k += base) {
-      if (pos >= in.size()) return false;
-      const char c = in[pos++];
-      std::uint32_t digit_v = 0;
-      if (c >= '0' && c <= '9')
-        digit_v = static_cast<std::uint32_t>(c - '0') + 26;
-      else if (c >= 'a' && c <= 'z')
-        digit_v = static_cast<std::uint32_t>(c - 'a');
-      else if (c >= 'A' && c <= 'Z')
-        digit_v = static_cast<std::uint32_t>(c - 'A');
-      else
-        return false;
-      if (digit_v > (0xFFFFFFFFU - i) / w) return false;
-      i += digit_v * w;
-      const std::uint32_t t = k <= bias ? tmin : (k >= bias + tmax ? tmax : k - bias);
-      if (digit_v < t) break;
-      if (w > 0xFFFFFFFFU / (base - t)) return false;
-      w *= base - t;
-    }
-    ++out_len;
-    std::uint32_t delta = oldi == 0 ? (i - oldi) / damp : (i - oldi) / 2;
-    delta += delta / static_cast<std::uint32_t>(out_len);
-    std::uint32_t k = 0;
-    while (delta > ((base - tmin) * tmax) / 2) {
-      delta /= base - tmin;
-      k += base;
-    }
-    bias = k + (base - tmin + 1) * delta / (delta + skew);
-    n += i / static_cast<std::uint32_t>(out_len);
-    i %= static_cast<std::uint32_t>(out_len);
-    if (n > 0x10FFFF || (n >= 0xD800 && n <= 0xDFFF)) return false;
-    ++i;
-  }
-  return true;
-}
-
-bool valid_hostname(std::string_view s) {
-  if (s.empty() || s.size() > 253) return false;
-  std::size_t start = 0;
-  while (true) {
-    std::size_t end = s.find('.', start);
-    if (end == std::string_view::npos) end = s.size();
-    const std::string_view label = s.substr(start, end - start);
-    if (label.empty() || label.size() > 63 || label.front() == '-' || label.back() == '-')
-      return false;
-    for (const char c : label)
-      if (!alpha(c) && !digit(c) && c != '-') return false;
-    if (label.size() >= 4 && label[2] == '-' && label[3] == '-') {
-      if ((label[0] != 'x' && label[0] != 'X') || (label[1] != 'n' && label[1] != 'N'))
-        return false;
-      if (!valid_punycode(label.substr(4))) return false;
-    }
-    if (end == s.size()) break;
-    start = end + 1;
-  }
-  return true;
-}
-
-bool valid_idn_hostname(std::string_view s) {
-  // Labels are separated by U+002E, U+3002, U+FF0E or U+FF61; ASCII labels follow the
-  // hostname rules, others must be non-empty and free of spaces and ASCII punctuation.
-  std::u32string cps;
-  utf8_to_utf32(s, cps);
-  if (cps.empty()) return false;
-  std::string label;
-  std::size_t label_cps = 0;
-  bool ascii = true;
-  auto flush = [&]() -> bool {
-    if (label_cps == 0 || label_cps > 63) return false;
-    if (ascii) return valid_hostname(label);
-    return label.front() != '-' && label.back() != '-';
-  };
-  std::size_t total = 0;
-  for (const char32_t c : cps) {
-    if (c == U'.' || c == 0x3002 || c == 0xFF0E || c == 0xFF61) {
-      if (!flush()) return false;
-      label.clear();
-      label_cps = 0;
-      ascii = true;
-      continue;
-    }
-    ++total;
-    ++label_cps;
-    if (c < 0x80) {
-      const char a = static_cast<char>(c);
-      if (!alpha(a) && !digit(a) && a != '-') return false;
-      label += a;
-    } else {
-      if (c == 0xFFFD || (c >= 0x2000 && c <= 0x206F) || c == 0x3000) return false;
-      ascii = false;
-      label += 'x';  // placeholder keeps the length checks meaningful
-    }
-  }
-  return flush() && total <= 253;
 }
 
 constexpr std::array<bool, 256> atext_table = [] {

@@ -365,7 +365,7 @@ class simple_parser {
       } else if (c == '[') {
         if (!parse_class(it.set)) return false;
       } else if (c == '\\') {
-        if (!parse_escape(it.set, false)) return false;
+        if (!parse_escape(it.set)) return false;
       } else if (special(c) || static_cast<unsigned char>(c) >= 128) {
         return false;
       } else {
@@ -379,7 +379,7 @@ class simple_parser {
     return !in_group;
   }
 
-  bool parse_escape(ascii_set& set, bool in_class) {
+  bool parse_escape(ascii_set& set) {
     if (i_ + 1 >= end_) return false;
     const char e = p_[i_ + 1];
     i_ += 2;
@@ -394,7 +394,6 @@ class simple_parser {
                !std::isalnum(static_cast<unsigned char>(e))) {
       set.add(static_cast<unsigned char>(e));
     } else {
-      (void)in_class;
       return false;
     }
     return true;
@@ -408,7 +407,7 @@ class simple_parser {
       if (p_[i_] == '\\') {
         ascii_set one;
         const std::size_t before = i_;
-        if (!parse_escape(one, true)) return false;
+        if (!parse_escape(one)) return false;
         const char e = p_[before + 1];
         if (e == 'd' || e == 'w') {
           for (std::size_t k = 0; k < 2; ++k) set.bits[k] |= one.bits[k];

@@ -8,4 +8,5 @@ list(APPEND MCP_SOURCES
   json_schema/formats.cpp
   json_schema/metaschemas.cpp
   json_schema/optimize.cpp
+  json_schema/idna.cpp
 )

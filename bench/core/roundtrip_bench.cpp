@@ -1,0 +1,100 @@
+// In-process round trips over the in-memory pair: a tools/call of an inline echo tool (typed:
+// decode, validate, encode), a tools/call run on the handler pool, and a tools/list page out
+// of 10,000 registered tools.
+#include <mcp/server.hpp>
+#include <mcp/transport/memory.hpp>
+
+#include <benchmark/benchmark.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+
+namespace {
+
+struct echo_in {
+  std::string text;
+};
+BOOST_DESCRIBE_STRUCT(echo_in, (), (text))
+
+/// A raw client end that counts responses.
+struct harness {
+  explicit harness(mcp::server& s) {
+    auto [server_end, client_end] = mcp::make_memory_pair();
+    client = client_end;
+    session = s.open_session(server_end);
+    server_end->on_receive([ss = session](std::string_view m) { ss->receive(m); });
+    client_end->on_receive([this](std::string_view m) {
+      last_size = m.size();
+      std::lock_guard lock(mu);
+      ++received;
+      cv.notify_all();
+    });
+    send(
+        R"({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"b","version":"1"}}})");
+    wait_for(1);
+  }
+  void send(std::string m) { client->send(std::move(m), mcp::send_context{}); }
+  void wait_for(std::size_t n) {
+    std::unique_lock lock(mu);
+    cv.wait(lock, [&] { return received >= n; });
+  }
+  std::shared_ptr<mcp::memory_connection> client;
+  std::shared_ptr<mcp::server_session> session;
+  std::mutex mu;
+  std::condition_variable cv;
+  std::size_t received = 0;
+  std::size_t last_size = 0;
+};
+
+void add_echo(mcp::server& s, bool run_inline) {
+  s.add_tool({.name = "echo", .description = "echo", .run_inline = run_inline},
+             [](const echo_in& in) -> std::string { return in.text; });
+}
+
+constexpr const char* call =
+    R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello world"}}})";
+
+void tools_call_inline(benchmark::State& state) {
+  mcp::server s;
+  add_echo(s, true);
+  harness h(s);
+  std::size_t n = 1;
+  for (auto _ : state) {
+    h.send(call);
+    h.wait_for(++n);
+  }
+}
+BENCHMARK(tools_call_inline);
+
+void tools_call_on_pool(benchmark::State& state) {
+  mcp::server s;
+  add_echo(s, false);
+  harness h(s);
+  std::size_t n = 1;
+  for (auto _ : state) {
+    h.send(call);
+    h.wait_for(++n);
+  }
+}
+BENCHMARK(tools_call_on_pool);
+
+void tools_list_page_of_10000(benchmark::State& state) {
+  mcp::server s({.page_size = static_cast<std::size_t>(state.range(0))});
+  for (int i = 0; i < 10000; ++i) {
+    s.add_tool({.name = "tool_" + std::to_string(i),
+                .description = "A tool with a description",
+                .run_inline = true},
+               [](const echo_in& in) -> std::string { return in.text; });
+  }
+  harness h(s);
+  std::size_t n = 1;
+  for (auto _ : state) {
+    h.send(R"({"jsonrpc":"2.0","id":2,"method":"tools/list"})");
+    h.wait_for(++n);
+  }
+  state.counters["page_bytes"] = static_cast<double>(h.last_size);
+}
+BENCHMARK(tools_list_page_of_10000)->Arg(100)->Arg(1000);
+
+}  // namespace

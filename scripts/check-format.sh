@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Fails when a C++ file is not formatted with clang-format 14 and the repository's .clang-format.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+fmt="$(command -v clang-format-14 || command -v clang-format)"
+"$fmt" --version | grep -q "version 14" || { echo "check-format: clang-format 14 needed" >&2; exit 1; }
+bad=()
+while IFS= read -r f; do
+  "$fmt" --dry-run --Werror "$f" >/dev/null 2>&1 || bad+=("$f")
+done < <(git ls-files '*.cpp' '*.hpp')
+if ((${#bad[@]} > 0)); then
+  printf 'not formatted (run: clang-format -i FILE):\n' >&2
+  printf '  %s\n' "${bad[@]}" >&2
+  exit 1
+fi
+echo "format: $(git ls-files '*.cpp' '*.hpp' | wc -l) files ok"

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Consumer test: MODE=install builds and installs mcp-cpp into a temporary prefix and builds a
+# program with find_package(mcp); MODE=subdirectory builds it with add_subdirectory.
+set -euo pipefail
+mode="$1" src="$2" work="$3"
+rm -rf "$work" && mkdir -p "$work"
+launcher=()
+command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+if [[ "$mode" == install ]]; then
+  cmake -S "$src" -B "$work/sdk" -DCMAKE_BUILD_TYPE=Release -DMCP_BUILD_TESTS=OFF \
+    -DMCP_BUILD_EXAMPLES=OFF -DCMAKE_INSTALL_PREFIX="$work/prefix" "${launcher[@]}" >/dev/null
+  cmake --build "$work/sdk" -j"$(nproc)" >/dev/null
+  cmake --install "$work/sdk" >/dev/null
+  cmake -S "$src/tests/consumer" -B "$work/app" -DCMAKE_PREFIX_PATH="$work/prefix" \
+    "${launcher[@]}" >/dev/null
+else
+  cmake -S "$src/tests/consumer" -B "$work/app" -DMCP_CONSUMER_MODE=subdirectory \
+    -DMCP_SOURCE_DIR="$src" -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" >/dev/null
+fi
+cmake --build "$work/app" -j"$(nproc)" >/dev/null
+"$work/app/consumer"

@@ -1,0 +1,109 @@
+// mcp/transport/stdio.hpp (read_lines, fd_connection) and mcp/transport/memory.hpp.
+#include <mcp/transport/memory.hpp>
+#include <mcp/transport/stdio.hpp>
+
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include <unistd.h>
+
+namespace {
+
+struct pipe_fds {
+  int r = -1;
+  int w = -1;
+  pipe_fds() {
+    int fds[2];
+    if (::pipe(fds) == 0) {
+      r = fds[0];
+      w = fds[1];
+    }
+  }
+  ~pipe_fds() {
+    if (r >= 0) ::close(r);
+    if (w >= 0) ::close(w);
+  }
+  void write_all(std::string_view s) const {
+    while (!s.empty()) {
+      const auto n = ::write(w, s.data(), s.size());
+      if (n <= 0) return;
+      s.remove_prefix(static_cast<std::size_t>(n));
+    }
+  }
+  void close_write() {
+    ::close(w);
+    w = -1;
+  }
+};
+
+TEST(read_lines, splits_lines_strips_cr_skips_empty_and_reads_the_last_unterminated_line) {
+  pipe_fds p;
+  std::thread writer([&] {
+    p.write_all("one\r\n\ntwo\nthr");
+    p.write_all("ee\nlast");
+    p.close_write();
+  });
+  std::vector<std::string> lines;
+  const int rc = mcp::read_lines(p.r, {}, [&](std::string_view l) { lines.emplace_back(l); });
+  writer.join();
+  EXPECT_EQ(rc, 0);
+  EXPECT_EQ(lines, (std::vector<std::string>{"one", "two", "three", "last"}));
+}
+
+TEST(read_lines, oversized_lines_are_skipped_whole_and_reported) {
+  pipe_fds p;
+  std::thread writer([&] {
+    p.write_all("short\n");
+    p.write_all(std::string(100, 'x'));
+    p.write_all(std::string(100, 'y') + "\nafter\n");
+    p.close_write();
+  });
+  std::vector<std::string> lines;
+  std::vector<std::size_t> oversized;
+  mcp::read_lines(
+      p.r, {.max_line_bytes = 50}, [&](std::string_view l) { lines.emplace_back(l); },
+      [&](std::size_t n) { oversized.push_back(n); });
+  writer.join();
+  EXPECT_EQ(lines, (std::vector<std::string>{"short", "after"}));
+  EXPECT_EQ(oversized, (std::vector<std::size_t>{200}));
+}
+
+TEST(fd_connection, writes_one_line_per_message_and_stops_after_close) {
+  pipe_fds p;
+  {
+    mcp::fd_connection c(p.w);
+    c.send(R"({"a":1})", {});
+    c.send(R"({"b":2})", {});
+    c.close();
+    c.send("dropped", {});
+  }
+  p.close_write();
+  std::vector<std::string> lines;
+  mcp::read_lines(p.r, {}, [&](std::string_view l) { lines.emplace_back(l); });
+  EXPECT_EQ(lines, (std::vector<std::string>{R"({"a":1})", R"({"b":2})"}));
+}
+
+TEST(memory_pair, delivers_both_ways_and_closes_both_ends) {
+  auto [a, b] = mcp::make_memory_pair();
+  std::vector<std::string> at_a;
+  std::vector<std::string> at_b;
+  bool a_closed = false;
+  bool b_closed = false;
+  a->on_receive([&](std::string_view m) { at_a.emplace_back(m); });
+  b->on_receive([&](std::string_view m) { at_b.emplace_back(m); });
+  a->on_close([&] { a_closed = true; });
+  b->on_close([&] { b_closed = true; });
+  a->send("to b", {});
+  b->send("to a", {});
+  EXPECT_EQ(at_b, (std::vector<std::string>{"to b"}));
+  EXPECT_EQ(at_a, (std::vector<std::string>{"to a"}));
+  b->close();
+  EXPECT_TRUE(a_closed);
+  EXPECT_TRUE(b_closed);
+  a->send("dropped", {});
+  EXPECT_EQ(at_b.size(), 1U);
+  EXPECT_EQ(a->sent_count(), 1U);
+}
+
+}  // namespace
