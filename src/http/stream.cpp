@@ -22,6 +22,7 @@ void response_stream::to_sse_locked() {
   if (cfg_.priming && resumable()) {
     pending_event ev;
     append_sse_event(ev.bytes, event_id(0), "", cfg_.retry);
+    pending_bytes_ += ev.bytes.size();
     pending_.push_back(std::move(ev));
   }
   for (auto& f : held_finals_) emit_locked(f);
@@ -37,7 +38,16 @@ void response_stream::emit_locked(std::string_view message) {
   ev.message = true;
   ev.bytes.reserve(message.size() + 32);
   append_sse_event(ev.bytes, keep ? event_id(seq) : std::string(), message);
+  pending_bytes_ += ev.bytes.size();
   pending_.push_back(std::move(ev));
+  if (pending_bytes_ > cfg_.max_pending_bytes && writer_ == writer::attached) {
+    // The client does not keep up: cut the writer off (it sees `superseded` and closes).
+    ++generation_;
+    writer_ = writer::gone;
+    pending_.clear();
+    pending_bytes_ = 0;
+    cut_off_ = true;  // the writer must still be woken to notice
+  }
 }
 
 std::function<void()> response_stream::finish_locked() {
@@ -79,7 +89,8 @@ void response_stream::push(std::string message, bool is_final) {
       emit_locked(message);
     }
     if (all_done) done = finish_locked();
-    if (writer_ == writer::attached) wake = waker_;
+    if (writer_ == writer::attached || cut_off_) wake = waker_;
+    cut_off_ = false;
   }
   if (done) done();
   if (wake) wake();
@@ -124,6 +135,7 @@ response_stream::taken response_stream::take(std::uint64_t generation, std::size
       ++t.messages;
     }
     t.bytes += ev.bytes;
+    pending_bytes_ -= ev.bytes.size();
     pending_.pop_front();
   }
   t.finished = finished_ && pending_.empty();
@@ -136,6 +148,7 @@ void response_stream::detach(std::uint64_t generation) {
   writer_ = writer::gone;
   waker_ = nullptr;
   pending_.clear();
+  pending_bytes_ = 0;
 }
 
 bool response_stream::rewind(std::uint64_t after_seq) {
@@ -144,10 +157,12 @@ bool response_stream::rewind(std::uint64_t after_seq) {
   auto events = cfg_.store->events_after(cfg_.session, cfg_.number, after_seq);
   if (!events) return false;
   pending_.clear();
+  pending_bytes_ = 0;
   for (auto& e : *events) {
     pending_event ev;
     ev.message = true;
     append_sse_event(ev.bytes, event_id(e.seq), e.data);
+    pending_bytes_ += ev.bytes.size();
     pending_.push_back(std::move(ev));
   }
   ++generation_;  // the previous writer, if any, stops

@@ -38,6 +38,9 @@ class response_stream {
     bool priming = false;                   ///< start SSE with a priming event (2025-11-25)
     std::chrono::milliseconds retry{1000};  ///< sent with the priming event
     std::function<void()> on_finished{};    ///< runs once, when the stream ends (any thread)
+    /// A writer that falls this far behind (a client not reading) is cut off; the client may
+    /// resume from the store.
+    std::size_t max_pending_bytes = std::size_t{8} << 20U;
   };
   enum class mode { undecided, json, sse };
 
@@ -98,6 +101,8 @@ class response_stream {
   std::uint64_t generation_ = 0;
   std::function<void()> waker_;
   std::deque<pending_event> pending_;
+  std::size_t pending_bytes_ = 0;
+  bool cut_off_ = false;
   std::vector<std::string> held_finals_;  // finals received while undecided
   std::string json_body_;
   std::size_t finals_ = 0;

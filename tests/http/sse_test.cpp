@@ -98,4 +98,21 @@ TEST(ResponseStream, JsonWhenTheAnswerComesFirstSseOtherwise) {
   EXPECT_EQ(sse.take(gen).superseded, true);
 }
 
+TEST(ResponseStream, AWriterThatFallsBehindIsCutOff) {
+  using mcp::http_detail::response_stream;
+  response_stream s({.session = "s",
+                     .number = 1,
+                     .store = mcp::make_memory_event_store(),
+                     .standalone = true,
+                     .max_pending_bytes = 200});
+  int wakes = 0;
+  const auto gen = s.attach([&] { ++wakes; });
+  for (int i = 0; i < 10; ++i) s.push(std::string(50, 'x'), false);
+  EXPECT_GT(wakes, 0);
+  EXPECT_TRUE(s.take(gen).superseded);
+  ASSERT_TRUE(s.rewind(0));  // everything is still in the store
+  auto t = s.take(s.attach([] {}));
+  EXPECT_EQ(t.messages, 10U);
+}
+
 }  // namespace
