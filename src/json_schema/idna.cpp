@@ -1,14 +1,14 @@
 // Host names: LDH labels, Punycode and a table-light subset of IDNA2008 (see idna.hpp).
 #include "json_schema/idna.hpp"
 
-#include "json_schema/regex.hpp"
-#include "json_schema/unicode_tables.hpp"
-
 #include <algorithm>
 #include <cstdint>
 #include <locale>
 #include <optional>
 #include <string>
+
+#include "json_schema/regex.hpp"
+#include "json_schema/unicode_tables.hpp"
 
 namespace mcp::json_schema::detail {
 
@@ -28,9 +28,7 @@ std::uint32_t adapt(std::uint32_t delta, std::uint32_t points, bool first) {
   return k + (base - tmin + 1) * delta / (delta + skew);
 }
 
-char encode_digit(std::uint32_t d) {
-  return static_cast<char>(d < 26 ? 'a' + d : '0' + (d - 26));
-}
+char encode_digit(std::uint32_t d) { return static_cast<char>(d < 26 ? 'a' + d : '0' + (d - 26)); }
 
 // RFC 3492 decoding of the part after "xn--".
 std::optional<std::u32string> punycode_decode(std::string_view in) {
@@ -130,14 +128,14 @@ bool virama(char32_t c) { return std::binary_search(viramas.begin(), viramas.end
 bool greek(char32_t c) { return in(c, 0x370, 0x3FF) || in(c, 0x1F00, 0x1FFF); }
 bool hebrew(char32_t c) { return in(c, 0x591, 0x5F4) || in(c, 0xFB1D, 0xFB4F); }
 bool hiragana_katakana_han(char32_t c) {
-  return (in(c, 0x3040, 0x30FF) && c != 0x30FB) || in(c, 0x31F0, 0x31FF) ||
-         in(c, 0xFF66, 0xFF9F) || in(c, 0x2E80, 0x2FDF) || c == 0x3005 || c == 0x3007 ||
-         in(c, 0x3021, 0x3029) || in(c, 0x3038, 0x303B) || in(c, 0x3400, 0x4DBF) ||
-         in(c, 0x4E00, 0x9FFF) || in(c, 0xF900, 0xFAFF) || in(c, 0x20000, 0x3FFFF);
+  return (in(c, 0x3040, 0x30FF) && c != 0x30FB) || in(c, 0x31F0, 0x31FF) || in(c, 0xFF66, 0xFF9F) ||
+         in(c, 0x2E80, 0x2FDF) || c == 0x3005 || c == 0x3007 || in(c, 0x3021, 0x3029) ||
+         in(c, 0x3038, 0x303B) || in(c, 0x3400, 0x4DBF) || in(c, 0x4E00, 0x9FFF) ||
+         in(c, 0xF900, 0xFAFF) || in(c, 0x20000, 0x3FFFF);
 }
 bool arabic_letter(char32_t c) {
-  return in(c, 0x620, 0x64A) || in(c, 0x66E, 0x6D3) || in(c, 0x6FA, 0x6FF) ||
-         in(c, 0x750, 0x77F) || in(c, 0x8A0, 0x8C9);
+  return in(c, 0x620, 0x64A) || in(c, 0x66E, 0x6D3) || in(c, 0x6FA, 0x6FF) || in(c, 0x750, 0x77F) ||
+         in(c, 0x8A0, 0x8C9);
 }
 
 bool upper_case(char32_t c) {
@@ -156,8 +154,10 @@ bool valid_u_label(const std::u32string& l) {
   if (l.empty() || l.front() == U'-' || l.back() == U'-') return false;
   if (l.size() >= 4 && l[2] == U'-' && l[3] == U'-') return false;
   if (combining_mark(l.front())) return false;
-  const bool arabic_indic = std::any_of(l.begin(), l.end(), [](char32_t c) { return in(c, 0x660, 0x669); });
-  const bool extended = std::any_of(l.begin(), l.end(), [](char32_t c) { return in(c, 0x6F0, 0x6F9); });
+  const bool arabic_indic =
+      std::any_of(l.begin(), l.end(), [](char32_t c) { return in(c, 0x660, 0x669); });
+  const bool extended =
+      std::any_of(l.begin(), l.end(), [](char32_t c) { return in(c, 0x6F0, 0x6F9); });
   if (arabic_indic && extended) return false;
   for (std::size_t i = 0; i < l.size(); ++i) {
     const char32_t c = l[i];
@@ -224,9 +224,10 @@ bool valid_a_label(std::string_view label) {
 bool valid_ldh_label(std::string_view label) {
   if (label.empty() || label.size() > 63 || label.front() == '-' || label.back() == '-')
     return false;
-  if (!std::all_of(label.begin(), label.end(),
-                   [](char c) { return alpha(static_cast<unsigned char>(c)) ||
-                                       digit(static_cast<unsigned char>(c)) || c == '-'; }))
+  if (!std::all_of(label.begin(), label.end(), [](char c) {
+        return alpha(static_cast<unsigned char>(c)) || digit(static_cast<unsigned char>(c)) ||
+               c == '-';
+      }))
     return false;
   if (xn_prefix(label)) return valid_a_label(label);
   return !(label.size() >= 4 && label[2] == '-' && label[3] == '-');
