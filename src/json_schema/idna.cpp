@@ -6,6 +6,7 @@
 #include <locale>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "json_schema/regex.hpp"
 #include "json_schema/unicode_tables.hpp"
@@ -149,7 +150,74 @@ bool upper_case(char32_t c) {
   return std::isupper(static_cast<wchar_t>(c), loc);
 }
 
-// IDNA2008 rules on one U-label (code points), without the Bidi rule.
+bool alpha_like(char32_t c) {
+  static const std::locale loc = [] {
+    try {
+      return std::locale("C.UTF-8");
+    } catch (const std::exception&) {
+      return std::locale::classic();
+    }
+  }();
+  return std::isalpha(static_cast<wchar_t>(c), loc) || std::isdigit(static_cast<wchar_t>(c), loc);
+}
+
+// RFC 5892 2.6 exceptions that are PVALID although they are not letters.
+bool pvalid_exception(char32_t c) {
+  return c == 0x00DF || c == 0x03C2 || c == 0x06FD || c == 0x06FE || c == 0x0F0B || c == 0x3007;
+}
+
+// Bidi classes as far as RFC 5893 distinguishes them (N: ES, CS, ET, ON or BN).
+enum class bidi { l, r, an, en, nsm, n };
+
+bidi bidi_class(char32_t c) {
+  if (c < 0x80) return digit(c) ? bidi::en : (alpha(c) ? bidi::l : bidi::n);
+  if (combining_mark(c)) return bidi::nsm;
+  if (in(c, 0x660, 0x669) || in(c, 0x66B, 0x66C) || c == 0x6DD || in(c, 0x890, 0x891) ||
+      c == 0x8E2 || in(c, 0x10E60, 0x10E7E))
+    return bidi::an;
+  if (in(c, 0x6F0, 0x6F9) || c == 0xB2 || c == 0xB3 || c == 0xB9 || in(c, 0xFF10, 0xFF19))
+    return bidi::en;
+  if (c == 0x200C || c == 0x200D) return bidi::n;
+  if (in(c, 0x590, 0x8FF) || in(c, 0xFB1D, 0xFDFF) || in(c, 0xFE70, 0xFEFF) ||
+      in(c, 0x10800, 0x10FFF) || in(c, 0x1E800, 0x1EFFF))
+    return bidi::r;
+  return bidi::l;
+}
+
+bool rtl_label(const std::u32string& l) {
+  return std::any_of(l.begin(), l.end(), [](char32_t c) {
+    const bidi b = bidi_class(c);
+    return b == bidi::r || b == bidi::an;
+  });
+}
+
+// The RFC 5893 Bidi rule for one label of a domain name that has right-to-left labels.
+bool bidi_rule(const std::u32string& l) {
+  if (l.empty()) return false;
+  const bidi first = bidi_class(l.front());
+  std::size_t end = l.size();
+  while (end > 0 && bidi_class(l[end - 1]) == bidi::nsm) --end;
+  if (end == 0) return false;
+  const bidi last = bidi_class(l[end - 1]);
+  if (first == bidi::r) {
+    bool en = false, an = false;
+    for (const char32_t c : l) {
+      const bidi b = bidi_class(c);
+      if (b == bidi::l) return false;
+      en = en || b == bidi::en;
+      an = an || b == bidi::an;
+    }
+    return !(en && an) && (last == bidi::r || last == bidi::en || last == bidi::an);
+  }
+  if (first != bidi::l) return false;
+  for (const char32_t c : l) {
+    const bidi b = bidi_class(c);
+    if (b == bidi::r || b == bidi::an) return false;
+  }
+  return last == bidi::l || last == bidi::en;
+}
+
+// IDNA2008 rules on one U-label (code points); the Bidi rule is checked per domain name.
 bool valid_u_label(const std::u32string& l) {
   if (l.empty() || l.front() == U'-' || l.back() == U'-') return false;
   if (l.size() >= 4 && l[2] == U'-' && l[3] == U'-') return false;
@@ -199,7 +267,9 @@ bool valid_u_label(const std::u32string& l) {
         if (!virama(prev) && !(arabic_letter(prev) && arabic_letter(next))) return false;
         break;
       default:
-        if (upper_case(c) || c == 0xFFFD || in(c, 0x2000, 0x206F) || c == 0x3000) return false;
+        if (upper_case(c) || (!alpha_like(c) && !combining_mark(c) && !pvalid_exception(c) &&
+                              bidi_class(c) != bidi::an && bidi_class(c) != bidi::en))
+          return false;
     }
   }
   return true;
@@ -218,7 +288,7 @@ bool valid_a_label(std::string_view label) {
   const auto decoded = punycode_decode(lower);
   if (!decoded || decoded->empty()) return false;
   if (punycode_encode(*decoded) != lower) return false;
-  return valid_u_label(*decoded);
+  return valid_u_label(*decoded) && (!rtl_label(*decoded) || bidi_rule(*decoded));
 }
 
 bool valid_ldh_label(std::string_view label) {
@@ -252,7 +322,9 @@ bool valid_idn_hostname(std::string_view s) {
   utf8_to_utf32(s, cps);
   if (cps.empty() || cps.size() > 253) return false;
   std::u32string label;
+  std::vector<std::u32string> labels;
   auto check = [&]() -> bool {
+    labels.push_back(label);
     if (label.empty()) return false;
     if (std::all_of(label.begin(), label.end(), [](char32_t c) { return c < 0x80; })) {
       std::string ascii(label.begin(), label.end());
@@ -269,7 +341,10 @@ bool valid_idn_hostname(std::string_view s) {
       label.push_back(c);
     }
   }
-  return check();
+  if (!check()) return false;
+  // A domain name with a right-to-left label must satisfy the Bidi rule in every label.
+  if (std::none_of(labels.begin(), labels.end(), rtl_label)) return true;
+  return std::all_of(labels.begin(), labels.end(), bidi_rule);
 }
 
 }  // namespace mcp::json_schema::detail
