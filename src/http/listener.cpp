@@ -97,6 +97,22 @@ class http_conn : public std::enable_shared_from_this<http_conn> {
 
   void on_header(beast::error_code ec) {
     if (ec) return fail_read(ec);
+    const auto& head = parser_->get();
+    if (!parser_->is_done() && beast::iequals(head[bhttp::field::expect], "100-continue")) {
+      // The client waits for this before sending the body (curl does for larger bodies).
+      static constexpr std::string_view go_on = "HTTP/1.1 100 Continue\r\n\r\n";
+      stream_.expires_after(opts().write_timeout);
+      net::async_write(stream_, net::buffer(go_on.data(), go_on.size()),
+                       [self = shared_from_this()](beast::error_code e, std::size_t) {
+                         if (e) return self->close();
+                         self->read_body();
+                       });
+      return;
+    }
+    read_body();
+  }
+
+  void read_body() {
     stream_.expires_after(opts().body_timeout);
     bhttp::async_read(
         stream_, buffer_, *parser_,

@@ -172,6 +172,23 @@ TEST_F(HttpServer, OversizedBodyGets413) {
   EXPECT_EQ(r.status, 413U);
 }
 
+TEST_F(HttpServer, ExpectContinueIsAnswered) {
+  start();
+  const auto body = initialize_body();
+  raw_client c(port_);
+  auto headers = post_headers({}, "");
+  headers.emplace_back("Expect", "100-continue");
+  auto req = make_request("POST", port_, body, headers);
+  c.send_raw(req.substr(0, req.size() - body.size()));  // the head only
+  response cont;
+  ASSERT_TRUE(c.read_response(cont, 2s));
+  EXPECT_EQ(cont.status, 100U);
+  c.send_raw(body);
+  response r;
+  ASSERT_TRUE(c.read_response(r));
+  EXPECT_EQ(r.status, 200U);
+}
+
 TEST_F(HttpServer, SlowHeaderClientIsDisconnectedAndDoesNotBlockOthers) {
   start({.io_threads = 1, .header_timeout = std::chrono::milliseconds(300)});
   raw_client slow(port_);
