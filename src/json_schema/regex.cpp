@@ -530,9 +530,38 @@ class simple_matcher {
 
 }  // namespace
 
-ecma_regex::ecma_regex(std::string source, std::shared_ptr<const impl> i,
+ecma_regex::ecma_regex(std::string source, std::u32string translated, std::shared_ptr<const impl> i,
                        std::shared_ptr<const simple> s)
-    : source_(std::move(source)), impl_(std::move(i)), simple_(std::move(s)) {}
+    : source_(std::move(source)),
+      translated_(std::move(translated)),
+      simple_(std::move(s)),
+      impl_(std::move(i)) {}
+
+namespace {
+
+// Compiles a translated pattern with Boost.Regex; throws on a syntax error.
+std::shared_ptr<const ecma_regex::impl> compile_boost(const std::u32string& translated) {
+  auto im = std::make_shared<ecma_regex::impl>();
+  // Only \p{...} classes need the Unicode-aware ctype; the default locale is cheaper.
+  if (translated.find(U"[:") != std::u32string::npos) im->re.imbue(unicode_locale());
+  const std::wstring w(translated.begin(), translated.end());
+  im->re.assign(w, boost::regex_constants::perl | boost::regex_constants::no_mod_m);
+  return im;
+}
+
+}  // namespace
+
+const ecma_regex::impl* ecma_regex::boost_regex() const {
+  std::call_once(impl_once_, [this] {
+    if (impl_) return;
+    try {
+      impl_ = compile_boost(translated_);
+    } catch (const std::exception&) {
+      impl_ = nullptr;
+    }
+  });
+  return impl_.get();
+}
 
 std::shared_ptr<const ecma_regex> ecma_regex::compile(std::string_view pattern,
                                                       std::string& error) {
@@ -540,19 +569,19 @@ std::shared_ptr<const ecma_regex> ecma_regex::compile(std::string_view pattern,
   utf8_to_utf32(pattern, cps);
   auto translated = translate(cps, error);
   if (!translated) return nullptr;
-  auto im = std::make_shared<impl>();
-  try {
-    // Only \p{...} classes need the Unicode-aware ctype; the default locale is cheaper.
-    if (translated->find(U"[:") != std::u32string::npos) im->re.imbue(unicode_locale());
-    std::wstring w(translated->begin(), translated->end());
-    im->re.assign(w, boost::regex_constants::perl | boost::regex_constants::no_mod_m);
-  } catch (const std::exception& e) {
-    error = e.what();
-    return nullptr;
-  }
   std::shared_ptr<const simple> fast;
   if (auto s = simple_parser(pattern).parse()) fast = std::make_shared<const simple>(std::move(*s));
-  return std::make_shared<const ecma_regex>(std::string(pattern), std::move(im), std::move(fast));
+  std::shared_ptr<const impl> im;
+  if (!fast) {  // the fast matcher's grammar is valid ECMA-262 and Boost syntax: no check needed
+    try {
+      im = compile_boost(*translated);
+    } catch (const std::exception& e) {
+      error = e.what();
+      return nullptr;
+    }
+  }
+  return std::make_shared<const ecma_regex>(std::string(pattern), std::move(*translated),
+                                            std::move(im), std::move(fast));
 }
 
 match_result ecma_regex::search(std::string_view subject) const {
@@ -560,13 +589,15 @@ match_result ecma_regex::search(std::string_view subject) const {
     if (auto r = simple_matcher(*simple_, subject).search())
       return *r ? match_result::match : match_result::no_match;
   }
+  const impl* re = boost_regex();
+  if (re == nullptr) return match_result::too_complex;
   thread_local std::u32string cps;
   thread_local std::wstring wide;
   cps.clear();
   utf8_to_utf32(subject, cps);
   wide.assign(cps.begin(), cps.end());
   try {
-    return boost::regex_search(wide, impl_->re) ? match_result::match : match_result::no_match;
+    return boost::regex_search(wide, re->re) ? match_result::match : match_result::no_match;
   } catch (const std::exception&) {
     return match_result::too_complex;
   }

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 
@@ -29,12 +30,18 @@ class ecma_regex {
 
   struct impl;
   struct simple;
-  ecma_regex(std::string source, std::shared_ptr<const impl> i, std::shared_ptr<const simple> s);
+  ecma_regex(std::string source, std::u32string translated, std::shared_ptr<const impl> i,
+             std::shared_ptr<const simple> s);
 
  private:
+  /// The Boost.Regex form; built on first use when the fast matcher handles the pattern.
+  const impl* boost_regex() const;
+
   std::string source_;
-  std::shared_ptr<const impl> impl_;
+  std::u32string translated_;             ///< the pattern in Boost perl syntax
   std::shared_ptr<const simple> simple_;  ///< non-null when the fast matcher handles the pattern
+  mutable std::once_flag impl_once_;
+  mutable std::shared_ptr<const impl> impl_;
 };
 
 /// Decodes UTF-8 into code points (invalid bytes map to U+FFFD). Appends to `out`.
