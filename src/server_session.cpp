@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <condition_variable>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "detail/call_state.hpp"
 #include "detail/timer.hpp"
@@ -53,6 +54,8 @@ class session_impl final : public server_session,
         level_(core_->opts.default_log_level) {
     if (opts.assume_initialized) {
       tools_seen_.store(core_->tools_generation.load());
+      resources_seen_.store(core_->resources_generation.load());
+      prompts_seen_.store(core_->prompts_generation.load());
       version_ = *opts.assume_initialized;
       era_ = era_of(version_);
       initialized_.store(true);
@@ -194,7 +197,7 @@ class session_impl final : public server_session,
         return;
       }
     }
-    auto wire = r.to_json();
+    auto wire = std::move(r).to_json();
     adapt_result_to_era(wire, era_);
     conn_->send(jsonrpc::encode_result(call.id(), wire), ctx);
   }
@@ -204,6 +207,27 @@ class session_impl final : public server_session,
   }
   [[nodiscard]] const json::object& client_capabilities() const override { return client_caps_; }
   [[nodiscard]] const std::string& negotiated_version() const override { return version_; }
+
+  /// Sends resources or prompts list_changed, like notify_tools_changed.
+  void notify_list_changed(list_kind k, std::uint64_t generation) {
+    if (!initialized_.load() || closed_.load()) return;
+    auto& seen = k == list_kind::resources ? resources_seen_ : prompts_seen_;
+    if (seen.exchange(generation) >= generation) return;
+    send(jsonrpc::encode_notification(k == list_kind::resources
+                                          ? "notifications/resources/list_changed"
+                                          : "notifications/prompts/list_changed"));
+  }
+
+  /// Sends notifications/resources/updated if this session subscribed to `uri`.
+  void notify_resource_updated(const std::string& uri) {
+    if (!initialized_.load() || closed_.load()) return;
+    {
+      std::lock_guard lock(mu_);
+      if (!subscriptions_.contains(uri)) return;
+    }
+    send(jsonrpc::encode_notification("notifications/resources/updated",
+                                      json::object{{"uri", uri}}));
+  }
 
   /// Sends list_changed if the tools changed since this session initialized or was last told.
   void notify_tools_changed(std::uint64_t generation) {
@@ -283,6 +307,15 @@ class session_impl final : public server_session,
     if (m == "tools/list") return on_tools_list(req);
     if (m == "tools/call") return on_tools_call(std::move(req));
     if (m == "logging/setLevel") return on_set_level(req);
+    if (m == "resources/list") return answer(req.id, resources_list(cat(), req.params, era_, ps()));
+    if (m == "resources/templates/list") {
+      return answer(req.id, templates_list(cat(), req.params, era_, ps()));
+    }
+    if (m == "resources/read") return answer(req.id, resources_read(cat(), req.params, *who_));
+    if (m == "resources/subscribe" || m == "resources/unsubscribe") return on_subscribe(req);
+    if (m == "prompts/list") return answer(req.id, prompts_list(cat(), req.params, era_, ps()));
+    if (m == "prompts/get") return answer(req.id, prompts_get(cat(), req.params, *who_));
+    if (m == "completion/complete") return answer(req.id, complete(cat(), req.params));
     reply_error(req.id, error{errc::method_not_found, "Method not found: " + m});
   }
 
@@ -363,15 +396,53 @@ class session_impl final : public server_session,
         info["icons"] = std::move(icons);
       }
     }
-    json::object result{
-        {"protocolVersion", chosen},
-        {"capabilities",
-         json::object{{"tools", json::object{{"listChanged", true}}}, {"logging", json::object{}}}},
-        {"serverInfo", std::move(info)}};
+    json::object result{{"protocolVersion", chosen},
+                        {"capabilities", server_capabilities()},
+                        {"serverInfo", std::move(info)}};
     if (o.instructions) result["instructions"] = *o.instructions;
     tools_seen_.store(core_->tools_generation.load());
+    resources_seen_.store(core_->resources_generation.load());
+    prompts_seen_.store(core_->prompts_generation.load());
     initialized_.store(true);
     reply(req.id, result);
+  }
+
+  /// Declared capabilities: logging always; tools, resources, prompts only when registered;
+  /// completions with prompts or resource templates.
+  json::object server_capabilities() const {
+    json::object caps;
+    const auto& c = core_->catalogs;
+    if (!core_->tools.names().empty()) caps["tools"] = json::object{{"listChanged", true}};
+    caps["logging"] = json::object{};
+    if (!c.resources.empty() || !c.templates.empty()) {
+      caps["resources"] = json::object{{"subscribe", true}, {"listChanged", true}};
+    }
+    if (!c.prompts.empty()) caps["prompts"] = json::object{{"listChanged", true}};
+    if (!c.prompts.empty() || !c.templates.empty()) caps["completions"] = json::object{};
+    return caps;
+  }
+
+  const resource_catalogs& cat() const { return core_->catalogs; }
+  std::size_t ps() const { return core_->opts.page_size; }
+  void answer(const jsonrpc::request_id& id, const result<json::object>& r) {
+    if (r) return reply(id, *r);
+    reply_error(id, r.error());
+  }
+
+  void on_subscribe(const jsonrpc::request& req) {
+    const auto* u = req.params.if_contains("uri");
+    if (!u || !u->is_string()) {
+      return reply_error(req.id, invalid_params(req.method + " needs a string \"uri\""));
+    }
+    {
+      std::lock_guard lock(mu_);
+      if (req.method == "resources/subscribe") {
+        subscriptions_.emplace(u->get_string());
+      } else {
+        subscriptions_.erase(std::string(u->get_string()));
+      }
+    }
+    reply(req.id, json::object{});
   }
 
   void on_set_level(const jsonrpc::request& req) {
@@ -475,6 +546,13 @@ class session_impl final : public server_session,
       tool_context ctx(call);
       try {
         entry->handler(ctx, call->arguments(), responder(call));
+      } catch (const error_exception& e) {
+        // A thrown -32042 (URL elicitation required) is a protocol answer, not a tool failure.
+        if (e.get().is(errc::url_elicitation_required)) {
+          call->complete(e.get());
+        } else {
+          call->complete(tool_error_result(e.what()));
+        }
       } catch (const std::exception& e) {
         call->complete(tool_error_result(e.what()));
       } catch (...) {
@@ -536,6 +614,9 @@ class session_impl final : public server_session,
   std::atomic<bool> initialized_{false};
   std::atomic<bool> closed_{false};
   std::atomic<std::uint64_t> tools_seen_{0};
+  std::atomic<std::uint64_t> resources_seen_{0};
+  std::atomic<std::uint64_t> prompts_seen_{0};
+  std::unordered_set<std::string> subscriptions_;  ///< resource URIs (resources/subscribe)
   std::atomic<log_level> level_;
   std::string version_;
   era era_ = era::v2025_11_25;
@@ -556,6 +637,14 @@ std::shared_ptr<server_session> make_session(std::shared_ptr<server_core> core,
 
 void session_notify_tools_changed(session_impl& s, std::uint64_t generation) {
   s.notify_tools_changed(generation);
+}
+
+void session_notify_list_changed(session_impl& s, list_kind k, std::uint64_t generation) {
+  s.notify_list_changed(k, generation);
+}
+
+void session_notify_resource_updated(session_impl& s, const std::string& uri) {
+  s.notify_resource_updated(uri);
 }
 
 }  // namespace mcp::detail

@@ -72,6 +72,11 @@ result<json::object> tool_context::request(std::string_view method, json::object
   return h->request_for(*state_, method, std::move(params), timeout);
 }
 
+error url_elicitation_required(json::array elicitations, std::string message) {
+  return error{errc::url_elicitation_required, std::move(message),
+               json::value(json::object{{"elicitations", std::move(elicitations)}})};
+}
+
 void responder::finish(call_tool_result r) const { state_->complete(std::move(r)); }
 void responder::fail(error e) const { state_->complete(std::move(e)); }
 

@@ -104,6 +104,8 @@ std::shared_ptr<const json_schema::validator> compile_schema(const json::object&
   return std::make_shared<const json_schema::validator>(std::move(*v));
 }
 
+}  // namespace
+
 std::string make_cursor(std::string_view epoch, std::uint64_t seq) {
   return base64_encode("c1:" + std::string(epoch) + ":" + std::to_string(seq));
 }
@@ -141,8 +143,6 @@ std::optional<std::uint64_t> read_cursor(std::string_view cursor, std::string_vi
   if (r.ec != std::errc{} || r.ptr != last || first == last) return std::nullopt;
   return seq;
 }
-
-}  // namespace
 
 tool_registry::tool_registry() {
   std::random_device rd;

@@ -61,6 +61,12 @@ class tool_registry {
   std::string epoch_;  ///< random per registry: cursors from another server are stale
 };
 
+/// An opaque list cursor naming sequence number `seq` of a registry with random `epoch`.
+[[nodiscard]] std::string make_cursor(std::string_view epoch, std::uint64_t seq);
+/// The sequence number a cursor names; nothing for an invalid cursor or one of another epoch.
+[[nodiscard]] std::optional<std::uint64_t> read_cursor(std::string_view cursor,
+                                                       std::string_view epoch);
+
 /// Throws std::invalid_argument unless `name` is 1-128 characters of [A-Za-z0-9_.-].
 void check_tool_name(std::string_view name);
 

@@ -22,6 +22,8 @@
 #pragma once
 
 #include <mcp/pipeline.hpp>
+#include <mcp/prompt.hpp>
+#include <mcp/resource.hpp>
 #include <mcp/tool.hpp>
 #include <mcp/typed_tool.hpp>
 
@@ -63,7 +65,7 @@ class executor {
 struct server_options {
   server_info info{};
   std::optional<std::string> instructions{};
-  std::size_t page_size = 100;  ///< tools per tools/list page
+  std::size_t page_size = 100;  ///< items per page of tools/, resources/, templates/, prompts/list
   std::chrono::milliseconds list_changed_debounce{20};
   std::shared_ptr<executor> handler_executor{};        ///< default: make_thread_pool(4)
   json_limits limits{};                                ///< per incoming message
@@ -126,6 +128,28 @@ class server {
   bool set_tool_enabled(std::string_view name, bool enabled);
   /// Names of the registered tools, in registration order.
   [[nodiscard]] std::vector<std::string> tool_names() const;
+
+  /// Adds a resource (see mcp/resource.hpp). Initialized sessions get a debounced
+  /// `notifications/resources/list_changed`. Thread-safe.
+  /// Throws `std::invalid_argument` on an empty URI or name, a duplicate URI or an empty handler.
+  void add_resource(resource_spec spec, resource_handler handler);
+  /// Adds a resource template; reads of matching URIs that are not plain resources go to
+  /// `handler` with the template's variables. Thread-safe. Throws `std::invalid_argument` on an
+  /// invalid or duplicate template, an empty name or handler.
+  void add_resource_template(resource_template_spec spec, resource_handler handler);
+  /// Removes a resource (by URI) or a template (by its template text); false if there was none.
+  bool remove_resource(std::string_view uri);
+  bool remove_resource_template(std::string_view uri_template);
+  /// Sends `notifications/resources/updated` for `uri` to every session subscribed to it.
+  /// Thread-safe; never blocks on the network.
+  void notify_resource_updated(std::string_view uri);
+
+  /// Adds a prompt (see mcp/prompt.hpp). Initialized sessions get a debounced
+  /// `notifications/prompts/list_changed`. Thread-safe. Throws `std::invalid_argument` on an
+  /// empty or duplicate name, an empty or duplicate argument name, or an empty handler.
+  void add_prompt(prompt_spec spec, prompt_handler handler);
+  /// Removes a prompt; false if there was none.
+  bool remove_prompt(std::string_view name);
 
   /// Adds an interceptor to the call pipeline (applies to calls that start afterwards).
   void use(std::shared_ptr<call_interceptor> interceptor);

@@ -146,6 +146,14 @@ class tool_context {
   std::shared_ptr<detail::call_state> state_;
 };
 
+/// The -32042 error (URL elicitation required) with `data.elicitations`: each item is the params
+/// of an `elicitation/create` in URL mode (`mode: "url"`, `elicitationId`, `url`, `message`).
+/// A tool returns it as a JSON-RPC error with `responder::fail`, or by throwing
+/// `error_exception(url_elicitation_required(...))` from any handler (other thrown errors become
+/// tool errors).
+[[nodiscard]] error url_elicitation_required(
+    json::array elicitations, std::string message = "This request requires more information.");
+
 /// Completes an asynchronous call. Exactly the first `finish` counts; later ones are ignored.
 /// Thread-safe; may be completed from any thread, after the handler returned.
 class responder {
