@@ -150,12 +150,15 @@ json::object embedded_blob_resource(std::string_view uri, std::span<const std::b
   return embedded(uri, mime_type, "blob", base64_encode(bytes), a);
 }
 
-json::object call_tool_result::to_json() const {
+json::object call_tool_result::to_json() const& { return call_tool_result(*this).to_json(); }
+
+json::object call_tool_result::to_json() && {
   json::object o;
-  o["content"] = content;
-  if (structured_content) o["structuredContent"] = *structured_content;
+  o.reserve(4);
+  o["content"] = std::move(content);
+  if (structured_content) o["structuredContent"] = std::move(*structured_content);
   if (is_error) o["isError"] = true;
-  if (!meta.empty()) o["_meta"] = meta;
+  if (!meta.empty()) o["_meta"] = std::move(meta);
   return o;
 }
 

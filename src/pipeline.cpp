@@ -125,50 +125,86 @@ class deadline_interceptor final : public call_interceptor {
   std::chrono::milliseconds limit_;
 };
 
-/// Replaces invalid UTF-8 sequences with U+FFFD; returns true if anything changed.
-bool repair_utf8(std::string& s) {
-  std::string out;
-  bool changed = false;
-  std::size_t i = 0;
-  const auto n = s.size();
+/// The length of the valid UTF-8 sequence starting at s[i], or 0 when it is invalid (overlong
+/// forms, surrogates and code points above U+10FFFF are invalid).
+std::size_t utf8_sequence_length(std::string_view s, std::size_t i) {
   auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
-  while (i < n) {
-    const unsigned char c = byte(i);
-    std::size_t len = 0;
-    std::uint32_t cp = 0;
-    if (c < 0x80) {
-      len = 1;
-    } else if ((c & 0xE0U) == 0xC0U) {
-      len = 2;
-      cp = c & 0x1FU;
-    } else if ((c & 0xF0U) == 0xE0U) {
-      len = 3;
-      cp = c & 0x0FU;
-    } else if ((c & 0xF8U) == 0xF0U) {
-      len = 4;
-      cp = c & 0x07U;
-    }
-    bool ok = len > 0 && i + len <= n;
-    for (std::size_t k = 1; ok && k < len; ++k) {
-      if ((byte(i + k) & 0xC0U) != 0x80U) ok = false;
-      cp = (cp << 6U) | (byte(i + k) & 0x3FU);
-    }
-    if (ok && len > 1) {
-      static constexpr std::uint32_t min_cp[] = {0, 0, 0x80, 0x800, 0x10000};
-      if (cp < min_cp[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) ok = false;
-    }
-    if (!ok) {
-      if (!changed) out.assign(s, 0, i);
-      changed = true;
-      out += "\xEF\xBF\xBD";
-      ++i;
-      continue;
-    }
-    if (changed) out.append(s, i, len);
+  const unsigned char c = byte(i);
+  if (c < 0x80) return 1;
+  std::size_t len = 0;
+  std::uint32_t cp = 0;
+  if ((c & 0xE0U) == 0xC0U) {
+    len = 2;
+    cp = c & 0x1FU;
+  } else if ((c & 0xF0U) == 0xE0U) {
+    len = 3;
+    cp = c & 0x0FU;
+  } else if ((c & 0xF8U) == 0xF0U) {
+    len = 4;
+    cp = c & 0x07U;
+  } else {
+    return 0;
+  }
+  if (i + len > s.size()) return 0;
+  for (std::size_t k = 1; k < len; ++k) {
+    if ((byte(i + k) & 0xC0U) != 0x80U) return 0;
+    cp = (cp << 6U) | (byte(i + k) & 0x3FU);
+  }
+  static constexpr std::uint32_t min_cp[] = {0, 0, 0x80, 0x800, 0x10000};
+  if (cp < min_cp[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+  return len;
+}
+
+bool valid_utf8(std::string_view s) {
+  for (std::size_t i = 0; i < s.size();) {
+    const auto len = utf8_sequence_length(s, i);
+    if (len == 0) return false;
     i += len;
   }
-  if (changed) s = std::move(out);
-  return changed;
+  return true;
+}
+
+/// `s` with every invalid UTF-8 byte replaced by U+FFFD.
+std::string repair_utf8(std::string_view s) {
+  std::string out;
+  out.reserve(s.size() + 8);
+  for (std::size_t i = 0; i < s.size();) {
+    const auto len = utf8_sequence_length(s, i);
+    if (len == 0) {
+      out += "\xEF\xBF\xBD";
+      ++i;
+    } else {
+      out.append(s.substr(i, len));
+      i += len;
+    }
+  }
+  return out;
+}
+
+/// The serialized size of `v` within a few bytes per value (string escapes are not counted),
+/// without serializing it.
+std::size_t approximate_size(const json::value& v) {
+  switch (v.kind()) {
+    case json::kind::string:
+      return v.get_string().size() + 2;
+    case json::kind::array: {
+      std::size_t n = 2;
+      for (const auto& e : v.get_array()) n += approximate_size(e) + 1;
+      return n;
+    }
+    case json::kind::object: {
+      std::size_t n = 2;
+      for (const auto& kv : v.get_object()) n += kv.key().size() + 4 + approximate_size(kv.value());
+      return n;
+    }
+    default:
+      return 8;
+  }
+}
+std::size_t approximate_size(const json::object& o) {
+  std::size_t n = 2;
+  for (const auto& kv : o) n += kv.key().size() + 4 + approximate_size(kv.value());
+  return n;
 }
 
 bool valid_mime_type(std::string_view m) {
@@ -195,12 +231,9 @@ class output_limiter final : public call_interceptor {
   static std::optional<std::string> check_string(json::object& o, std::string_view key,
                                                  const output_limit_options& opts) {
     auto* v = o.if_contains(key);
-    if (!v || !v->is_string()) return std::nullopt;
-    std::string s(v->get_string());
-    if (repair_utf8(s)) {
-      if (!opts.repair_utf8) return std::string(key) + " is not valid UTF-8";
-      *v = s;
-    }
+    if (!v || !v->is_string() || valid_utf8(v->get_string())) return std::nullopt;
+    if (!opts.repair_utf8) return std::string(key) + " is not valid UTF-8";
+    *v = repair_utf8(v->get_string());
     return std::nullopt;
   }
 
@@ -243,9 +276,9 @@ class output_limiter final : public call_interceptor {
           return "resource " + *p;
         }
       }
-      bytes += to_json_string(block).size();
+      bytes += approximate_size(block);
     }
-    if (r.structured_content) bytes += to_json_string(*r.structured_content).size();
+    if (r.structured_content) bytes += approximate_size(*r.structured_content);
     if (bytes > opts.max_bytes) {
       return "output of " + std::to_string(bytes) + " bytes exceeds the limit of " +
              std::to_string(opts.max_bytes) + " bytes";

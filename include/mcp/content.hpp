@@ -83,7 +83,9 @@ struct call_tool_result {
   json::object meta{};  ///< `_meta`, omitted when empty
 
   /// The wire form (`isError` omitted when false, `_meta` when empty).
-  [[nodiscard]] json::object to_json() const;
+  [[nodiscard]] json::object to_json() const&;
+  /// The wire form, moving the content out of this result.
+  [[nodiscard]] json::object to_json() &&;
 };
 
 /// A result with `isError: true` and one text block: a tool execution error the model can read.
