@@ -154,7 +154,10 @@ struct http_server_options {
   /// localhost, 127.0.0.1 and [::1] (DNS rebinding defence, 421 otherwise); no check otherwise.
   std::vector<std::string> allowed_hosts{};
 
-  /// Who is calling; unset: everyone is principal{"local"}. nullopt → 401.
+  /// Who is calling; unset: everyone is principal{"local"}. nullopt → 401 with
+  /// `WWW-Authenticate: Bearer`. Runs on every request (sessions are never authentication); the
+  /// principal reaches the session (`session_options::who`, `tool_context::caller()`), and a
+  /// session answers only the subject that opened it (others get 404).
   http_authenticator authenticate{};
 };
 
@@ -170,11 +173,13 @@ class http_server {
   http_server(const http_server&) = delete;
   http_server& operator=(const http_server&) = delete;
 
-  /// Binds and starts the I/O threads. Throws `std::system_error` when the address cannot be
-  /// bound, `std::logic_error` when already started.
+  /// Binds and starts the I/O threads. Throws `boost::system::system_error` (a
+  /// `std::runtime_error`) when the address is invalid or cannot be bound, `std::logic_error`
+  /// when already started.
   void start();
-  /// Closes the listener, every connection and every session; joins the I/O threads.
-  /// Idempotent.
+  /// Closes the listener, every connection and every session (running calls are cancelled);
+  /// joins the I/O threads. Idempotent. Must not be called from an I/O thread (a handler of a
+  /// `run_inline` tool).
   void stop();
   /// `start` (unless started already), then blocks until SIGINT/SIGTERM or `stop`, then stops.
   /// Returns 0 (or 1 when binding failed, after printing why on stderr).
