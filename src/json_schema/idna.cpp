@@ -139,26 +139,11 @@ bool arabic_letter(char32_t c) {
          in(c, 0x8A0, 0x8C9);
 }
 
-bool upper_case(char32_t c) {
-  static const std::locale loc = [] {
-    try {
-      return std::locale("C.UTF-8");
-    } catch (const std::exception&) {
-      return std::locale::classic();
-    }
-  }();
-  return std::isupper(static_cast<wchar_t>(c), loc);
-}
+bool upper_case(char32_t c) { return std::isupper(static_cast<wchar_t>(c), unicode_locale()); }
 
 bool alpha_like(char32_t c) {
-  static const std::locale loc = [] {
-    try {
-      return std::locale("C.UTF-8");
-    } catch (const std::exception&) {
-      return std::locale::classic();
-    }
-  }();
-  return std::isalpha(static_cast<wchar_t>(c), loc) || std::isdigit(static_cast<wchar_t>(c), loc);
+  const auto w = static_cast<wchar_t>(c);
+  return std::isalpha(w, unicode_locale()) || std::isdigit(w, unicode_locale());
 }
 
 // RFC 5892 2.6 exceptions that are PVALID although they are not letters.

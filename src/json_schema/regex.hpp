@@ -8,6 +8,7 @@
 // tool schemas use) run on a small backtracking-free matcher instead.
 #pragma once
 
+#include <locale>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -43,6 +44,10 @@ class ecma_regex {
   mutable std::once_flag impl_once_;
   mutable std::shared_ptr<const impl> impl_;
 };
+
+/// The C.UTF-8 locale (classic if unavailable), whose ctype classifies non-ASCII code points.
+/// Thread-safe.
+const std::locale& unicode_locale();
 
 /// Decodes UTF-8 into code points (invalid bytes map to U+FFFD). Appends to `out`.
 void utf8_to_utf32(std::string_view s, std::u32string& out);

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -320,6 +322,33 @@ TEST(JsonSchemaApi, CopiesShareAndThreadsAgree) {
   }
   for (auto& th : threads) th.join();
   for (const int b : bad) EXPECT_EQ(b, 0);
+}
+
+// What the TypeScript MCP SDK emits for zod tool definitions (draft-07 $schema, tuple items,
+// $ref into #/properties/..., zod regexes) must compile, with formats asserted too.
+TEST(JsonSchemaCompile, TypeScriptSdkGeneratedSchemas) {
+  std::ifstream in(MCP_SOURCE_DIR "/../shared/bench/validation/sdk-generated-schemas.json");
+  if (!in) GTEST_SKIP() << "../shared/bench/validation not present";
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const auto doc = parse(ss.str());
+  std::size_t compiled = 0;
+  for (const auto& [key, tools] : doc.as_object()) {
+    if (!tools.is_array()) continue;
+    for (const auto& tool : tools.as_array()) {
+      for (const char* which : {"inputSchema", "outputSchema"}) {
+        const auto* schema = tool.as_object().if_contains(which);
+        if (schema == nullptr) continue;
+        js::compile_options opts;
+        opts.format_assertion = true;
+        auto v = js::validator::compile(*schema, opts);
+        ASSERT_TRUE(v) << key << " " << which << ": " << v.error().message;
+        EXPECT_FALSE(v->is_valid(parse("[]")));
+        ++compiled;
+      }
+    }
+  }
+  EXPECT_GE(compiled, 4U);
 }
 
 TEST(JsonSchemaApi, BooleanSchemas) {
