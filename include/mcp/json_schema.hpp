@@ -67,8 +67,10 @@ struct compile_options {
   bool format_assertion = false;  ///< true: `format` fails invalid values; false: annotation only
   const schema_registry* registry = nullptr;  ///< remote schemas; must outlive `compile` only
   std::size_t max_depth = 256;  ///< nesting bound during validation (instance + ref recursion)
-  /// Bound on the number of subschema evaluations for one instance; guards against schemas whose
-  /// cost grows exponentially with the instance (nested anyOf/oneOf over deep data).
+  /// Bound on the number of subschema evaluations for one instance, i.e. on the work one
+  /// validation may do: it grows with the instance size and guards against schemas whose cost
+  /// explodes (nested anyOf/oneOf over deep data). The instance's byte size is bounded where it
+  /// is parsed (`mcp::json_limits`).
   std::size_t max_steps = 10'000'000;
 };
 
@@ -95,8 +97,9 @@ class validator {
   static result<validator> compile(const json::value& schema, const compile_options& opts = {});
 
   /// True when `instance` is valid. Allocates nothing on the success path unless the schema
-  /// uses `unevaluatedProperties`/`unevaluatedItems`/`uniqueItems`. A depth, step or regex
-  /// complexity limit hit during validation makes the instance invalid. Thread-safe.
+  /// uses `unevaluatedProperties`/`unevaluatedItems`, `$dynamicRef`, `propertyNames`, or
+  /// `uniqueItems` on more than 16 items. A depth, step or regex complexity limit hit during
+  /// validation makes the instance invalid. Thread-safe.
   [[nodiscard]] bool is_valid(const json::value& instance) const;
 
   /// The errors of `instance`: empty when valid; in `mode::first_error` at most one.
