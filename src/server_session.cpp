@@ -56,6 +56,7 @@ class session_impl final : public server_session,
       tools_seen_.store(core_->tools_generation.load());
       resources_seen_.store(core_->resources_generation.load());
       prompts_seen_.store(core_->prompts_generation.load());
+      declared_ = server_capabilities();
       version_ = *opts.assume_initialized;
       era_ = era_of(version_);
       initialized_.store(true);
@@ -307,6 +308,10 @@ class session_impl final : public server_session,
     if (m == "tools/list") return on_tools_list(req);
     if (m == "tools/call") return on_tools_call(std::move(req));
     if (m == "logging/setLevel") return on_set_level(req);
+    if (const auto f = feature_of(m); !f.empty() && !declared_.contains(f)) {
+      // A feature this session was not offered at initialize (nothing was registered).
+      return reply_error(req.id, error{errc::method_not_found, "Method not found: " + m});
+    }
     if (m == "resources/list") return answer(req.id, resources_list(cat(), req.params, era_, ps()));
     if (m == "resources/templates/list") {
       return answer(req.id, templates_list(cat(), req.params, era_, ps()));
@@ -396,9 +401,9 @@ class session_impl final : public server_session,
         info["icons"] = std::move(icons);
       }
     }
-    json::object result{{"protocolVersion", chosen},
-                        {"capabilities", server_capabilities()},
-                        {"serverInfo", std::move(info)}};
+    declared_ = server_capabilities();
+    json::object result{
+        {"protocolVersion", chosen}, {"capabilities", declared_}, {"serverInfo", std::move(info)}};
     if (o.instructions) result["instructions"] = *o.instructions;
     tools_seen_.store(core_->tools_generation.load());
     resources_seen_.store(core_->resources_generation.load());
@@ -420,6 +425,14 @@ class session_impl final : public server_session,
     if (!c.prompts.empty()) caps["prompts"] = json::object{{"listChanged", true}};
     if (!c.prompts.empty() || !c.templates.empty()) caps["completions"] = json::object{};
     return caps;
+  }
+
+  /// The capability a method belongs to ("" for the methods every session has).
+  static std::string_view feature_of(std::string_view m) {
+    if (m.starts_with("resources/")) return "resources";
+    if (m.starts_with("prompts/")) return "prompts";
+    if (m == "completion/complete") return "completions";
+    return {};
   }
 
   const resource_catalogs& cat() const { return core_->catalogs; }
@@ -616,6 +629,7 @@ class session_impl final : public server_session,
   std::atomic<std::uint64_t> tools_seen_{0};
   std::atomic<std::uint64_t> resources_seen_{0};
   std::atomic<std::uint64_t> prompts_seen_{0};
+  json::object declared_;  ///< the capabilities sent in the InitializeResult
   std::unordered_set<std::string> subscriptions_;  ///< resource URIs (resources/subscribe)
   std::atomic<log_level> level_;
   std::string version_;

@@ -10,6 +10,8 @@ mcp_add_test(mcp_core_tests
   unit/client_test.cpp
   unit/timer_test.cpp
   unit/transport_test.cpp
+  unit/uri_template_test.cpp
+  unit/resource_test.cpp
 )
 target_include_directories(mcp_core_tests PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}
                                                   ${PROJECT_SOURCE_DIR}/src)

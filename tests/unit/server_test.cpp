@@ -50,7 +50,7 @@ TEST(server, initialize_result_is_exact) {
   auto r = w.initialize();
   EXPECT_EQ(r, j(R"({"jsonrpc":"2.0","id":0,"result":{
     "protocolVersion":"2025-11-25",
-    "capabilities":{"tools":{"listChanged":true},"logging":{}},
+    "capabilities":{"logging":{}},
     "serverInfo":{"name":"test-server","version":"1.2.3","title":"Test",
       "description":"A server under test","websiteUrl":"https://example.com",
       "icons":[{"src":"https://example.com/i.png","mimeType":"image/png","sizes":["48x48"]}]},
