@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Runs ts_sdk_interop.mjs (the TypeScript SDK client, pinned in tests/interop/package.json)
+# against the everything server over stdio, then over Streamable HTTP.
+#   ts_sdk_interop.sh EVERYTHING_SERVER
+# Exit 77 (ctest SKIP_RETURN_CODE) only when node or npm is absent.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+server="${1:?usage: ts_sdk_interop.sh EVERYTHING_SERVER}"
+
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+  echo "ts-sdk-interop: node/npm not found: SKIPPED"
+  exit 77
+fi
+dir="$("$here/../../scripts/npm-cache.sh" "$here/../interop")"
+cp "$here/ts_sdk_interop.mjs" "$dir/"  # resolved against the cache's node_modules
+
+timeout 120 node "$dir/ts_sdk_interop.mjs" stdio "$server"
+
+work="$(mktemp -d)"
+pid=""
+cleanup() {
+  [[ -n "$pid" ]] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+"$server" --http 127.0.0.1:0 --page-size 3 2>"$work/server.err" </dev/null &
+pid=$!
+url=""
+for _ in $(seq 1 100); do
+  url="$(sed -n 's/.*listening on \(http[^ ]*\).*/\1/p' "$work/server.err" | head -n1)"
+  [[ -n "$url" ]] && break
+  sleep 0.1
+done
+[[ -n "$url" ]] || { echo "ts-sdk-interop: the server did not start:" >&2; cat "$work/server.err" >&2; exit 1; }
+timeout 120 node "$dir/ts_sdk_interop.mjs" http "$url"
