@@ -1,8 +1,9 @@
 // File: mcp/server.hpp
 //
-// An MCP server: a registry of tools shared by any number of cheap sessions. A `server` holds
-// the tools, the call pipeline and the options; `open_session` attaches one connection (one
-// client) to it. `serve_stdio` is the whole main loop for a stdio server.
+// An MCP server: a registry of tools, resources, resource templates and prompts shared by any
+// number of cheap sessions. A `server` holds them, the call pipeline and the options;
+// `open_session` attaches one connection (one client) to it. `serve_stdio` is the whole main
+// loop for a stdio server.
 //
 // Protocol: revision 2025-11-25, and 2025-06-18, 2025-03-26 and 2024-11-05 when a client asks
 // for them (each session speaks the version it negotiated: older clients do not receive fields
@@ -11,7 +12,8 @@
 // Threading: registering, removing, enabling and disabling tools is thread-safe at any time,
 // also while serving; each change notifies initialized sessions with a debounced
 // `notifications/tools/list_changed`. Handlers run on the server's executor (a small thread
-// pool by default) unless the tool is declared `run_inline`.
+// pool by default) unless the tool is declared `run_inline`. Resources and prompts are likewise
+// thread-safe to register and remove; their handlers run on the receiving thread.
 //
 // Example:
 //
