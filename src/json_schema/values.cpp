@@ -6,6 +6,9 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <functional>
+#include <utility>
+#include <vector>
 
 namespace mcp::json_schema::detail {
 
@@ -155,6 +158,64 @@ bool is_multiple_of(const json::value& value, const json::value& divisor) noexce
     m *= 10;
   }
   return a.mantissa % m == 0;
+}
+
+namespace {
+
+// A hash consistent with json_equal (numbers by value, objects order-independent).
+std::size_t json_hash(const json::value& v, std::size_t depth) {
+  if (depth > 512) return 0;
+  switch (v.kind()) {
+    case json::kind::null:
+      return 1;
+    case json::kind::bool_:
+      return v.get_bool() ? 2 : 3;
+    case json::kind::int64:
+    case json::kind::uint64:
+    case json::kind::double_:
+      return std::hash<long double>{}(to_long_double(v));
+    case json::kind::string:
+      return std::hash<std::string_view>{}(v.get_string());
+    case json::kind::array: {
+      std::size_t h = 5;
+      for (const auto& e : v.get_array()) h = h * 31 + json_hash(e, depth + 1);
+      return h;
+    }
+    case json::kind::object: {
+      std::size_t h = 7;
+      for (const auto& kv : v.get_object())
+        h += std::hash<std::string_view>{}(kv.key()) * 17 + json_hash(kv.value(), depth + 1);
+      return h;
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+bool find_duplicate(const json::array& a, std::size_t& first, std::size_t& second, bool& too_deep) {
+  const std::size_t n = a.size();
+  if (n <= 16) {
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t j = i + 1; j < n; ++j)
+        if (json_equal(a[i], a[j], too_deep)) {
+          first = i;
+          second = j;
+          return true;
+        }
+    return false;
+  }
+  std::vector<std::pair<std::size_t, std::size_t>> hashed(n);
+  for (std::size_t i = 0; i < n; ++i) hashed[i] = {json_hash(a[i], 0), i};
+  std::sort(hashed.begin(), hashed.end());
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = i + 1; j < n && hashed[j].first == hashed[i].first; ++j)
+      if (json_equal(a[hashed[i].second], a[hashed[j].second], too_deep)) {
+        first = std::min(hashed[i].second, hashed[j].second);
+        second = std::max(hashed[i].second, hashed[j].second);
+        return true;
+      }
+  return false;
 }
 
 std::size_t code_points(std::string_view s) noexcept {

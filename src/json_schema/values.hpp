@@ -25,6 +25,11 @@ namespace mcp::json_schema::detail {
 [[nodiscard]] bool json_equal(const json::value& a, const json::value& b, bool& too_deep,
                               std::size_t max_depth = 512) noexcept;
 
+/// Finds two equal items of `a` (json_equal); false when all are unique. Sorts hashes for
+/// arrays of more than 16 items. Sets `too_deep` when items are nested too deeply to compare.
+[[nodiscard]] bool find_duplicate(const json::array& a, std::size_t& first, std::size_t& second,
+                                  bool& too_deep);
+
 /// True when `value` is an integer multiple of `divisor` (> 0), computed on the shortest
 /// decimal forms of both, so 0.3 is a multiple of 0.1 and 19.99 of 0.01.
 [[nodiscard]] bool is_multiple_of(const json::value& value, const json::value& divisor) noexcept;
