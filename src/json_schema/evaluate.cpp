@@ -211,6 +211,8 @@ class evaluator {
     const std::size_t saved_silent = silent_;
     silent_ = 0;
     all_errors_ = false;
+    const std::string here = instance_location();
+    const std::string prefix = (here.empty() ? std::string("(root)") : here) + ": ";
     for (std::size_t i = 0; i < branches.size() && out.size() < 400; ++i) {
       std::vector<validation_error> errs;
       errors_ = &errs;
@@ -218,6 +220,7 @@ class evaluator {
       out += i == 0 ? " [" : "; [";
       out += std::to_string(i) + "] ";
       std::string m = errs.empty() ? std::string("invalid") : errs.front().message;
+      if (m.rfind(prefix, 0) == 0) m.erase(0, prefix.size());  // same location as the anyOf
       if (m.size() > 160) m = m.substr(0, 157) + "...";
       out += m;
     }
@@ -677,14 +680,17 @@ class evaluator {
 
   static std::string allowed_names(const node& n) {
     if (n.properties.empty() || !n.pattern_properties.empty()) return "";
+    std::vector<std::string_view> names;
+    for (const auto& p : n.properties) names.emplace_back(p.name);
+    std::sort(names.begin(), names.end());
     std::string s = " (allowed: ";
-    for (std::size_t i = 0; i < n.properties.size(); ++i) {
+    for (std::size_t i = 0; i < names.size(); ++i) {
       if (s.size() > 200) {
         s += ", ...";
         break;
       }
       if (i != 0) s += ", ";
-      s += n.properties[i].name;
+      s += names[i];
     }
     return s + ")";
   }
