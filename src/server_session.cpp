@@ -427,6 +427,9 @@ class session_impl final : public server_session,
     return caps;
   }
 
+  /// Resource subscriptions one session may hold (each costs a stored URI).
+  static constexpr std::size_t max_subscriptions = 10000;
+
   /// The capability a method belongs to ("" for the methods every session has).
   static std::string_view feature_of(std::string_view m) {
     if (m.starts_with("resources/")) return "resources";
@@ -447,13 +450,21 @@ class session_impl final : public server_session,
     if (!u || !u->is_string()) {
       return reply_error(req.id, invalid_params(req.method + " needs a string \"uri\""));
     }
+    std::string uri(u->get_string());
+    bool full = false;
     {
       std::lock_guard lock(mu_);
-      if (req.method == "resources/subscribe") {
-        subscriptions_.emplace(u->get_string());
+      if (req.method == "resources/unsubscribe") {
+        subscriptions_.erase(uri);
+      } else if (subscriptions_.size() < max_subscriptions || subscriptions_.contains(uri)) {
+        subscriptions_.emplace(std::move(uri));
       } else {
-        subscriptions_.erase(std::string(u->get_string()));
+        full = true;
       }
+    }
+    if (full) {
+      return reply_error(
+          req.id, error{errc::invalid_request, "Invalid Request: too many resource subscriptions"});
     }
     reply(req.id, json::object{});
   }
