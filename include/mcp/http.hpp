@@ -127,8 +127,9 @@ struct http_server_options {
   bool allow_delete = true;      ///< client termination (DELETE); 405 when false
 
   std::chrono::milliseconds session_idle_timeout{std::chrono::minutes(30)};
-  std::size_t max_sessions = 10000;     ///< further initialize requests get 503
-  std::size_t max_sse_streams = 10000;  ///< open SSE responses (POST and GET); more get 503
+  std::size_t max_sessions = 10000;  ///< further initialize requests get 503
+  /// Open SSE responses: beyond it, GET streams (and POSTs in always_sse mode) get 503.
+  std::size_t max_sse_streams = 10000;
   std::size_t max_body_bytes = std::size_t{4} << 20U;  ///< larger POST bodies get 413
   std::size_t max_header_bytes = 16384;                ///< larger headers get 431
   std::chrono::milliseconds header_timeout{30000};     ///< to read a request's headers (also idle

@@ -253,7 +253,10 @@ http_response request_handler::post(http_request& req, const principal& who,
   if (std::set<std::string>(keys.begin(), keys.end()).size() != keys.size()) {
     return fail(400, static_cast<int>(errc::invalid_request), "Duplicate request ids in batch");
   }
-  if (!keys.empty() && sse_open_.load() >= opts_.max_sse_streams) {
+  // The stream cap refuses what surely opens a stream; a POST that may still be answered with
+  // JSON is let through (it can become SSE above the cap).
+  if (!keys.empty() && opts_.response_mode == http_response_mode::always_sse &&
+      sse_open_.load() >= opts_.max_sse_streams) {
     return fail(503, static_cast<int>(errc::internal_error), "Too many open streams");
   }
 

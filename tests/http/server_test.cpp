@@ -172,6 +172,32 @@ TEST_F(HttpServer, OversizedBodyGets413) {
   EXPECT_EQ(r.status, 413U);
 }
 
+TEST_F(HttpServer, OversizedHeadersGet431) {
+  start({.max_header_bytes = 512});
+  auto h = post_headers({}, "");
+  h.emplace_back("X-Padding", std::string(2048, 'p'));
+  EXPECT_EQ(request(port_, "POST", initialize_body(), h).status, 431U);
+}
+
+TEST_F(HttpServer, SseStreamCapGives503) {
+  start({.max_sse_streams = 1});
+  auto sid = open_session(port_);
+  raw_client c(port_);
+  c.send_raw(
+      make_request("GET", port_, "", {{"Accept", "text/event-stream"}, {"Mcp-Session-Id", sid}}));
+  response r;
+  ASSERT_TRUE(c.read_until(r, [](const std::string& b) { return b.find("\n\n") != b.npos; }));
+  for (int i = 0; i < 100 && http_->sse_stream_count() == 0; ++i) std::this_thread::sleep_for(5ms);
+  ASSERT_EQ(http_->sse_stream_count(), 1U);
+  auto other = open_session(port_);
+  EXPECT_EQ(request(port_, "GET", "", {{"Accept", "text/event-stream"}, {"Mcp-Session-Id", other}})
+                .status,
+            503U);
+  c.close();
+  for (int i = 0; i < 100 && http_->sse_stream_count() != 0; ++i) std::this_thread::sleep_for(5ms);
+  EXPECT_EQ(http_->sse_stream_count(), 0U);  // a client that goes away frees its slot
+}
+
 TEST_F(HttpServer, ExpectContinueIsAnswered) {
   start();
   const auto body = initialize_body();
