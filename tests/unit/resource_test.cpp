@@ -349,6 +349,40 @@ TEST(elicitation, a_tool_can_answer_url_elicitation_required) {
   EXPECT_EQ(t.at("error").at("data"), j(R"({"elicitations":[]})"));
 }
 
+TEST(elicitation, form_schemas_with_defaults_and_every_enum_style_pass_through_unchanged) {
+  const auto schema = j(R"({"type":"object","properties":{
+    "name":{"type":"string","default":"John Doe"},
+    "age":{"type":"integer","default":30},
+    "score":{"type":"number","default":95.5},
+    "verified":{"type":"boolean","default":true},
+    "untitled":{"type":"string","enum":["a","b"],"default":"a"},
+    "titled":{"type":"string","oneOf":[{"const":"a","title":"A"},{"const":"b","title":"B"}]},
+    "legacy":{"type":"string","enum":["a","b"],"enumNames":["A","B"]},
+    "multi":{"type":"array","items":{"type":"string","enum":["a","b"]},"default":["a"]},
+    "titledMulti":{"type":"array","items":{"anyOf":[{"const":"a","title":"A"}]}}},
+    "required":["name"]})");
+  mcp::server s(mcp::server_options{});
+  s.add_tool({.name = "form", .description = "Form elicitation"},
+             [schema](mcp::tool_context& ctx, const object&) {
+               auto r = ctx.elicit(object{{"message", "Fill in"}, {"requestedSchema", schema}});
+               if (!r) return mcp::tool_error_result(r.error().message);
+               return mcp::call_tool_result{
+                   .content = {mcp::text_content(mcp::to_json_string(r->at("action")))}};
+             });
+  wire w(s);
+  w.initialize("2025-11-25", object{{"elicitation", object{}}});
+  w.send(R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"form"}})");
+  auto req = w.next(2s);
+  ASSERT_TRUE(req);
+  EXPECT_EQ(req->at("method"), "elicitation/create");
+  EXPECT_EQ(req->at("params"), (object{{"message", "Fill in"}, {"requestedSchema", schema}}));
+  w.send(
+      object{{"jsonrpc", "2.0"}, {"id", req->at("id")}, {"result", object{{"action", "decline"}}}});
+  auto done = w.next_response(2s);
+  ASSERT_TRUE(done);
+  EXPECT_EQ(done->at("result").at("content").at(0).at("text"), "\"decline\"");
+}
+
 TEST(elicitation, url_mode_needs_the_client_capability) {
   mcp::server s(mcp::server_options{});
   s.add_tool({.name = "ask_url", .description = "URL elicitation"},
