@@ -128,7 +128,8 @@ result<json::object> complete(const resource_catalogs& c, const json::object& pa
   }
   const auto& r = ref->get_object();
   const auto* type = r.if_contains("type");
-  const std::string_view t = type && type->is_string() ? type->get_string() : "";
+  const std::string_view t =
+      type && type->is_string() ? std::string_view(type->get_string()) : std::string_view();
   try {
     if (t == "ref/prompt") {
       const auto* pn = r.if_contains("name");

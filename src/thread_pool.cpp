@@ -9,52 +9,65 @@
 namespace mcp {
 namespace {
 
+/// A fixed pool. The queue lives in a shared state that every worker also holds, because the
+/// pool may be destroyed by one of its own workers (when a handler drops the last reference to
+/// the server): that worker is detached instead of joined and finishes on the shared state.
 class thread_pool final : public executor {
  public:
-  explicit thread_pool(std::size_t n) {
+  explicit thread_pool(std::size_t n) : state_(std::make_shared<state>()) {
     workers_.reserve(n);
     for (std::size_t i = 0; i < n; ++i) {
-      workers_.emplace_back([this] { run(); });
+      workers_.emplace_back([s = state_] { run(*s); });
     }
   }
   ~thread_pool() override {
     {
-      std::lock_guard lock(mu_);
-      stopping_ = true;
+      std::lock_guard lock(state_->mu);
+      state_->stopping = true;
     }
-    cv_.notify_all();
-    for (auto& w : workers_) w.join();
+    state_->cv.notify_all();
+    for (auto& w : workers_) {
+      if (w.get_id() == std::this_thread::get_id()) {
+        w.detach();
+      } else {
+        w.join();
+      }
+    }
   }
   thread_pool(const thread_pool&) = delete;
   thread_pool& operator=(const thread_pool&) = delete;
 
   void post(std::function<void()> work) override {
     {
-      std::lock_guard lock(mu_);
-      queue_.push_back(std::move(work));
+      std::lock_guard lock(state_->mu);
+      state_->queue.push_back(std::move(work));
     }
-    cv_.notify_one();
+    state_->cv.notify_one();
   }
 
  private:
-  void run() {
+  struct state {
+    std::mutex mu;
+    std::condition_variable cv;
+    std::deque<std::function<void()>> queue;
+    bool stopping = false;
+  };
+
+  static void run(state& s) {
     for (;;) {
       std::function<void()> work;
       {
-        std::unique_lock lock(mu_);
-        cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
-        if (queue_.empty()) return;  // stopping and drained
-        work = std::move(queue_.front());
-        queue_.pop_front();
+        std::unique_lock lock(s.mu);
+        s.cv.wait(lock, [&] { return s.stopping || !s.queue.empty(); });
+        if (s.queue.empty()) return;  // stopping and drained
+        work = std::move(s.queue.front());
+        s.queue.pop_front();
       }
       work();
     }
   }
 
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<std::function<void()>> queue_;
-  bool stopping_ = false;
+  std::shared_ptr<state> state_;
   std::vector<std::thread> workers_;
 };
 

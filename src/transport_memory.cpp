@@ -36,12 +36,16 @@ void memory_connection::deliver(std::string_view message) {
 void memory_connection::close() {
   std::shared_ptr<memory_connection> peer;
   std::function<void()> cb;
+  std::shared_ptr<std::function<void(std::string_view)>> receiver;
   {
     std::lock_guard lock(mu_);
     if (closed_) return;
     closed_ = true;
     peer = peer_.lock();
     cb = std::move(on_close_);
+    // The receiver usually holds the session that holds this connection: dropping it breaks
+    // that cycle. It is destroyed outside the lock.
+    receiver = std::move(receiver_);
   }
   if (cb) cb();
   if (peer) peer->closed_by_peer();

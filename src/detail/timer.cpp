@@ -55,9 +55,10 @@ class timer_thread {
         continue;
       }
       auto first = queue_.begin();
-      if (first->first > clock::now()) {
-        // Woken at the deadline, by a new timer or spuriously: the loop looks again.
-        cv_.wait_until(lock, first->first);
+      if (const auto due = first->first; due > clock::now()) {
+        // A copy of the deadline: `cancel` may erase the entry while this waits. Woken at the
+        // deadline, by a new timer or spuriously, the loop looks again.
+        cv_.wait_until(lock, due);
         continue;
       }
       auto fn = std::move(first->second.fn);

@@ -556,3 +556,33 @@ TEST(server, stateless_sessions_start_initialized) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(server, may_be_released_last_by_its_own_handler_thread) {
+  // The handler thread holds the session (and through it the server's core) while the test
+  // drops both: the pool is then destroyed on one of its own threads.
+  std::atomic<bool> release{false};
+  std::atomic<bool> finished{false};
+  {
+    auto s = std::make_unique<mcp::server>();
+    s->add_tool({.name = "late", .description = "d"},
+                [&](mcp::tool_context& ctx, const mcp::json::object&) {
+                  for (int i = 0; i < 500 && !release; ++i) std::this_thread::sleep_for(2ms);
+                  ctx.progress(1);  // holds the session while the test has let go of it
+                  finished = true;
+                  return mcp::call_tool_result{};
+                });
+    auto w = std::make_unique<mcp::test::wire>(*s);
+    w->initialize();
+    w->send(R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"late"}})");
+    std::this_thread::sleep_for(10ms);
+    w.reset();
+    s.reset();
+    release = true;
+  }
+  for (int i = 0; i < 500 && !finished; ++i) std::this_thread::sleep_for(2ms);
+  EXPECT_TRUE(finished);
+}
+
+}  // namespace

@@ -24,7 +24,8 @@
 namespace mcp {
 
 /// One end of an in-memory pair. Thread-safe. Once either end is closed, sends in both
-/// directions are dropped and the other end's close callback runs.
+/// directions are dropped, the other end's close callback runs, and both receivers are
+/// released (so a receiver may hold the session that holds this connection).
 class memory_connection final : public connection,
                                 public std::enable_shared_from_this<memory_connection> {
  public:
