@@ -8,6 +8,7 @@
 #include <mcp/prompt.hpp>
 #include <mcp/resource.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -79,7 +80,7 @@ class catalog {
     std::shared_lock lock(mu_);
     std::uint64_t last = after;
     for (auto it = by_seq_.upper_bound(after); it != by_seq_.end(); ++it) {
-      if (out.first.size() == page_size) {
+      if (out.first.size() == std::max<std::size_t>(page_size, 1)) {
         out.second = make_cursor(epoch_, last);
         break;
       }

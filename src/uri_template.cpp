@@ -55,8 +55,7 @@ int hex_value(char c) {
 }
 
 bool is_pct_triplet(std::string_view s, std::size_t i) {
-  return i + 2 < s.size() + 0 && s[i] == '%' && hex_value(s[i + 1]) >= 0 &&
-         hex_value(s[i + 2]) >= 0;
+  return i + 2 < s.size() && s[i] == '%' && hex_value(s[i + 1]) >= 0 && hex_value(s[i + 2]) >= 0;
 }
 
 void encode_into(std::string& out, std::string_view v, bool reserved) {
