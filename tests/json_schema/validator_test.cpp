@@ -268,11 +268,10 @@ TEST(JsonSchemaLimits, RefLoopsStop) {
 TEST(JsonSchemaLimits, CatastrophicRegexDoesNotHang) {
   const auto v = compile(R"({"pattern":"^(a+)+$"})");
   const std::string evil = std::string(5000, 'a') + "!";
-  const auto start = std::chrono::steady_clock::now();
+  // A hang is caught by the test's ctest timeout; speed is measured by benchmarks, not here.
   const auto errors = v.validate(boost::json::value(evil));
-  const auto elapsed = std::chrono::steady_clock::now() - start;
-  EXPECT_FALSE(errors.empty());
-  EXPECT_LT(elapsed, std::chrono::seconds(10));
+  ASSERT_FALSE(errors.empty());
+  EXPECT_EQ(errors[0].instance_location, "");
   EXPECT_TRUE(v.is_valid(boost::json::value(std::string(5000, 'a'))));
 }
 
