@@ -423,7 +423,12 @@ void http_client_connection::close() {
     threads.swap(impl_->threads);
   }
   for (auto& [t, f] : threads) {
-    if (t.joinable()) t.join();
+    if (!t.joinable()) continue;
+    if (t.get_id() == std::this_thread::get_id()) {
+      t.detach();  // close() called from a receiver on one of our threads: it ends by itself
+    } else {
+      t.join();
+    }
   }
 }
 
