@@ -279,7 +279,9 @@ class session_impl final : public server_session,
   void handle(json::value&& v) {
     auto m = jsonrpc::decode(std::move(v));
     if (!m) {
-      send(jsonrpc::encode_error(m.error().id, m.error().err));
+      // An error for a readable id belongs to that request (HTTP puts it on its stream).
+      if (m.error().id) return reply_error(*m.error().id, m.error().err);
+      send(jsonrpc::encode_error(std::nullopt, m.error().err));
       return;
     }
     std::visit(

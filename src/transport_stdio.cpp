@@ -18,23 +18,46 @@ void fd_connection::send(std::string message, const send_context& /*ctx*/) {
   message.push_back('\n');
   std::lock_guard lock(mu_);
   if (closed_) return;
-  const char* p = message.data();
-  std::size_t left = message.size();
-  while (left > 0) {
-    const ssize_t n = ::write(fd_, p, left);
+  if (buffering_thread_ == std::this_thread::get_id()) {
+    pending_ += message;
+    if (pending_.size() >= std::size_t{64} << 10U) {
+      write_locked(pending_);
+      pending_.clear();
+    }
+    return;
+  }
+  write_locked(message);
+}
+
+void fd_connection::write_locked(std::string_view data) {
+  while (!data.empty() && !closed_) {
+    const ssize_t n = ::write(fd_, data.data(), data.size());
     if (n < 0) {
       if (errno == EINTR) continue;
       closed_ = true;  // the reader went away
       return;
     }
-    p += n;
-    left -= static_cast<std::size_t>(n);
+    data.remove_prefix(static_cast<std::size_t>(n));
   }
+}
+
+void fd_connection::buffer_calling_thread() {
+  std::lock_guard lock(mu_);
+  buffering_thread_ = std::this_thread::get_id();
+}
+
+void fd_connection::flush() {
+  std::lock_guard lock(mu_);
+  if (pending_.empty()) return;
+  write_locked(pending_);
+  pending_.clear();
 }
 
 void fd_connection::close() {
   std::lock_guard lock(mu_);
   if (closed_) return;
+  write_locked(pending_);
+  pending_.clear();
   closed_ = true;
   if (owns_ && fd_ >= 0) {
     ::close(fd_);
@@ -44,7 +67,8 @@ void fd_connection::close() {
 
 int read_lines(int fd, const line_reader_options& opts,
                const std::function<void(std::string_view)>& on_line,
-               const std::function<void(std::size_t)>& on_oversized) {
+               const std::function<void(std::size_t)>& on_oversized,
+               const std::function<void()>& on_idle) {
   std::vector<char> buf(std::size_t{64} << 10U);
   std::string line;
   bool skipping = false;  // inside an oversized line
@@ -54,6 +78,7 @@ int read_lines(int fd, const line_reader_options& opts,
     if (!l.empty()) on_line(l);
   };
   for (;;) {
+    if (on_idle) on_idle();
     const ssize_t n = ::read(fd, buf.data(), buf.size());
     if (n < 0) {
       if (errno == EINTR) continue;
@@ -96,6 +121,7 @@ int server::serve_stdio() {
   std::signal(SIGPIPE, SIG_IGN);  // a vanished client must not kill the server
   auto out = std::make_shared<fd_connection>(STDOUT_FILENO);
   auto session = open_session(out);
+  out->buffer_calling_thread();  // inline answers leave together, flushed before each read
   const std::size_t max_line = options().max_line_bytes;
   const int rc = read_lines(
       STDIN_FILENO, {.max_line_bytes = max_line},
@@ -107,7 +133,9 @@ int server::serve_stdio() {
                                               " bytes exceeds the limit of " +
                                               std::to_string(max_line) + " bytes"}),
                   send_context{});
-      });
+      },
+      [&] { out->flush(); });
+  out->flush();
   session->close();
   return rc == 0 ? 0 : 1;
 }

@@ -28,7 +28,9 @@ class timer_thread {
     const std::uint64_t h = ++next_;
     auto it = queue_.emplace(when, entry{h, std::move(fn)});
     index_.emplace(h, it);
-    cv_.notify_all();  // the new timer may be due before the one being waited for
+    // Wake the thread only when this timer is due before what it waits for: the common case,
+    // a long deadline scheduled and cancelled per call, then costs no context switch.
+    if (when < waiting_until_) cv_.notify_all();
     return h;
   }
 
@@ -51,16 +53,19 @@ class timer_thread {
     std::unique_lock lock(mu_);
     while (!stopping_) {
       if (queue_.empty()) {
+        waiting_until_ = clock::time_point::max();
         cv_.wait(lock);
         continue;
       }
       auto first = queue_.begin();
       if (const auto due = first->first; due > clock::now()) {
         // A copy of the deadline: `cancel` may erase the entry while this waits. Woken at the
-        // deadline, by a new timer or spuriously, the loop looks again.
+        // deadline, by an earlier new timer or spuriously, the loop looks again.
+        waiting_until_ = due;
         cv_.wait_until(lock, due);
         continue;
       }
+      waiting_until_ = clock::time_point::min();  // running callbacks: no wake-up needed
       auto fn = std::move(first->second.fn);
       index_.erase(first->second.handle);
       queue_.erase(first);
@@ -75,6 +80,7 @@ class timer_thread {
   queue_t queue_;
   std::unordered_map<std::uint64_t, queue_t::iterator> index_;
   std::uint64_t next_ = 0;
+  clock::time_point waiting_until_ = clock::time_point::max();  ///< what the thread waits for
   bool stopping_ = false;
   std::thread thread_;  // last: starts after the members it uses
 };

@@ -20,6 +20,7 @@
 #include <functional>
 #include <mutex>
 #include <string_view>
+#include <thread>
 
 namespace mcp {
 
@@ -36,11 +37,23 @@ class fd_connection final : public connection {
   void send(std::string message, const send_context& ctx) override;
   void close() override;
 
+  /// From now on, messages sent by the calling thread are buffered until `flush()` (or until
+  /// 64 KiB are pending); other threads' messages are written at once. A reader loop that
+  /// answers inline calls this once and flushes before it blocks for input, so the answers to
+  /// a burst of requests leave in one write.
+  void buffer_calling_thread();
+  /// Writes what the buffering thread has pending. Thread-safe.
+  void flush();
+
  private:
+  void write_locked(std::string_view data);
+
   std::mutex mu_;
   int fd_;
   bool owns_;
   bool closed_ = false;
+  std::thread::id buffering_thread_{};
+  std::string pending_;
 };
 
 struct line_reader_options {
@@ -50,9 +63,11 @@ struct line_reader_options {
 /// Reads newline-delimited messages from `fd` until end of file or a read error, calling
 /// `on_line` for each non-empty line (without its '\n' or a trailing '\r'). A line longer
 /// than the limit is skipped whole and reported through `on_oversized` with its length so far.
+/// `on_idle` runs after the lines of each read were handled, before the next read may block.
 /// Blocks the calling thread. Returns 0 on end of file, else the errno of the failed read.
 int read_lines(int fd, const line_reader_options& opts,
                const std::function<void(std::string_view)>& on_line,
-               const std::function<void(std::size_t)>& on_oversized = {});
+               const std::function<void(std::size_t)>& on_oversized = {},
+               const std::function<void()>& on_idle = {});
 
 }  // namespace mcp
