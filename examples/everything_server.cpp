@@ -10,7 +10,8 @@
 // test_multiple_content_types, test_tool_with_logging, test_error_handling,
 // test_tool_with_progress, test_sampling, test_elicitation, test_elicitation_sep1034_defaults,
 // test_elicitation_sep1330_enums, json_schema_2020_12_tool, test_reconnection, and two extras:
-// test_slow_operation (cancellable) and test_url_elicitation (URL mode, or error -32042).
+// test_slow_operation (cancellable), test_url_elicitation (URL mode, or error -32042) and
+// test_touch_watched_resource (notifications/resources/updated to subscribers).
 // Resources: test://static-text, test://static-binary, test://watched-resource and the
 // template test://template/{id}/data. Prompts: test_simple_prompt, test_prompt_with_arguments,
 // test_prompt_with_embedded_resource, test_prompt_with_image.
@@ -289,6 +290,14 @@ void add_interactive_tools(mcp::server& s) {
              [](mcp::tool_context&, const object&) {
                std::this_thread::sleep_for(100ms);
                return text_result("Reconnection test completed");
+             });
+  s.add_tool({.name = "test_touch_watched_resource",
+              .description = "Announces a change of test://watched-resource to its subscribers.",
+              .input_schema = no_args,
+              .run_inline = true},
+             [&s](mcp::tool_context&, const object&) {
+               s.notify_resource_updated("test://watched-resource");
+               return text_result("Subscribers of test://watched-resource were notified");
              });
   s.add_tool(
       {.name = "test_slow_operation",

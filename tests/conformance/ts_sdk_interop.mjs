@@ -2,7 +2,8 @@
 // tests/interop/package.json) drives examples/everything_server (started with --page-size 3)
 // over stdio or Streamable HTTP. It lists every page of tools, resources, templates and prompts,
 // calls every tool, reads every resource, gets every prompt, answers sampling and elicitation
-// (declining two elicitations to see a clear isError), completes, subscribes, and cancels a slow
+// (declining two elicitations to see a clear isError), completes, subscribes (and sees
+// notifications/resources/updated only while subscribed), and cancels a slow
 // call, checking that no response for it ever arrives.
 //
 //   node ts_sdk_interop.mjs stdio /path/to/everything_server
@@ -14,6 +15,7 @@ import {
   CreateMessageRequestSchema,
   ElicitRequestSchema,
   LoggingMessageNotificationSchema,
+  ResourceUpdatedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 
 const [mode, target] = process.argv.slice(2);
@@ -46,6 +48,8 @@ client.setRequestHandler(ElicitRequestSchema, async (req) => {
 });
 const logs = [];
 client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => logs.push(n.params));
+const updates = [];
+client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => updates.push(n.params.uri));
 
 const transport =
   mode === "stdio"
@@ -162,7 +166,20 @@ try {
   check(e.code === -32002 && e.data?.uri === "test://no-such-thing", `missing resource: ${e.code} ${JSON.stringify(e.data)}`);
 }
 await client.subscribeResource({ uri: "test://watched-resource" });
+await client.callTool({ name: "test_touch_watched_resource", arguments: {} });
+const updatedSeen = async () => {
+  for (let i = 0; i < 40; i++) {
+    if (updates.includes("test://watched-resource")) return true;
+    await sleep(50);
+  }
+  return false;
+};
+check(await updatedSeen(), "no notifications/resources/updated after subscribing");
 await client.unsubscribeResource({ uri: "test://watched-resource" });
+updates.length = 0;
+await client.callTool({ name: "test_touch_watched_resource", arguments: {} });
+await sleep(300);
+check(updates.length === 0, "notifications/resources/updated after unsubscribing");
 
 // ---- prompts and completion ----
 const { items: prompts } = await allPages((p) => client.listPrompts(p), "prompts");
