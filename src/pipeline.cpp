@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "detail/timer.hpp"
+#include "detail/utf8.hpp"
 
 namespace mcp {
 
@@ -125,39 +126,9 @@ class deadline_interceptor final : public call_interceptor {
   std::chrono::milliseconds limit_;
 };
 
-/// The length of the valid UTF-8 sequence starting at s[i], or 0 when it is invalid (overlong
-/// forms, surrogates and code points above U+10FFFF are invalid).
-std::size_t utf8_sequence_length(std::string_view s, std::size_t i) {
-  auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
-  const unsigned char c = byte(i);
-  if (c < 0x80) return 1;
-  std::size_t len = 0;
-  std::uint32_t cp = 0;
-  if ((c & 0xE0U) == 0xC0U) {
-    len = 2;
-    cp = c & 0x1FU;
-  } else if ((c & 0xF0U) == 0xE0U) {
-    len = 3;
-    cp = c & 0x0FU;
-  } else if ((c & 0xF8U) == 0xF0U) {
-    len = 4;
-    cp = c & 0x07U;
-  } else {
-    return 0;
-  }
-  if (i + len > s.size()) return 0;
-  for (std::size_t k = 1; k < len; ++k) {
-    if ((byte(i + k) & 0xC0U) != 0x80U) return 0;
-    cp = (cp << 6U) | (byte(i + k) & 0x3FU);
-  }
-  static constexpr std::uint32_t min_cp[] = {0, 0, 0x80, 0x800, 0x10000};
-  if (cp < min_cp[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
-  return len;
-}
-
 bool valid_utf8(std::string_view s) {
   for (std::size_t i = 0; i < s.size();) {
-    const auto len = utf8_sequence_length(s, i);
+    const auto len = detail::decode_utf8(s, i).length;
     if (len == 0) return false;
     i += len;
   }
@@ -169,7 +140,7 @@ std::string repair_utf8(std::string_view s) {
   std::string out;
   out.reserve(s.size() + 8);
   for (std::size_t i = 0; i < s.size();) {
-    const auto len = utf8_sequence_length(s, i);
+    const auto len = detail::decode_utf8(s, i).length;
     if (len == 0) {
       out += "\xEF\xBF\xBD";
       ++i;

@@ -1,6 +1,8 @@
 // ECMA-262 pattern translation to Boost.Regex, and the fast matcher for simple patterns.
 #include "json_schema/regex.hpp"
 
+#include "detail/utf8.hpp"
+
 // Bound Boost.Regex's backtracking: it gives up (throws, reported as too_complex) after about
 // max(1,000,000, pattern states^2 x subject length) steps instead of the default 100,000,000,
 // so a catastrophic pattern costs milliseconds, not seconds. Only this file uses Boost.Regex.
@@ -23,39 +25,15 @@
 namespace mcp::json_schema::detail {
 
 void utf8_to_utf32(std::string_view s, std::u32string& out) {
-  std::size_t i = 0;
-  const std::size_t n = s.size();
-  while (i < n) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (c < 0x80U) {
-      out.push_back(c);
-      ++i;
-      continue;
-    }
-    std::size_t len = 0;
-    char32_t cp = 0;
-    if ((c & 0xE0U) == 0xC0U) {
-      len = 2;
-      cp = c & 0x1FU;
-    } else if ((c & 0xF0U) == 0xE0U) {
-      len = 3;
-      cp = c & 0x0FU;
-    } else if ((c & 0xF8U) == 0xF0U) {
-      len = 4;
-      cp = c & 0x07U;
-    } else {
+  for (std::size_t i = 0; i < s.size();) {
+    const auto ch = mcp::detail::decode_utf8(s, i);
+    if (ch.length == 0) {  // not produced by the JSON parser, which rejects invalid UTF-8
       out.push_back(0xFFFD);
       ++i;
       continue;
     }
-    if (i + len > n) {
-      out.push_back(0xFFFD);
-      break;
-    }
-    for (std::size_t k = 1; k < len; ++k)
-      cp = (cp << 6U) | (static_cast<unsigned char>(s[i + k]) & 0x3FU);
-    out.push_back(cp);
-    i += len;
+    out.push_back(ch.code_point);
+    i += ch.length;
   }
 }
 
