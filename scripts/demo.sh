@@ -10,6 +10,8 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 scripts/setup.sh
 export MCP_CCACHE="$(command -v ccache || true)"
+# Cache hits across checkouts at different paths (CI builds a fresh clone).
+export CCACHE_BASEDIR="$root" CCACHE_NOHASHDIR=1
 cmake --preset release >/dev/null
 cmake --build --preset release -j"$(nproc)" --target demo_server >&2
 bin="$root/build/release/examples/demo_server"

@@ -13,6 +13,8 @@ quick=0
 
 scripts/setup.sh --npm
 export MCP_CCACHE="$(command -v ccache || true)"
+# Cache hits across checkouts at different paths (CI builds a fresh clone).
+export CCACHE_BASEDIR="$root" CCACHE_NOHASHDIR=1
 jobs="$(nproc)"
 status=0
 
