@@ -19,6 +19,7 @@
 #include <thread>
 
 #include "media_fixtures.hpp"
+#include "serve_main.hpp"
 
 namespace demo {
 
@@ -246,23 +247,5 @@ int main(int argc, char** argv) {
   server.use(mcp::concurrency_limit(64));
   server.use(mcp::deadline(std::chrono::seconds(120)));
   demo::add_tools(server);
-  if (!http.empty()) {
-    const auto colon = http.rfind(':');
-    mcp::http_server_options opts = http_opts;
-    opts.host = colon == std::string::npos ? http : http.substr(0, colon);
-    if (colon != std::string::npos) {
-      opts.port = static_cast<std::uint16_t>(std::stoul(http.substr(colon + 1)));
-    }
-    mcp::http_server srv(server, opts);
-    try {
-      srv.start();
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "demo_server: cannot listen on %s: %s\n", http.c_str(), e.what());
-      return 1;
-    }
-    std::fprintf(stderr, "mcp-cpp demo server: listening on %s\n", srv.url().c_str());
-    return srv.serve();
-  }
-  std::fprintf(stderr, "mcp-cpp demo server: speaking MCP over stdio (Ctrl-D to stop)\n");
-  return server.serve_stdio();
+  return examples::serve(server, http, http_opts, "mcp-cpp demo server");
 }

@@ -24,6 +24,7 @@
 #include <thread>
 
 #include "media_fixtures.hpp"
+#include "serve_main.hpp"
 
 namespace everything {
 
@@ -417,23 +418,6 @@ int main(int argc, char** argv) {
   everything::add_interactive_tools(server);
   everything::add_resources(server);
   everything::add_prompts(server);
-  if (!http.empty()) {
-    const auto colon = http.rfind(':');
-    mcp::http_server_options opts{.io_threads = 2};
-    opts.host = colon == std::string::npos ? http : http.substr(0, colon);
-    if (colon != std::string::npos) {
-      opts.port = static_cast<std::uint16_t>(std::stoul(http.substr(colon + 1)));
-    }
-    mcp::http_server srv(server, opts);
-    try {
-      srv.start();
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "everything_server: cannot listen on %s: %s\n", http.c_str(), e.what());
-      return 1;
-    }
-    std::fprintf(stderr, "everything_server: listening on %s\n", srv.url().c_str());
-    return srv.serve();
-  }
-  std::fprintf(stderr, "everything_server: speaking MCP over stdio\n");
-  return server.serve_stdio();
+  return examples::serve(server, http, mcp::http_server_options{.io_threads = 2},
+                         "everything_server");
 }

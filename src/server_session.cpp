@@ -176,29 +176,25 @@ class session_impl final : public server_session,
       return;
     }
     auto& r = std::get<call_tool_result>(outcome);
-    if (!r.is_error && entry->output_validator) {
-      if (!r.structured_content) {
+    const bool check_output = !r.is_error && entry->output_validator;
+    auto wire = std::move(r).to_json();
+    if (check_output) {
+      // Validated in its wire form: no copy of structuredContent.
+      std::string problem;
+      if (const auto* sc = wire.if_contains("structuredContent"); !sc) {
+        problem = "has an outputSchema but returned no structuredContent";
+      } else if (auto errors = entry->output_validator->validate(*sc); !errors.empty()) {
+        problem = "returned structuredContent that does not match its outputSchema: " +
+                  errors.front().message;
+      }
+      if (!problem.empty()) {
         conn_->send(
             jsonrpc::encode_error(
-                call.id(), error{errc::internal_error, "Tool \"" + call.tool() +
-                                                           "\" has an outputSchema but returned no "
-                                                           "structuredContent"}),
+                call.id(), error{errc::internal_error, "Tool \"" + call.tool() + "\" " + problem}),
             ctx);
         return;
       }
-      auto errors = entry->output_validator->validate(json::value(*r.structured_content));
-      if (!errors.empty()) {
-        conn_->send(jsonrpc::encode_error(
-                        call.id(), error{errc::internal_error,
-                                         "Tool \"" + call.tool() +
-                                             "\" returned structuredContent that does not match "
-                                             "its outputSchema: " +
-                                             errors.front().message}),
-                    ctx);
-        return;
-      }
     }
-    auto wire = std::move(r).to_json();
     adapt_result_to_era(wire, era_);
     conn_->send(jsonrpc::encode_result(call.id(), wire), ctx);
   }

@@ -1,0 +1,37 @@
+// The tail of an example's main(): serve Streamable HTTP at HOST:PORT when one is given,
+// otherwise stdio.
+#pragma once
+
+#include <mcp/http.hpp>
+#include <mcp/server.hpp>
+
+#include <cstdio>
+#include <string>
+
+namespace examples {
+
+/// Serves `server` until it stops; returns the process exit code. `name` prefixes messages
+/// on stderr (stdout belongs to the stdio transport).
+inline int serve(mcp::server& server, const std::string& http, mcp::http_server_options opts,
+                 const char* name) {
+  if (http.empty()) {
+    std::fprintf(stderr, "%s: speaking MCP over stdio (Ctrl-D to stop)\n", name);
+    return server.serve_stdio();
+  }
+  const auto colon = http.rfind(':');
+  opts.host = colon == std::string::npos ? http : http.substr(0, colon);
+  if (colon != std::string::npos) {
+    opts.port = static_cast<std::uint16_t>(std::stoul(http.substr(colon + 1)));
+  }
+  mcp::http_server srv(server, opts);
+  try {
+    srv.start();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: cannot listen on %s: %s\n", name, http.c_str(), e.what());
+    return 1;
+  }
+  std::fprintf(stderr, "%s: listening on %s\n", name, srv.url().c_str());
+  return srv.serve();
+}
+
+}  // namespace examples
