@@ -4,12 +4,18 @@
 // response with chunked transfer encoding whose chunks are whatever the `response_stream`
 // produced since the last write. While an SSE response is open the connection keeps one small
 // read pending, so that a client that goes away is noticed without a thread per stream.
+//
+// Threading: one `io_context` per I/O thread ("loop"), each run by exactly one thread. A
+// connection lives on one loop for its whole life, so its handlers never run concurrently and
+// need no strand. Read and write timeouts are deadlines checked by a per-loop sweep (a few times
+// per timeout), not a timer armed and cancelled for every socket operation.
 #include <mcp/http.hpp>
 
+#include <boost/asio/dispatch.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
-#include <boost/asio/strand.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
@@ -57,26 +63,47 @@ void append_chunk(std::string& out, std::string_view data) {
   out += "\r\n";
 }
 
+class http_conn;
+
+/// One I/O thread's io_context and the connections that live on it.
+struct io_loop {
+  explicit io_loop() : ctx(std::make_shared<net::io_context>(1)), sweeper(*ctx) {}
+  std::shared_ptr<net::io_context> ctx;  // shared: wakers may outlive the server
+  net::steady_timer sweeper;
+  std::vector<std::weak_ptr<http_conn>> conns;  // touched only on this loop's thread
+};
+
+using clock = std::chrono::steady_clock;
+
 /// One TCP connection: a loop of requests, each answered plainly or with a stream.
+/// All its handlers run on its loop's thread.
 class http_conn : public std::enable_shared_from_this<http_conn> {
  public:
-  http_conn(tcp::socket&& socket, request_handler& handler,
-            std::shared_ptr<net::io_context> keep_alive_ctx)
-      : stream_(std::move(socket)), handler_(handler), ctx_(std::move(keep_alive_ctx)) {}
+  http_conn(tcp::socket&& socket, request_handler& handler, io_loop& loop)
+      : socket_(std::move(socket)), handler_(handler), ctx_(loop.ctx), loop_(loop) {}
 
   ~http_conn() { end_stream(); }
 
   void start() {
-    net::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->read_request(); });
+    net::dispatch(socket_.get_executor(), [self = shared_from_this()] {
+      self->loop_.conns.push_back(self);
+      self->read_request();
+    });
   }
 
-  /// Closes the socket (server stop). Any thread.
+  /// Closes the socket when its deadline has passed. On the loop's thread.
+  void check_deadline(clock::time_point now) {
+    if (now >= deadline_ && socket_.is_open()) {
+      deadline_ = clock::time_point::max();
+      close();
+    }
+  }
+
+  /// Closes the socket (server stop). On the loop's thread.
   void shutdown() {
-    net::post(stream_.get_executor(), [self = shared_from_this()] {
-      beast::error_code ec;
-      self->stream_.socket().shutdown(tcp::socket::shutdown_both, ec);
-      self->stream_.close();
-    });
+    beast::error_code ec;
+    socket_.shutdown(tcp::socket::shutdown_both, ec);
+    socket_.close(ec);
   }
 
  private:
@@ -84,14 +111,17 @@ class http_conn : public std::enable_shared_from_this<http_conn> {
 
   const http_server_options& opts() const { return handler_.options(); }
 
+  void expires_after(std::chrono::milliseconds d) { deadline_ = clock::now() + d; }
+  void expires_never() { deadline_ = clock::time_point::max(); }
+
   void read_request() {
     phase_ = phase::reading;
     parser_.emplace();
     parser_->header_limit(static_cast<std::uint32_t>(opts().max_header_bytes));
     parser_->body_limit(opts().max_body_bytes);
-    stream_.expires_after(opts().header_timeout);
+    expires_after(opts().header_timeout);
     bhttp::async_read_header(
-        stream_, buffer_, *parser_,
+        socket_, buffer_, *parser_,
         [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_header(ec); });
   }
 
@@ -101,8 +131,8 @@ class http_conn : public std::enable_shared_from_this<http_conn> {
     if (!parser_->is_done() && beast::iequals(head[bhttp::field::expect], "100-continue")) {
       // The client waits for this before sending the body (curl does for larger bodies).
       static constexpr std::string_view go_on = "HTTP/1.1 100 Continue\r\n\r\n";
-      stream_.expires_after(opts().write_timeout);
-      net::async_write(stream_, net::buffer(go_on.data(), go_on.size()),
+      expires_after(opts().write_timeout);
+      net::async_write(socket_, net::buffer(go_on.data(), go_on.size()),
                        [self = shared_from_this()](beast::error_code e, std::size_t) {
                          if (e) return self->close();
                          self->read_body();
@@ -113,9 +143,9 @@ class http_conn : public std::enable_shared_from_this<http_conn> {
   }
 
   void read_body() {
-    stream_.expires_after(opts().body_timeout);
+    expires_after(opts().body_timeout);
     bhttp::async_read(
-        stream_, buffer_, *parser_,
+        socket_, buffer_, *parser_,
         [self = shared_from_this()](beast::error_code e, std::size_t) { self->on_body(e); });
   }
 
@@ -153,11 +183,11 @@ class http_conn : public std::enable_shared_from_this<http_conn> {
 
     // An answer that comes from a stream: JSON now, or SSE now or later.
     headers_ = std::move(res.headers);
-    stream_.expires_never();
+    expires_never();
     phase_ = phase::waiting;
     rs_ = std::move(res.stream);
     std::weak_ptr<http_conn> weak = weak_from_this();
-    auto executor = stream_.get_executor();
+    auto executor = socket_.get_executor();
     generation_ = rs_->attach([weak, executor, ctx = ctx_] {
       net::post(executor, [weak] {
         if (auto self = weak.lock()) self->pump();
@@ -246,14 +276,14 @@ class http_conn : public std::enable_shared_from_this<http_conn> {
   /// Writes out_. Afterwards: in SSE (`more`), pump again; else read the next request or close.
   void write_out(bool keep_alive, bool more = false) {
     writing_ = true;
-    stream_.expires_after(opts().write_timeout);
+    expires_after(opts().write_timeout);
     net::async_write(
-        stream_, net::buffer(out_),
+        socket_, net::buffer(out_),
         [self = shared_from_this(), keep_alive, more](beast::error_code ec, std::size_t) {
           self->writing_ = false;
           if (ec) return self->close();
           if (more) {
-            self->stream_.expires_never();
+            self->expires_never();
             self->watch_peer();
             return self->pump();
           }
@@ -262,7 +292,7 @@ class http_conn : public std::enable_shared_from_this<http_conn> {
             // A watch read is pending: it resumes reading when it completes.
             self->read_after_peek_ = true;
             beast::error_code ignored;
-            self->stream_.socket().cancel(ignored);
+            self->socket_.cancel(ignored);
             return;
           }
           self->read_request();
@@ -274,7 +304,7 @@ class http_conn : public std::enable_shared_from_this<http_conn> {
     if (peeking_ || phase_ == phase::reading) return;
     if (buffer_.size() > 65536) return close();
     peeking_ = true;
-    stream_.async_read_some(buffer_.prepare(512),
+    socket_.async_read_some(buffer_.prepare(512),
                             [self = shared_from_this()](beast::error_code ec, std::size_t n) {
                               self->peeking_ = false;
                               self->buffer_.commit(n);
@@ -303,14 +333,17 @@ class http_conn : public std::enable_shared_from_this<http_conn> {
 
   void close() {
     end_stream();
+    expires_never();
     beast::error_code ec;
-    stream_.socket().shutdown(tcp::socket::shutdown_send, ec);
-    stream_.close();
+    socket_.shutdown(tcp::socket::shutdown_send, ec);
+    socket_.close(ec);
   }
 
-  beast::tcp_stream stream_;
+  tcp::socket socket_;
   request_handler& handler_;
   std::shared_ptr<net::io_context> ctx_;  // wakers may outlive the server
+  io_loop& loop_;
+  clock::time_point deadline_ = clock::time_point::max();
   beast::flat_buffer buffer_;
   std::optional<bhttp::request_parser<bhttp::string_body>> parser_;
   phase phase_ = phase::reading;
@@ -332,19 +365,27 @@ class http_conn : public std::enable_shared_from_this<http_conn> {
 // ---------------------------------------------------------------------------------------------
 
 struct http_server::impl {
+  static std::vector<std::unique_ptr<http_detail::io_loop>> make_loops(std::size_t n) {
+    std::vector<std::unique_ptr<http_detail::io_loop>> loops;
+    for (std::size_t i = 0; i < std::max<std::size_t>(1, n); ++i) {
+      loops.push_back(std::make_unique<http_detail::io_loop>());
+    }
+    return loops;
+  }
+
   impl(server& srv, http_server_options o)
       : opts(std::move(o)),
-        ctx(std::make_shared<net::io_context>(
-            static_cast<int>(std::max<std::size_t>(1, opts.io_threads)))),
-        acceptor(*ctx),
-        sweeper(*ctx),
-        handler(srv, opts, [c = ctx](std::function<void()> f) { net::post(*c, std::move(f)); }) {}
+        loops(make_loops(opts.io_threads)),
+        acceptor(*loops[0]->ctx),
+        sessions_sweeper(*loops[0]->ctx),
+        handler(srv, opts,
+                [c = loops[0]->ctx](std::function<void()> f) { net::post(*c, std::move(f)); }) {}
 
   void accept() {
-    // One I/O thread: the io_context is an implicit strand. More: one strand per connection.
-    auto executor = opts.io_threads > 1 ? net::any_io_executor(net::make_strand(*ctx))
-                                        : net::any_io_executor(ctx->get_executor());
-    acceptor.async_accept(executor, [this](beast::error_code ec, tcp::socket s) {
+    // Connections are dealt to the loops in turn.
+    auto& loop = *loops[next_loop++ % loops.size()];
+    acceptor.async_accept(loop.ctx->get_executor(), [this, &loop](beast::error_code ec,
+                                                                  tcp::socket s) {
       if (ec) {
         if (ec == net::error::operation_aborted || !acceptor.is_open()) return;
         return accept();
@@ -352,37 +393,53 @@ struct http_server::impl {
       beast::error_code ignored;
       s.set_option(tcp::no_delay(true), ignored);
       s.set_option(net::socket_base::keep_alive(true), ignored);
-      auto c = std::make_shared<http_detail::http_conn>(std::move(s), handler, ctx);
-      {
-        std::lock_guard lock(mu);
-        std::erase_if(conns, [](const auto& w) { return w.expired(); });
-        conns.push_back(c);
-      }
-      c->start();
+      std::make_shared<http_detail::http_conn>(std::move(s), handler, loop)->start();
       accept();
     });
   }
 
-  void sweep() {
+  /// How often each loop checks its connections' deadlines: a quarter of the shortest timeout,
+  /// between 10 ms and 500 ms.
+  [[nodiscard]] std::chrono::milliseconds sweep_period() const {
+    const auto shortest = std::min({opts.header_timeout, opts.body_timeout, opts.write_timeout});
+    return std::clamp(shortest / 4, std::chrono::milliseconds(10),
+                      std::chrono::milliseconds(500));
+  }
+
+  void sweep_connections(http_detail::io_loop& loop) {
+    loop.sweeper.expires_after(sweep_period());
+    loop.sweeper.async_wait([this, &loop](beast::error_code ec) {
+      if (ec) return;
+      const auto now = http_detail::clock::now();
+      std::erase_if(loop.conns, [now](const std::weak_ptr<http_detail::http_conn>& w) {
+        auto c = w.lock();
+        if (c) c->check_deadline(now);
+        return !c;
+      });
+      sweep_connections(loop);
+    });
+  }
+
+  void sweep_sessions() {
     const auto every = std::clamp(opts.session_idle_timeout / 4, std::chrono::milliseconds(20),
                                   std::chrono::milliseconds(1000));
-    sweeper.expires_after(every);
-    sweeper.async_wait([this](beast::error_code ec) {
+    sessions_sweeper.expires_after(every);
+    sessions_sweeper.async_wait([this](beast::error_code ec) {
       if (ec) return;
       handler.sessions().expire();
-      sweep();
+      sweep_sessions();
     });
   }
 
   http_server_options opts;
-  std::shared_ptr<net::io_context> ctx;
+  std::vector<std::unique_ptr<http_detail::io_loop>> loops;
+  std::size_t next_loop = 0;  // used by the accept handler only (loop 0's thread)
   tcp::acceptor acceptor;
-  net::steady_timer sweeper;
+  net::steady_timer sessions_sweeper;
   http_detail::request_handler handler;
   std::vector<std::thread> threads;
   std::mutex mu;
   std::condition_variable cv;
-  std::vector<std::weak_ptr<http_detail::http_conn>> conns;
   bool started = false;
   bool stopped = false;
   bool signalled = false;
@@ -415,10 +472,10 @@ void http_server::start() {
   m.host = address.is_v6() ? "[" + address.to_string() + "]" : address.to_string();
   m.handler.set_bound(address.is_loopback(), m.port);
   m.accept();
-  m.sweep();
-  const std::size_t n = std::max<std::size_t>(1, m.opts.io_threads);
-  for (std::size_t i = 0; i < n; ++i) {
-    m.threads.emplace_back([ctx = m.ctx] { ctx->run(); });
+  m.sweep_sessions();
+  for (auto& loop : m.loops) {
+    m.sweep_connections(*loop);
+    m.threads.emplace_back([ctx = loop->ctx] { ctx->run(); });
   }
 }
 
@@ -433,25 +490,29 @@ void http_server::stop() {
     }
     m.stopped = true;
   }
-  net::post(*m.ctx, [&m] {
+  net::post(*m.loops[0]->ctx, [&m] {
     beast::error_code ec;
     m.acceptor.close(ec);
-    m.sweeper.cancel();
+    m.sessions_sweeper.cancel();
   });
   m.handler.sessions().clear();
-  {
-    std::lock_guard lock(m.mu);
-    for (auto& w : m.conns) {
-      if (auto c = w.lock()) c->shutdown();
-    }
-    m.conns.clear();
+  for (auto& loop : m.loops) {
+    net::post(*loop->ctx, [l = loop.get()] {
+      l->sweeper.cancel();
+      for (auto& w : l->conns) {
+        if (auto c = w.lock()) c->shutdown();
+      }
+      l->conns.clear();
+    });
   }
-  // Let the closes run, then stop the loop.
+  // Let the closes run, then stop the loops.
   for (int i = 0; i < 50; ++i) {
-    if (m.ctx->stopped()) break;
+    const bool all_stopped = std::all_of(m.loops.begin(), m.loops.end(),
+                                         [](const auto& l) { return l->ctx->stopped(); });
+    if (all_stopped) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
-  m.ctx->stop();
+  for (auto& loop : m.loops) loop->ctx->stop();
   for (auto& t : m.threads) {
     if (t.joinable()) t.join();
   }
@@ -477,7 +538,7 @@ int http_server::serve() {
                  static_cast<unsigned>(impl_->opts.port), e.what());
     return 1;
   }
-  net::signal_set signals(*impl_->ctx, SIGINT, SIGTERM);
+  net::signal_set signals(*impl_->loops[0]->ctx, SIGINT, SIGTERM);
   signals.async_wait([this](beast::error_code ec, int) {
     if (ec) return;
     std::lock_guard lock(impl_->mu);
