@@ -83,6 +83,11 @@ class session_impl final : public server_session,
     handle(std::move(*parsed));
   }
 
+  void receive(jsonrpc::message&& message) override {
+    if (closed_.load()) return;
+    dispatch(std::move(message));
+  }
+
   void close() override {
     if (closed_.exchange(true)) return;
     std::vector<std::shared_ptr<call_state>> calls;
@@ -280,6 +285,10 @@ class session_impl final : public server_session,
       send(jsonrpc::encode_error(std::nullopt, m.error().err));
       return;
     }
+    dispatch(std::move(*m));
+  }
+
+  void dispatch(jsonrpc::message&& m) {
     std::visit(
         [&](auto&& msg) {
           using T = std::decay_t<decltype(msg)>;
@@ -292,7 +301,7 @@ class session_impl final : public server_session,
           }
           // An orphan error (a response without id) answers nothing we can match; dropped.
         },
-        std::move(*m));
+        std::move(m));
   }
 
   void on_request(jsonrpc::request&& req) {

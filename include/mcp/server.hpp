@@ -179,6 +179,9 @@ class server_session {
   /// Handles one received message text (a JSON-RPC message, or a batch when 2025-03-26 was
   /// negotiated). Answers go out through the connection. Never throws.
   virtual void receive(std::string_view message) = 0;
+  /// Handles one message that the transport has already decoded (Streamable HTTP decodes each
+  /// body to route its answers; this spares parsing it twice). Never throws.
+  virtual void receive(jsonrpc::message&& message) = 0;
   /// Ends the session: running calls are cancelled, pending client requests fail.
   virtual void close() = 0;
   /// The negotiated protocol version (empty before initialize).

@@ -224,33 +224,42 @@ http_response request_handler::post(http_request& req, const principal& who,
     return fail(400, static_cast<int>(errc::parse_error), "Parse error: " + parsed.error().message);
   }
 
-  // Classify the message(s): which are requests (they need an answer), is one initialize.
+  // Decode the message(s) once: which are requests (they need an answer), is one initialize.
+  // The decoded messages go to the session as they are.
   const bool batch = parsed->is_array();
+  std::vector<jsonrpc::message> messages;
   std::vector<std::string> keys;
-  bool has_initialize = false;
-  auto classify = [&](json::value& v) -> std::optional<error> {
+  const jsonrpc::request* initialize = nullptr;
+  auto decode = [&](json::value& v) -> std::optional<error> {
     auto m = jsonrpc::decode(std::move(v));
     if (!m) return m.error().err;
-    if (auto* rq = std::get_if<jsonrpc::request>(&*m)) {
-      keys.push_back(id_key(rq->id));
-      if (rq->method == "initialize") has_initialize = true;
-    }
+    if (auto* rq = std::get_if<jsonrpc::request>(&*m)) keys.push_back(id_key(rq->id));
+    messages.push_back(std::move(*m));
     return std::nullopt;
   };
   if (batch) {
     auto& arr = parsed->get_array();
     if (arr.empty()) return fail(400, static_cast<int>(errc::invalid_request), "Empty batch");
+    messages.reserve(arr.size());
     for (auto& v : arr) {
-      if (auto e = classify(v)) return fail(400, e->code, "Invalid Request: " + e->message);
+      if (auto e = decode(v)) return fail(400, e->code, "Invalid Request: " + e->message);
     }
-    if (has_initialize) {
-      return fail(400, static_cast<int>(errc::invalid_request),
-                  "Invalid Request: initialize must not be part of a batch");
-    }
-  } else if (auto e = classify(*parsed)) {
+  } else if (auto e = decode(*parsed)) {
     return fail(400, e->code, "Invalid Request: " + e->message);
   }
-  if (std::set<std::string>(keys.begin(), keys.end()).size() != keys.size()) {
+  for (const auto& m : messages) {
+    const auto* rq = std::get_if<jsonrpc::request>(&m);
+    if (rq != nullptr && rq->method == "initialize") initialize = rq;
+  }
+  const bool has_initialize = initialize != nullptr;
+  if (batch && has_initialize) {
+    return fail(400, static_cast<int>(errc::invalid_request),
+                "Invalid Request: initialize must not be part of a batch");
+  }
+  auto deliver = [&messages](server_session& s) {
+    for (auto& m : messages) s.receive(std::move(m));
+  };
+  if (keys.size() > 1 && std::set<std::string>(keys.begin(), keys.end()).size() != keys.size()) {
     return fail(400, static_cast<int>(errc::invalid_request), "Duplicate request ids in batch");
   }
   // The stream cap refuses what surely opens a stream; a POST that may still be answered with
@@ -310,7 +319,7 @@ http_response request_handler::post(http_request& req, const principal& who,
 
   // Notifications and responses only: 202, no body.
   if (keys.empty()) {
-    session->receive(req.body);
+    deliver(*session);
     if (opts_.stateless) session->close();
     http_response r;
     r.status = 202;
@@ -321,15 +330,9 @@ http_response request_handler::post(http_request& req, const principal& who,
   // Requests: a stream collects their answers.
   if (has_initialize) {
     // The stream is created before the version is negotiated: use what the client asks for.
-    auto v = parse_json(req.body);
-    if (v && v->is_object()) {
-      if (const auto* params = v->get_object().if_contains("params");
-          params != nullptr && params->is_object()) {
-        if (const auto* pv = params->get_object().if_contains("protocolVersion");
-            pv != nullptr && pv->is_string()) {
-          negotiated = std::string(pv->get_string());
-        }
-      }
+    if (const auto* pv = initialize->params.if_contains("protocolVersion");
+        pv != nullptr && pv->is_string()) {
+      negotiated = std::string(pv->get_string());
     }
   }
   response_stream::config cfg;
@@ -352,7 +355,7 @@ http_response request_handler::post(http_request& req, const principal& who,
     return fail(409, static_cast<int>(errc::invalid_request),
                 "Conflict: a request with this id is already in progress");
   }
-  session->receive(req.body);
+  deliver(*session);
   if (hs && has_initialize && stream->finished() && !session->initialized()) {
     sessions_.end(hs->id);  // initialize failed: no session to keep (its answer is kept)
     extra.pop_back();
