@@ -258,9 +258,11 @@ void add_interactive_tools(mcp::server& s) {
         done.finish(elicit_and_report(ctx, std::move(params)));
       });
   s.add_tool({.name = "test_reconnection",
-              .description = "A tool that takes a moment, for SSE stream reconnection tests.",
+              .description = "Closes its SSE stream mid-call, then answers on the resumed "
+                             "stream (SSE polling).",
               .input_schema = no_args},
-             [](mcp::tool_context&, const object&) {
+             [](mcp::tool_context& ctx, const object&) {
+               ctx.close_sse_stream();
                std::this_thread::sleep_for(100ms);
                return text_result("Reconnection test completed");
              });

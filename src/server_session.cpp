@@ -128,6 +128,10 @@ class session_impl final : public server_session,
     if (!closed_.load()) conn_->send(std::move(message), ctx);
   }
 
+  bool close_stream(const call_state& call) override {
+    return !closed_.load() && !call.done() && conn_->close_request_stream(call.id());
+  }
+
   result<json::object> request_for(const call_state& call, std::string_view method,
                                    json::object params,
                                    std::chrono::milliseconds timeout) override {

@@ -49,6 +49,11 @@ void tool_context::log(log_level level, const json::value& data, std::string_vie
   h->send_related(*state_, jsonrpc::encode_notification("notifications/message", p));
 }
 
+bool tool_context::close_sse_stream() const {
+  auto h = state_->host();
+  return h && h->close_stream(*state_);
+}
+
 const principal& tool_context::caller() const noexcept { return state_->caller(); }
 const json::object& tool_context::request_meta() const noexcept { return state_->meta(); }
 

@@ -142,6 +142,13 @@ class tool_context {
   /// `roots/list` (needs the client's `roots` capability).
   [[nodiscard]] result<json::object> list_roots() const { return request("roots/list", {}); }
 
+  /// Streamable HTTP: closes the connection that carries this call's SSE stream now, while the
+  /// call keeps running; the client reconnects with `Last-Event-ID` and receives the rest
+  /// (progress, the result). Lets a long call hold no connection (SSE polling). Returns false,
+  /// doing nothing, where that is not possible: stdio, a stateless server, a client older than
+  /// 2025-11-25 (no priming event to resume from), or a call that already finished.
+  bool close_sse_stream() const;
+
  private:
   std::shared_ptr<detail::call_state> state_;
 };

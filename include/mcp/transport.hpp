@@ -44,6 +44,14 @@ class connection {
   virtual void send(std::string message, const send_context& ctx) = 0;
   /// Closes the connection; the peer sees end of stream. Idempotent.
   virtual void close() = 0;
+  /// Ends the network connection that carries the answer stream of `request` while the request
+  /// keeps running; the client reconnects and receives what follows (SSE polling, Streamable
+  /// HTTP). False when the transport has no such stream to resume (stdio, a plain JSON answer,
+  /// a stream without event ids). Never throws.
+  virtual bool close_request_stream(const jsonrpc::request_id& request) {
+    (void)request;
+    return false;
+  }
 };
 
 /// Who is calling: every request carries one, from the transport (stdio: "local").

@@ -23,6 +23,8 @@ class call_host {
   virtual ~call_host() = default;
   /// Sends a notification that belongs to the call (progress, log).
   virtual void send_related(const call_state& call, std::string message) = 0;
+  /// Asks the transport to close the call's answer stream for the client to resume it.
+  virtual bool close_stream(const call_state& call) = 0;
   /// Sends a request to the client on behalf of the call and waits for the answer.
   virtual result<json::object> request_for(const call_state& call, std::string_view method,
                                            json::object params,

@@ -420,6 +420,7 @@ http_response request_handler::get(http_request& req, const principal& who,
       cfg.number = number;
       cfg.store = opts_.events;
       cfg.force_sse = true;
+      cfg.replay = true;
       stream = std::make_shared<response_stream>(std::move(cfg));
       if (stream->rewind(seq)) {
         stream->finish();

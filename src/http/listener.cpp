@@ -247,10 +247,12 @@ class http_conn : public std::enable_shared_from_this<http_conn> {
       append_chunk(out_, t.bytes);
     }
     sent_events_ += t.messages;
-    if (t.finished) {
+    if (t.finished || t.disconnect) {
+      // Finished: the response ends. Disconnect: so does the connection; the stream goes on
+      // and the client resumes it with Last-Event-ID.
       end_stream();
       out_ += "0\r\n\r\n";
-      return write_out(keep_alive_);
+      return write_out(t.finished && keep_alive_);
     }
     write_out(true, true);
   }

@@ -46,6 +46,17 @@ void routing_connection::close() {
   for (auto& s : streams) s->finish();
 }
 
+bool routing_connection::close_request_stream(const jsonrpc::request_id& request) {
+  std::shared_ptr<response_stream> target;
+  {
+    std::lock_guard lock(mu_);
+    auto it = by_request_.find(id_key(request));
+    if (closed_ || it == by_request_.end()) return false;
+    target = it->second;
+  }
+  return target->request_disconnect();
+}
+
 bool routing_connection::register_requests(const std::vector<std::string>& keys,
                                            const std::shared_ptr<response_stream>& s) {
   std::lock_guard lock(mu_);

@@ -108,6 +108,21 @@ void response_stream::finish() {
   if (wake) wake();
 }
 
+bool response_stream::request_disconnect() {
+  std::function<void()> wake;
+  {
+    std::lock_guard lock(mu_);
+    if (!resumable() || finished_ || cfg_.standalone || mode_ == mode::json) return false;
+    if (!cfg_.priming && seq_ == 0) return false;  // no event id for the client to resume from
+    if (mode_ == mode::undecided) to_sse_locked();
+    if (writer_ == writer::gone) return true;  // no connection to end
+    disconnect_ = true;
+    if (writer_ == writer::attached) wake = waker_;
+  }
+  if (wake) wake();
+  return true;
+}
+
 std::uint64_t response_stream::attach(std::function<void()> waker) {
   std::lock_guard lock(mu_);
   writer_ = writer::attached;
@@ -139,6 +154,10 @@ response_stream::taken response_stream::take(std::uint64_t generation, std::size
     pending_.pop_front();
   }
   t.finished = finished_ && pending_.empty();
+  if (disconnect_ && pending_.empty()) {
+    t.disconnect = !t.finished;
+    disconnect_ = false;
+  }
   return t;
 }
 
@@ -154,7 +173,12 @@ void response_stream::detach(std::uint64_t generation) {
 bool response_stream::rewind(std::uint64_t after_seq) {
   std::lock_guard lock(mu_);
   if (!resumable() || mode_ != mode::sse) return false;
-  auto events = cfg_.store->events_after(cfg_.session, cfg_.number, after_seq);
+  std::optional<std::vector<stored_event>> events;
+  if (after_seq == seq_ && !cfg_.replay) {
+    events.emplace();  // a live stream with nothing after it yet (resuming from priming)
+  } else {
+    events = cfg_.store->events_after(cfg_.session, cfg_.number, after_seq);
+  }
   if (!events) return false;
   pending_.clear();
   pending_bytes_ = 0;

@@ -35,6 +35,7 @@ class response_stream {
     std::size_t expected_finals = 1;        ///< requests in the POST
     bool batch = false;                     ///< the POST was a batch: JSON answer is an array
     bool force_sse = false;                 ///< SSE even when JSON would do
+    bool replay = false;                    ///< an ended stream, rebuilt from the store
     bool priming = false;                   ///< start SSE with a priming event (2025-11-25)
     std::chrono::milliseconds retry{1000};  ///< sent with the priming event
     std::function<void()> on_finished{};    ///< runs once, when the stream ends (any thread)
@@ -51,6 +52,7 @@ class response_stream {
     std::size_t messages = 0;  ///< message events in `bytes`
     bool finished = false;     ///< nothing more will come after `bytes`
     bool superseded = false;   ///< another connection resumed this stream: stop writing
+    bool disconnect = false;   ///< write `bytes`, then end the connection (the client resumes)
   };
 
   explicit response_stream(config c);
@@ -60,6 +62,11 @@ class response_stream {
   void push(std::string message, bool is_final);
   /// Ends the stream (the session ended). Thread-safe, idempotent.
   void finish();
+  /// Asks the writer to end its connection after what is pending, while the stream goes on
+  /// (recorded for resumption); an undecided stream becomes SSE first. False when the client
+  /// could not resume: not resumable, no event id sent or to be sent, JSON, or finished.
+  /// Thread-safe.
+  bool request_disconnect();
 
   // ---- consumer side ----
   /// Becomes the stream's writer; `waker` is called (any thread, no lock held) when there is
@@ -103,6 +110,7 @@ class response_stream {
   std::deque<pending_event> pending_;
   std::size_t pending_bytes_ = 0;
   bool cut_off_ = false;
+  bool disconnect_ = false;  // request_disconnect() not yet seen by the writer
   std::vector<std::string> held_finals_;  // finals received while undecided
   std::string json_body_;
   std::size_t finals_ = 0;

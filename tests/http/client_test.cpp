@@ -50,7 +50,7 @@ TEST_F(HttpClient, InitializeListAndCall) {
   EXPECT_EQ(c.conn->protocol_version(), "2025-11-25");
   auto tools = c.client->list_all_tools();
   ASSERT_TRUE(tools);
-  EXPECT_EQ(tools->size(), 5U);
+  EXPECT_EQ(tools->size(), 6U);
   auto r = c.client->call_tool("echo", {{"text", "hello"}});
   ASSERT_TRUE(r) << r.error().message;
   EXPECT_EQ(mcp::json::serialize((*r)["content"]), R"([{"type":"text","text":"hello"}])");
@@ -86,6 +86,16 @@ TEST_F(HttpClient, ResumesWhenTheServerClosesTheStreamEarly) {
   EXPECT_NE(mcp::json::serialize(*r).find("counted 5"), std::string::npos);
   EXPECT_EQ(seen, (std::vector<double>{1, 2, 3, 4, 5}));  // nothing lost, nothing twice
   EXPECT_GE(c.conn->resumptions(), 4U);
+}
+
+TEST_F(HttpClient, ResumesWhenAToolClosesItsStream) {
+  start({.sse_retry = std::chrono::milliseconds(20)});
+  client_pair c(http_->url());
+  ASSERT_TRUE(c.client->initialize());
+  auto r = c.client->call_tool("poll", {{"steps", 1}, {"step_ms", 100}});
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_NE(mcp::json::serialize(*r).find("closed=true"), std::string::npos);
+  EXPECT_EQ(c.conn->resumptions(), 1U);
 }
 
 TEST_F(HttpClient, ServerToClientRequestOnThePostStream) {

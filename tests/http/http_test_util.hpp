@@ -220,7 +220,7 @@ struct steps_in {
 BOOST_DESCRIBE_STRUCT(steps_in, (), (steps, step_ms))
 
 /// Tools: echo (inline), whoami (the caller's subject), count (progress per step), ask (a
-/// sampling request to the client), sleep.
+/// sampling request to the client), sleep, poll (closes its SSE stream, then sleeps).
 inline void add_test_tools(mcp::server& s) {
   s.add_tool({.name = "echo", .description = "echo", .run_inline = true},
              [](const text_in& in) -> std::string { return in.text; });
@@ -250,6 +250,12 @@ inline void add_test_tools(mcp::server& s) {
              [](const steps_in& in) -> std::string {
                std::this_thread::sleep_for(std::chrono::milliseconds(in.step_ms));
                return "slept";
+             });
+  s.add_tool({.name = "poll", .description = "closes its SSE stream, then sleeps step_ms"},
+             [](mcp::tool_context& ctx, const steps_in& in) -> std::string {
+               const bool closed = ctx.close_sse_stream();
+               std::this_thread::sleep_for(std::chrono::milliseconds(in.step_ms));
+               return closed ? "closed=true" : "closed=false";
              });
 }
 

@@ -342,6 +342,51 @@ TEST_F(HttpServer, ResumeAfterDisconnectLosesAndDuplicatesNothing) {
       400U);
 }
 
+TEST_F(HttpServer, ToolClosesItsStreamAndTheClientResumesForTheResult) {
+  start();
+  auto sid = open_session(port_);
+  // The POST's SSE response carries the priming event, then ends without the result.
+  raw_client c(port_);
+  c.send_raw(make_request("POST", port_, call_body("4", "poll", R"({"steps":1,"step_ms":150})"),
+                          post_headers(sid)));
+  response first;
+  ASSERT_TRUE(c.read_response(first));
+  EXPECT_EQ(first.status, 200U);
+  EXPECT_EQ(first.header("content-type"), "text/event-stream");
+  EXPECT_EQ(first.body.find("closed="), std::string::npos) << first.body;
+  EXPECT_TRUE(first.events().empty()) << first.body;  // only the priming event
+  mcp::http_detail::sse_parser parser;
+  parser.feed(first.body, [](const auto&) {});
+  const auto last_id = parser.last_event_id();
+  ASSERT_FALSE(last_id.empty()) << first.body;
+  EXPECT_TRUE(c.closed_by_peer(2s));  // the server ended the connection
+  // Resumption from the priming event's id delivers the result, once: while the call runs, and
+  // again after it finished (from the event store).
+  for (int i = 0; i < 2; ++i) {
+    auto r = request(port_, "GET", "",
+                     {{"Accept", "text/event-stream"},
+                      {"Mcp-Session-Id", sid},
+                      {"MCP-Protocol-Version", "2025-11-25"},
+                      {"Last-Event-ID", last_id}});
+    ASSERT_EQ(r.status, 200U);
+    const auto rest = r.events();
+    ASSERT_EQ(rest.size(), 1U) << r.body;
+    EXPECT_NE(rest[0].data.find("closed=true"), std::string::npos);
+    EXPECT_NE(rest[0].data.find("\"id\":4"), std::string::npos);
+  }
+}
+
+TEST_F(HttpServer, StreamIsNotClosedWhenTheClientCouldNotResume) {
+  start();
+  // 2025-06-18: no priming event, so no event id to resume from: the answer comes as JSON.
+  auto sid = open_session(port_, "2025-06-18");
+  auto r = request(port_, "POST", call_body("5", "poll", R"({"steps":1,"step_ms":10})"),
+                   post_headers(sid, "2025-06-18"));
+  EXPECT_EQ(r.status, 200U);
+  EXPECT_EQ(r.header("content-type"), "application/json");
+  EXPECT_NE(r.body.find("closed=false"), std::string::npos) << r.body;
+}
+
 TEST_F(HttpServer, SessionsExpireWhenIdle) {
   start({.session_idle_timeout = std::chrono::milliseconds(200)});
   auto sid = open_session(port_);
