@@ -12,7 +12,7 @@
 //   - `event_store` and `make_memory_event_store`: where SSE events are kept for resumption.
 //   - `http_client_connection`: an `mcp::connection` that POSTs what a `client_session` sends and
 //     feeds the JSON or SSE answers back into it (session header, protocol version header,
-//     resumption after a dropped stream, 404 = session gone).
+//     resumption after a dropped stream, 404 = session gone, kept-alive connections).
 //
 // Example (server):
 //
@@ -250,6 +250,9 @@ class http_client_connection final : public connection,
   [[nodiscard]] bool session_expired() const;
   /// Number of times an SSE stream was resumed with Last-Event-ID.
   [[nodiscard]] std::size_t resumptions() const;
+  /// Number of TCP connections opened so far. Connections are kept alive and reused: one that
+  /// carried a complete plain answer serves later requests (up to 4 are kept idle).
+  [[nodiscard]] std::size_t connections_opened() const;
 
  private:
   explicit http_client_connection(http_client_options opts);

@@ -1,5 +1,8 @@
 // The Streamable HTTP client transport: blocking Beast I/O, one private io_context per
 // exchange (so every read and write has a deadline), one thread per outstanding request.
+// Connections are kept alive: one that ended with a complete plain answer goes back to a small
+// idle pool, and a request that finds its pooled connection closed by the server is sent again
+// once on a new connection (nothing of it was answered).
 #include <mcp/http.hpp>
 #include <mcp/json.hpp>
 
@@ -55,9 +58,10 @@ class exchange {
 
   beast::error_code read_header(std::chrono::milliseconds timeout) {
     beast::error_code ec;
-    parser_.body_limit(boost::none);
+    parser_.emplace();
+    parser_->body_limit(boost::none);
     stream_.expires_after(timeout);
-    bhttp::async_read_header(stream_, buffer_, parser_,
+    bhttp::async_read_header(stream_, buffer_, *parser_,
                              [&](beast::error_code e, std::size_t) { ec = e; });
     run();
     return ec;
@@ -65,26 +69,30 @@ class exchange {
 
   /// Reads some body bytes into `out` (appended). Returns an error at the end (end_of_stream).
   beast::error_code read_some(std::string& out, std::chrono::milliseconds timeout) {
-    if (parser_.is_done()) return bhttp::error::end_of_stream;
+    if (parser_->is_done()) return bhttp::error::end_of_stream;
     char buf[16384];
-    parser_.get().body().data = buf;
-    parser_.get().body().size = sizeof buf;
+    parser_->get().body().data = buf;
+    parser_->get().body().size = sizeof buf;
     beast::error_code ec;
     stream_.expires_after(timeout);
-    bhttp::async_read_some(stream_, buffer_, parser_,
+    bhttp::async_read_some(stream_, buffer_, *parser_,
                            [&](beast::error_code e, std::size_t) { ec = e; });
     run();
     if (ec == bhttp::error::need_buffer) ec = {};
-    out.append(buf, sizeof buf - parser_.get().body().size);
+    out.append(buf, sizeof buf - parser_->get().body().size);
     return ec;
   }
 
-  unsigned status() const { return parser_.get().result_int(); }
+  unsigned status() const { return parser_->get().result_int(); }
   std::string header(std::string_view name) const {
-    auto it = parser_.get().find(name);
-    return it == parser_.get().end() ? std::string() : std::string(it->value());
+    auto it = parser_->get().find(name);
+    return it == parser_->get().end() ? std::string() : std::string(it->value());
   }
   int native_handle() { return stream_.socket().native_handle(); }
+  /// True when the response was read to its end and the server keeps the connection open.
+  [[nodiscard]] bool reusable() const {
+    return parser_ && parser_->is_done() && parser_->keep_alive() && buffer_.size() == 0;
+  }
 
  private:
   void run() {
@@ -95,8 +103,14 @@ class exchange {
   net::io_context ctx_;
   beast::tcp_stream stream_;
   beast::flat_buffer buffer_;
-  bhttp::response_parser<bhttp::buffer_body> parser_;
+  std::optional<bhttp::response_parser<bhttp::buffer_body>> parser_;
 };
+
+/// Errors that mean a pooled connection was closed by the server before it read the request.
+bool is_stale_connection(const beast::error_code& ec) {
+  return ec == net::error::eof || ec == bhttp::error::end_of_stream ||
+         ec == net::error::connection_reset || ec == net::error::broken_pipe;
+}
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() &&
@@ -120,6 +134,9 @@ struct http_client_connection::impl {
   bool closed = false;
   std::size_t resumptions = 0;
   std::set<int> live_fds;
+  std::vector<std::unique_ptr<exchange>> idle;  // kept-alive connections, newest last
+  std::size_t connections_opened = 0;
+  static constexpr std::size_t max_idle = 4;
   std::list<std::pair<std::thread, std::shared_ptr<std::atomic<bool>>>> threads;
 
   void deliver(std::string_view text) {
@@ -176,33 +193,70 @@ struct http_client_connection::impl {
       h += "\r\n";
     }
     for (const auto& [k, v] : opts.headers) h += k + ": " + v + "\r\n";
-    h += "Connection: close\r\n\r\n";
+    h += "\r\n";
     return h;
   }
 
-  /// Connects, sends, reads the response head. Registers the socket so that close() can
-  /// interrupt it.
-  beast::error_code open(exchange& ex, const std::string& data) {
-    auto ec = ex.connect(host, port, opts.connect_timeout);
-    if (ec) return ec;
-    {
-      std::lock_guard lock(mu);
-      if (closed) return net::error::operation_aborted;
-      live_fds.insert(ex.native_handle());
+  /// Sends `data` and reads the response head, on a pooled connection when one is idle (sent
+  /// again on a new connection if the server had closed it), else on a new one. The socket is
+  /// registered so that close() can interrupt it. `ec` tells how it went; the exchange is
+  /// returned either way (for `done`).
+  std::unique_ptr<exchange> open(const std::string& data, beast::error_code& ec) {
+    for (int attempt = 0;; ++attempt) {
+      std::unique_ptr<exchange> ex;
+      {
+        std::lock_guard lock(mu);
+        if (closed) {
+          ec = net::error::operation_aborted;
+          return std::make_unique<exchange>();
+        }
+        if (attempt == 0 && !idle.empty()) {
+          ex = std::move(idle.back());
+          idle.pop_back();
+        }
+      }
+      const bool pooled = ex != nullptr;
+      if (!pooled) {
+        ex = std::make_unique<exchange>();
+        ec = ex->connect(host, port, opts.connect_timeout);
+        if (ec) return ex;
+      }
+      {
+        std::lock_guard lock(mu);
+        if (!pooled) ++connections_opened;
+        if (closed) {
+          ec = net::error::operation_aborted;
+          return ex;
+        }
+        live_fds.insert(ex->native_handle());
+      }
+      ec = ex->write(data, opts.read_timeout);
+      if (!ec) ec = ex->read_header(opts.read_timeout);
+      if (ec && pooled && is_stale_connection(ec)) {
+        done(*ex);
+        continue;  // the server closed it while idle: nothing was answered, send again
+      }
+      if (!ec) {
+        auto sid = ex->header("Mcp-Session-Id");
+        std::lock_guard lock(mu);
+        if (!sid.empty() && session_id.empty()) session_id = std::move(sid);
+      }
+      return ex;
     }
-    ec = ex.write(data, opts.read_timeout);
-    if (!ec) ec = ex.read_header(opts.read_timeout);
-    if (!ec) {
-      auto sid = ex.header("Mcp-Session-Id");
-      std::lock_guard lock(mu);
-      if (!sid.empty() && session_id.empty()) session_id = std::move(sid);
-    }
-    return ec;
   }
 
   void done(exchange& ex) {
     std::lock_guard lock(mu);
     live_fds.erase(ex.native_handle());
+  }
+
+  /// The exchange is over: its connection goes back to the pool when it can carry another.
+  void release(std::unique_ptr<exchange> ex) {
+    done(*ex);
+    if (!ex->reusable()) return;
+    std::lock_guard lock(mu);
+    if (closed || idle.size() >= max_idle) return;
+    idle.push_back(std::move(ex));
   }
 
   /// Delivers a JSON-RPC error response for `id` (when the message was a request).
@@ -267,10 +321,9 @@ struct http_client_connection::impl {
       }
       std::this_thread::sleep_for(std::min(parser.retry().value_or(std::chrono::milliseconds(100)),
                                            std::chrono::milliseconds(5000)));
-      resumed = std::make_unique<exchange>();
-      ex = resumed.get();
       const auto head = request_head("GET", "text/event-stream", parser.last_event_id(), 0);
-      ec = open(*ex, head);
+      resumed = open(head, ec);
+      ex = resumed.get();
       if (ec || ex->status() != 200) {
         done(*ex);
         if (!ec && ex->status() == 404) mark_expired_if_session();
@@ -292,25 +345,25 @@ struct http_client_connection::impl {
 
   /// One POST exchange, start to end (the answer is delivered).
   void post(const std::string& message, const std::optional<json::value>& id) {
-    exchange ex;
     const auto data =
         request_head("POST", "application/json, text/event-stream", {}, message.size()) + message;
-    auto ec = open(ex, data);
+    beast::error_code ec;
+    auto ex = open(data, ec);
     if (ec) {
-      done(ex);
+      done(*ex);
       fail_request(id, 0, "HTTP request failed: " + ec.message());
       return;
     }
-    const unsigned status = ex.status();
-    const auto ctype = ex.header("Content-Type");
+    const unsigned status = ex->status();
+    const auto ctype = ex->header("Content-Type");
     if (status == 200 && ctype.find("text/event-stream") != std::string::npos) {
-      read_sse(ex, id);
+      read_sse(*ex, id);
       return;
     }
     std::string body;
-    while (!(ec = ex.read_some(body, opts.read_timeout))) {
+    while (!(ec = ex->read_some(body, opts.read_timeout))) {
     }
-    done(ex);
+    release(std::move(ex));
     if (status == 202) return;
     if (status == 200) {
       const auto t = trim(body);
@@ -406,21 +459,24 @@ void http_client_connection::close() {
     expired = impl_->expired;
   }
   if (!sid.empty() && !expired) {
-    exchange ex;
-    if (!impl_->open(ex,
-                     impl_->request_head("DELETE", "application/json, text/event-stream", {}, 0))) {
+    beast::error_code ec;
+    auto ex = impl_->open(
+        impl_->request_head("DELETE", "application/json, text/event-stream", {}, 0), ec);
+    if (!ec) {
       std::string ignored;
-      while (!ex.read_some(ignored, std::chrono::milliseconds(2000))) {
+      while (!ex->read_some(ignored, std::chrono::milliseconds(2000))) {
       }
     }
-    impl_->done(ex);
+    impl_->done(*ex);
   }
   std::list<std::pair<std::thread, std::shared_ptr<std::atomic<bool>>>> threads;
+  std::vector<std::unique_ptr<exchange>> idle;
   {
     std::lock_guard lock(impl_->mu);
     impl_->closed = true;
     for (const int fd : impl_->live_fds) ::shutdown(fd, SHUT_RDWR);
     threads.swap(impl_->threads);
+    idle.swap(impl_->idle);
   }
   for (auto& [t, f] : threads) {
     if (!t.joinable()) continue;
@@ -433,8 +489,9 @@ void http_client_connection::close() {
 }
 
 int http_client_connection::open_event_stream() {
-  auto ex = std::make_shared<exchange>();
-  auto ec = impl_->open(*ex, impl_->request_head("GET", "text/event-stream", {}, 0));
+  beast::error_code ec;
+  std::shared_ptr<exchange> ex =
+      impl_->open(impl_->request_head("GET", "text/event-stream", {}, 0), ec);
   if (ec) {
     impl_->done(*ex);
     return 0;
@@ -466,6 +523,11 @@ bool http_client_connection::session_expired() const {
 std::size_t http_client_connection::resumptions() const {
   std::lock_guard lock(impl_->mu);
   return impl_->resumptions;
+}
+
+std::size_t http_client_connection::connections_opened() const {
+  std::lock_guard lock(impl_->mu);
+  return impl_->connections_opened;
 }
 
 }  // namespace mcp

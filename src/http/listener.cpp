@@ -386,26 +386,25 @@ struct http_server::impl {
   void accept() {
     // Connections are dealt to the loops in turn.
     auto& loop = *loops[next_loop++ % loops.size()];
-    acceptor.async_accept(loop.ctx->get_executor(), [this, &loop](beast::error_code ec,
-                                                                  tcp::socket s) {
-      if (ec) {
-        if (ec == net::error::operation_aborted || !acceptor.is_open()) return;
-        return accept();
-      }
-      beast::error_code ignored;
-      s.set_option(tcp::no_delay(true), ignored);
-      s.set_option(net::socket_base::keep_alive(true), ignored);
-      std::make_shared<http_detail::http_conn>(std::move(s), handler, loop)->start();
-      accept();
-    });
+    acceptor.async_accept(
+        loop.ctx->get_executor(), [this, &loop](beast::error_code ec, tcp::socket s) {
+          if (ec) {
+            if (ec == net::error::operation_aborted || !acceptor.is_open()) return;
+            return accept();
+          }
+          beast::error_code ignored;
+          s.set_option(tcp::no_delay(true), ignored);
+          s.set_option(net::socket_base::keep_alive(true), ignored);
+          std::make_shared<http_detail::http_conn>(std::move(s), handler, loop)->start();
+          accept();
+        });
   }
 
   /// How often each loop checks its connections' deadlines: a quarter of the shortest timeout,
   /// between 10 ms and 500 ms.
   [[nodiscard]] std::chrono::milliseconds sweep_period() const {
     const auto shortest = std::min({opts.header_timeout, opts.body_timeout, opts.write_timeout});
-    return std::clamp(shortest / 4, std::chrono::milliseconds(10),
-                      std::chrono::milliseconds(500));
+    return std::clamp(shortest / 4, std::chrono::milliseconds(10), std::chrono::milliseconds(500));
   }
 
   void sweep_connections(http_detail::io_loop& loop) {

@@ -110,7 +110,7 @@ class response_stream {
   std::deque<pending_event> pending_;
   std::size_t pending_bytes_ = 0;
   bool cut_off_ = false;
-  bool disconnect_ = false;  // request_disconnect() not yet seen by the writer
+  bool disconnect_ = false;               // request_disconnect() not yet seen by the writer
   std::vector<std::string> held_finals_;  // finals received while undecided
   std::string json_body_;
   std::size_t finals_ = 0;

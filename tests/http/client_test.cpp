@@ -98,6 +98,25 @@ TEST_F(HttpClient, ResumesWhenAToolClosesItsStream) {
   EXPECT_EQ(c.conn->resumptions(), 1U);
 }
 
+TEST_F(HttpClient, ReusesKeptAliveConnectionsAndReconnectsWhenTheServerClosedThem) {
+  // The server closes a kept-alive connection after 300 ms without a request.
+  start({.header_timeout = std::chrono::milliseconds(300)});
+  client_pair c(http_->url());
+  ASSERT_TRUE(c.client->initialize());
+  for (int i = 0; i < 20; ++i) {
+    auto r = c.client->call_tool("echo", {{"text", "n" + std::to_string(i)}});
+    ASSERT_TRUE(r) << r.error().message;
+    EXPECT_NE(mcp::json::serialize(*r).find("n" + std::to_string(i)), std::string::npos);
+  }
+  const auto after_burst = c.conn->connections_opened();
+  EXPECT_LE(after_burst, 2U);  // initialize and the calls share one or two connections
+  std::this_thread::sleep_for(std::chrono::milliseconds(800));  // the server closes the idle ones
+  auto r = c.client->call_tool("echo", {{"text", "after idle"}});
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_NE(mcp::json::serialize(*r).find("after idle"), std::string::npos);
+  EXPECT_EQ(c.conn->connections_opened(), after_burst + 1);
+}
+
 TEST_F(HttpClient, ServerToClientRequestOnThePostStream) {
   start();
   auto conn = mcp::http_client_connection::create({.url = http_->url()});
