@@ -346,9 +346,15 @@ http_response request_handler::post(http_request& req, const principal& who,
   cfg.force_sse = opts_.response_mode == http_response_mode::always_sse;
   cfg.priming = negotiated >= "2025-11-25";
   cfg.retry = opts_.sse_retry;
+  // Stateless: the throwaway session ends with its last answer. Answered while `deliver` runs
+  // (inline tools), this thread closes it right after; answered later, an I/O thread does.
+  std::shared_ptr<std::atomic<bool>> delivering;
   if (opts_.stateless) {
-    // The throwaway session ends with its last answer (later, on an I/O thread).
-    cfg.on_finished = [session, defer = defer_] { defer([session] { session->close(); }); };
+    delivering = std::make_shared<std::atomic<bool>>(true);
+    cfg.on_finished = [session, delivering, defer = defer_] {
+      if (delivering->exchange(false)) return;
+      defer([session] { session->close(); });
+    };
   }
   auto stream = std::make_shared<response_stream>(std::move(cfg));
   if (!conn->register_requests(keys, stream)) {
@@ -356,6 +362,7 @@ http_response request_handler::post(http_request& req, const principal& who,
                 "Conflict: a request with this id is already in progress");
   }
   deliver(*session);
+  if (opts_.stateless && !delivering->exchange(false)) session->close();
   if (hs && has_initialize && stream->finished() && !session->initialized()) {
     sessions_.end(hs->id);  // initialize failed: no session to keep (its answer is kept)
     extra.pop_back();
