@@ -211,7 +211,8 @@ struct http_client_options {
   std::chrono::milliseconds connect_timeout{5000};
   /// Longest silence while reading an answer (SSE streams included).
   std::chrono::milliseconds read_timeout{60000};
-  std::size_t max_resume_attempts = 5;  ///< reconnections of one dropped SSE stream
+  /// Reconnections of a dropped SSE stream in a row that bring no new event.
+  std::size_t max_resume_attempts = 5;
 };
 
 /// A client transport: each `send` is one POST (requests on a thread of their own, so that a

@@ -1,8 +1,8 @@
 // The Streamable HTTP client transport: blocking Beast I/O, one private io_context per
 // exchange (so every read and write has a deadline), one thread per outstanding request.
 // Connections are kept alive: one that ended with a complete plain answer goes back to a small
-// idle pool, and a request that finds its pooled connection closed by the server is sent again
-// once on a new connection (nothing of it was answered).
+// idle pool; a pooled connection is checked before use, and a request that still finds it
+// closed is sent again on a new connection only when that cannot run it twice.
 #include <mcp/http.hpp>
 #include <mcp/json.hpp>
 
@@ -13,6 +13,7 @@
 #include <boost/url/parse.hpp>
 
 #include <atomic>
+#include <cerrno>
 #include <list>
 #include <mutex>
 #include <set>
@@ -89,6 +90,12 @@ class exchange {
     return it == parser_->get().end() ? std::string() : std::string(it->value());
   }
   int native_handle() { return stream_.socket().native_handle(); }
+  /// True when the server closed this idle connection (or sent something unasked).
+  [[nodiscard]] bool peer_closed() {
+    char c = 0;
+    const auto n = ::recv(native_handle(), &c, 1, MSG_PEEK | MSG_DONTWAIT);
+    return n >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK);
+  }
   /// True when the response was read to its end and the server keeps the connection open.
   [[nodiscard]] bool reusable() const {
     return parser_ && parser_->is_done() && parser_->keep_alive() && buffer_.size() == 0;
@@ -106,7 +113,7 @@ class exchange {
   std::optional<bhttp::response_parser<bhttp::buffer_body>> parser_;
 };
 
-/// Errors that mean a pooled connection was closed by the server before it read the request.
+/// Errors that mean the server closed a pooled connection.
 bool is_stale_connection(const beast::error_code& ec) {
   return ec == net::error::eof || ec == bhttp::error::end_of_stream ||
          ec == net::error::connection_reset || ec == net::error::broken_pipe;
@@ -197,22 +204,29 @@ struct http_client_connection::impl {
     return h;
   }
 
-  /// Sends `data` and reads the response head, on a pooled connection when one is idle (sent
-  /// again on a new connection if the server had closed it), else on a new one. The socket is
-  /// registered so that close() can interrupt it. `ec` tells how it went; the exchange is
-  /// returned either way (for `done`).
-  std::unique_ptr<exchange> open(const std::string& data, beast::error_code& ec) {
+  /// Sends `data` and reads the response head, on a pooled connection when one is idle and
+  /// still open, else on a new one. A request that finds its pooled connection closed by the
+  /// server is sent again on a new connection when that cannot run it twice: the write failed,
+  /// or the request is idempotent (GET, DELETE). A POST that was written is never replayed
+  /// (RFC 9110 9.2.2). The socket is registered so that close() can interrupt it. `ec` tells
+  /// how it went; the exchange is returned either way (for `done`).
+  std::unique_ptr<exchange> open(const std::string& data, beast::error_code& ec,
+                                 bool idempotent = false) {
     for (int attempt = 0;; ++attempt) {
       std::unique_ptr<exchange> ex;
+      while (attempt == 0) {
+        std::lock_guard lock(mu);
+        if (idle.empty()) break;
+        ex = std::move(idle.back());
+        idle.pop_back();
+        if (!ex->peer_closed()) break;
+        ex.reset();  // closed by the server while idle
+      }
       {
         std::lock_guard lock(mu);
         if (closed) {
           ec = net::error::operation_aborted;
-          return std::make_unique<exchange>();
-        }
-        if (attempt == 0 && !idle.empty()) {
-          ex = std::move(idle.back());
-          idle.pop_back();
+          return ex ? std::move(ex) : std::make_unique<exchange>();
         }
       }
       const bool pooled = ex != nullptr;
@@ -231,10 +245,11 @@ struct http_client_connection::impl {
         live_fds.insert(ex->native_handle());
       }
       ec = ex->write(data, opts.read_timeout);
-      if (!ec) ec = ex->read_header(opts.read_timeout);
-      if (ec && pooled && is_stale_connection(ec)) {
+      const bool written = !ec;
+      if (written) ec = ex->read_header(opts.read_timeout);
+      if (ec && pooled && is_stale_connection(ec) && (!written || idempotent)) {
         done(*ex);
-        continue;  // the server closed it while idle: nothing was answered, send again
+        continue;  // the server had closed it: send again on a new connection
       }
       if (!ec) {
         auto sid = ex->header("Mcp-Session-Id");
@@ -298,7 +313,8 @@ struct http_client_connection::impl {
     };
     exchange* ex = &first;
     std::unique_ptr<exchange> resumed;
-    std::size_t attempts = 0;
+    std::size_t attempts = 0;  // resumptions in a row that brought no new event
+    std::string resumed_from;
     for (;;) {
       std::string chunk;
       beast::error_code ec;
@@ -315,14 +331,16 @@ struct http_client_connection::impl {
       }
       // The stream ended or dropped before the answer: resume when we can.
       if (ec == bhttp::error::end_of_stream && !id) return;
+      if (parser.last_event_id() != resumed_from) attempts = 0;  // progress: a new budget
       if (parser.last_event_id().empty() || attempts++ >= opts.max_resume_attempts) {
         fail_request(id, 0, "the SSE stream ended before the response arrived");
         return;
       }
       std::this_thread::sleep_for(std::min(parser.retry().value_or(std::chrono::milliseconds(100)),
                                            std::chrono::milliseconds(5000)));
-      const auto head = request_head("GET", "text/event-stream", parser.last_event_id(), 0);
-      resumed = open(head, ec);
+      resumed_from = parser.last_event_id();
+      const auto head = request_head("GET", "text/event-stream", resumed_from, 0);
+      resumed = open(head, ec, true);
       ex = resumed.get();
       if (ec || ex->status() != 200) {
         done(*ex);
@@ -461,7 +479,7 @@ void http_client_connection::close() {
   if (!sid.empty() && !expired) {
     beast::error_code ec;
     auto ex = impl_->open(
-        impl_->request_head("DELETE", "application/json, text/event-stream", {}, 0), ec);
+        impl_->request_head("DELETE", "application/json, text/event-stream", {}, 0), ec, true);
     if (!ec) {
       std::string ignored;
       while (!ex->read_some(ignored, std::chrono::milliseconds(2000))) {
@@ -491,7 +509,7 @@ void http_client_connection::close() {
 int http_client_connection::open_event_stream() {
   beast::error_code ec;
   std::shared_ptr<exchange> ex =
-      impl_->open(impl_->request_head("GET", "text/event-stream", {}, 0), ec);
+      impl_->open(impl_->request_head("GET", "text/event-stream", {}, 0), ec, true);
   if (ec) {
     impl_->done(*ex);
     return 0;

@@ -70,7 +70,9 @@ struct io_loop {
   explicit io_loop() : ctx(std::make_shared<net::io_context>(1)), sweeper(*ctx) {}
   std::shared_ptr<net::io_context> ctx;  // shared: wakers may outlive the server
   net::steady_timer sweeper;
-  std::vector<std::weak_ptr<http_conn>> conns;  // touched only on this loop's thread
+  // Touched only on this loop's thread:
+  std::vector<std::weak_ptr<http_conn>> conns;
+  bool stopping = false;  // the server is stopping: connections that start now close at once
 };
 
 using clock = std::chrono::steady_clock;
@@ -86,6 +88,7 @@ class http_conn : public std::enable_shared_from_this<http_conn> {
 
   void start() {
     net::dispatch(socket_.get_executor(), [self = shared_from_this()] {
+      if (self->loop_.stopping) return self->shutdown();
       self->loop_.conns.push_back(self);
       self->read_request();
     });
@@ -242,7 +245,7 @@ class http_conn : public std::enable_shared_from_this<http_conn> {
       out_ += "\r\n";
       append_chunk(out_, t.bytes);
     } else {
-      if (t.bytes.empty() && !t.finished) return;
+      if (t.bytes.empty() && !t.finished && !t.disconnect) return;
       out_.clear();
       append_chunk(out_, t.bytes);
     }
@@ -499,6 +502,7 @@ void http_server::stop() {
   m.handler.sessions().clear();
   for (auto& loop : m.loops) {
     net::post(*loop->ctx, [l = loop.get()] {
+      l->stopping = true;
       l->sweeper.cancel();
       for (auto& w : l->conns) {
         if (auto c = w.lock()) c->shutdown();

@@ -166,6 +166,7 @@ void response_stream::detach(std::uint64_t generation) {
   if (generation != generation_) return;
   writer_ = writer::gone;
   waker_ = nullptr;
+  disconnect_ = false;  // meant for the connection that just went away
   pending_.clear();
   pending_bytes_ = 0;
 }
@@ -192,6 +193,7 @@ bool response_stream::rewind(std::uint64_t after_seq) {
   ++generation_;  // the previous writer, if any, stops
   writer_ = writer::none_yet;
   waker_ = nullptr;
+  disconnect_ = false;
   return true;
 }
 

@@ -7,8 +7,13 @@
 
 #include <atomic>
 #include <mutex>
+#include <thread>
 
 #include "http_test_util.hpp"
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 namespace mcp_test {
 namespace {
@@ -98,6 +103,24 @@ TEST_F(HttpClient, ResumesWhenAToolClosesItsStream) {
   EXPECT_EQ(c.conn->resumptions(), 1U);
 }
 
+TEST_F(HttpClient, KeepsResumingALongCallThatClosesItsStreamRepeatedly) {
+  // More closes than max_resume_attempts (5): each resumption that brings news is free.
+  start({.sse_retry = std::chrono::milliseconds(10)});
+  client_pair c(http_->url());
+  ASSERT_TRUE(c.client->initialize());
+  std::vector<double> seen;
+  std::mutex mu;
+  auto r = c.client->call_tool("poll", {{"steps", 8}, {"step_ms", 100}},
+                               {.on_progress = [&](const mcp::json::object& p) {
+                                 std::lock_guard lock(mu);
+                                 seen.push_back(p.at("progress").to_number<double>());
+                               }});
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_NE(mcp::json::serialize(*r).find("closed=true"), std::string::npos);
+  EXPECT_EQ(seen, (std::vector<double>{1, 2, 3, 4, 5, 6, 7, 8}));  // nothing lost or twice
+  EXPECT_GE(c.conn->resumptions(), 6U);
+}
+
 TEST_F(HttpClient, ReusesKeptAliveConnectionsAndReconnectsWhenTheServerClosedThem) {
   // The server closes a kept-alive connection after 300 ms without a request.
   start({.header_timeout = std::chrono::milliseconds(300)});
@@ -115,6 +138,107 @@ TEST_F(HttpClient, ReusesKeptAliveConnectionsAndReconnectsWhenTheServerClosedThe
   ASSERT_TRUE(r) << r.error().message;
   EXPECT_NE(mcp::json::serialize(*r).find("after idle"), std::string::npos);
   EXPECT_EQ(c.conn->connections_opened(), after_burst + 1);
+}
+
+/// A raw HTTP server that answers the first request on a connection (kept alive) and reads the
+/// second, then closes the connection without answering. Counts the requests it read.
+class answer_once_server {
+ public:
+  answer_once_server() {
+    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    if (::bind(fd_, reinterpret_cast<sockaddr*>(&a), len) != 0 || ::listen(fd_, 8) != 0 ||
+        ::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len) != 0) {
+      throw std::runtime_error("answer_once_server: cannot listen");
+    }
+    port_ = ntohs(a.sin_port);
+    thread_ = std::thread([this] { run(); });
+  }
+  ~answer_once_server() {
+    ::shutdown(fd_, SHUT_RDWR);
+    ::close(fd_);
+    thread_.join();
+  }
+  [[nodiscard]] std::string url() const {
+    return "http://127.0.0.1:" + std::to_string(port_) + "/mcp";
+  }
+  std::atomic<int> requests{0};
+
+ private:
+  /// Reads one request (head and Content-Length body); false at end of stream.
+  static bool read_request(int c, std::string& buf) {
+    for (;;) {
+      const auto head_end = buf.find("\r\n\r\n");
+      if (head_end != std::string::npos) {
+        std::size_t length = 0;
+        const auto cl = buf.find("Content-Length: ");
+        if (cl != std::string::npos && cl < head_end) length = std::stoul(buf.substr(cl + 16));
+        if (buf.size() >= head_end + 4 + length) {
+          buf.erase(0, head_end + 4 + length);
+          return true;
+        }
+      }
+      char tmp[4096];
+      const auto n = ::recv(c, tmp, sizeof tmp, 0);
+      if (n <= 0) return false;
+      buf.append(tmp, static_cast<std::size_t>(n));
+    }
+  }
+  void run() {
+    for (;;) {
+      const int c = ::accept(fd_, nullptr, nullptr);
+      if (c < 0) return;
+      std::string buf;
+      for (int on_this = 0; read_request(c, buf); ++on_this) {
+        ++requests;
+        if (on_this > 0) break;  // read, then dropped without an answer
+        static constexpr std::string_view answer =
+            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 36\r\n\r\n"
+            R"({"jsonrpc":"2.0","id":1,"result":{}})";
+        ::send(c, answer.data(), answer.size(), MSG_NOSIGNAL);
+      }
+      ::close(c);
+    }
+  }
+  int fd_ = -1;
+  std::uint16_t port_ = 0;
+  std::thread thread_;
+};
+
+TEST(HttpClientPool, NeverSendsAPostTwiceWhenTheServerDroppedItAfterReadingIt) {
+  answer_once_server srv;
+  auto conn = mcp::http_client_connection::create({.url = srv.url()});
+  std::mutex mu;
+  std::vector<std::string> got;
+  conn->on_receive([&](std::string_view m) {
+    std::lock_guard lock(mu);
+    got.emplace_back(m);
+  });
+  auto wait_for = [&](std::size_t n) {
+    for (int i = 0; i < 500; ++i) {
+      {
+        std::lock_guard lock(mu);
+        if (got.size() >= n) return true;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return false;
+  };
+  conn->send(R"({"jsonrpc":"2.0","id":1,"method":"ping"})", {});
+  ASSERT_TRUE(wait_for(1));
+  EXPECT_NE(got[0].find("\"result\""), std::string::npos);
+  // The second request goes on the kept-alive connection, which the server drops after
+  // reading it: the caller gets an error, and the request is not sent again.
+  conn->send(R"({"jsonrpc":"2.0","id":2,"method":"ping"})", {});
+  ASSERT_TRUE(wait_for(2));
+  EXPECT_NE(got[1].find("\"error\""), std::string::npos) << got[1];
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_EQ(srv.requests.load(), 2);
+  EXPECT_EQ(conn->connections_opened(), 1U);
+  conn->close();
 }
 
 TEST_F(HttpClient, ServerToClientRequestOnThePostStream) {

@@ -220,7 +220,8 @@ struct steps_in {
 BOOST_DESCRIBE_STRUCT(steps_in, (), (steps, step_ms))
 
 /// Tools: echo (inline), whoami (the caller's subject), count (progress per step), ask (a
-/// sampling request to the client), sleep, poll (closes its SSE stream, then sleeps).
+/// sampling request to the client), sleep, poll (`steps` times: progress, close its SSE stream,
+/// sleep `step_ms`).
 inline void add_test_tools(mcp::server& s) {
   s.add_tool({.name = "echo", .description = "echo", .run_inline = true},
              [](const text_in& in) -> std::string { return in.text; });
@@ -251,10 +252,14 @@ inline void add_test_tools(mcp::server& s) {
                std::this_thread::sleep_for(std::chrono::milliseconds(in.step_ms));
                return "slept";
              });
-  s.add_tool({.name = "poll", .description = "closes its SSE stream, then sleeps step_ms"},
+  s.add_tool({.name = "poll", .description = "progress, close the SSE stream, sleep; repeated"},
              [](mcp::tool_context& ctx, const steps_in& in) -> std::string {
-               const bool closed = ctx.close_sse_stream();
-               std::this_thread::sleep_for(std::chrono::milliseconds(in.step_ms));
+               bool closed = true;
+               for (int i = 1; i <= in.steps; ++i) {
+                 ctx.progress(i, in.steps);
+                 closed = ctx.close_sse_stream() && closed;
+                 std::this_thread::sleep_for(std::chrono::milliseconds(in.step_ms));
+               }
                return closed ? "closed=true" : "closed=false";
              });
 }

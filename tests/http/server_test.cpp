@@ -376,6 +376,30 @@ TEST_F(HttpServer, ToolClosesItsStreamAndTheClientResumesForTheResult) {
   }
 }
 
+TEST_F(HttpServer, ToolClosesAStreamThatAlreadyCarriedProgress) {
+  start();
+  auto sid = open_session(port_);
+  raw_client c(port_);
+  c.send_raw(make_request("POST", port_,
+                          call_body("6", "poll", R"({"steps":1,"step_ms":150})", true),
+                          post_headers(sid)));
+  response first;
+  ASSERT_TRUE(c.read_response(first));
+  const auto events = first.events();
+  ASSERT_EQ(events.size(), 1U) << first.body;  // the progress notification, not the result
+  EXPECT_NE(events[0].data.find("notifications/progress"), std::string::npos);
+  EXPECT_TRUE(c.closed_by_peer(2s));
+  auto r = request(port_, "GET", "",
+                   {{"Accept", "text/event-stream"},
+                    {"Mcp-Session-Id", sid},
+                    {"MCP-Protocol-Version", "2025-11-25"},
+                    {"Last-Event-ID", events[0].id}});
+  ASSERT_EQ(r.status, 200U);
+  const auto rest = r.events();
+  ASSERT_EQ(rest.size(), 1U) << r.body;
+  EXPECT_NE(rest[0].data.find("closed=true"), std::string::npos);
+}
+
 TEST_F(HttpServer, StreamIsNotClosedWhenTheClientCouldNotResume) {
   start();
   // 2025-06-18: no priming event, so no event id to resume from: the answer comes as JSON.
