@@ -179,9 +179,8 @@ class session_impl final : public server_session,
       calls_.erase(it);
     }
     if (call.cancelled_by_client.load()) return;
-    send_context ctx{&call.id(), true};
     if (auto* e = std::get_if<error>(&outcome)) {
-      conn_->send(jsonrpc::encode_error(call.id(), *e), ctx);
+      send_final(call.id(), jsonrpc::encode_error(call.id(), *e));
       return;
     }
     auto& r = std::get<call_tool_result>(outcome);
@@ -197,15 +196,14 @@ class session_impl final : public server_session,
                   errors.front().message;
       }
       if (!problem.empty()) {
-        conn_->send(
-            jsonrpc::encode_error(
-                call.id(), error{errc::internal_error, "Tool \"" + call.tool() + "\" " + problem}),
-            ctx);
+        send_final(call.id(), jsonrpc::encode_error(
+                                  call.id(), error{errc::internal_error,
+                                                   "Tool \"" + call.tool() + "\" " + problem}));
         return;
       }
     }
     adapt_result_to_era(wire, era_);
-    conn_->send(jsonrpc::encode_result(call.id(), wire), ctx);
+    send_final(call.id(), jsonrpc::encode_result(call.id(), wire));
   }
 
   [[nodiscard]] bool log_enabled(log_level level) const override {
@@ -252,18 +250,58 @@ class session_impl final : public server_session,
     if (!closed_.load()) conn_->send(std::move(message), send_context{});
   }
   void reply(const jsonrpc::request_id& id, const json::value& result) {
-    send_context ctx{&id, true};
-    conn_->send(jsonrpc::encode_result(id, result), ctx);
+    send_final(id, jsonrpc::encode_result(id, result));
   }
   void reply_raw(const jsonrpc::request_id& id, std::string_view result_json) {
-    send_context ctx{&id, true};
-    conn_->send(jsonrpc::encode_result_raw(id, result_json), ctx);
+    send_final(id, jsonrpc::encode_result_raw(id, result_json));
   }
   void reply_error(const jsonrpc::request_id& id, const error& e) {
-    send_context ctx{&id, true};
-    conn_->send(jsonrpc::encode_error(id, e), ctx);
+    send_final(id, jsonrpc::encode_error(id, e));
   }
 
+  /// Every final response goes out here: on its own, or into the array of its batch.
+  void send_final(const jsonrpc::request_id& id, std::string message) {
+    std::string batch;
+    if (settle_batched(id, &message, batch)) {
+      if (!batch.empty()) send(std::move(batch));
+      return;
+    }
+    send_context ctx{&id, true};
+    conn_->send(std::move(message), ctx);
+  }
+
+  /// Files the answer to `id` (null: the request was cancelled and gets none) with the batch
+  /// it came in. False when `id` is not waiting in a batch. When it completes the batch, `out`
+  /// is the batch's answer: a JSON array, or empty when no request in it was answered.
+  bool settle_batched(const jsonrpc::request_id& id, std::string* answer, std::string& out) {
+    if (open_batches_.load(std::memory_order_acquire) == 0) return false;
+    std::lock_guard lock(mu_);
+    auto it = batched_.find(id);
+    if (it == batched_.end()) return false;
+    auto b = std::move(it->second);
+    batched_.erase(it);
+    if (answer != nullptr) b->answers.push_back(std::move(*answer));
+    if (--b->waiting == 0) {
+      open_batches_.fetch_sub(1, std::memory_order_release);
+      out = join_batch(b->answers);
+    }
+    return true;
+  }
+
+  static std::string join_batch(const std::vector<std::string>& answers) {
+    if (answers.empty()) return {};  // JSON-RPC: no empty array, nothing at all
+    std::string out = "[";
+    for (const auto& a : answers) {
+      if (out.size() > 1) out += ',';
+      out += a;
+    }
+    out += ']';
+    return out;
+  }
+
+  /// A batch received as text (2025-03-26) is answered with one array once each request in it
+  /// is answered or cancelled (JSON-RPC 2.0 section 6). Transports that decode messages
+  /// themselves (Streamable HTTP) pass them one by one and build their own array.
   void receive_batch(json::array&& batch) {
     if (era_ != era::v2025_03_26 || !initialized_.load()) {
       send(jsonrpc::encode_error(
@@ -278,7 +316,31 @@ class session_impl final : public server_session,
                                  error{errc::invalid_request, "Invalid Request: empty batch"}));
       return;
     }
-    for (auto& m : batch) handle(std::move(m));
+    auto answers = std::make_shared<batch_answers>();
+    std::vector<jsonrpc::message> messages;
+    messages.reserve(batch.size());
+    for (auto& v : batch) {
+      auto m = jsonrpc::decode(std::move(v));
+      if (!m) {
+        answers->answers.push_back(jsonrpc::encode_error(m.error().id, m.error().err));
+      } else {
+        messages.push_back(std::move(*m));
+      }
+    }
+    {
+      std::lock_guard lock(mu_);
+      for (const auto& m : messages) {
+        const auto* rq = std::get_if<jsonrpc::request>(&m);
+        // A request whose id is already waiting (a duplicate) is answered on its own.
+        if (rq != nullptr && batched_.emplace(rq->id, answers).second) ++answers->waiting;
+      }
+      if (answers->waiting > 0) open_batches_.fetch_add(1, std::memory_order_release);
+    }
+    if (answers->waiting == 0) {
+      auto all = join_batch(answers->answers);  // only notifications and invalid entries
+      if (!all.empty()) send(std::move(all));
+    }
+    for (auto& m : messages) dispatch(std::move(m));
   }
 
   void handle(json::value&& v) {
@@ -616,6 +678,8 @@ class session_impl final : public server_session,
     }
     call->cancelled_by_client = true;
     call->stop_source().request_stop();
+    std::string batch;  // the cancelled call leaves its batch unanswered
+    if (settle_batched(*id, nullptr, batch) && !batch.empty()) send(std::move(batch));
   }
 
   /// The capability a server-to-client request needs that the client did not declare.
@@ -661,6 +725,12 @@ class session_impl final : public server_session,
   std::unordered_map<jsonrpc::request_id, running_call> calls_;
   std::int64_t next_request_id_ = 1;
   std::unordered_map<std::int64_t, std::shared_ptr<waiter>> pending_;
+  struct batch_answers {
+    std::size_t waiting = 0;           ///< requests not yet answered or cancelled
+    std::vector<std::string> answers;  ///< in completion order
+  };
+  std::unordered_map<jsonrpc::request_id, std::shared_ptr<batch_answers>> batched_;  // under mu_
+  std::atomic<std::size_t> open_batches_{0};
 };
 
 std::shared_ptr<server_session> make_session(std::shared_ptr<server_core> core,

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <set>
 #include <thread>
 
 #include "support/wire.hpp"
@@ -372,16 +373,58 @@ TEST(server, batches_are_accepted_only_for_2025_03_26) {
   w.send(R"([{"jsonrpc":"2.0","id":1,"method":"ping"},
              {"jsonrpc":"2.0","method":"notifications/whatever"},
              {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}}])");
+  // One array answers the batch (JSON-RPC 2.0 section 6).
   auto a = w.next();
-  auto b = w.next();
-  ASSERT_TRUE(a && b);
-  EXPECT_EQ(a->at("id"), 1);
-  EXPECT_EQ(b->at("id"), 2);
-  EXPECT_EQ(b->at("result").at("content").at(0).at("text"), "x");
+  ASSERT_TRUE(a && a->is_array()) << mcp::to_json_string(a.value_or(nullptr));
+  ASSERT_EQ(a->as_array().size(), 2U);
+  std::set<std::int64_t> ids;
+  for (const auto& m : a->as_array()) ids.insert(m.at("id").as_int64());
+  EXPECT_EQ(ids, (std::set<std::int64_t>{1, 2}));
+  for (const auto& m : a->as_array()) {
+    if (m.at("id") == 2) {
+      EXPECT_EQ(m.at("result").at("content").at(0).at("text"), "x");
+    }
+  }
+  // Only notifications: no answer at all (not an empty array).
+  w.send(R"([{"jsonrpc":"2.0","method":"notifications/whatever"}])");
+  EXPECT_EQ(w.call("ping", {}, 3), j(R"({"jsonrpc":"2.0","id":3,"result":{}})"));
   wire n(s);
   n.initialize("2025-06-18");
   n.send(R"([{"jsonrpc":"2.0","id":1,"method":"ping"}])");
   EXPECT_EQ(n.next()->at("error").at("code"), -32600);
+}
+
+TEST(server, a_batch_array_holds_invalid_entries_and_leaves_out_cancelled_calls) {
+  auto s = make_server();
+  std::atomic<bool> started{false};
+  s.add_tool({.name = "wait", .description = "waits until cancelled"},
+             [&](mcp::tool_context& ctx, const object&) {
+               started = true;
+               for (int i = 0; i < 500 && !ctx.cancelled(); ++i) std::this_thread::sleep_for(10ms);
+               return mcp::tool_error_result("cancelled");
+             });
+  add_echo(s);
+  wire w(s);
+  w.initialize("2025-03-26");
+  w.send(R"([{"jsonrpc":"2.0","id":"slow","method":"tools/call","params":{"name":"wait"}},
+             {"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"text":"y"}}},
+             {"jsonrpc":"2.0","id":8,"method":5}])");
+  for (int i = 0; i < 500 && !started; ++i) std::this_thread::sleep_for(1ms);
+  EXPECT_FALSE(w.next(50ms).has_value()) << "the batch is answered only when complete";
+  w.send(R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"slow"}})");
+  auto a = w.next();
+  ASSERT_TRUE(a && a->is_array()) << mcp::to_json_string(a.value_or(nullptr));
+  ASSERT_EQ(a->as_array().size(), 2U);  // the echo result and the invalid entry's error
+  std::set<std::int64_t> ids;
+  for (const auto& m : a->as_array()) ids.insert(m.at("id").as_int64());
+  EXPECT_EQ(ids, (std::set<std::int64_t>{7, 8}));
+  for (const auto& m : a->as_array()) {
+    if (m.at("id") == 8) {
+      EXPECT_EQ(m.at("error").at("code"), -32600);
+    }
+  }
+  std::this_thread::sleep_for(50ms);
+  EXPECT_EQ(w.pending(), 0U);
 }
 
 TEST(server, cancelled_calls_send_no_response_and_stop_the_handler) {
