@@ -252,9 +252,6 @@ class session_impl final : public server_session,
   void reply(const jsonrpc::request_id& id, const json::value& result) {
     send_final(id, jsonrpc::encode_result(id, result));
   }
-  void reply_raw(const jsonrpc::request_id& id, std::string_view result_json) {
-    send_final(id, jsonrpc::encode_result_raw(id, result_json));
-  }
   void reply_error(const jsonrpc::request_id& id, const error& e) {
     send_final(id, jsonrpc::encode_error(id, e));
   }
@@ -560,16 +557,18 @@ class session_impl final : public server_session,
       if (!c->is_string()) return reply_error(req.id, invalid_params("cursor must be a string"));
       cursor = std::string(c->get_string());
     }
-    auto page = core_->tools.list(cursor, era_, core_->opts.page_size);
+    // The whole answer is written into one string: a page can be large.
+    std::string message = R"({"jsonrpc":"2.0","id":)";
+    jsonrpc::append_id(message, req.id);
+    message += R"(,"result":{"tools":)";
+    auto page = core_->tools.list(cursor, era_, core_->opts.page_size, message);
     if (!page) return reply_error(req.id, page.error());
-    std::string body = R"({"tools":)";
-    body += page->tools_json;
     if (page->next_cursor) {
-      body += R"(,"nextCursor":)";
-      append_json_string(body, *page->next_cursor);
+      message += R"(,"nextCursor":)";
+      append_json_string(message, *page->next_cursor);
     }
-    body += '}';
-    reply_raw(req.id, body);
+    message += "}}";
+    send_final(req.id, std::move(message));
   }
 
   void on_tools_call(jsonrpc::request&& req) {

@@ -1,7 +1,9 @@
 #include "tool_registry.hpp"
 
+#include <algorithm>
 #include <random>
 #include <stdexcept>
+#include <vector>
 
 namespace mcp::detail {
 
@@ -212,7 +214,7 @@ std::shared_ptr<const tool_entry> tool_registry::find(std::string_view name) con
 }
 
 result<list_page> tool_registry::list(const std::optional<std::string>& cursor, era e,
-                                      std::size_t page_size) const {
+                                      std::size_t page_size, std::string& out) const {
   std::uint64_t after = 0;
   if (cursor) {
     auto seq = read_cursor(*cursor, epoch_);
@@ -220,22 +222,28 @@ result<list_page> tool_registry::list(const std::optional<std::string>& cursor, 
     after = *seq;
   }
   list_page page;
-  page.tools_json.push_back('[');
-  std::size_t count = 0;
+  std::vector<const std::string*> tools;
+  tools.reserve(std::min<std::size_t>(page_size, 1024));
+  std::size_t bytes = 2;
   std::uint64_t last = after;
   std::shared_lock lock(mu_);
   for (auto it = by_seq_.upper_bound(after); it != by_seq_.end(); ++it) {
     if (!it->second->enabled) continue;
-    if (count == page_size) {
+    if (tools.size() == page_size) {
       page.next_cursor = make_cursor(epoch_, last);
       break;
     }
-    if (count > 0) page.tools_json.push_back(',');
-    page.tools_json += it->second->wire[static_cast<std::size_t>(e)];
+    tools.push_back(&it->second->wire[static_cast<std::size_t>(e)]);
+    bytes += tools.back()->size() + 1;
     last = it->first;
-    ++count;
   }
-  page.tools_json.push_back(']');
+  out.reserve(out.size() + bytes + 128);  // room for what the caller appends after the page
+  out.push_back('[');
+  for (std::size_t i = 0; i < tools.size(); ++i) {
+    if (i > 0) out.push_back(',');
+    out += *tools[i];
+  }
+  out.push_back(']');
   return page;
 }
 

@@ -31,8 +31,8 @@ struct tool_entry {
   bool enabled = true;
 };
 
+/// What `tool_registry::list` tells besides the page it wrote.
 struct list_page {
-  std::string tools_json;  ///< the JSON array of Tool objects
   std::optional<std::string> next_cursor;
 };
 
@@ -49,9 +49,12 @@ class tool_registry {
   /// The enabled tool called `name`, or null.
   [[nodiscard]] std::shared_ptr<const tool_entry> find(std::string_view name) const;
 
-  /// One page. Errors: errc::invalid_params for an invalid or stale cursor.
+  /// Appends one page, the JSON array of Tool objects, to `out`, growing it once (a page of
+  /// 1,000 tools is about 150 KB: growing by doubling and copying it into the message would make
+  /// several such buffers per call, which glibc then returns to the OS and faults in again).
+  /// Errors: errc::invalid_params for an invalid or stale cursor (`out` untouched).
   [[nodiscard]] result<list_page> list(const std::optional<std::string>& cursor, era e,
-                                       std::size_t page_size) const;
+                                       std::size_t page_size, std::string& out) const;
 
  private:
   mutable std::shared_mutex mu_;
