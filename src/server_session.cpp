@@ -386,11 +386,23 @@ class session_impl final : public server_session,
     if (m == "resources/templates/list") {
       return answer(req.id, templates_list(cat(), req.params, era_, ps()));
     }
-    if (m == "resources/read") return answer(req.id, resources_read(cat(), req.params, *who_));
+    if (m == "resources/read") {
+      return answer_on_pool(std::move(req), [](session_impl& s, const jsonrpc::request& r) {
+        return resources_read(s.cat(), r.params, *s.who_);
+      });
+    }
     if (m == "resources/subscribe" || m == "resources/unsubscribe") return on_subscribe(req);
     if (m == "prompts/list") return answer(req.id, prompts_list(cat(), req.params, era_, ps()));
-    if (m == "prompts/get") return answer(req.id, prompts_get(cat(), req.params, *who_));
-    if (m == "completion/complete") return answer(req.id, complete(cat(), req.params));
+    if (m == "prompts/get") {
+      return answer_on_pool(std::move(req), [](session_impl& s, const jsonrpc::request& r) {
+        return prompts_get(s.cat(), r.params, *s.who_);
+      });
+    }
+    if (m == "completion/complete") {
+      return answer_on_pool(std::move(req), [](session_impl& s, const jsonrpc::request& r) {
+        return complete(s.cat(), r.params);
+      });
+    }
     reply_error(req.id, error{errc::method_not_found, "Method not found: " + m});
   }
 
@@ -513,6 +525,17 @@ class session_impl final : public server_session,
   void answer(const jsonrpc::request_id& id, const result<json::object>& r) {
     if (r) return reply(id, *r);
     reply_error(id, r.error());
+  }
+
+  /// Answers a request whose work runs user code (resources/read, prompts/get,
+  /// completion/complete) on the executor, as tool calls do: a slow handler holds up neither
+  /// this session's reader nor an HTTP I/O loop.
+  template <class F>
+  void answer_on_pool(jsonrpc::request&& req, F work) {
+    core_->exec->post([self = shared_from_this(), req = std::move(req), work] {
+      if (self->closed_.load()) return;
+      self->answer(req.id, work(*self, req));
+    });
   }
 
   void on_subscribe(const jsonrpc::request& req) {

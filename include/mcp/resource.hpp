@@ -62,8 +62,9 @@ struct completion_result {
   bool has_more = false;
 };
 
-/// Completes one argument. Runs on the thread that received the request; keep it quick.
-/// Must be thread-safe (several sessions may complete at once).
+/// Completes one argument. Runs on the server's executor (the handler pool), like a tool; it
+/// should still be quick (clients complete while the user types). Must be thread-safe (several
+/// sessions may complete at once).
 using completion_handler = std::function<completion_result(const completion_request&)>;
 
 // ---------------------------------------------------------------------------------------------
@@ -128,8 +129,8 @@ struct resource_request {
   const principal* caller = nullptr;  ///< who is reading; valid during the call
 };
 
-/// Reads a resource. Runs on the thread that received the request (keep it quick, or do the
-/// work elsewhere and cache). Must be thread-safe. Return `resource_not_found(uri)` for a URI
+/// Reads a resource. Runs on the server's executor (the handler pool), like a tool, so it may
+/// take its time without holding up the connection. Must be thread-safe. Return `resource_not_found(uri)` for a URI
 /// that does not exist; other errors go to the client as JSON-RPC errors as they are. A thrown
 /// exception becomes -32603 (internal error).
 using resource_handler = std::function<result<read_resource_result>(const resource_request&)>;

@@ -13,7 +13,7 @@
 // also while serving; each change notifies initialized sessions with a debounced
 // `notifications/tools/list_changed`. Handlers run on the server's executor (a small thread
 // pool by default) unless the tool is declared `run_inline`. Resources and prompts are likewise
-// thread-safe to register and remove; their handlers run on the receiving thread.
+// thread-safe to register and remove; their handlers (read, get, complete) run on the executor.
 //
 // Example:
 //

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <thread>
 
 #include "support/wire.hpp"
@@ -153,6 +154,28 @@ TEST(resources, read_text_blob_template_and_missing) {
             j(R"({"code":-32002,"message":"Resource not found: users://nobody/profile",
                   "data":{"uri":"users://nobody/profile"}})"));
   EXPECT_EQ(w.call("resources/read", object{}, 6).at("error").at("code"), -32602);
+}
+
+TEST(resources, a_slow_read_does_not_hold_up_the_session) {
+  auto s = make_server();
+  std::atomic<bool> release{false};
+  s.add_resource({.uri = "test://slow", .name = "slow"},
+                 [&](const mcp::resource_request& r) -> mcp::result<mcp::read_resource_result> {
+                   for (int i = 0; i < 500 && !release; ++i) std::this_thread::sleep_for(10ms);
+                   return mcp::read_resource_result{
+                       .contents = {mcp::resource_contents::text_of(r.uri, "done")}};
+                 });
+  wire w(s);
+  w.initialize();
+  w.send(
+      R"({"jsonrpc":"2.0","id":"slow","method":"resources/read","params":{"uri":"test://slow"}})");
+  // The read runs on the executor: the session answers the next request meanwhile.
+  EXPECT_EQ(w.call("ping", {}, 2), j(R"({"jsonrpc":"2.0","id":2,"result":{}})"));
+  release = true;
+  auto r = w.next();
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->at("id"), "slow");
+  EXPECT_EQ(r->at("result").at("contents").at(0).at("text"), "done");
 }
 
 TEST(resources, templates_list) {
