@@ -144,8 +144,10 @@ struct resource_catalogs {
 [[nodiscard]] result<json::object> prompts_list(const resource_catalogs& c,
                                                 const json::object& params, era e,
                                                 std::size_t page_size);
+/// Messages whose content block the session's era does not know are left out.
 [[nodiscard]] result<json::object> prompts_get(const resource_catalogs& c,
-                                               const json::object& params, const principal& who);
+                                               const json::object& params, const principal& who,
+                                               era e);
 [[nodiscard]] result<json::object> complete(const resource_catalogs& c, const json::object& params);
 
 /// Runs a completion handler and shapes its answer as `{"completion":{...}}` (at most 100

@@ -60,7 +60,7 @@ result<json::object> prompts_list(const resource_catalogs& c, const json::object
 }
 
 result<json::object> prompts_get(const resource_catalogs& c, const json::object& params,
-                                 const principal& who) {
+                                 const principal& who, era e) {
   const auto* n = params.if_contains("name");
   if (!n || !n->is_string()) return bad_params("prompts/get needs a string \"name\"");
   auto entry = c.prompts.find(n->get_string());
@@ -85,6 +85,10 @@ result<json::object> prompts_get(const resource_catalogs& c, const json::object&
   if (!got) return got.error();
   json::array messages;
   for (const auto& m : got->messages) {
+    const auto* type = m.content.if_contains("type");
+    if (type != nullptr && type->is_string() && !content_type_known(type->get_string(), e)) {
+      continue;  // e.g. a resource_link for a 2025-03-26 client
+    }
     messages.emplace_back(json::object{{"role", m.role}, {"content", m.content}});
   }
   json::object out;

@@ -25,9 +25,7 @@ void adapt_result_to_era(json::object& r, era e) {
     auto& arr = content->get_array();
     for (auto it = arr.begin(); it != arr.end();) {
       const auto* type = it->is_object() ? it->get_object().if_contains("type") : nullptr;
-      const bool drop = type && type->is_string() &&
-                        (type->get_string() == "resource_link" ||
-                         (e < era::v2025_03_26 && type->get_string() == "audio"));
+      const bool drop = type && type->is_string() && !content_type_known(type->get_string(), e);
       it = drop ? arr.erase(it) : it + 1;
     }
   }
@@ -395,7 +393,7 @@ class session_impl final : public server_session,
     if (m == "prompts/list") return answer(req.id, prompts_list(cat(), req.params, era_, ps()));
     if (m == "prompts/get") {
       return answer_on_pool(std::move(req), [](session_impl& s, const jsonrpc::request& r) {
-        return prompts_get(s.cat(), r.params, *s.who_);
+        return prompts_get(s.cat(), r.params, *s.who_, s.era_);
       });
     }
     if (m == "completion/complete") {

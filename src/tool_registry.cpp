@@ -14,6 +14,12 @@ era era_of(std::string_view v) noexcept {
   return era::v2024_11_05;
 }
 
+bool content_type_known(std::string_view type, era e) noexcept {
+  if (type == "resource_link") return e >= era::v2025_06_18;
+  if (type == "audio") return e >= era::v2025_03_26;
+  return true;
+}
+
 void check_tool_name(std::string_view name) {
   if (name.empty() || name.size() > 128) {
     throw std::invalid_argument("tool name must be 1-128 characters: \"" + std::string(name) +

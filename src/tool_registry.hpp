@@ -20,6 +20,9 @@ namespace mcp::detail {
 /// Protocol eras that differ in the Tool object's fields.
 enum class era : std::uint8_t { v2024_11_05, v2025_03_26, v2025_06_18, v2025_11_25 };
 [[nodiscard]] era era_of(std::string_view protocol_version) noexcept;
+/// False for content blocks a client of era `e` does not know (audio before 2025-03-26,
+/// resource_link before 2025-06-18): they are left out of what it receives.
+[[nodiscard]] bool content_type_known(std::string_view type, era e) noexcept;
 
 struct tool_entry {
   std::uint64_t seq = 0;

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <atomic>
 #include <thread>
 
@@ -274,6 +275,32 @@ TEST(prompts, list_and_get_with_arguments) {
                 .at("error")
                 .at("code"),
             -32602);
+}
+
+TEST(prompts, messages_a_client_version_lacks_are_left_out) {
+  auto s = make_server();
+  const std::array<std::byte, 2> pcm{std::byte{1}, std::byte{2}};
+  s.add_prompt({.name = "media"}, [&](const mcp::prompt_request&) {
+    return mcp::get_prompt_result{
+        .messages = {
+            mcp::prompt_message::user(mcp::text_content("see")),
+            mcp::prompt_message::user(mcp::resource_link_content({.uri = "test://a", .name = "a"})),
+            mcp::prompt_message::user(mcp::audio_content(pcm, "audio/wav"))}};
+  });
+  auto types = [&](std::string_view version) {
+    wire w(s);
+    w.initialize(version);
+    std::vector<std::string> out;
+    const auto r = w.call("prompts/get", object{{"name", "media"}}, 2);
+    for (const auto& m : r.at("result").at("messages").as_array()) {
+      out.emplace_back(m.at("content").at("type").as_string());
+    }
+    return out;
+  };
+  EXPECT_EQ(types("2025-11-25"), (std::vector<std::string>{"text", "resource_link", "audio"}));
+  EXPECT_EQ(types("2025-06-18"), (std::vector<std::string>{"text", "resource_link", "audio"}));
+  EXPECT_EQ(types("2025-03-26"), (std::vector<std::string>{"text", "audio"}));
+  EXPECT_EQ(types("2024-11-05"), (std::vector<std::string>{"text"}));
 }
 
 TEST(prompts, pagination) {
