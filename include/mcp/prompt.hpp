@@ -79,8 +79,8 @@ struct prompt_request {
 };
 
 /// Produces a prompt's messages. Runs on the server's executor (the handler pool), like a
-/// tool; must be thread-safe. Errors go to the client as JSON-RPC errors as they are; a thrown exception
-/// becomes -32603.
+/// tool; must be thread-safe. Errors go to the client as JSON-RPC errors as they are; a thrown
+/// exception becomes -32603.
 using prompt_handler = std::function<result<get_prompt_result>(const prompt_request&)>;
 
 }  // namespace mcp

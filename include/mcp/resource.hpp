@@ -130,9 +130,9 @@ struct resource_request {
 };
 
 /// Reads a resource. Runs on the server's executor (the handler pool), like a tool, so it may
-/// take its time without holding up the connection. Must be thread-safe. Return `resource_not_found(uri)` for a URI
-/// that does not exist; other errors go to the client as JSON-RPC errors as they are. A thrown
-/// exception becomes -32603 (internal error).
+/// take its time without holding up the connection. Must be thread-safe. Return
+/// `resource_not_found(uri)` for a URI that does not exist; other errors go to the client as
+/// JSON-RPC errors as they are. A thrown exception becomes -32603 (internal error).
 using resource_handler = std::function<result<read_resource_result>(const resource_request&)>;
 
 /// The -32002 error for `uri` (`data: {"uri": ...}`).
