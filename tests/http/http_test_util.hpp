@@ -193,6 +193,16 @@ inline response request(std::uint16_t port, const std::string& method, const std
   return r;
 }
 
+/// GET resuming session `sid`'s stream after event `last_event_id`, read whole.
+inline response resume(std::uint16_t port, const std::string& sid,
+                       const std::string& last_event_id) {
+  return request(port, "GET", "",
+                 {{"Accept", "text/event-stream"},
+                  {"Mcp-Session-Id", sid},
+                  {"MCP-Protocol-Version", "2025-11-25"},
+                  {"Last-Event-ID", last_event_id}});
+}
+
 inline std::string initialize_body(const std::string& version = "2025-11-25",
                                    const std::string& id = "1") {
   return R"({"jsonrpc":"2.0","id":)" + id +

@@ -312,11 +312,7 @@ TEST_F(HttpServer, ResumeAfterDisconnectLosesAndDuplicatesNothing) {
   last_id = p1.last_event_id();
   ASSERT_FALSE(last_id.empty());
   std::this_thread::sleep_for(150ms);  // more events happen while nobody listens
-  auto r = request(port_, "GET", "",
-                   {{"Accept", "text/event-stream"},
-                    {"Mcp-Session-Id", sid},
-                    {"MCP-Protocol-Version", "2025-11-25"},
-                    {"Last-Event-ID", last_id}});
+  auto r = resume(port_, sid, last_id);
   ASSERT_EQ(r.status, 200U);
   for (const auto& e : r.events()) datas.push_back(e.data);
   ASSERT_EQ(datas.size(), 7U) << first_part << "\n---\n" << r.body;
@@ -363,11 +359,7 @@ TEST_F(HttpServer, ToolClosesItsStreamAndTheClientResumesForTheResult) {
   // Resumption from the priming event's id delivers the result, once: while the call runs, and
   // again after it finished (from the event store).
   for (int i = 0; i < 2; ++i) {
-    auto r = request(port_, "GET", "",
-                     {{"Accept", "text/event-stream"},
-                      {"Mcp-Session-Id", sid},
-                      {"MCP-Protocol-Version", "2025-11-25"},
-                      {"Last-Event-ID", last_id}});
+    auto r = resume(port_, sid, last_id);
     ASSERT_EQ(r.status, 200U);
     const auto rest = r.events();
     ASSERT_EQ(rest.size(), 1U) << r.body;
@@ -389,11 +381,7 @@ TEST_F(HttpServer, ToolClosesAStreamThatAlreadyCarriedProgress) {
   ASSERT_EQ(events.size(), 1U) << first.body;  // the progress notification, not the result
   EXPECT_NE(events[0].data.find("notifications/progress"), std::string::npos);
   EXPECT_TRUE(c.closed_by_peer(2s));
-  auto r = request(port_, "GET", "",
-                   {{"Accept", "text/event-stream"},
-                    {"Mcp-Session-Id", sid},
-                    {"MCP-Protocol-Version", "2025-11-25"},
-                    {"Last-Event-ID", events[0].id}});
+  auto r = resume(port_, sid, events[0].id);
   ASSERT_EQ(r.status, 200U);
   const auto rest = r.events();
   ASSERT_EQ(rest.size(), 1U) << r.body;
