@@ -178,4 +178,19 @@ std::string encode_notification(std::string_view method, const json::object& par
   return out;
 }
 
+std::string encode_batch(std::span<const std::string> responses) {
+  if (responses.empty()) return {};
+  std::size_t size = 2;
+  for (const auto& r : responses) size += r.size() + 1;
+  std::string out;
+  out.reserve(size);
+  out += '[';
+  for (const auto& r : responses) {
+    if (out.size() > 1) out += ',';
+    out += r;
+  }
+  out += ']';
+  return out;
+}
+
 }  // namespace mcp::jsonrpc

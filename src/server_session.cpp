@@ -278,20 +278,9 @@ class session_impl final : public server_session,
     if (answer != nullptr) b->answers.push_back(std::move(*answer));
     if (--b->waiting == 0) {
       open_batches_.fetch_sub(1, std::memory_order_release);
-      out = join_batch(b->answers);
+      out = jsonrpc::encode_batch(b->answers);
     }
     return true;
-  }
-
-  static std::string join_batch(const std::vector<std::string>& answers) {
-    if (answers.empty()) return {};  // JSON-RPC: no empty array, nothing at all
-    std::string out = "[";
-    for (const auto& a : answers) {
-      if (out.size() > 1) out += ',';
-      out += a;
-    }
-    out += ']';
-    return out;
   }
 
   /// A batch received as text (2025-03-26) is answered with one array once each request in it
@@ -332,7 +321,7 @@ class session_impl final : public server_session,
       if (answers->waiting > 0) open_batches_.fetch_add(1, std::memory_order_release);
     }
     if (answers->waiting == 0) {
-      auto all = join_batch(answers->answers);  // only notifications and invalid entries
+      auto all = jsonrpc::encode_batch(answers->answers);  // only notifications and invalid entries
       if (!all.empty()) send(std::move(all));
     }
     for (auto& m : messages) dispatch(std::move(m));

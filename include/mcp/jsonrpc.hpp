@@ -20,6 +20,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <variant>
 
@@ -86,5 +87,8 @@ struct decode_error {
 /// Encodes a notification (`params` omitted when empty).
 [[nodiscard]] std::string encode_notification(std::string_view method,
                                               const json::object& params = {});
+/// The answer to a batch: the encoded responses as one JSON array. Empty when there are none
+/// (a batch of notifications is answered with nothing, never `[]`).
+[[nodiscard]] std::string encode_batch(std::span<const std::string> responses);
 
 }  // namespace mcp::jsonrpc

@@ -204,29 +204,26 @@ struct http_client_connection::impl {
     return h;
   }
 
-  /// Sends `data` and reads the response head, on a pooled connection when one is idle and
-  /// still open, else on a new one. A request that finds its pooled connection closed by the
-  /// server is sent again on a new connection when that cannot run it twice: the write failed,
-  /// or the request is idempotent (GET, DELETE). A POST that was written is never replayed
+  /// Sends `data` (a whole request) and reads the response head, on a pooled connection when
+  /// one is idle and still open, else on a new one. A request that finds its pooled connection
+  /// closed by the server is sent again on a new connection when that cannot run it twice: the
+  /// write failed, or it is not a POST (GET, DELETE). A POST that was written is never replayed
   /// (RFC 9110 9.2.2). The socket is registered so that close() can interrupt it. `ec` tells
   /// how it went; the exchange is returned either way (for `done`).
-  std::unique_ptr<exchange> open(const std::string& data, beast::error_code& ec,
-                                 bool idempotent = false) {
+  std::unique_ptr<exchange> open(const std::string& data, beast::error_code& ec) {
+    const bool idempotent = !data.starts_with("POST ");
     for (int attempt = 0;; ++attempt) {
       std::unique_ptr<exchange> ex;
-      while (attempt == 0) {
-        std::lock_guard lock(mu);
-        if (idle.empty()) break;
-        ex = std::move(idle.back());
-        idle.pop_back();
-        if (!ex->peer_closed()) break;
-        ex.reset();  // closed by the server while idle
-      }
       {
         std::lock_guard lock(mu);
         if (closed) {
           ec = net::error::operation_aborted;
-          return ex ? std::move(ex) : std::make_unique<exchange>();
+          return std::make_unique<exchange>();
+        }
+        while (attempt == 0 && !ex && !idle.empty()) {
+          ex = std::move(idle.back());
+          idle.pop_back();
+          if (ex->peer_closed()) ex.reset();  // closed by the server while idle
         }
       }
       const bool pooled = ex != nullptr;
@@ -340,7 +337,7 @@ struct http_client_connection::impl {
                                            std::chrono::milliseconds(5000)));
       resumed_from = parser.last_event_id();
       const auto head = request_head("GET", "text/event-stream", resumed_from, 0);
-      resumed = open(head, ec, true);
+      resumed = open(head, ec);
       ex = resumed.get();
       if (ec || ex->status() != 200) {
         done(*ex);
@@ -479,7 +476,7 @@ void http_client_connection::close() {
   if (!sid.empty() && !expired) {
     beast::error_code ec;
     auto ex = impl_->open(
-        impl_->request_head("DELETE", "application/json, text/event-stream", {}, 0), ec, true);
+        impl_->request_head("DELETE", "application/json, text/event-stream", {}, 0), ec);
     if (!ec) {
       std::string ignored;
       while (!ex->read_some(ignored, std::chrono::milliseconds(2000))) {
@@ -509,7 +506,7 @@ void http_client_connection::close() {
 int http_client_connection::open_event_stream() {
   beast::error_code ec;
   std::shared_ptr<exchange> ex =
-      impl_->open(impl_->request_head("GET", "text/event-stream", {}, 0), ec, true);
+      impl_->open(impl_->request_head("GET", "text/event-stream", {}, 0), ec);
   if (ec) {
     impl_->done(*ex);
     return 0;

@@ -67,7 +67,7 @@ class http_conn;
 
 /// One I/O thread's io_context and the connections that live on it.
 struct io_loop {
-  explicit io_loop() : ctx(std::make_shared<net::io_context>(1)), sweeper(*ctx) {}
+  io_loop() : ctx(std::make_shared<net::io_context>(1)), sweeper(*ctx) {}
   std::shared_ptr<net::io_context> ctx;  // shared: wakers may outlive the server
   net::steady_timer sweeper;
   // Touched only on this loop's thread:

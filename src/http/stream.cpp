@@ -1,5 +1,7 @@
 #include "http/stream.hpp"
 
+#include <mcp/jsonrpc.hpp>
+
 #include <utility>
 
 #include "http/sse.hpp"
@@ -70,12 +72,7 @@ void response_stream::push(std::string message, bool is_final) {
         if (all_done) {
           mode_ = mode::json;
           if (cfg_.batch) {
-            json_body_ = "[";
-            for (std::size_t i = 0; i < held_finals_.size(); ++i) {
-              if (i > 0) json_body_ += ',';
-              json_body_ += held_finals_[i];
-            }
-            json_body_ += ']';
+            json_body_ = jsonrpc::encode_batch(held_finals_);
           } else {
             json_body_ = std::move(held_finals_.front());
           }

@@ -55,6 +55,15 @@ TEST(jsonrpc, rejects_invalid_messages_keeping_readable_ids) {
   EXPECT_EQ(decode_bad("[1]").err.code, -32600);
 }
 
+TEST(jsonrpc, encodes_a_batch_answer_as_one_array_or_nothing) {
+  const std::vector<std::string> two{R"({"jsonrpc":"2.0","id":1,"result":{}})",
+                                     R"({"jsonrpc":"2.0","id":2,"result":{}})"};
+  EXPECT_EQ(rpc::encode_batch(two),
+            R"([{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","id":2,"result":{}}])");
+  EXPECT_EQ(rpc::encode_batch(std::span(two).first(1)), "[" + two[0] + "]");
+  EXPECT_EQ(rpc::encode_batch({}), "");
+}
+
 TEST(jsonrpc, encodes_compactly) {
   EXPECT_EQ(rpc::encode_result(rpc::request_id{1}, mcp::json::object{{"a", "b"}}),
             R"({"jsonrpc":"2.0","id":1,"result":{"a":"b"}})");
