@@ -9,7 +9,7 @@
 // Tools: echo (the benchmark tool), forecast (typed, structured output), make_image,
 // make_audio, embedded_resource, related_links, slow_count (progress and cancellation),
 // fail (a tool error), unlock_admin (enables the hidden admin.stats tool at runtime).
-#include <mcp/http.hpp>
+#include <mcp/http_server.hpp>
 #include <mcp/server.hpp>
 
 #include <atomic>

@@ -15,7 +15,7 @@
 // Resources: test://static-text, test://static-binary, test://watched-resource and the
 // template test://template/{id}/data. Prompts: test_simple_prompt, test_prompt_with_arguments,
 // test_prompt_with_embedded_resource, test_prompt_with_image.
-#include <mcp/http.hpp>
+#include <mcp/http_server.hpp>
 #include <mcp/server.hpp>
 
 #include <chrono>

@@ -2,7 +2,7 @@
 // otherwise stdio.
 #pragma once
 
-#include <mcp/http.hpp>
+#include <mcp/http_server.hpp>
 #include <mcp/server.hpp>
 
 #include <cstdio>

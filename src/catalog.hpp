@@ -1,34 +1,39 @@
-// Internal: the registries of resources, resource templates and prompts. Each is a `catalog`:
-// entries keyed by a unique string, kept in registration order, listed in pages with the same
-// opaque cursors as tools (a cursor names the last sequence number returned, so pages stay
-// consistent while entries come and go). Entries are immutable once added and shared with
-// requests in flight. Thread-safe.
+// Internal: the one registry shape of the server. A `catalog` holds immutable entries keyed by
+// a unique string (a tool's name, a resource's URI, a template's text, a prompt's name) in
+// registration order, and lists them in pages with opaque cursors: a cursor names the last
+// sequence number returned plus a random per-catalog epoch, so pages stay consistent while
+// entries come and go, and a cursor from another server instance (e.g. before a restart) is
+// refused. Entries are shared with requests in flight, so changing one replaces it.
+// Thread-safe.
 #pragma once
 
-#include <mcp/prompt.hpp>
-#include <mcp/resource.hpp>
+#include <mcp/error.hpp>
 
-#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
-#include <random>
+#include <optional>
 #include <shared_mutex>
 #include <string>
+#include <string_view>
 #include <unordered_map>
-
-#include "tool_registry.hpp"
+#include <vector>
 
 namespace mcp::detail {
+
+/// An opaque list cursor naming sequence number `seq` of a catalog with random `epoch`.
+[[nodiscard]] std::string make_cursor(std::string_view epoch, std::uint64_t seq);
+/// The sequence number a cursor names; nothing for an invalid cursor or one of another epoch.
+[[nodiscard]] std::optional<std::uint64_t> read_cursor(std::string_view cursor,
+                                                       std::string_view epoch);
+/// A random epoch for a new catalog.
+[[nodiscard]] std::string new_epoch();
 
 template <class Entry>
 class catalog {
  public:
-  catalog() {
-    std::random_device rd;
-    epoch_ = std::to_string(rd()) + std::to_string(rd());
-  }
+  catalog() : epoch_(new_epoch()) {}
 
   /// Adds `e` under `key`; false when the key is taken.
   bool add(const std::string& key, std::shared_ptr<const Entry> e) {
@@ -45,6 +50,17 @@ class catalog {
     if (it == by_key_.end()) return false;
     by_seq_.erase(it->second);
     by_key_.erase(it);
+    return true;
+  }
+  /// Replaces the entry under `key` with `change(old)` (its place in the order is kept); the
+  /// change returns null to keep the old entry. False when there is no such key.
+  template <class F>
+  bool replace(std::string_view key, F&& change) {
+    std::unique_lock lock(mu_);
+    auto it = by_key_.find(std::string(key));
+    if (it == by_key_.end()) return false;
+    auto& slot = by_seq_.at(it->second);
+    if (std::shared_ptr<const Entry> next = change(*slot)) slot = std::move(next);
     return true;
   }
   [[nodiscard]] std::shared_ptr<const Entry> find(std::string_view key) const {
@@ -65,26 +81,35 @@ class catalog {
     return out;
   }
 
-  /// One page: the wire form `to_wire(entry)` of up to `page_size` entries after the cursor.
+  /// One page: up to `page_size` (at least 1) entries after the cursor for which
+  /// `visible(entry)` holds, and the cursor of the next page. The entries stay valid while
+  /// the page lives (it holds the catalog's read lock: write it out, then drop it).
+  struct page {
+    std::shared_lock<std::shared_mutex> lock;
+    std::vector<const Entry*> entries;
+    std::optional<std::string> next_cursor;
+  };
   /// Errors: errc::invalid_params for an invalid or stale cursor.
-  template <class F>
-  [[nodiscard]] result<std::pair<json::array, std::optional<std::string>>> page(
-      const std::optional<std::string>& cursor, std::size_t page_size, F&& to_wire) const {
+  template <class Visible>
+  [[nodiscard]] result<page> list(const std::optional<std::string>& cursor, std::size_t page_size,
+                                  Visible&& visible) const {
     std::uint64_t after = 0;
     if (cursor) {
       auto seq = read_cursor(*cursor, epoch_);
       if (!seq) return error{errc::invalid_params, "Invalid cursor"};
       after = *seq;
     }
-    std::pair<json::array, std::optional<std::string>> out;
-    std::shared_lock lock(mu_);
+    if (page_size == 0) page_size = 1;
+    page out{std::shared_lock(mu_), {}, std::nullopt};
+    out.entries.reserve(std::min<std::size_t>(page_size, 1024));
     std::uint64_t last = after;
     for (auto it = by_seq_.upper_bound(after); it != by_seq_.end(); ++it) {
-      if (out.first.size() == std::max<std::size_t>(page_size, 1)) {
-        out.second = make_cursor(epoch_, last);
+      if (!visible(*it->second)) continue;
+      if (out.entries.size() == page_size) {
+        out.next_cursor = make_cursor(epoch_, last);
         break;
       }
-      out.first.emplace_back(to_wire(*it->second));
+      out.entries.push_back(it->second.get());
       last = it->first;
     }
     return out;
@@ -97,62 +122,5 @@ class catalog {
   std::uint64_t next_seq_ = 1;
   std::string epoch_;
 };
-
-struct resource_entry {
-  resource_spec spec;
-  resource_handler handler;
-};
-
-struct template_entry {
-  resource_template_spec spec;
-  uri_template tmpl;
-  resource_handler handler;
-};
-
-struct prompt_entry {
-  prompt_spec spec;
-  prompt_handler handler;
-};
-
-/// The wire forms, for the negotiated era.
-[[nodiscard]] json::object resource_wire(const resource_spec& s, era e);
-[[nodiscard]] json::object template_wire(const resource_template_spec& s, era e);
-[[nodiscard]] json::object prompt_wire(const prompt_spec& s, era e);
-/// `Icon[]` and `Annotations` as JSON.
-[[nodiscard]] json::array icons_to_json(const std::vector<icon>& icons);
-[[nodiscard]] json::object annotations_to_json(const content_annotations& a);
-
-/// Everything resources, templates and prompts share in a server.
-struct resource_catalogs {
-  catalog<resource_entry> resources;
-  catalog<template_entry> templates;  ///< keyed by the template text
-  catalog<prompt_entry> prompts;
-};
-
-/// The optional string `cursor` of a list request. Errors: -32602 when it is not a string.
-[[nodiscard]] result<std::optional<std::string>> cursor_param(const json::object& params);
-
-/// Request handlers: the result object of each method, or the JSON-RPC error to send.
-[[nodiscard]] result<json::object> resources_list(const resource_catalogs& c,
-                                                  const json::object& params, era e,
-                                                  std::size_t page_size);
-[[nodiscard]] result<json::object> templates_list(const resource_catalogs& c,
-                                                  const json::object& params, era e,
-                                                  std::size_t page_size);
-[[nodiscard]] result<json::object> resources_read(const resource_catalogs& c,
-                                                  const json::object& params, const principal& who);
-[[nodiscard]] result<json::object> prompts_list(const resource_catalogs& c,
-                                                const json::object& params, era e,
-                                                std::size_t page_size);
-/// Messages whose content block the session's era does not know are left out.
-[[nodiscard]] result<json::object> prompts_get(const resource_catalogs& c,
-                                               const json::object& params, const principal& who,
-                                               era e);
-[[nodiscard]] result<json::object> complete(const resource_catalogs& c, const json::object& params);
-
-/// Runs a completion handler and shapes its answer as `{"completion":{...}}` (at most 100
-/// values; `hasMore` then set).
-[[nodiscard]] json::object completion_wire(const completion_handler& h,
-                                           const completion_request& r);
 
 }  // namespace mcp::detail

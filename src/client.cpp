@@ -1,146 +1,95 @@
+// The client face of a session: initialize, requests and the server's requests to the client,
+// on the peer core (peer.hpp) the server face shares.
 #include <mcp/client.hpp>
+#include <mcp/executor.hpp>
 
-#include <condition_variable>
 #include <mutex>
-#include <unordered_map>
+
+#include "peer.hpp"
 
 namespace mcp {
 
-struct client_session::impl : std::enable_shared_from_this<impl> {
-  struct waiter {
-    std::mutex mu;
-    std::condition_variable cv;
-    std::optional<result<json::object>> outcome;
-    std::function<void(const json::object&)> on_progress;
-  };
+struct client_session::impl final : detail::peer {
+  impl(std::shared_ptr<connection> conn, client_options o)
+      : peer(std::move(conn), o.limits), opts(std::move(o)) {}
+  ~impl() override { close_peer(); }
 
-  std::shared_ptr<connection> conn;
   client_options opts;
   std::mutex mu;
-  std::int64_t next_id = 1;
-  std::unordered_map<std::int64_t, std::shared_ptr<waiter>> pending;
-  std::unordered_map<std::string, std::shared_ptr<waiter>> progress;  // token → waiter
   json::object server_result;
-  bool closed = false;
+  std::shared_ptr<executor> exec;  ///< runs the server's requests; made on first use
 
-  void complete(std::int64_t id, result<json::object> r) {
-    std::shared_ptr<waiter> w;
-    {
-      std::lock_guard lock(mu);
-      auto it = pending.find(id);
-      if (it == pending.end()) return;
-      w = std::move(it->second);
-      pending.erase(it);
-      progress.erase("p" + std::to_string(id));
+  /// The server's requests run off the receiving thread (a handler may wait for a user), in
+  /// flight so that the server can cancel them.
+  void on_request(jsonrpc::request&& req) override {
+    const client_request_handler* handler = nullptr;
+    for (const auto& [method, h] : opts.request_handlers) {
+      if (method == req.method) handler = &h;
     }
-    std::lock_guard lock(w->mu);
-    w->outcome = std::move(r);
-    w->cv.notify_all();
-  }
-
-  void on_request(jsonrpc::request& req) {
-    for (const auto& [method, handler] : opts.request_handlers) {
-      if (method != req.method) continue;
-      auto r = handler(req.params);
-      send_context ctx{};
-      conn->send(r ? jsonrpc::encode_result(req.id, *r) : jsonrpc::encode_error(req.id, r.error()),
-                 ctx);
-      return;
+    if (handler == nullptr) {
+      if (req.method == "ping") return reply(req.id, json::object{});
+      return reply_error(req.id, error{errc::method_not_found, "Method not found: " + req.method});
     }
-    if (req.method == "ping") {
-      conn->send(jsonrpc::encode_result(req.id, json::object{}), send_context{});
-      return;
+    auto in_flight = std::make_shared<detail::inbound_request>(req.id);
+    if (!track(in_flight)) {
+      return reply_error(
+          req.id, error{errc::invalid_request, "Invalid Request: id " + jsonrpc::to_string(req.id) +
+                                                   " is already in use by a running request"});
     }
-    conn->send(jsonrpc::encode_error(
-                   req.id, error{errc::method_not_found, "Method not found: " + req.method}),
-               send_context{});
-  }
-
-  void on_notification(const jsonrpc::notification& n) {
-    if (n.method == "notifications/progress") {
-      const auto* tok = n.params.if_contains("progressToken");
-      if (tok && tok->is_string()) {
-        std::shared_ptr<waiter> w;
-        {
-          std::lock_guard lock(mu);
-          auto it = progress.find(std::string(tok->get_string()));
-          if (it != progress.end()) w = it->second;
-        }
-        if (w && w->on_progress) w->on_progress(n.params);
+    executor_for_requests().post([self = std::static_pointer_cast<impl>(shared_from_this()),
+                                  in_flight, h = *handler, req = std::move(req)] {
+      result<json::object> r = error{errc::internal_error, "no result"};
+      try {
+        r = h(req.params);
+      } catch (const std::exception& e) {
+        r = error{errc::internal_error, req.method + " failed: " + e.what()};
       }
-    }
+      if (!self->untrack(*in_flight)) return;  // cancelled by the server
+      if (r) return self->reply(req.id, *r);
+      self->reply_error(req.id, r.error());
+    });
+  }
+
+  void on_notification(jsonrpc::notification&& n) override {
     if (opts.on_notification) opts.on_notification(n.method, n.params);
+  }
+
+  [[nodiscard]] std::optional<std::string> batch_refused() const override {
+    return "Invalid Request: this client accepts no JSON-RPC batches";
+  }
+
+  /// A client has no one to report a broken server message to: it is dropped.
+  void on_invalid(const error&, const std::optional<jsonrpc::request_id>&) override {}
+
+  executor& executor_for_requests() {
+    std::lock_guard lock(mu);
+    if (!exec) exec = opts.handler_executor ? opts.handler_executor : make_thread_pool(1);
+    return *exec;
   }
 };
 
 client_session::client_session(std::shared_ptr<connection> conn, client_options opts)
-    : impl_(std::make_shared<impl>()) {
-  impl_->conn = std::move(conn);
-  impl_->opts = std::move(opts);
-}
+    : impl_(std::make_shared<impl>(std::move(conn), std::move(opts))) {}
 
 client_session::~client_session() { close(); }
 
-void client_session::receive(std::string_view message) {
-  auto v = parse_json(message, impl_->opts.limits);
-  if (!v) return;  // a client has no one to report a broken server message to but its logs
-  auto m = jsonrpc::decode(std::move(*v));
-  if (!m) return;
-  if (auto* r = std::get_if<jsonrpc::response>(&*m)) {
-    const auto* id = std::get_if<std::int64_t>(&r->id);
-    if (!id) return;
-    if (r->err) {
-      impl_->complete(*id, std::move(*r->err));
-    } else if (r->result->is_object()) {
-      impl_->complete(*id, std::move(r->result->get_object()));
-    } else {
-      impl_->complete(*id, error{errc::invalid_request, "result is not an object"});
-    }
-  } else if (auto* req = std::get_if<jsonrpc::request>(&*m)) {
-    impl_->on_request(*req);
-  } else if (auto* n = std::get_if<jsonrpc::notification>(&*m)) {
-    impl_->on_notification(*n);
-  }
-}
+void client_session::receive(std::string_view message) { impl_->receive_text(message); }
 
 result<json::object> client_session::request(std::string_view method, json::object params,
                                              const request_options& opts) {
-  auto w = std::make_shared<impl::waiter>();
-  w->on_progress = opts.on_progress;
-  std::int64_t id = 0;
-  {
-    std::lock_guard lock(impl_->mu);
-    if (impl_->closed) return error{errc::connection_closed, "the client is closed"};
-    id = impl_->next_id++;
-    impl_->pending.emplace(id, w);
-    if (opts.on_progress) {
-      const std::string token = "p" + std::to_string(id);
-      impl_->progress.emplace(token, w);
-      auto& meta = params["_meta"];
-      if (!meta.is_object()) meta = json::object{};
-      meta.get_object()["progressToken"] = token;
-    }
-  }
-  if (opts.on_sent) opts.on_sent(id);
-  impl_->conn->send(jsonrpc::encode_request(id, method, params), send_context{});
-  const auto timeout = opts.timeout.count() > 0 ? opts.timeout : impl_->opts.timeout;
-  std::unique_lock lock(w->mu);
-  if (w->cv.wait_for(lock, timeout, [&] { return w->outcome.has_value(); })) {
-    return std::move(*w->outcome);
-  }
-  lock.unlock();
-  cancel(id, "timed out");
-  return error{errc::request_timeout, std::string(method) + " got no answer within " +
-                                          std::to_string(timeout.count()) + " ms"};
+  detail::outbound_options o;
+  o.timeout = opts.timeout.count() > 0 ? opts.timeout : impl_->opts.timeout;
+  o.on_progress = opts.on_progress;
+  o.on_sent = opts.on_sent;
+  return impl_->request(method, std::move(params), std::move(o));
 }
 
 void client_session::notify(std::string_view method, json::object params) {
-  impl_->conn->send(jsonrpc::encode_notification(method, params), send_context{});
+  impl_->send(jsonrpc::encode_notification(method, params));
 }
 
 void client_session::cancel(std::int64_t id, std::string_view reason) {
-  notify("notifications/cancelled", json::object{{"requestId", id}, {"reason", reason}});
-  impl_->complete(id, error{errc::cancelled, "the request was cancelled"});
+  impl_->cancel_outbound(id, reason);
 }
 
 result<json::object> client_session::initialize() {
@@ -150,6 +99,9 @@ result<json::object> client_session::initialize() {
                                                   {"version", impl_->opts.info.version}}}};
   auto r = request("initialize", std::move(params));
   if (!r) return r;
+  if (const auto* v = r->if_contains("protocolVersion"); v != nullptr && v->is_string()) {
+    impl_->conn().set_protocol_version(v->get_string());
+  }
   {
     std::lock_guard lock(impl_->mu);
     impl_->server_result = *r;
@@ -189,20 +141,6 @@ json::object client_session::server_result() const {
   return impl_->server_result;
 }
 
-void client_session::close() {
-  std::unordered_map<std::int64_t, std::shared_ptr<impl::waiter>> pending;
-  {
-    std::lock_guard lock(impl_->mu);
-    if (impl_->closed) return;
-    impl_->closed = true;
-    pending.swap(impl_->pending);
-  }
-  for (auto& [id, w] : pending) {
-    std::lock_guard lock(w->mu);
-    w->outcome = error{errc::connection_closed, "the connection was closed"};
-    w->cv.notify_all();
-  }
-  impl_->conn->close();
-}
+void client_session::close() { impl_->close_peer(); }
 
 }  // namespace mcp

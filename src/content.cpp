@@ -2,6 +2,8 @@
 
 #include <array>
 
+#include "wire.hpp"
+
 namespace mcp {
 
 namespace {
@@ -11,15 +13,7 @@ constexpr std::string_view alphabet =
 
 void add_annotations(json::object& block, const content_annotations& a) {
   if (!a.audience && !a.priority && !a.last_modified) return;
-  json::object o;
-  if (a.audience) {
-    json::array arr;
-    for (const auto& s : *a.audience) arr.emplace_back(s);
-    o["audience"] = std::move(arr);
-  }
-  if (a.priority) o["priority"] = *a.priority;
-  if (a.last_modified) o["lastModified"] = *a.last_modified;
-  block["annotations"] = std::move(o);
+  block["annotations"] = detail::wire::annotations(a);
 }
 
 json::object binary_block(std::string_view type, std::span<const std::byte> bytes,

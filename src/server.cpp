@@ -1,24 +1,45 @@
+// The server: its core (features, router, sessions, debounced list_changed) and the public
+// registration API, which hands each call to the feature it concerns.
 #include <mcp/server.hpp>
 
-#include <algorithm>
+#include <stdexcept>
 
 #include "detail/timer.hpp"
+#include "logging.hpp"
+#include "prompts.hpp"
+#include "resources.hpp"
 #include "server_core.hpp"
+#include "server_session.hpp"
+#include "tools.hpp"
 
 namespace mcp {
 
-const std::vector<std::string>& supported_protocol_versions() {
-  static const std::vector<std::string> v = {"2025-11-25", "2025-06-18", "2025-03-26",
-                                             "2024-11-05"};
-  return v;
+namespace detail {
+
+void method_router::add(std::string method, std::string capability, method_handler handler) {
+  if (methods_.contains(method)) throw std::logic_error("method registered twice: " + method);
+  methods_.emplace(std::move(method), method_entry{std::move(capability), std::move(handler)});
 }
 
-namespace detail {
+const method_entry* method_router::find(std::string_view method) const {
+  auto it = methods_.find(method);
+  return it == methods_.end() ? nullptr : &it->second;
+}
 
 server_core::server_core(server_options o)
     : opts(std::move(o)),
       exec(opts.handler_executor ? opts.handler_executor : make_thread_pool(4)),
-      pipeline_(std::make_shared<const std::vector<std::shared_ptr<call_interceptor>>>()) {}
+      pipeline_(std::make_shared<const std::vector<std::shared_ptr<call_interceptor>>>()) {
+  // Capabilities are declared in this order.
+  tools = std::make_shared<tools_feature>(*this);
+  auto logging = std::make_shared<logging_feature>(*this);
+  resources = std::make_shared<resources_feature>(*this);
+  prompts = std::make_shared<prompts_feature>(*this);
+  auto completion = std::make_shared<completion_feature>(*this, *resources, *prompts);
+  features = {tools, logging, resources, prompts, completion};
+}
+
+server_core::~server_core() = default;
 
 std::shared_ptr<const std::vector<std::shared_ptr<call_interceptor>>> server_core::pipeline()
     const {
@@ -33,13 +54,13 @@ void server_core::add_interceptor(std::shared_ptr<call_interceptor> i) {
   pipeline_ = std::move(next);
 }
 
-void server_core::add_session(const std::shared_ptr<session_impl>& s) {
+void server_core::add_session(const std::shared_ptr<server_session_impl>& s) {
   std::lock_guard lock(mu_);
   std::erase_if(sessions_, [](const auto& w) { return w.expired(); });
   sessions_.push_back(s);
 }
 
-void server_core::remove_session(const session_impl* s) {
+void server_core::remove_session(const server_session_impl* s) {
   std::lock_guard lock(mu_);
   std::erase_if(sessions_, [s](const auto& w) {
     auto p = w.lock();
@@ -47,30 +68,49 @@ void server_core::remove_session(const session_impl* s) {
   });
 }
 
-void server_core::tools_changed() {
-  tools_generation.fetch_add(1);
+std::vector<std::shared_ptr<server_session_impl>> server_core::live_sessions() const {
+  std::vector<std::shared_ptr<server_session_impl>> live;
+  std::lock_guard lock(mu_);
+  live.reserve(sessions_.size());
+  for (const auto& w : sessions_) {
+    if (auto s = w.lock()) live.push_back(std::move(s));
+  }
+  return live;
+}
+
+std::size_t server_core::add_list(std::string method) {
+  std::lock_guard lock(mu_);
+  if (list_count_ == max_lists) throw std::logic_error("too many lists");
+  list_methods_[list_count_] = std::move(method);
+  return list_count_++;
+}
+
+std::size_t server_core::add_state_slot() {
+  std::lock_guard lock(mu_);
+  if (state_slots_ == max_state_slots) throw std::logic_error("too many session state slots");
+  return state_slots_++;
+}
+
+void server_core::list_changed(std::size_t k) {
+  generations_[k].fetch_add(1);
   {
     std::lock_guard lock(mu_);
-    if (notify_pending_) return;
-    notify_pending_ = true;
+    if (pending_[k]) return;
+    pending_[k] = true;
   }
   std::weak_ptr<server_core> self = weak_from_this();
-  schedule_timer(clock::now() + opts.list_changed_debounce, [self] {
-    if (auto core = self.lock()) core->notify_tools_changed();
+  schedule_timer(clock::now() + opts.list_changed_debounce, [self, k] {
+    if (auto core = self.lock()) core->notify_list(k);
   });
 }
 
-void server_core::notify_tools_changed() {
-  std::vector<std::shared_ptr<session_impl>> live;
+void server_core::notify_list(std::size_t k) {
   {
     std::lock_guard lock(mu_);
-    notify_pending_ = false;
-    for (const auto& w : sessions_) {
-      if (auto s = w.lock()) live.push_back(std::move(s));
-    }
+    pending_[k] = false;
   }
-  const auto generation = tools_generation.load();
-  for (const auto& s : live) session_notify_tools_changed(*s, generation);
+  const auto generation = generations_[k].load();
+  for (const auto& s : live_sessions()) s->notify_list_changed(k, generation, list_methods_[k]);
 }
 
 }  // namespace detail
@@ -91,23 +131,38 @@ void server::add_tool(tool_spec spec, raw_tool_handler handler) {
 }
 
 void server::add_async_tool(tool_spec spec, async_tool_handler handler) {
-  core_->tools.add(std::move(spec), std::move(handler));
-  core_->tools_changed();
+  core_->tools->add(std::move(spec), std::move(handler));
 }
 
-bool server::remove_tool(std::string_view name) {
-  const bool removed = core_->tools.remove(name);
-  if (removed) core_->tools_changed();
-  return removed;
-}
+bool server::remove_tool(std::string_view name) { return core_->tools->remove(name); }
 
 bool server::set_tool_enabled(std::string_view name, bool enabled) {
-  const bool found = core_->tools.set_enabled(name, enabled);
-  if (found) core_->tools_changed();
-  return found;
+  return core_->tools->set_enabled(name, enabled);
 }
 
-std::vector<std::string> server::tool_names() const { return core_->tools.names(); }
+std::vector<std::string> server::tool_names() const { return core_->tools->names(); }
+
+void server::add_resource(resource_spec spec, resource_handler handler) {
+  core_->resources->add(std::move(spec), std::move(handler));
+}
+
+void server::add_resource_template(resource_template_spec spec, resource_handler handler) {
+  core_->resources->add_template(std::move(spec), std::move(handler));
+}
+
+bool server::remove_resource(std::string_view uri) { return core_->resources->remove(uri); }
+
+bool server::remove_resource_template(std::string_view uri_template) {
+  return core_->resources->remove_template(uri_template);
+}
+
+void server::notify_resource_updated(std::string_view uri) { core_->resources->updated(uri); }
+
+void server::add_prompt(prompt_spec spec, prompt_handler handler) {
+  core_->prompts->add(std::move(spec), std::move(handler));
+}
+
+bool server::remove_prompt(std::string_view name) { return core_->prompts->remove(name); }
 
 void server::use(std::shared_ptr<call_interceptor> interceptor) {
   if (!interceptor) throw std::invalid_argument("use: interceptor is null");

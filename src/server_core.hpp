@@ -1,75 +1,81 @@
-// Internal: what a server shares with its sessions.
+// Internal: what a server shares with its sessions: options, the executor, the call pipeline,
+// the features and their method router, the live sessions, and the debounced list_changed
+// notifications. Assembled once in the constructor (features register their methods there).
 #pragma once
 
+#include <mcp/executor.hpp>
 #include <mcp/server.hpp>
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <vector>
 
-#include "catalog.hpp"
-#include "tool_registry.hpp"
+#include "features.hpp"
 
 namespace mcp::detail {
 
-class session_impl;
-
-/// The lists other than tools that announce changes.
-enum class list_kind { resources, prompts };
+class tools_feature;
+class resources_feature;
+class prompts_feature;
 
 class server_core : public std::enable_shared_from_this<server_core> {
  public:
   explicit server_core(server_options o);
+  ~server_core();
+  server_core(const server_core&) = delete;
+  server_core& operator=(const server_core&) = delete;
 
   server_options opts;
-  tool_registry tools;
   std::shared_ptr<executor> exec;
+  method_router router;
+  /// In the order their capabilities are declared.
+  std::vector<std::shared_ptr<const feature>> features;
+  std::shared_ptr<tools_feature> tools;
+  std::shared_ptr<resources_feature> resources;
+  std::shared_ptr<prompts_feature> prompts;
 
   /// The interceptor chain, replaced (never mutated) on `use`.
   [[nodiscard]] std::shared_ptr<const std::vector<std::shared_ptr<call_interceptor>>> pipeline()
       const;
   void add_interceptor(std::shared_ptr<call_interceptor> i);
 
-  void add_session(const std::shared_ptr<session_impl>& s);
-  void remove_session(const session_impl* s);
-  /// Schedules a debounced notifications/tools/list_changed to every initialized session.
-  void tools_changed();
-  /// Counts tool-set changes; a session is notified only of changes after it initialized.
-  std::atomic<std::uint64_t> tools_generation{0};
-
-  /// Resources, resource templates and prompts (see catalog.hpp).
-  resource_catalogs catalogs;
-  /// Counts changes of resources/templates and of prompts, like tools_generation.
-  std::atomic<std::uint64_t> resources_generation{0};
-  std::atomic<std::uint64_t> prompts_generation{0};
-  /// Schedules a debounced notifications/{resources,prompts}/list_changed (server_catalogs.cpp).
-  void list_changed(list_kind k);
+  void add_session(const std::shared_ptr<server_session_impl>& s);
+  void remove_session(const server_session_impl* s);
   /// The sessions still alive.
-  [[nodiscard]] std::vector<std::shared_ptr<session_impl>> live_sessions() const;
+  [[nodiscard]] std::vector<std::shared_ptr<server_session_impl>> live_sessions() const;
+
+  /// Registers a list that announces changes with `method`; returns its index.
+  std::size_t add_list(std::string method);
+  /// Counts a change of list `k` and schedules a debounced notification to every initialized
+  /// session that has not been told of it.
+  void list_changed(std::size_t k);
+  [[nodiscard]] std::size_t list_count() const noexcept { return list_count_; }
+  [[nodiscard]] std::uint64_t list_generation(std::size_t k) const noexcept {
+    return generations_[k].load();
+  }
+  /// Claims a per-session state slot (server_session_impl::state).
+  std::size_t add_state_slot();
 
  private:
-  void notify_tools_changed();
+  void notify_list(std::size_t k);
 
   mutable std::mutex mu_;
   std::shared_ptr<const std::vector<std::shared_ptr<call_interceptor>>> pipeline_;
-  std::vector<std::weak_ptr<session_impl>> sessions_;
-  bool notify_pending_ = false;
-  bool resources_pending_ = false;
-  bool prompts_pending_ = false;
+  std::vector<std::weak_ptr<server_session_impl>> sessions_;
+  std::array<std::string, max_lists> list_methods_;
+  std::array<std::atomic<std::uint64_t>, max_lists> generations_{};
+  std::array<bool, max_lists> pending_{};
+  std::size_t list_count_ = 0;
+  std::size_t state_slots_ = 0;
 };
 
 /// Creates a session of `core` writing to `conn`, registered with the core.
-std::shared_ptr<server_session> make_session(std::shared_ptr<server_core> core,
+std::shared_ptr<server_session> make_session(const std::shared_ptr<server_core>& core,
                                              std::shared_ptr<connection> conn,
                                              session_options opts);
-/// Sends notifications/tools/list_changed to the session if it initialized before change
-/// number `generation`.
-void session_notify_tools_changed(session_impl& s, std::uint64_t generation);
-/// Sends notifications/{resources,prompts}/list_changed like the above.
-void session_notify_list_changed(session_impl& s, list_kind k, std::uint64_t generation);
-/// Sends notifications/resources/updated if the session subscribed to `uri`.
-void session_notify_resource_updated(session_impl& s, const std::string& uri);
 
 }  // namespace mcp::detail

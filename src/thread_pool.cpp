@@ -1,4 +1,4 @@
-#include <mcp/server.hpp>
+#include <mcp/executor.hpp>
 
 #include <condition_variable>
 #include <deque>

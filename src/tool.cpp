@@ -4,6 +4,7 @@
 #include <array>
 
 #include "detail/call_state.hpp"
+#include "server_session.hpp"
 
 namespace mcp {
 
@@ -33,38 +34,38 @@ void tool_context::progress(double value, std::optional<double> total,
                             std::string_view message) const {
   auto params = state_->next_progress(value, total, message);
   if (!params) return;
-  if (auto h = state_->host()) {
-    h->send_related(*state_, jsonrpc::encode_notification("notifications/progress", *params));
+  if (auto s = state_->session()) {
+    s->send(jsonrpc::encode_notification("notifications/progress", *params), &state_->id());
   }
 }
 
 void tool_context::log(log_level level, const json::value& data, std::string_view logger) const {
   if (state_->done()) return;
-  auto h = state_->host();
-  if (!h || !h->log_enabled(level)) return;
+  auto s = state_->session();
+  if (!s || !s->log_enabled(level)) return;
   json::object p;
   p["level"] = to_string(level);
   if (!logger.empty()) p["logger"] = logger;
   p["data"] = data;
-  h->send_related(*state_, jsonrpc::encode_notification("notifications/message", p));
+  s->send(jsonrpc::encode_notification("notifications/message", p), &state_->id());
 }
 
 bool tool_context::close_sse_stream() const {
-  auto h = state_->host();
-  return h && h->close_stream(*state_);
+  auto s = state_->session();
+  return s && !s->peer_closed() && !state_->done() && s->close_request_stream(state_->id());
 }
 
 const principal& tool_context::caller() const noexcept { return state_->caller(); }
 const json::object& tool_context::request_meta() const noexcept { return state_->meta(); }
 
 const json::object& tool_context::client_capabilities() const noexcept {
-  auto h = state_->host();
-  return h ? h->client_capabilities() : empty_object;
+  auto s = state_->session();
+  return s ? s->client_capabilities() : empty_object;
 }
 
 const std::string& tool_context::protocol_version() const noexcept {
-  auto h = state_->host();
-  return h ? h->negotiated_version() : empty_string;
+  auto s = state_->session();
+  return s ? s->version() : empty_string;
 }
 
 result<json::object> tool_context::request(std::string_view method, json::object params,
@@ -72,9 +73,10 @@ result<json::object> tool_context::request(std::string_view method, json::object
   if (state_->run_inline()) {
     return error{errc::not_supported, "inline tool handlers cannot send requests to the client"};
   }
-  auto h = state_->host();
-  if (!h) return error{errc::connection_closed, "the session has ended"};
-  return h->request_for(*state_, method, std::move(params), timeout);
+  auto s = state_->session();
+  if (!s) return error{errc::connection_closed, "the session has ended"};
+  return s->request_client(method, std::move(params), timeout, state_->id(),
+                           state_->stop_source().get_token());
 }
 
 error url_elicitation_required(json::array elicitations, std::string message) {

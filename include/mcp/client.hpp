@@ -19,6 +19,8 @@
 #pragma once
 
 #include <mcp/content.hpp>
+#include <mcp/executor.hpp>
+#include <mcp/protocol.hpp>
 #include <mcp/transport.hpp>
 
 #include <chrono>
@@ -40,12 +42,15 @@ using client_request_handler = std::function<result<json::object>(const json::ob
 
 struct client_options {
   client_info info{};
-  std::string protocol_version = "2025-11-25";  ///< requested in initialize
+  std::string protocol_version{latest_protocol_version};  ///< requested in initialize
   json::object capabilities{};  ///< declared as-is (e.g. {"sampling":{}, "elicitation":{}})
   std::chrono::milliseconds timeout{30000};  ///< default per request
   json_limits limits{};
-  /// Handlers for server requests by method; a request without one gets -32601.
+  /// Handlers for server requests by method; a request without one gets -32601. They run on
+  /// `handler_executor`, never on the thread that received the request.
   std::vector<std::pair<std::string, client_request_handler>> request_handlers{};
+  /// Runs the request handlers. Default: one thread of the client's own, started on first use.
+  std::shared_ptr<executor> handler_executor{};
   /// Called for every notification from the server (method, params). Any thread.
   std::function<void(std::string_view, const json::object&)> on_notification{};
 };

@@ -23,8 +23,10 @@
 //   return server.serve_stdio();
 #pragma once
 
+#include <mcp/executor.hpp>
 #include <mcp/pipeline.hpp>
 #include <mcp/prompt.hpp>
+#include <mcp/protocol.hpp>
 #include <mcp/resource.hpp>
 #include <mcp/tool.hpp>
 #include <mcp/typed_tool.hpp>
@@ -39,10 +41,6 @@
 
 namespace mcp {
 
-/// The protocol revisions this SDK speaks, newest first.
-inline constexpr std::string_view latest_protocol_version = "2025-11-25";
-[[nodiscard]] const std::vector<std::string>& supported_protocol_versions();
-
 /// `Implementation`: who the server is.
 struct server_info {
   std::string name = "mcp-cpp-server";
@@ -52,17 +50,6 @@ struct server_info {
   std::vector<icon> icons{};
   std::optional<std::string> website_url{};
 };
-
-/// Runs tool handlers. The default is a fixed pool; replace it to use your own threads.
-class executor {
- public:
-  virtual ~executor() = default;
-  /// Runs `work` soon, on some thread. Must not run it inline. Thread-safe.
-  virtual void post(std::function<void()> work) = 0;
-};
-
-/// A fixed pool of `threads` workers. Destruction finishes queued work, then joins.
-[[nodiscard]] std::shared_ptr<executor> make_thread_pool(std::size_t threads);
 
 struct server_options {
   server_info info{};

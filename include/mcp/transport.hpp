@@ -30,6 +30,9 @@ struct send_context {
   const jsonrpc::request_id* related_request = nullptr;
   /// True when the message is the final response to `related_request`.
   bool is_final_response = false;
+  /// Set when the message is a request this side sends: its id (transports that wait for the
+  /// answer on the request's own exchange, like Streamable HTTP's client, need it).
+  const jsonrpc::request_id* request = nullptr;
 };
 
 /// Where a session writes. Implemented by transports.
@@ -52,6 +55,10 @@ class connection {
     (void)request;
     return false;
   }
+  /// Tells the transport the protocol version the session negotiated (a client learns it from
+  /// the InitializeResult). Transports that send it with every message (Streamable HTTP's
+  /// `MCP-Protocol-Version`) keep it; others ignore it. Never throws.
+  virtual void set_protocol_version(std::string_view version) { (void)version; }
 };
 
 /// Who is calling: every request carries one, from the transport (stdio: "local").

@@ -3,7 +3,7 @@
 // Connections are kept alive: one that ended with a complete plain answer goes back to a small
 // idle pool; a pooled connection is checked before use, and a request that still finds it
 // closed is sent again on a new connection only when that cannot run it twice.
-#include <mcp/http.hpp>
+#include <mcp/http_client.hpp>
 #include <mcp/json.hpp>
 
 #include <boost/asio/connect.hpp>
@@ -152,24 +152,7 @@ struct http_client_connection::impl {
       std::lock_guard lock(mu);
       r = receiver;
     }
-    learn_version(text);
     if (r && *r) (*r)(text);
-  }
-
-  void learn_version(std::string_view text) {
-    {
-      std::lock_guard lock(mu);
-      if (!version.empty()) return;
-    }
-    if (text.find("\"protocolVersion\"") == std::string_view::npos) return;
-    auto v = parse_json(text);
-    if (!v || !v->is_object()) return;
-    const auto* res = v->get_object().if_contains("result");
-    if (res == nullptr || !res->is_object()) return;
-    const auto* pv = res->get_object().if_contains("protocolVersion");
-    if (pv == nullptr || !pv->is_string()) return;
-    std::lock_guard lock(mu);
-    version = std::string(pv->get_string());
   }
 
   /// The request line and headers for one exchange.
@@ -444,19 +427,13 @@ void http_client_connection::on_receive(std::function<void(std::string_view)> re
   impl_->receiver = std::make_shared<std::function<void(std::string_view)>>(std::move(receiver));
 }
 
-void http_client_connection::send(std::string message, const send_context& /*ctx*/) {
+void http_client_connection::send(std::string message, const send_context& ctx) {
   {
     std::lock_guard lock(impl_->mu);
     if (impl_->closed) return;
   }
   std::optional<json::value> id;
-  auto v = parse_json(message);
-  if (v && v->is_object()) {
-    const auto& o = v->get_object();
-    if (o.contains("method")) {
-      if (const auto* i = o.if_contains("id")) id = *i;
-    }
-  }
+  if (ctx.request != nullptr) id = jsonrpc::id_to_json(*ctx.request);
   if (!id) {  // notification or response: a quick 202, on this thread
     impl_->post(message, std::nullopt);
     return;
@@ -523,6 +500,11 @@ int http_client_connection::open_event_stream() {
 std::string http_client_connection::session_id() const {
   std::lock_guard lock(impl_->mu);
   return impl_->session_id;
+}
+
+void http_client_connection::set_protocol_version(std::string_view version) {
+  std::lock_guard lock(impl_->mu);
+  impl_->version = std::string(version);
 }
 
 std::string http_client_connection::protocol_version() const {

@@ -1,6 +1,6 @@
 // The bounded in-memory event store: per (session, stream) a deque of events, a global byte
 // budget, and eviction of the least recently appended streams when the budget is exceeded.
-#include <mcp/http.hpp>
+#include <mcp/http_server.hpp>
 
 #include <deque>
 #include <list>

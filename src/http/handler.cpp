@@ -8,6 +8,8 @@
 #include <charconv>
 #include <set>
 
+#include "protocol.hpp"
+
 namespace mcp::http_detail {
 bool iequals(std::string_view a, std::string_view b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
@@ -20,7 +22,7 @@ namespace {
 
 constexpr std::string_view session_header = "mcp-session-id";
 constexpr std::string_view version_header = "mcp-protocol-version";
-constexpr std::string_view assumed_version = "2025-03-26";
+constexpr std::string_view assumed_version = detail::http_version_without_header;
 
 bool icontains(std::string_view hay, std::string_view needle) {
   if (hay.find(needle) != std::string_view::npos) return true;  // the usual spelling
@@ -44,9 +46,10 @@ std::string_view host_part(std::string_view authority) {
   return authority.substr(0, authority.find(':'));
 }
 
-bool version_supported(std::string_view v) {
-  const auto& all = supported_protocol_versions();
-  return std::find(all.begin(), all.end(), v) != all.end();
+/// What the era of `version` has: a supported version, or empty (no header: the version the
+/// spec assumes then).
+const detail::era_traits& era_of_version(std::string_view version) {
+  return detail::traits(detail::era_of(version.empty() ? assumed_version : version));
 }
 
 }  // namespace
@@ -158,7 +161,7 @@ http_response request_handler::handle(http_request& req) {
     }
     // Protocol version header.
     const auto version = req.header(version_header);
-    if (!version.empty() && !version_supported(version)) {
+    if (!version.empty() && !is_supported_protocol_version(version)) {
       auto r = error_response(400, static_cast<int>(errc::invalid_request),
                               "Bad Request: Unsupported protocol version: " + std::string(version));
       r.headers = std::move(extra);
@@ -309,7 +312,7 @@ http_response request_handler::post(http_request& req, const principal& who,
     session = hs->session;
     negotiated = session->protocol_version();
   }
-  if (batch && (negotiated.empty() ? std::string(version) : negotiated) != assumed_version) {
+  if (batch && !era_of_version(negotiated.empty() ? version : negotiated).batches) {
     if (opts_.stateless) session->close();
     return fail(400, static_cast<int>(errc::invalid_request),
                 "Invalid Request: JSON-RPC batches are only accepted when protocol version "
@@ -344,7 +347,7 @@ http_response request_handler::post(http_request& req, const principal& who,
   cfg.expected_finals = keys.size();
   cfg.batch = batch;
   cfg.force_sse = opts_.response_mode == http_response_mode::always_sse;
-  cfg.priming = negotiated >= "2025-11-25";
+  cfg.priming = era_of_version(negotiated).sse_priming;
   cfg.retry = opts_.sse_retry;
   // Stateless: the throwaway session ends with its last answer. Answered while `deliver` runs
   // (inline tools), this thread closes it right after; answered later, an I/O thread does.
@@ -451,7 +454,7 @@ http_response request_handler::get(http_request& req, const principal& who,
   cfg.number = hs->conn->next_stream_number();
   cfg.store = opts_.resumable ? opts_.events : nullptr;
   cfg.standalone = true;
-  cfg.priming = (negotiated.empty() ? std::string(version) : negotiated) >= "2025-11-25";
+  cfg.priming = era_of_version(negotiated.empty() ? version : negotiated).sse_priming;
   cfg.retry = opts_.sse_retry;
   auto stream = std::make_shared<response_stream>(std::move(cfg));
   if (!hs->conn->set_standalone(stream)) {

@@ -7,7 +7,7 @@
 // Beast adapter (listener.cpp) only moves bytes.
 #pragma once
 
-#include <mcp/http.hpp>
+#include <mcp/http_server.hpp>
 
 #include <atomic>
 #include <functional>

@@ -9,7 +9,7 @@
 // connection lives on one loop for its whole life, so its handlers never run concurrently and
 // need no strand. Read and write timeouts are deadlines checked by a per-loop sweep (a few times
 // per timeout), not a timer armed and cancelled for every socket operation.
-#include <mcp/http.hpp>
+#include <mcp/http_server.hpp>
 
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/ip/tcp.hpp>

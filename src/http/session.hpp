@@ -8,7 +8,7 @@
 //   - `session_table`: the live sessions by id, with idle expiry and a cap.
 #pragma once
 
-#include <mcp/http.hpp>
+#include <mcp/http_server.hpp>
 #include <mcp/server.hpp>
 
 #include <atomic>

@@ -12,7 +12,7 @@
 // exactly the events of this stream after that id, then continue live.
 #pragma once
 
-#include <mcp/http.hpp>
+#include <mcp/http_server.hpp>
 
 #include <chrono>
 #include <cstdint>

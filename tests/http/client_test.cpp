@@ -1,7 +1,8 @@
 // The HTTP client transport against the HTTP server: a client_session over
 // http_client_connection (initialize, calls, progress, parallel calls, resumption, expiry).
 #include <mcp/client.hpp>
-#include <mcp/http.hpp>
+#include <mcp/http_client.hpp>
+#include <mcp/http_server.hpp>
 
 #include <gtest/gtest.h>
 
@@ -227,12 +228,14 @@ TEST(HttpClientPool, NeverSendsAPostTwiceWhenTheServerDroppedItAfterReadingIt) {
     }
     return false;
   };
-  conn->send(R"({"jsonrpc":"2.0","id":1,"method":"ping"})", {});
+  const mcp::jsonrpc::request_id id1 = 1;
+  const mcp::jsonrpc::request_id id2 = 2;
+  conn->send(R"({"jsonrpc":"2.0","id":1,"method":"ping"})", {.request = &id1});
   ASSERT_TRUE(wait_for(1));
   EXPECT_NE(got[0].find("\"result\""), std::string::npos);
   // The second request goes on the kept-alive connection, which the server drops after
   // reading it: the caller gets an error, and the request is not sent again.
-  conn->send(R"({"jsonrpc":"2.0","id":2,"method":"ping"})", {});
+  conn->send(R"({"jsonrpc":"2.0","id":2,"method":"ping"})", {.request = &id2});
   ASSERT_TRUE(wait_for(2));
   EXPECT_NE(got[1].find("\"error\""), std::string::npos) << got[1];
   std::this_thread::sleep_for(std::chrono::milliseconds(100));

@@ -1,7 +1,8 @@
 // The demo server binary over Streamable HTTP: spawned with --http 127.0.0.1:0, its URL read
 // from stderr, then driven with the HTTP client transport.
 #include <mcp/client.hpp>
-#include <mcp/http.hpp>
+#include <mcp/http_client.hpp>
+#include <mcp/http_server.hpp>
 
 #include <gtest/gtest.h>
 

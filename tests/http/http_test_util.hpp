@@ -3,7 +3,8 @@
 // server with a few tools.
 #pragma once
 
-#include <mcp/http.hpp>
+#include <mcp/http_client.hpp>
+#include <mcp/http_server.hpp>
 #include <mcp/server.hpp>
 
 #include <boost/asio/connect.hpp>

@@ -1,6 +1,6 @@
 // Integration tests of the Streamable HTTP server: every status code, SSE framing, sessions,
 // resumption, security checks and limits, over real sockets on 127.0.0.1.
-#include <mcp/http.hpp>
+#include <mcp/http_server.hpp>
 
 #include <gtest/gtest.h>
 

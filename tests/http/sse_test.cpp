@@ -1,7 +1,7 @@
 // SSE framing and the in-memory event store, without sockets.
 #include "http/sse.hpp"
 
-#include <mcp/http.hpp>
+#include <mcp/http_server.hpp>
 
 #include <gtest/gtest.h>
 

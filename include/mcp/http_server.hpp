@@ -1,6 +1,6 @@
-// File: mcp/http.hpp
+// File: mcp/http_server.hpp
 //
-// The Streamable HTTP transport (MCP 2025-11-25 basic/transports), server and client, target
+// The Streamable HTTP transport (MCP 2025-11-25 basic/transports), server side, target
 // `mcp::http`. Defines:
 //
 //   - `http_server`: serves an `mcp::server` on one endpoint (default `/mcp`) with Boost.Beast:
@@ -10,24 +10,15 @@
 //     stateless. Validates `Origin`, `Host`, `Accept`, `Content-Type`, `MCP-Protocol-Version`;
 //     optional authenticator; limits on body size, header/body read time, sessions and streams.
 //   - `event_store` and `make_memory_event_store`: where SSE events are kept for resumption.
-//   - `http_client_connection`: an `mcp::connection` that POSTs what a `client_session` sends and
-//     feeds the JSON or SSE answers back into it (session header, protocol version header,
-//     resumption after a dropped stream, 404 = session gone, kept-alive connections).
 //
-// Example (server):
+// The client side is mcp/http_client.hpp.
+//
+// Example:
 //
 //   mcp::server server({.info = {.name = "demo", .version = "1.0"}});
 //   // ... add tools ...
 //   mcp::http_server http(server, {.port = 8080});
 //   return http.serve();   // blocks until SIGINT/SIGTERM; http://127.0.0.1:8080/mcp
-//
-// Example (client):
-//
-//   auto conn = mcp::http_client_connection::create({.url = "http://127.0.0.1:8080/mcp"});
-//   mcp::client_session client(conn);
-//   conn->on_receive([&client](std::string_view m) { client.receive(m); });
-//   client.initialize();
-//   auto r = client.call_tool("echo", {{"text", "hi"}});
 #pragma once
 
 #include <mcp/server.hpp>
@@ -200,65 +191,6 @@ class http_server {
  private:
   struct impl;
   std::unique_ptr<impl> impl_;
-};
-
-// ---------------------------------------------------------------------------------------------
-// Client
-
-struct http_client_options {
-  std::string url = "http://127.0.0.1:8080/mcp";               ///< http:// only
-  std::vector<std::pair<std::string, std::string>> headers{};  ///< extra (e.g. Authorization)
-  std::chrono::milliseconds connect_timeout{5000};
-  /// Longest silence while reading an answer (SSE streams included).
-  std::chrono::milliseconds read_timeout{60000};
-  /// Reconnections of a dropped SSE stream in a row that bring no new event.
-  std::size_t max_resume_attempts = 5;
-};
-
-/// A client transport: each `send` is one POST (requests on a thread of their own, so that a
-/// `client_session` can wait, time out and cancel); answers, whether JSON or SSE, are handed to
-/// the receiver installed with `on_receive`, in order per stream.
-///
-/// Errors: an HTTP error answer to a request is delivered as a JSON-RPC error response for that
-/// request (the server's JSON-RPC error when the body holds one, else code -32000 with the
-/// status). A 404 while holding a session id marks the session expired (`session_expired()`):
-/// open a new connection and initialize again.
-///
-/// Thread-safety: every member may be called from any thread.
-class http_client_connection final : public connection,
-                                     public std::enable_shared_from_this<http_client_connection> {
- public:
-  [[nodiscard]] static std::shared_ptr<http_client_connection> create(http_client_options opts);
-  ~http_client_connection() override;
-
-  /// Installs where received message texts go (any thread). Set it before the first send.
-  void on_receive(std::function<void(std::string_view)> receiver);
-
-  void send(std::string message, const send_context& ctx) override;
-  /// Sends DELETE for the session (when there is one), stops the streams, joins the threads.
-  void close() override;
-
-  /// Opens the standalone GET stream (after initialize), resuming it when it drops. Returns the
-  /// HTTP status of the first attempt (200, or 405 when the server offers none).
-  int open_event_stream();
-
-  /// The `MCP-Session-Id` received on initialize (empty: none).
-  [[nodiscard]] std::string session_id() const;
-  /// The negotiated protocol version, sent as `MCP-Protocol-Version` (learned from the
-  /// InitializeResult).
-  [[nodiscard]] std::string protocol_version() const;
-  /// True after the server answered 404 to our session id.
-  [[nodiscard]] bool session_expired() const;
-  /// Number of times an SSE stream was resumed with Last-Event-ID.
-  [[nodiscard]] std::size_t resumptions() const;
-  /// Number of TCP connections opened so far. Connections are kept alive and reused: one that
-  /// carried a complete plain answer serves later requests (up to 4 are kept idle).
-  [[nodiscard]] std::size_t connections_opened() const;
-
- private:
-  explicit http_client_connection(http_client_options opts);
-  struct impl;
-  std::shared_ptr<impl> impl_;
 };
 
 }  // namespace mcp

@@ -1,0 +1,64 @@
+// Internal: how server features plug into the session engine. A feature (tools, resources,
+// prompts, completion, logging, tasks) registers its methods in the server's `method_router`
+// and says which capability it declares to a session at initialize. The session routes a
+// request by method name and answers -32601 for a method whose capability it was not offered;
+// it never names a feature itself.
+#pragma once
+
+#include <mcp/jsonrpc.hpp>
+
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+
+#include "protocol.hpp"
+
+namespace mcp::detail {
+
+class server_session_impl;
+
+/// Answers one request (now, or later through the session).
+using method_handler = std::function<void(server_session_impl&, jsonrpc::request&&)>;
+
+struct method_entry {
+  std::string capability;  ///< the capability the method belongs to ("" for none)
+  method_handler handler;
+};
+
+/// Method name → handler. Filled while the server is built, read-only afterwards (so lookups
+/// need no lock).
+class method_router {
+ public:
+  /// Registers `method`. Throws std::logic_error when it is registered already.
+  void add(std::string method, std::string capability, method_handler handler);
+  /// The entry for `method`, or null.
+  [[nodiscard]] const method_entry* find(std::string_view method) const;
+
+ private:
+  struct string_hash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const noexcept {
+      return std::hash<std::string_view>{}(s);
+    }
+  };
+  std::unordered_map<std::string, method_entry, string_hash, std::equal_to<>> methods_;
+};
+
+/// A server feature. Implementations are thread-safe.
+class feature {
+ public:
+  virtual ~feature() = default;
+  /// The capability to declare to a session of era `e` at initialize (name and object), or
+  /// nothing when the feature is not offered (e.g. nothing registered).
+  [[nodiscard]] virtual std::optional<std::pair<std::string, json::object>> capability(
+      era e) const = 0;
+};
+
+/// Lists that announce changes (`notifications/<list>/list_changed`), by index.
+inline constexpr std::size_t max_lists = 4;
+
+}  // namespace mcp::detail

@@ -1,0 +1,371 @@
+#include "peer.hpp"
+
+#include <condition_variable>
+
+#include "detail/timer.hpp"
+
+namespace mcp::detail {
+
+namespace {
+error closed_error() { return error{errc::connection_closed, "the session has ended"}; }
+}  // namespace
+
+peer::peer(std::shared_ptr<connection> conn, json_limits limits)
+    : conn_(std::move(conn)), limits_(limits) {}
+
+peer::~peer() = default;
+
+// ---- receiving ----
+
+void peer::receive_text(std::string_view text) {
+  if (closed_.load()) return;
+  auto parsed = parse_json(text, limits_);
+  if (!parsed) {
+    const auto code =
+        parsed.error().is(errc::limit_exceeded) ? errc::invalid_request : errc::parse_error;
+    on_invalid(error{code, parsed.error().message}, std::nullopt);
+    return;
+  }
+  if (parsed->is_array()) {
+    receive_batch(std::move(parsed->get_array()));
+    return;
+  }
+  auto m = jsonrpc::decode(std::move(*parsed));
+  if (!m) {
+    on_invalid(m.error().err, m.error().id);
+    return;
+  }
+  dispatch(std::move(*m));
+}
+
+void peer::receive_message(jsonrpc::message&& m) {
+  if (closed_.load()) return;
+  dispatch(std::move(m));
+}
+
+void peer::on_invalid(const error& e, const std::optional<jsonrpc::request_id>& id) {
+  // An error for a readable id belongs to that request (HTTP puts it on its stream).
+  if (id) return reply_error(*id, e);
+  send(jsonrpc::encode_error(std::nullopt, e));
+}
+
+void peer::dispatch(jsonrpc::message&& m) {
+  if (auto* rq = std::get_if<jsonrpc::request>(&m)) {
+    on_request(std::move(*rq));
+  } else if (auto* n = std::get_if<jsonrpc::notification>(&m)) {
+    if (n->method == "notifications/cancelled") {
+      on_cancelled(n->params);
+    } else if (n->method == "notifications/progress") {
+      on_progress(n->params);
+    }
+    on_notification(std::move(*n));
+  } else if (auto* r = std::get_if<jsonrpc::response>(&m)) {
+    on_response(std::move(*r));
+  }
+  // An orphan error (a response without id) answers nothing we can match: dropped.
+}
+
+/// A batch received as text (2025-03-26) is answered with one array once each request in it is
+/// answered or cancelled (JSON-RPC 2.0 section 6). Transports that decode messages themselves
+/// (Streamable HTTP) pass them one by one and build their own array.
+void peer::receive_batch(json::array&& batch) {
+  if (auto refused = batch_refused()) {
+    send(jsonrpc::encode_error(std::nullopt, error{errc::invalid_request, std::move(*refused)}));
+    return;
+  }
+  if (batch.empty()) {
+    send(jsonrpc::encode_error(std::nullopt,
+                               error{errc::invalid_request, "Invalid Request: empty batch"}));
+    return;
+  }
+  auto answers = std::make_shared<batch_answers>();
+  std::vector<jsonrpc::message> messages;
+  messages.reserve(batch.size());
+  for (auto& v : batch) {
+    auto m = jsonrpc::decode(std::move(v));
+    if (!m) {
+      answers->answers.push_back(jsonrpc::encode_error(m.error().id, m.error().err));
+    } else {
+      messages.push_back(std::move(*m));
+    }
+  }
+  {
+    std::lock_guard lock(mu_);
+    for (const auto& m : messages) {
+      const auto* rq = std::get_if<jsonrpc::request>(&m);
+      // A request whose id is already waiting (a duplicate) is answered on its own.
+      if (rq != nullptr && batched_.emplace(rq->id, answers).second) ++answers->waiting;
+    }
+    if (answers->waiting > 0) open_batches_.fetch_add(1, std::memory_order_release);
+  }
+  if (answers->waiting == 0) {
+    auto all = jsonrpc::encode_batch(answers->answers);  // only notifications and invalid entries
+    if (!all.empty()) send(std::move(all));
+  }
+  for (auto& m : messages) dispatch(std::move(m));
+}
+
+// ---- answering ----
+
+bool peer::track(const std::shared_ptr<inbound_request>& r) {
+  std::lock_guard lock(mu_);
+  if (closed_.load()) return false;
+  return inbound_.emplace(r->id(), r).second;
+}
+
+bool peer::untrack(const inbound_request& r) {
+  std::lock_guard lock(mu_);
+  auto it = inbound_.find(r.id());
+  if (it == inbound_.end() || it->second.get() != &r) return false;  // cancelled or closed
+  inbound_.erase(it);
+  return !r.cancelled();
+}
+
+void peer::send_final(const jsonrpc::request_id& id, std::string message) {
+  std::string batch;
+  if (settle_batched(id, &message, batch)) {
+    if (!batch.empty()) send(std::move(batch));
+    return;
+  }
+  send_context ctx{.related_request = &id, .is_final_response = true};
+  conn_->send(std::move(message), ctx);
+}
+
+void peer::reply(const jsonrpc::request_id& id, const json::value& result) {
+  send_final(id, jsonrpc::encode_result(id, result));
+}
+
+void peer::reply_error(const jsonrpc::request_id& id, const error& e) {
+  send_final(id, jsonrpc::encode_error(id, e));
+}
+
+void peer::send(std::string message, const jsonrpc::request_id* related) {
+  if (closed_.load()) return;
+  conn_->send(std::move(message), send_context{.related_request = related});
+}
+
+/// Files the answer to `id` (null: the request was cancelled and gets none) with the batch it
+/// came in. False when `id` is not waiting in a batch. When it completes the batch, `out` is
+/// the batch's answer: a JSON array, or empty when no request in it was answered.
+bool peer::settle_batched(const jsonrpc::request_id& id, std::string* answer, std::string& out) {
+  if (open_batches_.load(std::memory_order_acquire) == 0) return false;
+  std::lock_guard lock(mu_);
+  auto it = batched_.find(id);
+  if (it == batched_.end()) return false;
+  auto b = std::move(it->second);
+  batched_.erase(it);
+  if (answer != nullptr) b->answers.push_back(std::move(*answer));
+  if (--b->waiting == 0) {
+    open_batches_.fetch_sub(1, std::memory_order_release);
+    out = jsonrpc::encode_batch(b->answers);
+  }
+  return true;
+}
+
+void peer::on_cancelled(const json::object& params) {
+  const auto* rid = params.if_contains("requestId");
+  if (!rid) return;
+  auto id = jsonrpc::id_from_json(*rid);
+  if (!id) return;
+  std::shared_ptr<inbound_request> r;
+  {
+    std::lock_guard lock(mu_);
+    auto it = inbound_.find(*id);
+    if (it == inbound_.end()) return;  // unknown or finished: ignored (REQ-101)
+    r = std::move(it->second);
+    inbound_.erase(it);
+  }
+  r->cancelled_.store(true);
+  r->stop_.request_stop();
+  std::string batch;  // the cancelled request leaves its batch slot unanswered
+  if (settle_batched(*id, nullptr, batch) && !batch.empty()) send(std::move(batch));
+}
+
+std::size_t peer::requests_in_flight() const {
+  std::lock_guard lock(mu_);
+  return inbound_.size();
+}
+
+// ---- outgoing ----
+
+std::int64_t peer::request_async(std::string_view method, json::object params,
+                                 outbound_options opts, outbound_callback done) {
+  const auto now = std::chrono::steady_clock::now();
+  std::int64_t id = 0;
+  {
+    std::unique_lock lock(mu_);
+    if (closed_.load()) {
+      lock.unlock();
+      done(closed_error());
+      return 0;
+    }
+    id = next_id_++;
+    outbound o;
+    o.done = std::move(done);
+    o.method = std::string(method);
+    o.timeout = opts.timeout;
+    o.max_total = opts.max_total;
+    o.deadline = now + opts.timeout;
+    o.hard_deadline = opts.max_total.count() > 0 ? now + opts.max_total
+                                                 : std::chrono::steady_clock::time_point::max();
+    o.reset_on_progress = opts.reset_on_progress;
+    if (opts.on_progress) {
+      o.on_progress = std::move(opts.on_progress);
+      auto& meta = params["_meta"];
+      if (!meta.is_object()) meta = json::object{};
+      meta.get_object()["progressToken"] = id;
+    }
+    outbound_.emplace(id, std::move(o));
+  }
+  if (opts.on_sent) opts.on_sent(id);
+  const jsonrpc::request_id rid = id;
+  arm_timer(id, std::min(now + opts.timeout, opts.max_total.count() > 0
+                                                 ? now + opts.max_total
+                                                 : std::chrono::steady_clock::time_point::max()));
+  if (!closed_.load()) {
+    conn_->send(jsonrpc::encode_request(id, method, params),
+                send_context{.related_request = opts.related, .request = &rid});
+  }
+  return id;
+}
+
+void peer::arm_timer(std::int64_t id, std::chrono::steady_clock::time_point when) {
+  std::weak_ptr<peer> self = weak_from_this();
+  const auto handle = schedule_timer(when, [self, id] {
+    if (auto p = self.lock()) p->expire(id);
+  });
+  std::lock_guard lock(mu_);
+  auto it = outbound_.find(id);
+  if (it == outbound_.end()) {
+    cancel_timer(handle);  // answered already
+    return;
+  }
+  it->second.timer = handle;
+}
+
+void peer::expire(std::int64_t id) {
+  outbound o;
+  std::optional<std::chrono::steady_clock::time_point> rearm;
+  {
+    std::lock_guard lock(mu_);
+    auto it = outbound_.find(id);
+    if (it == outbound_.end()) return;
+    const auto due = std::min(it->second.deadline, it->second.hard_deadline);
+    if (std::chrono::steady_clock::now() < due) {
+      it->second.timer = 0;  // progress moved the deadline: wait again
+      rearm = due;
+    } else {
+      o = std::move(it->second);
+      outbound_.erase(it);
+    }
+  }
+  if (rearm) return arm_timer(id, *rearm);
+  send(jsonrpc::encode_notification("notifications/cancelled",
+                                    json::object{{"requestId", id}, {"reason", "timed out"}}));
+  const bool hard = o.hard_deadline <= o.deadline;
+  const auto limit = hard ? o.max_total : o.timeout;
+  o.done(error{errc::request_timeout, o.method + " got no answer within " +
+                                          std::to_string(limit.count()) + " ms" +
+                                          (hard ? " (its hard maximum)" : "")});
+}
+
+void peer::on_progress(const json::object& params) {
+  const auto* tok = params.if_contains("progressToken");
+  if (tok == nullptr || !tok->is_int64()) return;
+  std::function<void(const json::object&)> cb;
+  {
+    std::lock_guard lock(mu_);
+    auto it = outbound_.find(tok->get_int64());
+    if (it == outbound_.end()) return;
+    auto& o = it->second;
+    if (o.reset_on_progress) o.deadline = std::chrono::steady_clock::now() + o.timeout;
+    cb = o.on_progress;
+  }
+  if (cb) cb(params);
+}
+
+void peer::on_response(jsonrpc::response&& r) {
+  const auto* id = std::get_if<std::int64_t>(&r.id);
+  if (!id) return;  // not one of ours (our ids are integers)
+  if (r.err) return finish_outbound(*id, std::move(*r.err));
+  if (r.result && r.result->is_object()) {
+    return finish_outbound(*id, std::move(r.result->get_object()));
+  }
+  finish_outbound(*id, error{errc::invalid_request, "the peer's result is not an object"});
+}
+
+void peer::finish_outbound(std::int64_t id, result<json::object> outcome) {
+  outbound o;
+  {
+    std::lock_guard lock(mu_);
+    auto it = outbound_.find(id);
+    if (it == outbound_.end()) return;  // late, unknown or timed out already: ignored
+    o = std::move(it->second);
+    outbound_.erase(it);
+  }
+  if (o.timer != 0) cancel_timer(o.timer);
+  o.done(std::move(outcome));
+}
+
+void peer::cancel_outbound(std::int64_t id, std::string_view reason) {
+  {
+    std::lock_guard lock(mu_);
+    if (!outbound_.contains(id)) return;
+  }
+  send(jsonrpc::encode_notification("notifications/cancelled",
+                                    json::object{{"requestId", id}, {"reason", reason}}));
+  finish_outbound(id, error{errc::cancelled, "the request was cancelled"});
+}
+
+result<json::object> peer::request(std::string_view method, json::object params,
+                                   outbound_options opts, std::stop_token stop,
+                                   std::string_view stop_reason) {
+  struct waiter {
+    std::mutex mu;
+    std::condition_variable_any cv;
+    std::optional<result<json::object>> outcome;
+  };
+  auto w = std::make_shared<waiter>();
+  const auto id =
+      request_async(method, std::move(params), std::move(opts), [w](result<json::object> r) {
+        std::lock_guard lock(w->mu);
+        w->outcome = std::move(r);
+        w->cv.notify_all();
+      });
+  std::unique_lock lock(w->mu);
+  if (w->cv.wait(lock, stop, [&] { return w->outcome.has_value(); })) {
+    return std::move(*w->outcome);
+  }
+  lock.unlock();
+  cancel_outbound(id, stop_reason);
+  lock.lock();
+  w->cv.wait(lock, [&] { return w->outcome.has_value(); });  // cancelled, or answered meanwhile
+  if (w->outcome->has_error() && w->outcome->error().is(errc::cancelled)) {
+    return error{errc::cancelled, std::string(method) + " was cancelled"};
+  }
+  return std::move(*w->outcome);
+}
+
+// ---- close ----
+
+void peer::close_peer() {
+  if (closed_.exchange(true)) return;
+  std::unordered_map<jsonrpc::request_id, std::shared_ptr<inbound_request>> in;
+  std::unordered_map<std::int64_t, outbound> out;
+  {
+    std::lock_guard lock(mu_);
+    in.swap(inbound_);
+    out.swap(outbound_);
+  }
+  for (auto& [id, r] : in) {
+    r->cancelled_.store(true);
+    r->stop_.request_stop();
+  }
+  for (auto& [id, o] : out) {
+    if (o.timer != 0) cancel_timer(o.timer);
+    o.done(closed_error());
+  }
+  conn_->close();
+}
+
+}  // namespace mcp::detail

@@ -1,0 +1,181 @@
+// Internal: the JSON-RPC peer core under both session faces (server_session_impl,
+// client_session). It owns what the two sides share:
+//   - receiving: message text parsed with limits, batches (collected and answered with one
+//     array), decoding, dispatch to the face's `on_request` / `on_notification`;
+//   - incoming requests in flight: a duplicate id is refused, `notifications/cancelled` stops
+//     the request (its stop token fires) and its answer is dropped, a batch slot is settled;
+//   - outgoing requests: ids, pending answers, timeouts that progress may reset plus a hard
+//     maximum, then `notifications/cancelled`; progress routed to the request's callback;
+//   - close: every waiter fails with `connection_closed`, every request in flight is stopped.
+// The faces add lifecycle and methods. The core knows no MCP method other than the two
+// notifications of the base protocol it implements (cancelled, progress).
+#pragma once
+
+#include <mcp/jsonrpc.hpp>
+#include <mcp/transport.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <stop_token>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace mcp::detail {
+
+/// An incoming request being served. Registered with `peer::track` so that the peer can stop
+/// it; features derive their own records (a tool call's state) from it. Thread-safe.
+class inbound_request {
+ public:
+  explicit inbound_request(jsonrpc::request_id id) noexcept : id_(std::move(id)) {}
+  virtual ~inbound_request() = default;
+  inbound_request(const inbound_request&) = delete;
+  inbound_request& operator=(const inbound_request&) = delete;
+
+  [[nodiscard]] const jsonrpc::request_id& id() const noexcept { return id_; }
+  /// Fires when the peer cancels the request or the session ends.
+  [[nodiscard]] std::stop_source& stop_source() noexcept { return stop_; }
+  /// True once the peer cancelled the request (or the session ended): its answer is dropped.
+  [[nodiscard]] bool cancelled() const noexcept { return cancelled_.load(); }
+
+ private:
+  friend class peer;
+  jsonrpc::request_id id_;
+  std::stop_source stop_;
+  std::atomic<bool> cancelled_{false};
+};
+
+/// How an outgoing request waits.
+struct outbound_options {
+  /// Longest wait for the answer; with `reset_on_progress`, counted from the last progress.
+  std::chrono::milliseconds timeout{30000};
+  /// Hard maximum from the start, whatever progress says. 0: none beyond `timeout`.
+  std::chrono::milliseconds max_total{0};
+  bool reset_on_progress = false;
+  /// The incoming request this one is made for (transports route by it); null: standalone.
+  const jsonrpc::request_id* related = nullptr;
+  /// When set, a `progressToken` is sent and progress notifications are reported here.
+  std::function<void(const json::object& progress)> on_progress{};
+  /// Called with the id as soon as the request is sent (before any answer can arrive).
+  std::function<void(std::int64_t id)> on_sent{};
+};
+
+/// The answer to an outgoing request: the result object, or the peer's JSON-RPC error,
+/// `errc::request_timeout`, `errc::cancelled` or `errc::connection_closed`.
+using outbound_callback = std::function<void(result<json::object>)>;
+
+class peer : public std::enable_shared_from_this<peer> {
+ public:
+  /// Faces are always owned by a shared_ptr (timers and queued work hold them weakly).
+  peer(std::shared_ptr<connection> conn, json_limits limits);
+  virtual ~peer();
+  peer(const peer&) = delete;
+  peer& operator=(const peer&) = delete;
+
+  // ---- receiving (any thread; never throws) ----
+
+  /// One received message text: a message, or a batch when the face accepts batches.
+  void receive_text(std::string_view text);
+  /// One message a transport already decoded.
+  void receive_message(jsonrpc::message&& m);
+
+  // ---- answering incoming requests ----
+
+  /// Registers `r` as in flight. False when its id is already in flight (answer -32600).
+  [[nodiscard]] bool track(const std::shared_ptr<inbound_request>& r);
+  /// Ends the tracking of `r` (its work is done). False when it was cancelled or the peer
+  /// closed: its answer must then not be sent.
+  [[nodiscard]] bool untrack(const inbound_request& r);
+  /// Sends the final answer of request `id`: on its own, or into its batch's array. Dropped
+  /// when the request was tracked and has been cancelled.
+  void send_final(const jsonrpc::request_id& id, std::string message);
+  void reply(const jsonrpc::request_id& id, const json::value& result);
+  void reply_error(const jsonrpc::request_id& id, const error& e);
+  /// Sends any other message (notifications, answers without a request), related to an
+  /// incoming request or standalone.
+  void send(std::string message, const jsonrpc::request_id* related = nullptr);
+  /// Asks the transport to end the network connection carrying `request`'s answer stream (the
+  /// peer resumes it). False when the transport cannot (see connection::close_request_stream).
+  bool close_request_stream(const jsonrpc::request_id& request) {
+    return !closed_.load() && conn_->close_request_stream(request);
+  }
+
+  // ---- outgoing requests ----
+
+  /// Sends a request; `done` runs exactly once, on the thread that receives the answer (or the
+  /// timer thread, or the closing thread). Returns the request's id (0 when closed: `done`
+  /// already ran with connection_closed).
+  std::int64_t request_async(std::string_view method, json::object params, outbound_options opts,
+                             outbound_callback done);
+  /// Sends a request and blocks until its answer. `stop` cancels the wait (the peer is sent
+  /// notifications/cancelled with `stop_reason`).
+  result<json::object> request(std::string_view method, json::object params, outbound_options opts,
+                               std::stop_token stop = {},
+                               std::string_view stop_reason = "cancelled");
+  /// Gives up on outgoing request `id`: sends notifications/cancelled with `reason` and fails
+  /// the waiter with `errc::cancelled`. No effect when it was answered already.
+  void cancel_outbound(std::int64_t id, std::string_view reason);
+
+  /// Ends the peer: outgoing requests fail with connection_closed, incoming ones are stopped
+  /// and their answers dropped, the connection is closed. Idempotent.
+  void close_peer();
+  [[nodiscard]] bool peer_closed() const noexcept { return closed_.load(); }
+  [[nodiscard]] connection& conn() const noexcept { return *conn_; }
+  [[nodiscard]] std::size_t requests_in_flight() const;
+
+ protected:
+  /// A request (not a response) arrived. The face answers it, now or later.
+  virtual void on_request(jsonrpc::request&& r) = 0;
+  /// A notification arrived (after the core handled cancelled and progress).
+  virtual void on_notification(jsonrpc::notification&& n) = 0;
+  /// Whether a batch may be received now; when not, the reason to answer with (-32600).
+  [[nodiscard]] virtual std::optional<std::string> batch_refused() const = 0;
+  /// A message that could not be parsed or decoded. The default answers it with the error
+  /// (to its id when readable); a client face may only log it.
+  virtual void on_invalid(const error& e, const std::optional<jsonrpc::request_id>& id);
+
+ private:
+  struct outbound {
+    outbound_callback done;
+    std::string method;
+    std::function<void(const json::object&)> on_progress;
+    std::chrono::steady_clock::time_point deadline;  ///< current timeout
+    std::chrono::steady_clock::time_point hard_deadline;
+    std::chrono::milliseconds timeout{0};
+    std::chrono::milliseconds max_total{0};
+    bool reset_on_progress = false;
+    std::uint64_t timer = 0;
+  };
+  struct batch_answers {
+    std::size_t waiting = 0;           ///< requests not yet answered or cancelled
+    std::vector<std::string> answers;  ///< in completion order
+  };
+
+  void dispatch(jsonrpc::message&& m);
+  void receive_batch(json::array&& batch);
+  void on_response(jsonrpc::response&& r);
+  void on_cancelled(const json::object& params);
+  void on_progress(const json::object& params);
+  void finish_outbound(std::int64_t id, result<json::object> outcome);
+  void arm_timer(std::int64_t id, std::chrono::steady_clock::time_point when);
+  void expire(std::int64_t id);
+  bool settle_batched(const jsonrpc::request_id& id, std::string* answer, std::string& out);
+
+  std::shared_ptr<connection> conn_;
+  json_limits limits_;
+  std::atomic<bool> closed_{false};
+
+  mutable std::mutex mu_;
+  std::unordered_map<jsonrpc::request_id, std::shared_ptr<inbound_request>> inbound_;
+  std::int64_t next_id_ = 1;
+  std::unordered_map<std::int64_t, outbound> outbound_;
+  std::unordered_map<jsonrpc::request_id, std::shared_ptr<batch_answers>> batched_;
+  std::atomic<std::size_t> open_batches_{0};
+};
+
+}  // namespace mcp::detail

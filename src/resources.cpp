@@ -1,0 +1,226 @@
+// The resources feature: registration, resources/list, resources/templates/list,
+// resources/read, subscriptions and resources/updated.
+#include "resources.hpp"
+
+#include <stdexcept>
+#include <unordered_set>
+
+#include "listing.hpp"
+#include "server_core.hpp"
+#include "server_session.hpp"
+#include "wire.hpp"
+
+namespace mcp {
+
+resource_contents resource_contents::text_of(std::string uri, std::string text,
+                                             std::optional<std::string> mime_type) {
+  resource_contents c;
+  c.uri = std::move(uri);
+  c.mime_type = std::move(mime_type);
+  c.text = std::move(text);
+  return c;
+}
+
+resource_contents resource_contents::blob_of(std::string uri, std::span<const std::byte> bytes,
+                                             std::optional<std::string> mime_type) {
+  resource_contents c;
+  c.uri = std::move(uri);
+  c.mime_type = std::move(mime_type);
+  c.blob = base64_encode(bytes);
+  return c;
+}
+
+json::object resource_contents::to_json() const {
+  json::object o{{"uri", uri}};
+  if (mime_type) o["mimeType"] = *mime_type;
+  if (blob) {
+    o["blob"] = *blob;
+  } else {
+    o["text"] = text.value_or(std::string{});
+  }
+  if (!meta.empty()) o["_meta"] = meta;
+  return o;
+}
+
+error resource_not_found(std::string_view uri) {
+  return error{errc::resource_not_found, "Resource not found: " + std::string(uri),
+               json::value(json::object{{"uri", uri}})};
+}
+
+namespace detail {
+
+namespace {
+
+/// Resource subscriptions of one session.
+struct subscriptions {
+  std::mutex mu;
+  std::unordered_set<std::string> uris;
+};
+
+/// Subscriptions one session may hold (each costs a stored URI).
+constexpr std::size_t max_subscriptions = 10000;
+
+}  // namespace
+
+resources_feature::resources_feature(server_core& core)
+    : core_(core),
+      list_index_(core.add_list("notifications/resources/list_changed")),
+      subscriptions_slot_(core.add_state_slot()) {
+  auto& r = core.router;
+  r.add("resources/list", "resources", [this](server_session_impl& s, jsonrpc::request&& req) {
+    const auto e = s.session_era();
+    answer_list(
+        s, req, resources, "resources", [](const resource_entry&) { return true; },
+        [](const resource_entry&) { return std::size_t{0}; },
+        [e](std::string& out, const resource_entry& x) {
+          append_json(out, wire::resource(x.spec, e));
+        });
+  });
+  r.add("resources/templates/list", "resources",
+        [this](server_session_impl& s, jsonrpc::request&& req) {
+          const auto e = s.session_era();
+          answer_list(
+              s, req, templates, "resourceTemplates", [](const template_entry&) { return true; },
+              [](const template_entry&) { return std::size_t{0}; },
+              [e](std::string& out, const template_entry& x) {
+                append_json(out, wire::resource_template(x.spec, e));
+              });
+        });
+  r.add("resources/read", "resources", [this](server_session_impl& s, jsonrpc::request&& req) {
+    s.answer_later(std::move(req), [this](server_session_impl& self, const jsonrpc::request& q) {
+      return read(self, q);
+    });
+  });
+  r.add("resources/subscribe", "resources",
+        [this](server_session_impl& s, jsonrpc::request&& req) { subscribe(s, req, true); });
+  r.add("resources/unsubscribe", "resources",
+        [this](server_session_impl& s, jsonrpc::request&& req) { subscribe(s, req, false); });
+}
+
+std::optional<std::pair<std::string, json::object>> resources_feature::capability(era) const {
+  if (resources.empty() && templates.empty()) return std::nullopt;
+  return std::pair{std::string("resources"),
+                   json::object{{"subscribe", true}, {"listChanged", true}}};
+}
+
+void resources_feature::add(resource_spec spec, resource_handler handler) {
+  if (spec.uri.empty()) throw std::invalid_argument("add_resource: the URI is empty");
+  if (spec.name.empty()) {
+    throw std::invalid_argument("resource \"" + spec.uri + "\": the name is empty");
+  }
+  if (!handler) throw std::invalid_argument("resource \"" + spec.uri + "\": handler is empty");
+  const auto key = spec.uri;
+  if (!resources.add(key, std::make_shared<const resource_entry>(
+                              resource_entry{std::move(spec), std::move(handler)}))) {
+    throw std::invalid_argument("resource \"" + key + "\" is already registered");
+  }
+  core_.list_changed(list_index_);
+}
+
+void resources_feature::add_template(resource_template_spec spec, resource_handler handler) {
+  auto tmpl = uri_template::parse(spec.uri_template);
+  if (!tmpl) throw std::invalid_argument(tmpl.error().message);
+  if (spec.name.empty()) {
+    throw std::invalid_argument("resource template \"" + spec.uri_template +
+                                "\": the name is empty");
+  }
+  if (!handler) {
+    throw std::invalid_argument("resource template \"" + spec.uri_template +
+                                "\": handler is empty");
+  }
+  const auto key = spec.uri_template;
+  if (!templates.add(key, std::make_shared<const template_entry>(template_entry{
+                              std::move(spec), std::move(*tmpl), std::move(handler)}))) {
+    throw std::invalid_argument("resource template \"" + key + "\" is already registered");
+  }
+  core_.list_changed(list_index_);
+}
+
+bool resources_feature::remove(std::string_view uri) {
+  if (!resources.remove(uri)) return false;
+  core_.list_changed(list_index_);
+  return true;
+}
+
+bool resources_feature::remove_template(std::string_view uri_template) {
+  if (!templates.remove(uri_template)) return false;
+  core_.list_changed(list_index_);
+  return true;
+}
+
+result<json::value> resources_feature::read(const server_session_impl& s,
+                                            const jsonrpc::request& req) const {
+  const auto* u = req.params.if_contains("uri");
+  if (!u || !u->is_string()) {
+    return error{errc::invalid_params, "resources/read needs a string \"uri\""};
+  }
+  resource_request rr{.uri = std::string(u->get_string()), .variables = {}, .caller = {}};
+  rr.caller = s.who().get();
+  resource_handler handler;
+  if (auto r = resources.find(rr.uri)) {
+    handler = r->handler;
+  } else {
+    for (const auto& t : templates.all()) {
+      if (auto vars = t->tmpl.match(rr.uri)) {
+        rr.variables = std::move(*vars);
+        handler = t->handler;
+        break;
+      }
+    }
+  }
+  if (!handler) return resource_not_found(rr.uri);
+  auto got = handler(rr);
+  if (!got) return got.error();
+  json::array contents;
+  for (const auto& item : got->contents) contents.emplace_back(item.to_json());
+  json::object out{{"contents", std::move(contents)}};
+  if (!got->meta.empty()) out["_meta"] = got->meta;
+  return out;
+}
+
+void resources_feature::subscribe(server_session_impl& s, const jsonrpc::request& req,
+                                  bool on) const {
+  const auto* u = req.params.if_contains("uri");
+  if (!u || !u->is_string()) {
+    return s.reply_error(req.id,
+                         error{errc::invalid_params, req.method + " needs a string \"uri\""});
+  }
+  auto subs = s.state<subscriptions>(subscriptions_slot_);
+  std::string uri(u->get_string());
+  bool full = false;
+  {
+    std::lock_guard lock(subs->mu);
+    if (!on) {
+      subs->uris.erase(uri);
+    } else if (subs->uris.size() < max_subscriptions || subs->uris.contains(uri)) {
+      subs->uris.emplace(std::move(uri));
+    } else {
+      full = true;
+    }
+  }
+  if (full) {
+    return s.reply_error(
+        req.id, error{errc::invalid_request, "Invalid Request: too many resource subscriptions"});
+  }
+  s.reply(req.id, json::object{});
+}
+
+void resources_feature::updated(std::string_view uri) const {
+  const std::string u(uri);
+  const auto message =
+      jsonrpc::encode_notification("notifications/resources/updated", json::object{{"uri", u}});
+  for (const auto& s : core_.live_sessions()) {
+    if (!s->initialized()) continue;
+    auto subs = s->existing_state<subscriptions>(subscriptions_slot_);
+    if (!subs) continue;
+    {
+      std::lock_guard lock(subs->mu);
+      if (!subs->uris.contains(u)) continue;
+    }
+    s->send(message);
+  }
+}
+
+}  // namespace detail
+
+}  // namespace mcp

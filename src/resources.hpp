@@ -1,0 +1,61 @@
+// Internal: the resources feature. Resources and resource templates live in catalogs
+// (catalog.hpp) of immutable entries; read handlers run on the executor through the session's
+// `answer_later`. resources/read tries the plain resources first (exact URI), then the
+// templates in registration order. Subscriptions are per session (a state slot).
+#pragma once
+
+#include <mcp/resource.hpp>
+#include <mcp/uri_template.hpp>
+
+#include <memory>
+#include <string>
+
+#include "catalog.hpp"
+#include "features.hpp"
+
+namespace mcp::detail {
+
+class server_core;
+class server_session_impl;
+
+struct resource_entry {
+  resource_spec spec;
+  resource_handler handler;
+};
+
+struct template_entry {
+  resource_template_spec spec;
+  uri_template tmpl;
+  resource_handler handler;
+};
+
+class resources_feature final : public feature {
+ public:
+  /// Registers the resources/* methods with `core`, which owns this feature.
+  explicit resources_feature(server_core& core);
+
+  /// Throw std::invalid_argument as server::add_resource and add_resource_template document.
+  void add(resource_spec spec, resource_handler handler);
+  void add_template(resource_template_spec spec, resource_handler handler);
+  bool remove(std::string_view uri);
+  bool remove_template(std::string_view uri_template);
+  /// Sends notifications/resources/updated to the sessions subscribed to `uri`.
+  void updated(std::string_view uri) const;
+
+  [[nodiscard]] std::optional<std::pair<std::string, json::object>> capability(
+      era e) const override;
+
+  catalog<resource_entry> resources;
+  catalog<template_entry> templates;  ///< keyed by the template text
+
+ private:
+  [[nodiscard]] result<json::value> read(const server_session_impl& s,
+                                         const jsonrpc::request& req) const;
+  void subscribe(server_session_impl& s, const jsonrpc::request& req, bool on) const;
+
+  server_core& core_;
+  std::size_t list_index_;
+  std::size_t subscriptions_slot_;
+};
+
+}  // namespace mcp::detail

@@ -1,0 +1,156 @@
+// The tools feature: registration, tools/list and the start of tools/call.
+#include "tools.hpp"
+
+#include <stdexcept>
+
+#include "detail/call_state.hpp"
+#include "listing.hpp"
+#include "server_core.hpp"
+#include "server_session.hpp"
+#include "wire.hpp"
+
+namespace mcp::detail {
+
+void check_tool_name(std::string_view name) {
+  if (name.empty() || name.size() > 128) {
+    throw std::invalid_argument("tool name must be 1-128 characters: \"" + std::string(name) +
+                                "\"");
+  }
+  for (const char c : name) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '_' || c == '-' || c == '.';
+    if (!ok) {
+      throw std::invalid_argument("tool name \"" + std::string(name) +
+                                  "\" may contain only A-Z a-z 0-9 _ - .");
+    }
+  }
+}
+
+namespace {
+
+std::shared_ptr<const json_schema::validator> compile_schema(const json::object& schema,
+                                                             std::string_view what,
+                                                             std::string_view tool) {
+  const auto* type = schema.if_contains("type");
+  if (!type || !type->is_string() || type->get_string() != "object") {
+    throw std::invalid_argument("tool \"" + std::string(tool) + "\": " + std::string(what) +
+                                " must have \"type\": \"object\" at its root");
+  }
+  auto v = json_schema::validator::compile(json::value(schema));
+  if (!v) {
+    throw std::invalid_argument("tool \"" + std::string(tool) + "\": " + std::string(what) +
+                                " does not compile: " + v.error().message);
+  }
+  return std::make_shared<const json_schema::validator>(std::move(*v));
+}
+
+error invalid_params(std::string msg) { return error{errc::invalid_params, std::move(msg)}; }
+
+}  // namespace
+
+tools_feature::tools_feature(server_core& core)
+    : core_(core), list_index_(core.add_list("notifications/tools/list_changed")) {
+  // Served whatever was declared: tools may be added while serving, and a session that
+  // initialized before the first one is told through list_changed.
+  core.router.add("tools/list", "",
+                  [this](server_session_impl& s, jsonrpc::request&& r) { list(s, r); });
+  core.router.add("tools/call", "",
+                  [this](server_session_impl& s, jsonrpc::request&& r) { call(s, std::move(r)); });
+}
+
+std::optional<std::pair<std::string, json::object>> tools_feature::capability(era) const {
+  if (tools_.empty()) return std::nullopt;
+  return std::pair{std::string("tools"), json::object{{"listChanged", true}}};
+}
+
+void tools_feature::add(tool_spec spec, async_tool_handler handler) {
+  check_tool_name(spec.name);
+  if (!handler) throw std::invalid_argument("tool \"" + spec.name + "\": handler is empty");
+  auto e = std::make_shared<tool_entry>();
+  if (!spec.input_schema) spec.input_schema = json::object{{"type", "object"}};
+  e->input_validator = compile_schema(*spec.input_schema, "inputSchema", spec.name);
+  if (spec.output_schema) {
+    e->output_validator = compile_schema(*spec.output_schema, "outputSchema", spec.name);
+  }
+  for (std::size_t i = 0; i < era_count; ++i) e->wire[i] = wire::tool(spec, static_cast<era>(i));
+  e->spec = std::move(spec);
+  e->handler = std::move(handler);
+  const auto name = e->spec.name;
+  if (!tools_.add(name, std::move(e))) {
+    throw std::invalid_argument("tool \"" + name + "\" is already registered");
+  }
+  core_.list_changed(list_index_);
+}
+
+bool tools_feature::remove(std::string_view name) {
+  if (!tools_.remove(name)) return false;
+  core_.list_changed(list_index_);
+  return true;
+}
+
+bool tools_feature::set_enabled(std::string_view name, bool enabled) {
+  bool changed = false;
+  const bool found = tools_.replace(name, [&](const tool_entry& old) {
+    std::shared_ptr<const tool_entry> next;
+    if (old.enabled != enabled) {
+      auto copy = std::make_shared<tool_entry>(old);
+      copy->enabled = enabled;
+      next = std::move(copy);
+      changed = true;
+    }
+    return next;
+  });
+  if (changed) core_.list_changed(list_index_);
+  return found;
+}
+
+std::vector<std::string> tools_feature::names() const {
+  std::vector<std::string> out;
+  for (const auto& e : tools_.all()) out.push_back(e->spec.name);
+  return out;
+}
+
+std::shared_ptr<const tool_entry> tools_feature::find(std::string_view name) const {
+  auto e = tools_.find(name);
+  return e && e->enabled ? e : nullptr;
+}
+
+void tools_feature::list(server_session_impl& s, const jsonrpc::request& req) const {
+  const auto i = static_cast<std::size_t>(s.session_era());
+  answer_list(
+      s, req, tools_, "tools", [](const tool_entry& e) { return e.enabled; },
+      [i](const tool_entry& e) { return e.wire[i].size(); },
+      [i](std::string& out, const tool_entry& e) { out += e.wire[i]; });
+}
+
+void tools_feature::call(server_session_impl& s, jsonrpc::request&& req) {
+  auto& p = req.params;
+  const auto* name = p.if_contains("name");
+  if (!name || !name->is_string()) {
+    return s.reply_error(req.id, invalid_params("tools/call needs a string \"name\""));
+  }
+  json::object args;
+  if (auto* a = p.if_contains("arguments")) {
+    if (!a->is_object()) {
+      return s.reply_error(req.id, invalid_params("tools/call: \"arguments\" must be an object"));
+    }
+    args = std::move(a->get_object());
+  }
+  json::object meta;
+  if (auto* mt = p.if_contains("_meta"); mt && mt->is_object()) meta = std::move(mt->get_object());
+  auto entry = find(name->get_string());
+  if (!entry) {
+    return s.reply_error(req.id,
+                         invalid_params("Unknown tool: " + std::string(name->get_string())));
+  }
+  auto call = std::make_shared<call_state>(s.self(), shared_from_this(), req.id, std::move(entry),
+                                           std::move(args), std::move(meta), s.who());
+  if (!s.track(call)) {
+    return s.reply_error(
+        req.id, error{errc::invalid_request, "Invalid Request: id " + jsonrpc::to_string(req.id) +
+                                                 " is already in use by a running request"});
+  }
+  run(call);
+}
+
+}  // namespace mcp::detail

@@ -1,0 +1,78 @@
+// Internal: the tools feature. Tools live in a `catalog` of immutable entries, each stored
+// once with its compiled schemas and its Tool object pre-serialized per era, so tools/list
+// pages are assembled from ready strings. Registers tools/list and tools/call; a call runs
+// through the pipeline (tool_call.cpp) and its outcome is delivered to a `call_sink`: the
+// tools/call answer itself, or (for task-augmented calls) a task.
+#pragma once
+
+#include <mcp/json_schema.hpp>
+#include <mcp/server.hpp>
+
+#include <array>
+#include <memory>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "catalog.hpp"
+#include "features.hpp"
+#include "protocol.hpp"
+
+namespace mcp::detail {
+
+class call_state;
+class server_core;
+class server_session_impl;
+
+struct tool_entry {
+  tool_spec spec;
+  std::array<std::string, era_count> wire;  ///< serialized Tool object per era
+  std::shared_ptr<const json_schema::validator> input_validator;
+  std::shared_ptr<const json_schema::validator> output_validator;  ///< null: no outputSchema
+  async_tool_handler handler;
+  bool enabled = true;
+};
+
+/// Where the outcome of a tool call goes once the result filters ran.
+class call_sink {
+ public:
+  virtual ~call_sink() = default;
+  virtual void deliver(call_state& call, std::variant<call_tool_result, error> outcome) = 0;
+};
+
+class tools_feature final : public feature,
+                            public call_sink,
+                            public std::enable_shared_from_this<tools_feature> {
+ public:
+  /// Registers tools/list and tools/call with `core`, which owns this feature.
+  explicit tools_feature(server_core& core);
+
+  /// Validates the spec, compiles its schemas and adds it. Throws std::invalid_argument.
+  void add(tool_spec spec, async_tool_handler handler);
+  bool remove(std::string_view name);
+  bool set_enabled(std::string_view name, bool enabled);
+  [[nodiscard]] std::vector<std::string> names() const;
+  /// The enabled tool called `name`, or null.
+  [[nodiscard]] std::shared_ptr<const tool_entry> find(std::string_view name) const;
+
+  [[nodiscard]] std::optional<std::pair<std::string, json::object>> capability(
+      era e) const override;
+
+  /// Runs a call through the pipeline, input validation and the handler (tool_call.cpp).
+  void run(const std::shared_ptr<call_state>& call) const;
+  /// The plain answer: output checks, era trimming, the response (tool_call.cpp).
+  void deliver(call_state& call, std::variant<call_tool_result, error> outcome) override;
+
+ private:
+  void list(server_session_impl& s, const jsonrpc::request& req) const;
+  void call(server_session_impl& s, jsonrpc::request&& req);
+
+  server_core& core_;
+  catalog<tool_entry> tools_;
+  std::size_t list_index_;
+};
+
+/// Throws std::invalid_argument unless `name` is 1-128 characters of [A-Za-z0-9_.-].
+void check_tool_name(std::string_view name);
+
+}  // namespace mcp::detail
