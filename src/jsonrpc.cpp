@@ -116,17 +116,6 @@ boost::system::result<message, decode_error> decode(json::value&& v) {
   return message{std::move(r)};
 }
 
-std::string encode_result_raw(const request_id& id, std::string_view result_json) {
-  std::string out;
-  out.reserve(result_json.size() + 40);
-  out += R"({"jsonrpc":"2.0","id":)";
-  append_id(out, id);
-  out += R"(,"result":)";
-  out += result_json;
-  out += '}';
-  return out;
-}
-
 std::string encode_result(const request_id& id, const json::value& result) {
   std::string out = R"({"jsonrpc":"2.0","id":)";
   append_id(out, id);

@@ -24,6 +24,7 @@
 #include <boost/system/result.hpp>
 
 #include <optional>
+#include <stdexcept>
 #include <string>
 
 namespace mcp {

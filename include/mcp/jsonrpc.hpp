@@ -77,8 +77,6 @@ struct decode_error {
 
 /// Encodes a success response.
 [[nodiscard]] std::string encode_result(const request_id& id, const json::value& result);
-/// Encodes a success response whose result is already serialized JSON text.
-[[nodiscard]] std::string encode_result_raw(const request_id& id, std::string_view result_json);
 /// Encodes an error response; `id` absent means the id could not be read.
 [[nodiscard]] std::string encode_error(const std::optional<request_id>& id, const error& e);
 /// Encodes a request.

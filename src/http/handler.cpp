@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
-#include <set>
+#include <unordered_set>
 
 #include "protocol.hpp"
 
@@ -61,12 +61,17 @@ std::string_view http_request::header(std::string_view name) const {
   return {};
 }
 
-http_response error_response(unsigned status, int code, std::string message) {
+http_response error_response(unsigned status, int code, std::string message, headers extra) {
   http_response r;
   r.status = status;
+  r.headers = std::move(extra);
   r.content_type = "application/json";
   r.body = jsonrpc::encode_error(std::nullopt, error{code, std::move(message)});
   return r;
+}
+
+http_response error_response(unsigned status, errc code, std::string message, headers extra) {
+  return error_response(status, static_cast<int>(code), std::move(message), std::move(extra));
 }
 
 request_handler::request_handler(server& srv, http_server_options opts,
@@ -77,10 +82,7 @@ request_handler::request_handler(server& srv, http_server_options opts,
       sessions_(opts_.max_sessions, opts_.session_idle_timeout,
                 opts_.resumable && !opts_.stateless ? opts_.events : nullptr) {}
 
-void request_handler::set_bound(bool loopback, std::uint16_t port) {
-  loopback_ = loopback;
-  port_ = port;
-}
+void request_handler::set_bound(bool loopback) { loopback_ = loopback; }
 
 bool request_handler::host_allowed(std::string_view host) const {
   const auto name = host_part(host);
@@ -115,20 +117,19 @@ http_response request_handler::handle(http_request& req) {
     std::string_view path = req.target;
     path = path.substr(0, path.find('?'));
     if (path != opts_.path) {
-      return error_response(404, static_cast<int>(errc::invalid_request), "Not Found");
+      return error_response(404, errc::invalid_request, "Not Found");
     }
     // DNS rebinding: Host, then Origin.
     if (!host_allowed(req.header("host"))) {
-      return error_response(421, static_cast<int>(errc::invalid_request),
+      return error_response(421, errc::invalid_request,
                             "Misdirected Request: Host header not allowed");
     }
-    std::vector<std::pair<std::string, std::string>> extra;
+    headers extra;
     const auto origin = req.header("origin");
     if (!origin.empty()) {
       bool listed = false;
       if (!origin_allowed(origin, listed)) {
-        return error_response(403, static_cast<int>(errc::invalid_request),
-                              "Forbidden: Origin not allowed");
+        return error_response(403, errc::invalid_request, "Forbidden: Origin not allowed");
       }
       if (listed) {
         extra.emplace_back("Access-Control-Allow-Origin", std::string(origin));
@@ -152,7 +153,7 @@ http_response request_handler::handle(http_request& req) {
     if (opts_.authenticate) {
       auto p = opts_.authenticate(http_request_view{req.method, req.target, req.headers});
       if (!p) {
-        auto r = error_response(401, static_cast<int>(errc::invalid_request), "Unauthorized");
+        auto r = error_response(401, errc::invalid_request, "Unauthorized");
         r.headers = std::move(extra);
         r.headers.emplace_back("WWW-Authenticate", "Bearer");
         return r;
@@ -162,7 +163,7 @@ http_response request_handler::handle(http_request& req) {
     // Protocol version header.
     const auto version = req.header(version_header);
     if (!version.empty() && !is_supported_protocol_version(version)) {
-      auto r = error_response(400, static_cast<int>(errc::invalid_request),
+      auto r = error_response(400, errc::invalid_request,
                               "Bad Request: Unsupported protocol version: " + std::string(version));
       r.headers = std::move(extra);
       return r;
@@ -175,13 +176,13 @@ http_response request_handler::handle(http_request& req) {
     } else if (req.method == "DELETE") {
       r = del(req, who, std::move(extra));
     } else {
-      r = error_response(405, static_cast<int>(errc::invalid_request), "Method Not Allowed");
+      r = error_response(405, errc::invalid_request, "Method Not Allowed");
       r.headers = std::move(extra);
     }
     if (r.status == 405) r.headers.emplace_back("Allow", "GET, POST, DELETE");
     return r;
   } catch (const std::exception& e) {
-    return error_response(500, static_cast<int>(errc::internal_error),
+    return error_response(500, errc::internal_error,
                           std::string("Internal Server Error: ") + e.what());
   }
 }
@@ -191,139 +192,156 @@ std::shared_ptr<http_session> request_handler::find_session(const http_request& 
                                                             http_response& error_out) {
   const auto sid = req.header(session_header);
   if (sid.empty()) {
-    error_out = error_response(400, static_cast<int>(errc::invalid_request),
+    error_out = error_response(400, errc::invalid_request,
                                "Bad Request: Mcp-Session-Id header is required");
     return nullptr;
   }
   auto s = sessions_.find(std::string(sid));
   // A session is bound to the principal that opened it: others are told it does not exist.
   if (!s || s->subject != who.subject) {
-    error_out = error_response(404, static_cast<int>(errc::invalid_request), "Session not found");
+    error_out = error_response(404, errc::invalid_request, "Session not found");
     return nullptr;
   }
   return s;
 }
 
-http_response request_handler::post(http_request& req, const principal& who,
-                                    std::string_view version,
-                                    std::vector<std::pair<std::string, std::string>> extra) {
-  auto fail = [&](unsigned status, int code, std::string msg) {
-    auto r = error_response(status, code, std::move(msg));
-    r.headers = extra;
-    return r;
-  };
+/// A POST body decoded once: its messages (handed to the session as they are), the ids of the
+/// requests among them (they need answers) and the initialize request, if any.
+struct post_body {
+  bool batch = false;
+  std::vector<jsonrpc::message> messages;
+  std::vector<jsonrpc::request_id> requests;
+  const jsonrpc::request* initialize = nullptr;
+};
+
+/// Checks the headers of a POST, then parses and decodes its body. An error answer on failure.
+std::optional<http_response> request_handler::decode_post(http_request& req, post_body& body,
+                                                          const headers& extra) const {
   const auto accept = req.header("accept");
   if (!icontains(accept, "application/json") || !icontains(accept, "text/event-stream")) {
-    return fail(406, static_cast<int>(errc::invalid_request),
-                "Not Acceptable: Client must accept both application/json and text/event-stream");
+    return error_response(
+        406, errc::invalid_request,
+        "Not Acceptable: Client must accept both application/json and text/event-stream", extra);
   }
   const auto ctype = req.header("content-type");
   if (!icontains(ctype.substr(0, ctype.find(';')), "application/json")) {
-    return fail(415, static_cast<int>(errc::invalid_request),
-                "Unsupported Media Type: Content-Type must be application/json");
+    return error_response(415, errc::invalid_request,
+                          "Unsupported Media Type: Content-Type must be application/json", extra);
   }
   auto parsed = parse_json(req.body, server_.options().limits);
   if (!parsed) {
-    return fail(400, static_cast<int>(errc::parse_error), "Parse error: " + parsed.error().message);
+    return error_response(400, errc::parse_error, "Parse error: " + parsed.error().message, extra);
   }
-
-  // Decode the message(s) once: which are requests (they need an answer), is one initialize.
-  // The decoded messages go to the session as they are.
-  const bool batch = parsed->is_array();
-  std::vector<jsonrpc::message> messages;
-  std::vector<std::string> keys;
-  const jsonrpc::request* initialize = nullptr;
-  auto decode = [&](json::value& v) -> std::optional<error> {
+  body.batch = parsed->is_array();
+  auto decode = [&](json::value& v) -> std::optional<http_response> {
     auto m = jsonrpc::decode(std::move(v));
-    if (!m) return m.error().err;
-    if (auto* rq = std::get_if<jsonrpc::request>(&*m)) keys.push_back(id_key(rq->id));
-    messages.push_back(std::move(*m));
+    if (!m)
+      return error_response(400, m.error().err.code, "Invalid Request: " + m.error().err.message,
+                            extra);
+    if (auto* rq = std::get_if<jsonrpc::request>(&*m)) body.requests.push_back(rq->id);
+    body.messages.push_back(std::move(*m));
     return std::nullopt;
   };
-  if (batch) {
+  if (body.batch) {
     auto& arr = parsed->get_array();
-    if (arr.empty()) return fail(400, static_cast<int>(errc::invalid_request), "Empty batch");
-    messages.reserve(arr.size());
+    if (arr.empty()) return error_response(400, errc::invalid_request, "Empty batch", extra);
+    body.messages.reserve(arr.size());
     for (auto& v : arr) {
-      if (auto e = decode(v)) return fail(400, e->code, "Invalid Request: " + e->message);
+      if (auto e = decode(v)) return e;
     }
   } else if (auto e = decode(*parsed)) {
-    return fail(400, e->code, "Invalid Request: " + e->message);
+    return e;
   }
-  for (const auto& m : messages) {
+  for (const auto& m : body.messages) {
     const auto* rq = std::get_if<jsonrpc::request>(&m);
-    if (rq != nullptr && rq->method == "initialize") initialize = rq;
+    if (rq != nullptr && rq->method == "initialize") body.initialize = rq;
   }
-  const bool has_initialize = initialize != nullptr;
-  if (batch && has_initialize) {
-    return fail(400, static_cast<int>(errc::invalid_request),
-                "Invalid Request: initialize must not be part of a batch");
+  if (body.batch && body.initialize != nullptr) {
+    return error_response(400, errc::invalid_request,
+                          "Invalid Request: initialize must not be part of a batch", extra);
   }
-  auto deliver = [&messages](server_session& s) {
-    for (auto& m : messages) s.receive(std::move(m));
-  };
-  if (keys.size() > 1 && std::set<std::string>(keys.begin(), keys.end()).size() != keys.size()) {
-    return fail(400, static_cast<int>(errc::invalid_request), "Duplicate request ids in batch");
+  if (body.requests.size() > 1 &&
+      std::unordered_set<jsonrpc::request_id>(body.requests.begin(), body.requests.end()).size() !=
+          body.requests.size()) {
+    return error_response(400, errc::invalid_request, "Duplicate request ids in batch", extra);
   }
-  // The stream cap refuses what surely opens a stream; a POST that may still be answered with
-  // JSON is let through (it can become SSE above the cap).
-  if (!keys.empty() && opts_.response_mode == http_response_mode::always_sse &&
-      sse_open_.load() >= opts_.max_sse_streams) {
-    return fail(503, static_cast<int>(errc::internal_error), "Too many open streams");
-  }
+  return std::nullopt;
+}
 
-  // Find or open the session.
-  std::shared_ptr<http_session> hs;          // stateful
-  std::shared_ptr<routing_connection> conn;  // both modes
-  std::shared_ptr<server_session> session;   // both modes
-  std::string negotiated;
+/// Finds the session a POST goes to, or opens one (initialize, or every POST when stateless).
+std::optional<http_response> request_handler::open_target(const http_request& req,
+                                                          const principal& who,
+                                                          std::string_view version,
+                                                          const post_body& body, post_target& t,
+                                                          const headers& extra) {
   if (opts_.stateless) {
-    conn = std::make_shared<routing_connection>();
+    t.conn = std::make_shared<routing_connection>();
     session_options so{.who = who, .assume_initialized = std::nullopt};
-    if (!has_initialize) {
+    if (body.initialize == nullptr) {
       so.assume_initialized = std::string(version.empty() ? assumed_version : version);
     }
-    session = server_.open_session(conn, std::move(so));
-    negotiated = version.empty() ? std::string(assumed_version) : std::string(version);
-  } else if (req.header(session_header).empty()) {
-    if (!has_initialize) {
-      return fail(400, static_cast<int>(errc::invalid_request),
-                  "Bad Request: Mcp-Session-Id header is required");
-    }
-    hs = std::make_shared<http_session>();
-    hs->id = session_table::new_id();
-    hs->subject = who.subject;
-    hs->conn = conn = std::make_shared<routing_connection>();
-    hs->session = session = server_.open_session(conn, session_options{.who = who});
-    if (!sessions_.add(hs)) {
-      session->close();
-      return fail(503, static_cast<int>(errc::internal_error),
-                  "Service Unavailable: too many sessions");
-    }
-  } else {
-    http_response err;
-    hs = find_session(req, who, err);
-    if (!hs) {
-      err.headers = extra;
-      return err;
-    }
-    hs->touch();
-    conn = hs->conn;
-    session = hs->session;
-    negotiated = session->protocol_version();
+    t.session = server_.open_session(t.conn, std::move(so));
+    t.negotiated = version.empty() ? std::string(assumed_version) : std::string(version);
+    return std::nullopt;
   }
-  if (batch && !era_of_version(negotiated.empty() ? version : negotiated).batches) {
-    if (opts_.stateless) session->close();
-    return fail(400, static_cast<int>(errc::invalid_request),
-                "Invalid Request: JSON-RPC batches are only accepted when protocol version "
-                "2025-03-26 was negotiated");
+  if (req.header(session_header).empty()) {
+    if (body.initialize == nullptr) {
+      return error_response(400, errc::invalid_request,
+                            "Bad Request: Mcp-Session-Id header is required", extra);
+    }
+    t.hs = std::make_shared<http_session>();
+    t.hs->id = session_table::new_id();
+    t.hs->subject = who.subject;
+    t.hs->conn = t.conn = std::make_shared<routing_connection>();
+    t.hs->session = t.session = server_.open_session(t.conn, session_options{.who = who});
+    if (!sessions_.add(t.hs)) {
+      t.session->close();
+      return error_response(503, errc::internal_error, "Service Unavailable: too many sessions",
+                            extra);
+    }
+    return std::nullopt;
   }
-  if (hs) extra.emplace_back("Mcp-Session-Id", hs->id);
+  http_response err;
+  t.hs = find_session(req, who, err);
+  if (!t.hs) {
+    err.headers = extra;
+    return err;
+  }
+  t.hs->touch();
+  t.conn = t.hs->conn;
+  t.session = t.hs->session;
+  t.negotiated = t.session->protocol_version();
+  return std::nullopt;
+}
+
+http_response request_handler::post(http_request& req, const principal& who,
+                                    std::string_view version, headers extra) {
+  post_body body;
+  if (auto e = decode_post(req, body, extra)) return std::move(*e);
+  // The stream cap refuses what surely opens a stream; a POST that may still be answered with
+  // JSON is let through (it can become SSE above the cap).
+  if (!body.requests.empty() && opts_.response_mode == http_response_mode::always_sse &&
+      sse_open_.load() >= opts_.max_sse_streams) {
+    return error_response(503, errc::internal_error, "Too many open streams", extra);
+  }
+  post_target t;
+  if (auto e = open_target(req, who, version, body, t, extra)) return std::move(*e);
+  if (body.batch && !era_of_version(t.negotiated.empty() ? version : t.negotiated).batches) {
+    if (opts_.stateless) t.session->close();
+    return error_response(400, errc::invalid_request,
+                          "Invalid Request: JSON-RPC batches are only accepted when protocol "
+                          "version 2025-03-26 was negotiated",
+                          extra);
+  }
+  if (t.hs) extra.emplace_back("Mcp-Session-Id", t.hs->id);
+  auto deliver = [&body](server_session& s) {
+    for (auto& m : body.messages) s.receive(std::move(m));
+  };
 
   // Notifications and responses only: 202, no body.
-  if (keys.empty()) {
-    deliver(*session);
-    if (opts_.stateless) session->close();
+  if (body.requests.empty()) {
+    deliver(*t.session);
+    if (opts_.stateless) t.session->close();
     http_response r;
     r.status = 202;
     r.headers = std::move(extra);
@@ -331,43 +349,43 @@ http_response request_handler::post(http_request& req, const principal& who,
   }
 
   // Requests: a stream collects their answers.
-  if (has_initialize) {
+  if (body.initialize != nullptr) {
     // The stream is created before the version is negotiated: use what the client asks for.
-    if (const auto* pv = initialize->params.if_contains("protocolVersion");
+    if (const auto* pv = body.initialize->params.if_contains("protocolVersion");
         pv != nullptr && pv->is_string()) {
-      negotiated = std::string(pv->get_string());
+      t.negotiated = std::string(pv->get_string());
     }
   }
   response_stream::config cfg;
-  if (hs) {
-    cfg.session = hs->id;
+  if (t.hs) {
+    cfg.session = t.hs->id;
     cfg.store = opts_.resumable ? opts_.events : nullptr;
   }
-  cfg.number = conn->next_stream_number();
-  cfg.expected_finals = keys.size();
-  cfg.batch = batch;
+  cfg.number = t.conn->next_stream_number();
+  cfg.expected_finals = body.requests.size();
+  cfg.batch = body.batch;
   cfg.force_sse = opts_.response_mode == http_response_mode::always_sse;
-  cfg.priming = era_of_version(negotiated).sse_priming;
+  cfg.priming = era_of_version(t.negotiated).sse_priming;
   cfg.retry = opts_.sse_retry;
   // Stateless: the throwaway session ends with its last answer. Answered while `deliver` runs
   // (inline tools), this thread closes it right after; answered later, an I/O thread does.
   std::shared_ptr<std::atomic<bool>> delivering;
   if (opts_.stateless) {
     delivering = std::make_shared<std::atomic<bool>>(true);
-    cfg.on_finished = [session, delivering, defer = defer_] {
+    cfg.on_finished = [session = t.session, delivering, defer = defer_] {
       if (delivering->exchange(false)) return;
       defer([session] { session->close(); });
     };
   }
   auto stream = std::make_shared<response_stream>(std::move(cfg));
-  if (!conn->register_requests(keys, stream)) {
-    return fail(409, static_cast<int>(errc::invalid_request),
-                "Conflict: a request with this id is already in progress");
+  if (!t.conn->register_requests(body.requests, stream)) {
+    return error_response(409, errc::invalid_request,
+                          "Conflict: a request with this id is already in progress", extra);
   }
-  deliver(*session);
-  if (opts_.stateless && !delivering->exchange(false)) session->close();
-  if (hs && has_initialize && stream->finished() && !session->initialized()) {
-    sessions_.end(hs->id);  // initialize failed: no session to keep (its answer is kept)
+  deliver(*t.session);
+  if (opts_.stateless && !delivering->exchange(false)) t.session->close();
+  if (t.hs && body.initialize != nullptr && stream->finished() && !t.session->initialized()) {
+    sessions_.end(t.hs->id);  // initialize failed: no session to keep (its answer is kept)
     extra.pop_back();
   }
   http_response r;
@@ -378,20 +396,16 @@ http_response request_handler::post(http_request& req, const principal& who,
 }
 
 http_response request_handler::get(http_request& req, const principal& who,
-                                   std::string_view version,
-                                   std::vector<std::pair<std::string, std::string>> extra) {
-  auto fail = [&](unsigned status, int code, std::string msg) {
-    auto r = error_response(status, code, std::move(msg));
-    r.headers = extra;
-    return r;
+                                   std::string_view version, headers extra) {
+  auto fail = [&](unsigned status, errc code, std::string msg) {
+    return error_response(status, code, std::move(msg), extra);
   };
   if (opts_.stateless || !opts_.allow_get_stream) {
-    return fail(405, static_cast<int>(errc::invalid_request),
+    return fail(405, errc::invalid_request,
                 "Method Not Allowed: this server offers no standalone SSE stream");
   }
   if (!icontains(req.header("accept"), "text/event-stream")) {
-    return fail(406, static_cast<int>(errc::invalid_request),
-                "Not Acceptable: Client must accept text/event-stream");
+    return fail(406, errc::invalid_request, "Not Acceptable: Client must accept text/event-stream");
   }
   http_response err;
   auto hs = find_session(req, who, err);
@@ -401,7 +415,7 @@ http_response request_handler::get(http_request& req, const principal& who,
   }
   hs->touch();
   if (sse_open_.load() >= opts_.max_sse_streams) {
-    return fail(503, static_cast<int>(errc::internal_error), "Too many open streams");
+    return fail(503, errc::internal_error, "Too many open streams");
   }
   extra.emplace_back("Mcp-Session-Id", hs->id);
 
@@ -417,8 +431,7 @@ http_response request_handler::get(http_request& req, const principal& who,
                     std::from_chars(b, b + dash, number).ptr == b + dash &&
                     std::from_chars(b + dash + 1, e, seq).ptr == e;
     if (!ok || !opts_.resumable || !opts_.events) {
-      return fail(400, static_cast<int>(errc::invalid_request),
-                  "Bad Request: invalid or unknown Last-Event-ID");
+      return fail(400, errc::invalid_request, "Bad Request: invalid or unknown Last-Event-ID");
     }
     auto stream = hs->conn->find_stream(number);
     if (stream) {
@@ -439,7 +452,7 @@ http_response request_handler::get(http_request& req, const principal& who,
       }
     }
     if (!stream) {
-      return fail(404, static_cast<int>(errc::invalid_request),
+      return fail(404, errc::invalid_request,
                   "Not Found: the events after this Last-Event-ID are no longer available");
     }
     http_response r;
@@ -458,7 +471,7 @@ http_response request_handler::get(http_request& req, const principal& who,
   cfg.retry = opts_.sse_retry;
   auto stream = std::make_shared<response_stream>(std::move(cfg));
   if (!hs->conn->set_standalone(stream)) {
-    return fail(409, static_cast<int>(errc::invalid_request),
+    return fail(409, errc::invalid_request,
                 "Conflict: only one standalone SSE stream is allowed per session");
   }
   http_response r;
@@ -467,10 +480,9 @@ http_response request_handler::get(http_request& req, const principal& who,
   return r;
 }
 
-http_response request_handler::del(http_request& req, const principal& who,
-                                   std::vector<std::pair<std::string, std::string>> extra) {
+http_response request_handler::del(http_request& req, const principal& who, headers extra) {
   if (opts_.stateless || !opts_.allow_delete) {
-    auto r = error_response(405, static_cast<int>(errc::invalid_request),
+    auto r = error_response(405, errc::invalid_request,
                             "Method Not Allowed: sessions cannot be ended by the client");
     r.headers = std::move(extra);
     return r;

@@ -33,14 +33,19 @@ struct http_request {
   [[nodiscard]] std::string_view header(std::string_view name) const;
 };
 
+/// Response headers besides Content-Type.
+using headers = std::vector<std::pair<std::string, std::string>>;
+
 struct http_response {
   unsigned status = 200;
-  std::vector<std::pair<std::string, std::string>> headers;  ///< besides Content-Type
-  std::string content_type;                                  ///< plain responses
-  std::string body;                                          ///< plain responses
+  http_detail::headers headers;  ///< besides Content-Type
+  std::string content_type;      ///< plain responses
+  std::string body;              ///< plain responses
   /// Non-null: the body is this stream's output (JSON, or SSE with status 200).
   std::shared_ptr<response_stream> stream;
 };
+
+struct post_body;
 
 class request_handler {
  public:
@@ -51,8 +56,8 @@ class request_handler {
   /// Handles one request. Never throws. Thread-safe.
   http_response handle(http_request& req);
 
-  /// Bound-address facts, set once the listener is bound (for the Host check).
-  void set_bound(bool loopback, std::uint16_t port);
+  /// Whether the listener is bound to a loopback address (for the Host check); set once bound.
+  void set_bound(bool loopback);
 
   /// Called by the I/O layer when an SSE response starts or ends (for the stream cap).
   void sse_opened() { sse_open_.fetch_add(1); }
@@ -63,12 +68,23 @@ class request_handler {
   [[nodiscard]] const http_server_options& options() const { return opts_; }
 
  private:
+  struct post_target {
+    std::shared_ptr<http_session> hs;          ///< stateful mode
+    std::shared_ptr<routing_connection> conn;  ///< both modes
+    std::shared_ptr<server_session> session;   ///< both modes
+    std::string negotiated;
+  };
+
   http_response post(http_request& req, const principal& who, std::string_view version,
-                     std::vector<std::pair<std::string, std::string>> extra);
+                     headers extra);
+  std::optional<http_response> decode_post(http_request& req, post_body& body,
+                                           const headers& extra) const;
+  std::optional<http_response> open_target(const http_request& req, const principal& who,
+                                           std::string_view version, const post_body& body,
+                                           post_target& t, const headers& extra);
   http_response get(http_request& req, const principal& who, std::string_view version,
-                    std::vector<std::pair<std::string, std::string>> extra);
-  http_response del(http_request& req, const principal& who,
-                    std::vector<std::pair<std::string, std::string>> extra);
+                    headers extra);
+  http_response del(http_request& req, const principal& who, headers extra);
   [[nodiscard]] bool host_allowed(std::string_view host) const;
   [[nodiscard]] bool origin_allowed(std::string_view origin, bool& listed) const;
   std::shared_ptr<http_session> find_session(const http_request& req, const principal& who,
@@ -80,13 +96,15 @@ class request_handler {
   session_table sessions_;
   std::atomic<std::size_t> sse_open_{0};
   bool loopback_ = true;
-  std::uint16_t port_ = 0;
 };
 
 /// ASCII case-insensitive equality.
 [[nodiscard]] bool iequals(std::string_view a, std::string_view b);
 
 /// A plain error answer with a JSON-RPC error body (no id).
-[[nodiscard]] http_response error_response(unsigned status, int code, std::string message);
+[[nodiscard]] http_response error_response(unsigned status, int code, std::string message,
+                                           headers extra = {});
+[[nodiscard]] http_response error_response(unsigned status, errc code, std::string message,
+                                           headers extra = {});
 
 }  // namespace mcp::http_detail

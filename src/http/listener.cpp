@@ -154,20 +154,18 @@ class http_conn : public std::enable_shared_from_this<http_conn> {
 
   void fail_read(beast::error_code ec) {
     if (ec == bhttp::error::body_limit) {
-      return write_plain(
-          error_response(413, static_cast<int>(errc::invalid_request), "Payload Too Large"), false);
+      return write_plain(error_response(413, errc::invalid_request, "Payload Too Large"), false);
     }
     if (ec == bhttp::error::header_limit) {
-      return write_plain(error_response(431, static_cast<int>(errc::invalid_request),
-                                        "Request Header Fields Too Large"),
-                         false);
+      return write_plain(
+          error_response(431, errc::invalid_request, "Request Header Fields Too Large"), false);
     }
     if (ec == beast::error::timeout || ec == bhttp::error::end_of_stream || ec == net::error::eof ||
         ec == net::error::operation_aborted) {
       return close();
     }
     // A malformed request.
-    write_plain(error_response(400, static_cast<int>(errc::invalid_request), "Bad Request"), false);
+    write_plain(error_response(400, errc::invalid_request, "Bad Request"), false);
   }
 
   void on_body(beast::error_code ec) {
@@ -202,7 +200,7 @@ class http_conn : public std::enable_shared_from_this<http_conn> {
     if (!writing_) watch_peer();
   }
 
-  /// Writes whatever the stream has. Runs on the connection's strand.
+  /// Writes whatever the stream has. Runs on the connection's I/O loop.
   void pump() {
     if (!rs_ || writing_) return;
     std::size_t budget = 0;
@@ -474,7 +472,7 @@ void http_server::start() {
   m.acceptor.listen(net::socket_base::max_listen_connections);
   m.port = m.acceptor.local_endpoint().port();
   m.host = address.is_v6() ? "[" + address.to_string() + "]" : address.to_string();
-  m.handler.set_bound(address.is_loopback(), m.port);
+  m.handler.set_bound(address.is_loopback());
   m.accept();
   m.sweep_sessions();
   for (auto& loop : m.loops) {

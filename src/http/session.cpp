@@ -9,11 +9,6 @@
 
 namespace mcp::http_detail {
 
-std::string id_key(const jsonrpc::request_id& id) {
-  if (const auto* i = std::get_if<std::int64_t>(&id)) return "i:" + std::to_string(*i);
-  return "s:" + std::get<std::string>(id);
-}
-
 // ---- routing_connection ----
 
 void routing_connection::send(std::string message, const send_context& ctx) {
@@ -22,7 +17,7 @@ void routing_connection::send(std::string message, const send_context& ctx) {
     std::lock_guard lock(mu_);
     if (closed_) return;
     if (ctx.related_request != nullptr) {
-      auto it = by_request_.find(id_key(*ctx.related_request));
+      auto it = by_request_.find(*ctx.related_request);
       if (it == by_request_.end()) return;  // not ours (answered already): drop
       target = it->second;
       if (ctx.is_final_response) by_request_.erase(it);
@@ -50,14 +45,14 @@ bool routing_connection::close_request_stream(const jsonrpc::request_id& request
   std::shared_ptr<response_stream> target;
   {
     std::lock_guard lock(mu_);
-    auto it = by_request_.find(id_key(request));
+    auto it = by_request_.find(request);
     if (closed_ || it == by_request_.end()) return false;
     target = it->second;
   }
   return target->request_disconnect();
 }
 
-bool routing_connection::register_requests(const std::vector<std::string>& keys,
+bool routing_connection::register_requests(const std::vector<jsonrpc::request_id>& keys,
                                            const std::shared_ptr<response_stream>& s) {
   std::lock_guard lock(mu_);
   if (closed_) return false;
@@ -66,11 +61,6 @@ bool routing_connection::register_requests(const std::vector<std::string>& keys,
   }
   for (const auto& k : keys) by_request_.emplace(k, s);
   return true;
-}
-
-void routing_connection::unregister_requests(const std::vector<std::string>& keys) {
-  std::lock_guard lock(mu_);
-  for (const auto& k : keys) by_request_.erase(k);
 }
 
 bool routing_connection::set_standalone(const std::shared_ptr<response_stream>& s) {

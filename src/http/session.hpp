@@ -24,9 +24,6 @@
 
 namespace mcp::http_detail {
 
-/// A request id as a map key ("i:7" or "s:abc", so 7 and "7" differ).
-[[nodiscard]] std::string id_key(const jsonrpc::request_id& id);
-
 class routing_connection final : public connection {
  public:
   void send(std::string message, const send_context& ctx) override;
@@ -35,10 +32,8 @@ class routing_connection final : public connection {
 
   /// Routes the answers to these request ids to `s`. False (nothing registered) when one of the
   /// ids is already in flight.
-  bool register_requests(const std::vector<std::string>& keys,
+  bool register_requests(const std::vector<jsonrpc::request_id>& keys,
                          const std::shared_ptr<response_stream>& s);
-  /// Forgets the ids (when the request could not be handed to the session).
-  void unregister_requests(const std::vector<std::string>& keys);
   /// Installs the standalone (GET) stream. False when one is attached already.
   bool set_standalone(const std::shared_ptr<response_stream>& s);
   /// A live stream by number (for resumption), or null.
@@ -53,7 +48,7 @@ class routing_connection final : public connection {
  private:
   mutable std::mutex mu_;
   bool closed_ = false;
-  std::unordered_map<std::string, std::shared_ptr<response_stream>> by_request_;
+  std::unordered_map<jsonrpc::request_id, std::shared_ptr<response_stream>> by_request_;
   std::shared_ptr<response_stream> standalone_;
   std::atomic<std::uint64_t> numbers_{0};
 };

@@ -4,11 +4,8 @@ mcp_add_test(mcp_reflect_tests
   reflect/reflect_schema_test.cpp
 )
 
-# Property test against the JSON Schema validator (mcp/json_schema.hpp), when it is built.
-if(EXISTS ${PROJECT_SOURCE_DIR}/include/mcp/json_schema.hpp
-   AND EXISTS ${PROJECT_SOURCE_DIR}/src/json_schema/sources.cmake)
-  mcp_add_test(mcp_reflect_property_tests reflect/reflect_property_test.cpp)
-endif()
+# Property test against the JSON Schema validator (mcp/json_schema.hpp).
+mcp_add_test(mcp_reflect_property_tests reflect/reflect_property_test.cpp)
 
 # Compile-fail tests: each case compiles tests/reflect/compile_fail.cpp with one MCP_CASE_*
 # macro and passes when the compiler prints the expected diagnostic. MCP_CASE_NONE checks

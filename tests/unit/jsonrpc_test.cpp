@@ -67,7 +67,7 @@ TEST(jsonrpc, encodes_a_batch_answer_as_one_array_or_nothing) {
 TEST(jsonrpc, encodes_compactly) {
   EXPECT_EQ(rpc::encode_result(rpc::request_id{1}, mcp::json::object{{"a", "b"}}),
             R"({"jsonrpc":"2.0","id":1,"result":{"a":"b"}})");
-  EXPECT_EQ(rpc::encode_result_raw(rpc::request_id{std::string("x\"y")}, "{}"),
+  EXPECT_EQ(rpc::encode_result(rpc::request_id{std::string("x\"y")}, mcp::json::object{}),
             R"({"jsonrpc":"2.0","id":"x\"y","result":{}})");
   EXPECT_EQ(rpc::encode_error(std::nullopt, mcp::error{mcp::errc::parse_error, "Parse error"}),
             R"({"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"}})");

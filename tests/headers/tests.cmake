@@ -1,0 +1,43 @@
+# Every public header compiles on its own (it includes what it uses), with the project's full
+# warning set: one generated translation unit per header, built as part of the test build.
+set(MCP_PUBLIC_HEADERS
+  client.hpp
+  content.hpp
+  error.hpp
+  executor.hpp
+  http_client.hpp
+  http_server.hpp
+  json.hpp
+  json_schema.hpp
+  jsonrpc.hpp
+  pipeline.hpp
+  prompt.hpp
+  protocol.hpp
+  reflect.hpp
+  resource.hpp
+  server.hpp
+  tool.hpp
+  transport.hpp
+  transport/memory.hpp
+  transport/stdio.hpp
+  typed_tool.hpp
+  uri_template.hpp
+)
+# A header added to include/mcp/ without being listed here fails the configure step.
+file(GLOB _mcp_found RELATIVE ${PROJECT_SOURCE_DIR}/include/mcp
+     ${PROJECT_SOURCE_DIR}/include/mcp/*.hpp ${PROJECT_SOURCE_DIR}/include/mcp/transport/*.hpp)
+foreach(_h IN LISTS _mcp_found)
+  if(NOT _h IN_LIST MCP_PUBLIC_HEADERS)
+    message(FATAL_ERROR "include/mcp/${_h} is not listed in tests/headers/tests.cmake")
+  endif()
+endforeach()
+set(_mcp_header_tus "")
+foreach(_h IN LISTS MCP_PUBLIC_HEADERS)
+  string(MAKE_C_IDENTIFIER "${_h}" _id)
+  set(_tu ${CMAKE_CURRENT_BINARY_DIR}/headers/${_id}.cpp)
+  file(CONFIGURE OUTPUT ${_tu} CONTENT "#include <mcp/${_h}>  // must compile on its own\n")
+  list(APPEND _mcp_header_tus ${_tu})
+endforeach()
+add_library(mcp_header_tests OBJECT ${_mcp_header_tus})
+target_link_libraries(mcp_header_tests PRIVATE mcp::mcp)
+mcp_target_defaults(mcp_header_tests)
