@@ -11,15 +11,17 @@ hash="$(cat "$dir/package.json" "$dir/package-lock.json" 2>/dev/null | sha256sum
 target="$cache_root/$(basename "$dir")-$hash"
 if [[ ! -f "$target/.installed" ]]; then
   mkdir -p "$target"
-  cp "$dir/package.json" "$target/"
-  [[ -f "$dir/package-lock.json" ]] && cp "$dir/package-lock.json" "$target/"
-  (
-    cd "$target"
-    if [[ -f package-lock.json ]]; then cmd=(npm ci); else cmd=(npm install); fi
-    # flock: concurrent test runs share the cache
-    flock -w 600 "$cache_root/.lock" "${cmd[@]}" --no-audit --no-fund --ignore-scripts \
-      --loglevel=error >&2
-  )
-  touch "$target/.installed"
+  # Concurrent test runs share the cache: install under a lock, and look again once it is held
+  # (npm ci empties node_modules, so a second install would pull it from under the first user).
+  exec 9>"$cache_root/.lock"
+  flock -w 600 9
+  if [[ ! -f "$target/.installed" ]]; then
+    cp "$dir/package.json" "$target/"
+    [[ -f "$dir/package-lock.json" ]] && cp "$dir/package-lock.json" "$target/"
+    if [[ -f "$dir/package-lock.json" ]]; then cmd=(npm ci); else cmd=(npm install); fi
+    (cd "$target" && "${cmd[@]}" --no-audit --no-fund --ignore-scripts --loglevel=error) >&2
+    touch "$target/.installed"
+  fi
+  exec 9>&-
 fi
 echo "$target"
