@@ -20,6 +20,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "detail/string_hash.hpp"
+
 namespace mcp::detail {
 
 /// An opaque list cursor naming sequence number `seq` of a catalog with random `epoch`.
@@ -46,7 +48,7 @@ class catalog {
   }
   bool remove(std::string_view key) {
     std::unique_lock lock(mu_);
-    auto it = by_key_.find(std::string(key));
+    auto it = by_key_.find(key);
     if (it == by_key_.end()) return false;
     by_seq_.erase(it->second);
     by_key_.erase(it);
@@ -57,7 +59,7 @@ class catalog {
   template <class F>
   bool replace(std::string_view key, F&& change) {
     std::unique_lock lock(mu_);
-    auto it = by_key_.find(std::string(key));
+    auto it = by_key_.find(key);
     if (it == by_key_.end()) return false;
     auto& slot = by_seq_.at(it->second);
     if (std::shared_ptr<const Entry> next = change(*slot)) slot = std::move(next);
@@ -65,7 +67,7 @@ class catalog {
   }
   [[nodiscard]] std::shared_ptr<const Entry> find(std::string_view key) const {
     std::shared_lock lock(mu_);
-    auto it = by_key_.find(std::string(key));
+    auto it = by_key_.find(key);
     return it == by_key_.end() ? nullptr : by_seq_.at(it->second);
   }
   [[nodiscard]] bool empty() const {
@@ -118,7 +120,7 @@ class catalog {
  private:
   mutable std::shared_mutex mu_;
   std::map<std::uint64_t, std::shared_ptr<const Entry>> by_seq_;
-  std::unordered_map<std::string, std::uint64_t> by_key_;
+  std::unordered_map<std::string, std::uint64_t, string_hash, std::equal_to<>> by_key_;
   std::uint64_t next_seq_ = 1;
   std::string epoch_;
 };

@@ -15,6 +15,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "detail/string_hash.hpp"
 #include "protocol.hpp"
 
 namespace mcp::detail {
@@ -39,12 +40,6 @@ class method_router {
   [[nodiscard]] const method_entry* find(std::string_view method) const;
 
  private:
-  struct string_hash {
-    using is_transparent = void;
-    std::size_t operator()(std::string_view s) const noexcept {
-      return std::hash<std::string_view>{}(s);
-    }
-  };
   std::unordered_map<std::string, method_entry, string_hash, std::equal_to<>> methods_;
 };
 

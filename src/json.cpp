@@ -6,7 +6,8 @@
 
 namespace mcp {
 
-result<json::value> parse_json(std::string_view text, const json_limits& limits) {
+result<json::value> parse_json(std::string_view text, const json_limits& limits,
+                               json::storage_ptr storage) {
   if (text.size() > limits.max_size) {
     return error{errc::limit_exceeded, "JSON text of " + std::to_string(text.size()) +
                                            " bytes exceeds the limit of " +
@@ -14,7 +15,11 @@ result<json::value> parse_json(std::string_view text, const json_limits& limits)
   }
   json::parse_options opts;
   opts.max_depth = limits.max_depth;
-  json::parser p(json::storage_ptr(), opts);
+  // The parser's working stack starts in this buffer: small messages parse without allocating
+  // for it.
+  unsigned char stack[4096];
+  json::parser p(json::storage_ptr(), opts, stack, sizeof stack);
+  p.reset(std::move(storage));
   boost::system::error_code ec;
   p.write(text.data(), text.size(), ec);
   if (ec) {
@@ -118,20 +123,23 @@ void append_json(std::string& out, const json::value& v) {
       out.push_back(']');
       break;
     }
-    case json::kind::object: {
-      out.push_back('{');
-      bool first = true;
-      for (const auto& kv : v.get_object()) {
-        if (!first) out.push_back(',');
-        first = false;
-        append_json_string(out, kv.key());
-        out.push_back(':');
-        append_json(out, kv.value());
-      }
-      out.push_back('}');
+    case json::kind::object:
+      append_json(out, v.get_object());
       break;
-    }
   }
+}
+
+void append_json(std::string& out, const json::object& o) {
+  out.push_back('{');
+  bool first = true;
+  for (const auto& kv : o) {
+    if (!first) out.push_back(',');
+    first = false;
+    append_json_string(out, kv.key());
+    out.push_back(':');
+    append_json(out, kv.value());
+  }
+  out.push_back('}');
 }
 
 std::string to_json_string(const json::value& v) {

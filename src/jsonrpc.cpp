@@ -84,7 +84,7 @@ boost::system::result<message, decode_error> decode(json::value&& v) {
 
   if (auto* method = o->if_contains("method")) {
     if (!method->is_string()) return invalid("method must be a string", id);
-    json::object params;
+    json::object params(v.storage());  // same storage as the message: the move steals
     if (auto* p = o->if_contains("params")) {
       if (!p->is_object()) return invalid("params must be an object", id);
       params = std::move(p->get_object());

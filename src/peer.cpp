@@ -2,6 +2,7 @@
 
 #include <condition_variable>
 
+#include "detail/message_storage.hpp"
 #include "detail/timer.hpp"
 
 namespace mcp::detail {
@@ -19,7 +20,7 @@ peer::~peer() = default;
 
 void peer::receive_text(std::string_view text) {
   if (closed_.load()) return;
-  auto parsed = parse_json(text, limits_);
+  auto parsed = parse_json(text, limits_, make_message_storage());
   if (!parsed) {
     const auto code =
         parsed.error().is(errc::limit_exceeded) ? errc::invalid_request : errc::parse_error;

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "detail/call_state.hpp"
 #include "detail/timer.hpp"
 #include "detail/utf8.hpp"
 
@@ -93,17 +94,20 @@ class concurrency_limiter final : public call_interceptor {
                                     std::to_string(max_) + "); retry later"));
       return;
     }
-    // The slot is released when the call ends, whatever its outcome (the filter is destroyed).
-    auto slot =
-        std::shared_ptr<void>(nullptr, [running = running_](void*) { running->fetch_sub(1); });
-    call.on_result([slot](call_tool_result&) {});
+    // The slot is released when the call ends, whatever its outcome. The call holds its
+    // interceptor chain, so this interceptor outlives the hook.
+    detail::tool_call_access::state(call)->on_end(&release, running_.get(), 0);
     next();
   }
 
  private:
+  static void release(void* running, std::uint64_t /*unused*/) {
+    static_cast<std::atomic<std::size_t>*>(running)->fetch_sub(1);
+  }
+
   std::size_t max_;
-  std::shared_ptr<std::atomic<std::size_t>> running_ =
-      std::make_shared<std::atomic<std::size_t>>(0);
+  std::unique_ptr<std::atomic<std::size_t>> running_ =
+      std::make_unique<std::atomic<std::size_t>>(0);
 };
 
 class deadline_interceptor final : public call_interceptor {
@@ -111,18 +115,23 @@ class deadline_interceptor final : public call_interceptor {
   explicit deadline_interceptor(std::chrono::milliseconds limit) : limit_(limit) {}
 
   void intercept(const tool_call& call, const std::function<void()>& next) override {
-    const auto limit = limit_;
-    const auto handle = detail::schedule_timer(clock::now() + limit, [call, limit] {
-      call.request_stop();
-      call.finish(tool_error_result("Tool \"" + call.tool_name() + "\" did not finish within " +
-                                    std::to_string(limit.count()) + " ms"));
-    });
-    auto guard = std::shared_ptr<void>(nullptr, [handle](void*) { detail::cancel_timer(handle); });
-    call.on_result([guard](call_tool_result&) {});
+    // A targeted timer (the call, held weakly) cancelled when the call ends: no allocation.
+    const auto& state = detail::tool_call_access::state(call);
+    const auto handle = detail::schedule_timer(clock::now() + limit_, std::weak_ptr<void>(state),
+                                               &expire, static_cast<std::uint64_t>(limit_.count()));
+    state->on_end(&cancel, nullptr, handle);
     next();
   }
 
  private:
+  static void expire(const std::shared_ptr<void>& target, std::uint64_t limit_ms) {
+    auto* call = static_cast<detail::call_state*>(target.get());
+    call->stop_source().request_stop();
+    call->complete(tool_error_result("Tool \"" + call->tool() + "\" did not finish within " +
+                                     std::to_string(limit_ms) + " ms"));
+  }
+  static void cancel(void* /*unused*/, std::uint64_t handle) { detail::cancel_timer(handle); }
+
   std::chrono::milliseconds limit_;
 };
 
@@ -190,9 +199,11 @@ class output_limiter final : public call_interceptor {
   explicit output_limiter(output_limit_options o) : opts_(o) {}
 
   void intercept(const tool_call& call, const std::function<void()>& next) override {
-    call.on_result([opts = opts_, name = call.tool_name()](call_tool_result& r) {
-      if (auto problem = check(r, opts)) {
-        r = tool_error_result("Tool \"" + name + "\" produced an invalid result: " + *problem);
+    // Two pointers: std::function keeps them in place (no allocation). Both outlive the filter
+    // (the call holds its interceptor chain and its tool entry).
+    call.on_result([self = this, name = &call.tool_name()](call_tool_result& r) {
+      if (auto problem = check(r, self->opts_)) {
+        r = tool_error_result("Tool \"" + *name + "\" produced an invalid result: " + *problem);
       }
     });
     next();

@@ -11,8 +11,6 @@ namespace mcp::detail {
 
 namespace {
 
-using chain = std::shared_ptr<const std::vector<std::shared_ptr<call_interceptor>>>;
-
 /// "Invalid arguments for tool "x": /a: ...; /b: ..." (at most 8 reasons).
 std::string invalid_arguments_text(const call_state& call,
                                    const std::vector<json_schema::validation_error>& errors) {
@@ -48,35 +46,27 @@ void invoke(const std::shared_ptr<call_state>& call) {
   }
 }
 
-void run_handler(const server_core& core, const std::shared_ptr<call_state>& call) {
-  const auto& entry = call->entry();
-  if (!entry.input_validator->is_valid(call->arguments_value())) {
+/// After the last interceptor: input validation, then the handler, inline or on the executor.
+void run_handler(call_state& c) {
+  const auto& entry = c.entry();
+  if (!entry.input_validator->is_valid(c.arguments_value())) {
     auto errors =
-        entry.input_validator->validate(call->arguments_value(), json_schema::mode::all_errors);
-    call->complete(tool_error_result(invalid_arguments_text(*call, errors)));
+        entry.input_validator->validate(c.arguments_value(), json_schema::mode::all_errors);
+    c.complete(tool_error_result(invalid_arguments_text(c, errors)));
     return;
   }
+  auto call = c.shared_from_this();
   if (call->run_inline()) return invoke(call);
-  core.exec->post([call] { invoke(call); });
-}
-
-/// An interceptor may call `next` later, from any thread: it holds what the rest needs.
-void run_pipeline(const std::shared_ptr<const server_core>& core, const chain& interceptors,
-                  std::size_t i, const std::shared_ptr<call_state>& call) {
-  if (call->done()) return;
-  if (i < interceptors->size()) {
-    (*interceptors)[i]->intercept(tool_call(call), [core, interceptors, i, call] {
-      run_pipeline(core, interceptors, i + 1, call);
-    });
-    return;
-  }
-  run_handler(*core, call);
+  auto s = call->session();
+  if (!s) return;  // the session ended: nobody waits for the answer
+  s->core().exec->post([call = std::move(call)] { invoke(call); });
 }
 
 }  // namespace
 
 void tools_feature::run(const std::shared_ptr<call_state>& call) const {
-  run_pipeline(core_.shared_from_this(), core_.pipeline(), 0, call);
+  call->set_after_chain(&run_handler);
+  call->start();
 }
 
 void tools_feature::deliver(call_state& call, std::variant<call_tool_result, error> outcome) {
@@ -87,15 +77,15 @@ void tools_feature::deliver(call_state& call, std::variant<call_tool_result, err
     return;
   }
   auto& r = std::get<call_tool_result>(outcome);
+  // structuredContent as a value (a move, not a copy) for the validator and the writer.
+  std::optional<json::value> structured;
+  if (r.structured_content) structured.emplace(std::move(*r.structured_content));
   const auto& validator = call.entry().output_validator;
-  const bool check_output = !r.is_error && validator;
-  auto result = std::move(r).to_json();
-  if (check_output) {
-    // Validated in its wire form: no copy of structuredContent.
+  if (!r.is_error && validator) {
     std::string problem;
-    if (const auto* sc = result.if_contains("structuredContent"); !sc) {
+    if (!structured) {
       problem = "has an outputSchema but returned no structuredContent";
-    } else if (auto errors = validator->validate(*sc); !errors.empty()) {
+    } else if (auto errors = validator->validate(*structured); !errors.empty()) {
       problem = "returned structuredContent that does not match its outputSchema: " +
                 errors.front().message;
     }
@@ -106,8 +96,15 @@ void tools_feature::deliver(call_state& call, std::variant<call_tool_result, err
       return;
     }
   }
-  wire::adapt_tool_result(result, s->session_era());
-  s->send_final(call.id(), jsonrpc::encode_result(call.id(), result));
+  // Written straight into the response for the session's era: no result object is built.
+  std::string message;
+  message.reserve(256);
+  message += R"({"jsonrpc":"2.0","id":)";
+  jsonrpc::append_id(message, call.id());
+  message += R"(,"result":)";
+  wire::append_tool_result(message, r, structured ? &*structured : nullptr, s->session_era());
+  message += '}';
+  s->send_final(call.id(), std::move(message));
 }
 
 }  // namespace mcp::detail

@@ -129,22 +129,24 @@ void tools_feature::call(server_session_impl& s, jsonrpc::request&& req) {
   if (!name || !name->is_string()) {
     return s.reply_error(req.id, invalid_params("tools/call needs a string \"name\""));
   }
-  json::object args;
+  // Built in the message's storage: the moves below steal, they do not copy.
+  json::object args(p.storage());
   if (auto* a = p.if_contains("arguments")) {
     if (!a->is_object()) {
       return s.reply_error(req.id, invalid_params("tools/call: \"arguments\" must be an object"));
     }
     args = std::move(a->get_object());
   }
-  json::object meta;
+  json::object meta(p.storage());
   if (auto* mt = p.if_contains("_meta"); mt && mt->is_object()) meta = std::move(mt->get_object());
   auto entry = find(name->get_string());
   if (!entry) {
     return s.reply_error(req.id,
                          invalid_params("Unknown tool: " + std::string(name->get_string())));
   }
-  auto call = std::make_shared<call_state>(s.self(), shared_from_this(), req.id, std::move(entry),
-                                           std::move(args), std::move(meta), s.who());
+  auto call =
+      std::make_shared<call_state>(s.self(), shared_from_this(), req.id, std::move(entry),
+                                   std::move(args), std::move(meta), s.who(), core_.pipeline());
   if (!s.track(call)) {
     return s.reply_error(
         req.id, error{errc::invalid_request, "Invalid Request: id " + jsonrpc::to_string(req.id) +

@@ -147,14 +147,29 @@ void drop_unknown_content(json::array& content, era e) {
   }
 }
 
-void adapt_tool_result(json::object& r, era e) {
+void append_tool_result(std::string& out, const call_tool_result& r, const json::value* structured,
+                        era e) {
   const auto& t = traits(e);
-  if (!t.structured_output) r.erase("structuredContent");
-  if (!t.result_meta) r.erase("_meta");
-  if (t.audio && t.resource_link) return;
-  if (auto* content = r.if_contains("content"); content && content->is_array()) {
-    drop_unknown_content(content->get_array(), e);
+  out += R"({"content":[)";
+  bool first = true;
+  for (const auto& block : r.content) {
+    const auto* type = block.is_object() ? block.get_object().if_contains("type") : nullptr;
+    if (type && type->is_string() && !content_type_known(type->get_string(), e)) continue;
+    if (!first) out += ',';
+    first = false;
+    append_json(out, block);
   }
+  out += ']';
+  if (structured && t.structured_output) {
+    out += R"(,"structuredContent":)";
+    append_json(out, *structured);
+  }
+  if (r.is_error) out += R"(,"isError":true)";
+  if (!r.meta.empty() && t.result_meta) {
+    out += R"(,"_meta":)";
+    append_json(out, r.meta);
+  }
+  out += '}';
 }
 
 }  // namespace mcp::detail::wire

@@ -31,9 +31,10 @@ namespace mcp::detail::wire {
 [[nodiscard]] json::object resource_template(const resource_template_spec& s, era e);
 [[nodiscard]] json::object prompt(const prompt_spec& s, era e);
 
-/// Removes from a `CallToolResult` what era `e` lacks: `structuredContent`, `_meta`, and the
-/// content blocks it does not know.
-void adapt_tool_result(json::object& result, era e);
+/// Appends the `CallToolResult` `r` (its structuredContent given apart, as a value) as era `e`
+/// has it: without `structuredContent`, `_meta` or content blocks the era lacks.
+void append_tool_result(std::string& out, const call_tool_result& r, const json::value* structured,
+                        era e);
 /// Removes from a content array the blocks era `e` does not know.
 void drop_unknown_content(json::array& content, era e);
 

@@ -1,6 +1,7 @@
 // In-process round trips over the in-memory pair: a tools/call of an inline echo tool (typed:
-// decode, validate, encode), a tools/call run on the handler pool, and a tools/list page out
-// of 10,000 registered tools.
+// decode, validate, encode), the same behind the interceptors the demo server runs, a tools/call
+// run on the handler pool, and a tools/list page out of 10,000 registered tools. The counter
+// `allocs` is the number of heap allocations (global operator new) per iteration.
 #include <mcp/server.hpp>
 #include <mcp/transport/memory.hpp>
 
@@ -8,9 +9,37 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <cstdlib>
 #include <mutex>
+#include <new>
 
 namespace {
+std::atomic<std::uint64_t> allocations{0};
+}  // namespace
+
+// Counting allocator for the `allocs` counter (the library allocates through operator new;
+// Boost.JSON's default resource too). g++ cannot see that these replace the global pair.
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+void* operator new(std::size_t n) {
+  allocations.fetch_add(1, std::memory_order_relaxed);
+  if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+
+namespace {
+
+/// Reports heap allocations per iteration.
+struct alloc_counter {
+  explicit alloc_counter(benchmark::State& s) : state(s), start(allocations.load()) {}
+  ~alloc_counter() {
+    state.counters["allocs"] =
+        static_cast<double>(allocations.load() - start) / static_cast<double>(state.iterations());
+  }
+  benchmark::State& state;
+  std::uint64_t start;
+};
 
 struct echo_in {
   std::string text;
@@ -60,12 +89,29 @@ void tools_call_inline(benchmark::State& state) {
   add_echo(s, true);
   harness h(s);
   std::size_t n = 1;
+  alloc_counter count(state);
   for (auto _ : state) {
     h.send(call);
     h.wait_for(++n);
   }
 }
 BENCHMARK(tools_call_inline);
+
+/// The demo server's pipeline: concurrency limit, deadline, output limits (always on).
+void tools_call_inline_demo_pipeline(benchmark::State& state) {
+  mcp::server s;
+  s.use(mcp::concurrency_limit(64));
+  s.use(mcp::deadline(std::chrono::seconds(120)));
+  add_echo(s, true);
+  harness h(s);
+  std::size_t n = 1;
+  alloc_counter count(state);
+  for (auto _ : state) {
+    h.send(call);
+    h.wait_for(++n);
+  }
+}
+BENCHMARK(tools_call_inline_demo_pipeline);
 
 void tools_call_on_pool(benchmark::State& state) {
   mcp::server s;

@@ -35,12 +35,16 @@ struct json_limits {
 };
 
 /// Parses one JSON text. Invalid UTF-8, comments, trailing commas and trailing text are errors.
+/// The value's memory comes from `storage` (default: the default resource).
 /// Errors: `errc::parse_error` for invalid JSON, `errc::limit_exceeded` when a limit is hit.
 /// Thread-safe (no shared state).
-[[nodiscard]] result<json::value> parse_json(std::string_view text, const json_limits& limits = {});
+[[nodiscard]] result<json::value> parse_json(std::string_view text, const json_limits& limits = {},
+                                             json::storage_ptr storage = {});
 
 /// Appends the compact serialization of `v` to `out`. Thread-safe.
 void append_json(std::string& out, const json::value& v);
+/// The same for an object (no value wrapper needed).
+void append_json(std::string& out, const json::object& o);
 
 /// Returns the compact serialization of `v`. Thread-safe.
 [[nodiscard]] std::string to_json_string(const json::value& v);

@@ -33,6 +33,10 @@
 
 namespace mcp {
 
+namespace detail {
+struct tool_call_access;
+}
+
 /// One tools/call travelling through the pipeline. A cheap handle; copies refer to the same call.
 /// Thread-safety: every member may be called from any thread.
 class tool_call {
@@ -59,11 +63,14 @@ class tool_call {
   void request_stop() const noexcept;
 
  private:
+  friend struct detail::tool_call_access;
   std::shared_ptr<detail::call_state> state_;
 };
 
 /// An interceptor. `intercept` must either call `next()` exactly once (to pass the call on) or
-/// finish the call. It runs on the thread that dispatches the call; keep it short.
+/// finish the call. It runs on the thread that dispatches the call; keep it short. `next` may
+/// also be called later, from any thread (an interceptor that queues calls): keep a copy of
+/// `call` until then, since `next` does not keep the call alive by itself.
 class call_interceptor {
  public:
   virtual ~call_interceptor() = default;

@@ -1,16 +1,20 @@
 // Internal: the state of one running tools/call, shared by the pipeline, the handler's
 // tool_context/responder and the session that owns the request. It is the request's record in
 // the peer core (an `inbound_request`), so cancellation stops it and a duplicate id is refused
-// without a second allocation.
+// without a second allocation. It holds the interceptor chain it runs through (so interceptors
+// outlive their calls), the pipeline's `next`, result filters and end hooks in place: a call
+// through the built-in interceptors allocates nothing beyond the call itself.
 #pragma once
 
 #include <mcp/pipeline.hpp>
 #include <mcp/tool.hpp>
 
+#include <array>
 #include <atomic>
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -21,21 +25,44 @@ namespace mcp::detail {
 
 class server_session_impl;
 
-class call_state final : public inbound_request {
+using interceptor_chain = std::shared_ptr<const std::vector<std::shared_ptr<call_interceptor>>>;
+
+class call_state final : public inbound_request, public std::enable_shared_from_this<call_state> {
  public:
   call_state(std::weak_ptr<server_session_impl> session, std::shared_ptr<call_sink> sink,
              jsonrpc::request_id id, std::shared_ptr<const tool_entry> entry, json::object args,
-             json::object meta, std::shared_ptr<const principal> who)
+             json::object meta, std::shared_ptr<const principal> who, interceptor_chain chain)
       : inbound_request(std::move(id)),
         session_(std::move(session)),
         sink_(std::move(sink)),
         entry_(std::move(entry)),
         args_(std::move(args)),
         meta_(std::move(meta)),
-        who_(std::move(who)) {
+        who_(std::move(who)),
+        chain_(std::move(chain)) {
     if (const auto* t = meta_.if_contains("progressToken")) {
       if (t->is_string() || t->is_int64() || t->is_uint64()) progress_token_ = *t;
     }
+  }
+  ~call_state() override { run_end_hooks(); }
+  call_state(const call_state&) = delete;
+  call_state& operator=(const call_state&) = delete;
+
+  /// The interceptors this call runs through, and what each is given as `next`: it runs the
+  /// next interceptor, then the handler (`after_chain`). Callers hold the call alive.
+  [[nodiscard]] const interceptor_chain& chain() const noexcept { return chain_; }
+  [[nodiscard]] const std::function<void()>& next() const noexcept { return next_; }
+  void set_after_chain(void (*f)(call_state&)) noexcept { after_chain_ = f; }
+  /// Starts the pipeline (the first `next`).
+  void start() { advance(); }
+
+  /// Runs `fn(ctx, arg)` once when the call ends: when it completes, or when it is destroyed
+  /// without completing (cancelled, session closed). At most `max_end_hooks`; more is a bug in
+  /// the SDK's own interceptors (they are the only users).
+  static constexpr std::size_t max_end_hooks = 4;
+  void on_end(void (*fn)(void* ctx, std::uint64_t arg), void* ctx, std::uint64_t arg) {
+    std::lock_guard lock(mu_);
+    if (hook_count_ < max_end_hooks) hooks_[hook_count_++] = end_hook{fn, ctx, arg};
   }
 
   [[nodiscard]] const std::string& tool() const noexcept { return entry_->spec.name; }
@@ -51,21 +78,34 @@ class call_state final : public inbound_request {
 
   void add_filter(std::function<void(call_tool_result&)> f) {
     std::lock_guard lock(mu_);
-    filters_.push_back(std::move(f));
+    if (filter_count_ < filters_.size()) {
+      filters_[filter_count_++] = std::move(f);
+    } else {
+      more_filters_.push_back(std::move(f));
+    }
   }
 
   /// Completes the call once (later calls are ignored): the result filters run in reverse
-  /// order, then the sink gets the outcome.
+  /// order and are destroyed, the end hooks run, then the sink gets the outcome.
   void complete(std::variant<call_tool_result, error> outcome) {
     if (done_.exchange(true, std::memory_order_acq_rel)) return;
-    std::vector<std::function<void(call_tool_result&)>> filters;
+    std::array<std::function<void(call_tool_result&)>, 4> filters;
+    std::vector<std::function<void(call_tool_result&)>> more;
+    std::size_t count = 0;
     {
       std::lock_guard lock(mu_);
-      filters.swap(filters_);
+      count = filter_count_;
+      filter_count_ = 0;
+      for (std::size_t i = 0; i < count; ++i) filters[i] = std::move(filters_[i]);
+      more.swap(more_filters_);
     }
     if (auto* r = std::get_if<call_tool_result>(&outcome)) {
-      for (auto it = filters.rbegin(); it != filters.rend(); ++it) (*it)(*r);
+      for (auto it = more.rbegin(); it != more.rend(); ++it) (*it)(*r);
+      for (std::size_t i = count; i > 0; --i) filters[i - 1](*r);
     }
+    more.clear();
+    for (std::size_t i = 0; i < count; ++i) filters[i] = nullptr;
+    run_end_hooks();
     sink_->deliver(*this, std::move(outcome));
   }
 
@@ -87,6 +127,32 @@ class call_state final : public inbound_request {
   }
 
  private:
+  struct end_hook {
+    void (*fn)(void*, std::uint64_t) = nullptr;
+    void* ctx = nullptr;
+    std::uint64_t arg = 0;
+  };
+
+  void run_end_hooks() {
+    std::array<end_hook, max_end_hooks> hooks;
+    std::size_t n = 0;
+    {
+      std::lock_guard lock(mu_);
+      n = std::exchange(hook_count_, 0);
+      hooks = hooks_;
+    }
+    for (std::size_t i = 0; i < n; ++i) hooks[i].fn(hooks[i].ctx, hooks[i].arg);
+  }
+
+  /// The pipeline's `next`: the next interceptor, or after the last one `after_chain_`.
+  void advance() {
+    const auto i = step_.fetch_add(1);
+    if (i < chain_->size()) {
+      (*chain_)[i]->intercept(tool_call(shared_from_this()), next_);
+    } else if (i == chain_->size() && !done()) {
+      after_chain_(*this);
+    }
+  }
   std::weak_ptr<server_session_impl> session_;
   std::shared_ptr<call_sink> sink_;
   std::shared_ptr<const tool_entry> entry_;
@@ -94,11 +160,26 @@ class call_state final : public inbound_request {
   json::object meta_;
   std::shared_ptr<const principal> who_;
   std::optional<json::value> progress_token_;
+  interceptor_chain chain_;
+  std::atomic<std::size_t> step_{0};
+  void (*after_chain_)(call_state&) = nullptr;
+  std::function<void()> next_{[this] { advance(); }};  ///< captures only `this`: no allocation
   std::atomic<bool> done_{false};
   std::mutex mu_;
-  std::vector<std::function<void(call_tool_result&)>> filters_;
+  std::array<std::function<void(call_tool_result&)>, 4> filters_;
+  std::size_t filter_count_ = 0;
+  std::vector<std::function<void(call_tool_result&)>> more_filters_;
+  std::array<end_hook, max_end_hooks> hooks_{};
+  std::size_t hook_count_ = 0;
   bool has_progress_ = false;
   double last_progress_ = 0;
+};
+
+/// What the SDK's own interceptors reach behind a `tool_call` handle.
+struct tool_call_access {
+  [[nodiscard]] static const std::shared_ptr<call_state>& state(const tool_call& c) noexcept {
+    return c.state_;
+  }
 };
 
 }  // namespace mcp::detail

@@ -8,6 +8,7 @@
 #include <charconv>
 #include <unordered_set>
 
+#include "detail/message_storage.hpp"
 #include "protocol.hpp"
 
 namespace mcp::http_detail {
@@ -228,7 +229,7 @@ std::optional<http_response> request_handler::decode_post(http_request& req, pos
     return error_response(415, errc::invalid_request,
                           "Unsupported Media Type: Content-Type must be application/json", extra);
   }
-  auto parsed = parse_json(req.body, server_.options().limits);
+  auto parsed = parse_json(req.body, server_.options().limits, detail::make_message_storage());
   if (!parsed) {
     return error_response(400, errc::parse_error, "Parse error: " + parsed.error().message, extra);
   }
