@@ -102,9 +102,7 @@ std::optional<std::string> base64_decode(std::string_view s) {
 }
 
 json::object text_content(std::string_view text, const content_annotations& a) {
-  json::object o;
-  o["type"] = "text";
-  o["text"] = text;
+  json::object o{{"type", "text"}, {"text", text}};
   add_annotations(o, a);
   return o;
 }

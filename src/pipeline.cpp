@@ -115,11 +115,10 @@ class deadline_interceptor final : public call_interceptor {
   explicit deadline_interceptor(std::chrono::milliseconds limit) : limit_(limit) {}
 
   void intercept(const tool_call& call, const std::function<void()>& next) override {
-    // A targeted timer (the call, held weakly) cancelled when the call ends: no allocation.
-    const auto& state = detail::tool_call_access::state(call);
-    const auto handle = detail::schedule_timer(clock::now() + limit_, std::weak_ptr<void>(state),
-                                               &expire, static_cast<std::uint64_t>(limit_.count()));
-    state->on_end(&cancel, nullptr, handle);
+    // A targeted timer (the call, held weakly; no allocation), armed only if the call is
+    // still running when its synchronous part returns, and cancelled when it ends.
+    detail::tool_call_access::state(call)->defer_timer(clock::now() + limit_, &expire,
+                                                       static_cast<std::uint64_t>(limit_.count()));
     next();
   }
 
@@ -130,7 +129,6 @@ class deadline_interceptor final : public call_interceptor {
     call->complete(tool_error_result("Tool \"" + call->tool() + "\" did not finish within " +
                                      std::to_string(limit_ms) + " ms"));
   }
-  static void cancel(void* /*unused*/, std::uint64_t handle) { detail::cancel_timer(handle); }
 
   std::chrono::milliseconds limit_;
 };

@@ -67,6 +67,7 @@ void run_handler(call_state& c) {
 void tools_feature::run(const std::shared_ptr<call_state>& call) const {
   call->set_after_chain(&run_handler);
   call->start();
+  call->arm_timer();
 }
 
 void tools_feature::deliver(call_state& call, std::variant<call_tool_result, error> outcome) {

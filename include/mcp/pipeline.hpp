@@ -93,7 +93,10 @@ struct rate_limit_options {
 [[nodiscard]] std::shared_ptr<call_interceptor> concurrency_limit(std::size_t max);
 
 /// A call still running after `limit` is answered with `isError: true` and its stop token is
-/// requested; the handler's late result is dropped.
+/// requested; the handler's late result is dropped. It applies to calls that run on the
+/// executor (or complete later through their responder); a `run_inline` handler holds the I/O
+/// thread until it returns, so its result is sent whenever that is (inline handlers must not
+/// block).
 [[nodiscard]] std::shared_ptr<call_interceptor> deadline(std::chrono::milliseconds limit);
 
 /// Output checks and sanitisation applied to every result.

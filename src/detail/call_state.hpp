@@ -18,6 +18,8 @@
 #include <variant>
 #include <vector>
 
+#include "detail/spinlock.hpp"
+#include "detail/timer.hpp"
 #include "peer.hpp"
 #include "tools.hpp"
 
@@ -55,6 +57,34 @@ class call_state final : public inbound_request, public std::enable_shared_from_
   void set_after_chain(void (*f)(call_state&)) noexcept { after_chain_ = f; }
   /// Starts the pipeline (the first `next`).
   void start() { advance(); }
+
+  /// Asks for `fn(call, arg)` at `when` (a deadline). The timer is armed by `arm_timer` only if
+  /// the call is still running once its synchronous part returned: a call answered at once
+  /// (an inline tool) costs no timer. The earliest request wins.
+  void defer_timer(clock::time_point when, targeted_fn fn, std::uint64_t arg) {
+    std::lock_guard lock(mu_);
+    if (timer_fn_ == nullptr || when < timer_when_) {
+      timer_when_ = when;
+      timer_fn_ = fn;
+      timer_arg_ = arg;
+    }
+  }
+  /// Arms the deferred timer (if any) unless the call is done; it is cancelled when the call
+  /// ends. A call that completes meanwhile leaves at most a timer that finds it gone or done.
+  void arm_timer() {
+    targeted_fn fn = nullptr;
+    clock::time_point when{};
+    std::uint64_t arg = 0;
+    {
+      std::lock_guard lock(mu_);
+      fn = std::exchange(timer_fn_, nullptr);
+      when = timer_when_;
+      arg = timer_arg_;
+    }
+    if (fn == nullptr || done()) return;
+    const auto handle = schedule_timer(when, weak_from_this(), fn, arg);
+    on_end([](void*, std::uint64_t h) { cancel_timer(h); }, nullptr, handle);
+  }
 
   /// Runs `fn(ctx, arg)` once when the call ends: when it completes, or when it is destroyed
   /// without completing (cancelled, session closed). At most `max_end_hooks`; more is a bug in
@@ -161,11 +191,14 @@ class call_state final : public inbound_request, public std::enable_shared_from_
   std::shared_ptr<const principal> who_;
   std::optional<json::value> progress_token_;
   interceptor_chain chain_;
+  clock::time_point timer_when_{};
+  targeted_fn timer_fn_ = nullptr;
+  std::uint64_t timer_arg_ = 0;
   std::atomic<std::size_t> step_{0};
   void (*after_chain_)(call_state&) = nullptr;
   std::function<void()> next_{[this] { advance(); }};  ///< captures only `this`: no allocation
   std::atomic<bool> done_{false};
-  std::mutex mu_;
+  spinlock mu_;  ///< guards filters, hooks and progress (short sections, rarely contended)
   std::array<std::function<void(call_tool_result&)>, 4> filters_;
   std::size_t filter_count_ = 0;
   std::vector<std::function<void(call_tool_result&)>> more_filters_;
