@@ -55,4 +55,13 @@ void answer_list(server_session_impl& s, const jsonrpc::request& req, const cata
   s.send_final(req.id, std::move(message));
 }
 
+/// The same for a catalog whose entries are all listed, with no size hint.
+template <class Entry, class Write>
+void answer_list(server_session_impl& s, const jsonrpc::request& req, const catalog<Entry>& cat,
+                 std::string_view key, Write&& write) {
+  answer_list(
+      s, req, cat, key, [](const Entry&) { return true; },
+      [](const Entry&) { return std::size_t{0}; }, std::forward<Write>(write));
+}
+
 }  // namespace mcp::detail

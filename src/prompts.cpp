@@ -88,17 +88,14 @@ void prompts_feature::add(prompt_spec spec, prompt_handler handler) {
     }
   }
   const auto key = spec.name;
-  if (!prompts.add(key, std::make_shared<const prompt_entry>(
-                            prompt_entry{std::move(spec), std::move(handler)}))) {
-    throw std::invalid_argument("prompt \"" + key + "\" is already registered");
-  }
-  core_.list_changed(list_index_);
+  core_.add_listed(
+      prompts, list_index_, key,
+      std::make_shared<const prompt_entry>(prompt_entry{std::move(spec), std::move(handler)}),
+      "prompt");
 }
 
 bool prompts_feature::remove(std::string_view name) {
-  if (!prompts.remove(name)) return false;
-  core_.list_changed(list_index_);
-  return true;
+  return core_.remove_listed(prompts, list_index_, name);
 }
 
 result<json::value> prompts_feature::get(const server_session_impl& s,

@@ -69,22 +69,17 @@ resources_feature::resources_feature(server_core& core)
   auto& r = core.router;
   r.add("resources/list", "resources", [this](server_session_impl& s, jsonrpc::request&& req) {
     const auto e = s.session_era();
-    answer_list(
-        s, req, resources, "resources", [](const resource_entry&) { return true; },
-        [](const resource_entry&) { return std::size_t{0}; },
-        [e](std::string& out, const resource_entry& x) {
-          append_json(out, wire::resource(x.spec, e));
-        });
+    answer_list(s, req, resources, "resources", [e](std::string& out, const resource_entry& x) {
+      append_json(out, wire::resource(x.spec, e));
+    });
   });
   r.add("resources/templates/list", "resources",
         [this](server_session_impl& s, jsonrpc::request&& req) {
           const auto e = s.session_era();
-          answer_list(
-              s, req, templates, "resourceTemplates", [](const template_entry&) { return true; },
-              [](const template_entry&) { return std::size_t{0}; },
-              [e](std::string& out, const template_entry& x) {
-                append_json(out, wire::resource_template(x.spec, e));
-              });
+          answer_list(s, req, templates, "resourceTemplates",
+                      [e](std::string& out, const template_entry& x) {
+                        append_json(out, wire::resource_template(x.spec, e));
+                      });
         });
   r.add("resources/read", "resources", [this](server_session_impl& s, jsonrpc::request&& req) {
     s.answer_later(std::move(req), [this](server_session_impl& self, const jsonrpc::request& q) {
@@ -110,11 +105,10 @@ void resources_feature::add(resource_spec spec, resource_handler handler) {
   }
   if (!handler) throw std::invalid_argument("resource \"" + spec.uri + "\": handler is empty");
   const auto key = spec.uri;
-  if (!resources.add(key, std::make_shared<const resource_entry>(
-                              resource_entry{std::move(spec), std::move(handler)}))) {
-    throw std::invalid_argument("resource \"" + key + "\" is already registered");
-  }
-  core_.list_changed(list_index_);
+  core_.add_listed(
+      resources, list_index_, key,
+      std::make_shared<const resource_entry>(resource_entry{std::move(spec), std::move(handler)}),
+      "resource");
 }
 
 void resources_feature::add_template(resource_template_spec spec, resource_handler handler) {
@@ -129,23 +123,18 @@ void resources_feature::add_template(resource_template_spec spec, resource_handl
                                 "\": handler is empty");
   }
   const auto key = spec.uri_template;
-  if (!templates.add(key, std::make_shared<const template_entry>(template_entry{
-                              std::move(spec), std::move(*tmpl), std::move(handler)}))) {
-    throw std::invalid_argument("resource template \"" + key + "\" is already registered");
-  }
-  core_.list_changed(list_index_);
+  core_.add_listed(templates, list_index_, key,
+                   std::make_shared<const template_entry>(
+                       template_entry{std::move(spec), std::move(*tmpl), std::move(handler)}),
+                   "resource template");
 }
 
 bool resources_feature::remove(std::string_view uri) {
-  if (!resources.remove(uri)) return false;
-  core_.list_changed(list_index_);
-  return true;
+  return core_.remove_listed(resources, list_index_, uri);
 }
 
 bool resources_feature::remove_template(std::string_view uri_template) {
-  if (!templates.remove(uri_template)) return false;
-  core_.list_changed(list_index_);
-  return true;
+  return core_.remove_listed(templates, list_index_, uri_template);
 }
 
 result<json::value> resources_feature::read(const server_session_impl& s,

@@ -11,9 +11,11 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "catalog.hpp"
 #include "features.hpp"
 
 namespace mcp::detail {
@@ -59,6 +61,24 @@ class server_core : public std::enable_shared_from_this<server_core> {
   }
   /// Claims a per-session state slot (server_session_impl::state).
   std::size_t add_state_slot();
+
+  /// Adds `e` under `key` to `cat`, a catalog announced on list `k`. Throws
+  /// std::invalid_argument ("<what> "<key>" is already registered") when the key is taken.
+  template <class Entry>
+  void add_listed(catalog<Entry>& cat, std::size_t k, const std::string& key,
+                  std::shared_ptr<const Entry> e, std::string_view what) {
+    if (!cat.add(key, std::move(e))) {
+      throw std::invalid_argument(std::string(what) + " \"" + key + "\" is already registered");
+    }
+    list_changed(k);
+  }
+  /// Removes `key` from `cat`, announcing it on list `k`; false when there was none.
+  template <class Entry>
+  bool remove_listed(catalog<Entry>& cat, std::size_t k, std::string_view key) {
+    if (!cat.remove(key)) return false;
+    list_changed(k);
+    return true;
+  }
 
  private:
   void notify_list(std::size_t k);

@@ -76,16 +76,11 @@ void tools_feature::add(tool_spec spec, async_tool_handler handler) {
   e->spec = std::move(spec);
   e->handler = std::move(handler);
   const auto name = e->spec.name;
-  if (!tools_.add(name, std::move(e))) {
-    throw std::invalid_argument("tool \"" + name + "\" is already registered");
-  }
-  core_.list_changed(list_index_);
+  core_.add_listed<tool_entry>(tools_, list_index_, name, std::move(e), "tool");
 }
 
 bool tools_feature::remove(std::string_view name) {
-  if (!tools_.remove(name)) return false;
-  core_.list_changed(list_index_);
-  return true;
+  return core_.remove_listed(tools_, list_index_, name);
 }
 
 bool tools_feature::set_enabled(std::string_view name, bool enabled) {

@@ -84,9 +84,8 @@ void add_echo(mcp::server& s, bool run_inline) {
 constexpr const char* call =
     R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello world"}}})";
 
-void tools_call_inline(benchmark::State& state) {
-  mcp::server s;
-  add_echo(s, true);
+/// Calls echo once per iteration and waits for the answer.
+void call_echo(benchmark::State& state, mcp::server& s) {
   harness h(s);
   std::size_t n = 1;
   alloc_counter count(state);
@@ -94,6 +93,12 @@ void tools_call_inline(benchmark::State& state) {
     h.send(call);
     h.wait_for(++n);
   }
+}
+
+void tools_call_inline(benchmark::State& state) {
+  mcp::server s;
+  add_echo(s, true);
+  call_echo(state, s);
 }
 BENCHMARK(tools_call_inline);
 
@@ -103,25 +108,14 @@ void tools_call_inline_demo_pipeline(benchmark::State& state) {
   s.use(mcp::concurrency_limit(64));
   s.use(mcp::deadline(std::chrono::seconds(120)));
   add_echo(s, true);
-  harness h(s);
-  std::size_t n = 1;
-  alloc_counter count(state);
-  for (auto _ : state) {
-    h.send(call);
-    h.wait_for(++n);
-  }
+  call_echo(state, s);
 }
 BENCHMARK(tools_call_inline_demo_pipeline);
 
 void tools_call_on_pool(benchmark::State& state) {
   mcp::server s;
   add_echo(s, false);
-  harness h(s);
-  std::size_t n = 1;
-  for (auto _ : state) {
-    h.send(call);
-    h.wait_for(++n);
-  }
+  call_echo(state, s);
 }
 BENCHMARK(tools_call_on_pool);
 
