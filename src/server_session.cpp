@@ -1,16 +1,28 @@
 // The server face of a session: lifecycle, routing, and the services features share.
 #include "server_session.hpp"
 
+#include "detail/random.hpp"
 #include "server_core.hpp"
 #include "wire.hpp"
 
 namespace mcp::detail {
+
+namespace {
+/// A requestor key unique to one session, also across restarts of the process (a durable task
+/// store must not hand an old session's tasks to a new one).
+std::string own_task_owner() {
+  static const std::string process = random_hex(8);
+  static std::atomic<std::uint64_t> next{0};
+  return "session:" + process + ":" + std::to_string(++next);
+}
+}  // namespace
 
 server_session_impl::server_session_impl(std::shared_ptr<server_core> core,
                                          std::shared_ptr<connection> conn, session_options opts)
     : peer(std::move(conn), core->opts.limits),
       core_(std::move(core)),
       who_(std::make_shared<const principal>(std::move(opts.who))),
+      task_owner_(opts.task_owner ? std::move(*opts.task_owner) : own_task_owner()),
       level_(core_->opts.default_log_level) {
   if (opts.assume_initialized) {
     for (std::size_t k = 0; k < core_->list_count(); ++k) {
@@ -134,7 +146,7 @@ void server_session_impl::answer_later(
 result<json::object> server_session_impl::request_client(std::string_view method,
                                                          json::object params,
                                                          std::chrono::milliseconds timeout,
-                                                         const jsonrpc::request_id& related,
+                                                         const jsonrpc::request_id* related,
                                                          std::stop_token stop) {
   if (auto missing = missing_capability(method, params)) {
     return error{errc::not_supported, "the client did not declare the \"" + *missing +
@@ -142,7 +154,7 @@ result<json::object> server_session_impl::request_client(std::string_view method
   }
   outbound_options o;
   o.timeout = timeout;
-  o.related = &related;
+  o.related = related;
   return request(method, std::move(params), std::move(o), std::move(stop),
                  "the tool call was cancelled");
 }

@@ -53,6 +53,8 @@ class server_session_impl final : public server_session, public peer {
   [[nodiscard]] const std::string& version() const noexcept { return version_; }
   /// Who is calling (from the transport).
   [[nodiscard]] const std::shared_ptr<const principal>& who() const noexcept { return who_; }
+  /// Whose tasks this session sees (session_options::task_owner, or a key of its own).
+  [[nodiscard]] const std::string& task_owner() const noexcept { return task_owner_; }
   /// The client's declared capabilities (from initialize).
   [[nodiscard]] const json::object& client_capabilities() const noexcept { return client_caps_; }
   [[nodiscard]] bool log_enabled(log_level level) const noexcept {
@@ -72,7 +74,7 @@ class server_session_impl final : public server_session, public peer {
   /// `errc::cancelled`, `errc::connection_closed`, or the client's JSON-RPC error.
   result<json::object> request_client(std::string_view method, json::object params,
                                       std::chrono::milliseconds timeout,
-                                      const jsonrpc::request_id& related, std::stop_token stop);
+                                      const jsonrpc::request_id* related, std::stop_token stop);
 
   /// Sends `method` (a list_changed notification) unless this session was told of change
   /// number `generation` of list `k` already, or initialized after it.
@@ -106,6 +108,7 @@ class server_session_impl final : public server_session, public peer {
 
   std::shared_ptr<server_core> core_;
   std::shared_ptr<const principal> who_;
+  std::string task_owner_;
 
   std::mutex init_mu_;  ///< serialises initialize
   std::atomic<bool> initialized_{false};

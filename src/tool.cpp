@@ -35,7 +35,10 @@ void tool_context::progress(double value, std::optional<double> total,
   auto params = state_->next_progress(value, total, message);
   if (!params) return;
   if (auto s = state_->session()) {
-    s->send(jsonrpc::encode_notification("notifications/progress", *params), &state_->id());
+    state_->sink().annotate(*state_, *params);
+    const auto related = state_->sink().related(*state_);
+    s->send(jsonrpc::encode_notification("notifications/progress", *params),
+            related ? &*related : nullptr);
   }
 }
 
@@ -47,7 +50,9 @@ void tool_context::log(log_level level, const json::value& data, std::string_vie
   p["level"] = to_string(level);
   if (!logger.empty()) p["logger"] = logger;
   p["data"] = data;
-  s->send(jsonrpc::encode_notification("notifications/message", p), &state_->id());
+  state_->sink().annotate(*state_, p);
+  const auto related = state_->sink().related(*state_);
+  s->send(jsonrpc::encode_notification("notifications/message", p), related ? &*related : nullptr);
 }
 
 bool tool_context::close_sse_stream() const {
@@ -73,10 +78,8 @@ result<json::object> tool_context::request(std::string_view method, json::object
   if (state_->run_inline()) {
     return error{errc::not_supported, "inline tool handlers cannot send requests to the client"};
   }
-  auto s = state_->session();
-  if (!s) return error{errc::connection_closed, "the session has ended"};
-  return s->request_client(method, std::move(params), timeout, state_->id(),
-                           state_->stop_source().get_token());
+  state_->sink().annotate(*state_, params);
+  return state_->sink().request_client(*state_, method, std::move(params), timeout);
 }
 
 error url_elicitation_required(json::array elicitations, std::string message) {

@@ -64,6 +64,21 @@ void run_handler(call_state& c) {
 
 }  // namespace
 
+std::optional<jsonrpc::request_id> call_sink::related(const call_state& call) const {
+  return call.id();
+}
+
+void call_sink::annotate(const call_state& /*call*/, json::object& /*params*/) const {}
+
+result<json::object> call_sink::request_client(call_state& call, std::string_view method,
+                                               json::object params,
+                                               std::chrono::milliseconds timeout) {
+  auto s = call.session();
+  if (!s) return error{errc::connection_closed, "the session has ended"};
+  return s->request_client(method, std::move(params), timeout, &call.id(),
+                           call.stop_source().get_token());
+}
+
 void tools_feature::run(const std::shared_ptr<call_state>& call) const {
   call->set_after_chain(&run_handler);
   call->start();

@@ -33,11 +33,24 @@ struct tool_entry {
   bool enabled = true;
 };
 
-/// Where the outcome of a tool call goes once the result filters ran.
+/// Where a tool call answers: the tools/call response itself (tools_feature), or a task
+/// (tasks.cpp), which also routes the call's notifications and requests differently.
 class call_sink {
  public:
   virtual ~call_sink() = default;
+  /// Delivers the outcome once the result filters ran.
   virtual void deliver(call_state& call, std::variant<call_tool_result, error> outcome) = 0;
+  /// The incoming request the call's notifications and requests relate to (transports route
+  /// by it); none: standalone messages. Default: the tools/call request.
+  [[nodiscard]] virtual std::optional<jsonrpc::request_id> related(const call_state& call) const;
+  /// Adds what every notification and request of the call carries in its params (a task's
+  /// related-task `_meta`). Default: nothing.
+  virtual void annotate(const call_state& call, json::object& params) const;
+  /// Sends a request to the client for the call and waits for the answer (elicitation,
+  /// sampling, roots). Default: on the call's session, related to the tools/call request.
+  virtual result<json::object> request_client(call_state& call, std::string_view method,
+                                              json::object params,
+                                              std::chrono::milliseconds timeout);
 };
 
 class tools_feature final : public feature,

@@ -71,6 +71,11 @@ struct session_options {
   /// client capabilities (so no requests to the client). Used by transports that serve
   /// requests without an initialize handshake per connection.
   std::optional<std::string> assume_initialized{};
+  /// Whose tasks the session sees and creates (tasks are bound to their requestor): the
+  /// transport sets it (Streamable HTTP: the authenticated principal, else the HTTP session;
+  /// stdio: the local user, so a restarted stdio server still serves the tasks it stored).
+  /// Unset: a random key of this session's own.
+  std::optional<std::string> task_owner{};
 };
 
 namespace detail {

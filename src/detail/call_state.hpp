@@ -104,6 +104,7 @@ class call_state final : public inbound_request, public std::enable_shared_from_
   [[nodiscard]] const principal& caller() const noexcept { return *who_; }
   [[nodiscard]] bool run_inline() const noexcept { return entry_->spec.run_inline; }
   [[nodiscard]] std::shared_ptr<server_session_impl> session() const { return session_.lock(); }
+  [[nodiscard]] call_sink& sink() const noexcept { return *sink_; }
   [[nodiscard]] bool done() const noexcept { return done_.load(std::memory_order_acquire); }
 
   void add_filter(std::function<void(call_tool_result&)> f) {

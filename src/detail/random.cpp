@@ -1,0 +1,32 @@
+#include "detail/random.hpp"
+
+#include <cerrno>
+#include <system_error>
+#include <vector>
+
+#include <sys/random.h>
+
+namespace mcp::detail {
+
+std::string random_hex(std::size_t bytes) {
+  std::vector<unsigned char> raw(bytes);
+  std::size_t got = 0;
+  while (got < raw.size()) {
+    const auto n = ::getrandom(raw.data() + got, raw.size() - got, 0);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw std::system_error(errno, std::generic_category(), "getrandom");
+    }
+    got += static_cast<std::size_t>(n);
+  }
+  static constexpr char hex[] = "0123456789abcdef";
+  std::string id;
+  id.reserve(2 * bytes);
+  for (const unsigned char b : raw) {
+    id += hex[b >> 4U];
+    id += hex[b & 0xFU];
+  }
+  return id;
+}
+
+}  // namespace mcp::detail
