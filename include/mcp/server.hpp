@@ -82,12 +82,6 @@ namespace detail {
 class server_core;
 }
 
-/// A raw handler: JSON arguments in, a result out. No argument decoding (the inputSchema is
-/// still enforced by the pipeline).
-using raw_tool_handler = std::function<call_tool_result(tool_context&, const json::object&)>;
-/// An asynchronous raw handler: completes through the responder, possibly later, from any thread.
-using async_tool_handler = std::function<void(tool_context&, const json::object&, responder)>;
-
 class server {
  public:
   explicit server(server_options opts = {});

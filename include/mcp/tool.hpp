@@ -23,6 +23,7 @@
 #include <mcp/transport.hpp>
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <stop_token>
@@ -175,5 +176,11 @@ class responder {
  private:
   std::shared_ptr<detail::call_state> state_;
 };
+
+/// A raw handler: JSON arguments in, a result out. No argument decoding (the inputSchema is
+/// still enforced by the pipeline).
+using raw_tool_handler = std::function<call_tool_result(tool_context&, const json::object&)>;
+/// An asynchronous raw handler: completes through the responder, possibly later, from any thread.
+using async_tool_handler = std::function<void(tool_context&, const json::object&, responder)>;
 
 }  // namespace mcp

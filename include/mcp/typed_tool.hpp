@@ -30,13 +30,6 @@
 
 namespace mcp::detail {
 
-template <class T>
-struct is_tool_result : std::false_type {};
-template <class T>
-struct is_tool_result<std::variant<T, tool_error>> : std::true_type {
-  using output = T;
-};
-
 /// The output type carried by a handler's return type R.
 template <class R>
 struct output_of {
@@ -73,7 +66,7 @@ template <class F>
 concept typed_handler = requires {
   &std::decay_t<F>::operator();
 }
-&&!std::is_convertible_v<F, std::function<call_tool_result(tool_context&, const json::object&)>>;
+&&!std::is_convertible_v<F, raw_tool_handler>;
 
 /// Turns a typed handler into a raw one.
 template <class F>

@@ -1,0 +1,216 @@
+// File: mcp/detail/reflect_schema.hpp
+//
+// Part of mcp/reflect.hpp: the JSON Schema builder behind mcp::schema_for. Internal: nothing here
+// is part of the public API and names may change at any time. Include <mcp/reflect.hpp>; including
+// this file alone includes mcp/reflect.hpp, which reads the parts in order.
+#ifndef MCP_DETAIL_REFLECT_SCHEMA_HPP
+#ifndef MCP_DETAIL_REFLECT_SURFACE
+#include <mcp/reflect.hpp>
+#else
+#define MCP_DETAIL_REFLECT_SCHEMA_HPP
+
+namespace mcp::detail {
+
+template <class T>
+inline constexpr char type_key = 0;
+
+/// The name of T as the compiler spells it, e.g. "ns::tree".
+template <class T>
+constexpr std::string_view raw_type_name() noexcept {
+#if defined(_MSC_VER) && !defined(__clang__)
+  std::string_view f = __FUNCSIG__;
+  std::string_view start = "raw_type_name<";
+  std::size_t b = f.find(start);
+  std::size_t e = f.rfind(">(void)");
+#else
+  std::string_view f = __PRETTY_FUNCTION__;
+  std::string_view start = "T = ";
+  std::size_t b = f.find(start);
+  std::size_t e = f.find_first_of(";]", b);
+#endif
+  if (b == std::string_view::npos || e == std::string_view::npos) return "type";
+  b += start.size();
+  return f.substr(b, e - b);
+}
+
+/// A "$defs" key for a type name: the unqualified name with every run of characters outside
+/// [A-Za-z0-9_] replaced by one '_' ("ns::box<ns::tree>" -> "box_ns_tree").
+inline std::string def_name_for(std::string_view raw) {
+  int depth = 0;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i < raw.size(); ++i) {
+    if (raw[i] == '<' || raw[i] == '(') ++depth;
+    if (raw[i] == '>' || raw[i] == ')') --depth;
+    if (depth == 0 && raw[i] == ':' && i + 1 < raw.size() && raw[i + 1] == ':') start = i + 2;
+  }
+  std::string out;
+  for (char c : raw.substr(start)) {
+    bool ok =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+    if (ok) {
+      out.push_back(c);
+    } else if (!out.empty() && out.back() != '_') {
+      out.push_back('_');
+    }
+  }
+  while (!out.empty() && out.back() == '_') out.pop_back();
+  return out.empty() ? std::string("type") : out;
+}
+
+/// State of one schema_for call: which described structs are being expanded (to detect
+/// recursion) and the "$defs" collected for recursive ones.
+struct schema_builder {
+  const void* root = nullptr;            // the type schema_for was called with
+  std::vector<const void*> in_progress;  // described structs being expanded, outermost first
+  std::vector<const void*> recursive;    // structs that were met again while being expanded
+  std::vector<std::pair<const void*, std::string>> names;  // "$defs" keys given out
+  json::object defs;
+
+  const std::string& def_name(const void* key, std::string_view raw) {
+    for (const auto& [k, n] : names) {
+      if (k == key) return n;
+    }
+    std::string base = def_name_for(raw);
+    std::string name = base;
+    for (int i = 2;; ++i) {
+      bool taken = std::any_of(names.begin(), names.end(),
+                               [&](const auto& kn) { return kn.second == name; });
+      if (!taken) break;
+      name = base + "_" + std::to_string(i);
+    }
+    names.emplace_back(key, std::move(name));
+    return names.back().second;
+  }
+  [[nodiscard]] bool is_recursive(const void* key) const {
+    return std::find(recursive.begin(), recursive.end(), key) != recursive.end();
+  }
+};
+
+inline json::object ref_to(std::string_view target) {
+  json::object o;
+  o.emplace("$ref", target);
+  return o;
+}
+
+template <class T>
+json::object schema_of(schema_builder& b);
+
+template <class T>
+json::object struct_schema(schema_builder& b) {
+  static_assert(field_docs_valid<T>(),
+                "MCP_FIELD_DOCS names a member that BOOST_DESCRIBE_STRUCT does not list, or "
+                "names a member twice");
+  using members = members_t<T>;
+  json::object s;
+  s.emplace("type", "object");
+  if constexpr (boost::mp11::mp_size<members>::value == 0) {
+    s.emplace("additionalProperties", false);
+  } else {
+    json::object props;
+    json::array required;
+    props.reserve(boost::mp11::mp_size<members>::value);
+    boost::mp11::mp_for_each<members>([&](auto d) {
+      using D = decltype(d);
+      using M = std::remove_cvref_t<decltype(std::declval<T&>().*D::pointer)>;
+      json::object p;
+      if constexpr (is_optional<M>::value) {
+        p = schema_of<typename M::value_type>(b);  // absent when nullopt; null is also accepted
+      } else {
+        p = schema_of<M>(b);
+        required.emplace_back(D::name);
+      }
+      constexpr std::string_view doc = field_doc_of<T, D>();
+      if constexpr (!doc.empty()) p.insert_or_assign("description", doc);
+      props.emplace(D::name, std::move(p));
+    });
+    s.emplace("properties", std::move(props));
+    if (!required.empty()) s.emplace("required", std::move(required));
+  }
+  return s;
+}
+
+template <class T>
+json::object described_struct_schema(schema_builder& b) {
+  const void* key = &type_key<T>;
+  auto& stack = b.in_progress;
+  if (auto it = std::find(stack.begin(), stack.end(), key); it != stack.end()) {
+    // Recursion: refer to the document root, or to a "$defs" entry filled in on the way out.
+    if (key == b.root && it == stack.begin()) return ref_to("#");
+    if (!b.is_recursive(key)) b.recursive.push_back(key);
+    return ref_to("#/$defs/" + b.def_name(key, raw_type_name<T>()));
+  }
+  if (b.is_recursive(key)) {  // already expanded into "$defs"
+    return ref_to("#/$defs/" + b.def_name(key, raw_type_name<T>()));
+  }
+  stack.push_back(key);
+  json::object s = struct_schema<T>(b);
+  stack.pop_back();
+  if (b.is_recursive(key) && !(key == b.root && stack.empty())) {
+    const std::string& name = b.def_name(key, raw_type_name<T>());
+    b.defs.insert_or_assign(name, std::move(s));
+    return ref_to("#/$defs/" + name);
+  }
+  return s;
+}
+
+template <class T>
+json::object schema_of(schema_builder& b) {
+  if constexpr (traits_schema<T>) {
+    return json::object(json_traits<T>::schema());
+  } else if constexpr (std::is_same_v<T, json::value>) {
+    return {};  // any JSON value
+  } else if constexpr (std::is_same_v<T, json::object>) {
+    return {{"type", "object"}};
+  } else if constexpr (std::is_same_v<T, json::array>) {
+    return {{"type", "array"}};
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return {{"type", "boolean"}};
+  } else if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, std::string_view> ||
+                       std::is_same_v<T, json::string>) {
+    return {{"type", "string"}};
+  } else if constexpr (integer<T>) {
+    json::object s;
+    s.emplace("type", "integer");
+    s.emplace("minimum", encode(std::numeric_limits<T>::min()));
+    s.emplace("maximum", encode(std::numeric_limits<T>::max()));
+    return s;
+  } else if constexpr (floating<T>) {
+    return {{"type", "number"}};
+  } else if constexpr (described_enum<T>) {
+    json::array names;
+    boost::mp11::mp_for_each<boost::describe::describe_enumerators<T>>(
+        [&](auto d) { names.emplace_back(d.name); });
+    json::object s;
+    s.emplace("type", "string");
+    s.emplace("enum", std::move(names));
+    return s;
+  } else if constexpr (is_optional<T>::value) {
+    // Outside a struct member an empty optional is encoded as null.
+    json::array any_of;
+    any_of.emplace_back(schema_of<typename T::value_type>(b));
+    any_of.emplace_back(json::object{{"type", "null"}});
+    json::object s;
+    s.emplace("anyOf", std::move(any_of));
+    return s;
+  } else if constexpr (is_vector<T>::value) {
+    json::object s;
+    s.emplace("type", "array");
+    s.emplace("items", schema_of<typename T::value_type>(b));
+    return s;
+  } else if constexpr (is_string_map<T>::value) {
+    json::object s;
+    s.emplace("type", "object");
+    s.emplace("additionalProperties", schema_of<typename T::mapped_type>(b));
+    return s;
+  } else if constexpr (described_struct<T>) {
+    return described_struct_schema<T>(b);
+  } else {
+    unsupported_type<T>();
+    return {};
+  }
+}
+
+}  // namespace mcp::detail
+
+#endif  // MCP_DETAIL_REFLECT_SURFACE
+#endif  // MCP_DETAIL_REFLECT_SCHEMA_HPP
