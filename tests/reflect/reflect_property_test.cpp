@@ -90,6 +90,28 @@ struct gen {
     return s;
   }
 
+  // A booking that satisfies every keyword its MCP_FIELDS declares.
+  booking make_booking() {
+    booking b;
+    b.guest = "H";
+    for (std::size_t n = 1 + below(19); n > 0; --n)
+      b.guest.push_back(static_cast<char>('a' + below(26)));
+    b.nights = static_cast<int>(1 + below(30));
+    b.budget = static_cast<double>(1 + below(199999)) * 0.5;
+    static constexpr const char* rooms[] = {"single", "double", "suite"};
+    b.room = rooms[below(3)];
+    for (std::size_t n = below(4); n > 0; --n)
+      b.tags.push_back("t" + std::to_string(b.tags.size()) + make_string());
+    for (std::size_t n = 1 + below(4); n > 0; --n) b.scores.push_back(make_integer<int>());
+    if (coin()) b.email = "guest" + std::to_string(below(1000)) + "@example.com";
+    b.level = make<std::optional<priority>>();
+    b.max_tokens = make_integer<std::int64_t>();
+    b.note = make<std::optional<std::string>>();
+    b.where = make<std::optional<point>>();
+    b.floor = static_cast<std::uint8_t>(below(41));
+    return b;
+  }
+
   json::value make_json() {
     std::size_t kinds = depth > 2 ? 5 : 7;
     switch (below(kinds)) {
@@ -164,6 +186,8 @@ T gen::make() {
     return color{.r = static_cast<int>(below(256)),
                  .g = static_cast<int>(below(256)),
                  .b = static_cast<int>(below(256))};
+  } else if constexpr (std::is_same_v<T, booking>) {
+    return make_booking();
   } else if constexpr (std::is_enum_v<T>) {
     T out{};
     std::size_t pick = below(boost::mp11::mp_size<boost::describe::describe_enumerators<T>>::value);
@@ -224,6 +248,8 @@ constexpr bool text_exact<raw_json> = false;
 template <>
 constexpr bool text_exact<program> = false;
 template <>
+constexpr bool text_exact<booking> = false;
+template <>
 constexpr bool text_exact<expr> = false;
 template <>
 constexpr bool text_exact<std::map<std::string, std::optional<double>>> = false;
@@ -231,7 +257,7 @@ constexpr bool text_exact<std::map<std::string, std::optional<double>>> = false;
 template <class T>
 void check_property(std::uint64_t seed, int count = 300) {
   json::value schema = mcp::schema_for<T>();
-  auto v = mcp::json_schema::validator::compile(schema);
+  auto v = mcp::json_schema::validator::compile(schema, {.format_assertion = true});
   ASSERT_TRUE(v) << v.error().message << "\n" << mcp::to_json_string(schema);
   gen g{std::mt19937_64(seed)};
   for (int i = 0; i < count; ++i) {
@@ -281,20 +307,55 @@ TEST(reflect_property, encoded_values_validate_and_round_trip) {
   check_property<std::uint64_t>(20);
 }
 
+TEST(reflect_property, field_keywords_defaults_and_null) {
+  // Every MCP_FIELDS keyword (booking declares them all): generated values satisfy them, so
+  // they validate and round trip; leaving out a key whose value is the default, or writing
+  // null for a nullable member that is empty, validates and decodes to the same value.
+  check_property<booking>(21);
+  auto v =
+      mcp::json_schema::validator::compile(mcp::schema_for<booking>(), {.format_assertion = true});
+  ASSERT_TRUE(v);
+  const json::object defaults = mcp::schema_for<booking>().at("properties").as_object();
+  gen g{std::mt19937_64(22)};
+  for (int i = 0; i < 300; ++i) {
+    booking value = g.make<booking>();
+    json::object o = mcp::to_json(value).as_object();
+    for (const auto& [key, property] : defaults) {
+      const auto* d = property.as_object().if_contains("default");
+      if (d != nullptr && o.contains(key) && o.at(key) == *d && g.coin()) o.erase(key);
+      const auto* type = property.as_object().if_contains("type");
+      if (type != nullptr && type->is_array() && !o.contains(key) && g.coin()) o[key] = nullptr;
+    }
+    auto errors = v->validate(o);
+    ASSERT_TRUE(errors.empty()) << errors.front().message << "\n" << mcp::to_json_string(o);
+    auto back = mcp::from_json<booking>(o);
+    ASSERT_TRUE(back) << back.error().message;
+    EXPECT_TRUE(*back == value) << mcp::to_json_string(o);
+  }
+}
+
 TEST(reflect_property, schemas_are_valid_2020_12) {
   // Every schema compiles, and the validator rejects what the decoder rejects for the cases
-  // the schema can express (wrong type, missing required, enum miss, out of range).
+  // the schema can express (wrong type, missing required, enum miss). The C++ range of an
+  // integer is the decoder's alone: the schema does not carry it.
   auto v = mcp::json_schema::validator::compile(mcp::schema_for<forecast_in>());
   ASSERT_TRUE(v);
   for (const char* bad :
        {R"({"city":"Oslo"})", R"({"city":"Oslo","days":"3"})",
-        R"({"city":"Oslo","days":3,"unit":"kelvin"})", R"({"city":"Oslo","days":3000000000})",
-        R"({"city":"Oslo","days":2.5})", "[]"}) {
+        R"({"city":"Oslo","days":3,"unit":"kelvin"})", R"({"city":"Oslo","days":2.5})", "[]"}) {
     auto instance = mcp::parse_json(bad);
     ASSERT_TRUE(instance);
     EXPECT_FALSE(v->is_valid(*instance)) << bad;
     EXPECT_FALSE(mcp::from_json<forecast_in>(*instance)) << bad;
   }
+  auto too_big = mcp::parse_json(R"({"city":"Oslo","days":3000000000})");
+  ASSERT_TRUE(too_big);
+  EXPECT_TRUE(v->is_valid(*too_big));
+  auto decoded = mcp::from_json<forecast_in>(*too_big);
+  ASSERT_FALSE(decoded);
+  EXPECT_EQ(decoded.error().message,
+            "/days: expected an integer between -2147483648 and 2147483647, got number "
+            "3000000000");
 }
 
 }  // namespace

@@ -30,7 +30,7 @@ TEST(reflect_schema, forecast_example) {
     "type": "object",
     "properties": {
       "city": {"type": "string", "description": "City name, e.g. Oslo"},
-      "days": {"type": "integer", "minimum": -2147483648, "maximum": 2147483647,
+      "days": {"type": "integer",
                "description": "Days ahead, 1-16"},
       "unit": {"type": "string", "enum": ["metric", "imperial"],
                "description": "Unit system; metric if omitted"}
@@ -64,26 +64,20 @@ TEST(reflect_schema, scalars) {
   expect_schema<units>(R"({"type":"string","enum":["metric","imperial"]})");
 }
 
-TEST(reflect_schema, integers_carry_their_range) {
-  expect_schema<std::int8_t>(R"({"type":"integer","minimum":-128,"maximum":127})");
-  expect_schema<std::uint8_t>(R"({"type":"integer","minimum":0,"maximum":255})");
-  expect_schema<std::int16_t>(R"({"type":"integer","minimum":-32768,"maximum":32767})");
-  expect_schema<std::uint16_t>(R"({"type":"integer","minimum":0,"maximum":65535})");
-  expect_schema<std::int32_t>(R"({"type":"integer","minimum":-2147483648,"maximum":2147483647})");
-  expect_schema<std::uint32_t>(R"({"type":"integer","minimum":0,"maximum":4294967295})");
-  expect_schema<std::int64_t>(
-      R"({"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807})");
-  expect_schema<std::uint64_t>(R"({"type":"integer","minimum":0,"maximum":18446744073709551615})");
-  json::object u64 = mcp::schema_for<std::uint64_t>();
-  EXPECT_TRUE(u64.at("maximum").is_uint64());
+TEST(reflect_schema, integers_have_no_cpp_range_noise) {
+  // The C++ range is the decoder's business (a clear error naming the field); the schema
+  // carries only the bounds a field declares.
+  expect_schema<std::int8_t>(R"({"type":"integer"})");
+  expect_schema<std::uint8_t>(R"({"type":"integer"})");
+  expect_schema<std::int32_t>(R"({"type":"integer"})");
+  expect_schema<std::uint64_t>(R"({"type":"integer"})");
 }
 
 TEST(reflect_schema, containers) {
   expect_schema<containers>(R"({
     "type": "object",
     "properties": {
-      "ints": {"type": "array", "items": {"type": "integer", "minimum": -2147483648,
-                                          "maximum": 2147483647}},
+      "ints": {"type": "array", "items": {"type": "integer"}},
       "strings": {"type": "array", "items": {"type": "string"}},
       "flags": {"type": "array", "items": {"type": "boolean"}},
       "points": {"type": "array", "items": {
@@ -91,14 +85,13 @@ TEST(reflect_schema, containers) {
         "properties": {"x": {"type": "number"}, "y": {"type": "number"}},
         "required": ["x", "y"]}},
       "matrix": {"type": "array", "items": {"type": "array", "items": {"type": "number"}}},
-      "counts": {"type": "object", "additionalProperties": {"type": "integer",
-                 "minimum": -2147483648, "maximum": 2147483647}},
+      "counts": {"type": "object", "additionalProperties": {"type": "integer"}},
       "named": {"type": "object", "additionalProperties": {
         "type": "object",
         "properties": {"x": {"type": "number"}, "y": {"type": "number"}},
         "required": ["x", "y"]}},
       "holes": {"type": "array", "items": {"anyOf": [
-        {"type": "integer", "minimum": -2147483648, "maximum": 2147483647},
+        {"type": "integer"},
         {"type": "null"}]}}
     },
     "required": ["ints", "strings", "flags", "points", "matrix", "counts", "named", "holes"]
@@ -169,7 +162,7 @@ TEST(reflect_schema, all_optional_members_give_no_required) {
     "type": "object",
     "properties": {
       "id": {"type": "string", "description": "Stable identifier"},
-      "version": {"type": "integer", "minimum": -2147483648, "maximum": 2147483647,
+      "version": {"type": "integer",
                   "description": "Revision"}
     },
     "required": ["id"]
@@ -182,7 +175,7 @@ TEST(reflect_schema, bases_and_their_docs) {
     "type": "object",
     "properties": {
       "id": {"type": "string", "description": "Stable identifier"},
-      "version": {"type": "integer", "minimum": -2147483648, "maximum": 2147483647,
+      "version": {"type": "integer",
                   "description": "Revision of the derived record"},
       "unit": {"type": "string", "enum": ["metric", "imperial"], "description": "Units"}
     },
@@ -383,12 +376,12 @@ static_assert(mcp::detail::field_docs_valid<reflect_test::point>());    // no MC
 namespace {
 
 TEST(reflect_field_docs, lookup) {
-  EXPECT_EQ(mcp::detail::own_field_doc<reflect_test::forecast_in>("city"), "City name, e.g. Oslo");
-  EXPECT_EQ(mcp::detail::own_field_doc<reflect_test::forecast_in>("nope"), "");
-  EXPECT_EQ(mcp::detail::own_field_doc<reflect_test_docs::no_docs>("a"), "");
+  EXPECT_EQ(mcp::detail::own_field<reflect_test::forecast_in>("city")->description,
+            "City name, e.g. Oslo");
+  EXPECT_FALSE(mcp::detail::own_field<reflect_test::forecast_in>("nope"));
+  EXPECT_EQ(mcp::detail::own_field<reflect_test_docs::no_docs>("a"), std::nullopt);
   expect_schema<reflect_test_docs::no_docs>(
-      R"({"type":"object","properties":{"a":{"type":"integer","minimum":-2147483648,)"
-      R"("maximum":2147483647}},"required":["a"]})");
+      R"({"type":"object","properties":{"a":{"type":"integer"}},"required":["a"]})");
 }
 
 }  // namespace

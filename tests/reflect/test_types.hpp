@@ -183,6 +183,44 @@ struct celsius {
 };
 BOOST_DESCRIBE_STRUCT(celsius, (), (value))
 
+enum class priority { low, normal, high };
+BOOST_DESCRIBE_ENUM(priority, low, normal, high)
+
+// Every field keyword of MCP_FIELDS (reflect_fields_test.cpp checks the schema exactly, the
+// property test round-trips generated values that satisfy the keywords).
+struct booking {
+  std::string guest;
+  int nights = 1;
+  double budget = 100;
+  std::string room = "double";
+  std::vector<std::string> tags;
+  std::vector<int> scores;
+  std::optional<std::string> email;
+  std::optional<priority> level;
+  std::int64_t max_tokens = 256;
+  std::optional<std::string> note;
+  std::optional<point> where;
+  std::uint8_t floor = 0;  // the default (2) is given, not the initializer
+  friend bool operator==(const booking&, const booking&) = default;
+};
+MCP_FIELDS(
+    booking,
+    (guest, {.title = "Guest",
+             .description = "Family name",
+             .min_length = 2,
+             .max_length = 20,
+             .pattern = "^[A-Z][a-z]+$",
+             .examples = {"Hansen", "Berg"}}),
+    (nights, {.description = "Nights", .defaulted = true, .minimum = 1, .maximum = 30}),
+    (budget,
+     {.defaulted = true, .exclusive_minimum = 0, .exclusive_maximum = 100000, .multiple_of = 0.5}),
+    (room, {.default_value = "double", .enum_values = {"single", "double", "suite"}}),
+    (tags, {.defaulted = true, .max_items = 3, .unique_items = true}),
+    (scores, {.min_items = 1, .max_items = 4}), (email, {.nullable = true, .format = "email"}),
+    (level, {.nullable = true}), (max_tokens, {.name = "maxTokens", .defaulted = true}),
+    (note, {.deprecated = true}), (where, {.nullable = true}),
+    (floor, {.default_value = 2, .minimum = 0, .maximum = 40}))
+
 }  // namespace reflect_test
 
 // Encodes a color as "r,g,b" with each channel 0-255.

@@ -4,8 +4,9 @@ mcp_add_test(mcp_reflect_tests
   reflect/reflect_schema_test.cpp
 )
 
-# Property test against the JSON Schema validator (mcp/json_schema.hpp).
-mcp_add_test(mcp_reflect_property_tests reflect/reflect_property_test.cpp)
+# Property tests against the JSON Schema validator (mcp/json_schema.hpp).
+mcp_add_test(mcp_reflect_property_tests reflect/reflect_property_test.cpp
+                                        reflect/reflect_fields_test.cpp)
 
 # Compile-fail tests: each case compiles tests/reflect/compile_fail.cpp with one MCP_CASE_*
 # macro and passes when the compiler prints the expected diagnostic. MCP_CASE_NONE checks
@@ -37,6 +38,19 @@ _mcp_reflect_compile_fail(UNDESCRIBED_DOC
   "MCP_FIELD_DOCS names a member that BOOST_DESCRIBE_STRUCT does not list")
 _mcp_reflect_compile_fail(STRING_VIEW_DECODE "std::string_view can be encoded but not decoded")
 _mcp_reflect_compile_fail(CHAR "character types have no JSON mapping")
+_mcp_reflect_compile_fail(FIELDS_MISSPELT "nn")
+_mcp_reflect_compile_fail(FIELD_STRING_KEYWORD_ON_INT
+  "min_length, .max_length, .pattern and .format apply to string members")
+_mcp_reflect_compile_fail(FIELD_NUMBER_KEYWORD_ON_STRING
+  "multiple_of apply to number members")
+_mcp_reflect_compile_fail(FIELD_ITEMS_KEYWORD_ON_STRING "unique_items apply to std::vector members")
+_mcp_reflect_compile_fail(FIELD_ENUM_VALUES_ON_ENUM "enum_values applies to string members")
+_mcp_reflect_compile_fail(FIELD_NULLABLE_NOT_OPTIONAL "nullable applies to std::optional members")
+_mcp_reflect_compile_fail(FIELD_DEFAULT_OF_WRONG_KIND "default_value does not fit the member's type")
+_mcp_reflect_compile_fail(FIELD_SAME_JSON_NAME "two members have the same JSON name")
+_mcp_reflect_compile_fail(FIELD_NEGATIVE_LENGTH "lengths and item counts cannot be negative")
+_mcp_reflect_compile_fail(FIELD_TOO_MANY_EXAMPLES "too_many_enum_values_or_examples")
+_mcp_reflect_compile_fail(FIELD_ORDER "designator order for field")
 add_test(NAME reflect_compile_fail.NONE
   COMMAND ${CMAKE_CXX_COMPILER} ${_mcp_reflect_cxx_flags} -DMCP_CASE_NONE
           ${CMAKE_CURRENT_SOURCE_DIR}/reflect/compile_fail.cpp)

@@ -9,7 +9,18 @@
 #else
 #define MCP_DETAIL_REFLECT_DECODE_HPP
 
+#include <cmath>
+#include <limits>
+#include <string>
+#include <utility>
+
 namespace mcp::detail {
+
+template <class I>
+std::string integer_range_text() {
+  return "an integer between " + std::to_string(std::numeric_limits<I>::min()) + " and " +
+         std::to_string(std::numeric_limits<I>::max());
+}
 
 template <class T>
 bool decode(const json::value& v, const json_path& path, T& out, error& err);
@@ -125,22 +136,22 @@ constexpr bool decode_in_place = !traits_from_json<T> && !std::is_same_v<T, bool
 
 template <class D, class T>
 bool decode_member(const json::object& o, const json_path& path, T& out, error& err) {
+  constexpr std::string_view key = json_name_v<T, D>;
+  constexpr const field& meta = field_v<T, D>;
   auto& m = out.*D::pointer;
-  using M = std::remove_cvref_t<decltype(m)>;
-  const json::value* jv = o.if_contains(D::name);
-  const json_path child = path.member(D::name);
-  if constexpr (is_optional<M>::value) {
-    if (jv == nullptr) {
-      m.reset();
-      return true;
-    }
-    return decode(*jv, child, m, err);  // null -> nullopt
+  const json::value* jv = o.if_contains(key);
+  const json_path child = path.member(key);
+  if (jv != nullptr) return decode(*jv, child, m, err);  // null -> nullopt for an optional
+  if constexpr (meta.default_value.has_value()) {
+    return decode(meta.default_value.to_json(), child, m, err);
+  } else if constexpr (meta.defaulted) {
+    return true;  // keeps the initializer
+  } else if constexpr (is_optional<member_t<T, D>>::value) {
+    m.reset();
+    return true;
   } else {
-    if (jv == nullptr) {
-      err = child.make_error("required property is missing");
-      return false;
-    }
-    return decode(*jv, child, m, err);
+    err = child.make_error("required property is missing");
+    return false;
   }
 }
 
@@ -173,7 +184,7 @@ bool decode_object(const json::object& o, const json_path& path, T& out, error& 
     }
     return true;
   } else {
-    static_assert(described_struct<T>);
+    static_assert(described_struct<T> && fields_checked<T>);
     return decode_members(o, path, out, err,
                           boost::mp11::mp_rename<members_t<T>, boost::mp11::mp_list>{});
   }

@@ -9,6 +9,13 @@
 #else
 #define MCP_DETAIL_REFLECT_ENCODE_HPP
 
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <utility>
+
 namespace mcp::detail {
 
 template <class E>
@@ -80,15 +87,17 @@ json::value encode(const T& v) {
     for (const auto& [key, e] : v) o.emplace(key, encode(e));
     return o;
   } else if constexpr (described_struct<T>) {
+    static_assert(fields_checked<T>);
     json::object o;
     using members = members_t<T>;
     o.reserve(boost::mp11::mp_size<members>::value);
     boost::mp11::mp_for_each<members>([&](auto d) {
-      const auto& m = v.*d.pointer;
-      if constexpr (is_optional<std::remove_cvref_t<decltype(m)>>::value) {
-        if (m) o.emplace(d.name, encode(*m));
+      using D = decltype(d);
+      const auto& m = v.*D::pointer;
+      if constexpr (is_optional<member_t<T, D>>::value) {
+        if (m) o.emplace(json_name_v<T, D>, encode(*m));
       } else {
-        o.emplace(d.name, encode(m));
+        o.emplace(json_name_v<T, D>, encode(m));
       }
     });
     return o;

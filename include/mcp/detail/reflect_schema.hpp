@@ -9,6 +9,13 @@
 #else
 #define MCP_DETAIL_REFLECT_SCHEMA_HPP
 
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
 namespace mcp::detail {
 
 template <class T>
@@ -95,11 +102,36 @@ inline json::object ref_to(std::string_view target) {
 template <class T>
 json::object schema_of(schema_builder& b);
 
+/// Adds what `f` declares to the schema `p` of a member (defined in src/reflect.cpp): the
+/// constraints, then null for a nullable member (a type array, or anyOf when `p` has no
+/// "type"), then title, description, "default" (`default_value`, when not null) and
+/// examples and deprecated.
+void apply_field(json::object& p, const field& f, const json::value* default_value);
+
+template <class T, class D>
+void member_schema(schema_builder& b, std::optional<T>& defaults, json::object& props,
+                   json::array& required) {
+  using M = member_t<T, D>;
+  constexpr const field& f = field_v<T, D>;
+  json::object p = schema_of<typename value_of<M>::type>(b);
+  json::value def;
+  const json::value* def_ptr = nullptr;
+  if constexpr (f.default_value.has_value()) {
+    def = f.default_value.to_json();
+    def_ptr = &def;
+  } else if constexpr (f.defaulted) {
+    if (!defaults) defaults.emplace();
+    def = encode((*defaults).*D::pointer);
+    def_ptr = &def;
+  }
+  apply_field(p, f, def_ptr);
+  if constexpr (!member_optional_v<T, D>) required.emplace_back(json_name_v<T, D>);
+  props.emplace(json_name_v<T, D>, std::move(p));
+}
+
 template <class T>
 json::object struct_schema(schema_builder& b) {
-  static_assert(field_docs_valid<T>(),
-                "MCP_FIELD_DOCS names a member that BOOST_DESCRIBE_STRUCT does not list, or "
-                "names a member twice");
+  static_assert(fields_checked<T>);
   using members = members_t<T>;
   json::object s;
   s.emplace("type", "object");
@@ -109,20 +141,9 @@ json::object struct_schema(schema_builder& b) {
     json::object props;
     json::array required;
     props.reserve(boost::mp11::mp_size<members>::value);
-    boost::mp11::mp_for_each<members>([&](auto d) {
-      using D = decltype(d);
-      using M = std::remove_cvref_t<decltype(std::declval<T&>().*D::pointer)>;
-      json::object p;
-      if constexpr (is_optional<M>::value) {
-        p = schema_of<typename M::value_type>(b);  // absent when nullopt; null is also accepted
-      } else {
-        p = schema_of<M>(b);
-        required.emplace_back(D::name);
-      }
-      constexpr std::string_view doc = field_doc_of<T, D>();
-      if constexpr (!doc.empty()) p.insert_or_assign("description", doc);
-      props.emplace(D::name, std::move(p));
-    });
+    std::optional<T> defaults;  // T{}, built when a defaulted member needs it
+    boost::mp11::mp_for_each<members>(
+        [&](auto d) { member_schema<T, decltype(d)>(b, defaults, props, required); });
     s.emplace("properties", std::move(props));
     if (!required.empty()) s.emplace("required", std::move(required));
   }
@@ -169,11 +190,7 @@ json::object schema_of(schema_builder& b) {
                        std::is_same_v<T, json::string>) {
     return {{"type", "string"}};
   } else if constexpr (integer<T>) {
-    json::object s;
-    s.emplace("type", "integer");
-    s.emplace("minimum", encode(std::numeric_limits<T>::min()));
-    s.emplace("maximum", encode(std::numeric_limits<T>::max()));
-    return s;
+    return {{"type", "integer"}};  // the C++ range is checked by the decoder
   } else if constexpr (floating<T>) {
     return {{"type", "number"}};
   } else if constexpr (described_enum<T>) {
