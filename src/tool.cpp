@@ -82,6 +82,72 @@ result<json::object> tool_context::request(std::string_view method, json::object
   return state_->sink().request_client(*state_, method, std::move(params), timeout);
 }
 
+result<detail::form_answer> tool_context::elicit_form(std::string_view message,
+                                                      const json::object& schema,
+                                                      std::chrono::milliseconds timeout) const {
+  json::object params;
+  params["message"] = message;
+  params["requestedSchema"] = schema;
+  auto r = request("elicitation/create", std::move(params), timeout);
+  if (!r) return r.error();
+  const json::value* action = r->if_contains("action");
+  const std::string_view act =
+      action != nullptr && action->is_string() ? std::string_view(action->get_string()) : "";
+  detail::form_answer out;
+  if (act == "accept") {
+    out.action = elicit_action::accept;
+    const json::value* content = r->if_contains("content");
+    out.content = content != nullptr ? *content : json::value(json::object{});
+  } else if (act == "decline") {
+    out.action = elicit_action::decline;
+  } else if (act == "cancel") {
+    out.action = elicit_action::cancel;
+  } else {
+    return error{errc::invalid_params,
+                 "the client's elicitation answer has no action accept, decline or cancel"};
+  }
+  return out;
+}
+
+result<std::string> tool_context::sample(std::string_view prompt,
+                                         const sampling_options& opts) const {
+  json::object content{{"type", "text"}, {"text", prompt}};
+  json::object params;
+  params["messages"] = json::array{json::object{{"role", "user"}, {"content", std::move(content)}}};
+  params["maxTokens"] = opts.max_tokens;
+  if (!opts.system_prompt.empty()) params["systemPrompt"] = opts.system_prompt;
+  if (opts.temperature) params["temperature"] = *opts.temperature;
+  if (!opts.model_hints.empty()) {
+    json::array hints;
+    for (const auto& h : opts.model_hints) hints.emplace_back(json::object{{"name", h}});
+    params["modelPreferences"] = json::object{{"hints", std::move(hints)}};
+  }
+  auto r = request("sampling/createMessage", std::move(params), opts.timeout);
+  if (!r) return r.error();
+  // `content` is one block, or (2025-11-25) an array of blocks.
+  std::string text;
+  bool found = false;
+  auto take = [&](const json::value& block) {
+    const auto* o = block.if_object();
+    if (o == nullptr) return;
+    const auto* type = o->if_contains("type");
+    const auto* t = o->if_contains("text");
+    if (type != nullptr && *type == "text" && t != nullptr && t->is_string()) {
+      text += t->get_string();
+      found = true;
+    }
+  };
+  if (const json::value* c = r->if_contains("content")) {
+    if (const auto* blocks = c->if_array()) {
+      for (const auto& b : *blocks) take(b);
+    } else {
+      take(*c);
+    }
+  }
+  if (!found) return error{errc::internal_error, "the client's sampling answer holds no text"};
+  return text;
+}
+
 error url_elicitation_required(json::array elicitations, std::string message) {
   return error{errc::url_elicitation_required, std::move(message),
                json::value(json::object{{"elicitations", std::move(elicitations)}})};

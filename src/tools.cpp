@@ -36,7 +36,8 @@ std::shared_ptr<const json_schema::validator> compile_schema(const json::object&
     throw std::invalid_argument("tool \"" + std::string(tool) + "\": " + std::string(what) +
                                 " must have \"type\": \"object\" at its root");
   }
-  auto v = json_schema::validator::compile(json::value(schema));
+  // A declared "format" is part of the tool's contract: asserted, not only an annotation.
+  auto v = json_schema::validator::compile(json::value(schema), {.format_assertion = true});
   if (!v) {
     throw std::invalid_argument("tool \"" + std::string(tool) + "\": " + std::string(what) +
                                 " does not compile: " + v.error().message);

@@ -7,6 +7,9 @@ mcp_add_test(mcp_core_tests
   unit/server_test.cpp
   unit/pipeline_test.cpp
   unit/typed_tool_test.cpp
+  unit/typed_tool_seed_test.cpp
+  unit/tool_test.cpp
+  unit/checked_json_test.cpp
   unit/client_test.cpp
   unit/timer_test.cpp
   unit/transport_test.cpp

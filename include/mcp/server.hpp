@@ -37,6 +37,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace mcp {
@@ -91,18 +92,25 @@ class server {
   server(server&&) noexcept = default;
   server& operator=(server&&) noexcept = default;
 
-  /// Adds a typed tool. `handler` is callable as `R(tool_context&, const In&)` or `R(const In&)`
-  /// where `In` is a described struct (see mcp/reflect.hpp) and `R` is `Out`,
-  /// `tool_result<Out>` or `call_tool_result`. inputSchema and outputSchema are inferred from
-  /// `In` and `Out` unless `spec` gives them. `Out` = `std::string` gives a text result.
-  /// Throws `std::invalid_argument` on a bad or duplicate name or a schema that does not compile.
+  /// Adds a typed tool: `handler` is a function or function object taking the arguments as a
+  /// described struct and/or a `tool_context&`, returning a struct, text, content or a
+  /// result (the shapes are listed in mcp/typed_tool.hpp). inputSchema and outputSchema are
+  /// inferred unless `spec` gives them; arguments are validated against the inputSchema,
+  /// then decoded. Throws `std::invalid_argument` on a bad or duplicate name, a null handler
+  /// or a schema that does not compile. A handler of no supported shape is a compile error.
   template <class F>
   requires detail::typed_handler<F>
   void add_tool(tool_spec spec, F&& handler) {
-    detail::typed_tool_adapter<std::decay_t<F>>::complete_spec(spec);
-    add_tool(
-        std::move(spec),
-        raw_tool_handler(detail::typed_tool_adapter<std::decay_t<F>>{std::forward<F>(handler)}));
+    detail::typed_tool<std::decay_t<F>> tool(spec, std::forward<F>(handler));
+    add_async_tool(std::move(spec), std::move(tool));
+  }
+  /// Adds a typed tool whose handler is the member function `method` of `*object`, e.g.
+  /// `server.add_tool(spec, &engine::forecast, &eng)`. `object` must outlive the tool.
+  /// Throws like the form above, and on a null `method` or `object`.
+  template <class M, class C, class Obj>
+  requires std::is_member_function_pointer_v<M C::*> && std::is_base_of_v<C, Obj>
+  void add_tool(tool_spec spec, M C::*method, Obj* object) {
+    add_tool(std::move(spec), detail::bound_member<M C::*, Obj>(method, object));
   }
   /// Adds a raw tool (see raw_tool_handler). Throws like the typed form.
   void add_tool(tool_spec spec, raw_tool_handler handler);

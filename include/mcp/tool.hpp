@@ -7,27 +7,39 @@
 //
 // Example:
 //
-//   server.add_tool({.name = "forecast", .title = "Weather forecast",
-//                    .description = "Daily forecast for a city",
-//                    .annotations = {.read_only_hint = true, .open_world_hint = true}},
-//                   [](mcp::tool_context& ctx, const forecast_in& in)
-//                       -> mcp::tool_result<forecast_out> {
-//                     if (in.days > 16) return mcp::tool_error{"days must be 1-16"};
-//                     ctx.progress(0.5, 1.0, "querying upstream");
-//                     return forecast_out{.summary = "Sunny in " + in.city};
+//   struct confirm {
+//     bool proceed = false;
+//     std::string note;
+//   };
+//   MCP_FIELDS(confirm, (proceed, {.title = "Go ahead?", .defaulted = true}), (note))
+//
+//   server.add_tool({.name = "deploy", .title = "Deploy a service",
+//                    .annotations = {.destructive_hint = true}},
+//                   [](mcp::tool_context& ctx, const deploy_in& in) -> mcp::result<std::string> {
+//                     auto answer = ctx.elicit<confirm>("Deploy " + in.service + " now?");
+//                     if (!answer) return answer.error();  // e.g. no elicitation capability
+//                     if (!answer->accepted() || !answer->content->proceed) return "Not deployed";
+//                     ctx.progress(0.5, 1.0, "deploying");
+//                     return "Deployed " + in.service;
 //                   });
 #pragma once
 
+#include <mcp/checked_json.hpp>
 #include <mcp/content.hpp>
+#include <mcp/detail/elicitation.hpp>
+#include <mcp/error.hpp>
 #include <mcp/json.hpp>
+#include <mcp/reflect.hpp>
 #include <mcp/transport.hpp>
 
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <stop_token>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -87,9 +99,39 @@ enum class log_level { debug, info, notice, warning, error, critical, alert, eme
 /// Parses a wire level name.
 [[nodiscard]] std::optional<log_level> parse_log_level(std::string_view s) noexcept;
 
+/// What the user did with an elicitation form.
+enum class elicit_action { accept, decline, cancel };
+
+/// The answer to a typed elicitation (`tool_context::elicit<T>`).
+template <class T>
+struct elicit_result {
+  elicit_action action = elicit_action::cancel;
+  /// The submitted form, decoded and validated against `schema_for<T>()`; set exactly when
+  /// the user accepted.
+  std::optional<T> content{};
+
+  /// True when the user submitted the form.
+  [[nodiscard]] bool accepted() const noexcept { return action == elicit_action::accept; }
+};
+
+/// How `tool_context::sample` asks the client's model.
+struct sampling_options {
+  std::string system_prompt{};                ///< `systemPrompt`, sent when not empty
+  std::int64_t max_tokens = 1000;             ///< `maxTokens`
+  std::optional<double> temperature{};        ///< `temperature`
+  std::vector<std::string> model_hints{};     ///< `modelPreferences.hints[].name`
+  std::chrono::milliseconds timeout{60'000};  ///< how long to wait for the answer
+};
+
 namespace detail {
 class call_state;
-}
+
+/// An elicitation answer before decoding (see tool_context::elicit<T>).
+struct form_answer {
+  elicit_action action = elicit_action::cancel;
+  json::value content{};  ///< the `content` object when accepted ({} when the client sent none)
+};
+}  // namespace detail
 
 /// What a running handler sees. Valid for the duration of the call (an asynchronous handler
 /// may keep it until it completes its responder).
@@ -140,6 +182,45 @@ class tool_context {
   [[nodiscard]] result<json::object> elicit(json::object params) const {
     return request("elicitation/create", std::move(params));
   }
+  /// Asks the user to fill in a form built from the flat struct `T` (a form-mode
+  /// `elicitation/create`: `requestedSchema` is `schema_for<T>()`, so members become fields
+  /// with their titles, descriptions, defaults, enums and bounds, and members that are
+  /// std::optional or defaulted are not required). Blocks this handler thread until the user
+  /// answers or `timeout` passes. A T that is not a flat struct of primitives, or a field
+  /// keyword outside the elicitation subset, is a compile error.
+  /// Errors: those of `request` (`errc::not_supported` without the client's `elicitation`
+  /// capability, `errc::request_timeout`, `errc::cancelled`, ...); `errc::invalid_params`
+  /// when the answer has no valid action or its content does not match T (the message names
+  /// the field). Thread-safe.
+  template <class T>
+  [[nodiscard]] result<elicit_result<T>> elicit(
+      std::string_view message,
+      std::chrono::milliseconds timeout = std::chrono::minutes(10)) const {
+    static_assert(detail::check_form<T>());
+    static const json::object schema = schema_for<T>();
+    result<detail::form_answer> answer = elicit_form(message, schema, timeout);
+    if (!answer) return answer.error();
+    elicit_result<T> out{.action = answer->action, .content = std::nullopt};
+    if (out.accepted()) {
+      result<T> content = from_json_checked<T>(answer->content);
+      if (!content) {
+        error e = std::move(content.error());
+        e.message = "the client's elicitation answer does not match the form: " + e.message;
+        return e;
+      }
+      out.content = std::move(*content);
+    }
+    return out;
+  }
+
+  /// Asks the client's model to answer `prompt` (`sampling/createMessage` with one user text
+  /// message) and returns the text of its answer (the text blocks, joined). Blocks this
+  /// handler thread until the answer or `opts.timeout`.
+  /// Errors: those of `request` (`errc::not_supported` without the client's `sampling`
+  /// capability, ...); `errc::internal_error` when the answer holds no text. Thread-safe.
+  [[nodiscard]] result<std::string> sample(std::string_view prompt,
+                                           const sampling_options& opts = {}) const;
+
   /// `roots/list` (needs the client's `roots` capability).
   [[nodiscard]] result<json::object> list_roots() const { return request("roots/list", {}); }
 
@@ -151,6 +232,11 @@ class tool_context {
   bool close_sse_stream() const;
 
  private:
+  /// Sends a form-mode `elicitation/create` and reads the action (and content) of the answer.
+  [[nodiscard]] result<detail::form_answer> elicit_form(std::string_view message,
+                                                        const json::object& schema,
+                                                        std::chrono::milliseconds timeout) const;
+
   std::shared_ptr<detail::call_state> state_;
 };
 

@@ -8,9 +8,10 @@ mcp_add_test(mcp_reflect_tests
 mcp_add_test(mcp_reflect_property_tests reflect/reflect_property_test.cpp
                                         reflect/reflect_fields_test.cpp)
 
-# Compile-fail tests: each case compiles tests/reflect/compile_fail.cpp with one MCP_CASE_*
-# macro and passes when the compiler prints the expected diagnostic. MCP_CASE_NONE checks
-# that the file compiles cleanly otherwise (with the warnings users are likely to enable).
+# Compile-fail tests: each case compiles tests/reflect/compile_fail.cpp (reflect.hpp) or
+# typed_tool_compile_fail.cpp (add_tool, elicit<T>) with one MCP_CASE_* macro and passes when
+# the compiler prints the expected diagnostic. The NONE cases check that the files compile
+# cleanly otherwise (with the warnings users are likely to enable).
 get_target_property(_mcp_reflect_boost_inc Boost::headers INTERFACE_INCLUDE_DIRECTORIES)
 set(_mcp_reflect_cxx_flags -std=c++20 -fsyntax-only -Wall -Wextra -Wpedantic -Werror
     -I${PROJECT_SOURCE_DIR}/include)
@@ -19,19 +20,25 @@ foreach(_dir IN LISTS _mcp_reflect_boost_inc)
     list(APPEND _mcp_reflect_cxx_flags -isystem ${_dir})
   endif()
 endforeach()
-function(_mcp_reflect_compile_fail case regex)
-  add_test(NAME reflect_compile_fail.${case}
+function(_mcp_compile_fail prefix source case regex)
+  add_test(NAME ${prefix}.${case}
     COMMAND ${CMAKE_CXX_COMPILER} ${_mcp_reflect_cxx_flags} -DMCP_CASE_${case}
-            ${CMAKE_CURRENT_SOURCE_DIR}/reflect/compile_fail.cpp)
-  set_tests_properties(reflect_compile_fail.${case} PROPERTIES
+            ${CMAKE_CURRENT_SOURCE_DIR}/reflect/${source})
+  set_tests_properties(${prefix}.${case} PROPERTIES
     PASS_REGULAR_EXPRESSION "${regex}" TIMEOUT 120)
 endfunction()
+function(_mcp_reflect_compile_fail case regex)
+  _mcp_compile_fail(reflect_compile_fail compile_fail.cpp ${case} "${regex}")
+endfunction()
+function(_mcp_typed_tool_compile_fail case regex)
+  _mcp_compile_fail(typed_tool_compile_fail typed_tool_compile_fail.cpp ${case} "${regex}")
+endfunction()
 _mcp_reflect_compile_fail(UNDESCRIBED_STRUCT
-  "describe T with BOOST_DESCRIBE_STRUCT or specialize mcp::json_traits")
+  "describe T with MCP_FIELDS \\(or BOOST_DESCRIBE_STRUCT\\) or specialize mcp::json_traits")
 _mcp_reflect_compile_fail(UNDESCRIBED_STRUCT_DECODE
-  "describe T with BOOST_DESCRIBE_STRUCT or specialize mcp::json_traits")
+  "describe T with MCP_FIELDS \\(or BOOST_DESCRIBE_STRUCT\\) or specialize mcp::json_traits")
 _mcp_reflect_compile_fail(UNDESCRIBED_STRUCT_SCHEMA
-  "describe T with BOOST_DESCRIBE_STRUCT or specialize mcp::json_traits")
+  "describe T with MCP_FIELDS \\(or BOOST_DESCRIBE_STRUCT\\) or specialize mcp::json_traits")
 _mcp_reflect_compile_fail(UNDESCRIBED_ENUM "describe the enum T with BOOST_DESCRIBE_ENUM")
 _mcp_reflect_compile_fail(MISSPELT_DOC "citty")
 _mcp_reflect_compile_fail(UNDESCRIBED_DOC
@@ -54,3 +61,28 @@ _mcp_reflect_compile_fail(FIELD_ORDER "designator order for field")
 add_test(NAME reflect_compile_fail.NONE
   COMMAND ${CMAKE_CXX_COMPILER} ${_mcp_reflect_cxx_flags} -DMCP_CASE_NONE
           ${CMAKE_CURRENT_SOURCE_DIR}/reflect/compile_fail.cpp)
+
+_mcp_typed_tool_compile_fail(GENERIC_LAMBDA "cannot see the handler's parameter types")
+_mcp_typed_tool_compile_fail(BIND_FRONT "cannot see the handler's parameter types")
+_mcp_typed_tool_compile_fail(TWO_INPUTS "at most one arguments parameter")
+_mcp_typed_tool_compile_fail(TWO_CONTEXTS "takes mcp::tool_context& at most once")
+_mcp_typed_tool_compile_fail(SCALAR_INPUT "a tool's arguments are a JSON object")
+_mcp_typed_tool_compile_fail(UNDESCRIBED_INPUT "a tool's arguments are a JSON object")
+_mcp_typed_tool_compile_fail(MUTABLE_REF_INPUT "take the arguments as const In&, In or In&&")
+_mcp_typed_tool_compile_fail(UNSUPPORTED_RETURN "no JSON mapping for T")
+_mcp_typed_tool_compile_fail(ELICIT_NESTED "a form asks for flat values only")
+_mcp_typed_tool_compile_fail(ELICIT_PATTERN "the elicitation schema has no nullable")
+add_test(NAME typed_tool_compile_fail.NONE
+  COMMAND ${CMAKE_CXX_COMPILER} ${_mcp_reflect_cxx_flags} -DMCP_CASE_NONE
+          ${CMAKE_CURRENT_SOURCE_DIR}/reflect/typed_tool_compile_fail.cpp)
+set_tests_properties(typed_tool_compile_fail.NONE PROPERTIES TIMEOUT 120)
+
+# The headers of the typed tool API each compile on their own (they include what they use).
+foreach(_header reflect checked_json tool typed_tool server detail/reflect_pp detail/reflect_meta
+                detail/reflect_encode detail/reflect_decode detail/reflect_schema detail/elicitation)
+  string(REPLACE "/" "_" _name ${_header})
+  add_test(NAME header_alone.${_name}
+    COMMAND ${CMAKE_CXX_COMPILER} ${_mcp_reflect_cxx_flags} -x c++
+            -include ${PROJECT_SOURCE_DIR}/include/mcp/${_header}.hpp /dev/null)
+  set_tests_properties(header_alone.${_name} PROPERTIES TIMEOUT 120)
+endforeach()

@@ -92,8 +92,8 @@ void unsupported_type() {
                   "schema())");
   } else {
     static_assert(dependent_false<T>,
-                  "mcp/reflect: no JSON mapping for T; describe T with BOOST_DESCRIBE_STRUCT or "
-                  "specialize mcp::json_traits<T>");
+                  "mcp/reflect: no JSON mapping for T; describe T with MCP_FIELDS (or "
+                  "BOOST_DESCRIBE_STRUCT) or specialize mcp::json_traits<T>");
   }
 }
 
