@@ -26,20 +26,19 @@ namespace demo {
 struct echo_in {
   std::string text;
 };
-BOOST_DESCRIBE_STRUCT(echo_in, (), (text))
-MCP_FIELD_DOCS(echo_in, (text, "Text to send back"))
+MCP_FIELDS(echo_in, (text, "Text to send back"))
 
 enum class units { metric, imperial };
 BOOST_DESCRIBE_ENUM(units, metric, imperial)
 
 struct forecast_in {
   std::string city;
-  std::optional<int> days;  // std::optional: the property is not required
-  std::optional<units> unit;
+  int days = 3;
+  units unit = units::metric;
 };
-BOOST_DESCRIBE_STRUCT(forecast_in, (), (city, days, unit))
-MCP_FIELD_DOCS(forecast_in, (city, "City name, e.g. Oslo"),
-               (days, "Days ahead, 1-16; 3 if omitted"), (unit, "Unit system; metric if omitted"))
+MCP_FIELDS(forecast_in, (city, {.description = "City name, e.g. Oslo", .min_length = 1}),
+           (days, {.description = "Days ahead", .defaulted = true, .minimum = 1, .maximum = 16}),
+           (unit, {.description = "Unit system", .defaulted = true}))
 
 struct day_forecast {
   int day;
@@ -47,35 +46,34 @@ struct day_forecast {
   double low;
   std::string summary;
 };
-BOOST_DESCRIBE_STRUCT(day_forecast, (), (day, high, low, summary))
+MCP_FIELDS(day_forecast, (day), (high), (low), (summary))
 
 struct forecast_out {
   std::string city;
   std::string unit;
   std::vector<day_forecast> days;
 };
-BOOST_DESCRIBE_STRUCT(forecast_out, (), (city, unit, days))
+MCP_FIELDS(forecast_out, (city), (unit), (days))
 
 struct slow_in {
   int steps = 5;
   int step_ms = 100;
 };
-BOOST_DESCRIBE_STRUCT(slow_in, (), (steps, step_ms))
-MCP_FIELD_DOCS(slow_in, (steps, "Number of steps, 1-100"),
-               (step_ms, "Milliseconds per step, 1-10000"))
+MCP_FIELDS(
+    slow_in,
+    (steps, {.description = "Number of steps", .defaulted = true, .minimum = 1, .maximum = 100}),
+    (step_ms,
+     {.description = "Milliseconds per step", .defaulted = true, .minimum = 1, .maximum = 10000}))
 
 struct slow_out {
   int completed;
 };
-BOOST_DESCRIBE_STRUCT(slow_out, (), (completed))
+MCP_FIELDS(slow_out, (completed))
 
 struct fail_in {
   std::string reason;
 };
-BOOST_DESCRIBE_STRUCT(fail_in, (), (reason))
-
-struct no_args {};
-BOOST_DESCRIBE_STRUCT(no_args, (), ())
+MCP_FIELDS(fail_in, (reason, "Why the tool should fail"))
 
 using examples::bytes_of;
 using examples::png_base64;
@@ -89,33 +87,29 @@ void add_tools(mcp::server& server) {
                    .run_inline = true},
                   [](const echo_in& in) -> std::string { return in.text; });
 
-  server.add_tool(
-      {.name = "forecast",
-       .title = "Weather forecast",
-       .description = "Daily forecast for a city (invented data, structured output).",
-       .annotations = {.read_only_hint = true, .open_world_hint = true}},
-      [](const forecast_in& in) -> mcp::tool_result<forecast_out> {
-        const int days = in.days.value_or(3);
-        if (days < 1 || days > 16) {
-          return mcp::tool_error{"days must be between 1 and 16, got " + std::to_string(days)};
-        }
-        const bool imperial = in.unit == units::imperial;
-        forecast_out out{.city = in.city, .unit = imperial ? "fahrenheit" : "celsius", .days = {}};
-        for (int d = 1; d <= days; ++d) {
-          const double high = 18.0 + d * 0.5;
-          const double low = 9.0 + d * 0.25;
-          out.days.push_back({.day = d,
-                              .high = imperial ? high * 9 / 5 + 32 : high,
-                              .low = imperial ? low * 9 / 5 + 32 : low,
-                              .summary = d % 2 == 1 ? "sunny" : "cloudy"});
-        }
-        return out;
-      });
+  server.add_tool({.name = "forecast",
+                   .title = "Weather forecast",
+                   .description = "Daily forecast for a city (invented data, structured output).",
+                   .annotations = {.read_only_hint = true, .open_world_hint = true}},
+                  [](const forecast_in& in) {  // days is 1-16 here: the inputSchema was enforced
+                    const bool imperial = in.unit == units::imperial;
+                    forecast_out out{
+                        .city = in.city, .unit = imperial ? "fahrenheit" : "celsius", .days = {}};
+                    for (int d = 1; d <= in.days; ++d) {
+                      const double high = 18.0 + d * 0.5;
+                      const double low = 9.0 + d * 0.25;
+                      out.days.push_back({.day = d,
+                                          .high = imperial ? high * 9 / 5 + 32 : high,
+                                          .low = imperial ? low * 9 / 5 + 32 : low,
+                                          .summary = d % 2 == 1 ? "sunny" : "cloudy"});
+                    }
+                    return out;
+                  });
 
   server.add_tool({.name = "make_image",
                    .description = "Returns a 1x1 PNG image.",
                    .annotations = {.read_only_hint = true}},
-                  [](const no_args&) {
+                  [] {
                     mcp::call_tool_result r;
                     const auto png = mcp::base64_decode(png_base64).value_or("");
                     r.content.push_back(mcp::image_content(bytes_of(png), "image/png"));
@@ -125,7 +119,7 @@ void add_tools(mcp::server& server) {
   server.add_tool({.name = "make_audio",
                    .description = "Returns a short WAV of silence.",
                    .annotations = {.read_only_hint = true}},
-                  [](const no_args&) {
+                  [] {
                     mcp::call_tool_result r;
                     r.content.push_back(mcp::audio_content(bytes_of(tiny_wav()), "audio/wav"));
                     return r;
@@ -134,7 +128,7 @@ void add_tools(mcp::server& server) {
   server.add_tool({.name = "embedded_resource",
                    .description = "Returns an embedded text resource and an embedded binary one.",
                    .annotations = {.read_only_hint = true}},
-                  [](const no_args&) {
+                  [] {
                     mcp::call_tool_result r;
                     r.content.push_back(mcp::embedded_text_resource(
                         "demo://notes/readme", "Notes embedded in a tool result.", "text/plain",
@@ -151,7 +145,7 @@ void add_tools(mcp::server& server) {
       {.name = "related_links",
        .description = "Returns links to resources the client may fetch.",
        .annotations = {.read_only_hint = true}},
-      [](const no_args&) {
+      [] {
         mcp::call_tool_result r;
         r.content.push_back(mcp::text_content("Two related documents:"));
         r.content.push_back(mcp::resource_link_content({.uri = "demo://docs/guide",
@@ -169,9 +163,6 @@ void add_tools(mcp::server& server) {
                    .description = "Counts slowly, reporting progress; stops early when cancelled.",
                    .annotations = {.read_only_hint = true, .idempotent_hint = true}},
                   [](mcp::tool_context& ctx, const slow_in& in) -> mcp::tool_result<slow_out> {
-                    if (in.steps < 1 || in.steps > 100 || in.step_ms < 1 || in.step_ms > 10000) {
-                      return mcp::tool_error{"steps must be 1-100 and step_ms 1-10000"};
-                    }
                     int done = 0;
                     for (; done < in.steps; ++done) {
                       if (ctx.cancelled()) return mcp::tool_error{"cancelled"};
@@ -192,7 +183,7 @@ void add_tools(mcp::server& server) {
   server.add_tool({.name = "admin.stats",
                    .description = "Server statistics (hidden until unlock_admin is called).",
                    .annotations = {.read_only_hint = true}},
-                  [&server](const no_args&) -> std::string {
+                  [&server]() -> std::string {
                     return std::to_string(server.tool_names().size()) + " tools registered";
                   });
   server.set_tool_enabled("admin.stats", false);
@@ -200,7 +191,7 @@ void add_tools(mcp::server& server) {
   server.add_tool({.name = "unlock_admin",
                    .description = "Enables the admin.stats tool (sends tools/list_changed).",
                    .annotations = {.read_only_hint = false, .idempotent_hint = true}},
-                  [&server](const no_args&) -> std::string {
+                  [&server]() -> std::string {
                     server.set_tool_enabled("admin.stats", true);
                     return "admin.stats is now enabled";
                   });

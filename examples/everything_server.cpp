@@ -12,6 +12,9 @@
 // test_elicitation_sep1330_enums, json_schema_2020_12_tool, test_reconnection, and two extras:
 // test_slow_operation (cancellable), test_url_elicitation (URL mode, or error -32042) and
 // test_touch_watched_resource (notifications/resources/updated to subscribers).
+// The tools are typed (argument structs described with MCP_FIELDS, schemas inferred) except
+// where raw JSON is the point: json_schema_2020_12_tool's hand-written 2020-12 schema, the enum
+// styles of test_elicitation_sep1330_enums and the URL-mode elicitation parameters.
 // Resources: test://static-text, test://static-binary, test://watched-resource and the
 // template test://template/{id}/data. Prompts: test_simple_prompt, test_prompt_with_arguments,
 // test_prompt_with_embedded_resource, test_prompt_with_image.
@@ -19,9 +22,11 @@
 #include <mcp/server.hpp>
 
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "media_fixtures.hpp"
 #include "serve_main.hpp"
@@ -46,22 +51,8 @@ mcp::call_tool_result text_result(std::string text) {
   return r;
 }
 
-object string_prop(std::string_view description) {
-  return object{{"type", "string"}, {"description", description}};
-}
-
-/// An inputSchema with required string properties.
-object strings_schema(std::initializer_list<std::pair<std::string_view, std::string_view>> props) {
-  object properties;
-  array required;
-  for (const auto& [name, description] : props) {
-    properties[name] = string_prop(description);
-    required.emplace_back(name);
-  }
-  return object{{"type", "object"}, {"properties", properties}, {"required", required}};
-}
-
-/// Runs an elicitation and describes the answer; a refusal or an error is a tool error.
+/// Runs a raw elicitation (URL mode) and describes the answer; a refusal or an error is a tool
+/// error.
 mcp::call_tool_result elicit_and_report(mcp::tool_context& ctx, object params) {
   auto r = ctx.elicit(std::move(params));
   if (!r) return mcp::tool_error_result("Elicitation failed: " + r.error().message);
@@ -74,65 +65,94 @@ mcp::call_tool_result elicit_and_report(mcp::tool_context& ctx, object params) {
                      (content ? mcp::to_json_string(*content) : std::string("{}")));
 }
 
+/// Describes a typed elicitation's answer; a refusal or an error is a tool error.
+template <class T>
+mcp::tool_result<std::string> report(const mcp::result<mcp::elicit_result<T>>& r) {
+  if (!r) return mcp::tool_error{"Elicitation failed: " + r.error().message};
+  if (!r->accepted()) {
+    return mcp::tool_error{std::string("The user did not accept (action: ") +
+                           (r->action == mcp::elicit_action::decline ? "decline" : "cancel") + ")"};
+  }
+  return "User response: action=accept, content=" + mcp::to_json_string(mcp::to_json(*r->content));
+}
+
+struct prompt_in {
+  std::string prompt;
+};
+MCP_FIELDS(prompt_in, (prompt, "The prompt to send to the model"))
+
+struct message_in {
+  std::string message;
+};
+MCP_FIELDS(message_in, (message, "The message to show the user"))
+
+// What test_elicitation asks the user for.
+struct account {
+  std::string username;
+  std::string email;
+};
+MCP_FIELDS(account, (username, "User's response"), (email, "User's email address"))
+
+// test_elicitation_sep1034_defaults: a default for every primitive type.
+enum class user_status { active, inactive, pending };
+BOOST_DESCRIBE_ENUM(user_status, active, inactive, pending)
+struct user_form {
+  std::string name = "John Doe";
+  std::int64_t age = 30;
+  double score = 95.5;
+  user_status status = user_status::active;
+  bool verified = true;
+};
+MCP_FIELDS(user_form, (name, {.description = "User name", .defaulted = true}),
+           (age, {.description = "User age", .defaulted = true}),
+           (score, {.description = "User score", .defaulted = true}),
+           (status, {.description = "User status", .defaulted = true}),
+           (verified, {.description = "Verification status", .defaulted = true}))
+
+struct slow_in {
+  double seconds = 5;
+};
+MCP_FIELDS(slow_in,
+           (seconds,
+            {.description = "How long to run", .defaulted = true, .minimum = 0, .maximum = 60}))
+
 void add_content_tools(mcp::server& s) {
-  const object no_args{{"type", "object"}, {"properties", object{}}};
   s.add_tool({.name = "test_simple_text",
               .description = "Returns a simple text response.",
-              .input_schema = no_args,
               .run_inline = true},
-             [](mcp::tool_context&, const object&) {
-               return text_result("This is a simple text response for testing.");
-             });
+             [] { return "This is a simple text response for testing."; });
   s.add_tool({.name = "test_image_content",
               .description = "Returns an image (a 1x1 PNG).",
-              .input_schema = no_args,
               .run_inline = true},
-             [](mcp::tool_context&, const object&) {
-               mcp::call_tool_result r;
-               r.content.push_back(png_image());
-               return r;
-             });
+             [] { return png_image(); });
   s.add_tool({.name = "test_audio_content",
               .description = "Returns audio content (a short WAV).",
-              .input_schema = no_args,
               .run_inline = true},
-             [](mcp::tool_context&, const object&) {
-               mcp::call_tool_result r;
-               r.content.push_back(mcp::audio_content(bytes_of(tiny_wav()), "audio/wav"));
-               return r;
+             [] { return mcp::audio_content(bytes_of(tiny_wav()), "audio/wav"); });
+  s.add_tool({.name = "test_embedded_resource",
+              .description = "Returns an embedded text resource.",
+              .run_inline = true},
+             [] {
+               return mcp::embedded_text_resource("test://embedded-resource",
+                                                  "This is an embedded resource content.",
+                                                  "text/plain");
              });
-  s.add_tool(
-      {.name = "test_embedded_resource",
-       .description = "Returns an embedded text resource.",
-       .input_schema = no_args,
-       .run_inline = true},
-      [](mcp::tool_context&, const object&) {
-        mcp::call_tool_result r;
-        r.content.push_back(mcp::embedded_text_resource(
-            "test://embedded-resource", "This is an embedded resource content.", "text/plain"));
-        return r;
-      });
   s.add_tool(
       {.name = "test_multiple_content_types",
        .description = "Returns text, an image and an embedded resource.",
-       .input_schema = no_args,
        .run_inline = true},
-      [](mcp::tool_context&, const object&) {
-        mcp::call_tool_result r;
-        r.content.push_back(mcp::text_content("Multiple content types test:"));
-        r.content.push_back(png_image());
-        r.content.push_back(mcp::embedded_text_resource(
-            "test://mixed-content-resource", R"({"test":"data","value":123})", "application/json"));
-        return r;
+      [] {
+        return std::vector<object>{
+            mcp::text_content("Multiple content types test:"), png_image(),
+            mcp::embedded_text_resource("test://mixed-content-resource",
+                                        R"({"test":"data","value":123})", "application/json")};
       });
-  s.add_tool(
-      {.name = "test_error_handling",
-       .description = "Always fails with a tool error (isError: true).",
-       .input_schema = no_args,
-       .run_inline = true},
-      [](mcp::tool_context&, const object&) {
-        return mcp::tool_error_result("This tool intentionally returns an error for testing");
-      });
+  s.add_tool({.name = "test_error_handling",
+              .description = "Always fails with a tool error (isError: true).",
+              .run_inline = true},
+             []() -> mcp::tool_result<std::string> {
+               return mcp::tool_error{"This tool intentionally returns an error for testing"};
+             });
   // The raw 2020-12 schema goes to tools/list exactly as written here.
   auto schema = mcp::parse_json(R"({
     "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -151,76 +171,48 @@ void add_content_tools(mcp::server& s) {
 }
 
 void add_interactive_tools(mcp::server& s) {
-  const object no_args{{"type", "object"}, {"properties", object{}}};
-  s.add_tool({.name = "test_tool_with_logging",
-              .description = "Sends three log messages while it runs.",
-              .input_schema = no_args},
-             [](mcp::tool_context& ctx, const object&) {
-               for (const char* m : {"Tool execution started", "Tool processing data",
-                                     "Tool execution completed"}) {
-                 ctx.log(mcp::log_level::info, mcp::json::value(m));
-                 std::this_thread::sleep_for(50ms);
-               }
-               return text_result("Tool with logging executed successfully");
-             });
+  s.add_tool(
+      {.name = "test_tool_with_logging", .description = "Sends three log messages while it runs."},
+      [](mcp::tool_context& ctx) {
+        for (const char* m :
+             {"Tool execution started", "Tool processing data", "Tool execution completed"}) {
+          ctx.log(mcp::log_level::info, mcp::json::value(m));
+          std::this_thread::sleep_for(50ms);
+        }
+        return "Tool with logging executed successfully";
+      });
   s.add_tool({.name = "test_tool_with_progress",
-              .description = "Reports progress 0, 50, 100 of 100 while it runs.",
-              .input_schema = no_args},
-             [](mcp::tool_context& ctx, const object&) {
+              .description = "Reports progress 0, 50, 100 of 100 while it runs."},
+             [](mcp::tool_context& ctx) {
                for (const double p : {0.0, 50.0, 100.0}) {
                  ctx.progress(p, 100.0, "Completed step " + std::to_string(static_cast<int>(p)));
                  std::this_thread::sleep_for(50ms);
                }
-               return text_result("Tool with progress executed successfully");
-             });
-  s.add_tool({.name = "test_sampling",
-              .description = "Asks the client's model to answer a prompt (sampling/createMessage).",
-              .input_schema = strings_schema({{"prompt", "The prompt to send to the model"}})},
-             [](mcp::tool_context& ctx, const object& args) {
-               object message{{"role", "user"},
-                              {"content", object{{"type", "text"}, {"text", args.at("prompt")}}}};
-               auto r = ctx.create_message(
-                   object{{"messages", array{std::move(message)}}, {"maxTokens", 100}});
-               if (!r) return mcp::tool_error_result("Sampling failed: " + r.error().message);
-               std::string text = mcp::to_json_string(*r);
-               if (const auto* c = r->if_contains("content"); c && c->is_object()) {
-                 if (const auto* t = c->get_object().if_contains("text"); t && t->is_string()) {
-                   text = std::string(t->get_string());
-                 }
-               }
-               return text_result("LLM response: " + text);
+               return "Tool with progress executed successfully";
              });
   s.add_tool(
-      {.name = "test_elicitation",
-       .description = "Asks the user for a username and an email (elicitation/create).",
-       .input_schema = strings_schema({{"message", "The message to show the user"}})},
-      [](mcp::tool_context& ctx, const object& args) {
-        return elicit_and_report(
-            ctx, object{{"message", args.at("message")},
-                        {"requestedSchema", strings_schema({{"username", "User's response"},
-                                                            {"email", "User's email address"}})}});
+      {.name = "test_sampling",
+       .description = "Asks the client's model to answer a prompt (sampling/createMessage)."},
+      [](mcp::tool_context& ctx, const prompt_in& in) -> mcp::tool_result<std::string> {
+        auto r = ctx.sample(in.prompt, {.max_tokens = 100});
+        if (!r) return mcp::tool_error{"Sampling failed: " + r.error().message};
+        return "LLM response: " + *r;
       });
-  s.add_tool({.name = "test_elicitation_sep1034_defaults",
-              .description = "Elicitation whose schema has a default for every primitive type.",
-              .input_schema = no_args},
-             [](mcp::tool_context& ctx, const object&) {
-               auto schema = mcp::parse_json(R"({"type": "object", "properties": {
-          "name": {"type": "string", "description": "User name", "default": "John Doe"},
-          "age": {"type": "integer", "description": "User age", "default": 30},
-          "score": {"type": "number", "description": "User score", "default": 95.5},
-          "status": {"type": "string", "description": "User status",
-                     "enum": ["active", "inactive", "pending"], "default": "active"},
-          "verified": {"type": "boolean", "description": "Verification status", "default": true}
-        }})");
-               return elicit_and_report(ctx, object{{"message",
-                                                     "Please review and update the form fields "
-                                                     "with defaults"},
-                                                    {"requestedSchema", schema->as_object()}});
+  s.add_tool({.name = "test_elicitation",
+              .description = "Asks the user for a username and an email (elicitation/create)."},
+             [](mcp::tool_context& ctx, const message_in& in) {
+               return report(ctx.elicit<account>(in.message));
              });
+  s.add_tool({.name = "test_elicitation_sep1034_defaults",
+              .description = "Elicitation whose schema has a default for every primitive type."},
+             [](mcp::tool_context& ctx) {
+               return report(
+                   ctx.elicit<user_form>("Please review and update the form fields with defaults"));
+             });
+  // The enum styles of 2025-11-25 (titled, legacy enumNames, multi-select): raw JSON on purpose.
   s.add_tool({.name = "test_elicitation_sep1330_enums",
-              .description = "Elicitation using every enum style of 2025-11-25.",
-              .input_schema = no_args},
-             [](mcp::tool_context& ctx, const object&) {
+              .description = "Elicitation using every enum style of 2025-11-25."},
+             [](mcp::tool_context& ctx) {
                auto schema = mcp::parse_json(R"({"type": "object", "properties": {
           "untitledSingle": {"type": "string", "description": "Untitled single-select",
                              "enum": ["option1", "option2", "option3"]},
@@ -241,55 +233,46 @@ void add_interactive_tools(mcp::server& s) {
                return elicit_and_report(ctx, object{{"message", "Please choose from the options"},
                                                     {"requestedSchema", schema->as_object()}});
              });
-  s.add_async_tool(
-      {.name = "test_url_elicitation",
-       .description = "Asks the user to visit a URL (URL-mode elicitation); answers error "
-                      "-32042 when the client cannot do URL mode.",
-       .input_schema = no_args},
-      [](mcp::tool_context& ctx, const object&, const mcp::responder& done) {
-        object params{{"mode", "url"},
-                      {"elicitationId", "everything-url-1"},
-                      {"url", "https://example.com/authorize"},
-                      {"message", "Please authorize access at example.com"}};
-        const auto* el = ctx.client_capabilities().if_contains("elicitation");
-        if (!el || !el->is_object() || !el->get_object().contains("url")) {
-          return done.fail(mcp::url_elicitation_required(array{params}));
-        }
-        done.finish(elicit_and_report(ctx, std::move(params)));
-      });
+  s.add_tool({.name = "test_url_elicitation",
+              .description = "Asks the user to visit a URL (URL-mode elicitation); answers error "
+                             "-32042 when the client cannot do URL mode."},
+             [](mcp::tool_context& ctx) -> mcp::result<mcp::call_tool_result> {
+               object params{{"mode", "url"},
+                             {"elicitationId", "everything-url-1"},
+                             {"url", "https://example.com/authorize"},
+                             {"message", "Please authorize access at example.com"}};
+               const auto* el = ctx.client_capabilities().if_contains("elicitation");
+               if (!el || !el->is_object() || !el->get_object().contains("url")) {
+                 return mcp::url_elicitation_required(array{params});  // a JSON-RPC error
+               }
+               return elicit_and_report(ctx, std::move(params));
+             });
   s.add_tool({.name = "test_reconnection",
               .description = "Closes its SSE stream mid-call, then answers on the resumed "
-                             "stream (SSE polling).",
-              .input_schema = no_args},
-             [](mcp::tool_context& ctx, const object&) {
+                             "stream (SSE polling)."},
+             [](mcp::tool_context& ctx) {
                ctx.close_sse_stream();
                std::this_thread::sleep_for(100ms);
-               return text_result("Reconnection test completed");
+               return "Reconnection test completed";
              });
   s.add_tool({.name = "test_touch_watched_resource",
               .description = "Announces a change of test://watched-resource to its subscribers.",
-              .input_schema = no_args,
               .run_inline = true},
-             [&s](mcp::tool_context&, const object&) {
+             [&s] {
                s.notify_resource_updated("test://watched-resource");
-               return text_result("Subscribers of test://watched-resource were notified");
+               return "Subscribers of test://watched-resource were notified";
              });
   s.add_tool(
       {.name = "test_slow_operation",
-       .description = "Runs for up to 'seconds' seconds with progress; stops when cancelled.",
-       .input_schema = mcp::parse_json(R"({"type": "object", "properties": {
-          "seconds": {"type": "number", "minimum": 0, "maximum": 60}}})")
-                           ->as_object()},
-      [](mcp::tool_context& ctx, const object& args) {
-        double seconds = 5;
-        if (const auto* v = args.if_contains("seconds")) seconds = v->to_number<double>();
-        const auto steps = static_cast<int>(seconds * 10);
+       .description = "Runs for up to 'seconds' seconds with progress; stops when cancelled."},
+      [](mcp::tool_context& ctx, const slow_in& in) -> mcp::tool_result<std::string> {
+        const auto steps = static_cast<int>(in.seconds * 10);
         for (int i = 0; i < steps; ++i) {
-          if (ctx.cancelled()) return mcp::tool_error_result("cancelled");
+          if (ctx.cancelled()) return mcp::tool_error{"cancelled"};
           std::this_thread::sleep_for(100ms);
           ctx.progress(i + 1, steps);
         }
-        return text_result("Slow operation finished");
+        return "Slow operation finished";
       });
 }
 
