@@ -3,6 +3,7 @@
 #include <mcp/client.hpp>
 #include <mcp/executor.hpp>
 
+#include <map>
 #include <mutex>
 
 #include "peer.hpp"
@@ -18,6 +19,37 @@ struct client_session::impl final : detail::peer {
   std::mutex mu;
   json::object server_result;
   std::shared_ptr<executor> exec;  ///< runs the server's requests; made on first use
+
+  /// A listed tool's outputSchema, compiled (or why it did not compile).
+  struct output_schema {
+    std::optional<json_schema::validator> validator;
+    std::string compile_error;
+  };
+  /// From the last complete tools/list; dropped on notifications/tools/list_changed.
+  std::map<std::string, std::shared_ptr<const output_schema>, std::less<>> output_schemas;
+  bool tools_listed = false;
+
+  /// Compiles the outputSchema of every listed tool (a server's schema is untrusted input: one
+  /// that does not compile is remembered as such, and calls of that tool report it).
+  void remember_output_schemas(const std::vector<json::object>& tools) {
+    std::map<std::string, std::shared_ptr<const output_schema>, std::less<>> schemas;
+    for (const auto& tool : tools) {
+      const auto* name = tool.if_contains("name");
+      const auto* schema = tool.if_contains("outputSchema");
+      if (name == nullptr || !name->is_string() || schema == nullptr) continue;
+      auto entry = std::make_shared<output_schema>();
+      auto compiled = json_schema::validator::compile(*schema);
+      if (compiled) {
+        entry->validator.emplace(std::move(*compiled));
+      } else {
+        entry->compile_error = compiled.error().message;
+      }
+      schemas.insert_or_assign(std::string(name->get_string()), std::move(entry));
+    }
+    std::lock_guard lock(mu);
+    output_schemas = std::move(schemas);
+    tools_listed = true;
+  }
 
   /// The server's requests run off the receiving thread (a handler may wait for a user), in
   /// flight so that the server can cancel them.
@@ -51,6 +83,11 @@ struct client_session::impl final : detail::peer {
   }
 
   void on_notification(jsonrpc::notification&& n) override {
+    if (n.method == "notifications/tools/list_changed") {
+      std::lock_guard lock(mu);
+      output_schemas.clear();
+      tools_listed = false;
+    }
     if (opts.on_notification) opts.on_notification(n.method, n.params);
   }
 
@@ -112,8 +149,66 @@ result<json::object> client_session::initialize() {
 
 result<json::object> client_session::call_tool(std::string_view name, json::object arguments,
                                                const request_options& opts) {
-  return request("tools/call", json::object{{"name", name}, {"arguments", std::move(arguments)}},
-                 opts);
+  auto r = request("tools/call", json::object{{"name", name}, {"arguments", std::move(arguments)}},
+                   opts);
+  if (!r) return r;
+  if (const auto* e = r->if_contains("isError"); e != nullptr && e->is_bool() && e->get_bool()) {
+    return r;
+  }
+  std::shared_ptr<const impl::output_schema> schema;
+  {
+    std::lock_guard lock(impl_->mu);
+    if (auto it = impl_->output_schemas.find(name); it != impl_->output_schemas.end()) {
+      schema = it->second;
+    }
+  }
+  if (!schema) return r;
+  const std::string tool(name);
+  if (!schema->validator) {
+    return error{errc::invalid_params, "the outputSchema of tool " + tool +
+                                           " does not compile: " + schema->compile_error};
+  }
+  const auto* sc = r->if_contains("structuredContent");
+  if (sc == nullptr) {
+    return error{errc::invalid_params,
+                 "tool " + tool + " declares an outputSchema but returned no structuredContent"};
+  }
+  auto errors = schema->validator->validate(*sc);
+  if (!errors.empty()) {
+    json::object data;
+    data.emplace("path", errors.front().instance_location);
+    return error{errc::invalid_params,
+                 "structuredContent of tool " + tool +
+                     " does not match its outputSchema: " + errors.front().message,
+                 json::value(std::move(data))};
+  }
+  return r;
+}
+
+result<bool> client_session::learn_output_schema(std::string_view name) {
+  {
+    std::lock_guard lock(impl_->mu);
+    if (impl_->tools_listed || impl_->output_schemas.contains(name)) return true;
+  }
+  auto listed = list_all_tools();
+  if (!listed) return listed.error();
+  return true;
+}
+
+std::string client_session::joined_text(const json::object& call_result) {
+  std::string text;
+  const auto* content = call_result.if_contains("content");
+  if (content == nullptr || !content->is_array()) return text;
+  for (const auto& block : content->get_array()) {
+    const auto* b = block.if_object();
+    if (b == nullptr) continue;
+    const auto* type = b->if_contains("type");
+    const auto* t = b->if_contains("text");
+    if (type == nullptr || *type != "text" || t == nullptr || !t->is_string()) continue;
+    if (!text.empty()) text += '\n';
+    text += t->get_string();
+  }
+  return text;
 }
 
 result<std::vector<json::object>> client_session::list_all_tools() {
@@ -130,7 +225,10 @@ result<std::vector<json::object>> client_session::list_all_tools() {
       }
     }
     const auto* next = r->if_contains("nextCursor");
-    if (!next || !next->is_string()) return all;
+    if (!next || !next->is_string()) {
+      impl_->remember_output_schemas(all);
+      return all;
+    }
     cursor = std::string(next->get_string());
   }
   return error{errc::limit_exceeded, "tools/list did not end after 100000 pages"};

@@ -11,6 +11,7 @@ mcp_add_test(mcp_core_tests
   unit/tool_test.cpp
   unit/checked_json_test.cpp
   unit/client_test.cpp
+  unit/client_typed_test.cpp
   unit/timer_test.cpp
   unit/transport_test.cpp
   unit/uri_template_test.cpp

@@ -16,8 +16,16 @@
 //   client_end->on_receive([&client](std::string_view m) { client.receive(m); });
 //   auto init = client.initialize();
 //   auto r = client.call_tool("echo", {{"text", "hi"}});
+//
+//   // Typed: arguments encoded from a described struct, structuredContent checked against the
+//   // tool's outputSchema and decoded (a tool error is not a protocol error):
+//   auto f = client.call_tool<forecast_out>("forecast", forecast_in{.city = "Oslo"});
+//   if (!f) { /* protocol error: f.error() */ }
+//   else if (!f->ok()) { /* the tool said no: f->tool_error() */ }
+//   else { use(f->value().high); }
 #pragma once
 
+#include <mcp/checked_json.hpp>
 #include <mcp/content.hpp>
 #include <mcp/executor.hpp>
 #include <mcp/protocol.hpp>
@@ -27,7 +35,9 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace mcp {
@@ -64,6 +74,30 @@ struct request_options {
   std::function<void(std::int64_t id)> on_sent{};
 };
 
+/// The answer of a typed tools/call: the decoded result, or the tool's own error (an `isError`
+/// result, which the model is meant to read; protocol errors are the outer `result`'s error).
+/// A plain value; safe to copy between threads.
+template <class Out>
+class tool_reply {
+ public:
+  tool_reply(std::optional<Out> value, std::string tool_error, json::object raw)
+      : value_(std::move(value)), tool_error_(std::move(tool_error)), raw_(std::move(raw)) {}
+  /// True when the tool succeeded and `value()` holds its decoded result.
+  [[nodiscard]] bool ok() const noexcept { return value_.has_value(); }
+  /// The decoded result. Precondition: `ok()`.
+  [[nodiscard]] const Out& value() const& { return *value_; }
+  [[nodiscard]] Out&& value() && { return std::move(*value_); }
+  /// The text of the tool's error result (its text blocks, joined by newlines); empty if `ok()`.
+  [[nodiscard]] const std::string& tool_error() const noexcept { return tool_error_; }
+  /// The CallToolResult as received.
+  [[nodiscard]] const json::object& raw() const noexcept { return raw_; }
+
+ private:
+  std::optional<Out> value_;
+  std::string tool_error_;
+  json::object raw_;
+};
+
 class client_session {
  public:
   /// Thread-safety: all members may be called from any thread.
@@ -86,10 +120,54 @@ class client_session {
   /// Sends notifications/cancelled for request `id`; its result will not be awaited further.
   void cancel(std::int64_t id, std::string_view reason = "cancelled by the client");
 
-  /// tools/call. A tool error is a successful result with isError: true.
+  /// tools/call. A tool error is a successful result with isError: true. When the tool's
+  /// outputSchema is known (from an earlier `list_all_tools` since the last
+  /// notifications/tools/list_changed), a successful result's structuredContent is validated
+  /// against it. Errors: as `request`; `errc::invalid_params` when structuredContent is missing
+  /// or does not match the outputSchema (data `{"path": ...}`), or the outputSchema does not
+  /// compile.
   result<json::object> call_tool(std::string_view name, json::object arguments = {},
                                  const request_options& opts = {});
-  /// Every page of tools/list, concatenated.
+
+  /// tools/call with typed arguments and result. `in` is encoded with `to_json` (a described
+  /// struct, or a `json::object`); the tool list is fetched first when the tool's outputSchema is
+  /// not known yet; a successful result's structuredContent is validated against the tool's
+  /// outputSchema, then decoded with `from_json_checked<Out>` (for `Out = std::string`, a result
+  /// without structuredContent gives its text). Errors: as the untyped `call_tool`, and
+  /// `errc::invalid_params` when the result cannot be decoded as `Out`. A tool error is not an
+  /// error here: it is a `tool_reply` with `ok() == false`.
+  template <class Out, class In = json::object>
+  result<tool_reply<Out>> call_tool(std::string_view name, const In& in = {},
+                                    const request_options& opts = {}) {
+    json::value args = to_json(in);
+    if (!args.is_object()) {
+      return error{errc::invalid_params, "tool arguments must encode as a JSON object"};
+    }
+    if (auto listed = learn_output_schema(name); !listed) return listed.error();
+    auto r = call_tool(name, std::move(args.get_object()), opts);
+    if (!r) return r.error();
+    std::string text = joined_text(*r);
+    if (const auto* e = r->if_contains("isError"); e != nullptr && e->is_bool() && e->get_bool()) {
+      return tool_reply<Out>(std::nullopt, std::move(text), std::move(*r));
+    }
+    const auto* sc = r->if_contains("structuredContent");
+    if constexpr (std::is_same_v<Out, std::string>) {
+      if (sc == nullptr) return tool_reply<Out>(std::move(text), {}, std::move(*r));
+    }
+    if (sc == nullptr) {
+      return error{errc::invalid_params,
+                   "tool " + std::string(name) + " returned no structuredContent to decode"};
+    }
+    auto out = from_json_checked<Out>(*sc);
+    if (!out) {
+      return error{errc::invalid_params,
+                   "structuredContent of tool " + std::string(name) + ": " + out.error().message,
+                   out.error().data};
+    }
+    return tool_reply<Out>(std::move(*out), {}, std::move(*r));
+  }
+
+  /// Every page of tools/list, concatenated. Remembers each tool's outputSchema for `call_tool`.
   result<std::vector<json::object>> list_all_tools();
 
   /// The server's InitializeResult (empty before initialize).
@@ -98,6 +176,11 @@ class client_session {
   void close();
 
  private:
+  /// Lists the tools when `name`'s outputSchema is not known and no listing is current.
+  result<bool> learn_output_schema(std::string_view name);
+  /// The text blocks of a CallToolResult, joined by newlines.
+  static std::string joined_text(const json::object& call_result);
+
   struct impl;
   std::shared_ptr<impl> impl_;
 };
