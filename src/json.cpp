@@ -4,6 +4,8 @@
 #include <charconv>
 #include <cmath>
 
+#include "detail/utf8.hpp"
+
 namespace mcp {
 
 result<json::value> parse_json(std::string_view text, const json_limits& limits,
@@ -38,7 +40,20 @@ void append_json_string(std::string& out, std::string_view s) {
   std::size_t run = 0;  // start of the pending run of characters needing no escape
   for (std::size_t i = 0; i < s.size(); ++i) {
     const auto c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x20 && c != '"' && c != '\\') continue;
+    if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') continue;
+    if (c >= 0x80) {
+      // Valid UTF-8 is copied; each byte of an invalid sequence becomes U+FFFD, so that the
+      // text is valid JSON whatever a peer or a handler put in the string.
+      const std::size_t len = detail::decode_utf8(s, i).length;
+      if (len != 0) {
+        i += len - 1;
+        continue;
+      }
+      out.append(s.data() + run, i - run);
+      run = i + 1;
+      out += "\\ufffd";
+      continue;
+    }
     out.append(s.data() + run, i - run);
     run = i + 1;
     switch (c) {

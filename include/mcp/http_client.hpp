@@ -36,6 +36,10 @@ struct http_client_options {
   std::chrono::milliseconds read_timeout{60000};
   /// Reconnections of a dropped SSE stream in a row that bring no new event.
   std::size_t max_resume_attempts = 5;
+  /// A kept-alive connection idle for longer than this, or than the server's advertised
+  /// `Keep-Alive: timeout` less one second, is closed rather than reused, so that a request is
+  /// never written to a connection the server is closing.
+  std::chrono::milliseconds pool_idle_timeout{30000};
 };
 
 /// A client transport: each `send` is one POST (requests on a thread of their own, so that a

@@ -122,11 +122,16 @@ struct http_server_options {
   /// Open SSE responses: beyond it, GET streams (and POSTs in always_sse mode) get 503.
   std::size_t max_sse_streams = 10000;
   std::size_t max_body_bytes = std::size_t{4} << 20U;  ///< larger POST bodies get 413
-  std::size_t max_header_bytes = 16384;                ///< larger headers get 431
-  std::chrono::milliseconds header_timeout{30000};     ///< to read a request's headers (also idle
-                                                       ///< keep-alive time between requests)
-  std::chrono::milliseconds body_timeout{30000};       ///< to read a request's body
-  std::chrono::milliseconds write_timeout{30000};      ///< to write one response or SSE event
+  /// Larger headers get 431; so do a chunked body's trailer and each chunk-size line.
+  std::size_t max_header_bytes = 16384;
+  std::chrono::milliseconds header_timeout{30000};  ///< from a request's first byte to its header
+  /// How long a kept-alive connection may wait for the first byte of its next request before
+  /// the server closes it. Longer than HTTP clients keep idle pooled connections (Go 90 s,
+  /// Node.js and Python clients 4-15 s), so that a client does not reuse a connection the
+  /// server is closing; the response says so in `Keep-Alive: timeout=N`.
+  std::chrono::milliseconds keep_alive_timeout{std::chrono::seconds(120)};
+  std::chrono::milliseconds body_timeout{30000};   ///< to read a request's body
+  std::chrono::milliseconds write_timeout{30000};  ///< to write one response or SSE event
 
   /// SSE `retry` sent to clients (2025-11-25) before the server closes a stream's connection.
   std::chrono::milliseconds sse_retry{1000};

@@ -49,7 +49,9 @@ void append_json(std::string& out, const json::object& o);
 /// Returns the compact serialization of `v`. Thread-safe.
 [[nodiscard]] std::string to_json_string(const json::value& v);
 
-/// Appends `s` as a quoted, escaped JSON string to `out`. Thread-safe.
+/// Appends `s` as a quoted, escaped JSON string to `out`. The output is always valid UTF-8:
+/// each byte of `s` that is not part of a valid UTF-8 sequence is written as `\ufffd`.
+/// Thread-safe.
 void append_json_string(std::string& out, std::string_view s);
 
 }  // namespace mcp

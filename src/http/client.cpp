@@ -44,7 +44,7 @@ class exchange {
     if (ec) return ec;
     stream_.expires_after(timeout);
     stream_.async_connect(results, [&](beast::error_code e, const tcp::endpoint&) { ec = e; });
-    run();
+    run(ec);
     if (!ec) stream_.socket().set_option(tcp::no_delay(true), ec);
     return ec;
   }
@@ -53,7 +53,7 @@ class exchange {
     beast::error_code ec;
     stream_.expires_after(timeout);
     net::async_write(stream_, net::buffer(data), [&](beast::error_code e, std::size_t) { ec = e; });
-    run();
+    run(ec);
     return ec;
   }
 
@@ -64,7 +64,7 @@ class exchange {
     stream_.expires_after(timeout);
     bhttp::async_read_header(stream_, buffer_, *parser_,
                              [&](beast::error_code e, std::size_t) { ec = e; });
-    run();
+    run(ec);
     return ec;
   }
 
@@ -78,7 +78,7 @@ class exchange {
     stream_.expires_after(timeout);
     bhttp::async_read_some(stream_, buffer_, *parser_,
                            [&](beast::error_code e, std::size_t) { ec = e; });
-    run();
+    run(ec);
     if (ec == bhttp::error::need_buffer) ec = {};
     out.append(buf, sizeof buf - parser_->get().body().size);
     return ec;
@@ -90,6 +90,25 @@ class exchange {
     return it == parser_->get().end() ? std::string() : std::string(it->value());
   }
   int native_handle() { return stream_.socket().native_handle(); }
+
+  /// Marks the start of an idle period in the pool; remembers how long the server keeps an idle
+  /// connection (`Keep-Alive: timeout=N`, less a second for the trip), capped by `limit`.
+  void park(std::chrono::milliseconds limit) {
+    idle_since_ = std::chrono::steady_clock::now();
+    reuse_within_ = limit;
+    const std::string ka = header("Keep-Alive");
+    if (auto at = ka.find("timeout="); at != std::string::npos) {
+      long seconds = 0;
+      for (std::size_t i = at + 8; i < ka.size() && ka[i] >= '0' && ka[i] <= '9'; ++i) {
+        seconds = std::min(seconds * 10 + (ka[i] - '0'), 86400L);
+      }
+      reuse_within_ = std::min(reuse_within_, std::chrono::milliseconds(seconds * 1000 - 1000));
+    }
+  }
+  /// True when the connection has been idle too long to be reused safely.
+  [[nodiscard]] bool idle_too_long() const {
+    return std::chrono::steady_clock::now() - idle_since_ >= reuse_within_;
+  }
   /// True when the server closed this idle connection (or sent something unasked).
   [[nodiscard]] bool peer_closed() {
     char c = 0;
@@ -102,15 +121,26 @@ class exchange {
   }
 
  private:
-  void run() {
-    ctx_.restart();
-    ctx_.run();
+  /// Runs the exchange's one operation. Whatever Beast throws (its field container refuses a
+  /// header or trailer field of 64 KiB or more) fails the operation with `ec` and the
+  /// connection, never the calling thread.
+  void run(beast::error_code& ec) noexcept {
+    try {
+      ctx_.restart();
+      ctx_.run();
+    } catch (...) {
+      ec = bhttp::error::bad_field;
+      beast::error_code ignored;
+      stream_.socket().close(ignored);
+    }
   }
 
   net::io_context ctx_;
   beast::tcp_stream stream_;
   beast::flat_buffer buffer_;
   std::optional<bhttp::response_parser<bhttp::buffer_body>> parser_;
+  std::chrono::steady_clock::time_point idle_since_{};
+  std::chrono::milliseconds reuse_within_{0};
 };
 
 /// Errors that mean the server closed a pooled connection.
@@ -206,7 +236,8 @@ struct http_client_connection::impl {
         while (attempt == 0 && !ex && !idle.empty()) {
           ex = std::move(idle.back());
           idle.pop_back();
-          if (ex->peer_closed()) ex.reset();  // closed by the server while idle
+          // Closed by the server while idle, or about to be.
+          if (ex->idle_too_long() || ex->peer_closed()) ex.reset();
         }
       }
       const bool pooled = ex != nullptr;
@@ -251,6 +282,7 @@ struct http_client_connection::impl {
     if (!ex->reusable()) return;
     std::lock_guard lock(mu);
     if (closed || idle.size() >= max_idle) return;
+    ex->park(opts.pool_idle_timeout);
     idle.push_back(std::move(ex));
   }
 

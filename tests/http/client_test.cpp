@@ -123,8 +123,9 @@ TEST_F(HttpClient, KeepsResumingALongCallThatClosesItsStreamRepeatedly) {
 }
 
 TEST_F(HttpClient, ReusesKeptAliveConnectionsAndReconnectsWhenTheServerClosedThem) {
-  // The server closes a kept-alive connection after 300 ms without a request.
-  start({.header_timeout = std::chrono::milliseconds(300)});
+  // The server closes a kept-alive connection after 2.3 s without a request (it says
+  // `Keep-Alive: timeout=2`, so the client reuses one for up to a second).
+  start({.keep_alive_timeout = std::chrono::milliseconds(2300)});
   client_pair c(http_->url());
   ASSERT_TRUE(c.client->initialize());
   for (int i = 0; i < 20; ++i) {
@@ -134,7 +135,7 @@ TEST_F(HttpClient, ReusesKeptAliveConnectionsAndReconnectsWhenTheServerClosedThe
   }
   const auto after_burst = c.conn->connections_opened();
   EXPECT_LE(after_burst, 2U);  // initialize and the calls share one or two connections
-  std::this_thread::sleep_for(std::chrono::milliseconds(800));  // the server closes the idle ones
+  std::this_thread::sleep_for(std::chrono::milliseconds(2600));  // the server closes the idle ones
   auto r = c.client->call_tool("echo", {{"text", "after idle"}});
   ASSERT_TRUE(r) << r.error().message;
   EXPECT_NE(mcp::json::serialize(*r).find("after idle"), std::string::npos);

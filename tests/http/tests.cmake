@@ -5,6 +5,8 @@ mcp_add_test(mcp_http_tests
   http/sse_test.cpp
   http/server_test.cpp
   http/client_test.cpp
+  http/hardening_test.cpp
+  http/request_reader_test.cpp
 )
 target_link_libraries(mcp_http_tests PRIVATE mcp::http)
 target_include_directories(mcp_http_tests PRIVATE ${PROJECT_SOURCE_DIR}/src

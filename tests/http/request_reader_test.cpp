@@ -1,0 +1,118 @@
+// src/http/request_reader.hpp: one request from bytes, with the server's limits, never throwing.
+#include "http/request_reader.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace {
+
+using mcp::http_detail::request_limits;
+using mcp::http_detail::request_reader;
+using status = request_reader::status;
+
+const request_limits limits{.max_header_bytes = 16384, .max_body_bytes = 1 << 20};
+
+/// Feeds `bytes` in pieces of `step`, as a socket would deliver them, keeping what the reader
+/// left unconsumed.
+request_reader& feed_all(request_reader& r, const std::string& bytes, std::size_t step) {
+  std::string pending;
+  for (std::size_t i = 0; i < bytes.size() && r.state() == status::need_more; i += step) {
+    pending += bytes.substr(i, step);
+    pending.erase(0, r.feed(pending));
+  }
+  return r;
+}
+
+std::string chunked_post(const std::string& trailer) {
+  return "POST /mcp HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n"
+         "2\r\n{}\r\n0\r\n" +
+         trailer + "\r\n";
+}
+
+TEST(request_reader, reads_a_request_in_any_split) {
+  const std::string req = "POST /mcp HTTP/1.1\r\nHost: h\r\nContent-Length: 7\r\n\r\n{\"a\":1}";
+  for (std::size_t step : {1U, 3U, 17U, 1000U}) {
+    request_reader r(limits);
+    feed_all(r, req, step);
+    ASSERT_EQ(r.state(), status::complete) << step;
+    EXPECT_EQ(r.message().body(), "{\"a\":1}");
+    EXPECT_EQ(r.message().target(), "/mcp");
+  }
+}
+
+TEST(request_reader, leaves_a_pipelined_request_unconsumed) {
+  const std::string one = "GET /a HTTP/1.1\r\nHost: h\r\n\r\n";
+  request_reader r(limits);
+  const std::string both = one + "GET /b HTTP/1.1\r\nHost: h\r\n\r\n";
+  EXPECT_EQ(r.feed(both), one.size());
+  EXPECT_EQ(r.state(), status::complete);
+}
+
+TEST(request_reader, a_trailer_field_of_64_kib_is_431_not_an_exception) {
+  // Beast's field container throws std::length_error for this value; the server died of it.
+  request_reader r(request_limits{.max_header_bytes = 1 << 20, .max_body_bytes = 1 << 20});
+  feed_all(r, chunked_post("X-T: " + std::string(70000, 'a') + "\r\n"), 70000 + 200);
+  EXPECT_EQ(r.state(), status::failed);
+  EXPECT_EQ(r.failure_status(), 431U);
+}
+
+TEST(request_reader, a_trailer_beyond_the_header_limit_is_431_without_buffering_it) {
+  request_reader r(limits);
+  const std::string req = chunked_post("X-T: " + std::string(70000, 'a') + "\r\n");
+  std::string pending;
+  std::size_t most_pending = 0;
+  for (std::size_t i = 0; i < req.size() && r.state() == status::need_more; i += 512) {
+    pending += req.substr(i, 512);
+    pending.erase(0, r.feed(pending));
+    most_pending = std::max(most_pending, pending.size());
+  }
+  EXPECT_EQ(r.state(), status::failed);
+  EXPECT_EQ(r.failure_status(), 431U);
+  EXPECT_LE(most_pending, limits.max_header_bytes + 512);
+  // Many small trailer fields add up the same way.
+  std::string many;
+  for (int i = 0; i < 2000; ++i) many += "X-" + std::to_string(i) + ": v\r\n";
+  request_reader r2(limits);
+  feed_all(r2, chunked_post(many), 4096);
+  EXPECT_EQ(r2.failure_status(), 431U);
+}
+
+TEST(request_reader, a_small_trailer_is_accepted) {
+  request_reader r(limits);
+  feed_all(r, chunked_post("X-T: v\r\n"), 5);
+  ASSERT_EQ(r.state(), status::complete);
+  EXPECT_EQ(r.message().body(), "{}");
+}
+
+TEST(request_reader, limits_give_431_and_413) {
+  request_reader header(limits);
+  feed_all(header, "GET / HTTP/1.1\r\nX: " + std::string(20000, 'a') + "\r\n\r\n", 1000);
+  EXPECT_EQ(header.failure_status(), 431U);
+  request_reader body(limits);
+  feed_all(body, "POST / HTTP/1.1\r\nContent-Length: 2000000\r\n\r\n" + std::string(1000, 'a'),
+           100);
+  EXPECT_EQ(body.failure_status(), 413U);
+  request_reader chunk_line(limits);
+  feed_all(chunk_line,
+           "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n1;" + std::string(40000, 'e'),
+           1000);
+  EXPECT_EQ(chunk_line.failure_status(), 431U);
+}
+
+TEST(request_reader, malformed_and_truncated_requests_are_400) {
+  request_reader bad(limits);
+  feed_all(bad, "GARBAGE\x01\x02 / HTTP/9\r\n\r\n", 4);
+  EXPECT_EQ(bad.failure_status(), 400U);
+  request_reader truncated(limits);
+  feed_all(truncated, "POST / HTTP/1.1\r\nContent-Length: 10\r\n\r\nabc", 100);
+  EXPECT_EQ(truncated.state(), status::need_more);
+  truncated.end_of_input();
+  EXPECT_EQ(truncated.failure_status(), 400U);
+  request_reader nothing(limits);
+  nothing.end_of_input();
+  EXPECT_EQ(nothing.state(), status::need_more);
+  EXPECT_FALSE(nothing.started());
+}
+
+}  // namespace
