@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <unordered_set>
 
+#include "detail/utf8.hpp"
 #include "listing.hpp"
 #include "server_core.hpp"
 #include "server_session.hpp"
@@ -151,6 +152,14 @@ result<json::value> resources_feature::read(const server_session_impl& s,
   } else {
     for (const auto& t : templates.all()) {
       if (auto vars = t->tmpl.match(rr.uri)) {
+        for (const auto& [name, value] : *vars) {
+          if (!detail::valid_utf8(value)) {
+            // Percent-decoding made bytes that are not text: no handler gets them as a string.
+            return error{errc::invalid_params, "Invalid params: variable \"" + name +
+                                                   "\" of the URI (template \"" + t->tmpl.text() +
+                                                   "\") does not decode to UTF-8 text"};
+          }
+        }
         rr.variables = std::move(*vars);
         handler = t->handler;
         break;

@@ -254,6 +254,12 @@ result<uri_template> uri_template::parse(std::string_view text) {
     }
     t.parts_.push_back(std::move(p));
     i = close + 1;
+    if (t.parts_.size() > uri_template::max_parts) {
+      // Matching recurses once per part: the bound keeps the recursion shallow.
+      return error{errc::invalid_params, "uri template: more than " +
+                                             std::to_string(uri_template::max_parts) +
+                                             " literal and expression parts"};
+    }
   }
   return t;
 }

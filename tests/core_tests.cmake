@@ -24,10 +24,13 @@ target_include_directories(mcp_core_tests PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}
 mcp_add_test(mcp_stdio_tests
   integration/stdio_transcript_test.cpp
   integration/stdio_demo_test.cpp
+  integration/stdio_hostile_test.cpp
 )
-target_include_directories(mcp_stdio_tests PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
-target_compile_definitions(mcp_stdio_tests PRIVATE MCP_DEMO_SERVER="$<TARGET_FILE:demo_server>")
-add_dependencies(mcp_stdio_tests demo_server)
+target_include_directories(mcp_stdio_tests PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}
+                                                   ${PROJECT_SOURCE_DIR}/src)
+target_compile_definitions(mcp_stdio_tests PRIVATE MCP_DEMO_SERVER="$<TARGET_FILE:demo_server>"
+                           MCP_EVERYTHING_SERVER="$<TARGET_FILE:everything_server>")
+add_dependencies(mcp_stdio_tests demo_server everything_server)
 
 # Interop: the MCP Inspector CLI against the demo server over stdio (node; 77 = skipped).
 add_test(NAME mcp_stdio_interop_inspector

@@ -28,8 +28,12 @@ using uri_variables = std::map<std::string, std::string, std::less<>>;
 /// A parsed RFC 6570 URI template. An immutable value; safe to share between threads.
 class uri_template {
  public:
+  /// Most literal and expression parts a template may have (matching recurses once per part).
+  static constexpr std::size_t max_parts = 256;
+
   /// Parses `text`. Errors: `errc::invalid_params` for an unclosed or empty expression, an
-  /// unknown operator (`=`, `,`, `!`, `@`, `|` are reserved) or an invalid variable name.
+  /// unknown operator (`=`, `,`, `!`, `@`, `|` are reserved), an invalid variable name or more
+  /// than `max_parts` parts.
   [[nodiscard]] static result<uri_template> parse(std::string_view text);
 
   /// Expands the template; undefined variables expand to nothing (RFC 6570 section 3.2.1).

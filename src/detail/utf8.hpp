@@ -43,4 +43,14 @@ inline utf8_char decode_utf8(std::string_view s, std::size_t i) noexcept {
   return {cp, len};
 }
 
+/// True when all of `s` is valid UTF-8.
+inline bool valid_utf8(std::string_view s) noexcept {
+  for (std::size_t i = 0; i < s.size();) {
+    const std::size_t n = decode_utf8(s, i).length;
+    if (n == 0) return false;
+    i += n;
+  }
+  return true;
+}
+
 }  // namespace mcp::detail

@@ -467,3 +467,32 @@ TEST(elicitation, url_mode_needs_the_client_capability) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(resources, a_template_variable_that_decodes_to_invalid_utf8_is_refused_with_32602) {
+  auto s = make_server();
+  bool called = false;
+  s.add_resource_template(
+      {.uri_template = "file:///{name}", .name = "files"},
+      [&](const mcp::resource_request&) -> mcp::result<mcp::read_resource_result> {
+        called = true;
+        return mcp::read_resource_result{};
+      });
+  wire w(s);
+  w.initialize();
+  auto r = w.call("resources/read", object{{"uri", "file:///a%95b"}}, 1);
+  ASSERT_TRUE(r.as_object().contains("error")) << mcp::json::serialize(r);
+  EXPECT_EQ(r.at("error").at("code"), -32602);
+  EXPECT_NE(std::string(r.at("error").at("message").as_string()).find("\"name\""),
+            std::string::npos);
+  EXPECT_FALSE(called);
+  // Valid UTF-8, percent-encoded, still reaches the handler.
+  auto ok = w.call("resources/read", object{{"uri", "file:///%C3%A9t%C3%A9"}}, 2);
+  EXPECT_TRUE(ok.as_object().contains("result")) << mcp::json::serialize(ok);
+  EXPECT_TRUE(called);
+  // The session still serves.
+  EXPECT_EQ(w.call("ping", {}, 3), j(R"({"jsonrpc":"2.0","id":3,"result":{}})"));
+}
+
+}  // namespace

@@ -104,3 +104,21 @@ TEST(uri_template, expansion_and_matching_round_trip) {
 }
 
 }  // namespace
+
+TEST(uri_template, matching_decodes_bytes_as_given_and_parts_are_bounded) {
+  auto t = mcp::uri_template::parse("file:///{name}");
+  ASSERT_TRUE(t);
+  auto vars = t->match("file:///a%95b");
+  ASSERT_TRUE(vars);
+  EXPECT_EQ(vars->at("name"),
+            "a\x95"
+            "b");  // the caller checks it is text (resources/read does)
+  std::string many;
+  for (int i = 0; i < 300; ++i) many += "x{v" + std::to_string(i) + "}";
+  auto refused = mcp::uri_template::parse(many);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("256"), std::string::npos) << refused.error().message;
+  many.clear();
+  for (int i = 0; i < 120; ++i) many += "x{v" + std::to_string(i) + "}";
+  EXPECT_TRUE(mcp::uri_template::parse(many));
+}
