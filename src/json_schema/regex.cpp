@@ -100,13 +100,33 @@ const char32_t* unicode_class(const std::u32string& name) {
   return nullptr;
 }
 
+void append_code_point(std::u32string& out, char32_t c) {
+  static constexpr char32_t hex[] = U"0123456789abcdef";
+  out += U"\\x{";
+  bool started = false;
+  for (int shift = 20; shift >= 0; shift -= 4) {
+    const char32_t d = (c >> static_cast<unsigned>(shift)) & 0xFU;
+    if (d == 0 && !started && shift != 0) continue;
+    started = true;
+    out += hex[d];
+  }
+  out += U'}';
+}
+
 // Returns the translated pattern, or nullopt with `error` set.
 std::optional<std::u32string> translate(const std::u32string& p, std::string& error) {
   std::u32string out;
   out.reserve(p.size() + 16);
   bool in_class = false;
+  std::size_t depth = 0;  // open groups
   for (std::size_t i = 0; i < p.size(); ++i) {
     const char32_t c = p[i];
+    if (!in_class && c == U'(' && ++depth > max_group_depth) {
+      // Both matchers' parsers recurse per group: refuse before either runs.
+      error = "pattern nests groups more than " + std::to_string(max_group_depth) + " deep";
+      return std::nullopt;
+    }
+    if (!in_class && c == U')' && depth > 0) --depth;
     if (c == U'\\') {
       if (i + 1 >= p.size()) {
         error = "pattern ends with a lone backslash";
@@ -205,9 +225,28 @@ std::optional<std::u32string> translate(const std::u32string& p, std::string& er
         case U'N':
           error = std::string("\\") + static_cast<char>(e) + " is not an ECMA-262 escape";
           return std::nullopt;
-        default:
+        case U'b':
+        case U'B':
+        case U'f':
+        case U'n':
+        case U'r':
+        case U't':
+        case U'v':
+        case U'x':
+        case U'k':
           out += U'\\';
           out += e;
+          break;
+        default:
+          if (e >= U'0' && e <= U'9') {  // \0 and back-references mean the same in both
+            out += U'\\';
+            out += e;
+            break;
+          }
+          // An identity escape: the character itself, as ECMA-262 reads it. Written as a code
+          // point, because Boost gives some escaped characters a meaning of their own
+          // (\` \' buffer start and end, \< \> word start and end, \g, \i, \y, ...).
+          append_code_point(out, e);
       }
       continue;
     }
@@ -576,6 +615,10 @@ match_result ecma_regex::search(std::string_view subject) const {
     if (auto r = simple_matcher(*simple_, subject).search())
       return *r ? match_result::match : match_result::no_match;
   }
+  return search_translated(subject);
+}
+
+match_result ecma_regex::search_translated(std::string_view subject) const {
   const impl* re = boost_regex();
   if (re == nullptr) return match_result::too_complex;
   thread_local std::u32string cps;

@@ -18,14 +18,25 @@ namespace mcp::json_schema::detail {
 
 enum class match_result { match, no_match, too_complex };
 
+/// Groups may nest this deep in a pattern; deeper ones are refused when compiled (the parsers
+/// of both matchers recurse once per group).
+inline constexpr std::size_t max_group_depth = 128;
+
 class ecma_regex {
  public:
-  /// Compiles `pattern`; on an invalid pattern returns nullptr and sets `error`.
+  /// Compiles `pattern`; on an invalid pattern (or one nesting groups deeper than
+  /// `max_group_depth`) returns nullptr and sets `error`.
   static std::shared_ptr<const ecma_regex> compile(std::string_view pattern, std::string& error);
 
   /// Searches `subject` (UTF-8) for a match anywhere, as ECMA-262 `RegExp.prototype.test`.
   /// Thread-safe.
   [[nodiscard]] match_result search(std::string_view subject) const;
+  /// The same search on the Boost.Regex translation only, even when the fast matcher handles
+  /// the pattern: the two must agree (the differential test and fuzz target check it).
+  /// Thread-safe.
+  [[nodiscard]] match_result search_translated(std::string_view subject) const;
+  /// True when `search` runs the fast matcher.
+  [[nodiscard]] bool has_fast_path() const noexcept { return simple_ != nullptr; }
 
   [[nodiscard]] const std::string& source() const noexcept { return source_; }
 

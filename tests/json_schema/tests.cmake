@@ -1,7 +1,9 @@
 # JSON Schema validator: unit tests and the official test suite runner.
 mcp_add_test(mcp_json_schema_tests
   json_schema/validator_test.cpp
+  json_schema/regex_test.cpp
 )
+target_include_directories(mcp_json_schema_tests PRIVATE ${PROJECT_SOURCE_DIR}/src)
 
 add_executable(json_schema_suite json_schema/suite_runner.cpp)
 target_link_libraries(json_schema_suite PRIVATE mcp::mcp)

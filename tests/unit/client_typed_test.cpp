@@ -168,6 +168,16 @@ TEST(client_typed, an_output_schema_that_does_not_compile_is_reported) {
   auto r = s.client->call_tool<forecast_out>("forecast", forecast_in{.city = "Oslo"});
   ASSERT_FALSE(r);
   EXPECT_NE(r.error().message.find("does not compile"), std::string::npos) << r.error().message;
+  // A server's pattern nesting 30,000 groups (once a stack overflow in the client) is refused.
+  s.tool["outputSchema"] =
+      object{{"type", "object"},
+             {"properties", object{{"city", object{{"type", "string"},
+                                                   {"pattern", std::string(30000, '(') + "a" +
+                                                                   std::string(30000, ')')}}}}}};
+  s.end->send(R"({"jsonrpc":"2.0","method":"notifications/tools/list_changed"})", {});
+  auto deep = s.client->call_tool<forecast_out>("forecast", forecast_in{.city = "Oslo"});
+  ASSERT_FALSE(deep);
+  EXPECT_NE(deep.error().message.find("nests groups"), std::string::npos) << deep.error().message;
 }
 
 TEST(client_typed, list_changed_makes_the_next_typed_call_list_again) {
