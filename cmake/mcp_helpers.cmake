@@ -14,6 +14,11 @@ if(MCP_SANITIZE)
   set(MCP_SANITIZE_FLAGS -fsanitize=${MCP_SANITIZE} -fno-sanitize-recover=all
                          -fno-omit-frame-pointer)
 endif()
+if(MCP_FUZZ)
+  # Coverage instrumentation for libFuzzer in every target; the fuzz executables link the
+  # fuzzer's main (tests/fuzz).
+  list(APPEND MCP_SANITIZE_FLAGS -fsanitize=fuzzer-no-link)
+endif()
 
 # mcp_target_defaults(target): the project's warnings and sanitizers on one of our targets.
 function(mcp_target_defaults target)

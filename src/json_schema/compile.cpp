@@ -359,7 +359,9 @@ result<program> compiler::build(const json::value& root) {
       }
       // Every $dynamicAnchor whose name some $dynamicRef looks up must be compiled.
       for (std::size_t r = 0; r < resource_anchors_.size(); ++r) {
-        for (const auto& [name, value] : resource_anchors_[r]) {
+        for (const auto& anchor : resource_anchors_[r]) {
+          const auto& name = anchor.first;
+          const auto* value = anchor.second;
           if (dynamic_names_.count(name) == 0) continue;
           auto& anchors = prog_.resources[r].dynamic_anchors;
           if (std::any_of(anchors.begin(), anchors.end(),
