@@ -20,6 +20,7 @@
 
 #include "media_fixtures.hpp"
 #include "serve_main.hpp"
+#include <malloc.h>
 
 namespace demo {
 
@@ -200,6 +201,11 @@ void add_tools(mcp::server& server) {
 }  // namespace demo
 
 int main(int argc, char** argv) {
+  // A server that accepts multi-megabyte requests should give their memory back: with a fixed
+  // mmap threshold, glibc serves every block of 1 MiB or more with its own mapping and unmaps it
+  // when freed (by default the threshold rises to the largest block freed so far, after which
+  // such blocks come from the heap and stay in the process's RSS).
+  mallopt(M_MMAP_THRESHOLD, 1 << 20);
   std::size_t page_size = 100;
   std::string http;
   mcp::http_server_options http_opts{.io_threads = 2};
@@ -216,11 +222,18 @@ int main(int argc, char** argv) {
       http_opts.io_threads = std::stoul(argv[++i]);
     } else if (a == "--no-rate-limit") {
       rate_limited = false;
+    } else if (a == "--header-timeout-ms" && i + 1 < argc) {
+      http_opts.header_timeout = std::chrono::milliseconds(std::stoul(argv[++i]));
+    } else if (a == "--body-timeout-ms" && i + 1 < argc) {
+      http_opts.body_timeout = std::chrono::milliseconds(std::stoul(argv[++i]));
+    } else if (a == "--keep-alive-timeout-ms" && i + 1 < argc) {
+      http_opts.keep_alive_timeout = std::chrono::milliseconds(std::stoul(argv[++i]));
     } else if (a == "--help" || a == "-h") {
       std::fprintf(
           stderr,
-          "usage: demo_server [--http HOST:PORT [--stateless] [--io-threads N]] [--page-size N] "
-          "[--no-rate-limit]\n");
+          "usage: demo_server [--http HOST:PORT [--stateless] [--io-threads N]\n"
+          "                    [--header-timeout-ms N] [--body-timeout-ms N]\n"
+          "                    [--keep-alive-timeout-ms N]] [--page-size N] [--no-rate-limit]\n");
       return 0;
     } else {
       std::fprintf(stderr, "demo_server: unknown argument %s (try --help)\n", argv[i]);

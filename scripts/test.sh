@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Builds mcp-cpp and runs every test: the main build (warnings as errors) with all tests and the
-# interop checks, the same tests under ASan+UBSan, the consumer builds, and the format check.
+# interop checks, the same tests under ASan+UBSan, the consumer builds, the format check, a short
+# pass of every fuzz target (seeds and past findings included), and the concurrency tests under
+# ThreadSanitizer.
 # Installs what it needs first (Debian packages when root, npm packages into a cache).
 #
 #   scripts/test.sh            everything
-#   scripts/test.sh --quick    main build and its tests only
+#   scripts/test.sh --quick    main build and its tests only (no sanitizers, no fuzzing)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -35,7 +37,19 @@ if [[ $quick == 0 ]]; then
   cmake --build --preset asan -j"$jobs"
   step "tests under ASan+UBSan (preset asan)"
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-    ctest --preset asan -j"$jobs" --label-exclude interop || status=1
+    ctest --preset asan -j"$jobs" --label-exclude "interop|abuse" || status=1
+
+  step "fuzz: seeds, past findings, then 20 s of each target (preset fuzz, clang 14)"
+  scripts/fuzz.sh --ci 20 || status=1
+
+  step "build: ThreadSanitizer (preset tsan: the session, client, HTTP, timer and pool tests)"
+  cmake --preset tsan >/dev/null
+  cmake --build --preset tsan -j"$jobs"
+  step "concurrency tests under ThreadSanitizer"
+  for t in mcp_core_tests mcp_http_tests; do
+    TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+      "build/tsan/tests/$t" --gtest_brief=1 || status=1
+  done
 fi
 
 if [[ $status == 0 ]]; then

@@ -97,7 +97,7 @@ int read_lines(int fd, const line_reader_options& opts,
       } else if (line.size() + part.size() > opts.max_line_bytes) {
         skipping = true;
         skipped = line.size() + part.size();
-        line.clear();
+        std::string().swap(line);  // give back what the long line took
       } else if (nl != std::string_view::npos && line.empty()) {
         emit(part);  // the common case: a whole line inside one chunk, no copy
       } else {
@@ -111,6 +111,7 @@ int read_lines(int fd, const line_reader_options& opts,
       } else if (!line.empty()) {
         emit(line);
         line.clear();
+        if (line.capacity() > buf.size()) std::string().swap(line);
       }
       chunk.remove_prefix(nl + 1);
     }

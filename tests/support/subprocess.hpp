@@ -59,6 +59,7 @@ class subprocess {
   subprocess& operator=(const subprocess&) = delete;
 
   [[nodiscard]] bool started() const { return pid_ > 0; }
+  [[nodiscard]] pid_t pid() const { return pid_; }
 
   /// Writes `text` plus a newline to the child's stdin. False if the pipe is closed.
   bool write_line(std::string text) {
