@@ -18,9 +18,7 @@ namespace mcp_fuzz {
 /// rest).
 class sink_connection final : public mcp::connection {
  public:
-  void send(std::string message, const mcp::send_context&) override {
-    bytes += message.size();
-  }
+  void send(std::string message, const mcp::send_context&) override { bytes += message.size(); }
   void close() override {}
   std::size_t bytes = 0;
 };
@@ -55,13 +53,14 @@ struct echo_in {
   std::string text;
   int times = 1;
 };
-MCP_FIELDS(echo_in, (text, {.max_length = 1000}), (times, {.defaulted = true, .minimum = 1, .maximum = 3}))
+MCP_FIELDS(echo_in, (text, {.max_length = 1000}),
+           (times, {.defaulted = true, .minimum = 1, .maximum = 3}))
 
 /// A server with a typed tool, a raw tool with a pattern, a resource, a template and a prompt,
 /// whose handlers run on `exec`.
 inline std::unique_ptr<mcp::server> make_server(std::shared_ptr<queue_executor> exec) {
-  auto s = std::make_unique<mcp::server>(mcp::server_options{
-      .info = {.name = "fuzz", .version = "1"}, .handler_executor = exec});
+  auto s = std::make_unique<mcp::server>(
+      mcp::server_options{.info = {.name = "fuzz", .version = "1"}, .handler_executor = exec});
   s->add_tool({.name = "echo", .description = "Echoes"}, [](const echo_in& in) {
     std::string out;
     for (int i = 0; i < in.times; ++i) out += in.text;
@@ -73,10 +72,8 @@ inline std::unique_ptr<mcp::server> make_server(std::shared_ptr<queue_executor> 
                    "code":{"type":"string","pattern":"^[A-Z]{2}-\\d{3,5}$"},
                    "tags":{"type":"array","items":{"enum":["a","b"]},"uniqueItems":true}},
                    "required":["code"]})")
-                                  .as_object()},
-              [](mcp::tool_context&, const mcp::json::object&) {
-                return mcp::call_tool_result{};
-              });
+                                   .as_object()},
+              [](mcp::tool_context&, const mcp::json::object&) { return mcp::call_tool_result{}; });
   s->add_resource({.uri = "test://a", .name = "a"},
                   [](const mcp::resource_request& r) -> mcp::result<mcp::read_resource_result> {
                     return mcp::read_resource_result{{mcp::resource_contents::text_of(r.uri, "a")}};

@@ -64,7 +64,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     f.exec->drain();
   }
   std::string input(reinterpret_cast<const char*>(data + 1), size - 1);
-  for (std::size_t at = 0; !session.empty() && (at = input.find("SESSION", at)) != std::string::npos;) {
+  for (std::size_t at = 0;
+       !session.empty() && (at = input.find("SESSION", at)) != std::string::npos;) {
     input.replace(at, 7, session);
     at += session.size();
   }

@@ -3,12 +3,11 @@
 // handlers run when the target drains the executor; the session is closed at the end.
 #include <mcp/transport/stdio.hpp>
 
-#include <unistd.h>
-
 #include <cstdint>
 #include <cstdlib>
 
 #include "fuzz_support.hpp"
+#include <unistd.h>
 
 namespace {
 
