@@ -47,7 +47,7 @@ if [[ $quick == 0 ]]; then
   cmake --build --preset tsan -j"$jobs"
   step "concurrency tests under ThreadSanitizer"
   for t in mcp_core_tests mcp_http_tests; do
-    TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+    TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$root/tests/tsan.supp" \
       "build/tsan/tests/$t" --gtest_brief=1 || status=1
   done
 fi
