@@ -171,6 +171,9 @@ struct matcher {
   std::string_view uri;
   std::size_t budget = 20000;
 
+  /// Matches parts `i…` against `uri` from `pos`. Only a complete match writes to `vars`, as
+  /// the recursion unwinds: later parts first, so an earlier part's value for a name repeated
+  /// in the template wins. Recursion depth is bounded by the part count (`max_parts`).
   bool run(std::size_t i, std::size_t pos, uri_variables& vars) {
     if (budget == 0) return false;
     --budget;
@@ -183,10 +186,8 @@ struct matcher {
     for (std::size_t end = uri.size() + 1; end-- > pos;) {
       auto got = match_expression(p, uri.substr(pos, end - pos));
       if (!got) continue;
-      uri_variables next = vars;
-      next.merge(*got);
-      if (run(i + 1, end, next)) {
-        vars = std::move(next);
+      if (run(i + 1, end, vars)) {
+        for (auto& [name, value] : *got) vars.insert_or_assign(name, std::move(value));
         return true;
       }
       if (budget == 0) return false;

@@ -59,12 +59,12 @@ class raw_client {
   }
 
   void send_raw(const std::string& data) {
-    stream_.expires_after(5s);
-    beast::error_code ec;
-    net::async_write(stream_, net::buffer(data), [&](beast::error_code e, std::size_t) { ec = e; });
-    run();
-    if (ec) throw std::runtime_error("write: " + ec.message());
+    if (auto ec = write(data)) throw std::runtime_error("write: " + ec.message());
   }
+
+  /// Sends what the server takes: for a request the server may refuse (and close) before it
+  /// has read it all. True when everything was written.
+  bool send_until_refused(const std::string& data) { return !write(data); }
 
   /// Reads a complete response (false on timeout or error).
   bool read_response(response& out, std::chrono::milliseconds timeout = 10s) {
@@ -140,6 +140,14 @@ class raw_client {
   }
 
  private:
+  beast::error_code write(const std::string& data) {
+    stream_.expires_after(5s);
+    beast::error_code ec;
+    net::async_write(stream_, net::buffer(data), [&](beast::error_code e, std::size_t) { ec = e; });
+    run();
+    return ec;
+  }
+
   void run() {
     ctx_.restart();
     ctx_.run();

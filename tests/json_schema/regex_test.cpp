@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -108,6 +109,38 @@ TEST(regex, the_two_matchers_agree) {
     }
   }
   EXPECT_GE(fast, 10);  // the comparison covers the fast matcher
+}
+
+TEST(ecma_regex, a_search_has_a_time_budget_linear_in_the_subject) {
+  // 240 optional groups under a star: Boost.Regex's own bound (states^2 x length, about 3e9
+  // here) let this run for 16 s; the budget ends it after a few million character reads.
+  std::string p = "^(";
+  for (int i = 0; i < 80; ++i) p += std::string(i ? "|" : "") + "(a?)(a?)(a?)";
+  p += ")*$";
+  auto re = compile(p);
+  ASSERT_TRUE(re);
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(re->search(std::string(3000, 'a') + "b"), match_result::too_complex);
+  // A bound on a hang, not a speed goal: 100 times what it takes in a debug build.
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+}
+
+TEST(ecma_regex, the_budget_leaves_linear_patterns_on_long_subjects_alone) {
+  std::string alternatives;
+  for (char c = 'a'; c <= 'z'; ++c) alternatives += std::string(c == 'a' ? "" : "|") + c;
+  auto letters = compile("^(?:" + alternatives + ")*$");  // about 53 reads per character
+  ASSERT_TRUE(letters);
+  EXPECT_EQ(letters->search(std::string(10000, 'z')), match_result::match);
+  EXPECT_EQ(letters->search(std::string(10000, 'z') + "0"), match_result::no_match);
+  auto look = compile("^(?=(a|b)*c)(a|b)*$");
+  ASSERT_TRUE(look);
+  std::string ab;
+  for (int i = 0; i < 20000; ++i) ab += "ab";
+  EXPECT_EQ(look->search(ab), match_result::no_match);
+  EXPECT_EQ(look->search(ab + "c"), match_result::no_match);
+  auto email = compile("^[^@]+@[^@]+\\.[a-z]{2,}$");
+  ASSERT_TRUE(email);
+  EXPECT_EQ(email->search(std::string(50000, 'x') + "@example.com"), match_result::match);
 }
 
 }  // namespace

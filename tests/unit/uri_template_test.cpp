@@ -122,3 +122,21 @@ TEST(uri_template, matching_decodes_bytes_as_given_and_parts_are_bounded) {
   for (int i = 0; i < 120; ++i) many += "x{v" + std::to_string(i) + "}";
   EXPECT_TRUE(mcp::uri_template::parse(many));
 }
+
+TEST(uri_template, a_name_repeated_in_the_template_takes_its_first_value) {
+  auto t = mcp::uri_template::parse("db://{table}/{row}/{table}");
+  ASSERT_TRUE(t);
+  auto vars = t->match("db://users/7/orders");
+  ASSERT_TRUE(vars);
+  EXPECT_EQ(vars->at("table"), "users");
+  EXPECT_EQ(vars->at("row"), "7");
+  EXPECT_EQ(vars->size(), 2U);
+  // A failed branch leaves nothing behind: the first split tried ("a/b" for x) fails.
+  auto u = mcp::uri_template::parse("x://{+x}/{y}/end");
+  ASSERT_TRUE(u);
+  auto got = u->match("x://a/b/end");
+  ASSERT_TRUE(got);
+  EXPECT_EQ(got->at("x"), "a");
+  EXPECT_EQ(got->at("y"), "b");
+  EXPECT_FALSE(u->match("x://a/b/c"));
+}
