@@ -17,6 +17,7 @@ set(MCP_PUBLIC_HEADERS
   reflect.hpp
   resource.hpp
   server.hpp
+  task_store.hpp
   tool.hpp
   transport.hpp
   transport/memory.hpp
