@@ -16,9 +16,12 @@ mcp_add_test(mcp_core_tests
   unit/transport_test.cpp
   unit/uri_template_test.cpp
   unit/resource_test.cpp
+  unit/task_store_test.cpp
 )
 target_include_directories(mcp_core_tests PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}
                                                   ${PROJECT_SOURCE_DIR}/src)
+# The task store tests make a foreign SQLite database by hand.
+target_link_libraries(mcp_core_tests PRIVATE SQLite::SQLite3)
 
 # Golden transcripts and the bad-input catalogue against the demo server over stdio.
 mcp_add_test(mcp_stdio_tests

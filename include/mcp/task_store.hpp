@@ -1,0 +1,135 @@
+// File: mcp/task_store.hpp
+//
+// Where a server keeps its tasks (MCP 2025-11-25 "Tasks"): the status machine, the owner each
+// task is bound to, its time to live and, once it is terminal, the exact payload `tasks/result`
+// returns. Two stores ship: `make_memory_task_store()` (lost on exit) and
+// `make_sqlite_task_store(path)` (SQLite in WAL mode: tasks and results survive a restart or a
+// crash; a task that was running when its process died is failed on the next open, because no
+// process is working on it any more).
+//
+// The store enforces the status machine: working -> input_required <-> working -> completed |
+// failed | cancelled, and a terminal status never changes. Owners partition the store: `get`,
+// `list` and `cancel`-style updates take the owner and never see another owner's tasks.
+//
+// Example:
+//
+//   auto store = mcp::make_sqlite_task_store("/var/lib/myserver/tasks.db");
+//   if (!store) die(store.error().message);
+//   mcp::server srv({.task_store = *store});
+//   // or by hand:
+//   mcp::task_record t{.id = "t1", .owner = "alice", .ttl = std::chrono::minutes(10)};
+//   (*store)->create(t);
+//   (*store)->update("t1", "alice", {.status = mcp::task_status::completed,
+//                                    .payload = mcp::json::object{{"result", ...}}});
+#pragma once
+
+#include <mcp/error.hpp>
+#include <mcp/json.hpp>
+
+#include <chrono>
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mcp {
+
+/// A task's status (`Task.status`).
+enum class task_status { working, input_required, completed, failed, cancelled };
+
+/// The wire name of `s` ("working", "input_required", ...).
+[[nodiscard]] std::string_view to_string(task_status s) noexcept;
+/// The status named `s`, or nothing.
+[[nodiscard]] std::optional<task_status> task_status_from_string(std::string_view s) noexcept;
+/// True for completed, failed and cancelled.
+[[nodiscard]] constexpr bool is_terminal(task_status s) noexcept {
+  return s == task_status::completed || s == task_status::failed || s == task_status::cancelled;
+}
+/// True when the spec's status machine allows `from` -> `to` (working -> input_required,
+/// input_required -> working, and any non-terminal status to a terminal one).
+[[nodiscard]] bool is_allowed_transition(task_status from, task_status to) noexcept;
+
+/// One task as stored. Times are wall-clock (`createdAt`/`lastUpdatedAt` on the wire).
+struct task_record {
+  std::string id;     ///< `taskId`: unguessable, unique in the store
+  std::string owner;  ///< whose task it is (the requestor binding); never sent on the wire
+  task_status status = task_status::working;
+  std::string status_message{};  ///< `statusMessage` (empty: none)
+  std::chrono::system_clock::time_point created_at{};
+  std::chrono::system_clock::time_point last_updated_at{};
+  /// `ttl`: how long after creation the task (and its result) is kept; nothing = unlimited.
+  std::optional<std::chrono::milliseconds> ttl{};
+  std::optional<std::chrono::milliseconds> poll_interval{};  ///< `pollInterval`
+  std::string method{};  ///< the augmented request's method, e.g. "tools/call"
+  /// Once terminal, what `tasks/result` answers: `{"result": {...}}` (a CallToolResult) or
+  /// `{"error": {"code": …, "message": …}}`. Empty object while not terminal.
+  json::object payload{};
+
+  /// True when `ttl` has passed at `now`.
+  [[nodiscard]] bool expired(std::chrono::system_clock::time_point now) const noexcept {
+    return ttl && now >= created_at + *ttl;
+  }
+};
+
+/// A change of status: the new status, its message and (for a terminal status) the payload.
+struct task_update {
+  task_status status = task_status::working;
+  std::string status_message{};
+  json::object payload{};
+};
+
+/// One page of `list`: tasks in creation order (oldest first), and the cursor of the next page
+/// (empty when this is the last).
+struct task_page {
+  std::vector<task_record> tasks;
+  std::string next_cursor{};
+};
+
+/// A task store. Implementations are thread-safe: every member may be called from any thread
+/// at the same time. Errors are `errc::internal_error` results for storage failures (a full
+/// disk, a corrupt file); "not found" is an empty optional, never an error.
+class task_store {
+ public:
+  virtual ~task_store() = default;
+
+  /// Stores a new task. `created_at`/`last_updated_at` are kept as given (the caller sets
+  /// them). Errors: `errc::invalid_params` if the id exists; `internal_error` on storage failure.
+  virtual result<void> create(const task_record& task) = 0;
+
+  /// The task `id` of `owner`, or nothing when it does not exist, belongs to another owner or
+  /// has expired (an expired task is deleted on the way).
+  virtual result<std::optional<task_record>> get(std::string_view id, std::string_view owner) = 0;
+
+  /// Applies `u` to task `id` of `owner` if the status machine allows it (updating
+  /// `last_updated_at` to now), and returns the task as it is afterwards — changed or not; the
+  /// caller compares `status` to see whether its update won (a terminal task never changes,
+  /// so a racing cancel and completion resolve to whichever was stored first). Nothing when
+  /// the task does not exist for that owner.
+  virtual result<std::optional<task_record>> update(std::string_view id, std::string_view owner,
+                                                    const task_update& u) = 0;
+
+  /// Up to `limit` tasks of `owner` after `cursor` (empty: from the start), unexpired only.
+  /// Errors: `errc::invalid_params` for a cursor this store did not issue.
+  virtual result<task_page> list(std::string_view owner, std::string_view cursor,
+                                 std::size_t limit) = 0;
+
+  /// Deletes every task whose ttl has passed at `now`; returns how many.
+  virtual result<std::size_t> purge_expired(std::chrono::system_clock::time_point now) = 0;
+
+  /// Fails every non-terminal task with `message` (a server calls it once at start-up: a task
+  /// left working by a process that exited can never finish). Returns how many.
+  virtual result<std::size_t> fail_unfinished(std::string_view message) = 0;
+};
+
+/// A store in memory (lost when the process exits). Thread-safe.
+[[nodiscard]] std::shared_ptr<task_store> make_memory_task_store();
+
+/// A store in the SQLite database at `path` (created if missing; WAL journal, synchronous
+/// NORMAL, so a committed task survives a crash of the process). Several stores (or
+/// processes) may open the same file. Errors: `errc::internal_error` when the file cannot be
+/// opened or is not a task database.
+[[nodiscard]] result<std::shared_ptr<task_store>> make_sqlite_task_store(const std::string& path);
+
+}  // namespace mcp

@@ -1,0 +1,553 @@
+// The task stores (include/mcp/task_store.hpp): the status machine, owner isolation, payloads,
+// pagination, expiry, fail_unfinished and racing updates, run against both the memory and the
+// SQLite store; durability, sharing a file and refusing a foreign file for SQLite alone.
+#include <mcp/task_store.hpp>
+
+#include <gtest/gtest.h>
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <latch>
+#include <random>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <sqlite3.h>
+#include <unistd.h>
+
+namespace {
+
+using namespace std::chrono_literals;
+using mcp::task_record;
+using mcp::task_status;
+using mcp::task_update;
+using sys_clock = std::chrono::system_clock;
+
+constexpr std::array<task_status, 5> all_statuses = {
+    task_status::working, task_status::input_required, task_status::completed, task_status::failed,
+    task_status::cancelled};
+
+/// A fresh database path in the temp directory; the file and its WAL companions are removed
+/// when it goes.
+class temp_db {
+ public:
+  temp_db() {
+    static std::atomic<int> counter{0};
+    path_ =
+        (std::filesystem::temp_directory_path() /
+         ("mcp_task_store_" + std::to_string(::getpid()) + "_" + std::to_string(++counter) + ".db"))
+            .string();
+    remove();
+  }
+  temp_db(const temp_db&) = delete;
+  temp_db& operator=(const temp_db&) = delete;
+  ~temp_db() { remove(); }
+  [[nodiscard]] const std::string& path() const { return path_; }
+
+ private:
+  void remove() const {
+    std::error_code ec;
+    for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
+      std::filesystem::remove(path_ + suffix, ec);
+    }
+  }
+  std::string path_;
+};
+
+sys_clock::time_point now_ms() {
+  return std::chrono::floor<std::chrono::milliseconds>(sys_clock::now());
+}
+
+task_record make_task(std::string id, std::string owner = "alice") {
+  task_record t;
+  t.id = std::move(id);
+  t.owner = std::move(owner);
+  t.created_at = now_ms();
+  t.last_updated_at = t.created_at;
+  t.method = "tools/call";
+  return t;
+}
+
+void expect_same(const task_record& a, const task_record& b) {
+  EXPECT_EQ(a.id, b.id);
+  EXPECT_EQ(a.owner, b.owner);
+  EXPECT_EQ(a.status, b.status);
+  EXPECT_EQ(a.status_message, b.status_message);
+  EXPECT_EQ(a.created_at, b.created_at);
+  EXPECT_EQ(a.last_updated_at, b.last_updated_at);
+  EXPECT_EQ(a.ttl, b.ttl);
+  EXPECT_EQ(a.poll_interval, b.poll_interval);
+  EXPECT_EQ(a.method, b.method);
+  EXPECT_EQ(a.payload, b.payload);
+}
+
+mcp::json::object result_payload(std::string_view text) {
+  return mcp::parse_json(R"({"result":{"content":[{"type":"text","text":")" + std::string(text) +
+                         R"("}]}})")
+      .value()
+      .as_object();
+}
+
+enum class store_kind { memory, sqlite };
+
+class task_store_contract : public ::testing::TestWithParam<store_kind> {
+ protected:
+  void SetUp() override {
+    if (GetParam() == store_kind::memory) {
+      store_ = mcp::make_memory_task_store();
+    } else {
+      auto s = mcp::make_sqlite_task_store(db_.path());
+      ASSERT_TRUE(s) << s.error().message;
+      store_ = *s;
+    }
+    ASSERT_NE(store_, nullptr);
+  }
+
+  /// Stores `t` and expects success.
+  void put(const task_record& t) {
+    const auto r = store_->create(t);
+    ASSERT_TRUE(r) << r.error().message;
+  }
+
+  temp_db db_;
+  std::shared_ptr<mcp::task_store> store_;
+};
+
+TEST_P(task_store_contract, create_then_get_returns_the_record) {
+  auto t = make_task("t1");
+  t.ttl = 10min;
+  t.poll_interval = 250ms;
+  t.status_message = "starting";
+  put(t);
+  const auto got = store_->get("t1", "alice");
+  ASSERT_TRUE(got);
+  ASSERT_TRUE(got->has_value());
+  expect_same(**got, t);
+  EXPECT_FALSE(store_->get("nope", "alice").value().has_value());
+}
+
+TEST_P(task_store_contract, another_owner_sees_nothing) {
+  put(make_task("t1", "alice"));
+  EXPECT_FALSE(store_->get("t1", "bob").value().has_value());
+  EXPECT_TRUE(store_->list("bob", "", 10).value().tasks.empty());
+  const auto u = store_->update("t1", "bob", {.status = task_status::cancelled});
+  ASSERT_TRUE(u);
+  EXPECT_FALSE(u->has_value());
+  const auto still = store_->get("t1", "alice").value();
+  ASSERT_TRUE(still.has_value());
+  EXPECT_EQ(still->status, task_status::working);
+  ASSERT_EQ(store_->list("alice", "", 10).value().tasks.size(), 1U);
+}
+
+TEST_P(task_store_contract, a_duplicate_id_is_refused_whoever_the_owner) {
+  put(make_task("t1", "alice"));
+  for (const char* owner : {"alice", "bob"}) {
+    auto dup = make_task("t1", owner);
+    dup.status_message = "second";
+    const auto r = store_->create(dup);
+    ASSERT_FALSE(r);
+    EXPECT_TRUE(r.error().is(mcp::errc::invalid_params)) << r.error().message;
+  }
+  const auto got = store_->get("t1", "alice").value();
+  ASSERT_TRUE(got.has_value());
+  EXPECT_EQ(got->status_message, "");
+  EXPECT_FALSE(store_->get("t1", "bob").value().has_value());
+}
+
+TEST_P(task_store_contract, status_names_round_trip) {
+  for (const auto s : all_statuses) EXPECT_EQ(mcp::task_status_from_string(mcp::to_string(s)), s);
+  EXPECT_EQ(mcp::to_string(task_status::input_required), "input_required");
+  EXPECT_EQ(mcp::to_string(task_status::cancelled), "cancelled");
+  EXPECT_FALSE(mcp::task_status_from_string("Working").has_value());
+  EXPECT_FALSE(mcp::task_status_from_string("").has_value());
+}
+
+TEST_P(task_store_contract, every_transition_is_allowed_or_refused_as_the_spec_says) {
+  const auto expected = [](task_status from, task_status to) {
+    if (mcp::is_terminal(from)) return false;
+    if (mcp::is_terminal(to)) return true;
+    return (from == task_status::working && to == task_status::input_required) ||
+           (from == task_status::input_required && to == task_status::working);
+  };
+  int n = 0;
+  for (const auto from : all_statuses) {
+    for (const auto to : all_statuses) {
+      const bool allowed = expected(from, to);
+      EXPECT_EQ(mcp::is_allowed_transition(from, to), allowed)
+          << mcp::to_string(from) << " -> " << mcp::to_string(to);
+      auto t = make_task("t" + std::to_string(n++));
+      t.status = from;
+      t.status_message = "before";
+      t.created_at -= 1s;
+      t.last_updated_at = t.created_at;
+      put(t);
+      const auto before = sys_clock::now();
+      const auto r = store_->update(
+          t.id, "alice",
+          {.status = to, .status_message = "after", .payload = result_payload("done")});
+      ASSERT_TRUE(r) << r.error().message;
+      ASSERT_TRUE(r->has_value());
+      const auto stored = store_->get(t.id, "alice").value();
+      ASSERT_TRUE(stored.has_value());
+      expect_same(**r, *stored);
+      if (allowed) {
+        EXPECT_EQ((*r)->status, to);
+        EXPECT_EQ((*r)->status_message, "after");
+        EXPECT_EQ((*r)->payload, result_payload("done"));
+        EXPECT_GE((*r)->last_updated_at, std::chrono::floor<std::chrono::milliseconds>(before));
+      } else {
+        expect_same(**r, t);  // unchanged, last_updated_at included
+      }
+    }
+  }
+}
+
+TEST_P(task_store_contract, a_terminal_task_never_changes_and_update_returns_the_winner) {
+  put(make_task("t1"));
+  const auto first = store_
+                         ->update("t1", "alice",
+                                  {.status = task_status::completed,
+                                   .status_message = "done",
+                                   .payload = result_payload("42")})
+                         .value();
+  ASSERT_TRUE(first.has_value());
+  EXPECT_EQ(first->status, task_status::completed);
+  for (const auto to : all_statuses) {
+    const auto late =
+        store_->update("t1", "alice", {.status = to, .status_message = "late"}).value();
+    ASSERT_TRUE(late.has_value());
+    expect_same(*late, *first);
+  }
+  EXPECT_FALSE(store_->update("missing", "alice", {.status = task_status::failed}).value());
+}
+
+TEST_P(task_store_contract, input_required_and_back_to_working) {
+  put(make_task("t1"));
+  auto r = store_
+               ->update("t1", "alice",
+                        {.status = task_status::input_required, .status_message = "need a name"})
+               .value();
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->status, task_status::input_required);
+  EXPECT_EQ(r->status_message, "need a name");
+  r = store_->update("t1", "alice", {.status = task_status::working}).value();
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->status, task_status::working);
+  EXPECT_EQ(r->status_message, "");
+}
+
+TEST_P(task_store_contract, payloads_round_trip_exactly) {
+  const auto payload =
+      mcp::parse_json(
+          R"({"result":{"content":[{"type":"text","text":"h\u00e9llo \u4e16\u754c \ud83d\ude80 \"q\" \\ \n"}],)"
+          R"("structuredContent":{"n":-1.5e300,"i":9007199254740993,"u":18446744073709551615,)"
+          R"("b":[true,false,null,[],{}],"deep":{"a":{"b":{"c":[1,[2,[3]]]}}}},"isError":false}})")
+          .value()
+          .as_object();
+  put(make_task("t1"));
+  const auto u =
+      store_->update("t1", "alice", {.status = task_status::completed, .payload = payload}).value();
+  ASSERT_TRUE(u.has_value());
+  EXPECT_EQ(u->payload, payload);
+  const auto got = store_->get("t1", "alice").value();
+  ASSERT_TRUE(got.has_value());
+  EXPECT_EQ(got->payload, payload);
+  EXPECT_EQ(got->payload.at("result").at("structuredContent").at("u").kind(),
+            boost::json::kind::uint64);
+  auto t = make_task("t2");
+  t.status = task_status::failed;
+  t.payload = mcp::parse_json(R"({"error":{"code":-32603,"message":"Ωmega"}})").value().as_object();
+  t.status_message = "f\u00e4iled \U0001F4A5";
+  put(t);
+  const auto got2 = store_->get("t2", "alice").value();
+  ASSERT_TRUE(got2.has_value());
+  expect_same(*got2, t);
+}
+
+TEST_P(task_store_contract, list_pages_through_in_creation_order) {
+  std::vector<std::string> ids;
+  for (int i = 0; i < 25; ++i) {
+    // Ids in descending order, so creation order is not id order.
+    ids.push_back("task-" + std::to_string(99 - i));
+    put(make_task(ids.back(), "alice"));
+    put(make_task("other-" + std::to_string(i), "bob"));
+  }
+  std::vector<std::string> seen;
+  std::set<std::string> cursors;
+  std::string cursor;
+  std::vector<std::size_t> sizes;
+  for (int page = 0; page < 10; ++page) {
+    const auto p = store_->list("alice", cursor, 10);
+    ASSERT_TRUE(p) << p.error().message;
+    sizes.push_back(p->tasks.size());
+    for (const auto& t : p->tasks) {
+      EXPECT_EQ(t.owner, "alice");
+      seen.push_back(t.id);
+    }
+    if (p->next_cursor.empty()) break;
+    EXPECT_TRUE(cursors.insert(p->next_cursor).second);
+    cursor = p->next_cursor;
+  }
+  EXPECT_EQ(sizes, (std::vector<std::size_t>{10, 10, 5}));
+  EXPECT_EQ(seen, ids);
+  // A page that ends at the last task has no next cursor.
+  const auto two = store_->list("alice", cursor, 5);
+  ASSERT_TRUE(two);
+  EXPECT_EQ(two->tasks.size(), 5U);
+  EXPECT_TRUE(two->next_cursor.empty());
+  for (const std::string& bad : std::vector<std::string>{
+           "garbage", "t", "t0000000000000000", "tzzzzzzzzzzzzzzzz", "tffffffffffffffff",
+           "T0000000000000001", std::string(cursor) + "0"}) {
+    const auto r = store_->list("alice", bad, 10);
+    ASSERT_FALSE(r) << bad;
+    EXPECT_TRUE(r.error().is(mcp::errc::invalid_params)) << bad;
+  }
+}
+
+TEST_P(task_store_contract, expired_tasks_are_hidden_and_purged) {
+  auto old = make_task("old");
+  old.created_at -= 10s;
+  old.ttl = 1s;
+  put(old);
+  auto fresh = make_task("fresh");
+  fresh.ttl = 1h;
+  put(fresh);
+  auto forever = make_task("forever");
+  put(forever);
+  auto old2 = make_task("old2");
+  old2.created_at -= 10s;
+  old2.ttl = 5s;
+  put(old2);
+
+  EXPECT_FALSE(store_->get("old", "alice").value().has_value());
+  EXPECT_FALSE(store_->update("old", "alice", {.status = task_status::completed}).value());
+  const auto page = store_->list("alice", "", 10).value();
+  std::vector<std::string> ids;
+  for (const auto& t : page.tasks) ids.push_back(t.id);
+  EXPECT_EQ(ids, (std::vector<std::string>{"fresh", "forever"}));
+  // Both expired tasks are gone already (deleted by get and list); an hour later only the
+  // one-hour task expires, and the task without a ttl never does.
+  EXPECT_EQ(store_->purge_expired(sys_clock::now()).value(), 0U);
+  EXPECT_EQ(store_->purge_expired(sys_clock::now() + 2h).value(), 1U);
+  EXPECT_FALSE(store_->get("fresh", "alice").value().has_value());
+  EXPECT_TRUE(store_->get("forever", "alice").value().has_value());
+  auto later = make_task("later");
+  later.created_at -= 10s;
+  later.ttl = 1s;
+  put(later);
+  EXPECT_EQ(store_->purge_expired(sys_clock::now()).value(), 1U);
+  EXPECT_EQ(store_->purge_expired(sys_clock::now() + 1000h).value(), 0U);
+}
+
+TEST_P(task_store_contract, fail_unfinished_fails_only_unfinished_tasks) {
+  put(make_task("w"));
+  auto ir = make_task("ir", "bob");
+  ir.status = task_status::input_required;
+  put(ir);
+  auto done = make_task("done");
+  done.status = task_status::completed;
+  done.payload = result_payload("ok");
+  put(done);
+  auto cancelled = make_task("c");
+  cancelled.status = task_status::cancelled;
+  put(cancelled);
+
+  EXPECT_EQ(store_->fail_unfinished("server restarted").value(), 2U);
+  for (const auto& [id, owner] : {std::pair{"w", "alice"}, std::pair{"ir", "bob"}}) {
+    const auto t = store_->get(id, owner).value();
+    ASSERT_TRUE(t.has_value()) << id;
+    EXPECT_EQ(t->status, task_status::failed);
+    EXPECT_EQ(t->status_message, "server restarted");
+    ASSERT_TRUE(t->payload.contains("error"));
+    EXPECT_EQ(t->payload.at("error").at("message"), "server restarted");
+  }
+  expect_same(store_->get("done", "alice").value().value(), done);
+  expect_same(store_->get("c", "alice").value().value(), cancelled);
+  EXPECT_EQ(store_->fail_unfinished("again").value(), 0U);
+}
+
+TEST_P(task_store_contract, racing_terminal_updates_have_exactly_one_winner) {
+  for (int round = 0; round < 5; ++round) {
+    const std::string id = "race" + std::to_string(round);
+    put(make_task(id));
+    constexpr int threads = 8;
+    std::latch start(threads);
+    std::vector<task_record> seen(threads);
+    std::vector<std::string> errors(threads);
+    std::vector<std::thread> pool;
+    for (int i = 0; i < threads; ++i) {
+      pool.emplace_back([&, i] {
+        const task_status to = all_statuses[2 + static_cast<std::size_t>(i) % 3];
+        start.arrive_and_wait();
+        const auto r = store_->update(id, "alice",
+                                      {.status = to,
+                                       .status_message = "thread " + std::to_string(i),
+                                       .payload = result_payload(std::to_string(i))});
+        if (!r) {
+          errors[static_cast<std::size_t>(i)] = r.error().message;
+        } else if (r->has_value()) {
+          seen[static_cast<std::size_t>(i)] = **r;
+        }
+      });
+    }
+    for (auto& t : pool) t.join();
+    int winners = 0;
+    for (int i = 0; i < threads; ++i) {
+      const auto& s = seen[static_cast<std::size_t>(i)];
+      EXPECT_EQ(errors[static_cast<std::size_t>(i)], "");
+      EXPECT_EQ(s.id, id);
+      if (s.status_message == "thread " + std::to_string(i)) ++winners;
+      expect_same(s, seen[0]);
+    }
+    EXPECT_EQ(winners, 1);
+    const auto final_state = store_->get(id, "alice").value();
+    ASSERT_TRUE(final_state.has_value());
+    EXPECT_TRUE(mcp::is_terminal(final_state->status));
+    expect_same(*final_state, seen[0]);
+  }
+}
+
+std::string kind_name(const ::testing::TestParamInfo<store_kind>& p) {
+  return p.param == store_kind::memory ? "memory" : "sqlite";
+}
+
+INSTANTIATE_TEST_SUITE_P(both, task_store_contract,
+                         ::testing::Values(store_kind::memory, store_kind::sqlite), kind_name);
+
+std::shared_ptr<mcp::task_store> open_store(const std::string& path) {
+  auto s = mcp::make_sqlite_task_store(path);
+  if (!s) ADD_FAILURE() << s.error().message;
+  return s ? *s : nullptr;
+}
+
+TEST(task_store_sqlite, everything_survives_reopening_the_file) {
+  const temp_db db;
+  auto t1 = make_task("t1");
+  t1.ttl = 1h;
+  t1.poll_interval = 500ms;
+  auto t2 = make_task("t2", "bob");
+  t2.status = task_status::input_required;
+  t2.status_message = "waiting";
+  task_record done_before;
+  {
+    auto store = open_store(db.path());
+    ASSERT_NE(store, nullptr);
+    ASSERT_TRUE(store->create(t1));
+    ASSERT_TRUE(store->create(t2));
+    ASSERT_TRUE(store->create(make_task("t3")));
+    done_before = store
+                      ->update("t3", "alice",
+                               {.status = task_status::completed,
+                                .status_message = "ok",
+                                .payload = result_payload("kept")})
+                      .value()
+                      .value();
+  }
+  auto store = open_store(db.path());
+  ASSERT_NE(store, nullptr);
+  expect_same(store->get("t1", "alice").value().value(), t1);
+  expect_same(store->get("t2", "bob").value().value(), t2);
+  expect_same(store->get("t3", "alice").value().value(), done_before);
+  const auto page = store->list("alice", "", 10).value();
+  ASSERT_EQ(page.tasks.size(), 2U);
+  EXPECT_EQ(page.tasks[0].id, "t1");
+  EXPECT_EQ(page.tasks[1].id, "t3");
+  // Ids stay unique and sequence numbers keep growing across opens.
+  EXPECT_TRUE(store->create(make_task("t1")).error().is(mcp::errc::invalid_params));
+  ASSERT_TRUE(store->create(make_task("t4")));
+  const auto first = store->list("alice", "", 1).value();
+  const auto rest = store->list("alice", first.next_cursor, 10).value();
+  ASSERT_EQ(rest.tasks.size(), 2U);
+  EXPECT_EQ(rest.tasks[1].id, "t4");
+  EXPECT_EQ(store->fail_unfinished("restarted").value(), 3U);
+}
+
+TEST(task_store_sqlite, two_stores_share_one_file) {
+  const temp_db db;
+  auto a = open_store(db.path());
+  auto b = open_store(db.path());
+  ASSERT_NE(a, nullptr);
+  ASSERT_NE(b, nullptr);
+  ASSERT_TRUE(a->create(make_task("t1")));
+  EXPECT_TRUE(std::filesystem::exists(db.path() + "-wal"));  // WAL journal
+  EXPECT_TRUE(b->create(make_task("t1")).error().is(mcp::errc::invalid_params));
+  ASSERT_TRUE(b->get("t1", "alice").value().has_value());
+  const auto by_b = b->update("t1", "alice", {.status = task_status::input_required}).value();
+  ASSERT_TRUE(by_b.has_value());
+  expect_same(a->get("t1", "alice").value().value(), *by_b);
+  // A cursor issued by one store is good for the other: they are one database.
+  ASSERT_TRUE(b->create(make_task("t2")));
+  const auto page = a->list("alice", "", 1).value();
+  ASSERT_FALSE(page.next_cursor.empty());
+  const auto next = b->list("alice", page.next_cursor, 1).value();
+  ASSERT_EQ(next.tasks.size(), 1U);
+  EXPECT_EQ(next.tasks[0].id, "t2");
+
+  // Threads on both stores race to finish the task: one update wins for both.
+  std::latch start(8);
+  std::vector<task_record> seen(8);
+  std::vector<std::thread> pool;
+  for (std::size_t i = 0; i < 8; ++i) {
+    pool.emplace_back([&, i] {
+      auto& store = i % 2 == 0 ? a : b;
+      start.arrive_and_wait();
+      seen[i] =
+          store
+              ->update("t1", "alice",
+                       {.status = i % 3 == 0 ? task_status::cancelled : task_status::completed,
+                        .status_message = "by " + std::to_string(i)})
+              .value()
+              .value();
+    });
+  }
+  for (auto& t : pool) t.join();
+  int winners = 0;
+  for (std::size_t i = 0; i < 8; ++i) {
+    if (seen[i].status_message == "by " + std::to_string(i)) ++winners;
+    expect_same(seen[i], seen[0]);
+  }
+  EXPECT_EQ(winners, 1);
+  expect_same(b->get("t1", "alice").value().value(), seen[0]);
+}
+
+TEST(task_store_sqlite, a_file_of_random_bytes_is_refused) {
+  const temp_db db;
+  {
+    std::ofstream out(db.path(), std::ios::binary);
+    std::mt19937 gen(12345);
+    for (int i = 0; i < 4096; ++i) out.put(static_cast<char>(gen() & 0xFFU));
+  }
+  const auto s = mcp::make_sqlite_task_store(db.path());
+  ASSERT_FALSE(s);
+  EXPECT_TRUE(s.error().is(mcp::errc::internal_error));
+  EXPECT_EQ(s.error().message.rfind("task store: ", 0), 0U) << s.error().message;
+  EXPECT_EQ(std::filesystem::file_size(db.path()), 4096U);  // left as it was
+}
+
+TEST(task_store_sqlite, another_applications_database_is_refused_and_left_alone) {
+  const temp_db db;
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(db.path().c_str(), &raw), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(raw, "CREATE TABLE notes (body TEXT)", nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(raw);
+  const auto s = mcp::make_sqlite_task_store(db.path());
+  ASSERT_FALSE(s);
+  EXPECT_TRUE(s.error().is(mcp::errc::internal_error));
+  EXPECT_NE(s.error().message.find("not a task database"), std::string::npos);
+  EXPECT_FALSE(std::filesystem::exists(db.path() + "-wal"));
+}
+
+TEST(task_store_sqlite, an_unopenable_path_is_an_error) {
+  const auto s = mcp::make_sqlite_task_store("/nonexistent-dir-for-mcp-tests/sub/tasks.db");
+  ASSERT_FALSE(s);
+  EXPECT_TRUE(s.error().is(mcp::errc::internal_error));
+  EXPECT_EQ(s.error().message.rfind("task store: ", 0), 0U) << s.error().message;
+}
+
+}  // namespace
