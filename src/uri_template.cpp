@@ -169,7 +169,10 @@ std::optional<uri_variables> match_expression(const uri_template::part& p, std::
 struct matcher {
   const std::vector<uri_template::part>& parts;
   std::string_view uri;
-  std::size_t budget = 20000;
+  /// Work allowed, in characters examined (each candidate an expression is tried on costs its
+  /// length): enough for any URI a template is meant to match, and milliseconds for a hostile
+  /// template and URI.
+  std::size_t budget = 4'000'000;
 
   /// Matches parts `i…` against `uri` from `pos`. Only a complete match writes to `vars`, as
   /// the recursion unwinds: later parts first, so an earlier part's value for a name repeated
@@ -184,6 +187,12 @@ struct matcher {
       return run(i + 1, pos + p.literal.size(), vars);
     }
     for (std::size_t end = uri.size() + 1; end-- > pos;) {
+      const std::size_t cost = end - pos + 1;
+      if (budget < cost) {
+        budget = 0;
+        return false;
+      }
+      budget -= cost;
       auto got = match_expression(p, uri.substr(pos, end - pos));
       if (!got) continue;
       if (run(i + 1, end, vars)) {

@@ -97,7 +97,7 @@ namespace {
 // `search_budget_base + search_budget_per_char` x (subject length) units, enough for any
 // pattern that reads each character a bounded number of times, and a few milliseconds of a
 // catastrophic one.
-constexpr std::int64_t search_budget_base = 1'000'000;
+constexpr std::int64_t search_budget_base = 100'000;
 constexpr std::int64_t search_budget_per_char = 100;
 
 struct budget_exhausted {};

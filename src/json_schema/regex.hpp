@@ -3,7 +3,7 @@
 // Patterns are translated to Boost.Regex (perl syntax) over UTF-32 code points, so `.` and
 // character classes see code points as ECMA-262 with the `u` flag does, and `\d`, `\w`, `\s`,
 // `^`, `$` and `.` get their ECMA meaning. A search has a budget linear in the subject's
-// length (a million character reads plus a hundred per code point): catastrophic backtracking
+// length (100,000 character reads plus a hundred per code point): catastrophic backtracking
 // ends there, in milliseconds, as `match_result::too_complex`.
 // Simple patterns (anchored sequences of ASCII classes with counted repetition, the shape most
 // tool schemas use) run on a small backtracking-free matcher instead.
