@@ -5,10 +5,12 @@
 //                                      stderr); --stateless: no sessions; --io-threads N
 //   demo_server --no-rate-limit      no per-caller rate limit (for benchmarks)
 //   demo_server --page-size 2        tools/list pages of 2 tools (to see pagination)
+//   demo_server --task-store FILE    keep tasks in a SQLite file (they survive a restart)
 //
 // Tools: echo (the benchmark tool), forecast (typed, structured output), make_image,
 // make_audio, embedded_resource, related_links, slow_count (progress and cancellation),
-// fail (a tool error), unlock_admin (enables the hidden admin.stats tool at runtime).
+// fail (a tool error), unlock_admin (enables the hidden admin.stats tool at runtime); tasks:
+// slow_task, must_task (task only), failing_task, elicit_task (input_required).
 #include <mcp/http_server.hpp>
 #include <mcp/server.hpp>
 
@@ -79,6 +81,66 @@ MCP_FIELDS(fail_in, (reason, "Why the tool should fail"))
 using examples::bytes_of;
 using examples::png_base64;
 using examples::tiny_wav;
+
+struct task_in {
+  int steps = 1;
+  int step_ms = 0;
+};
+MCP_FIELDS(
+    task_in,
+    (steps, {.description = "Number of steps", .defaulted = true, .minimum = 0, .maximum = 100000}),
+    (step_ms,
+     {.description = "Milliseconds per step", .defaulted = true, .minimum = 0, .maximum = 60000}))
+
+struct proceed_form {
+  bool proceed = false;
+};
+MCP_FIELDS(proceed_form, (proceed, {.title = "Proceed?", .defaulted = true}))
+
+struct question_in {
+  std::string question;
+};
+MCP_FIELDS(question_in, (question, "What to ask the user"))
+
+/// Tools that run as tasks (MCP 2025-11-25): call them with `params.task`.
+void add_task_tools(mcp::server& server) {
+  server.add_tool({.name = "slow_task",
+                   .description = "Sleeps steps x step_ms ms (cancellable), then returns "
+                                  "\"done <steps>\". Runs as a task or as a plain call.",
+                   .annotations = {.read_only_hint = true},
+                   .task_support_mode = mcp::task_support::optional},
+                  [](mcp::tool_context& ctx, const task_in& in) -> mcp::tool_result<std::string> {
+                    for (int i = 0; i < in.steps; ++i) {
+                      if (ctx.cancelled()) return mcp::tool_error{"cancelled"};
+                      std::this_thread::sleep_for(std::chrono::milliseconds(in.step_ms));
+                      ctx.progress(i + 1, in.steps);
+                    }
+                    return "done " + std::to_string(in.steps);
+                  });
+  server.add_tool({.name = "must_task",
+                   .description = "Echoes the text; only as a task (taskSupport required).",
+                   .annotations = {.read_only_hint = true},
+                   .task_support_mode = mcp::task_support::required},
+                  [](const echo_in& in) { return in.text; });
+  server.add_tool({.name = "failing_task",
+                   .description = "Fails with a tool error, so its task ends failed.",
+                   .annotations = {.read_only_hint = true},
+                   .task_support_mode = mcp::task_support::optional},
+                  [](const fail_in& in) -> mcp::tool_result<std::string> {
+                    return mcp::tool_error{"failing_task was asked to fail: " + in.reason};
+                  });
+  server.add_tool(
+      {.name = "elicit_task",
+       .description = "Asks the user a yes/no question (the task is input_required meanwhile).",
+       .annotations = {.read_only_hint = true},
+       .task_support_mode = mcp::task_support::optional},
+      [](mcp::tool_context& ctx, const question_in& in) -> mcp::tool_result<std::string> {
+        auto answer = ctx.elicit<proceed_form>(in.question);
+        if (!answer) return mcp::tool_error{"no answer: " + answer.error().message};
+        if (!answer->accepted()) return std::string("the user declined");
+        return std::string(answer->content->proceed ? "yes" : "no");
+      });
+}
 
 void add_tools(mcp::server& server) {
   server.add_tool({.name = "echo",
@@ -208,6 +270,7 @@ int main(int argc, char** argv) {
   mallopt(M_MMAP_THRESHOLD, 1 << 20);
   std::size_t page_size = 100;
   std::string http;
+  std::string task_store;  // SQLite file; empty: tasks in memory
   mcp::http_server_options http_opts{.io_threads = 2};
   bool rate_limited = true;
   for (int i = 1; i < argc; ++i) {
@@ -228,17 +291,29 @@ int main(int argc, char** argv) {
       http_opts.body_timeout = std::chrono::milliseconds(std::stoul(argv[++i]));
     } else if (a == "--keep-alive-timeout-ms" && i + 1 < argc) {
       http_opts.keep_alive_timeout = std::chrono::milliseconds(std::stoul(argv[++i]));
+    } else if (a == "--task-store" && i + 1 < argc) {
+      task_store = argv[++i];
     } else if (a == "--help" || a == "-h") {
       std::fprintf(
           stderr,
           "usage: demo_server [--http HOST:PORT [--stateless] [--io-threads N]\n"
           "                    [--header-timeout-ms N] [--body-timeout-ms N]\n"
-          "                    [--keep-alive-timeout-ms N]] [--page-size N] [--no-rate-limit]\n");
+          "                    [--keep-alive-timeout-ms N]] [--page-size N] [--no-rate-limit]\n"
+          "                   [--task-store FILE]  (tasks in a SQLite file; default: memory)\n");
       return 0;
     } else {
       std::fprintf(stderr, "demo_server: unknown argument %s (try --help)\n", argv[i]);
       return 2;
     }
+  }
+  std::shared_ptr<mcp::task_store> tasks;
+  if (!task_store.empty()) {
+    auto opened = mcp::make_sqlite_task_store(task_store);
+    if (!opened) {
+      std::fprintf(stderr, "demo_server: %s\n", opened.error().message.c_str());
+      return 2;
+    }
+    tasks = std::move(*opened);
   }
   mcp::server server({.info = {.name = "mcp-cpp-demo",
                                .version = "0.1.0",
@@ -246,10 +321,12 @@ int main(int argc, char** argv) {
                                .description = "Shows every tool feature of mcp-cpp."},
                       .instructions = "Call echo to test the connection; forecast returns "
                                       "structured data; slow_count reports progress.",
-                      .page_size = page_size == 0 ? 100 : page_size});
+                      .page_size = page_size == 0 ? 100 : page_size,
+                      .task_store = std::move(tasks)});
   if (rate_limited) server.use(mcp::rate_limit({.per_second = 1000, .burst = 2000}));
   server.use(mcp::concurrency_limit(64));
   server.use(mcp::deadline(std::chrono::seconds(120)));
   demo::add_tools(server);
+  demo::add_task_tools(server);
   return examples::serve(server, http, http_opts, "mcp-cpp demo server");
 }

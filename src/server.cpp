@@ -10,6 +10,7 @@
 #include "resources.hpp"
 #include "server_core.hpp"
 #include "server_session.hpp"
+#include "tasks.hpp"
 #include "tools.hpp"
 
 namespace mcp {
@@ -36,7 +37,8 @@ server_core::server_core(server_options o)
   resources = std::make_shared<resources_feature>(*this);
   prompts = std::make_shared<prompts_feature>(*this);
   auto completion = std::make_shared<completion_feature>(*this, *resources, *prompts);
-  features = {tools, logging, resources, prompts, completion};
+  tasks = std::make_shared<tasks_feature>(*this);
+  features = {tools, logging, resources, prompts, completion, tasks};
 }
 
 server_core::~server_core() = default;

@@ -23,6 +23,7 @@ namespace mcp::detail {
 class tools_feature;
 class resources_feature;
 class prompts_feature;
+class tasks_feature;
 
 class server_core : public std::enable_shared_from_this<server_core> {
  public:
@@ -39,6 +40,7 @@ class server_core : public std::enable_shared_from_this<server_core> {
   std::shared_ptr<tools_feature> tools;
   std::shared_ptr<resources_feature> resources;
   std::shared_ptr<prompts_feature> prompts;
+  std::shared_ptr<tasks_feature> tasks;
 
   /// The interceptor chain, replaced (never mutated) on `use`.
   [[nodiscard]] std::shared_ptr<const std::vector<std::shared_ptr<call_interceptor>>> pipeline()

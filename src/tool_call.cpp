@@ -57,12 +57,33 @@ void run_handler(call_state& c) {
   }
   auto call = c.shared_from_this();
   if (call->run_inline()) return invoke(call);
-  auto s = call->session();
-  if (!s) return;  // the session ended: nobody waits for the answer
-  s->core().exec->post([call = std::move(call)] { invoke(call); });
+  auto* exec = call->sink().exec(*call);
+  if (exec == nullptr) return;  // the session ended: nobody waits for the answer
+  exec->post([call = std::move(call)] { invoke(call); });
 }
 
 }  // namespace
+
+std::optional<error> output_problem(const call_state& call, const call_tool_result& r,
+                                    const std::optional<json::value>& structured) {
+  const auto& validator = call.entry().output_validator;
+  if (r.is_error || !validator) return std::nullopt;
+  std::string problem;
+  if (!structured) {
+    problem = "has an outputSchema but returned no structuredContent";
+  } else if (auto errors = validator->validate(*structured); !errors.empty()) {
+    problem = "returned structuredContent that does not match its outputSchema: " +
+              errors.front().message;
+  } else {
+    return std::nullopt;
+  }
+  return error{errc::internal_error, "Tool \"" + call.tool() + "\" " + problem};
+}
+
+executor* call_sink::exec(const call_state& call) const {
+  auto s = call.session();
+  return s ? s->core().exec.get() : nullptr;
+}
 
 std::optional<jsonrpc::request_id> call_sink::related(const call_state& call) const {
   return call.id();
@@ -96,21 +117,9 @@ void tools_feature::deliver(call_state& call, std::variant<call_tool_result, err
   // structuredContent as a value (a move, not a copy) for the validator and the writer.
   std::optional<json::value> structured;
   if (r.structured_content) structured.emplace(std::move(*r.structured_content));
-  const auto& validator = call.entry().output_validator;
-  if (!r.is_error && validator) {
-    std::string problem;
-    if (!structured) {
-      problem = "has an outputSchema but returned no structuredContent";
-    } else if (auto errors = validator->validate(*structured); !errors.empty()) {
-      problem = "returned structuredContent that does not match its outputSchema: " +
-                errors.front().message;
-    }
-    if (!problem.empty()) {
-      s->send_final(call.id(), jsonrpc::encode_error(
-                                   call.id(), error{errc::internal_error,
-                                                    "Tool \"" + call.tool() + "\" " + problem}));
-      return;
-    }
+  if (auto problem = output_problem(call, r, structured)) {
+    s->send_final(call.id(), jsonrpc::encode_error(call.id(), *problem));
+    return;
   }
   // Written straight into the response for the session's era: no result object is built.
   std::string message;

@@ -7,6 +7,7 @@
 #include "listing.hpp"
 #include "server_core.hpp"
 #include "server_session.hpp"
+#include "tasks.hpp"
 #include "wire.hpp"
 
 namespace mcp::detail {
@@ -100,6 +101,15 @@ bool tools_feature::set_enabled(std::string_view name, bool enabled) {
   return found;
 }
 
+bool tools_feature::offers_tasks() const {
+  for (const auto& e : tools_.all()) {
+    if (e->spec.task_support_mode.value_or(task_support::forbidden) != task_support::forbidden) {
+      return true;
+    }
+  }
+  return false;
+}
+
 std::vector<std::string> tools_feature::names() const {
   std::vector<std::string> out;
   for (const auto& e : tools_.all()) out.push_back(e->spec.name);
@@ -139,6 +149,22 @@ void tools_feature::call(server_session_impl& s, jsonrpc::request&& req) {
   if (!entry) {
     return s.reply_error(req.id,
                          invalid_params("Unknown tool: " + std::string(name->get_string())));
+  }
+  // Tasks (2025-11-25): `task` is read only where the era has tasks; elsewhere it is ignored.
+  const auto mode = entry->spec.task_support_mode.value_or(task_support::forbidden);
+  const auto* task = traits(s.session_era()).tasks ? p.if_contains("task") : nullptr;
+  if (task != nullptr) {
+    if (mode == task_support::forbidden) {
+      return s.reply_error(
+          req.id, error{errc::method_not_found,
+                        "Tool \"" + entry->spec.name + "\" does not support task-augmented calls"});
+    }
+    return core_.tasks->start(s, req.id, std::move(entry), std::move(args), std::move(meta), *task);
+  }
+  if (mode == task_support::required) {
+    return s.reply_error(
+        req.id, error{errc::method_not_found,
+                      "Tool \"" + entry->spec.name + "\" must be called as a task (params.task)"});
   }
   auto call =
       std::make_shared<call_state>(s.self(), shared_from_this(), req.id, std::move(entry),

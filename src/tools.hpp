@@ -46,6 +46,9 @@ class call_sink {
   /// Adds what every notification and request of the call carries in its params (a task's
   /// related-task `_meta`). Default: nothing.
   virtual void annotate(const call_state& call, json::object& params) const;
+  /// The executor the handler runs on; null drops the call (its session ended and nobody
+  /// waits). Default: the session's server's, while the session lives.
+  [[nodiscard]] virtual executor* exec(const call_state& call) const;
   /// Sends a request to the client for the call and waits for the answer (elicitation,
   /// sampling, roots). Default: on the call's session, related to the tools/call request.
   virtual result<json::object> request_client(call_state& call, std::string_view method,
@@ -65,6 +68,8 @@ class tools_feature final : public feature,
   bool remove(std::string_view name);
   bool set_enabled(std::string_view name, bool enabled);
   [[nodiscard]] std::vector<std::string> names() const;
+  /// True when a registered tool declares task support (optional or required).
+  [[nodiscard]] bool offers_tasks() const;
   /// The enabled tool called `name`, or null.
   [[nodiscard]] std::shared_ptr<const tool_entry> find(std::string_view name) const;
 
@@ -84,6 +89,10 @@ class tools_feature final : public feature,
   catalog<tool_entry> tools_;
   std::size_t list_index_;
 };
+
+/// Why a successful result breaks the tool's outputSchema (-32603 naming the tool), or nothing.
+[[nodiscard]] std::optional<error> output_problem(const call_state& call, const call_tool_result& r,
+                                                  const std::optional<json::value>& structured);
 
 /// Throws std::invalid_argument unless `name` is 1-128 characters of [A-Za-z0-9_.-].
 void check_tool_name(std::string_view name);

@@ -121,7 +121,9 @@ int read_lines(int fd, const line_reader_options& opts,
 int server::serve_stdio() {
   std::signal(SIGPIPE, SIG_IGN);  // a vanished client must not kill the server
   auto out = std::make_shared<fd_connection>(STDOUT_FILENO);
-  auto session = open_session(out);
+  // Tasks belong to the local user: a server restarted on the same task store serves them.
+  auto session =
+      open_session(out, session_options{.task_owner = "local:uid" + std::to_string(::getuid())});
   out->buffer_calling_thread();  // inline answers leave together, flushed before each read
   const std::size_t max_line = options().max_line_bytes;
   const int rc = read_lines(

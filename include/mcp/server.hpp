@@ -28,6 +28,7 @@
 #include <mcp/prompt.hpp>
 #include <mcp/protocol.hpp>
 #include <mcp/resource.hpp>
+#include <mcp/task_store.hpp>
 #include <mcp/tool.hpp>
 #include <mcp/typed_tool.hpp>
 
@@ -61,6 +62,14 @@ struct server_options {
   json_limits limits{};                                ///< per incoming message
   std::size_t max_line_bytes = std::size_t{4} << 20U;  ///< stdio: longest accepted line
   log_level default_log_level = log_level::info;       ///< before the client sets one
+  /// Tasks (tools with `task_support_mode` optional or required): where they are kept.
+  /// Default: in memory. A durable store (make_sqlite_task_store) keeps tasks and results
+  /// across restarts; the server fails the tasks it finds unfinished when it starts.
+  std::shared_ptr<mcp::task_store> task_store{};
+  std::chrono::milliseconds task_default_ttl{std::chrono::hours(1)};  ///< when none is asked
+  std::chrono::milliseconds task_max_ttl{std::chrono::hours(24)};     ///< asked ttls are capped
+  std::chrono::milliseconds task_poll_interval{1000};                 ///< `pollInterval` suggested
+  std::size_t max_tasks_per_owner = 1000;  ///< unfinished tasks one requestor may have at once
 };
 
 class server_session;

@@ -277,7 +277,12 @@ std::optional<http_response> request_handler::open_target(const http_request& re
                                                           const headers& extra) {
   if (opts_.stateless) {
     t.conn = std::make_shared<routing_connection>();
-    session_options so{.who = who, .assume_initialized = std::nullopt};
+    // Tasks are bound to the authenticated caller; without an authenticator, to every
+    // anonymous caller of this stateless server alike (task ids are unguessable).
+    session_options so{
+        .who = who,
+        .assume_initialized = std::nullopt,
+        .task_owner = opts_.authenticate ? "principal:" + who.subject : std::string("anonymous")};
     if (body.initialize == nullptr) {
       so.assume_initialized = std::string(version.empty() ? assumed_version : version);
     }
@@ -294,7 +299,11 @@ std::optional<http_response> request_handler::open_target(const http_request& re
     t.hs->id = session_table::new_id();
     t.hs->subject = who.subject;
     t.hs->conn = t.conn = std::make_shared<routing_connection>();
-    t.hs->session = t.session = server_.open_session(t.conn, session_options{.who = who});
+    // Tasks are bound to the authenticated caller (across sessions), else to this session.
+    t.hs->session = t.session = server_.open_session(
+        t.conn, session_options{.who = who,
+                                .task_owner = opts_.authenticate ? "principal:" + who.subject
+                                                                 : "session:" + t.hs->id});
     if (!sessions_.add(t.hs)) {
       t.session->close();
       return error_response(503, errc::internal_error, "Service Unavailable: too many sessions",

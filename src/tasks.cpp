@@ -1,0 +1,450 @@
+// The tasks feature: task-augmented tools/call, tasks/get|result|list|cancel and
+// notifications/tasks/status over a task_store (see tasks.hpp).
+#include "tasks.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+
+#include "detail/call_state.hpp"
+#include "detail/random.hpp"
+#include "detail/timer.hpp"
+#include "server_core.hpp"
+#include "server_session.hpp"
+#include "wire.hpp"
+
+namespace mcp::detail {
+
+namespace {
+
+constexpr std::string_view related_task_key = "io.modelcontextprotocol/related-task";
+
+using sys_clock = std::chrono::system_clock;
+
+/// RFC 3339 in UTC with milliseconds: 2025-11-25T10:30:00.123Z.
+std::string rfc3339(sys_clock::time_point t) {
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch());
+  const std::time_t secs = static_cast<std::time_t>(ms.count() / 1000);
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
+                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+                static_cast<int>(ms.count() % 1000));
+  return buf;
+}
+
+sys_clock::time_point now_ms() {
+  return std::chrono::time_point_cast<std::chrono::milliseconds>(sys_clock::now());
+}
+
+error invalid_params(std::string msg) { return error{errc::invalid_params, std::move(msg)}; }
+
+/// `params.taskId` as a string, or the -32602 to answer.
+result<std::string> task_id_of(const jsonrpc::request& req) {
+  const auto* id = req.params.if_contains("taskId");
+  if (!id || !id->is_string()) return invalid_params(req.method + " needs a string \"taskId\"");
+  return std::string(id->get_string());
+}
+
+error not_found(const std::string& id) {
+  return invalid_params("Task not found: \"" + id + "\" (unknown, expired, or not yours)");
+}
+
+/// `{"_meta": {related-task: {taskId}}}` merged into `params` (notifications, requests, the
+/// tasks/result answer).
+void add_related_task(json::object& params, const std::string& id) {
+  auto& meta = params["_meta"];
+  if (!meta.is_object()) meta.emplace_object();
+  meta.get_object()[related_task_key] = json::object{{"taskId", id}};
+}
+
+/// The first text of a failed tool result, for the task's statusMessage.
+std::string failure_text(const call_tool_result& r) {
+  for (const auto& c : r.content) {
+    const auto* o = c.if_object();
+    if (!o) continue;
+    const auto* text = o->if_contains("text");
+    if (text && text->is_string()) return std::string(text->get_string()).substr(0, 1000);
+  }
+  return "The tool reported an error";
+}
+
+json::object error_payload(const error& e) {
+  json::object err{{"code", e.code}, {"message", e.message}};
+  if (e.data) err["data"] = *e.data;
+  return json::object{{"error", std::move(err)}};
+}
+
+}  // namespace
+
+json::object task_json(const task_record& t) {
+  json::object o;
+  o["taskId"] = t.id;
+  o["status"] = to_string(t.status);
+  if (!t.status_message.empty()) o["statusMessage"] = t.status_message;
+  o["createdAt"] = rfc3339(t.created_at);
+  o["lastUpdatedAt"] = rfc3339(t.last_updated_at);
+  if (t.ttl) {
+    o["ttl"] = t.ttl->count();
+  } else {
+    o["ttl"] = nullptr;
+  }
+  if (t.poll_interval) o["pollInterval"] = t.poll_interval->count();
+  return o;
+}
+
+/// Where a task's call delivers: the store, not the tools/call answer. Its notifications and
+/// requests carry the related-task `_meta`; they are not tied to the (answered) tools/call.
+class task_run final : public call_sink {
+ public:
+  task_run(std::shared_ptr<tasks_feature> f, std::string id, std::string owner)
+      : feature_(std::move(f)), id_(std::move(id)), owner_(std::move(owner)) {}
+
+  void deliver(call_state& call, std::variant<call_tool_result, error> outcome) override {
+    task_update u;
+    if (auto* e = std::get_if<error>(&outcome)) {
+      u.status = task_status::failed;
+      u.status_message = e->message;
+      u.payload = error_payload(*e);
+    } else {
+      auto& r = std::get<call_tool_result>(outcome);
+      std::optional<json::value> structured;
+      if (r.structured_content) structured.emplace(std::move(*r.structured_content));
+      if (auto problem = output_problem(call, r, structured)) {
+        u.status = task_status::failed;
+        u.status_message = problem->message;
+        u.payload = error_payload(*problem);
+      } else {
+        std::string text;
+        wire::append_tool_result(text, r, structured ? &*structured : nullptr, latest_era);
+        json::object result = json::parse(text).as_object();
+        add_related_task(result, id_);
+        u.status = r.is_error ? task_status::failed : task_status::completed;
+        if (r.is_error) u.status_message = failure_text(r);
+        u.payload = json::object{{"result", std::move(result)}};
+      }
+    }
+    feature_->finish(id_, owner_, std::move(u));
+  }
+
+  std::optional<jsonrpc::request_id> related(const call_state& /*call*/) const override {
+    return std::nullopt;  // the tools/call was answered: standalone messages
+  }
+
+  void annotate(const call_state& /*call*/, json::object& params) const override {
+    add_related_task(params, id_);
+  }
+
+  executor* exec(const call_state& /*call*/) const override {
+    return feature_->core().exec.get();  // a task runs whether or not its session lives
+  }
+
+  result<json::object> request_client(call_state& call, std::string_view method,
+                                      json::object params,
+                                      std::chrono::milliseconds timeout) override {
+    // On the stream of a waiting tasks/result when there is one, else the creating session.
+    std::shared_ptr<server_session_impl> s;
+    std::optional<jsonrpc::request_id> related;
+    if (auto w = feature_->first_waiter(id_)) {
+      s = w->session.lock();
+      if (s) related = w->id();
+    }
+    if (!s) s = call.session();
+    if (!s) return error{errc::connection_closed, "no session to ask the client through"};
+    if (!feature_->set_input_required(id_, owner_, true)) {
+      return error{errc::cancelled, "the task has ended"};
+    }
+    auto answer = s->request_client(method, std::move(params), timeout,
+                                    related ? &*related : nullptr, call.stop_source().get_token());
+    feature_->set_input_required(id_, owner_, false);
+    return answer;
+  }
+
+ private:
+  std::shared_ptr<tasks_feature> feature_;
+  std::string id_;
+  std::string owner_;
+};
+
+tasks_feature::tasks_feature(server_core& core)
+    : core_(core), store_(core.opts.task_store ? core.opts.task_store : make_memory_task_store()) {
+  // A task left unfinished by an earlier process can never finish now.
+  (void)store_->fail_unfinished("The server stopped before the task finished");
+  core.router.add("tasks/get", "tasks",
+                  [this](server_session_impl& s, jsonrpc::request&& r) { get(s, std::move(r)); });
+  core.router.add("tasks/result", "tasks", [this](server_session_impl& s, jsonrpc::request&& r) {
+    result(s, std::move(r));
+  });
+  core.router.add("tasks/list", "tasks",
+                  [this](server_session_impl& s, jsonrpc::request&& r) { list(s, std::move(r)); });
+  core.router.add("tasks/cancel", "tasks", [this](server_session_impl& s, jsonrpc::request&& r) {
+    cancel(s, std::move(r));
+  });
+}
+
+std::optional<std::pair<std::string, json::object>> tasks_feature::capability(era e) const {
+  if (!traits(e).tasks || !core_.tools->offers_tasks()) return std::nullopt;
+  return std::pair{
+      std::string("tasks"),
+      json::object{{"list", json::object{}},
+                   {"cancel", json::object{}},
+                   {"requests", json::object{{"tools", json::object{{"call", json::object{}}}}}}}};
+}
+
+void tasks_feature::start(server_session_impl& s, const jsonrpc::request_id& id,
+                          std::shared_ptr<const tool_entry> entry, json::object args,
+                          json::object meta, const json::value& task) {
+  if (!task.is_object()) {
+    return s.reply_error(id, invalid_params("tools/call: \"task\" must be an object"));
+  }
+  std::chrono::milliseconds ttl = core_.opts.task_default_ttl;
+  if (const auto* t = task.get_object().if_contains("ttl"); t && !t->is_null()) {
+    if (!(t->is_int64() && t->get_int64() >= 0) && !t->is_uint64()) {
+      return s.reply_error(
+          id, invalid_params("tools/call: \"task.ttl\" must be a non-negative integer (ms)"));
+    }
+    const auto asked = t->is_int64() ? static_cast<std::uint64_t>(t->get_int64()) : t->get_uint64();
+    const auto max = static_cast<std::uint64_t>(core_.opts.task_max_ttl.count());
+    ttl = std::chrono::milliseconds(static_cast<std::int64_t>(std::min(asked, max)));
+  }
+  const std::string owner = s.task_owner();
+  {
+    std::lock_guard lock(mu_);
+    if (unfinished_per_owner_[owner] >= core_.opts.max_tasks_per_owner) {
+      return s.reply_error(
+          id, error{errc::invalid_request, "Too many unfinished tasks (at most " +
+                                               std::to_string(core_.opts.max_tasks_per_owner) +
+                                               "); wait for some to end or cancel them"});
+    }
+  }
+  task_record rec;
+  rec.id = random_hex(16);
+  rec.owner = owner;
+  rec.created_at = rec.last_updated_at = now_ms();
+  rec.ttl = ttl;
+  rec.poll_interval = core_.opts.task_poll_interval;
+  rec.method = "tools/call";
+  if (auto created = store_->create(rec); !created) {
+    return s.reply_error(id, error{errc::internal_error, created.error().message});
+  }
+  bool purge = false;
+  {
+    std::lock_guard lock(mu_);
+    ++unfinished_per_owner_[owner];
+    live_[rec.id] = live_task{{}, s.self(), owner, {}};
+    purge = ++created_ % 256 == 0;
+  }
+  if (purge) (void)store_->purge_expired(sys_clock::now());
+  // The CreateTaskResult goes out before the call can finish or announce anything.
+  s.reply(id, json::object{{"task", task_json(rec)}});
+  auto sink = std::make_shared<task_run>(shared_from_this(), rec.id, owner);
+  auto call =
+      std::make_shared<call_state>(s.self(), std::move(sink), id, std::move(entry), std::move(args),
+                                   std::move(meta), s.who(), core_.pipeline());
+  {
+    std::lock_guard lock(mu_);
+    if (auto it = live_.find(rec.id); it != live_.end()) it->second.call = call;
+  }
+  core_.tools->run(call);
+}
+
+void tasks_feature::finish(const std::string& id, const std::string& owner, task_update u) {
+  auto stored = store_->update(id, owner, u);
+  live_task live;
+  {
+    std::lock_guard lock(mu_);
+    auto it = live_.find(id);
+    if (it == live_.end()) return;  // cancelled: the cancel answered the waiters
+    live = std::move(it->second);
+    live_.erase(it);
+    if (auto n = unfinished_per_owner_.find(owner); n != unfinished_per_owner_.end()) {
+      if (--n->second == 0) unfinished_per_owner_.erase(n);
+    }
+  }
+  task_record rec;
+  if (stored && *stored) {
+    rec = std::move(**stored);
+  } else {  // the store failed (or the task expired): answer from memory
+    rec.id = id;
+    rec.status = u.status;
+    rec.status_message = u.status_message;
+    rec.payload = std::move(u.payload);
+    rec.created_at = rec.last_updated_at = now_ms();
+  }
+  announce(rec, live.session);  // the status, then the waiting results
+  for (const auto& w : live.waiters) answer(w, rec);
+}
+
+bool tasks_feature::set_input_required(const std::string& id, const std::string& owner,
+                                       bool required) {
+  const auto to = required ? task_status::input_required : task_status::working;
+  auto stored = store_->update(id, owner, task_update{.status = to});
+  if (!stored || !*stored || (*stored)->status != to) return false;
+  std::weak_ptr<server_session_impl> session;
+  {
+    std::lock_guard lock(mu_);
+    if (auto it = live_.find(id); it != live_.end()) session = it->second.session;
+  }
+  announce(**stored, session);
+  return true;
+}
+
+std::shared_ptr<result_waiter> tasks_feature::first_waiter(const std::string& id) {
+  std::lock_guard lock(mu_);
+  auto it = live_.find(id);
+  if (it == live_.end()) return nullptr;
+  for (const auto& w : it->second.waiters) {
+    if (!w->answered.load() && !w->cancelled()) return w;
+  }
+  return nullptr;
+}
+
+void tasks_feature::answer(const std::shared_ptr<result_waiter>& w, const task_record& t) {
+  if (w->answered.exchange(true)) return;
+  auto s = w->session.lock();
+  if (!s || !s->untrack(*w)) return;  // the request was cancelled or its session ended
+  if (const auto* r = t.payload.if_contains("result"); r && r->is_object()) {
+    return s->reply(w->id(), *r);
+  }
+  if (const auto* e = t.payload.if_contains("error"); e && e->is_object()) {
+    const auto& eo = e->get_object();
+    const auto* code = eo.if_contains("code");
+    const auto* msg = eo.if_contains("message");
+    error err{code && code->is_int64() ? static_cast<int>(code->get_int64())
+                                       : static_cast<int>(errc::internal_error),
+              msg && msg->is_string() ? std::string(msg->get_string()) : "the task failed"};
+    if (const auto* d = eo.if_contains("data")) err.data = *d;
+    return s->reply_error(w->id(), err);
+  }
+  s->reply_error(w->id(), error{errc::internal_error, "Task \"" + t.id + "\" has no result"});
+}
+
+void tasks_feature::announce(const task_record& t,
+                             const std::weak_ptr<server_session_impl>& session) {
+  auto s = session.lock();
+  if (!s || !s->initialized()) return;
+  s->send(jsonrpc::encode_notification("notifications/tasks/status", task_json(t)));
+}
+
+void tasks_feature::get(server_session_impl& s, jsonrpc::request&& req) {
+  auto id = task_id_of(req);
+  if (!id) return s.reply_error(req.id, id.error());
+  auto t = store_->get(*id, s.task_owner());
+  if (!t) return s.reply_error(req.id, error{errc::internal_error, t.error().message});
+  if (!*t) return s.reply_error(req.id, not_found(*id));
+  s.reply(req.id, task_json(**t));
+}
+
+void tasks_feature::result(server_session_impl& s, jsonrpc::request&& req) {
+  auto id = task_id_of(req);
+  if (!id) return s.reply_error(req.id, id.error());
+  const std::string owner = s.task_owner();
+  auto t = store_->get(*id, owner);
+  if (!t) return s.reply_error(req.id, error{errc::internal_error, t.error().message});
+  if (!*t) return s.reply_error(req.id, not_found(*id));
+  auto w = std::make_shared<result_waiter>(req.id, s.self(), *id);
+  if (!s.track(w)) {
+    return s.reply_error(
+        req.id, error{errc::invalid_request, "Invalid Request: id " + jsonrpc::to_string(req.id) +
+                                                 " is already in use by a running request"});
+  }
+  if (is_terminal((*t)->status)) return answer(w, **t);
+  bool running_here = false;
+  {
+    std::lock_guard lock(mu_);
+    if (auto it = live_.find(*id); it != live_.end()) {
+      std::erase_if(it->second.waiters, [](const auto& x) { return x->answered.load(); });
+      it->second.waiters.push_back(w);
+      running_here = true;
+    }
+  }
+  if (!running_here) return watch_foreign(std::move(w), owner);
+  // The task may have ended between the read and the registration: read once more.
+  auto again = store_->get(*id, owner);
+  if (again && *again && is_terminal((*again)->status)) answer(w, **again);
+}
+
+void tasks_feature::watch_foreign(std::shared_ptr<result_waiter> w, std::string owner) {
+  auto t = store_->get(w->task_id, owner);
+  if (!t || !*t) {
+    auto s = w->session.lock();
+    if (s && !w->answered.exchange(true) && s->untrack(*w)) {
+      s->reply_error(w->id(),
+                     t ? not_found(w->task_id) : error{errc::internal_error, t.error().message});
+    }
+    return;
+  }
+  if (is_terminal((*t)->status)) return answer(w, **t);
+  if (w->cancelled() || w->session.expired()) return;
+  std::weak_ptr<tasks_feature> self = weak_from_this();
+  schedule_timer(clock::now() + core_.opts.task_poll_interval,
+                 [self, w = std::move(w), owner = std::move(owner)]() mutable {
+                   if (auto f = self.lock()) {
+                     f->core_.exec->post([f, w = std::move(w), owner = std::move(owner)] {
+                       f->watch_foreign(w, owner);
+                     });
+                   }
+                 });
+}
+
+void tasks_feature::list(server_session_impl& s, jsonrpc::request&& req) {
+  std::string cursor;
+  if (const auto* c = req.params.if_contains("cursor"); c && !c->is_null()) {
+    if (!c->is_string()) return s.reply_error(req.id, invalid_params("cursor must be a string"));
+    cursor = std::string(c->get_string());
+  }
+  auto page = store_->list(s.task_owner(), cursor, core_.opts.page_size);
+  if (!page) return s.reply_error(req.id, page.error());
+  json::array tasks;
+  tasks.reserve(page->tasks.size());
+  for (const auto& t : page->tasks) tasks.push_back(task_json(t));
+  json::object out{{"tasks", std::move(tasks)}};
+  if (!page->next_cursor.empty()) out["nextCursor"] = page->next_cursor;
+  s.reply(req.id, out);
+}
+
+void tasks_feature::cancel(server_session_impl& s, jsonrpc::request&& req) {
+  auto id = task_id_of(req);
+  if (!id) return s.reply_error(req.id, id.error());
+  const std::string owner = s.task_owner();
+  auto t = store_->get(*id, owner);
+  if (!t) return s.reply_error(req.id, error{errc::internal_error, t.error().message});
+  if (!*t) return s.reply_error(req.id, not_found(*id));
+  const auto refuse_terminal = [&](const task_record& r) {
+    s.reply_error(req.id,
+                  invalid_params("Task \"" + *id + "\" is already " +
+                                 std::string(to_string(r.status)) + " and cannot be cancelled"));
+  };
+  if (is_terminal((*t)->status)) return refuse_terminal(**t);
+  task_update u{.status = task_status::cancelled,
+                .status_message = "Cancelled by the requestor",
+                .payload = error_payload(
+                    invalid_params("Task \"" + *id + "\" was cancelled: it has no result"))};
+  auto stored = store_->update(*id, owner, u);
+  if (!stored) return s.reply_error(req.id, error{errc::internal_error, stored.error().message});
+  if (!*stored) return s.reply_error(req.id, not_found(*id));
+  if ((*stored)->status != task_status::cancelled) return refuse_terminal(**stored);
+  live_task live;
+  bool was_live = false;
+  {
+    std::lock_guard lock(mu_);
+    if (auto it = live_.find(*id); it != live_.end()) {
+      live = std::move(it->second);
+      live_.erase(it);
+      was_live = true;
+      if (auto n = unfinished_per_owner_.find(owner); n != unfinished_per_owner_.end()) {
+        if (--n->second == 0) unfinished_per_owner_.erase(n);
+      }
+    }
+  }
+  if (was_live) {
+    if (auto call = live.call.lock()) call->stop_source().request_stop();
+  }
+  s.reply(req.id, task_json(**stored));  // cancelled before the answer, as the spec asks
+  announce(**stored, was_live ? live.session : s.self());
+  for (const auto& w : live.waiters) answer(w, **stored);
+}
+
+}  // namespace mcp::detail

@@ -1,0 +1,102 @@
+// Internal: the tasks feature (2025-11-25 "Tasks"). A task-augmented tools/call is answered at
+// once with a CreateTaskResult; the call then runs through the same pipeline as a plain call,
+// but delivers its outcome to a `task_run` (a call_sink) that stores it in the server's
+// task_store. tasks/get, tasks/list and tasks/cancel read and change the store; tasks/result
+// waits without polling: a waiter is registered with the task's in-process record and the
+// completion (or the cancel) answers it. Requests the tool makes to the client while it runs
+// put the task in input_required and travel on the stream of a waiting tasks/result when there
+// is one. Every status change is announced with notifications/tasks/status.
+#pragma once
+
+#include <mcp/jsonrpc.hpp>
+#include <mcp/server.hpp>
+#include <mcp/task_store.hpp>
+
+#include <atomic>
+#include <cstddef>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "features.hpp"
+#include "peer.hpp"
+#include "tools.hpp"
+
+namespace mcp::detail {
+
+class server_core;
+class server_session_impl;
+class call_state;
+
+/// A tasks/result request waiting for its task to end. Tracked by its session as a request in
+/// flight, so cancelling it or closing the session drops it.
+class result_waiter final : public inbound_request {
+ public:
+  result_waiter(jsonrpc::request_id id, std::weak_ptr<server_session_impl> s, std::string task)
+      : inbound_request(std::move(id)), session(std::move(s)), task_id(std::move(task)) {}
+  std::weak_ptr<server_session_impl> session;
+  std::string task_id;
+  std::atomic<bool> answered{false};
+};
+
+class tasks_feature final : public feature, public std::enable_shared_from_this<tasks_feature> {
+ public:
+  /// Registers tasks/get, tasks/result, tasks/list and tasks/cancel with `core` (which owns
+  /// this feature) and fails the tasks the store holds unfinished from an earlier process.
+  explicit tasks_feature(server_core& core);
+
+  [[nodiscard]] std::optional<std::pair<std::string, json::object>> capability(
+      era e) const override;
+
+  /// A tools/call of `entry` with `params.task` (`task`): checks it, stores a new task bound
+  /// to the session's task owner, answers with the CreateTaskResult, then runs the call.
+  void start(server_session_impl& s, const jsonrpc::request_id& id,
+             std::shared_ptr<const tool_entry> entry, json::object args, json::object meta,
+             const json::value& task);
+
+  // ---- for task_run (tasks.cpp) ----
+  /// Stores the outcome of task `id` and answers its waiters.
+  void finish(const std::string& id, const std::string& owner, task_update u);
+  /// Moves task `id` between working and input_required (announced); false when it is
+  /// terminal already.
+  bool set_input_required(const std::string& id, const std::string& owner, bool required);
+  /// The request id and session of a tasks/result waiting for task `id`, if any.
+  std::shared_ptr<result_waiter> first_waiter(const std::string& id);
+  [[nodiscard]] server_core& core() const noexcept { return core_; }
+
+ private:
+  struct live_task {
+    std::weak_ptr<call_state> call;
+    std::weak_ptr<server_session_impl> session;  ///< where status notifications go
+    std::string owner;
+    std::vector<std::shared_ptr<result_waiter>> waiters;
+  };
+
+  void get(server_session_impl& s, jsonrpc::request&& req);
+  void result(server_session_impl& s, jsonrpc::request&& req);
+  void list(server_session_impl& s, jsonrpc::request&& req);
+  void cancel(server_session_impl& s, jsonrpc::request&& req);
+  /// Answers `w` with a terminal task's payload (once).
+  void answer(const std::shared_ptr<result_waiter>& w, const task_record& t);
+  /// Sends notifications/tasks/status for `t` to the session that created it, if it lives.
+  void announce(const task_record& t, const std::weak_ptr<server_session_impl>& session);
+  /// Re-reads a task no call of this process runs (another process shares the store) and
+  /// answers `w` once it is terminal, checking every poll interval.
+  void watch_foreign(std::shared_ptr<result_waiter> w, std::string owner);
+
+  server_core& core_;
+  std::shared_ptr<task_store> store_;
+  std::mutex mu_;
+  std::unordered_map<std::string, live_task> live_;
+  std::unordered_map<std::string, std::size_t> unfinished_per_owner_;
+  std::size_t created_ = 0;
+};
+
+/// The Task object of `t` as sent on the wire (tasks/get, CreateTaskResult, notifications).
+[[nodiscard]] json::object task_json(const task_record& t);
+
+}  // namespace mcp::detail
