@@ -4,8 +4,8 @@
 // task is bound to, its time to live and, once it is terminal, the exact payload `tasks/result`
 // returns. Two stores ship: `make_memory_task_store()` (lost on exit) and
 // `make_sqlite_task_store(path)` (SQLite in WAL mode: tasks and results survive a restart or a
-// crash; a task that was running when its process died is failed on the next open, because no
-// process is working on it any more).
+// crash). A server calls `fail_unfinished` when it starts: a task that was running when its
+// process died can never finish. Opening a store changes nothing.
 //
 // The store enforces the status machine: working -> input_required <-> working -> completed |
 // failed | cancelled, and a terminal status never changes. Owners partition the store: `get`,

@@ -1,5 +1,6 @@
 // Interop: the official TypeScript SDK client (pinned in package.json) against our server over
-// Streamable HTTP: connect, list tools, call echo, call slow_count with progress, end the session.
+// Streamable HTTP: connect, list tools, call echo, call slow_count with progress, run tools as
+// tasks (create, result, get, cancel, list), end the session.
 //   node ts-sdk-client.mjs http://127.0.0.1:PORT/mcp
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -42,6 +43,39 @@ if (JSON.stringify(progress) !== "[1,2,3,4]") fail(`progress was ${JSON.stringif
 const failed = await client.callTool({ name: "fail", arguments: { reason: "on purpose" } });
 if (!failed.isError) fail("fail did not return isError");
 
+// Tasks (2025-11-25) through the SDK's experimental tasks client.
+const caps = client.getServerCapabilities();
+if (!caps?.tasks?.requests?.tools?.call) fail(`no tasks capability: ${JSON.stringify(caps)}`);
+const streamed = async (params, options) => {
+  const seen = [];
+  for await (const m of client.experimental.tasks.callToolStream(params, undefined, options)) seen.push(m);
+  return seen;
+};
+let seen = await streamed({ name: "slow_task", arguments: { steps: 3, step_ms: 20 } },
+  { task: { ttl: 60000 } });
+const created = seen.find((m) => m.type === "taskCreated");
+const last = seen[seen.length - 1];
+if (!created || last.type !== "result" || last.result.content?.[0]?.text !== "done 3") {
+  fail(`slow_task as a task: ${JSON.stringify(seen)}`);
+}
+const taskId = created.task.taskId;
+const got = await client.experimental.tasks.getTask(taskId);
+if (got.status !== "completed" || got.ttl !== 60000) fail(`tasks/get: ${JSON.stringify(got)}`);
+// A tool whose taskSupport is "required" is called as a task by the SDK on its own.
+seen = await streamed({ name: "must_task", arguments: { text: "tasked" } });
+if (seen[seen.length - 1].result?.content?.[0]?.text !== "tasked") fail(`must_task: ${JSON.stringify(seen)}`);
+// Cancel a long task, then see it stay cancelled.
+const stream = client.experimental.tasks.callToolStream(
+  { name: "slow_task", arguments: { steps: 500, step_ms: 20 } }, undefined, { task: {} });
+const first = (await stream.next()).value;
+if (first?.type !== "taskCreated") fail(`long task: ${JSON.stringify(first)}`);
+await client.experimental.tasks.cancelTask(first.task.taskId);
+const after = await client.experimental.tasks.getTask(first.task.taskId);
+if (after.status !== "cancelled") fail(`after cancel: ${JSON.stringify(after)}`);
+await stream.return?.();
+const listed = await client.experimental.tasks.listTasks();
+if (listed.tasks.length !== 3) fail(`tasks/list: ${JSON.stringify(listed)}`);
+
 await transport.terminateSession();
 await client.close();
-console.log(`ts-sdk-client: OK (${names.length} tools, progress ${JSON.stringify(progress)})`);
+console.log(`ts-sdk-client: OK (${names.length} tools, progress ${JSON.stringify(progress)}, ${listed.tasks.length} tasks)`);
