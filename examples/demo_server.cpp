@@ -5,7 +5,8 @@
 //                                      stderr); --stateless: no sessions; --io-threads N
 //   demo_server --no-rate-limit      no per-caller rate limit (for benchmarks)
 //   demo_server --page-size 2        tools/list pages of 2 tools (to see pagination)
-//   demo_server --task-store FILE    keep tasks in a SQLite file (they survive a restart)
+//   demo_server --task-store FILE    tasks in this SQLite file (default: mcp-cpp-demo/tasks.db in
+//                                      $XDG_STATE_HOME or ~/.local/state; :memory: for none)
 //
 // Tools: echo (the benchmark tool), forecast (typed, structured output), make_image,
 // make_audio, embedded_resource, related_links, slow_count (progress and cancellation),
@@ -16,7 +17,9 @@
 
 #include <atomic>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <string>
 #include <thread>
 
@@ -92,15 +95,20 @@ MCP_FIELDS(
     (step_ms,
      {.description = "Milliseconds per step", .defaulted = true, .minimum = 0, .maximum = 60000}))
 
-struct proceed_form {
-  bool proceed = false;
+struct answer_form {
+  std::string answer;
 };
-MCP_FIELDS(proceed_form, (proceed, {.title = "Proceed?", .defaulted = true}))
+MCP_FIELDS(answer_form, (answer, "Your answer"))
 
-struct question_in {
-  std::string question;
+struct message_in {
+  std::string message = "What is your answer?";
 };
-MCP_FIELDS(question_in, (question, "What to ask the user"))
+MCP_FIELDS(message_in, (message, {.description = "What to ask the user", .defaulted = true}))
+
+struct reason_in {
+  std::string reason = "asked to fail";
+};
+MCP_FIELDS(reason_in, (reason, {.description = "Why the task should fail", .defaulted = true}))
 
 /// Tools that run as tasks (MCP 2025-11-25): call them with `params.task`.
 void add_task_tools(mcp::server& server) {
@@ -126,19 +134,20 @@ void add_task_tools(mcp::server& server) {
                    .description = "Fails with a tool error, so its task ends failed.",
                    .annotations = {.read_only_hint = true},
                    .task_support_mode = mcp::task_support::optional},
-                  [](const fail_in& in) -> mcp::tool_result<std::string> {
-                    return mcp::tool_error{"failing_task was asked to fail: " + in.reason};
+                  [](const reason_in& in) -> mcp::tool_result<std::string> {
+                    return mcp::tool_error{"failing_task failed: " + in.reason};
                   });
   server.add_tool(
       {.name = "elicit_task",
-       .description = "Asks the user a yes/no question (the task is input_required meanwhile).",
+       .description = "Asks the user for an answer (the task is input_required meanwhile) and "
+                      "returns \"answer: <answer>\". Only as a task.",
        .annotations = {.read_only_hint = true},
-       .task_support_mode = mcp::task_support::optional},
-      [](mcp::tool_context& ctx, const question_in& in) -> mcp::tool_result<std::string> {
-        auto answer = ctx.elicit<proceed_form>(in.question);
-        if (!answer) return mcp::tool_error{"no answer: " + answer.error().message};
-        if (!answer->accepted()) return std::string("the user declined");
-        return std::string(answer->content->proceed ? "yes" : "no");
+       .task_support_mode = mcp::task_support::required},
+      [](mcp::tool_context& ctx, const message_in& in) -> mcp::tool_result<std::string> {
+        auto reply = ctx.elicit<answer_form>(in.message);
+        if (!reply) return mcp::tool_error{"no answer: " + reply.error().message};
+        if (!reply->accepted()) return mcp::tool_error{"the user declined to answer"};
+        return "answer: " + reply->content->answer;
       });
 }
 
@@ -260,6 +269,35 @@ void add_tools(mcp::server& server) {
                   });
 }
 
+/// The task store `path` names: ":memory:", a SQLite file, or (empty) the default file in the
+/// user's state directory. Null (after saying why on stderr) when it cannot be opened.
+std::shared_ptr<mcp::task_store> open_task_store(std::string path) {
+  if (path == ":memory:") return mcp::make_memory_task_store();
+  const bool by_default = path.empty();
+  if (by_default) {
+    const char* state = std::getenv("XDG_STATE_HOME");
+    const char* home = std::getenv("HOME");
+    std::filesystem::path dir = state != nullptr && *state != '\0' ? std::filesystem::path(state)
+                                : home != nullptr ? std::filesystem::path(home) / ".local/state"
+                                                  : std::filesystem::temp_directory_path();
+    dir /= "mcp-cpp-demo";
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    path = (dir / "tasks.db").string();
+  }
+  auto opened = mcp::make_sqlite_task_store(path);
+  if (!opened && by_default) {
+    std::fprintf(stderr, "demo_server: %s; tasks stay in memory\n", opened.error().message.c_str());
+    return mcp::make_memory_task_store();
+  }
+  if (!opened) {
+    std::fprintf(stderr, "demo_server: %s\n", opened.error().message.c_str());
+    return nullptr;
+  }
+  std::fprintf(stderr, "demo_server: tasks in %s\n", path.c_str());
+  return std::move(*opened);
+}
+
 }  // namespace demo
 
 int main(int argc, char** argv) {
@@ -270,7 +308,7 @@ int main(int argc, char** argv) {
   mallopt(M_MMAP_THRESHOLD, 1 << 20);
   std::size_t page_size = 100;
   std::string http;
-  std::string task_store;  // SQLite file; empty: tasks in memory
+  std::string task_store;  // SQLite file, ":memory:", or empty: the default file
   mcp::http_server_options http_opts{.io_threads = 2};
   bool rate_limited = true;
   for (int i = 1; i < argc; ++i) {
@@ -299,22 +337,16 @@ int main(int argc, char** argv) {
           "usage: demo_server [--http HOST:PORT [--stateless] [--io-threads N]\n"
           "                    [--header-timeout-ms N] [--body-timeout-ms N]\n"
           "                    [--keep-alive-timeout-ms N]] [--page-size N] [--no-rate-limit]\n"
-          "                   [--task-store FILE]  (tasks in a SQLite file; default: memory)\n");
+          "                   [--task-store FILE|:memory:]  (default: "
+          "$XDG_STATE_HOME/mcp-cpp-demo/tasks.db)\n");
       return 0;
     } else {
       std::fprintf(stderr, "demo_server: unknown argument %s (try --help)\n", argv[i]);
       return 2;
     }
   }
-  std::shared_ptr<mcp::task_store> tasks;
-  if (!task_store.empty()) {
-    auto opened = mcp::make_sqlite_task_store(task_store);
-    if (!opened) {
-      std::fprintf(stderr, "demo_server: %s\n", opened.error().message.c_str());
-      return 2;
-    }
-    tasks = std::move(*opened);
-  }
+  auto tasks = demo::open_task_store(task_store);
+  if (!tasks) return 2;
   mcp::server server({.info = {.name = "mcp-cpp-demo",
                                .version = "0.1.0",
                                .title = "mcp-cpp demo server",

@@ -138,7 +138,9 @@ class task_run final : public call_sink {
   }
 
   executor* exec(const call_state& /*call*/) const override {
-    return feature_->core().exec.get();  // a task runs whether or not its session lives
+    // A task runs whether or not its session lives.
+    auto& core = feature_->core();
+    return core.opts.task_executor ? core.opts.task_executor.get() : core.exec.get();
   }
 
   result<json::object> request_client(call_state& call, std::string_view method,

@@ -70,6 +70,8 @@ struct server_options {
   std::chrono::milliseconds task_max_ttl{std::chrono::hours(24)};     ///< asked ttls are capped
   std::chrono::milliseconds task_poll_interval{1000};                 ///< `pollInterval` suggested
   std::size_t max_tasks_per_owner = 1000;  ///< unfinished tasks one requestor may have at once
+  /// Where task handlers run (e.g. your own job runner); default: `handler_executor`.
+  std::shared_ptr<executor> task_executor{};
 };
 
 class server_session;

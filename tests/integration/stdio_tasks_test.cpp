@@ -183,11 +183,25 @@ TEST(stdio_tasks, task_support_is_enforced_and_bad_requests_are_invalid_params) 
 TEST(stdio_tasks, a_failed_tool_makes_a_failed_task_with_the_same_result) {
   wire_client c;
   const auto id = task_id(c.call("tools/call", task_call("failing_task", {{"reason", "disk"}})));
+  EXPECT_FALSE(c.call("tools/call", task_call("failing_task", {})).as_object().contains("error"));
   auto r = c.call("tasks/result", {{"taskId", id}});
   EXPECT_EQ(r.at("result").at("isError"), true);
   auto t = c.call("tasks/get", {{"taskId", id}}).at("result");
   EXPECT_EQ(t.at("status"), "failed");
   EXPECT_NE(std::string(t.at("statusMessage").as_string()).find("disk"), std::string::npos);
+}
+
+TEST(stdio_tasks, invalid_arguments_in_a_task_call_make_a_failed_task_not_a_refusal) {
+  // Chosen (docs/design.md, Tasks): arguments are checked where a plain call checks them, in the
+  // pipeline, so the task is created and fails with the same isError result a plain call gets.
+  wire_client c;
+  const auto id = task_id(c.call("tools/call", task_call("slow_task", {{"steps", "many"}})));
+  auto r = c.call("tasks/result", {{"taskId", id}});
+  EXPECT_EQ(r.at("result").at("isError"), true);
+  EXPECT_NE(std::string(r.at("result").at("content").at(0).at("text").as_string())
+                .find("Invalid arguments"),
+            std::string::npos);
+  EXPECT_EQ(c.call("tasks/get", {{"taskId", id}}).at("result").at("status"), "failed");
 }
 
 TEST(stdio_tasks, tasks_result_blocks_while_the_connection_serves_and_cancel_wakes_it) {
@@ -211,14 +225,15 @@ TEST(stdio_tasks, tasks_result_blocks_while_the_connection_serves_and_cancel_wak
 }
 
 TEST(stdio_tasks, a_task_that_elicits_is_input_required_until_the_client_answers) {
-  wire_client c({}, object{{"elicitation", object{{"form", object{}}}}});
-  const auto id = task_id(c.call("tools/call", task_call("elicit_task", {{"question", "Go?"}})));
+  wire_client c({"--task-store", ":memory:"}, object{{"elicitation", object{{"form", object{}}}}});
+  const auto id = task_id(c.call("tools/call", task_call("elicit_task", {{"message", "Name?"}})));
   auto r = c.wait_for(c.request("tasks/result", {{"taskId", id}}), [&](const object& req) {
     EXPECT_EQ(req.at("method"), "elicitation/create");
+    EXPECT_EQ(req.at("params").at("message"), "Name?");
     EXPECT_EQ(req.at("params").at("_meta").at(related_key).at("taskId"), id.c_str());
-    return value(object{{"action", "accept"}, {"content", object{{"proceed", true}}}});
+    return value(object{{"action", "accept"}, {"content", object{{"answer", "Ada"}}}});
   });
-  EXPECT_EQ(r.at("result").at("content").at(0).at("text"), "yes") << r;
+  EXPECT_EQ(r.at("result").at("content").at(0).at("text"), "answer: Ada") << r;
   EXPECT_EQ(c.received_requests.size(), 1U);
   EXPECT_EQ(c.statuses(id), (std::vector<std::string>{"input_required", "working", "completed"}));
 }

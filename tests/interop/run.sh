@@ -39,7 +39,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-"$demo" --http 127.0.0.1:0 2>"$work/demo.err" </dev/null &
+"$demo" --http 127.0.0.1:0 --task-store "$work/tasks.db" 2>"$work/demo.err" </dev/null &
 pid=$!
 url=""
 for _ in $(seq 1 100); do

@@ -1,0 +1,170 @@
+// Tasks through mcp/server.hpp over in-memory sessions: binding to the requestor, the task
+// executor, the ttl, older protocol eras, and a store shared by two servers.
+#include <mcp/server.hpp>
+#include <mcp/task_store.hpp>
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <thread>
+
+#include "support/wire.hpp"
+
+namespace {
+
+using mcp::json::object;
+using mcp::json::value;
+using mcp::test::wire;
+using namespace std::chrono_literals;
+
+struct steps_in {
+  int ms = 0;
+};
+MCP_FIELDS(steps_in, (ms, {.defaulted = true}))
+
+void add_sleeper(mcp::server& s, mcp::task_support mode = mcp::task_support::optional) {
+  s.add_tool({.name = "sleeper", .description = "Sleeps", .task_support_mode = mode},
+             [](mcp::tool_context& ctx, const steps_in& in) -> std::string {
+               for (int i = 0; i < in.ms && !ctx.cancelled(); ++i) std::this_thread::sleep_for(1ms);
+               return "slept";
+             });
+}
+
+object task_call(int ms, object task = object{}) {
+  return object{{"name", "sleeper"}, {"arguments", object{{"ms", ms}}}, {"task", std::move(task)}};
+}
+
+std::string id_of(const value& created) {
+  return std::string(created.at("result").at("task").at("taskId").as_string());
+}
+
+/// Reads until the response with `id`, counting status notifications on the way.
+value response_to(wire& w, int id, int* statuses = nullptr) {
+  for (;;) {
+    auto m = w.next(5s);
+    if (!m) return value("<timeout>");
+    const auto& o = m->as_object();
+    if (o.contains("method")) {
+      if (statuses && o.at("method") == "notifications/tasks/status") ++*statuses;
+      continue;
+    }
+    if (o.at("id") == id) return *m;
+  }
+}
+
+TEST(tasks, a_task_is_seen_only_by_its_owner) {
+  mcp::server s;
+  add_sleeper(s);
+  wire alice(s, {.task_owner = "alice"});
+  wire bob(s, {.task_owner = "bob"});
+  alice.initialize();
+  bob.initialize();
+  const auto id = id_of(alice.call("tools/call", task_call(200), 1));
+  for (const char* m : {"tasks/get", "tasks/result", "tasks/cancel"}) {
+    EXPECT_EQ(bob.call(m, {{"taskId", id}}, 2).at("error").at("code"), -32602) << m;
+  }
+  EXPECT_TRUE(bob.call("tasks/list", {}, 3).at("result").at("tasks").as_array().empty());
+  int alice_statuses = 0;
+  alice.send(object{{"jsonrpc", "2.0"},
+                    {"id", 4},
+                    {"method", "tasks/result"},
+                    {"params", object{{"taskId", id}}}});
+  EXPECT_EQ(response_to(alice, 4, &alice_statuses).at("result").at("content").at(0).at("text"),
+            "slept");
+  EXPECT_EQ(alice_statuses, 1);
+  std::this_thread::sleep_for(50ms);
+  while (auto m = bob.next(10ms)) ADD_FAILURE() << "bob was told: " << *m;
+  // Two sessions of one owner (e.g. one principal on two HTTP sessions) share the tasks.
+  wire alice2(s, {.task_owner = "alice"});
+  alice2.initialize();
+  EXPECT_EQ(alice2.call("tasks/get", {{"taskId", id}}, 5).at("result").at("status"), "completed");
+}
+
+TEST(tasks, handlers_run_on_the_task_executor_when_one_is_given) {
+  struct counting : mcp::executor {
+    std::shared_ptr<mcp::executor> inner = mcp::make_thread_pool(1);
+    std::atomic<int> posted{0};
+    void post(std::function<void()> work) override {
+      ++posted;
+      inner->post(std::move(work));
+    }
+  };
+  auto jobs = std::make_shared<counting>();
+  mcp::server s({.task_executor = jobs});
+  add_sleeper(s);
+  wire w(s);
+  w.initialize();
+  EXPECT_EQ(w.call("tools/call", object{{"name", "sleeper"}, {"arguments", object{}}}, 1)
+                .at("result")
+                .at("content")
+                .at(0)
+                .at("text"),
+            "slept");
+  EXPECT_EQ(jobs->posted.load(), 0);  // plain calls stay on the handler executor
+  const auto id = id_of(w.call("tools/call", task_call(1), 2));
+  w.send(object{{"jsonrpc", "2.0"},
+                {"id", 3},
+                {"method", "tasks/result"},
+                {"params", object{{"taskId", id}}}});
+  EXPECT_EQ(response_to(w, 3).at("result").at("content").at(0).at("text"), "slept");
+  EXPECT_EQ(jobs->posted.load(), 1);
+}
+
+TEST(tasks, ttl_is_capped_and_an_expired_task_is_gone) {
+  mcp::server s({.task_default_ttl = 30ms, .task_max_ttl = 60ms});
+  add_sleeper(s);
+  wire w(s);
+  w.initialize();
+  auto capped = w.call("tools/call", task_call(0, {{"ttl", 100000}}), 1);
+  EXPECT_EQ(capped.at("result").at("task").at("ttl"), 60);
+  const auto id = id_of(w.call("tools/call", task_call(0), 2));
+  EXPECT_EQ(w.call("tasks/get", {{"taskId", id}}, 3).at("result").at("ttl"), 30);
+  std::this_thread::sleep_for(80ms);
+  EXPECT_EQ(w.call("tasks/get", {{"taskId", id}}, 4).at("error").at("code"), -32602);
+  EXPECT_TRUE(w.call("tasks/list", {}, 5).at("result").at("tasks").as_array().empty());
+}
+
+TEST(tasks, eras_without_tasks_ignore_the_task_param_and_offer_no_capability) {
+  mcp::server s;
+  add_sleeper(s);
+  wire w(s);
+  auto init = w.initialize("2025-06-18");
+  EXPECT_FALSE(init.at("result").at("capabilities").as_object().contains("tasks"));
+  auto r = w.call("tools/call", task_call(0), 1);
+  EXPECT_EQ(r.at("result").at("content").at(0).at("text"), "slept") << r;
+  EXPECT_EQ(w.call("tasks/list", {}, 2).at("error").at("code"), -32601);
+  // A server without task tools declares no tasks capability either.
+  mcp::server plain;
+  wire p(plain);
+  EXPECT_FALSE(p.initialize().at("result").at("capabilities").as_object().contains("tasks"));
+}
+
+TEST(tasks, the_per_owner_limit_refuses_new_tasks_until_one_ends) {
+  mcp::server s({.max_tasks_per_owner = 2});
+  add_sleeper(s);
+  wire w(s);
+  w.initialize();
+  const auto a = id_of(w.call("tools/call", task_call(5000), 1));
+  const auto b = id_of(w.call("tools/call", task_call(5000), 2));
+  EXPECT_EQ(w.call("tools/call", task_call(0), 3).at("error").at("code"), -32600);
+  EXPECT_EQ(w.call("tasks/cancel", {{"taskId", a}}, 4).at("result").at("status"), "cancelled");
+  EXPECT_TRUE(w.call("tools/call", task_call(0), 5).as_object().contains("result"));
+  EXPECT_EQ(w.call("tasks/cancel", {{"taskId", b}}, 6).at("result").at("status"), "cancelled");
+}
+
+TEST(tasks, a_task_run_by_another_server_on_the_same_store_is_awaited_too) {
+  auto store = mcp::make_memory_task_store();
+  mcp::server runner({.task_store = store, .task_poll_interval = 10ms});
+  mcp::server reader({.task_store = store, .task_poll_interval = 10ms});
+  add_sleeper(runner);
+  add_sleeper(reader);
+  wire a(runner, {.task_owner = "same"});
+  wire b(reader, {.task_owner = "same"});
+  a.initialize();
+  b.initialize();
+  const auto id = id_of(a.call("tools/call", task_call(100), 1));
+  auto r = b.call("tasks/result", {{"taskId", id}}, 2);
+  EXPECT_EQ(r.at("result").at("content").at(0).at("text"), "slept") << r;
+}
+
+}  // namespace
