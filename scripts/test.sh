@@ -14,6 +14,12 @@ quick=0
 [[ "${1:-}" == "--quick" ]] && quick=1
 
 scripts/setup.sh --npm
+# The TypeScript SDK task server that a client test runs against comes with ../shared/bench
+# (beside the clone in CI); without it that test reports SKIPPED with the reason.
+if [[ -f ../shared/bench/setup.sh ]]; then
+  bash ../shared/bench/setup.sh >/dev/null 2>&1 ||
+    echo "test: ../shared/bench/setup.sh failed; the TypeScript task-server check will be SKIPPED"
+fi
 export MCP_CCACHE="$(command -v ccache || true)"
 # Cache hits across checkouts at different paths (CI builds a fresh clone).
 export CCACHE_BASEDIR="$root" CCACHE_NOHASHDIR=1

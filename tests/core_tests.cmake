@@ -12,6 +12,7 @@ mcp_add_test(mcp_core_tests
   unit/checked_json_test.cpp
   unit/client_test.cpp
   unit/client_typed_test.cpp
+  unit/client_tasks_test.cpp
   unit/tasks_test.cpp
   unit/timer_test.cpp
   unit/transport_test.cpp

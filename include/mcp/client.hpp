@@ -29,6 +29,7 @@
 #include <mcp/content.hpp>
 #include <mcp/executor.hpp>
 #include <mcp/protocol.hpp>
+#include <mcp/task_store.hpp>
 #include <mcp/transport.hpp>
 
 #include <chrono>
@@ -96,6 +97,21 @@ class tool_reply {
   std::optional<Out> value_;
   std::string tool_error_;
   json::object raw_;
+};
+
+/// A task as the server reports it (CreateTaskResult, tasks/get, tasks/list, status
+/// notifications). Times are the server's RFC 3339 strings. A plain value.
+struct task_info {
+  std::string id;
+  task_status status = task_status::working;
+  std::string status_message{};
+  std::string created_at{};
+  std::string last_updated_at{};
+  std::optional<std::int64_t> ttl_ms{};  ///< nothing: unlimited
+  std::optional<std::int64_t> poll_interval_ms{};
+
+  /// Reads a Task object. Errors: `errc::invalid_params` naming the missing or wrong field.
+  [[nodiscard]] static result<task_info> from_json(const json::object& task);
 };
 
 class client_session {
@@ -167,6 +183,33 @@ class client_session {
     return tool_reply<Out>(std::move(*out), {}, std::move(*r));
   }
 
+  // ---- tasks (2025-11-25; client_tasks.cpp) ----
+  // A task's requests to the client while it runs (elicitation, sampling) reach the same
+  // `request_handlers` as any other.
+
+  /// tools/call with `params.task` (`ttl` when given): the server starts the tool as a task and
+  /// answers at once. Errors: as `request`; `errc::not_supported` when the server did not
+  /// declare `tasks.requests.tools.call`; `errc::invalid_params` for an answer that is not a
+  /// CreateTaskResult.
+  result<task_info> call_tool_as_task(std::string_view name, json::object arguments = {},
+                                      std::optional<std::chrono::milliseconds> ttl = {},
+                                      const request_options& opts = {});
+  /// tasks/get.
+  result<task_info> get_task(std::string_view task_id);
+  /// tasks/result: waits (up to `opts.timeout`) until the task ends, then returns exactly the
+  /// CallToolResult, checked against the tool's outputSchema as `call_tool` does (for tasks this
+  /// client started), or the task's JSON-RPC error.
+  result<json::object> task_result(std::string_view task_id, const request_options& opts = {});
+  /// Every page of tasks/list.
+  result<std::vector<task_info>> list_all_tasks();
+  /// tasks/cancel: the task as it is afterwards (cancelled). Errors: -32602 from the server for
+  /// a task that already ended.
+  result<task_info> cancel_task(std::string_view task_id);
+  /// Waits until the task is terminal, woken by notifications/tasks/status, else reading
+  /// tasks/get every pollInterval (default 1 s). Errors: `errc::request_timeout` after
+  /// `timeout`, or those of `get_task`.
+  result<task_info> wait_task(std::string_view task_id, std::chrono::milliseconds timeout);
+
   /// Every page of tools/list, concatenated. Remembers each tool's outputSchema for `call_tool`.
   result<std::vector<json::object>> list_all_tools();
 
@@ -178,6 +221,8 @@ class client_session {
  private:
   /// Lists the tools when `name`'s outputSchema is not known and no listing is current.
   result<bool> learn_output_schema(std::string_view name);
+  /// `r` (a CallToolResult of tool `name`), or why it breaks the tool's known outputSchema.
+  result<json::object> check_tool_result(std::string_view name, json::object r) const;
   /// The text blocks of a CallToolResult, joined by newlines.
   static std::string joined_text(const json::object& call_result);
 

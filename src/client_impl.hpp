@@ -1,0 +1,124 @@
+// Internal: the state behind mcp::client_session (client.cpp: requests, tools; client_tasks.cpp:
+// tasks), on the peer core the server face shares.
+#pragma once
+
+#include <mcp/client.hpp>
+#include <mcp/executor.hpp>
+#include <mcp/json_schema.hpp>
+
+#include <condition_variable>
+#include <map>
+#include <mutex>
+
+#include "peer.hpp"
+
+namespace mcp {
+
+struct client_session::impl final : detail::peer {
+  impl(std::shared_ptr<connection> conn, client_options o)
+      : peer(std::move(conn), o.limits), opts(std::move(o)) {}
+  ~impl() override { close_peer(); }
+
+  client_options opts;
+  std::mutex mu;
+  json::object server_result;
+  std::shared_ptr<executor> exec;  ///< runs the server's requests; made on first use
+
+  /// A listed tool's outputSchema, compiled (or why it did not compile).
+  struct output_schema {
+    std::optional<json_schema::validator> validator;
+    std::string compile_error;
+  };
+  /// From the last complete tools/list; dropped on notifications/tools/list_changed.
+  std::map<std::string, std::shared_ptr<const output_schema>, std::less<>> output_schemas;
+  bool tools_listed = false;
+  /// Tasks: the tool each task this client started calls (to check its result), and the
+  /// last status notification per task (for wait_task).
+  std::map<std::string, std::string, std::less<>> task_tools;
+  std::map<std::string, json::object, std::less<>> task_status;
+  std::condition_variable task_cv;
+
+  /// Compiles the outputSchema of every listed tool (a server's schema is untrusted input: one
+  /// that does not compile is remembered as such, and calls of that tool report it).
+  void remember_output_schemas(const std::vector<json::object>& tools) {
+    std::map<std::string, std::shared_ptr<const output_schema>, std::less<>> schemas;
+    for (const auto& tool : tools) {
+      const auto* name = tool.if_contains("name");
+      const auto* schema = tool.if_contains("outputSchema");
+      if (name == nullptr || !name->is_string() || schema == nullptr) continue;
+      auto entry = std::make_shared<output_schema>();
+      auto compiled = json_schema::validator::compile(*schema);
+      if (compiled) {
+        entry->validator.emplace(std::move(*compiled));
+      } else {
+        entry->compile_error = compiled.error().message;
+      }
+      schemas.insert_or_assign(std::string(name->get_string()), std::move(entry));
+    }
+    std::lock_guard lock(mu);
+    output_schemas = std::move(schemas);
+    tools_listed = true;
+  }
+
+  /// The server's requests run off the receiving thread (a handler may wait for a user), in
+  /// flight so that the server can cancel them.
+  void on_request(jsonrpc::request&& req) override {
+    const client_request_handler* handler = nullptr;
+    for (const auto& [method, h] : opts.request_handlers) {
+      if (method == req.method) handler = &h;
+    }
+    if (handler == nullptr) {
+      if (req.method == "ping") return reply(req.id, json::object{});
+      return reply_error(req.id, error{errc::method_not_found, "Method not found: " + req.method});
+    }
+    auto in_flight = std::make_shared<detail::inbound_request>(req.id);
+    if (!track(in_flight)) {
+      return reply_error(
+          req.id, error{errc::invalid_request, "Invalid Request: id " + jsonrpc::to_string(req.id) +
+                                                   " is already in use by a running request"});
+    }
+    executor_for_requests().post([self = std::static_pointer_cast<impl>(shared_from_this()),
+                                  in_flight, h = *handler, req = std::move(req)] {
+      result<json::object> r = error{errc::internal_error, "no result"};
+      try {
+        r = h(req.params);
+      } catch (const std::exception& e) {
+        r = error{errc::internal_error, req.method + " failed: " + e.what()};
+      }
+      if (!self->untrack(*in_flight)) return;  // cancelled by the server
+      if (r) return self->reply(req.id, *r);
+      self->reply_error(req.id, r.error());
+    });
+  }
+
+  void on_notification(jsonrpc::notification&& n) override {
+    if (n.method == "notifications/tools/list_changed") {
+      std::lock_guard lock(mu);
+      output_schemas.clear();
+      tools_listed = false;
+    }
+    if (n.method == "notifications/tasks/status") {
+      if (const auto* id = n.params.if_contains("taskId"); id && id->is_string()) {
+        std::lock_guard lock(mu);
+        task_status.insert_or_assign(std::string(id->get_string()), n.params);
+        task_cv.notify_all();
+      }
+    }
+    if (opts.on_notification) opts.on_notification(n.method, n.params);
+  }
+
+  [[nodiscard]] std::optional<std::string> batch_refused() const override {
+    return "Invalid Request: this client accepts no JSON-RPC batches";
+  }
+
+  /// A client has no one to report a broken server message to: it is dropped.
+  void on_invalid(const error&, const std::optional<jsonrpc::request_id>&) override {}
+
+  executor& executor_for_requests() {
+    std::lock_guard lock(mu);
+    if (!exec) exec = opts.handler_executor ? opts.handler_executor : make_thread_pool(1);
+    return *exec;
+  }
+};
+
+}  // namespace mcp

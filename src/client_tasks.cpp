@@ -1,0 +1,152 @@
+// The client's task API: tools/call with a task, tasks/get, tasks/result, tasks/list,
+// tasks/cancel, and waiting on status notifications (or pollInterval).
+#include <mcp/client.hpp>
+
+#include "client_impl.hpp"
+
+namespace mcp {
+
+namespace {
+
+error bad_task(const std::string& what) {
+  return error{errc::invalid_params, "the server's Task object " + what};
+}
+
+}  // namespace
+
+result<task_info> task_info::from_json(const json::object& task) {
+  task_info t;
+  const auto* id = task.if_contains("taskId");
+  if (!id || !id->is_string()) return bad_task("has no string \"taskId\"");
+  t.id = std::string(id->get_string());
+  const auto* status = task.if_contains("status");
+  if (!status || !status->is_string()) return bad_task("has no string \"status\"");
+  auto s = task_status_from_string(status->get_string());
+  if (!s) return bad_task("has an unknown status \"" + std::string(status->get_string()) + "\"");
+  t.status = *s;
+  auto text = [&](std::string_view key, std::string& out) {
+    if (const auto* v = task.if_contains(key); v && v->is_string()) out = v->get_string();
+  };
+  text("statusMessage", t.status_message);
+  text("createdAt", t.created_at);
+  text("lastUpdatedAt", t.last_updated_at);
+  auto integer = [&](std::string_view key, std::optional<std::int64_t>& out) {
+    if (const auto* v = task.if_contains(key); v && v->is_int64()) out = v->get_int64();
+  };
+  integer("ttl", t.ttl_ms);
+  integer("pollInterval", t.poll_interval_ms);
+  return t;
+}
+
+result<task_info> client_session::call_tool_as_task(std::string_view name, json::object arguments,
+                                                    std::optional<std::chrono::milliseconds> ttl,
+                                                    const request_options& opts) {
+  {
+    std::lock_guard lock(impl_->mu);
+    const auto* caps = impl_->server_result.if_contains("capabilities");
+    const json::value* call = nullptr;
+    if (caps && caps->is_object()) {
+      if (const auto* t = caps->get_object().if_contains("tasks"); t && t->is_object()) {
+        if (const auto* r = t->get_object().if_contains("requests"); r && r->is_object()) {
+          if (const auto* tools = r->get_object().if_contains("tools"); tools && tools->is_object())
+            call = tools->get_object().if_contains("call");
+        }
+      }
+    }
+    if (call == nullptr) {
+      return error{
+          errc::not_supported,
+          "the server did not declare tasks.requests.tools.call: it runs no tool as a task"};
+    }
+  }
+  json::object task;
+  if (ttl) task["ttl"] = ttl->count();
+  auto r = request(
+      "tools/call",
+      json::object{{"name", name}, {"arguments", std::move(arguments)}, {"task", std::move(task)}},
+      opts);
+  if (!r) return r.error();
+  const auto* t = r->if_contains("task");
+  if (!t || !t->is_object()) return error{errc::invalid_params, "not a CreateTaskResult"};
+  auto info = task_info::from_json(t->get_object());
+  if (info) {
+    std::lock_guard lock(impl_->mu);
+    impl_->task_tools.insert_or_assign(info->id, std::string(name));
+  }
+  return info;
+}
+
+result<task_info> client_session::get_task(std::string_view task_id) {
+  auto r = request("tasks/get", json::object{{"taskId", task_id}});
+  if (!r) return r.error();
+  return task_info::from_json(*r);
+}
+
+result<json::object> client_session::task_result(std::string_view task_id,
+                                                 const request_options& opts) {
+  auto r = request("tasks/result", json::object{{"taskId", task_id}}, opts);
+  if (!r) return r;
+  std::string tool;
+  {
+    std::lock_guard lock(impl_->mu);
+    if (auto it = impl_->task_tools.find(task_id); it != impl_->task_tools.end()) tool = it->second;
+  }
+  if (tool.empty()) return r;
+  return check_tool_result(tool, std::move(*r));
+}
+
+result<std::vector<task_info>> client_session::list_all_tasks() {
+  std::vector<task_info> all;
+  std::optional<std::string> cursor;
+  for (int page = 0; page < 100000; ++page) {
+    json::object params;
+    if (cursor) params["cursor"] = *cursor;
+    auto r = request("tasks/list", std::move(params));
+    if (!r) return r.error();
+    if (const auto* tasks = r->if_contains("tasks"); tasks && tasks->is_array()) {
+      for (const auto& t : tasks->get_array()) {
+        if (!t.is_object()) continue;
+        auto info = task_info::from_json(t.get_object());
+        if (!info) return info.error();
+        all.push_back(std::move(*info));
+      }
+    }
+    const auto* next = r->if_contains("nextCursor");
+    if (!next || !next->is_string()) return all;
+    cursor = std::string(next->get_string());
+  }
+  return error{errc::limit_exceeded, "tasks/list did not end after 100000 pages"};
+}
+
+result<task_info> client_session::cancel_task(std::string_view task_id) {
+  auto r = request("tasks/cancel", json::object{{"taskId", task_id}});
+  if (!r) return r.error();
+  return task_info::from_json(*r);
+}
+
+result<task_info> client_session::wait_task(std::string_view task_id,
+                                            std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    auto t = get_task(task_id);
+    if (!t || is_terminal(t->status)) return t;
+    const auto poll = std::chrono::milliseconds(t->poll_interval_ms.value_or(1000));
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= deadline) {
+      return error{errc::request_timeout, "task " + std::string(task_id) + " did not end in time"};
+    }
+    // Sleep until the poll interval passes, the deadline comes, or a status notification says
+    // the task ended.
+    std::unique_lock lock(impl_->mu);
+    impl_->task_cv.wait_until(lock, std::min(deadline, now + poll), [&] {
+      auto it = impl_->task_status.find(task_id);
+      if (it == impl_->task_status.end()) return false;
+      const auto* s = it->second.if_contains("status");
+      if (!s || !s->is_string()) return false;
+      auto st = task_status_from_string(s->get_string());
+      return st && is_terminal(*st);
+    });
+  }
+}
+
+}  // namespace mcp
