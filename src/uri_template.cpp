@@ -2,6 +2,7 @@
 // backtracking over the template's parts, longest candidate first, with a step budget).
 #include <mcp/uri_template.hpp>
 
+#include <algorithm>
 #include <cstdint>
 
 namespace mcp {
@@ -174,6 +175,22 @@ struct matcher {
   /// template and URI.
   std::size_t budget = 4'000'000;
 
+  /// Where an expansion of expression `p` starting at `pos` must end at the latest: before the
+  /// first character its values may not contain (a separator splitting several values is
+  /// allowed). Longer candidates would fail `match_expression`; not trying them keeps matching
+  /// linear for the usual templates.
+  [[nodiscard]] std::size_t longest_end(const uri_template::part& p, std::size_t pos) const {
+    const auto r = rules_of(p.op);
+    const bool split = r.named || p.vars.size() > 1;
+    std::string forbidden;
+    for (const char c : r.stop) {
+      if (!split || c != r.sep) forbidden += c;
+    }
+    const auto from = std::min(uri.size(), pos + r.first.size());
+    const auto stop = uri.find_first_of(forbidden, from);
+    return stop == std::string_view::npos ? uri.size() : stop;
+  }
+
   /// Matches parts `i…` against `uri` from `pos`. Only a complete match writes to `vars`, as
   /// the recursion unwinds: later parts first, so an earlier part's value for a name repeated
   /// in the template wins. Recursion depth is bounded by the part count (`max_parts`).
@@ -186,7 +203,17 @@ struct matcher {
       if (uri.substr(pos, p.literal.size()) != p.literal) return false;
       return run(i + 1, pos + p.literal.size(), vars);
     }
-    for (std::size_t end = uri.size() + 1; end-- > pos;) {
+    // What must follow the expansion: the end of the URI, or the next literal.
+    const bool last = i + 1 == parts.size();
+    const std::string_view next_literal =
+        !last && parts[i + 1].op == 0 ? std::string_view(parts[i + 1].literal) : std::string_view{};
+    for (std::size_t end = longest_end(p, pos) + 1; end-- > pos;) {
+      if (last && end != uri.size()) return false;
+      if (!next_literal.empty() && uri.substr(end, next_literal.size()) != next_literal) {
+        if (budget == 0) return false;
+        --budget;
+        continue;
+      }
       const std::size_t cost = end - pos + 1;
       if (budget < cost) {
         budget = 0;

@@ -150,7 +150,11 @@ class metered_iterator {
   friend difference_type operator-(const metered_iterator& a, const metered_iterator& b) {
     return a.p_ - b.p_;
   }
+  // Every state Boost visits compares its position with the end: comparisons are metered too,
+  // so loops through states that read no character (empty alternatives) run out as well.
   friend bool operator==(const metered_iterator& a, const metered_iterator& b) {
+    auto* left = a.left_ != nullptr ? a.left_ : b.left_;
+    if (left != nullptr && --*left < 0) throw budget_exhausted{};
     return a.p_ == b.p_;
   }
 
