@@ -271,11 +271,8 @@ class sqlite_task_store final : public task_store {
       const std::size_t cap = std::numeric_limits<std::int32_t>::max();
       if (limit > cap) limit = cap;
       const std::int64_t now = detail::to_epoch_ms(std::chrono::system_clock::now());
-      {
-        run r(*purge_owner_);
-        r.text(1, owner).integer(2, now);
-        r.step();
-      }
+      // Expired tasks are filtered here and deleted by purge_expired (deleting them on every
+      // page would cost a scan of the owner's tasks).
       task_page page;
       run r(*list_);
       r.text(1, owner).integer(2, static_cast<std::int64_t>(after)).integer(3, now);
@@ -402,9 +399,6 @@ class sqlite_task_store final : public task_store {
                 "ORDER BY seq LIMIT ?4");
     max_seq_ = std::make_unique<statement>(
         db, "SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'tasks'), 0)");
-    purge_owner_ = std::make_unique<statement>(
-        db,
-        "DELETE FROM tasks WHERE owner = ?1 AND ttl_ms IS NOT NULL AND created_ms + ttl_ms <= ?2");
     purge_ = std::make_unique<statement>(
         db, "DELETE FROM tasks WHERE ttl_ms IS NOT NULL AND created_ms + ttl_ms <= ?1");
     fail_ = std::make_unique<statement>(
@@ -417,8 +411,8 @@ class sqlite_task_store final : public task_store {
 
   std::unique_ptr<sqlite3, db_closer> db_;  // first: closed after the statements are finalized
   std::mutex mu_;
-  std::unique_ptr<statement> insert_, select_, delete_, update_, list_, max_seq_, purge_owner_,
-      purge_, fail_, begin_, commit_;
+  std::unique_ptr<statement> insert_, select_, delete_, update_, list_, max_seq_, purge_, fail_,
+      begin_, commit_;
 };
 
 }  // namespace
