@@ -39,7 +39,8 @@ class DemoServer : public ::testing::Test {
     err_fd_ = fds[0];
     std::string text;
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    while (text.find('\n') == std::string::npos && std::chrono::steady_clock::now() < deadline) {
+    while (text.find("http://") == std::string::npos &&
+           std::chrono::steady_clock::now() < deadline) {
       pollfd p{err_fd_, POLLIN, 0};
       if (::poll(&p, 1, 100) <= 0) continue;
       char buf[256];

@@ -24,7 +24,9 @@ constexpr std::string_view related_key = "io.modelcontextprotocol/related-task";
 /// arrives meanwhile (notifications, requests from the server) is kept in order.
 class wire_client {
  public:
-  explicit wire_client(std::vector<std::string> extra_args = {}, object capabilities = object{}) {
+  /// A demo server with its tasks in memory, unless `extra_args` names a store.
+  explicit wire_client(std::vector<std::string> extra_args = {"--task-store", ":memory:"},
+                       object capabilities = object{}) {
     std::vector<std::string> argv{MCP_DEMO_SERVER};
     argv.insert(argv.end(), extra_args.begin(), extra_args.end());
     proc_ = std::make_unique<mcp::test::subprocess>(argv);
