@@ -57,12 +57,19 @@ struct wire_pair {
     auto [server_end, client_end] = mcp::make_memory_pair();
     session = s.open_session(server_end);
     server_end->on_receive([ss = session](std::string_view m) { ss->receive(m); });
-    client = std::make_unique<mcp::client_session>(client_end, std::move(o));
-    client_end->on_receive([c = client.get()](std::string_view m) { c->receive(m); });
+    client = std::make_shared<mcp::client_session>(client_end, std::move(o));
+    // Held while a message is delivered: a task still running may send one (its status) while
+    // the test ends.
+    client_end->on_receive([weak = std::weak_ptr<mcp::client_session>(client)](std::string_view m) {
+      if (auto c = weak.lock()) c->receive(m);
+    });
     EXPECT_TRUE(client->initialize());
   }
+  ~wire_pair() { session->close(); }
+  wire_pair(const wire_pair&) = delete;
+  wire_pair& operator=(const wire_pair&) = delete;
   std::shared_ptr<mcp::server_session> session;
-  std::unique_ptr<mcp::client_session> client;
+  std::shared_ptr<mcp::client_session> client;
 };
 
 TEST(client_tasks, a_tool_called_as_a_task_gives_its_result_and_its_status) {
