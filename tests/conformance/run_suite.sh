@@ -115,10 +115,13 @@ pid=""
 cleanup() { [[ -z "$pid" ]] || { kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; } || true; }
 trap cleanup EXIT
 if [[ -n "$server_exe" ]]; then
+  # The log exists before the server starts: the loop below may read it before the background
+  # job has opened it (and under `set -e -o pipefail` a failed read would end this script).
+  : >"$results/server.log"
   "$server_exe" --http 127.0.0.1:0 2>"$results/server.log" </dev/null &
   pid=$!
   for _ in $(seq 1 100); do
-    url="$(sed -n 's/.*listening on \(http[^ ]*\).*/\1/p' "$results/server.log" | head -n1)"
+    url="$(sed -n 's/.*listening on \(http[^ ]*\).*/\1/p' "$results/server.log" | head -n1 || true)"
     [[ -n "$url" ]] && break
     kill -0 "$pid" 2>/dev/null || break
     sleep 0.1

@@ -23,11 +23,12 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
+: >"$work/server.err"  # before the server starts: the loop may read it first
 "$server" --http 127.0.0.1:0 --page-size 3 2>"$work/server.err" </dev/null &
 pid=$!
 url=""
 for _ in $(seq 1 100); do
-  url="$(sed -n 's/.*listening on \(http[^ ]*\).*/\1/p' "$work/server.err" | head -n1)"
+  url="$(sed -n 's/.*listening on \(http[^ ]*\).*/\1/p' "$work/server.err" | head -n1 || true)"
   [[ -n "$url" ]] && break
   sleep 0.1
 done
