@@ -241,6 +241,7 @@ void tasks_feature::start(server_session_impl& s, const jsonrpc::request_id& id,
   if (purge) (void)store_->purge_expired(sys_clock::now());
   // The CreateTaskResult goes out before the call can finish or announce anything.
   s.reply(id, json::object{{"task", task_json(rec)}});
+  meta[related_task_key] = json::object{{"taskId", rec.id}};  // the pipeline and handler see it
   auto sink = std::make_shared<task_run>(shared_from_this(), rec.id, owner);
   auto call =
       std::make_shared<call_state>(s.self(), std::move(sink), id, std::move(entry), std::move(args),

@@ -63,6 +63,13 @@ bool tool_context::close_sse_stream() const {
 const principal& tool_context::caller() const noexcept { return state_->caller(); }
 const json::object& tool_context::request_meta() const noexcept { return state_->meta(); }
 
+std::string_view tool_context::task_id() const noexcept {
+  const auto* related = state_->meta().if_contains("io.modelcontextprotocol/related-task");
+  if (related == nullptr || !related->is_object()) return {};
+  const auto* id = related->get_object().if_contains("taskId");
+  return id != nullptr && id->is_string() ? std::string_view(id->get_string()) : std::string_view{};
+}
+
 const json::object& tool_context::client_capabilities() const noexcept {
   auto s = state_->session();
   return s ? s->client_capabilities() : empty_object;

@@ -160,6 +160,10 @@ class tool_context {
   [[nodiscard]] const principal& caller() const noexcept;
   /// The request's `_meta` (may be empty).
   [[nodiscard]] const json::object& request_meta() const noexcept;
+  /// The id of the task this call runs as (a task-augmented tools/call), else empty. The
+  /// request's `_meta` carries it as `io.modelcontextprotocol/related-task` too, so audit and
+  /// pipeline code sees it.
+  [[nodiscard]] std::string_view task_id() const noexcept;
   /// The client's declared capabilities (from initialize).
   [[nodiscard]] const json::object& client_capabilities() const noexcept;
   /// The negotiated protocol version.

@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <mutex>
 #include <thread>
+#include <vector>
 
 #include "support/wire.hpp"
 
@@ -108,6 +110,37 @@ TEST(tasks, handlers_run_on_the_task_executor_when_one_is_given) {
                 {"params", object{{"taskId", id}}}});
   EXPECT_EQ(response_to(w, 3).at("result").at("content").at(0).at("text"), "slept");
   EXPECT_EQ(jobs->posted.load(), 1);
+}
+
+TEST(tasks, the_pipeline_and_the_handler_see_the_task_id) {
+  struct recorder : mcp::call_interceptor {
+    std::mutex mu;
+    std::vector<std::string> seen;
+    void intercept(const mcp::tool_call& call, const std::function<void()>& next) override {
+      {
+        std::lock_guard lock(mu);
+        seen.emplace_back(call.context().task_id());
+      }
+      next();
+    }
+  };
+  auto rec = std::make_shared<recorder>();
+  mcp::server s;
+  s.use(rec);
+  s.add_tool({.name = "who", .description = "d", .task_support_mode = mcp::task_support::optional},
+             [](mcp::tool_context& ctx) { return std::string(ctx.task_id()); });
+  wire w(s);
+  w.initialize();
+  auto plain = w.call("tools/call", object{{"name", "who"}, {"arguments", object{}}}, 1);
+  EXPECT_EQ(plain.at("result").at("content").at(0).at("text"), "");
+  const auto id = id_of(w.call("tools/call", object{{"name", "who"}, {"task", object{}}}, 2));
+  w.send(object{{"jsonrpc", "2.0"},
+                {"id", 3},
+                {"method", "tasks/result"},
+                {"params", object{{"taskId", id}}}});
+  EXPECT_EQ(response_to(w, 3).at("result").at("content").at(0).at("text"), id.c_str());
+  std::lock_guard lock(rec->mu);
+  EXPECT_EQ(rec->seen, (std::vector<std::string>{"", id}));
 }
 
 TEST(tasks, ttl_is_capped_and_an_expired_task_is_gone) {
