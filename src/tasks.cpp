@@ -177,7 +177,7 @@ tasks_feature::tasks_feature(server_core& core)
   core.router.add("tasks/get", "tasks",
                   [this](server_session_impl& s, jsonrpc::request&& r) { get(s, std::move(r)); });
   core.router.add("tasks/result", "tasks", [this](server_session_impl& s, jsonrpc::request&& r) {
-    result(s, std::move(r));
+    get_result(s, std::move(r));
   });
   core.router.add("tasks/list", "tasks",
                   [this](server_session_impl& s, jsonrpc::request&& r) { list(s, std::move(r)); });
@@ -195,62 +195,94 @@ std::optional<std::pair<std::string, json::object>> tasks_feature::capability(er
                    {"requests", json::object{{"tools", json::object{{"call", json::object{}}}}}}}};
 }
 
-void tasks_feature::start(server_session_impl& s, const jsonrpc::request_id& id,
-                          std::shared_ptr<const tool_entry> entry, json::object args,
-                          json::object meta, const json::value& task) {
-  if (!task.is_object()) {
-    return s.reply_error(id, invalid_params("tools/call: \"task\" must be an object"));
+namespace {
+
+/// The ttl `task` asks for (nothing: none asked), or why it is malformed.
+result<std::optional<std::uint64_t>> asked_ttl(const json::value& task) {
+  if (!task.is_object()) return invalid_params("tools/call: \"task\" must be an object");
+  const auto* t = task.get_object().if_contains("ttl");
+  if (t == nullptr || t->is_null()) return std::optional<std::uint64_t>{};
+  if (t->is_uint64()) return std::optional<std::uint64_t>{t->get_uint64()};
+  if (t->is_int64() && t->get_int64() >= 0) {
+    return std::optional<std::uint64_t>{static_cast<std::uint64_t>(t->get_int64())};
   }
-  std::chrono::milliseconds ttl = core_.opts.task_default_ttl;
-  if (const auto* t = task.get_object().if_contains("ttl"); t && !t->is_null()) {
-    if (!(t->is_int64() && t->get_int64() >= 0) && !t->is_uint64()) {
-      return s.reply_error(
-          id, invalid_params("tools/call: \"task.ttl\" must be a non-negative integer (ms)"));
-    }
-    const auto asked = t->is_int64() ? static_cast<std::uint64_t>(t->get_int64()) : t->get_uint64();
-    const auto max = static_cast<std::uint64_t>(core_.opts.task_max_ttl.count());
-    ttl = std::chrono::milliseconds(static_cast<std::int64_t>(std::min(asked, max)));
-  }
-  const std::string owner = s.task_owner();
+  return invalid_params("tools/call: \"task.ttl\" must be a non-negative integer (ms)");
+}
+
+}  // namespace
+
+result<std::string> tasks_feature::admit(server_session_impl& s, const json::value& task) {
+  if (auto ttl = asked_ttl(task); !ttl) return ttl.error();
   {
     std::lock_guard lock(mu_);
-    if (unfinished_per_owner_[owner] >= core_.opts.max_tasks_per_owner) {
-      return s.reply_error(
-          id, error{errc::invalid_request, "Too many unfinished tasks (at most " +
-                                               std::to_string(core_.opts.max_tasks_per_owner) +
-                                               "); wait for some to end or cancel them"});
+    const auto it = unfinished_per_owner_.find(s.task_owner());
+    if (it != unfinished_per_owner_.end() && it->second >= core_.opts.max_tasks_per_owner) {
+      return error{errc::invalid_request, "Too many unfinished tasks (at most " +
+                                              std::to_string(core_.opts.max_tasks_per_owner) +
+                                              "); wait for some to end or cancel them"};
     }
   }
+  return random_hex(16);
+}
+
+void tasks_feature::mark(json::object& meta, const std::string& id) {
+  meta[related_task_key] = json::object{{"taskId", id}};
+}
+
+bool tasks_feature::become_task(call_state& call) {
+  auto s = call.session();
+  if (!s || !call.task_request) return false;
+  std::chrono::milliseconds ttl = core_.opts.task_default_ttl;
+  if (auto asked = asked_ttl(*call.task_request); asked && *asked) {
+    const auto max = static_cast<std::uint64_t>(core_.opts.task_max_ttl.count());
+    ttl = std::chrono::milliseconds(static_cast<std::int64_t>(std::min(**asked, max)));
+  }
+  const std::string owner = s->task_owner();
   task_record rec;
-  rec.id = random_hex(16);
+  if (const auto* r = call.meta().if_contains(related_task_key); r && r->is_object()) {
+    if (const auto* id = r->get_object().if_contains("taskId"); id && id->is_string()) {
+      rec.id = std::string(id->get_string());
+    }
+  }
+  if (rec.id.empty()) return false;  // not admitted by admit(): never happens
   rec.owner = owner;
   rec.created_at = rec.last_updated_at = now_ms();
   rec.ttl = ttl;
   rec.poll_interval = core_.opts.task_poll_interval;
   rec.method = "tools/call";
   if (auto created = store_->create(rec); !created) {
-    return s.reply_error(id, error{errc::internal_error, created.error().message});
+    call.complete(error{errc::internal_error, created.error().message});
+    return false;
+  }
+  // From here the task, not the tools/call request, is what can be cancelled (tasks/cancel).
+  if (!s->untrack(call)) {  // cancelled meanwhile, or the session ended
+    (void)store_->update(
+        rec.id, owner,
+        {.status = task_status::cancelled,
+         .status_message = "Cancelled before it started",
+         .payload = error_payload(invalid_params("Task \"" + rec.id + "\" was cancelled"))});
+    return false;
   }
   bool purge = false;
   {
     std::lock_guard lock(mu_);
     ++unfinished_per_owner_[owner];
-    live_[rec.id] = live_task{{}, s.self(), owner, {}};
+    live_[rec.id] = live_task{call.weak_from_this(), s, owner, {}};
     purge = ++created_ % 256 == 0;
   }
   if (purge) (void)store_->purge_expired(sys_clock::now());
-  // The CreateTaskResult goes out before the call can finish or announce anything.
-  s.reply(id, json::object{{"task", task_json(rec)}});
-  meta[related_task_key] = json::object{{"taskId", rec.id}};  // the pipeline and handler see it
-  auto sink = std::make_shared<task_run>(shared_from_this(), rec.id, owner);
-  auto call =
-      std::make_shared<call_state>(s.self(), std::move(sink), id, std::move(entry), std::move(args),
-                                   std::move(meta), s.who(), core_.pipeline());
-  {
-    std::lock_guard lock(mu_);
-    if (auto it = live_.find(rec.id); it != live_.end()) it->second.call = call;
+  // The CreateTaskResult goes out before the handler runs, so before any status notification.
+  s->reply(call.id(), json::object{{"task", task_json(rec)}});
+  call.become(std::make_shared<task_run>(shared_from_this(), rec.id, owner));
+  if (call.done()) {  // an interceptor's timer (a deadline) ended it in between
+    finish(rec.id, owner,
+           {.status = task_status::failed,
+            .status_message = "The call ended before its handler ran",
+            .payload = error_payload(
+                error{errc::internal_error, "the call ended before its handler ran"})});
+    return false;
   }
-  core_.tools->run(call);
+  return true;
 }
 
 void tasks_feature::finish(const std::string& id, const std::string& owner, task_update u) {
@@ -340,7 +372,7 @@ void tasks_feature::get(server_session_impl& s, jsonrpc::request&& req) {
   s.reply(req.id, task_json(**t));
 }
 
-void tasks_feature::result(server_session_impl& s, jsonrpc::request&& req) {
+void tasks_feature::get_result(server_session_impl& s, jsonrpc::request&& req) {
   auto id = task_id_of(req);
   if (!id) return s.reply_error(req.id, id.error());
   const std::string owner = s.task_owner();

@@ -52,11 +52,19 @@ class tasks_feature final : public feature, public std::enable_shared_from_this<
   [[nodiscard]] std::optional<std::pair<std::string, json::object>> capability(
       era e) const override;
 
-  /// A tools/call of `entry` with `params.task` (`task`): checks it, stores a new task bound
-  /// to the session's task owner, answers with the CreateTaskResult, then runs the call.
-  void start(server_session_impl& s, const jsonrpc::request_id& id,
-             std::shared_ptr<const tool_entry> entry, json::object args, json::object meta,
-             const json::value& task);
+  /// Admits a tools/call with `params.task` (`task`) before it runs: the id its task will have,
+  /// or -32602 for a malformed `task`, -32600 when the caller has `max_tasks_per_owner`
+  /// unfinished tasks.
+  [[nodiscard]] result<std::string> admit(server_session_impl& s, const json::value& task);
+  /// Puts task `id` in a request's `_meta` (`io.modelcontextprotocol/related-task`), where the
+  /// pipeline, the handler and `become_task` find it.
+  static void mark(json::object& meta, const std::string& id);
+  /// Turns `call` (an admitted tools/call the interceptors let through) into a task: stores it,
+  /// with the id `mark` put in its `_meta`, bound to the session's task owner, answers the
+  /// tools/call with the CreateTaskResult and sends the call's outcome to the task from now on.
+  /// False when the call must not run (cancelled, its session ended, the store failed: then the
+  /// call was answered).
+  bool become_task(call_state& call);
 
   // ---- for task_run (tasks.cpp) ----
   /// Stores the outcome of task `id` and answers its waiters.
@@ -77,7 +85,7 @@ class tasks_feature final : public feature, public std::enable_shared_from_this<
   };
 
   void get(server_session_impl& s, jsonrpc::request&& req);
-  void result(server_session_impl& s, jsonrpc::request&& req);
+  void get_result(server_session_impl& s, jsonrpc::request&& req);
   void list(server_session_impl& s, jsonrpc::request&& req);
   void cancel(server_session_impl& s, jsonrpc::request&& req);
   /// Answers `w` with a terminal task's payload (once).

@@ -4,6 +4,7 @@
 #include "detail/call_state.hpp"
 #include "server_core.hpp"
 #include "server_session.hpp"
+#include "tasks.hpp"
 #include "tools.hpp"
 #include "wire.hpp"
 
@@ -48,6 +49,10 @@ void invoke(const std::shared_ptr<call_state>& call) {
 
 /// After the last interceptor: input validation, then the handler, inline or on the executor.
 void run_handler(call_state& c) {
+  if (c.task_request) {  // the interceptors let a task-augmented call through: the task starts
+    auto s = c.session();
+    if (!s || !s->core().tasks->become_task(c)) return;
+  }
   const auto& entry = c.entry();
   if (!entry.input_validator->is_valid(c.arguments_value())) {
     auto errors =

@@ -159,9 +159,10 @@ void tools_feature::call(server_session_impl& s, jsonrpc::request&& req) {
           req.id, error{errc::method_not_found,
                         "Tool \"" + entry->spec.name + "\" does not support task-augmented calls"});
     }
-    return core_.tasks->start(s, req.id, std::move(entry), std::move(args), std::move(meta), *task);
-  }
-  if (mode == task_support::required) {
+    auto admitted = core_.tasks->admit(s, *task);
+    if (!admitted) return s.reply_error(req.id, admitted.error());
+    tasks_feature::mark(meta, *admitted);
+  } else if (mode == task_support::required) {
     return s.reply_error(
         req.id, error{errc::method_not_found,
                       "Tool \"" + entry->spec.name + "\" must be called as a task (params.task)"});
@@ -169,6 +170,9 @@ void tools_feature::call(server_session_impl& s, jsonrpc::request&& req) {
   auto call =
       std::make_shared<call_state>(s.self(), shared_from_this(), req.id, std::move(entry),
                                    std::move(args), std::move(meta), s.who(), core_.pipeline());
+  // A task call runs through the interceptors as a plain call (a rate limit or an access check
+  // refuses it without creating a task); it becomes a task just before the handler.
+  if (task != nullptr) call->task_request = task->get_object();
   if (!s.track(call)) {
     return s.reply_error(
         req.id, error{errc::invalid_request, "Invalid Request: id " + jsonrpc::to_string(req.id) +

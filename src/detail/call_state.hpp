@@ -14,6 +14,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -104,7 +105,19 @@ class call_state final : public inbound_request, public std::enable_shared_from_
   [[nodiscard]] const principal& caller() const noexcept { return *who_; }
   [[nodiscard]] bool run_inline() const noexcept { return entry_->spec.run_inline; }
   [[nodiscard]] std::shared_ptr<server_session_impl> session() const { return session_.lock(); }
+  /// Where the outcome goes. Set at construction; a task-augmented call switches it once, after
+  /// the interceptors and before the handler (`become`), so the handler sees only the last.
   [[nodiscard]] call_sink& sink() const noexcept { return *sink_; }
+
+  /// A task-augmented call's `params.task` while it is still a plain call (tasks.cpp turns it
+  /// into a task once the interceptors let it through). Set before `start`.
+  std::optional<json::object> task_request{};
+  /// Becomes a task: later outcomes go to `sink`.
+  void become(std::shared_ptr<call_sink> sink) {
+    std::lock_guard lock(mu_);
+    sink_ = std::move(sink);
+    task_request.reset();
+  }
   [[nodiscard]] bool done() const noexcept { return done_.load(std::memory_order_acquire); }
 
   void add_filter(std::function<void(call_tool_result&)> f) {
@@ -137,7 +150,12 @@ class call_state final : public inbound_request, public std::enable_shared_from_
     more.clear();
     for (std::size_t i = 0; i < count; ++i) filters[i] = nullptr;
     run_end_hooks();
-    sink_->deliver(*this, std::move(outcome));
+    std::shared_ptr<call_sink> sink;
+    {
+      std::lock_guard lock(mu_);
+      sink = sink_;
+    }
+    sink->deliver(*this, std::move(outcome));
   }
 
   /// Progress: the notification's params, or nothing when it must be dropped (no token, the

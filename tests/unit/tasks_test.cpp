@@ -143,6 +143,27 @@ TEST(tasks, the_pipeline_and_the_handler_see_the_task_id) {
   EXPECT_EQ(rec->seen, (std::vector<std::string>{"", id}));
 }
 
+TEST(tasks, a_call_the_pipeline_refuses_creates_no_task) {
+  struct deny_first : mcp::call_interceptor {
+    std::atomic<int> calls{0};
+    void intercept(const mcp::tool_call& call, const std::function<void()>& next) override {
+      if (calls++ == 0) return call.finish(mcp::tool_error_result("rate limited: try later"));
+      next();
+    }
+  };
+  mcp::server s;
+  s.use(std::make_shared<deny_first>());
+  add_sleeper(s);
+  wire w(s);
+  w.initialize();
+  auto refused = w.call("tools/call", task_call(0), 1);
+  EXPECT_EQ(refused.at("result").at("isError"), true) << refused;  // answered as a plain call
+  EXPECT_TRUE(w.call("tasks/list", {}, 2).at("result").at("tasks").as_array().empty());
+  auto created = w.call("tools/call", task_call(0), 3);
+  EXPECT_EQ(created.at("result").at("task").at("status"), "working") << created;
+  EXPECT_EQ(w.call("tasks/list", {}, 4).at("result").at("tasks").as_array().size(), 1U);
+}
+
 TEST(tasks, ttl_is_capped_and_an_expired_task_is_gone) {
   mcp::server s({.task_default_ttl = 30ms, .task_max_ttl = 60ms});
   add_sleeper(s);
