@@ -363,33 +363,37 @@ void tasks_feature::announce(const task_record& t,
   s->send(jsonrpc::encode_notification("notifications/tasks/status", task_json(t)));
 }
 
-void tasks_feature::get(server_session_impl& s, jsonrpc::request&& req) {
+result<task_record> tasks_feature::lookup(server_session_impl& s, const jsonrpc::request& req) {
   auto id = task_id_of(req);
-  if (!id) return s.reply_error(req.id, id.error());
+  if (!id) return id.error();
   auto t = store_->get(*id, s.task_owner());
-  if (!t) return s.reply_error(req.id, error{errc::internal_error, t.error().message});
-  if (!*t) return s.reply_error(req.id, not_found(*id));
-  s.reply(req.id, task_json(**t));
+  if (!t) return error{errc::internal_error, t.error().message};
+  if (!*t) return not_found(*id);
+  return std::move(**t);
+}
+
+void tasks_feature::get(server_session_impl& s, jsonrpc::request&& req) {
+  auto t = lookup(s, req);
+  if (!t) return s.reply_error(req.id, t.error());
+  s.reply(req.id, task_json(*t));
 }
 
 void tasks_feature::get_result(server_session_impl& s, jsonrpc::request&& req) {
-  auto id = task_id_of(req);
-  if (!id) return s.reply_error(req.id, id.error());
+  auto t = lookup(s, req);
+  if (!t) return s.reply_error(req.id, t.error());
   const std::string owner = s.task_owner();
-  auto t = store_->get(*id, owner);
-  if (!t) return s.reply_error(req.id, error{errc::internal_error, t.error().message});
-  if (!*t) return s.reply_error(req.id, not_found(*id));
-  auto w = std::make_shared<result_waiter>(req.id, s.self(), *id);
+  const std::string id = t->id;
+  auto w = std::make_shared<result_waiter>(req.id, s.self(), id);
   if (!s.track(w)) {
     return s.reply_error(
         req.id, error{errc::invalid_request, "Invalid Request: id " + jsonrpc::to_string(req.id) +
                                                  " is already in use by a running request"});
   }
-  if (is_terminal((*t)->status)) return answer(w, **t);
+  if (is_terminal(t->status)) return answer(w, *t);
   bool running_here = false;
   {
     std::lock_guard lock(mu_);
-    if (auto it = live_.find(*id); it != live_.end()) {
+    if (auto it = live_.find(id); it != live_.end()) {
       std::erase_if(it->second.waiters, [](const auto& x) { return x->answered.load(); });
       it->second.waiters.push_back(w);
       running_here = true;
@@ -397,7 +401,7 @@ void tasks_feature::get_result(server_session_impl& s, jsonrpc::request&& req) {
   }
   if (!running_here) return watch_foreign(std::move(w), owner);
   // The task may have ended between the read and the registration: read once more.
-  auto again = store_->get(*id, owner);
+  auto again = store_->get(id, owner);
   if (again && *again && is_terminal((*again)->status)) answer(w, **again);
 }
 
@@ -441,18 +445,16 @@ void tasks_feature::list(server_session_impl& s, jsonrpc::request&& req) {
 }
 
 void tasks_feature::cancel(server_session_impl& s, jsonrpc::request&& req) {
-  auto id = task_id_of(req);
-  if (!id) return s.reply_error(req.id, id.error());
+  auto t = lookup(s, req);
+  if (!t) return s.reply_error(req.id, t.error());
   const std::string owner = s.task_owner();
-  auto t = store_->get(*id, owner);
-  if (!t) return s.reply_error(req.id, error{errc::internal_error, t.error().message});
-  if (!*t) return s.reply_error(req.id, not_found(*id));
+  const std::string* id = &t->id;
   const auto refuse_terminal = [&](const task_record& r) {
     s.reply_error(req.id,
                   invalid_params("Task \"" + *id + "\" is already " +
                                  std::string(to_string(r.status)) + " and cannot be cancelled"));
   };
-  if (is_terminal((*t)->status)) return refuse_terminal(**t);
+  if (is_terminal(t->status)) return refuse_terminal(*t);
   task_update u{.status = task_status::cancelled,
                 .status_message = "Cancelled by the requestor",
                 .payload = error_payload(

@@ -84,6 +84,9 @@ class tasks_feature final : public feature, public std::enable_shared_from_this<
     std::vector<std::shared_ptr<result_waiter>> waiters;
   };
 
+  /// The caller's task named by `params.taskId`, or the error to answer (-32602: no such task
+  /// of theirs; -32603: the store failed).
+  result<task_record> lookup(server_session_impl& s, const jsonrpc::request& req);
   void get(server_session_impl& s, jsonrpc::request&& req);
   void get_result(server_session_impl& s, jsonrpc::request&& req);
   void list(server_session_impl& s, jsonrpc::request&& req);

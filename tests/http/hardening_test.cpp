@@ -25,17 +25,8 @@ bool valid_utf8(std::string_view s) {
   return true;
 }
 
-class HttpHardening : public ::testing::Test {
+class HttpHardening : public http_fixture {
  protected:
-  void start(mcp::http_server_options opts = {}) {
-    add_test_tools(server_);
-    http_ = std::make_unique<mcp::http_server>(server_, std::move(opts));
-    http_->start();
-    port_ = http_->port();
-  }
-  void TearDown() override {
-    if (http_) http_->stop();
-  }
   /// A fresh client initializes and gets its echo back verbatim.
   void expect_serving() {
     const auto sid = open_session(port_);
@@ -45,10 +36,6 @@ class HttpHardening : public ::testing::Test {
     EXPECT_EQ(r.status, 200U);
     EXPECT_NE(r.body.find(R"("text":"still here")"), std::string::npos) << r.body;
   }
-
-  mcp::server server_{mcp::server_options{.info = {.name = "http-test", .version = "1"}}};
-  std::unique_ptr<mcp::http_server> http_;
-  std::uint16_t port_ = 0;
 };
 
 TEST_F(HttpHardening, ATrailerFieldOf70000BytesIs431AndTheServerLives) {

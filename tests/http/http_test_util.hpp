@@ -11,6 +11,7 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <gtest/gtest.h>
 
 #include <chrono>
 #include <map>
@@ -291,5 +292,23 @@ inline std::string call_body(const std::string& id, const std::string& tool,
   if (progress) b += R"(,"_meta":{"progressToken":"tok"})";
   return b + "}}";
 }
+
+/// A server with the test tools behind a real listener on 127.0.0.1 (any free port).
+class http_fixture : public ::testing::Test {
+ protected:
+  void start(mcp::http_server_options opts = {}) {
+    add_test_tools(server_);
+    http_ = std::make_unique<mcp::http_server>(server_, std::move(opts));
+    http_->start();
+    port_ = http_->port();
+  }
+  void TearDown() override {
+    if (http_) http_->stop();
+  }
+
+  mcp::server server_{mcp::server_options{.info = {.name = "http-test", .version = "1"}}};
+  std::unique_ptr<mcp::http_server> http_;
+  std::uint16_t port_ = 0;
+};
 
 }  // namespace mcp_test

@@ -12,22 +12,7 @@
 namespace mcp_test {
 namespace {
 
-class HttpServer : public ::testing::Test {
- protected:
-  void start(mcp::http_server_options opts = {}) {
-    add_test_tools(server_);
-    http_ = std::make_unique<mcp::http_server>(server_, std::move(opts));
-    http_->start();
-    port_ = http_->port();
-  }
-  void TearDown() override {
-    if (http_) http_->stop();
-  }
-
-  mcp::server server_{mcp::server_options{.info = {.name = "http-test", .version = "1"}}};
-  std::unique_ptr<mcp::http_server> http_;
-  std::uint16_t port_ = 0;
-};
+class HttpServer : public http_fixture {};
 
 TEST_F(HttpServer, InitializeAnswersJsonWithSecureSessionId) {
   start();
