@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Interop tests of the Streamable HTTP server with clients written by others, run by ctest:
 #
-#   run.sh ts-sdk    DEMO_SERVER   # @modelcontextprotocol/sdk client: list, call, progress
+#   run.sh ts-sdk    DEMO_SERVER   # @modelcontextprotocol/sdk client over HTTP and stdio: list,
+#                                  # call, progress, tasks
 #   run.sh inspector DEMO_SERVER   # MCP Inspector CLI: tools/list and tools/call
 #
 # The npm packages are pinned by package.json + package-lock.json beside this script and
@@ -54,6 +55,7 @@ case "$mode" in
 ts-sdk)
     cp "$here/ts-sdk-client.mjs" "$dir/"  # resolved against the cache's node_modules
     timeout 120 node "$dir/ts-sdk-client.mjs" "$url"
+    timeout 120 node "$dir/ts-sdk-client.mjs" --stdio "$demo"
     ;;
 inspector)
     export CI=true HOME="$work/home"
