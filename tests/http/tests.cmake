@@ -7,6 +7,7 @@ mcp_add_test(mcp_http_tests
   http/client_test.cpp
   http/hardening_test.cpp
   http/request_reader_test.cpp
+  http/tasks_test.cpp
 )
 target_link_libraries(mcp_http_tests PRIVATE mcp::http)
 target_include_directories(mcp_http_tests PRIVATE ${PROJECT_SOURCE_DIR}/src
