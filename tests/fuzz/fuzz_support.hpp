@@ -56,16 +56,23 @@ struct echo_in {
 MCP_FIELDS(echo_in, (text, {.max_length = 1000}),
            (times, {.defaulted = true, .minimum = 1, .maximum = 3}))
 
-/// A server with a typed tool, a raw tool with a pattern, a resource, a template and a prompt,
-/// whose handlers run on `exec`.
+/// A server with a typed tool (it may run as a task), a raw tool with a pattern, a resource, a
+/// template and a prompt, whose handlers run on `exec`.
 inline std::unique_ptr<mcp::server> make_server(std::shared_ptr<queue_executor> exec) {
+  // Tasks expire at once (and are swept every 256 creations): the server lives for the whole
+  // run and must not keep what millions of inputs created.
   auto s = std::make_unique<mcp::server>(
-      mcp::server_options{.info = {.name = "fuzz", .version = "1"}, .handler_executor = exec});
-  s->add_tool({.name = "echo", .description = "Echoes"}, [](const echo_in& in) {
-    std::string out;
-    for (int i = 0; i < in.times; ++i) out += in.text;
-    return out;
-  });
+      mcp::server_options{.info = {.name = "fuzz", .version = "1"},
+                          .handler_executor = exec,
+                          .task_default_ttl = std::chrono::milliseconds(1),
+                          .task_max_ttl = std::chrono::milliseconds(1)});
+  s->add_tool(
+      {.name = "echo", .description = "Echoes", .task_support_mode = mcp::task_support::optional},
+      [](const echo_in& in) {
+        std::string out;
+        for (int i = 0; i < in.times; ++i) out += in.text;
+        return out;
+      });
   s->add_tool({.name = "code",
                .description = "Checks a code",
                .input_schema = mcp::json::parse(R"({"type":"object","properties":{
