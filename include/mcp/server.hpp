@@ -15,6 +15,11 @@
 // pool by default) unless the tool is declared `run_inline`. Resources and prompts are likewise
 // thread-safe to register and remove; their handlers (read, get, complete) run on the executor.
 //
+// Tasks (2025-11-25): a tool declared with `.task_support_mode = mcp::task_support::optional`
+// (or `required`) may be called with `params.task`; the server answers at once with a task the
+// client polls or waits on (tasks/get, tasks/result), kept in `server_options::task_store` (in
+// memory by default; `make_sqlite_task_store` keeps tasks across restarts).
+//
 // Example:
 //
 //   mcp::server server({.info = {.name = "weather", .version = "1.0.0"}});
