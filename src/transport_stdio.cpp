@@ -26,6 +26,12 @@ void fd_connection::send(std::string message, const send_context& /*ctx*/) {
     }
     return;
   }
+  // What the reader thread buffered was sent first: it goes out first (a task's CreateTaskResult,
+  // answered on the reader thread, before the requests its handler sends from another).
+  if (!pending_.empty()) {
+    write_locked(pending_);
+    pending_.clear();
+  }
   write_locked(message);
 }
 

@@ -38,7 +38,8 @@ class fd_connection final : public connection {
   void close() override;
 
   /// From now on, messages sent by the calling thread are buffered until `flush()` (or until
-  /// 64 KiB are pending); other threads' messages are written at once. A reader loop that
+  /// 64 KiB are pending); another thread's message is written at once, after what is pending
+  /// (messages leave in the order they were sent). A reader loop that
   /// answers inline calls this once and flushes before it blocks for input, so the answers to
   /// a burst of requests leave in one write.
   void buffer_calling_thread();
