@@ -32,10 +32,10 @@ struct client_session::impl final : detail::peer {
   /// From the last complete tools/list; dropped on notifications/tools/list_changed.
   std::map<std::string, std::shared_ptr<const output_schema>, std::less<>> output_schemas;
   bool tools_listed = false;
-  /// Tasks: the tool each task this client started calls (to check its result), and the
-  /// last status notification per task (for wait_task).
+  /// Tasks: the tool each task this client started calls (to check its result), and how many
+  /// status notifications said a task ended (wait_task wakes on a change and asks again).
   std::map<std::string, std::string, std::less<>> task_tools;
-  std::map<std::string, json::object, std::less<>> task_status;
+  std::uint64_t tasks_ended = 0;
   std::condition_variable task_cv;
 
   /// Compiles the outputSchema of every listed tool (a server's schema is untrusted input: one
@@ -72,11 +72,7 @@ struct client_session::impl final : detail::peer {
       return reply_error(req.id, error{errc::method_not_found, "Method not found: " + req.method});
     }
     auto in_flight = std::make_shared<detail::inbound_request>(req.id);
-    if (!track(in_flight)) {
-      return reply_error(
-          req.id, error{errc::invalid_request, "Invalid Request: id " + jsonrpc::to_string(req.id) +
-                                                   " is already in use by a running request"});
-    }
+    if (!track(in_flight)) return;
     executor_for_requests().post([self = std::static_pointer_cast<impl>(shared_from_this()),
                                   in_flight, h = *handler, req = std::move(req)] {
       result<json::object> r = error{errc::internal_error, "no result"};
@@ -98,9 +94,12 @@ struct client_session::impl final : detail::peer {
       tools_listed = false;
     }
     if (n.method == "notifications/tasks/status") {
-      if (const auto* id = n.params.if_contains("taskId"); id && id->is_string()) {
+      const auto* s = n.params.if_contains("status");
+      const auto status =
+          s && s->is_string() ? task_status_from_string(s->get_string()) : std::nullopt;
+      if (status && is_terminal(*status)) {
         std::lock_guard lock(mu);
-        task_status.insert_or_assign(std::string(id->get_string()), n.params);
+        ++tasks_ended;
         task_cv.notify_all();
       }
     }

@@ -2,11 +2,28 @@
 // tasks/cancel, and waiting on status notifications (or pollInterval).
 #include <mcp/client.hpp>
 
+#include <cstdint>
+#include <initializer_list>
+
 #include "client_impl.hpp"
 
 namespace mcp {
 
 namespace {
+
+/// True when `obj` holds objects along `path` and then the last key (of any value).
+bool declares(const json::object& obj, std::initializer_list<std::string_view> path) {
+  const json::object* o = &obj;
+  std::size_t left = path.size();
+  for (const auto key : path) {
+    const auto* v = o->if_contains(key);
+    if (v == nullptr) return false;
+    if (--left == 0) return true;
+    if (!v->is_object()) return false;
+    o = &v->get_object();
+  }
+  return false;
+}
 
 error bad_task(const std::string& what) {
   return error{errc::invalid_params, "the server's Task object " + what};
@@ -43,17 +60,7 @@ result<task_info> client_session::call_tool_as_task(std::string_view name, json:
                                                     const request_options& opts) {
   {
     std::lock_guard lock(impl_->mu);
-    const auto* caps = impl_->server_result.if_contains("capabilities");
-    const json::value* call = nullptr;
-    if (caps && caps->is_object()) {
-      if (const auto* t = caps->get_object().if_contains("tasks"); t && t->is_object()) {
-        if (const auto* r = t->get_object().if_contains("requests"); r && r->is_object()) {
-          if (const auto* tools = r->get_object().if_contains("tools"); tools && tools->is_object())
-            call = tools->get_object().if_contains("call");
-        }
-      }
-    }
-    if (call == nullptr) {
+    if (!declares(impl_->server_result, {"capabilities", "tasks", "requests", "tools", "call"})) {
       return error{
           errc::not_supported,
           "the server did not declare tasks.requests.tools.call: it runs no tool as a task"};
@@ -128,6 +135,11 @@ result<task_info> client_session::wait_task(std::string_view task_id,
                                             std::chrono::milliseconds timeout) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   for (;;) {
+    std::uint64_t ended = 0;  // read first: a notification during get_task still wakes us
+    {
+      std::lock_guard lock(impl_->mu);
+      ended = impl_->tasks_ended;
+    }
     auto t = get_task(task_id);
     if (!t || is_terminal(t->status)) return t;
     const auto poll = std::chrono::milliseconds(t->poll_interval_ms.value_or(1000));
@@ -136,16 +148,10 @@ result<task_info> client_session::wait_task(std::string_view task_id,
       return error{errc::request_timeout, "task " + std::string(task_id) + " did not end in time"};
     }
     // Sleep until the poll interval passes, the deadline comes, or a status notification says
-    // the task ended.
+    // a task ended (then ask again whether it was this one).
     std::unique_lock lock(impl_->mu);
-    impl_->task_cv.wait_until(lock, std::min(deadline, now + poll), [&] {
-      auto it = impl_->task_status.find(task_id);
-      if (it == impl_->task_status.end()) return false;
-      const auto* s = it->second.if_contains("status");
-      if (!s || !s->is_string()) return false;
-      auto st = task_status_from_string(s->get_string());
-      return st && is_terminal(*st);
-    });
+    impl_->task_cv.wait_until(lock, std::min(deadline, now + poll),
+                              [&] { return impl_->tasks_ended != ended; });
   }
 }
 

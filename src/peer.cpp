@@ -109,9 +109,15 @@ void peer::receive_batch(json::array&& batch) {
 // ---- answering ----
 
 bool peer::track(const std::shared_ptr<inbound_request>& r) {
-  std::lock_guard lock(mu_);
-  if (closed_.load()) return false;
-  return inbound_.emplace(r->id(), r).second;
+  {
+    std::lock_guard lock(mu_);
+    if (closed_.load()) return false;
+    if (inbound_.emplace(r->id(), r).second) return true;
+  }
+  reply_error(r->id(),
+              error{errc::invalid_request, "Invalid Request: id " + jsonrpc::to_string(r->id()) +
+                                               " is already in use by a running request"});
+  return false;
 }
 
 bool peer::untrack(const inbound_request& r) {

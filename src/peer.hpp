@@ -86,7 +86,8 @@ class peer : public std::enable_shared_from_this<peer> {
 
   // ---- answering incoming requests ----
 
-  /// Registers `r` as in flight. False when its id is already in flight (answer -32600).
+  /// Registers `r` as in flight. False when its id is already in flight (the request has then
+  /// been answered with -32600) or the peer is closed.
   [[nodiscard]] bool track(const std::shared_ptr<inbound_request>& r);
   /// Ends the tracking of `r` (its work is done). False when it was cancelled or the peer
   /// closed: its answer must then not be sent.

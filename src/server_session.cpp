@@ -122,11 +122,7 @@ void server_session_impl::answer_later(
     jsonrpc::request&& req,
     std::function<result<json::value>(server_session_impl&, const jsonrpc::request&)> work) {
   auto in_flight = std::make_shared<inbound_request>(req.id);
-  if (!track(in_flight)) {
-    return reply_error(
-        req.id, error{errc::invalid_request, "Invalid Request: id " + jsonrpc::to_string(req.id) +
-                                                 " is already in use by a running request"});
-  }
+  if (!track(in_flight)) return;
   core_->exec->post([self = self(), in_flight, req = std::move(req), work = std::move(work)] {
     if (in_flight->cancelled()) return;
     result<json::value> r = error{errc::internal_error, "no result"};

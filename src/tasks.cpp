@@ -12,7 +12,6 @@
 #include "detail/timer.hpp"
 #include "server_core.hpp"
 #include "server_session.hpp"
-#include "wire.hpp"
 
 namespace mcp::detail {
 
@@ -57,7 +56,7 @@ error not_found(const std::string& id) {
 void add_related_task(json::object& params, const std::string& id) {
   auto& meta = params["_meta"];
   if (!meta.is_object()) meta.emplace_object();
-  meta.get_object()[related_task_key] = json::object{{"taskId", id}};
+  tasks_feature::mark(meta.get_object(), id);
 }
 
 /// The first text of a failed tool result, for the task's statusMessage.
@@ -75,6 +74,14 @@ json::object error_payload(const error& e) {
   json::object err{{"code", e.code}, {"message", e.message}};
   if (e.data) err["data"] = *e.data;
   return json::object{{"error", std::move(err)}};
+}
+
+/// Cancels task `id`: its tasks/result is -32602 saying so.
+task_update cancelled(const std::string& id, std::string message) {
+  return {.status = task_status::cancelled,
+          .status_message = std::move(message),
+          .payload =
+              error_payload(invalid_params("Task \"" + id + "\" was cancelled: it has no result"))};
 }
 
 }  // namespace
@@ -117,12 +124,12 @@ class task_run final : public call_sink {
         u.status_message = problem->message;
         u.payload = error_payload(*problem);
       } else {
-        std::string text;
-        wire::append_tool_result(text, r, structured ? &*structured : nullptr, latest_era);
-        json::object result = json::parse(text).as_object();
-        add_related_task(result, id_);
+        // Tasks exist only in eras that have every CallToolResult field: nothing to trim.
+        if (structured) r.structured_content = std::move(structured->as_object());
         u.status = r.is_error ? task_status::failed : task_status::completed;
         if (r.is_error) u.status_message = failure_text(r);
+        json::object result = std::move(r).to_json();
+        add_related_task(result, id_);
         u.payload = json::object{{"result", std::move(result)}};
       }
     }
@@ -256,11 +263,7 @@ bool tasks_feature::become_task(call_state& call) {
   }
   // From here the task, not the tools/call request, is what can be cancelled (tasks/cancel).
   if (!s->untrack(call)) {  // cancelled meanwhile, or the session ended
-    (void)store_->update(
-        rec.id, owner,
-        {.status = task_status::cancelled,
-         .status_message = "Cancelled before it started",
-         .payload = error_payload(invalid_params("Task \"" + rec.id + "\" was cancelled"))});
+    (void)store_->update(rec.id, owner, cancelled(rec.id, "Cancelled before it started"));
     return false;
   }
   bool purge = false;
@@ -285,19 +288,22 @@ bool tasks_feature::become_task(call_state& call) {
   return true;
 }
 
+std::optional<tasks_feature::live_task> tasks_feature::take_live(const std::string& id) {
+  std::lock_guard lock(mu_);
+  auto it = live_.find(id);
+  if (it == live_.end()) return std::nullopt;
+  live_task live = std::move(it->second);
+  live_.erase(it);
+  if (auto n = unfinished_per_owner_.find(live.owner); n != unfinished_per_owner_.end()) {
+    if (--n->second == 0) unfinished_per_owner_.erase(n);
+  }
+  return live;
+}
+
 void tasks_feature::finish(const std::string& id, const std::string& owner, task_update u) {
   auto stored = store_->update(id, owner, u);
-  live_task live;
-  {
-    std::lock_guard lock(mu_);
-    auto it = live_.find(id);
-    if (it == live_.end()) return;  // cancelled: the cancel answered the waiters
-    live = std::move(it->second);
-    live_.erase(it);
-    if (auto n = unfinished_per_owner_.find(owner); n != unfinished_per_owner_.end()) {
-      if (--n->second == 0) unfinished_per_owner_.erase(n);
-    }
-  }
+  auto live = take_live(id);
+  if (!live) return;  // cancelled: the cancel answered the waiters
   task_record rec;
   if (stored && *stored) {
     rec = std::move(**stored);
@@ -308,8 +314,8 @@ void tasks_feature::finish(const std::string& id, const std::string& owner, task
     rec.payload = std::move(u.payload);
     rec.created_at = rec.last_updated_at = now_ms();
   }
-  announce(rec, live.session);  // the status, then the waiting results
-  for (const auto& w : live.waiters) answer(w, rec);
+  announce(rec, live->session);  // the status, then the waiting results
+  for (const auto& w : live->waiters) answer(w, rec);
 }
 
 bool tasks_feature::set_input_required(const std::string& id, const std::string& owner,
@@ -384,11 +390,7 @@ void tasks_feature::get_result(server_session_impl& s, jsonrpc::request&& req) {
   const std::string owner = s.task_owner();
   const std::string id = t->id;
   auto w = std::make_shared<result_waiter>(req.id, s.self(), id);
-  if (!s.track(w)) {
-    return s.reply_error(
-        req.id, error{errc::invalid_request, "Invalid Request: id " + jsonrpc::to_string(req.id) +
-                                                 " is already in use by a running request"});
-  }
+  if (!s.track(w)) return;
   if (is_terminal(t->status)) return answer(w, *t);
   bool running_here = false;
   {
@@ -455,33 +457,18 @@ void tasks_feature::cancel(server_session_impl& s, jsonrpc::request&& req) {
                                  std::string(to_string(r.status)) + " and cannot be cancelled"));
   };
   if (is_terminal(t->status)) return refuse_terminal(*t);
-  task_update u{.status = task_status::cancelled,
-                .status_message = "Cancelled by the requestor",
-                .payload = error_payload(
-                    invalid_params("Task \"" + *id + "\" was cancelled: it has no result"))};
-  auto stored = store_->update(*id, owner, u);
+  auto stored = store_->update(*id, owner, cancelled(*id, "Cancelled by the requestor"));
   if (!stored) return s.reply_error(req.id, error{errc::internal_error, stored.error().message});
   if (!*stored) return s.reply_error(req.id, not_found(*id));
   if ((*stored)->status != task_status::cancelled) return refuse_terminal(**stored);
-  live_task live;
-  bool was_live = false;
-  {
-    std::lock_guard lock(mu_);
-    if (auto it = live_.find(*id); it != live_.end()) {
-      live = std::move(it->second);
-      live_.erase(it);
-      was_live = true;
-      if (auto n = unfinished_per_owner_.find(owner); n != unfinished_per_owner_.end()) {
-        if (--n->second == 0) unfinished_per_owner_.erase(n);
-      }
-    }
-  }
-  if (was_live) {
-    if (auto call = live.call.lock()) call->stop_source().request_stop();
+  auto live = take_live(*id);
+  if (live) {
+    if (auto call = live->call.lock()) call->stop_source().request_stop();
   }
   s.reply(req.id, task_json(**stored));  // cancelled before the answer, as the spec asks
-  announce(**stored, was_live ? live.session : s.self());
-  for (const auto& w : live.waiters) answer(w, **stored);
+  if (!live) return announce(**stored, s.self());
+  announce(**stored, live->session);
+  for (const auto& w : live->waiters) answer(w, **stored);
 }
 
 }  // namespace mcp::detail

@@ -87,6 +87,9 @@ class tasks_feature final : public feature, public std::enable_shared_from_this<
   /// The caller's task named by `params.taskId`, or the error to answer (-32602: no such task
   /// of theirs; -32603: the store failed).
   result<task_record> lookup(server_session_impl& s, const jsonrpc::request& req);
+  /// Removes task `id`'s in-process record (it ended) and releases its place in its owner's
+  /// count of unfinished tasks; nothing when no call of this process runs it.
+  std::optional<live_task> take_live(const std::string& id);
   void get(server_session_impl& s, jsonrpc::request&& req);
   void get_result(server_session_impl& s, jsonrpc::request&& req);
   void list(server_session_impl& s, jsonrpc::request&& req);

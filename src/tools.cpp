@@ -173,11 +173,7 @@ void tools_feature::call(server_session_impl& s, jsonrpc::request&& req) {
   // A task call runs through the interceptors as a plain call (a rate limit or an access check
   // refuses it without creating a task); it becomes a task just before the handler.
   if (task != nullptr) call->task_request = task->get_object();
-  if (!s.track(call)) {
-    return s.reply_error(
-        req.id, error{errc::invalid_request, "Invalid Request: id " + jsonrpc::to_string(req.id) +
-                                                 " is already in use by a running request"});
-  }
+  if (!s.track(call)) return;
   run(call);
 }
 

@@ -1,5 +1,5 @@
 // RFC 6570 URI templates: parsing, expansion, and matching a URI back to its variables (by
-// backtracking over the template's parts, longest candidate first, with a step budget).
+// backtracking over the template's parts, longest candidate first, with a work budget).
 #include <mcp/uri_template.hpp>
 
 #include <algorithm>
@@ -175,6 +175,16 @@ struct matcher {
   /// template and URI.
   std::size_t budget = 4'000'000;
 
+  /// Takes `n` units of the budget; false (and nothing left) when there are not that many.
+  bool spend(std::size_t n) {
+    if (budget < n) {
+      budget = 0;
+      return false;
+    }
+    budget -= n;
+    return true;
+  }
+
   /// Where an expansion of expression `p` starting at `pos` must end at the latest: before the
   /// first character its values may not contain (a separator splitting several values is
   /// allowed). Longer candidates would fail `match_expression`; not trying them keeps matching
@@ -195,8 +205,7 @@ struct matcher {
   /// the recursion unwinds: later parts first, so an earlier part's value for a name repeated
   /// in the template wins. Recursion depth is bounded by the part count (`max_parts`).
   bool run(std::size_t i, std::size_t pos, uri_variables& vars) {
-    if (budget == 0) return false;
-    --budget;
+    if (!spend(1)) return false;
     if (i == parts.size()) return pos == uri.size();
     const auto& p = parts[i];
     if (p.op == 0) {
@@ -210,16 +219,10 @@ struct matcher {
     for (std::size_t end = longest_end(p, pos) + 1; end-- > pos;) {
       if (last && end != uri.size()) return false;
       if (!next_literal.empty() && uri.substr(end, next_literal.size()) != next_literal) {
-        if (budget == 0) return false;
-        --budget;
+        if (!spend(1)) return false;
         continue;
       }
-      const std::size_t cost = end - pos + 1;
-      if (budget < cost) {
-        budget = 0;
-        return false;
-      }
-      budget -= cost;
+      if (!spend(end - pos + 1)) return false;  // what match_expression examines
       auto got = match_expression(p, uri.substr(pos, end - pos));
       if (!got) continue;
       if (run(i + 1, end, vars)) {

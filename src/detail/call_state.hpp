@@ -43,6 +43,7 @@ class call_state final : public inbound_request, public std::enable_shared_from_
         meta_(std::move(meta)),
         who_(std::move(who)),
         chain_(std::move(chain)) {
+    active_sink_.store(sink_.get(), std::memory_order_relaxed);
     if (const auto* t = meta_.if_contains("progressToken")) {
       if (t->is_string() || t->is_int64() || t->is_uint64()) progress_token_ = *t;
     }
@@ -107,15 +108,17 @@ class call_state final : public inbound_request, public std::enable_shared_from_
   [[nodiscard]] std::shared_ptr<server_session_impl> session() const { return session_.lock(); }
   /// Where the outcome goes. Set at construction; a task-augmented call switches it once, after
   /// the interceptors and before the handler (`become`), so the handler sees only the last.
-  [[nodiscard]] call_sink& sink() const noexcept { return *sink_; }
+  [[nodiscard]] call_sink& sink() const noexcept {
+    return *active_sink_.load(std::memory_order_acquire);
+  }
 
   /// A task-augmented call's `params.task` while it is still a plain call (tasks.cpp turns it
   /// into a task once the interceptors let it through). Set before `start`.
   std::optional<json::object> task_request{};
   /// Becomes a task: later outcomes go to `sink`.
   void become(std::shared_ptr<call_sink> sink) {
-    std::lock_guard lock(mu_);
-    sink_ = std::move(sink);
+    task_sink_ = std::move(sink);
+    active_sink_.store(task_sink_.get(), std::memory_order_release);
     task_request.reset();
   }
   [[nodiscard]] bool done() const noexcept { return done_.load(std::memory_order_acquire); }
@@ -150,12 +153,7 @@ class call_state final : public inbound_request, public std::enable_shared_from_
     more.clear();
     for (std::size_t i = 0; i < count; ++i) filters[i] = nullptr;
     run_end_hooks();
-    std::shared_ptr<call_sink> sink;
-    {
-      std::lock_guard lock(mu_);
-      sink = sink_;
-    }
-    sink->deliver(*this, std::move(outcome));
+    sink().deliver(*this, std::move(outcome));
   }
 
   /// Progress: the notification's params, or nothing when it must be dropped (no token, the
@@ -204,6 +202,10 @@ class call_state final : public inbound_request, public std::enable_shared_from_
   }
   std::weak_ptr<server_session_impl> session_;
   std::shared_ptr<call_sink> sink_;
+  std::shared_ptr<call_sink> task_sink_;  ///< set once by `become`, before it is published
+  /// The sink in use: `sink_`, or `task_sink_` once the call became a task. An atomic pointer
+  /// (not a lock) because a timer may complete the call while `become` runs.
+  std::atomic<call_sink*> active_sink_{nullptr};
   std::shared_ptr<const tool_entry> entry_;
   json::value args_;  ///< always an object
   json::object meta_;

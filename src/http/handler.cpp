@@ -269,6 +269,12 @@ std::optional<http_response> request_handler::decode_post(http_request& req, pos
   return std::nullopt;
 }
 
+/// Whose tasks a session of caller `who` sees: the authenticated principal (across sessions),
+/// else `unauthenticated`.
+std::string request_handler::task_owner(const principal& who, std::string unauthenticated) const {
+  return opts_.authenticate ? "principal:" + who.subject : std::move(unauthenticated);
+}
+
 /// Finds the session a POST goes to, or opens one (initialize, or every POST when stateless).
 std::optional<http_response> request_handler::open_target(const http_request& req,
                                                           const principal& who,
@@ -277,12 +283,10 @@ std::optional<http_response> request_handler::open_target(const http_request& re
                                                           const headers& extra) {
   if (opts_.stateless) {
     t.conn = std::make_shared<routing_connection>();
-    // Tasks are bound to the authenticated caller; without an authenticator, to every
-    // anonymous caller of this stateless server alike (task ids are unguessable).
+    // Without an authenticator, every anonymous caller of a stateless server is one owner
+    // (task ids are unguessable).
     session_options so{
-        .who = who,
-        .assume_initialized = std::nullopt,
-        .task_owner = opts_.authenticate ? "principal:" + who.subject : std::string("anonymous")};
+        .who = who, .assume_initialized = std::nullopt, .task_owner = task_owner(who, "anonymous")};
     if (body.initialize == nullptr) {
       so.assume_initialized = std::string(version.empty() ? assumed_version : version);
     }
@@ -299,11 +303,8 @@ std::optional<http_response> request_handler::open_target(const http_request& re
     t.hs->id = session_table::new_id();
     t.hs->subject = who.subject;
     t.hs->conn = t.conn = std::make_shared<routing_connection>();
-    // Tasks are bound to the authenticated caller (across sessions), else to this session.
     t.hs->session = t.session = server_.open_session(
-        t.conn, session_options{.who = who,
-                                .task_owner = opts_.authenticate ? "principal:" + who.subject
-                                                                 : "session:" + t.hs->id});
+        t.conn, session_options{.who = who, .task_owner = task_owner(who, "session:" + t.hs->id)});
     if (!sessions_.add(t.hs)) {
       t.session->close();
       return error_response(503, errc::internal_error, "Service Unavailable: too many sessions",

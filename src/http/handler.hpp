@@ -79,6 +79,7 @@ class request_handler {
                      headers extra);
   std::optional<http_response> decode_post(http_request& req, post_body& body,
                                            const headers& extra) const;
+  [[nodiscard]] std::string task_owner(const principal& who, std::string unauthenticated) const;
   std::optional<http_response> open_target(const http_request& req, const principal& who,
                                            std::string_view version, const post_body& body,
                                            post_target& t, const headers& extra);
