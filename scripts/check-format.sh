@@ -7,10 +7,10 @@ fmt="$(command -v clang-format-14 || command -v clang-format)"
 bad=()
 while IFS= read -r f; do
   "$fmt" --dry-run --Werror "$f" >/dev/null 2>&1 || bad+=("$f")
-done < <(git ls-files '*.cpp' '*.hpp')
+done < <(git ls-files '*.cpp' '*.hpp' '*.ipp')
 if ((${#bad[@]} > 0)); then
   printf 'not formatted (run: clang-format -i FILE):\n' >&2
   printf '  %s\n' "${bad[@]}" >&2
   exit 1
 fi
-echo "format: $(git ls-files '*.cpp' '*.hpp' | wc -l) files ok"
+echo "format: $(git ls-files '*.cpp' '*.hpp' '*.ipp' | wc -l) files ok"
