@@ -11,7 +11,8 @@
 // Tools: echo (the benchmark tool), forecast (typed, structured output), make_image,
 // make_audio, embedded_resource, related_links, slow_count (progress and cancellation),
 // fail (a tool error), unlock_admin (enables the hidden admin.stats tool at runtime); tasks:
-// slow_task, must_task (task only), failing_task, elicit_task (input_required).
+// slow_task (run again if a restart cut it off), must_task (task only), failing_task,
+// elicit_task (input_required).
 #include <mcp/http_server.hpp>
 #include <mcp/server.hpp>
 
@@ -116,7 +117,9 @@ void add_task_tools(mcp::server& server) {
                    .description = "Sleeps steps x step_ms ms (cancellable), then returns "
                                   "\"done <steps>\". Runs as a task or as a plain call.",
                    .annotations = {.read_only_hint = true},
-                   .task_support_mode = mcp::task_support::optional},
+                   .task_support_mode = mcp::task_support::optional,
+                   // Sleeping twice does no harm: a task cut off by a restart runs again.
+                   .rerun_after_restart = true},
                   [](mcp::tool_context& ctx, const task_in& in) -> mcp::tool_result<std::string> {
                     for (int i = 0; i < in.steps; ++i) {
                       if (ctx.cancelled()) return mcp::tool_error{"cancelled"};

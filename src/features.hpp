@@ -47,10 +47,10 @@ class method_router {
 class feature {
  public:
   virtual ~feature() = default;
-  /// The capability to declare to a session of era `e` at initialize (name and object), or
-  /// nothing when the feature is not offered (e.g. nothing registered).
+  /// The capability to declare to session `s` at initialize (name and object; `s` tells its
+  /// era and caller), or nothing when the feature is not offered (e.g. nothing registered).
   [[nodiscard]] virtual std::optional<std::pair<std::string, json::object>> capability(
-      era e) const = 0;
+      const server_session_impl& s) const = 0;
 };
 
 /// Lists that announce changes (`notifications/<list>/list_changed`), by index.

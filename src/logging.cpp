@@ -21,7 +21,8 @@ logging_feature::logging_feature(server_core& core) {
       });
 }
 
-std::optional<std::pair<std::string, json::object>> logging_feature::capability(era) const {
+std::optional<std::pair<std::string, json::object>> logging_feature::capability(
+    const server_session_impl&) const {
   return std::pair{std::string("logging"), json::object{}};
 }
 

@@ -13,7 +13,7 @@ class logging_feature final : public feature {
  public:
   explicit logging_feature(server_core& core);
   [[nodiscard]] std::optional<std::pair<std::string, json::object>> capability(
-      era e) const override;
+      const server_session_impl& s) const override;
 };
 
 }  // namespace mcp::detail

@@ -67,7 +67,8 @@ prompts_feature::prompts_feature(server_core& core)
   });
 }
 
-std::optional<std::pair<std::string, json::object>> prompts_feature::capability(era) const {
+std::optional<std::pair<std::string, json::object>> prompts_feature::capability(
+    const server_session_impl&) const {
   if (prompts.empty()) return std::nullopt;
   return std::pair{std::string("prompts"), json::object{{"listChanged", true}}};
 }
@@ -146,7 +147,8 @@ completion_feature::completion_feature(server_core& core, const resources_featur
       });
 }
 
-std::optional<std::pair<std::string, json::object>> completion_feature::capability(era) const {
+std::optional<std::pair<std::string, json::object>> completion_feature::capability(
+    const server_session_impl&) const {
   if (prompts_.prompts.empty() && resources_.templates.empty()) return std::nullopt;
   return std::pair{std::string("completions"), json::object{}};
 }

@@ -32,7 +32,7 @@ class prompts_feature final : public feature {
   bool remove(std::string_view name);
 
   [[nodiscard]] std::optional<std::pair<std::string, json::object>> capability(
-      era e) const override;
+      const server_session_impl& s) const override;
 
   catalog<prompt_entry> prompts;
 
@@ -50,7 +50,7 @@ class completion_feature final : public feature {
   completion_feature(server_core& core, const resources_feature& resources,
                      const prompts_feature& prompts);
   [[nodiscard]] std::optional<std::pair<std::string, json::object>> capability(
-      era e) const override;
+      const server_session_impl& s) const override;
 
  private:
   [[nodiscard]] result<json::value> complete(const jsonrpc::request& req) const;

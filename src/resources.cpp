@@ -93,7 +93,8 @@ resources_feature::resources_feature(server_core& core)
         [this](server_session_impl& s, jsonrpc::request&& req) { subscribe(s, req, false); });
 }
 
-std::optional<std::pair<std::string, json::object>> resources_feature::capability(era) const {
+std::optional<std::pair<std::string, json::object>> resources_feature::capability(
+    const server_session_impl&) const {
   if (resources.empty() && templates.empty()) return std::nullopt;
   return std::pair{std::string("resources"),
                    json::object{{"subscribe", true}, {"listChanged", true}}};

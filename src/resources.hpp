@@ -43,7 +43,7 @@ class resources_feature final : public feature {
   void updated(std::string_view uri) const;
 
   [[nodiscard]] std::optional<std::pair<std::string, json::object>> capability(
-      era e) const override;
+      const server_session_impl& s) const override;
 
   catalog<resource_entry> resources;
   catalog<template_entry> templates;  ///< keyed by the template text

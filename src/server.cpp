@@ -173,6 +173,7 @@ void server::use(std::shared_ptr<call_interceptor> interceptor) {
 
 std::shared_ptr<server_session> server::open_session(std::shared_ptr<connection> conn,
                                                      session_options opts) {
+  core_->tasks->recover();  // once: tools are registered by the time a session opens
   return detail::make_session(core_, std::move(conn), std::move(opts));
 }
 

@@ -23,6 +23,7 @@ server_session_impl::server_session_impl(std::shared_ptr<server_core> core,
       core_(std::move(core)),
       who_(std::make_shared<const principal>(std::move(opts.who))),
       task_owner_(opts.task_owner ? std::move(*opts.task_owner) : own_task_owner()),
+      shared_task_owner_(opts.shared_task_owner),
       level_(core_->opts.default_log_level) {
   if (opts.assume_initialized) {
     for (std::size_t k = 0; k < core_->list_count(); ++k) {
@@ -113,7 +114,7 @@ void server_session_impl::on_initialize(const jsonrpc::request& req) {
 json::object server_session_impl::declare_capabilities() const {
   json::object caps;
   for (const auto& f : core_->features) {
-    if (auto c = f->capability(era_)) caps[c->first] = std::move(c->second);
+    if (auto c = f->capability(*this)) caps[c->first] = std::move(c->second);
   }
   return caps;
 }

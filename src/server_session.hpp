@@ -55,6 +55,8 @@ class server_session_impl final : public server_session, public peer {
   [[nodiscard]] const std::shared_ptr<const principal>& who() const noexcept { return who_; }
   /// Whose tasks this session sees (session_options::task_owner, or a key of its own).
   [[nodiscard]] const std::string& task_owner() const noexcept { return task_owner_; }
+  /// True when callers that cannot be told apart share that owner (no tasks/list then).
+  [[nodiscard]] bool shared_task_owner() const noexcept { return shared_task_owner_; }
   /// The client's declared capabilities (from initialize).
   [[nodiscard]] const json::object& client_capabilities() const noexcept { return client_caps_; }
   [[nodiscard]] bool log_enabled(log_level level) const noexcept {
@@ -109,6 +111,7 @@ class server_session_impl final : public server_session, public peer {
   std::shared_ptr<server_core> core_;
   std::shared_ptr<const principal> who_;
   std::string task_owner_;
+  bool shared_task_owner_;
 
   std::mutex init_mu_;  ///< serialises initialize
   std::atomic<bool> initialized_{false};

@@ -97,9 +97,13 @@ class memory_task_store final : public task_store {
       // Copy first so that a failed allocation leaves the task as it was.
       std::string message = u.status_message;
       json::object payload = u.payload;
+      json::object input_request = u.input_request;
+      json::object input_response = u.input_response;
       e->rec.status = u.status;
       e->rec.status_message = std::move(message);
       e->rec.payload = std::move(payload);
+      e->rec.input_request = std::move(input_request);
+      e->rec.input_response = std::move(input_response);
       e->rec.last_updated_at = detail::floor_ms(now);
     }
     return std::optional<task_record>{e->rec};
@@ -166,11 +170,28 @@ class memory_task_store final : public task_store {
       if (is_terminal(e.rec.status)) continue;
       e.rec.status_message = text;
       e.rec.payload = payload;
+      e.rec.input_request = {};
+      e.rec.input_response = {};
       e.rec.status = task_status::failed;
       e.rec.last_updated_at = now;
       ++n;
     }
     return n;
+  } catch (const std::exception& e) {
+    return internal(e);
+  }
+
+  result<std::vector<task_record>> unfinished() override try {
+    const auto now = std::chrono::system_clock::now();
+    const std::lock_guard lock(mu_);
+    std::map<std::uint64_t, const task_record*> by_seq;
+    for (const auto& [id, e] : tasks_) {
+      if (!is_terminal(e.rec.status) && !e.rec.expired(now)) by_seq.emplace(e.seq, &e.rec);
+    }
+    std::vector<task_record> out;
+    out.reserve(by_seq.size());
+    for (const auto& [seq, rec] : by_seq) out.push_back(*rec);
+    return out;
   } catch (const std::exception& e) {
     return internal(e);
   }

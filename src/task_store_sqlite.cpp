@@ -23,20 +23,22 @@ namespace {
 
 /// `PRAGMA application_id` of a task database ("MCPT").
 constexpr int application_id = 0x4d435054;
-/// `PRAGMA user_version`: the layout of the tasks table.
-constexpr int schema_version = 1;
+/// `PRAGMA user_version`: the layout of the tasks table. Version 1 had no `input` and `rerun`
+/// columns; a version 1 file is upgraded when it is opened.
+constexpr int schema_version = 2;
 
 constexpr std::string_view create_sql =
     "CREATE TABLE tasks (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, "
     "owner TEXT NOT NULL, status TEXT NOT NULL, status_message TEXT NOT NULL, "
     "created_ms INTEGER NOT NULL, updated_ms INTEGER NOT NULL, ttl_ms INTEGER, poll_ms INTEGER, "
-    "method TEXT NOT NULL, payload TEXT NOT NULL);"
+    "method TEXT NOT NULL, payload TEXT NOT NULL, input TEXT NOT NULL DEFAULT '{}', "
+    "rerun TEXT NOT NULL DEFAULT '{}');"
     "CREATE INDEX tasks_owner_seq ON tasks (owner, seq);";
 
 /// What `read_task` reads, in this order.
 constexpr std::string_view task_columns =
     "SELECT seq, id, owner, status, status_message, created_ms, updated_ms, ttl_ms, poll_ms, "
-    "method, payload FROM tasks ";
+    "method, payload, input, rerun FROM tasks ";
 
 /// A storage failure inside the store; turned into an `errc::internal_error` at the API edge.
 struct failure {
@@ -145,15 +147,36 @@ std::int64_t query_int(sqlite3* db, const char* sql) {
   return r.integer(0);
 }
 
+/// The JSON object stored in column `col` of the current row (`what` names it in errors).
+json::object read_object(const run& r, int col, const char* what) {
+  auto v = parse_json(r.text(col), json_limits{std::numeric_limits<std::size_t>::max(), 1024});
+  if (!v || !v->is_object())
+    throw failure{std::string("task store: a stored task has a corrupt ") + what};
+  return std::move(v->as_object());
+}
+
+/// The `input` column of a task: its pending request and the answer, as one object.
+std::string input_column(const json::object& request, const json::object& response) {
+  json::object o;
+  if (!request.empty()) o["request"] = request;
+  if (!response.empty()) o["response"] = response;
+  return boost::json::serialize(o);
+}
+
 /// The task in the current row of a `task_columns` query, and its sequence number.
 std::pair<std::uint64_t, task_record> read_task(const run& r) {
   task_record t;
   const auto status = task_status_from_string(r.text(3));
   if (!status) throw failure{"task store: a stored task has an unknown status"};
-  auto payload = parse_json(r.text(10), json_limits{std::numeric_limits<std::size_t>::max(), 1024});
-  if (!payload || !payload->is_object()) {
-    throw failure{"task store: a stored task has a corrupt payload"};
-  }
+  json::object payload = read_object(r, 10, "payload");
+  json::object input = read_object(r, 11, "input");
+  const auto part = [&](const char* key) {
+    const auto* v = input.if_contains(key);
+    return v != nullptr && v->is_object() ? v->get_object() : json::object{};
+  };
+  t.input_request = part("request");
+  t.rerun = read_object(r, 12, "rerun");
+  t.input_response = part("response");
   t.id = r.text(1);
   t.owner = r.text(2);
   t.status = *status;
@@ -163,7 +186,7 @@ std::pair<std::uint64_t, task_record> read_task(const run& r) {
   if (!r.is_null(7)) t.ttl = std::chrono::milliseconds(r.integer(7));
   if (!r.is_null(8)) t.poll_interval = std::chrono::milliseconds(r.integer(8));
   t.method = r.text(9);
-  t.payload = std::move(payload->as_object());
+  t.payload = std::move(payload);
   return {static_cast<std::uint64_t>(r.integer(0)), std::move(t)};
 }
 
@@ -190,6 +213,10 @@ class sqlite_task_store final : public task_store {
         exec(raw, ("PRAGMA user_version=" + std::to_string(schema_version)).c_str());
       } else if (!is_task_database()) {
         throw failure{"task store: " + path + " is not a task database"};
+      } else if (query_int(raw, "PRAGMA user_version") == 1) {
+        exec(raw, "ALTER TABLE tasks ADD COLUMN input TEXT NOT NULL DEFAULT '{}'");
+        exec(raw, "ALTER TABLE tasks ADD COLUMN rerun TEXT NOT NULL DEFAULT '{}'");
+        exec(raw, ("PRAGMA user_version=" + std::to_string(schema_version)).c_str());
       }
       exec(raw, "COMMIT");
     } catch (...) {
@@ -201,7 +228,10 @@ class sqlite_task_store final : public task_store {
 
   result<void> create(const task_record& task) override {
     return guarded([&]() -> result<void> {
+      // Bound without a copy: these strings outlive `r`.
       const std::string payload = boost::json::serialize(task.payload);
+      const std::string input = input_column(task.input_request, task.input_response);
+      const std::string rerun = boost::json::serialize(task.rerun);
       run r(*insert_);
       r.text(1, task.id).text(2, task.owner).text(3, to_string(task.status));
       r.text(4, task.status_message);
@@ -216,6 +246,7 @@ class sqlite_task_store final : public task_store {
       else
         r.null(8);
       r.text(9, task.method).text(10, payload);
+      r.text(11, input).text(12, rerun);
       try {
         r.step();
       } catch (const run::constraint&) {
@@ -243,10 +274,14 @@ class sqlite_task_store final : public task_store {
         t.status = u.status;
         t.status_message = u.status_message;
         t.payload = u.payload;
+        t.input_request = u.input_request;
+        t.input_response = u.input_response;
         t.last_updated_at = detail::floor_ms(now);
+        const std::string input = input_column(t.input_request, t.input_response);
         run r(*update_);
         r.text(1, to_string(t.status)).text(2, t.status_message);
         r.integer(3, detail::to_epoch_ms(t.last_updated_at)).text(4, payload).text(5, t.id);
+        r.text(6, input);
         r.step();
       }
       txn.commit();
@@ -311,6 +346,16 @@ class sqlite_task_store final : public task_store {
     });
   }
 
+  result<std::vector<task_record>> unfinished() override {
+    return guarded([&]() -> result<std::vector<task_record>> {
+      std::vector<task_record> out;
+      run r(*unfinished_);
+      r.integer(1, detail::to_epoch_ms(std::chrono::system_clock::now()));
+      while (r.step()) out.push_back(read_task(r).second);
+      return out;
+    });
+  }
+
  private:
   /// BEGIN IMMEDIATE ... COMMIT, rolled back unless committed.
   class transaction {
@@ -350,12 +395,14 @@ class sqlite_task_store final : public task_store {
     }
   }
 
-  /// True when the database is empty or carries the task store's application id and layout.
+  /// True when the database is empty or carries the task store's application id and a layout
+  /// this code reads (the current one, or one it upgrades).
   bool is_task_database() {
     sqlite3* db = db_.get();
     if (query_int(db, "SELECT count(*) FROM sqlite_master") == 0) return true;
+    const auto version = query_int(db, "PRAGMA user_version");
     return query_int(db, "PRAGMA application_id") == application_id &&
-           query_int(db, "PRAGMA user_version") == schema_version;
+           (version == 1 || version == schema_version);
   }
 
   /// The unexpired task `id` of `owner`; an expired one is deleted. Call with `mu_` held.
@@ -385,14 +432,15 @@ class sqlite_task_store final : public task_store {
     insert_ = std::make_unique<statement>(
         db,
         "INSERT INTO tasks (id, owner, status, status_message, created_ms, updated_ms, ttl_ms, "
-        "poll_ms, method, payload) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
+        "poll_ms, method, payload, input, rerun) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
     select_ =
         std::make_unique<statement>(db, std::string(task_columns) + "WHERE id = ?1 AND owner = ?2");
     delete_ = std::make_unique<statement>(db, "DELETE FROM tasks WHERE seq = ?1");
     update_ = std::make_unique<statement>(
         db,
-        "UPDATE tasks SET status = ?1, status_message = ?2, updated_ms = ?3, payload = ?4 "
-        "WHERE id = ?5");
+        "UPDATE tasks SET status = ?1, status_message = ?2, updated_ms = ?3, payload = ?4, "
+        "input = ?6 WHERE id = ?5");
     list_ = std::make_unique<statement>(
         db, std::string(task_columns) +
                 "WHERE owner = ?1 AND seq > ?2 AND (ttl_ms IS NULL OR created_ms + ttl_ms > ?3) "
@@ -403,8 +451,12 @@ class sqlite_task_store final : public task_store {
         db, "DELETE FROM tasks WHERE ttl_ms IS NOT NULL AND created_ms + ttl_ms <= ?1");
     fail_ = std::make_unique<statement>(
         db,
-        "UPDATE tasks SET status = 'failed', status_message = ?1, updated_ms = ?2, payload = ?3 "
-        "WHERE status IN ('working', 'input_required')");
+        "UPDATE tasks SET status = 'failed', status_message = ?1, updated_ms = ?2, payload = ?3, "
+        "input = '{}' WHERE status IN ('working', 'input_required')");
+    unfinished_ = std::make_unique<statement>(
+        db, std::string(task_columns) +
+                "WHERE status IN ('working', 'input_required') AND "
+                "(ttl_ms IS NULL OR created_ms + ttl_ms > ?1) ORDER BY seq");
     begin_ = std::make_unique<statement>(db, "BEGIN IMMEDIATE");
     commit_ = std::make_unique<statement>(db, "COMMIT");
   }
@@ -412,7 +464,7 @@ class sqlite_task_store final : public task_store {
   std::unique_ptr<sqlite3, db_closer> db_;  // first: closed after the statements are finalized
   std::mutex mu_;
   std::unique_ptr<statement> insert_, select_, delete_, update_, list_, max_seq_, purge_, fail_,
-      begin_, commit_;
+      unfinished_, begin_, commit_;
 };
 
 }  // namespace

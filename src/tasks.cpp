@@ -9,6 +9,7 @@
 
 #include "detail/call_state.hpp"
 #include "detail/random.hpp"
+#include "detail/task_store_common.hpp"
 #include "detail/timer.hpp"
 #include "server_core.hpp"
 #include "server_session.hpp"
@@ -153,25 +154,51 @@ class task_run final : public call_sink {
   result<json::object> request_client(call_state& call, std::string_view method,
                                       json::object params,
                                       std::chrono::milliseconds timeout) override {
-    // On the stream of a waiting tasks/result when there is one, else the creating session.
-    std::shared_ptr<server_session_impl> s;
-    std::optional<jsonrpc::request_id> related;
-    if (auto w = feature_->first_waiter(id_)) {
-      s = w->session.lock();
-      if (s) related = w->id();
-    }
-    if (!s) s = call.session();
-    if (!s) return error{errc::connection_closed, "no session to ask the client through"};
-    if (!feature_->set_input_required(id_, owner_, true)) {
+    // What is asked, and then the answer, are stored with the task while it waits.
+    json::object asked{{"method", method}, {"params", params}};
+    if (!feature_->set_input_state(
+            id_, owner_, {.status = task_status::input_required, .input_request = asked})) {
       return error{errc::cancelled, "the task has ended"};
     }
-    auto answer = s->request_client(method, std::move(params), timeout,
-                                    related ? &*related : nullptr, call.stop_source().get_token());
-    feature_->set_input_required(id_, owner_, false);
+    auto answer = ask(call, method, std::move(params), timeout);
+    feature_->set_input_state(id_, owner_,
+                              {.status = task_status::working,
+                               .input_request = std::move(asked),
+                               .input_response = answer ? json::object{{"result", *answer}}
+                                                        : error_payload(answer.error())});
     return answer;
   }
 
  private:
+  /// Sends a request to the client: on the stream of a waiting tasks/result when there is
+  /// one, else on the creating session. Where nothing reaches the client unprompted (Streamable
+  /// HTTP without a GET stream) it first waits for the requestor's tasks/result, which the spec
+  /// has clients call when they see input_required.
+  result<json::object> ask(call_state& call, std::string_view method, json::object params,
+                           std::chrono::milliseconds timeout) {
+    auto stop = call.stop_source().get_token();
+    auto w = feature_->first_waiter(id_);
+    auto s = call.session();
+    if (!w && s && !s->conn().delivers_unrelated()) {
+      w = feature_->await_waiter(id_, timeout, stop);
+      if (!w && stop.stop_requested()) return error{errc::cancelled, "the task was cancelled"};
+      if (!w) {
+        return error{errc::request_timeout,
+                     "no tasks/result came to carry the request to the client"};
+      }
+    }
+    std::optional<jsonrpc::request_id> related;
+    if (w) {
+      if (auto ws = w->session.lock()) {
+        s = std::move(ws);
+        related = w->id();
+      }
+    }
+    if (!s) return error{errc::connection_closed, "no session to ask the client through"};
+    return s->request_client(method, std::move(params), timeout, related ? &*related : nullptr,
+                             stop);
+  }
+
   std::shared_ptr<tasks_feature> feature_;
   std::string id_;
   std::string owner_;
@@ -179,8 +206,6 @@ class task_run final : public call_sink {
 
 tasks_feature::tasks_feature(server_core& core)
     : core_(core), store_(core.opts.task_store ? core.opts.task_store : make_memory_task_store()) {
-  // A task left unfinished by an earlier process can never finish now.
-  (void)store_->fail_unfinished("The server stopped before the task finished");
   core.router.add("tasks/get", "tasks",
                   [this](server_session_impl& s, jsonrpc::request&& r) { get(s, std::move(r)); });
   core.router.add("tasks/result", "tasks", [this](server_session_impl& s, jsonrpc::request&& r) {
@@ -193,13 +218,15 @@ tasks_feature::tasks_feature(server_core& core)
   });
 }
 
-std::optional<std::pair<std::string, json::object>> tasks_feature::capability(era e) const {
-  if (!traits(e).tasks || !core_.tools->offers_tasks()) return std::nullopt;
-  return std::pair{
-      std::string("tasks"),
-      json::object{{"list", json::object{}},
-                   {"cancel", json::object{}},
-                   {"requests", json::object{{"tools", json::object{{"call", json::object{}}}}}}}};
+std::optional<std::pair<std::string, json::object>> tasks_feature::capability(
+    const server_session_impl& s) const {
+  if (!traits(s.session_era()).tasks || !core_.tools->offers_tasks()) return std::nullopt;
+  json::object caps;
+  // Callers that share one owner would see each other's tasks in a list.
+  if (!s.shared_task_owner()) caps["list"] = json::object{};
+  caps["cancel"] = json::object{};
+  caps["requests"] = json::object{{"tools", json::object{{"call", json::object{}}}}};
+  return std::pair{std::string("tasks"), std::move(caps)};
 }
 
 namespace {
@@ -257,6 +284,13 @@ bool tasks_feature::become_task(call_state& call) {
   rec.ttl = ttl;
   rec.poll_interval = core_.opts.task_poll_interval;
   rec.method = "tools/call";
+  if (call.entry().spec.rerun_after_restart) {
+    json::object params{{"name", call.tool()}, {"arguments", call.arguments_value()}};
+    if (!call.meta().empty()) params["_meta"] = call.meta();
+    rec.rerun = json::object{{"params", std::move(params)},
+                             {"caller", json::object{{"subject", call.caller().subject},
+                                                     {"claims", call.caller().claims}}}};
+  }
   if (auto created = store_->create(rec); !created) {
     call.complete(error{errc::internal_error, created.error().message});
     return false;
@@ -285,6 +319,65 @@ bool tasks_feature::become_task(call_state& call) {
                 error{errc::internal_error, "the call ended before its handler ran"})});
     return false;
   }
+  return true;
+}
+
+void tasks_feature::recover() {
+  std::call_once(recovered_, [this] {
+    const std::string_view stopped = "The server stopped before the task finished";
+    auto left = store_->unfinished();
+    if (!left) {
+      (void)store_->fail_unfinished(stopped);
+      return;
+    }
+    for (const auto& t : *left) {
+      if (rerun(t)) continue;
+      (void)store_->update(t.id, t.owner,
+                           {.status = task_status::failed,
+                            .status_message = std::string(stopped),
+                            .payload = detail::unfinished_payload(stopped)});
+    }
+  });
+}
+
+bool tasks_feature::rerun(const task_record& t) {
+  const auto* params = t.rerun.if_contains("params");
+  const auto* caller = t.rerun.if_contains("caller");
+  if (params == nullptr || !params->is_object() || caller == nullptr || !caller->is_object()) {
+    return false;
+  }
+  const auto& p = params->get_object();
+  const auto* name = p.if_contains("name");
+  const auto* args = p.if_contains("arguments");
+  if (name == nullptr || !name->is_string() || args == nullptr || !args->is_object()) return false;
+  auto entry = core_.tools->find(name->get_string());
+  if (!entry || !entry->spec.rerun_after_restart) return false;
+  principal who;
+  if (const auto* s = caller->get_object().if_contains("subject"); s && s->is_string()) {
+    who.subject = std::string(s->get_string());
+  }
+  if (const auto* c = caller->get_object().if_contains("claims"); c && c->is_object()) {
+    who.claims = c->get_object();
+  }
+  json::object meta;
+  if (const auto* m = p.if_contains("_meta"); m && m->is_object()) meta = m->get_object();
+  mark(meta, t.id);
+  if (t.status == task_status::input_required) {  // it starts over, so it is working
+    auto again = store_->update(t.id, t.owner, {.status = task_status::working});
+    if (!again || !*again || is_terminal((*again)->status)) return true;  // ended meanwhile
+  }
+  auto call = std::make_shared<call_state>(
+      std::weak_ptr<server_session_impl>{},
+      std::make_shared<task_run>(shared_from_this(), t.id, t.owner),
+      jsonrpc::request_id{"rerun:" + t.id}, std::move(entry), args->get_object(), std::move(meta),
+      std::make_shared<const principal>(std::move(who)),
+      std::make_shared<const std::vector<std::shared_ptr<call_interceptor>>>());
+  {
+    std::lock_guard lock(mu_);
+    ++unfinished_per_owner_[t.owner];
+    live_[t.id] = live_task{call, {}, t.owner, {}};
+  }
+  core_.tools->run(call);
   return true;
 }
 
@@ -318,10 +411,10 @@ void tasks_feature::finish(const std::string& id, const std::string& owner, task
   for (const auto& w : live->waiters) answer(w, rec);
 }
 
-bool tasks_feature::set_input_required(const std::string& id, const std::string& owner,
-                                       bool required) {
-  const auto to = required ? task_status::input_required : task_status::working;
-  auto stored = store_->update(id, owner, task_update{.status = to});
+bool tasks_feature::set_input_state(const std::string& id, const std::string& owner,
+                                    task_update u) {
+  const auto to = u.status;
+  auto stored = store_->update(id, owner, u);
   if (!stored || !*stored || (*stored)->status != to) return false;
   std::weak_ptr<server_session_impl> session;
   {
@@ -330,6 +423,25 @@ bool tasks_feature::set_input_required(const std::string& id, const std::string&
   }
   announce(**stored, session);
   return true;
+}
+
+std::shared_ptr<result_waiter> tasks_feature::await_waiter(const std::string& id,
+                                                           std::chrono::milliseconds timeout,
+                                                           std::stop_token stop) {
+  std::unique_lock lock(mu_);
+  std::shared_ptr<result_waiter> found;
+  waiter_added_.wait_for(lock, stop, timeout, [&] {
+    auto it = live_.find(id);
+    if (it == live_.end()) return true;  // the task ended
+    for (const auto& w : it->second.waiters) {
+      if (!w->answered.load() && !w->cancelled()) {
+        found = w;
+        return true;
+      }
+    }
+    return false;
+  });
+  return found;
 }
 
 std::shared_ptr<result_waiter> tasks_feature::first_waiter(const std::string& id) {
@@ -401,6 +513,7 @@ void tasks_feature::get_result(server_session_impl& s, jsonrpc::request&& req) {
       running_here = true;
     }
   }
+  if (running_here) waiter_added_.notify_all();
   if (!running_here) return watch_foreign(std::move(w), owner);
   // The task may have ended between the read and the registration: read once more.
   auto again = store_->get(id, owner);
@@ -431,6 +544,11 @@ void tasks_feature::watch_foreign(std::shared_ptr<result_waiter> w, std::string 
 }
 
 void tasks_feature::list(server_session_impl& s, jsonrpc::request&& req) {
+  if (s.shared_task_owner()) {
+    return s.reply_error(req.id, error{errc::method_not_found,
+                                       "tasks/list is not offered: callers are not told apart "
+                                       "here, so a list would show other callers' tasks"});
+  }
   std::string cursor;
   if (const auto* c = req.params.if_contains("cursor"); c && !c->is_null()) {
     if (!c->is_string()) return s.reply_error(req.id, invalid_params("cursor must be a string"));

@@ -13,10 +13,13 @@
 #include <mcp/task_store.hpp>
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstddef>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -46,11 +49,15 @@ class result_waiter final : public inbound_request {
 class tasks_feature final : public feature, public std::enable_shared_from_this<tasks_feature> {
  public:
   /// Registers tasks/get, tasks/result, tasks/list and tasks/cancel with `core` (which owns
-  /// this feature) and fails the tasks the store holds unfinished from an earlier process.
+  /// this feature).
   explicit tasks_feature(server_core& core);
 
+  /// Once (the first session opens): the tasks the store holds unfinished from an earlier
+  /// process run again when their tool has `rerun_after_restart`, and are failed otherwise.
+  void recover();
+
   [[nodiscard]] std::optional<std::pair<std::string, json::object>> capability(
-      era e) const override;
+      const server_session_impl& s) const override;
 
   /// Admits a tools/call with `params.task` (`task`) before it runs: the id its task will have,
   /// or -32602 for a malformed `task`, -32600 when the caller has `max_tasks_per_owner`
@@ -69,11 +76,16 @@ class tasks_feature final : public feature, public std::enable_shared_from_this<
   // ---- for task_run (tasks.cpp) ----
   /// Stores the outcome of task `id` and answers its waiters.
   void finish(const std::string& id, const std::string& owner, task_update u);
-  /// Moves task `id` between working and input_required (announced); false when it is
-  /// terminal already.
-  bool set_input_required(const std::string& id, const std::string& owner, bool required);
+  /// Moves task `id` between working and input_required (`u.status`; announced), storing the
+  /// request it waits on and the answer; false when it is terminal already.
+  bool set_input_state(const std::string& id, const std::string& owner, task_update u);
   /// The request id and session of a tasks/result waiting for task `id`, if any.
   std::shared_ptr<result_waiter> first_waiter(const std::string& id);
+  /// `first_waiter`, waiting up to `timeout` for a tasks/result to come; null when none came,
+  /// `stop` fired or the task ended.
+  std::shared_ptr<result_waiter> await_waiter(const std::string& id,
+                                              std::chrono::milliseconds timeout,
+                                              std::stop_token stop);
   [[nodiscard]] server_core& core() const noexcept { return core_; }
 
  private:
@@ -101,6 +113,8 @@ class tasks_feature final : public feature, public std::enable_shared_from_this<
   /// Re-reads a task no call of this process runs (another process shares the store) and
   /// answers `w` once it is terminal, checking every poll interval.
   void watch_foreign(std::shared_ptr<result_waiter> w, std::string owner);
+  /// Runs stored task `t` again (recover): its handler, with no session, past the interceptors.
+  bool rerun(const task_record& t);
 
   server_core& core_;
   std::shared_ptr<task_store> store_;
@@ -108,6 +122,8 @@ class tasks_feature final : public feature, public std::enable_shared_from_this<
   std::unordered_map<std::string, live_task> live_;
   std::unordered_map<std::string, std::size_t> unfinished_per_owner_;
   std::size_t created_ = 0;
+  std::once_flag recovered_;
+  std::condition_variable_any waiter_added_;  ///< with mu_: a tasks/result registered
 };
 
 /// The Task object of `t` as sent on the wire (tasks/get, CreateTaskResult, notifications).

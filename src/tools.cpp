@@ -60,7 +60,8 @@ tools_feature::tools_feature(server_core& core)
                   [this](server_session_impl& s, jsonrpc::request&& r) { call(s, std::move(r)); });
 }
 
-std::optional<std::pair<std::string, json::object>> tools_feature::capability(era) const {
+std::optional<std::pair<std::string, json::object>> tools_feature::capability(
+    const server_session_impl&) const {
   if (tools_.empty()) return std::nullopt;
   return std::pair{std::string("tools"), json::object{{"listChanged", true}}};
 }

@@ -74,7 +74,7 @@ class tools_feature final : public feature,
   [[nodiscard]] std::shared_ptr<const tool_entry> find(std::string_view name) const;
 
   [[nodiscard]] std::optional<std::pair<std::string, json::object>> capability(
-      era e) const override;
+      const server_session_impl& s) const override;
 
   /// Runs a call through the pipeline, input validation and the handler (tool_call.cpp).
   void run(const std::shared_ptr<call_state>& call) const;

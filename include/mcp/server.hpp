@@ -93,6 +93,10 @@ struct session_options {
   /// stdio: the local user, so a restarted stdio server still serves the tasks it stored).
   /// Unset: a random key of this session's own.
   std::optional<std::string> task_owner{};
+  /// True when `task_owner` is shared by callers that cannot be told apart (stateless HTTP
+  /// without an authenticator): task ids stay unguessable, but the session does not declare
+  /// `tasks.list` and answers tasks/list with -32601, so no caller can list another's tasks.
+  bool shared_task_owner = false;
 };
 
 namespace detail {

@@ -1,11 +1,13 @@
 // File: mcp/task_store.hpp
 //
 // Where a server keeps its tasks (MCP 2025-11-25 "Tasks"): the status machine, the owner each
-// task is bound to, its time to live and, once it is terminal, the exact payload `tasks/result`
-// returns. Two stores ship: `make_memory_task_store()` (lost on exit) and
-// `make_sqlite_task_store(path)` (SQLite in WAL mode: tasks and results survive a restart or a
-// crash). A server calls `fail_unfinished` when it starts: a task that was running when its
-// process died can never finish. Opening a store changes nothing.
+// task is bound to, its time to live, the request a task waits on while input_required (and the
+// answer once it came) and, once it is terminal, the exact payload `tasks/result` returns. Two
+// stores ship: `make_memory_task_store()` (lost on exit) and `make_sqlite_task_store(path)` (SQLite
+// in WAL mode: tasks and results survive a restart or a crash). When a server opens its first
+// session it reads the store's `unfinished` tasks: one that was running when its process died is
+// run again if its tool allows that (`tool_spec::rerun_after_restart`), else failed. Opening a
+// store changes nothing.
 //
 // The store enforces the status machine: working -> input_required <-> working -> completed |
 // failed | cancelled, and a terminal status never changes. Owners partition the store: `get`,
@@ -66,6 +68,16 @@ struct task_record {
   /// Once terminal, what `tasks/result` answers: `{"result": {...}}` (a CallToolResult) or
   /// `{"error": {"code": …, "message": …}}`. Empty object while not terminal.
   json::object payload{};
+  /// While the task waits for its requestor: the request it sent (`{"method": …, "params":
+  /// …}`, e.g. an elicitation), so that anyone reading the store sees what is asked.
+  json::object input_request{};
+  /// The requestor's answer to `input_request` (`{"result": …}` or `{"error": …}`), kept with
+  /// it from the moment it arrives until the task's next change of status.
+  json::object input_response{};
+  /// What running the task again needs, for a tool that allows it after a restart
+  /// (`tool_spec::rerun_after_restart`): `{"params": <the tools/call params>, "caller":
+  /// {"subject": …, "claims": …}}`. Empty for other tasks. Set at creation, never changed.
+  json::object rerun{};
 
   /// True when `ttl` has passed at `now`.
   [[nodiscard]] bool expired(std::chrono::system_clock::time_point now) const noexcept {
@@ -73,11 +85,15 @@ struct task_record {
   }
 };
 
-/// A change of status: the new status, its message and (for a terminal status) the payload.
+/// A change of status: the new status, its message, (for a terminal status) the payload, and
+/// the pending input request and its answer. An applied update replaces all of them, so a
+/// terminal update (which leaves the input fields empty) clears what was asked.
 struct task_update {
   task_status status = task_status::working;
   std::string status_message{};
   json::object payload{};
+  json::object input_request{};
+  json::object input_response{};
 };
 
 /// One page of `list`: tasks in creation order (oldest first), and the cursor of the next page
@@ -118,9 +134,13 @@ class task_store {
   /// Deletes every task whose ttl has passed at `now`; returns how many.
   virtual result<std::size_t> purge_expired(std::chrono::system_clock::time_point now) = 0;
 
-  /// Fails every non-terminal task with `message` (a server calls it once at start-up: a task
-  /// left working by a process that exited can never finish). Returns how many.
+  /// Fails every non-terminal task with `message` (a task left working by a process that
+  /// exited can never finish). Returns how many.
   virtual result<std::size_t> fail_unfinished(std::string_view message) = 0;
+
+  /// Every non-terminal, unexpired task of every owner, oldest first. A server reads them once
+  /// when it starts: it runs again those whose tool allows it and fails the others.
+  virtual result<std::vector<task_record>> unfinished() = 0;
 };
 
 /// A store in memory (lost when the process exits). Thread-safe.

@@ -76,7 +76,11 @@ struct tool_spec {
   std::optional<json::object> output_schema{};
   tool_annotations annotations{};
   std::optional<task_support> task_support_mode{};  ///< absent = not sent (means forbidden)
-  json::object meta{};                              ///< `_meta`
+  /// A task of this tool that was still running when the server stopped is run again (same
+  /// arguments, same caller) when the server next starts, instead of being failed. Only for
+  /// tools that are safe to run twice (idempotent), and only with a durable task store.
+  bool rerun_after_restart = false;
+  json::object meta{};  ///< `_meta`
   /// Run the handler on the I/O thread instead of the executor. Only for handlers that never
   /// block; such handlers cannot send requests to the client.
   bool run_inline = false;

@@ -55,6 +55,11 @@ class connection {
     (void)request;
     return false;
   }
+  /// True when a message related to no request reaches the peer now. Streamable HTTP: only
+  /// while the session has a GET stream (else such messages are dropped); stdio and memory
+  /// connections: always. A server uses it to hold a task's request to the client until a
+  /// tasks/result can carry it. Never throws.
+  [[nodiscard]] virtual bool delivers_unrelated() const { return true; }
   /// Tells the transport the protocol version the session negotiated (a client learns it from
   /// the InitializeResult). Transports that send it with every message (Streamable HTTP's
   /// `MCP-Protocol-Version`) keep it; others ignore it. Never throws.

@@ -283,10 +283,12 @@ std::optional<http_response> request_handler::open_target(const http_request& re
                                                           const headers& extra) {
   if (opts_.stateless) {
     t.conn = std::make_shared<routing_connection>();
-    // Without an authenticator, every anonymous caller of a stateless server is one owner
-    // (task ids are unguessable).
-    session_options so{
-        .who = who, .assume_initialized = std::nullopt, .task_owner = task_owner(who, "anonymous")};
+    // Without an authenticator, every anonymous caller of a stateless server is one owner:
+    // task ids are unguessable, and tasks/list is not offered.
+    session_options so{.who = who,
+                       .assume_initialized = std::nullopt,
+                       .task_owner = task_owner(who, "anonymous"),
+                       .shared_task_owner = !opts_.authenticate};
     if (body.initialize == nullptr) {
       so.assume_initialized = std::string(version.empty() ? assumed_version : version);
     }

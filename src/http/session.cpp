@@ -63,6 +63,11 @@ bool routing_connection::register_requests(const std::vector<jsonrpc::request_id
   return true;
 }
 
+bool routing_connection::delivers_unrelated() const {
+  std::lock_guard lock(mu_);
+  return !closed_ && standalone_ != nullptr;
+}
+
 bool routing_connection::set_standalone(const std::shared_ptr<response_stream>& s) {
   std::shared_ptr<response_stream> old;
   {

@@ -29,6 +29,7 @@ class routing_connection final : public connection {
   void send(std::string message, const send_context& ctx) override;
   void close() override;
   bool close_request_stream(const jsonrpc::request_id& request) override;
+  [[nodiscard]] bool delivers_unrelated() const override;
 
   /// Routes the answers to these request ids to `s`. False (nothing registered) when one of the
   /// ids is already in flight.

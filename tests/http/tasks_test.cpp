@@ -1,11 +1,19 @@
 // Tasks over Streamable HTTP on 127.0.0.1: a task is bound to its HTTP session when no
-// authenticator is set, and to the authenticated principal (across sessions) when one is.
+// authenticator is set, and to the authenticated principal (across sessions) when one is;
+// stateless anonymous callers get no tasks/list; cancel, ttl and input_required at the socket.
 #include <mcp/json.hpp>
+
+#include <atomic>
 
 #include "http_test_util.hpp"
 
 namespace mcp_test {
 namespace {
+
+struct answer_form {
+  std::string answer;
+};
+MCP_FIELDS(answer_form, (answer, "The answer"))
 
 /// The JSON-RPC answer in a response: the JSON body, or the last data event of an SSE body.
 mcp::json::value answer_of(const response& r) {
@@ -27,23 +35,48 @@ std::string rpc(const std::string& id, const std::string& method, const std::str
 class HttpTasks : public http_fixture {
  protected:
   void SetUp() override {
+    server_ = mcp::server(mcp::server_options{.info = {.name = "http-tasks", .version = "1"},
+                                              .task_max_ttl = std::chrono::minutes(1)});
     server_.add_tool({.name = "job",
                       .description = "a short job",
                       .task_support_mode = mcp::task_support::optional},
                      [](const text_in& in) { return "did " + in.text; });
+    server_.add_tool({.name = "hold",
+                      .description = "runs until it is cancelled (at most 10 s)",
+                      .task_support_mode = mcp::task_support::required},
+                     [this](mcp::tool_context& ctx, const text_in&) -> std::string {
+                       for (int i = 0; i < 1000 && !ctx.stop_token().stop_requested(); ++i) {
+                         std::this_thread::sleep_for(10ms);
+                       }
+                       held_stopped_ = ctx.stop_token().stop_requested();
+                       return "held";
+                     });
+    server_.add_tool(
+        {.name = "ask_task",
+         .description = "asks the user, as a task",
+         .task_support_mode = mcp::task_support::required},
+        [](mcp::tool_context& ctx, const text_in& in) -> mcp::tool_result<std::string> {
+          auto reply = ctx.elicit<answer_form>(in.text);
+          if (!reply || !reply->accepted()) return mcp::tool_error{"no answer"};
+          return "answer: " + reply->content->answer;
+        });
   }
+  std::atomic<bool> held_stopped_{false};
   using headers = std::vector<std::pair<std::string, std::string>>;
   mcp::json::value post(const std::string& body, const headers& h) {
     auto r = request(port_, "POST", body, h);
     EXPECT_EQ(r.status, 200U) << r.body;
     return answer_of(r);
   }
-  std::string create(const headers& h) {
+  std::string create(const headers& h, const std::string& tool = "job",
+                     const std::string& task = "{}") {
     auto v =
-        post(rpc("10", "tools/call", R"({"name":"job","arguments":{"text":"it"},"task":{}})"), h);
-    const auto* task = v.as_object().if_contains("result");
-    if (task == nullptr) return "<" + mcp::json::serialize(v) + ">";
-    return std::string(task->at("task").at("taskId").as_string());
+        post(rpc("10", "tools/call",
+                 R"({"name":")" + tool + R"(","arguments":{"text":"it"},"task":)" + task + "}"),
+             h);
+    const auto* created = v.as_object().if_contains("result");
+    if (created == nullptr) return "<" + mcp::json::serialize(v) + ">";
+    return std::string(created->at("task").at("taskId").as_string());
   }
   static headers with_token(headers h, const std::string& token) {
     h.emplace_back("Authorization", "Bearer " + token);
@@ -103,6 +136,115 @@ TEST_F(HttpTasks, WithAnAuthenticatorATaskBelongsToThePrincipalAcrossSessions) {
   EXPECT_EQ(later.at("result").at("content").at(0).at("text"), "did it") << later;
   auto bob = post(rpc("12", "tasks/get", by_id), with_token(post_headers(bobs), "bob"));
   EXPECT_EQ(bob.at("error").at("code"), -32602) << bob;
+}
+
+TEST_F(HttpTasks, StatelessWithoutAnAuthenticatorOffersNoTaskList) {
+  start({.stateless = true});
+  auto init = post(initialize_body(), post_headers({}, ""));
+  const auto& caps = init.at("result").at("capabilities").at("tasks").as_object();
+  EXPECT_TRUE(caps.contains("cancel")) << caps;
+  EXPECT_FALSE(caps.contains("list")) << caps;
+  const auto id = create(post_headers());
+  ASSERT_EQ(id.size(), 32U) << id;
+  auto list = post(rpc("13", "tasks/list", "{}"), post_headers());
+  EXPECT_EQ(list.at("error").at("code"), -32601) << list;
+  // The id still reaches the task: it is the capability.
+  auto result = post(rpc("11", "tasks/result", R"({"taskId":")" + id + R"("})"), post_headers());
+  EXPECT_EQ(result.at("result").at("content").at(0).at("text"), "did it") << result;
+}
+
+TEST_F(HttpTasks, StatelessWithAnAuthenticatorListsThePrincipalsTasks) {
+  start({.stateless = true,
+         .authenticate = [](const mcp::http_request_view& req) -> std::optional<mcp::principal> {
+           if (req.header("authorization") == "Bearer alice")
+             return mcp::principal{.subject = "alice"};
+           return std::nullopt;
+         }});
+  const auto h = with_token(post_headers(), "alice");
+  auto init = post(initialize_body(), with_token(post_headers({}, ""), "alice"));
+  EXPECT_TRUE(init.at("result").at("capabilities").at("tasks").as_object().contains("list"));
+  const auto id = create(h);
+  auto list = post(rpc("13", "tasks/list", "{}"), h);
+  EXPECT_EQ(list.at("result").at("tasks").at(0).at("taskId"), id.c_str()) << list;
+}
+
+TEST_F(HttpTasks, CancelStopsTheHandlerAndTheTaskStaysCancelled) {
+  start();
+  const auto sid = open_session(port_);
+  const auto id = create(post_headers(sid), "hold");
+  ASSERT_EQ(id.size(), 32U) << id;
+  const std::string by_id = R"({"taskId":")" + id + R"("})";
+  auto cancelled = post(rpc("11", "tasks/cancel", by_id), post_headers(sid));
+  EXPECT_EQ(cancelled.at("result").at("status"), "cancelled") << cancelled;
+  for (int i = 0; i < 500 && !held_stopped_; ++i) std::this_thread::sleep_for(10ms);
+  EXPECT_TRUE(held_stopped_) << "the handler's stop token did not fire";
+  std::this_thread::sleep_for(50ms);  // the handler has returned "held" by now
+  auto got = post(rpc("12", "tasks/get", by_id), post_headers(sid));
+  EXPECT_EQ(got.at("result").at("status"), "cancelled") << got;
+  auto again = post(rpc("13", "tasks/cancel", by_id), post_headers(sid));
+  EXPECT_EQ(again.at("error").at("code"), -32602) << again;
+  auto result = post(rpc("14", "tasks/result", by_id), post_headers(sid));
+  EXPECT_EQ(result.at("error").at("code"), -32602) << result;
+}
+
+TEST_F(HttpTasks, TheTtlIsCappedAndCountedFromCreation) {
+  start();
+  const auto sid = open_session(port_);
+  auto capped = post(rpc("10", "tools/call",
+                         R"({"name":"job","arguments":{"text":"it"},"task":{"ttl":86400000}})"),
+                     post_headers(sid));
+  EXPECT_EQ(capped.at("result").at("task").at("ttl"), 60000) << capped;
+  const auto id = create(post_headers(sid), "job", R"({"ttl":150})");
+  ASSERT_EQ(id.size(), 32U) << id;
+  const std::string by_id = R"({"taskId":")" + id + R"("})";
+  auto done = post(rpc("11", "tasks/result", by_id), post_headers(sid));
+  EXPECT_EQ(done.at("result").at("content").at(0).at("text"), "did it") << done;
+  std::this_thread::sleep_for(400ms);
+  auto expired = post(rpc("12", "tasks/get", by_id), post_headers(sid));
+  EXPECT_EQ(expired.at("error").at("code"), -32602) << expired;
+}
+
+TEST_F(HttpTasks, AnElicitationFromATaskTravelsOnTasksResultAndItsAnswerResumesIt) {
+  start();
+  const std::string init =
+      R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25",)"
+      R"("capabilities":{"elicitation":{"form":{}}},"clientInfo":{"name":"t","version":"1"}}})";
+  auto r = request(port_, "POST", init, post_headers({}, ""));
+  const auto sid = r.header("mcp-session-id");
+  request(port_, "POST", R"({"jsonrpc":"2.0","method":"notifications/initialized"})",
+          post_headers(sid));
+  const auto id = create(post_headers(sid), "ask_task");
+  ASSERT_EQ(id.size(), 32U) << id;
+  const std::string by_id = R"({"taskId":")" + id + R"("})";
+
+  raw_client waiting(port_);
+  waiting.send_raw(
+      make_request("POST", port_, rpc("11", "tasks/result", by_id), post_headers(sid)));
+  response stream;
+  ASSERT_TRUE(waiting.read_until(stream, [](const std::string& b) {
+    return b.find("elicitation/create") != std::string::npos;
+  })) << stream.body;
+  mcp::json::value ask;
+  for (const auto& e : stream.events()) {
+    if (e.data.find("elicitation/create") != std::string::npos) ask = *mcp::parse_json(e.data);
+  }
+  ASSERT_TRUE(ask.is_object()) << stream.body;
+  EXPECT_EQ(ask.at("params").at("_meta").at("io.modelcontextprotocol/related-task").at("taskId"),
+            id.c_str())
+      << ask;
+  auto status = post(rpc("12", "tasks/get", by_id), post_headers(sid));
+  EXPECT_EQ(status.at("result").at("status"), "input_required") << status;
+
+  const std::string answer = R"({"jsonrpc":"2.0","id":)" + mcp::json::serialize(ask.at("id")) +
+                             R"(,"result":{"action":"accept","content":{"answer":"yes"}}})";
+  EXPECT_EQ(request(port_, "POST", answer, post_headers(sid)).status, 202U);
+  ASSERT_TRUE(waiting.read_until(stream, [](const std::string& b) {
+    return b.find("answer: yes") != std::string::npos;
+  })) << stream.body;
+  EXPECT_EQ(answer_of(stream).at("result").at("content").at(0).at("text"), "answer: yes")
+      << stream.body;
+  auto after = post(rpc("13", "tasks/get", by_id), post_headers(sid));
+  EXPECT_EQ(after.at("result").at("status"), "completed") << after;
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // Tasks (MCP 2025-11-25) at the wire: the demo server as a subprocess over stdio, its task
-// tools called with `params.task`, and the SQLite task store across a kill -9 and a restart.
+// tools called with `params.task`, and the SQLite task store across a kill -9 and a restart
+// (finished tasks kept, a cut-off slow_task run again, other unfinished tasks failed).
 #include <mcp/json.hpp>
 
 #include <gtest/gtest.h>
@@ -240,29 +241,36 @@ TEST(stdio_tasks, a_task_that_elicits_is_input_required_until_the_client_answers
   EXPECT_EQ(c.statuses(id), (std::vector<std::string>{"input_required", "working", "completed"}));
 }
 
-TEST(stdio_tasks, the_sqlite_store_keeps_tasks_across_a_kill_and_fails_the_unfinished) {
+TEST(stdio_tasks, the_sqlite_store_keeps_tasks_across_a_kill_then_reruns_or_fails_the_unfinished) {
   const auto db =
       std::filesystem::temp_directory_path() / ("mcp-tasks-" + std::to_string(::getpid()) + ".db");
   std::filesystem::remove(db);
-  std::string done_id, running_id;
+  std::string done_id, waiting_id, rerun_id;
   value done_result;
   {
-    wire_client c({"--task-store", db.string()});
+    wire_client c({"--task-store", db.string()},
+                  object{{"elicitation", object{{"form", object{}}}}});
     done_id = task_id(c.call("tools/call", task_call("slow_task", {{"steps", 2}})));
     done_result = c.call("tasks/result", {{"taskId", done_id}}).at("result");
-    running_id =
-        task_id(c.call("tools/call", task_call("slow_task", {{"steps", 1000}, {"step_ms", 50}})));
+    // elicit_task waits for an answer that never comes; slow_task may run again.
+    waiting_id = task_id(c.call("tools/call", task_call("elicit_task", {})));
+    rerun_id =
+        task_id(c.call("tools/call", task_call("slow_task", {{"steps", 20}, {"step_ms", 50}})));
     ::kill(c.proc().pid(), SIGKILL);
     c.proc().wait();
   }
   wire_client c({"--task-store", db.string()});
   EXPECT_EQ(c.call("tasks/get", {{"taskId", done_id}}).at("result").at("status"), "completed");
   EXPECT_EQ(c.call("tasks/result", {{"taskId", done_id}}).at("result"), done_result);
-  auto lost = c.call("tasks/get", {{"taskId", running_id}}).at("result");
+  auto lost = c.call("tasks/get", {{"taskId", waiting_id}}).at("result");
   EXPECT_EQ(lost.at("status"), "failed");
   EXPECT_NE(std::string(lost.at("statusMessage").as_string()).find("stopped"), std::string::npos);
-  EXPECT_EQ(c.call("tasks/result", {{"taskId", running_id}}).at("error").at("code"), -32603);
-  EXPECT_EQ(c.call("tasks/list", {}).at("result").at("tasks").as_array().size(), 2U);
+  EXPECT_EQ(c.call("tasks/result", {{"taskId", waiting_id}}).at("error").at("code"), -32603);
+  auto again = c.call("tasks/get", {{"taskId", rerun_id}}).at("result");
+  EXPECT_EQ(again.at("status"), "working") << again;
+  auto rerun = c.call("tasks/result", {{"taskId", rerun_id}});
+  EXPECT_EQ(rerun.at("result").at("content").at(0).at("text"), "done 20") << rerun;
+  EXPECT_EQ(c.call("tasks/list", {}).at("result").at("tasks").as_array().size(), 3U);
   std::filesystem::remove(db);
   std::filesystem::remove(db.string() + "-wal");
   std::filesystem::remove(db.string() + "-shm");

@@ -84,6 +84,9 @@ void expect_same(const task_record& a, const task_record& b) {
   EXPECT_EQ(a.poll_interval, b.poll_interval);
   EXPECT_EQ(a.method, b.method);
   EXPECT_EQ(a.payload, b.payload);
+  EXPECT_EQ(a.input_request, b.input_request);
+  EXPECT_EQ(a.input_response, b.input_response);
+  EXPECT_EQ(a.rerun, b.rerun);
 }
 
 mcp::json::object result_payload(std::string_view text) {
@@ -226,19 +229,63 @@ TEST_P(task_store_contract, a_terminal_task_never_changes_and_update_returns_the
   EXPECT_FALSE(store_->update("missing", "alice", {.status = task_status::failed}).value());
 }
 
-TEST_P(task_store_contract, input_required_and_back_to_working) {
+TEST_P(task_store_contract, input_required_and_back_to_working_keep_the_request_and_answer) {
   put(make_task("t1"));
+  const mcp::json::object asked{{"method", "elicitation/create"},
+                                {"params", mcp::json::object{{"message", "Name?"}}}};
+  const mcp::json::object answer{
+      {"result",
+       mcp::json::object{{"action", "accept"}, {"content", mcp::json::object{{"name", "Ada"}}}}}};
   auto r = store_
                ->update("t1", "alice",
-                        {.status = task_status::input_required, .status_message = "need a name"})
+                        {.status = task_status::input_required,
+                         .status_message = "need a name",
+                         .input_request = asked})
                .value();
   ASSERT_TRUE(r.has_value());
   EXPECT_EQ(r->status, task_status::input_required);
   EXPECT_EQ(r->status_message, "need a name");
-  r = store_->update("t1", "alice", {.status = task_status::working}).value();
+  EXPECT_EQ(store_->get("t1", "alice").value()->input_request, asked);
+  r = store_
+          ->update(
+              "t1", "alice",
+              {.status = task_status::working, .input_request = asked, .input_response = answer})
+          .value();
   ASSERT_TRUE(r.has_value());
   EXPECT_EQ(r->status, task_status::working);
   EXPECT_EQ(r->status_message, "");
+  const auto got = store_->get("t1", "alice").value().value();
+  EXPECT_EQ(got.input_request, asked);
+  EXPECT_EQ(got.input_response, answer);
+  // The next change of status clears them; fail_unfinished too.
+  r = store_->update("t1", "alice", {.status = task_status::completed}).value();
+  EXPECT_TRUE(r->input_request.empty());
+  EXPECT_TRUE(store_->get("t1", "alice").value()->input_response.empty());
+  put(make_task("t2"));
+  ASSERT_TRUE(store_->update("t2", "alice",
+                             {.status = task_status::input_required, .input_request = asked}));
+  EXPECT_EQ(store_->fail_unfinished("restarted").value(), 1U);
+  EXPECT_TRUE(store_->get("t2", "alice").value()->input_request.empty());
+}
+
+TEST_P(task_store_contract, unfinished_lists_every_owners_running_tasks_oldest_first) {
+  auto a = make_task("a");
+  a.rerun = mcp::json::object{{"params", mcp::json::object{{"name", "tool"}}}};
+  put(a);
+  put(make_task("b", "bob"));
+  put(make_task("c"));
+  auto gone = make_task("d");
+  gone.ttl = 1ms;
+  gone.created_at -= 1h;
+  put(gone);
+  ASSERT_TRUE(store_->update("c", "alice", {.status = task_status::completed}));
+  ASSERT_TRUE(store_->update("b", "bob", {.status = task_status::input_required}));
+  const auto left = store_->unfinished().value();
+  ASSERT_EQ(left.size(), 2U);
+  EXPECT_EQ(left[0].id, "a");
+  EXPECT_EQ(left[0].rerun, a.rerun);
+  EXPECT_EQ(left[1].id, "b");
+  EXPECT_EQ(left[1].owner, "bob");
 }
 
 TEST_P(task_store_contract, payloads_round_trip_exactly) {
@@ -435,6 +482,8 @@ TEST(task_store_sqlite, everything_survives_reopening_the_file) {
   auto t2 = make_task("t2", "bob");
   t2.status = task_status::input_required;
   t2.status_message = "waiting";
+  t2.input_request = mcp::json::object{{"method", "sampling/createMessage"},
+                                       {"params", mcp::json::object{{"maxTokens", 5}}}};
   task_record done_before;
   {
     auto store = open_store(db.path());
@@ -543,6 +592,34 @@ TEST(task_store_sqlite, another_applications_database_is_refused_and_left_alone)
   EXPECT_TRUE(s.error().is(mcp::errc::internal_error));
   EXPECT_NE(s.error().message.find("not a task database"), std::string::npos);
   EXPECT_FALSE(std::filesystem::exists(db.path() + "-wal"));
+}
+
+TEST(task_store_sqlite, a_file_of_the_first_layout_is_upgraded_and_keeps_its_tasks) {
+  const temp_db db;
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(db.path().c_str(), &raw), SQLITE_OK);
+  const char* v1 =
+      "CREATE TABLE tasks (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, "
+      "owner TEXT NOT NULL, status TEXT NOT NULL, status_message TEXT NOT NULL, "
+      "created_ms INTEGER NOT NULL, updated_ms INTEGER NOT NULL, ttl_ms INTEGER, poll_ms INTEGER, "
+      "method TEXT NOT NULL, payload TEXT NOT NULL);"
+      "CREATE INDEX tasks_owner_seq ON tasks (owner, seq);"
+      "INSERT INTO tasks (id, owner, status, status_message, created_ms, updated_ms, method, "
+      "payload) VALUES ('old', 'alice', 'completed', '', 1000, 2000, 'tools/call', "
+      "'{\"result\":{\"content\":[]}}');"
+      "PRAGMA application_id=1296257108; PRAGMA user_version=1;";
+  ASSERT_EQ(sqlite3_exec(raw, v1, nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(raw);
+  auto store = open_store(db.path());
+  ASSERT_NE(store, nullptr);
+  const auto old = store->get("old", "alice").value().value();
+  EXPECT_EQ(old.status, task_status::completed);
+  EXPECT_TRUE(old.input_request.empty());
+  auto t = make_task("new");
+  t.status = task_status::input_required;
+  t.input_request = mcp::json::object{{"method", "elicitation/create"}};
+  ASSERT_TRUE(store->create(t));
+  expect_same(store->get("new", "alice").value().value(), t);
 }
 
 TEST(task_store_sqlite, an_unopenable_path_is_an_error) {

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <future>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -176,6 +177,96 @@ TEST(tasks, ttl_is_capped_and_an_expired_task_is_gone) {
   std::this_thread::sleep_for(80ms);
   EXPECT_EQ(w.call("tasks/get", {{"taskId", id}}, 4).at("error").at("code"), -32602);
   EXPECT_TRUE(w.call("tasks/list", {}, 5).at("result").at("tasks").as_array().empty());
+}
+
+struct name_form {
+  std::string name;
+};
+MCP_FIELDS(name_form, (name))
+
+TEST(tasks, the_store_holds_what_an_input_required_task_asks_and_then_the_answer) {
+  auto store = mcp::make_memory_task_store();
+  mcp::server s({.task_store = store});
+  std::promise<object> answer_seen;
+  s.add_tool(
+      {.name = "asker", .description = "d", .task_support_mode = mcp::task_support::required},
+      [&](mcp::tool_context& ctx) -> std::string {
+        auto a = ctx.elicit<name_form>("Your name?");
+        answer_seen.set_value(store->get(ctx.task_id(), "alice").value()->input_response);
+        return a && a->accepted() ? a->content->name : "none";
+      });
+  wire w(s, {.task_owner = "alice"});
+  w.initialize("2025-11-25", object{{"elicitation", object{}}});
+  w.send(object{{"jsonrpc", "2.0"},
+                {"id", 1},
+                {"method", "tools/call"},
+                {"params", object{{"name", "asker"}, {"task", object{}}}}});
+  std::string id;
+  value ask;
+  while (ask.is_null()) {
+    auto m = w.next(5s);
+    ASSERT_TRUE(m) << "no elicitation";
+    const auto& o = m->as_object();
+    if (o.contains("result") && o.at("id") == 1) id = id_of(*m);
+    if (o.contains("method") && o.at("method") == "elicitation/create") ask = *m;
+  }
+  ASSERT_FALSE(id.empty());
+  const auto waiting = store->get(id, "alice").value().value();
+  EXPECT_EQ(waiting.status, mcp::task_status::input_required);
+  EXPECT_EQ(waiting.input_request.at("method"), "elicitation/create");
+  EXPECT_EQ(waiting.input_request.at("params").at("message"), "Your name?");
+  w.send(object{{"jsonrpc", "2.0"},
+                {"id", ask.at("id")},
+                {"result", object{{"action", "accept"}, {"content", object{{"name", "Ada"}}}}}});
+  auto seen = answer_seen.get_future();
+  ASSERT_EQ(seen.wait_for(5s), std::future_status::ready);
+  EXPECT_EQ(seen.get().at("result").at("content").at("name"), "Ada");
+  auto done = w.call("tasks/result", {{"taskId", id}}, 2);
+  EXPECT_EQ(done.at("result").at("content").at(0).at("text"), "Ada") << done;
+  EXPECT_TRUE(store->get(id, "alice").value()->input_request.empty());
+}
+
+TEST(tasks, at_start_unfinished_tasks_run_again_if_their_tool_allows_it_else_fail) {
+  auto store = mcp::make_memory_task_store();
+  const auto now =
+      std::chrono::time_point_cast<std::chrono::milliseconds>(std::chrono::system_clock::now());
+  // What an earlier process left: a task of a tool that may run again, one of a tool that may
+  // not, and one of a tool this server does not have.
+  const auto left = [&](const std::string& id, const std::string& tool) {
+    mcp::task_record t{.id = id,
+                       .owner = "alice",
+                       .created_at = now,
+                       .last_updated_at = now,
+                       .method = "tools/call"};
+    t.rerun = object{
+        {"params", object{{"name", tool}, {"arguments", object{{"ms", 1}}}}},
+        {"caller", object{{"subject", "alice@example"}, {"claims", object{{"scope", "jobs"}}}}}};
+    ASSERT_TRUE(store->create(t));
+  };
+  left("again", "steady");
+  left("lost", "sleeper");
+  left("unknown", "gone");
+  mcp::server s({.task_store = store});
+  add_sleeper(s);
+  s.add_tool({.name = "steady",
+              .description = "safe to run twice",
+              .task_support_mode = mcp::task_support::optional,
+              .rerun_after_restart = true},
+             [](mcp::tool_context& ctx, const steps_in& in) -> std::string {
+               return ctx.caller().subject + " " + std::to_string(in.ms) + " " +
+                      std::string(ctx.caller().claims.at("scope").as_string()) + " " +
+                      std::string(ctx.task_id());
+             });
+  EXPECT_EQ(store->get("again", "alice").value()->status, mcp::task_status::working);
+  wire w(s, {.task_owner = "alice"});  // the first session starts the recovery
+  w.initialize();
+  auto again = w.call("tasks/result", {{"taskId", "again"}}, 1);
+  EXPECT_EQ(again.at("result").at("content").at(0).at("text"), "alice@example 1 jobs again")
+      << again;
+  for (const char* id : {"lost", "unknown"}) {
+    auto t = w.call("tasks/get", {{"taskId", id}}, 2).at("result");
+    EXPECT_EQ(t.at("status"), "failed") << id;
+  }
 }
 
 TEST(tasks, eras_without_tasks_ignore_the_task_param_and_offer_no_capability) {
