@@ -1,7 +1,8 @@
 # mcp-cpp: the command-line tool (tools/cli). Subcommands live in their own files.
 find_package(CLI11 CONFIG REQUIRED)
-add_executable(mcp-cpp cli/main.cpp cli/schema_command.cpp)
-target_link_libraries(mcp-cpp PRIVATE mcp::mcp CLI11::CLI11)
+add_executable(mcp-cpp cli/main.cpp cli/schema_command.cpp cli/tools_command.cpp cli/connect.cpp
+                       cli/args.cpp cli/render.cpp)
+target_link_libraries(mcp-cpp PRIVATE mcp::mcp mcp::http CLI11::CLI11)
 mcp_target_defaults(mcp-cpp)
 
 if(MCP_BUILD_TESTS)
