@@ -25,4 +25,66 @@ if(MCP_BUILD_TESTS)
                schema validate ${_cli_data}/bad-schema.json ${_cli_data}/valid.json)
   mcp_cli_test(schema_validate_usage 2 "INSTANCE_FILE"
                schema validate ${_cli_data}/schema.json)
+
+  # `mcp-cpp tools` against no server or a command that does not exist.
+  mcp_cli_test(tools_no_server 2 "no server given: add -- CMD ARGS" tools list)
+  mcp_cli_test(tools_missing_command 2
+               "mcp-cpp: cannot run /nonexistent/mcp-server: No such file or directory"
+               tools list -- /nonexistent/mcp-server)
+endif()
+
+if(MCP_BUILD_TESTS AND MCP_BUILD_EXAMPLES)
+  # mcp_cli_demo_test(name code regex ARGS args... [DEFS -Dk=v...]): `mcp-cpp ARGS -- demo_server`
+  # in an empty directory of its own, stdin not a terminal (see test_cli.cmake for DEFS).
+  function(mcp_cli_demo_test name code regex)
+    cmake_parse_arguments(PARSE_ARGV 3 T "" "" "ARGS;DEFS")
+    add_test(NAME cli_${name}
+             COMMAND ${CMAKE_COMMAND} -DCLI=$<TARGET_FILE:mcp-cpp>
+                     "-DARGS=${T_ARGS};--;$<TARGET_FILE:demo_server>;--task-store;:memory:"
+                     -DEXPECT_CODE=${code} "-DEXPECT_OUTPUT=${regex}"
+                     -DWORKDIR=${CMAKE_CURRENT_BINARY_DIR}/cli_tests/${name} ${T_DEFS}
+                     -P ${CMAKE_CURRENT_SOURCE_DIR}/cli/test_cli.cmake)
+  endfunction()
+  mcp_cli_demo_test(tools_list 0
+                    "echo +read-only +- +Returns.*forecast +read-only, open-world.*unlock_admin +destructive, idempotent, open-world.*slow_task +read-only, open-world +optional.*must_task .* required"
+                    ARGS tools list)
+  mcp_cli_demo_test(tools_list_json 0 "" ARGS tools list --json
+                    DEFS -DJSON_MEMBER=tools\;1\;name -DJSON_REGEX=^forecast$)
+  mcp_cli_demo_test(tools_describe 0
+                    "forecast - Weather forecast.*annotations \\(hints from the server, not guarantees\\): read-only, open-world.*city +string +required +City name.*days +integer +optional +Days ahead +\\[default 3; range 1\\.\\.16\\].*unit +string +optional .*one of \"metric\", \"imperial\""
+                    ARGS tools describe forecast)
+  mcp_cli_demo_test(tools_describe_unknown 2 "no tool named 'nope'" ARGS tools describe nope)
+  # days=2 is sent as the integer 2 (a string would fail the check before sending).
+  mcp_cli_demo_test(tools_call_typed 0 "structured content:.*\"unit\": \"celsius\".*\"day\": 2,"
+                    ARGS tools call forecast city=Oslo days=2 --audit audit.jsonl
+                    DEFS -DAUDIT_FILE=audit.jsonl -DAUDIT_OUTCOME=ok)
+  mcp_cli_demo_test(tools_call_bad_argument 2
+                    "mcp-cpp: invalid arguments for forecast: /days: 99 is greater than the maximum 16"
+                    ARGS tools call forecast city=Oslo days=99 --audit audit.jsonl
+                    DEFS -DAUDIT_FILE=audit.jsonl -DAUDIT_OUTCOME=invalid_arguments)
+  mcp_cli_demo_test(tools_call_args_json 0 "\"day\": 1,"
+                    ARGS tools call forecast --args {"city":"Oslo","days":1})
+  mcp_cli_demo_test(tools_call_tool_error 1 "fail was asked to fail: because.*fail reported an error"
+                    ARGS tools call fail reason=because --audit audit.jsonl
+                    DEFS -DAUDIT_FILE=audit.jsonl -DAUDIT_OUTCOME=tool_error)
+  mcp_cli_demo_test(tools_call_needs_confirmation 2
+                    "unlock_admin is not annotated read-only; not calling it without confirmation \\(stdin is not a terminal: pass --yes"
+                    ARGS tools call unlock_admin --audit audit.jsonl
+                    DEFS -DAUDIT_FILE=audit.jsonl -DAUDIT_OUTCOME=denied)
+  mcp_cli_demo_test(tools_call_yes 0 "admin.stats is now enabled" ARGS tools call unlock_admin --yes)
+  mcp_cli_demo_test(tools_call_json 0 "" ARGS tools call echo text=hi --json
+                    DEFS -DJSON_MEMBER=content\;0\;text -DJSON_REGEX=^hi$)
+  mcp_cli_demo_test(tools_call_image 0 "\\[image saved to ./make_image-1.png \\(image/png, 70 bytes\\)\\]"
+                    ARGS tools call make_image DEFS -DEXPECT_FILE=make_image-1.png)
+  mcp_cli_demo_test(tools_call_progress 0 "\"completed\": 3.*progress: 1/3 step 1.*progress: 3/3 step 3"
+                    ARGS tools call slow_count steps=3 step_ms=1)
+  mcp_cli_demo_test(tools_call_timeout 2 "no answer from the server within the timeout"
+                    ARGS tools call slow_count steps=50 step_ms=100 --timeout 0.3)
+  mcp_cli_demo_test(tools_call_usage 2 "expected KEY=VALUE, got 'city'" ARGS tools call forecast city)
+  foreach(mode interrupt http)
+    add_test(NAME cli_tools_${mode}
+             COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/test_cli_live.sh ${mode}
+                     $<TARGET_FILE:mcp-cpp> $<TARGET_FILE:demo_server>)
+    set_tests_properties(cli_tools_${mode} PROPERTIES TIMEOUT 60 PASS_REGULAR_EXPRESSION "^ok")
+  endforeach()
 endif()
