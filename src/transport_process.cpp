@@ -32,7 +32,10 @@ struct process_connection::state {
 
   std::mutex mu;
   std::condition_variable cv;
-  bool closed = false;
+  bool closed = false;  ///< close began
+  bool shut = false;    ///< close ended: the child is reaped
+  std::thread::id reader_id{};
+  std::thread::id err_reader_id{};
   bool reader_done = false;
   bool err_done = false;
   std::optional<int> status;
@@ -153,6 +156,8 @@ result<std::shared_ptr<process_connection>> process_connection::spawn(process_op
       s->err_done = true;
       s->cv.notify_all();
     });
+    std::lock_guard lock(s->mu);
+    s->err_reader_id = s->err_reader.get_id();
   }
   return std::shared_ptr<process_connection>(new process_connection(std::move(s)));
 }
@@ -174,6 +179,7 @@ void process_connection::start(std::function<void(std::string_view)> on_message,
     s->reader_done = true;
     s->cv.notify_all();
   });
+  s->reader_id = s->reader.get_id();
 }
 
 void process_connection::send(std::string message, const send_context& ctx) {
@@ -183,8 +189,14 @@ void process_connection::send(std::string message, const send_context& ctx) {
 void process_connection::close() {
   auto& s = *state_;
   {
-    std::lock_guard lock(s.mu);
-    if (s.closed) return;
+    std::unique_lock lock(s.mu);
+    if (s.closed) {
+      // Another thread is shutting the child down: wait for it, unless this is a callback of
+      // the reader threads (that thread may be waiting for this one to end).
+      const auto self = std::this_thread::get_id();
+      if (self != s.reader_id && self != s.err_reader_id) s.cv.wait(lock, [&] { return s.shut; });
+      return;
+    }
     s.closed = true;
   }
   s.deliver.store(false);
@@ -204,10 +216,12 @@ void process_connection::close() {
   s.finish_thread(s.reader, s.reader_done, deadline);
   s.finish_thread(s.err_reader, s.err_done, deadline);
   std::lock_guard lock(s.mu);
-  if (!s.reader.joinable() && !s.reader_done && s.out_fd >= 0) {
-    ::close(s.out_fd);  // never started: the reader does not own it
+  if (s.reader_id == std::thread::id{} && s.out_fd >= 0) {
+    ::close(s.out_fd);  // never started: no reader owns it
     s.out_fd = -1;
   }
+  s.shut = true;
+  s.cv.notify_all();
 }
 
 process_connection::~process_connection() {
@@ -245,6 +259,7 @@ result<launched_server> launch_server(process_options proc, client_options clien
   auto init = session->initialize();
   if (!init) {
     session->close();
+    process->close();  // returns once the child is reaped, whoever began the shutdown
     auto e = init.error();
     if (const auto st = process->exit_status(); e.is(errc::connection_closed) && st) {
       e.message =
