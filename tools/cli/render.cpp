@@ -103,6 +103,15 @@ std::string type_text(const json::object& prop) {
       if (inner != "any") t += " of " + inner;
     }
   }
+  for (const char* key : {"anyOf", "oneOf"}) {
+    const auto* branches = prop.if_contains(key);
+    if (!t.empty() || branches == nullptr || !branches->is_array()) continue;
+    std::vector<std::string> names;
+    for (const auto& b : branches->get_array()) {
+      if (const auto* o = b.if_object()) names.push_back(type_text(*o));
+    }
+    t = joined(names, "|");
+  }
   if (t.empty()) t = prop.contains("enum") ? "enum" : "any";
   return t;
 }
@@ -261,13 +270,13 @@ void print_tool_description(std::ostream& out, const json::object& tool) {
       if (p == nullptr) p = &empty;
       const bool req =
           std::find(required.begin(), required.end(), std::string(kv.key())) != required.end();
-      out << "  " << pad(std::string(kv.key()), name_w + 2) << pad(type_text(*p), type_w + 2)
-          << pad(req ? "required" : "optional", 10);
-      auto desc = string_at(*p, "description");
-      auto extra = constraints(*p);
-      out << desc;
-      if (!extra.empty()) out << (desc.empty() ? "" : "  ") << "[" << joined(extra, "; ") << "]";
-      out << "\n";
+      std::string line = "  " + pad(std::string(kv.key()), name_w + 2) +
+                         pad(type_text(*p), type_w + 2) + pad(req ? "required" : "optional", 10);
+      line += string_at(*p, "description");
+      if (auto extra = constraints(*p); !extra.empty()) {
+        line += (line.back() == ' ' ? "" : "  ") + ("[" + joined(extra, "; ") + "]");
+      }
+      out << line.substr(0, line.find_last_not_of(' ') + 1) << "\n";
     }
   }
   if (const auto* os = object_at(tool, "outputSchema")) {

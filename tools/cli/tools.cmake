@@ -1,8 +1,12 @@
 # mcp-cpp: the command-line tool (tools/cli). Subcommands live in their own files.
 find_package(CLI11 CONFIG REQUIRED)
-add_executable(mcp-cpp cli/main.cpp cli/schema_command.cpp cli/tools_command.cpp cli/connect.cpp
-                       cli/args.cpp cli/render.cpp)
-target_link_libraries(mcp-cpp PRIVATE mcp::mcp mcp::http CLI11::CLI11)
+# The parts of `mcp-cpp tools` below the command line (tools_cli.hpp), shared with their tests.
+add_library(mcp_cli_parts STATIC cli/connect.cpp cli/args.cpp cli/render.cpp)
+target_link_libraries(mcp_cli_parts PUBLIC mcp::mcp mcp::http)
+target_include_directories(mcp_cli_parts PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/cli)
+mcp_target_defaults(mcp_cli_parts)
+add_executable(mcp-cpp cli/main.cpp cli/schema_command.cpp cli/tools_command.cpp)
+target_link_libraries(mcp-cpp PRIVATE mcp_cli_parts CLI11::CLI11)
 mcp_target_defaults(mcp-cpp)
 
 if(MCP_BUILD_TESTS)
