@@ -84,6 +84,10 @@ if(MCP_BUILD_TESTS AND MCP_BUILD_EXAMPLES)
                     ARGS tools call slow_count steps=3 step_ms=1)
   mcp_cli_demo_test(tools_call_timeout 2 "no answer from the server within the timeout"
                     ARGS tools call slow_count steps=50 step_ms=100 --timeout 0.3)
+  mcp_cli_demo_test(tools_call_task_only 2 "must_task runs only as a task"
+                    ARGS tools call must_task text=hi)
+  mcp_cli_demo_test(tools_call_unknown 2 "the server has no tool named 'nope'"
+                    ARGS tools call nope)
   mcp_cli_demo_test(tools_call_usage 2 "expected KEY=VALUE, got 'city'" ARGS tools call forecast city)
   foreach(mode interrupt refuse prompt http)
     add_test(NAME cli_tools_${mode}

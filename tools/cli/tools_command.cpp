@@ -270,6 +270,11 @@ int run_call(const tools_args& a) {
       [client](std::int64_t id) { client->cancel(id, "interrupted by the user (Ctrl-C)"); });
   const auto* tool = find_tool(*s, a.name);
   if (tool == nullptr) return no_such_tool(a.name);
+  if (task_support(*tool) == "required") {
+    return fail(a.name +
+                " runs only as a task (execution.taskSupport: required), which mcp-cpp "
+                "tools call does not do yet");
+  }
   json::object schema;
   if (const auto* is = tool->if_contains("inputSchema"); is && is->is_object()) {
     schema = is->get_object();

@@ -82,8 +82,9 @@ class process_connection final : public connection {
   void send(std::string message, const send_context& ctx) override;
   /// Shuts the child down: closes its stdin, waits up to `grace` for it to exit, then sends
   /// SIGTERM to its process group, waits up to `grace` again, then SIGKILL; reaps it. Blocks
-  /// until then (at most about twice `grace`); no callback runs after it returns (unless called
-  /// from one). Idempotent.
+  /// until then (at most about twice `grace`, plus up to a second for the reader threads when
+  /// something the child started still holds its pipes); no callback starts once it began. A
+  /// second call waits for the first to finish, unless it comes from a callback. Idempotent.
   void close() override;
 
   /// The child's process id.
