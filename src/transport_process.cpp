@@ -114,6 +114,11 @@ result<std::shared_ptr<process_connection>> process_connection::spawn(process_op
   posix_spawn_file_actions_adddup2(&fa, in[0], STDIN_FILENO);
   posix_spawn_file_actions_adddup2(&fa, out[1], STDOUT_FILENO);
   if (capture) posix_spawn_file_actions_adddup2(&fa, err[1], STDERR_FILENO);
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
+  // Nothing else of ours reaches the server, not even a descriptor opened without O_CLOEXEC
+  // (an audit log, a socket).
+  posix_spawn_file_actions_addclosefrom_np(&fa, STDERR_FILENO + 1);
+#endif
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
   sigset_t none;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 namespace {
 
@@ -86,6 +87,20 @@ TEST(process_connection, captures_stderr_lines_when_asked) {
   std::lock_guard lock(mu);
   EXPECT_EQ(err, (std::vector<std::string>{"first", "second"}));
   EXPECT_EQ((*proc)->exit_status(), 0);
+}
+
+TEST(process_connection, the_child_inherits_no_other_descriptor) {
+  const int leaky = ::dup2(STDERR_FILENO, 57);  // no O_CLOEXEC
+  ASSERT_EQ(leaky, 57);
+  auto proc = mcp::process_connection::spawn(
+      {.argv = {"sh", "-c", "test -e /proc/self/fd/57 && echo leaked || echo closed"}});
+  ASSERT_TRUE(proc);
+  inbox in;
+  (*proc)->start([&](std::string_view l) { in.add(l); }, [&] { in.end(); });
+  ASSERT_TRUE(in.wait_end());
+  ::close(leaky);
+  ASSERT_EQ(in.lines.size(), 1U);
+  EXPECT_EQ(in.lines[0], "closed");
 }
 
 TEST(process_connection, a_command_that_does_not_exist_is_an_error_not_a_crash) {

@@ -55,7 +55,9 @@ struct process_options {
 /// A running child process as an `mcp::connection`: `send` writes a line to its stdin, and a
 /// reader thread hands each line of its stdout to the receiver given to `start`.
 ///
-/// The child runs in a process group of its own (a Ctrl-C at the terminal reaches this process,
+/// The child gets stdin, stdout and stderr and no other descriptor of this process (glibc 2.34
+/// or later; before, only those opened with O_CLOEXEC stay behind, as the transport's own are).
+/// It runs in a process group of its own (a Ctrl-C at the terminal reaches this process,
 /// which decides what to do, not the server), with the default signal mask and SIGPIPE
 /// disposition. Launching one makes this process ignore SIGPIPE (when it was at its default),
 /// so that writing to a child that died is an error, not the end of this process.
