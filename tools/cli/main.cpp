@@ -1,8 +1,9 @@
 // mcp-cpp: the SDK's command-line tool. Each command group registers itself on the CLI11 app
 // (see commands.hpp); adding a group means one more `add_..._command` call below.
 //
-// Everything after the first `--` is the command line of a server to launch (`mcp-cpp tools
-// list -- demo_server`); CLI11 parses what comes before it.
+// In the command groups that talk to a server, everything after the first `--` is the command
+// line of the server to launch (`mcp-cpp tools list -- demo_server`); CLI11 parses what comes
+// before it. Elsewhere `--` keeps its usual meaning (the end of the options).
 //
 // Exit status: 0 success, 1 a check failed (an invalid instance, a tool error), 2 usage, input,
 // connection or protocol error.
@@ -21,7 +22,8 @@ int main(int argc, char** argv) {
   int exit_code = 0;
   int own_args = argc;
   std::vector<std::string> server_command;
-  for (int i = 1; i < argc; ++i) {
+  const bool talks_to_a_server = argc > 1 && std::string_view(argv[1]) == "tools";
+  for (int i = 1; talks_to_a_server && i < argc; ++i) {
     if (std::string_view(argv[i]) == "--") {
       own_args = i;
       server_command.assign(argv + i + 1, argv + argc);
