@@ -90,6 +90,26 @@ TEST(tools_cli_args, the_check_gives_the_schemas_reason) {
   EXPECT_NE(warning.find("does not compile"), std::string::npos);
 }
 
+TEST(tools_cli_connect, usage_errors_come_before_any_connection) {
+  auto none = mcp::cli::connect({});
+  ASSERT_FALSE(none);
+  EXPECT_NE(none.error().message.find("no server given"), std::string::npos);
+  EXPECT_FALSE(mcp::cli::connect({.command = {"x"}, .url = "http://127.0.0.1:1/mcp"}));
+  auto header = mcp::cli::connect({.command = {"x"}, .headers = {"A: b"}});
+  ASSERT_FALSE(header);
+  EXPECT_EQ(header.error().message, "--header applies to --url only");
+  auto bad = mcp::cli::connect({.url = "http://127.0.0.1:1/mcp", .headers = {"no colon"}});
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().message, "--header expects 'Name: value', got 'no colon'");
+}
+
+TEST(tools_cli_connect, command_lines_are_shown_quoted_as_a_shell_would_need) {
+  EXPECT_EQ(mcp::cli::join_command({"demo_server", "--task-store", ":memory:"}),
+            "demo_server --task-store :memory:");
+  EXPECT_EQ(mcp::cli::join_command({"sh", "-c", "echo 'hi' | cat", ""}),
+            R"(sh -c 'echo '\''hi'\'' | cat' '')");
+}
+
 TEST(tools_cli_render, badges_read_the_hints_with_the_spec_defaults) {
   using v = std::vector<std::string>;
   EXPECT_EQ(mcp::cli::badges(object{{"name", "t"}}), (v{"destructive", "open-world"}));

@@ -87,7 +87,8 @@ if(MCP_BUILD_TESTS AND MCP_BUILD_EXAMPLES)
   mcp_cli_demo_test(tools_call_task_only 2 "must_task runs only as a task"
                     ARGS tools call must_task text=hi)
   mcp_cli_demo_test(tools_call_unknown 2 "the server has no tool named 'nope'"
-                    ARGS tools call nope)
+                    ARGS tools call nope x=1 --audit audit.jsonl
+                    DEFS -DAUDIT_FILE=audit.jsonl -DAUDIT_OUTCOME=protocol_error)
   mcp_cli_demo_test(tools_call_usage 2 "expected KEY=VALUE, got 'city'" ARGS tools call forecast city)
   foreach(mode interrupt refuse prompt http)
     add_test(NAME cli_tools_${mode}

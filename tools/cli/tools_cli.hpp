@@ -18,10 +18,10 @@ namespace mcp::cli {
 
 /// Where the server is: a command to launch (`-- CMD ARGS...`) or a Streamable HTTP URL.
 struct server_target {
-  std::vector<std::string> command;  ///< after `--`
-  std::string url;
-  std::vector<std::string> headers;  ///< "Name: value", HTTP only
-  double timeout_seconds = 60;       ///< every request
+  std::vector<std::string> command{};  ///< after `--`
+  std::string url{};
+  std::vector<std::string> headers{};  ///< "Name: value", HTTP only
+  double timeout_seconds = 60;         ///< every request
 };
 
 /// A client session initialized against the server; closing it ends the server or the HTTP

@@ -57,22 +57,16 @@ std::string server_line(const json::object& init) {
   return out;
 }
 
-/// Connects and lists every tool. On failure, says why and returns nothing.
+/// Connects and lists every tool.
 struct session {
   connected_server server;
   std::vector<json::object> tools;
 };
-std::optional<session> open_session(const tools_args& a) {
+result<session> open_session(const tools_args& a) {
   auto server = connect(a.target);
-  if (!server) {
-    (void)fail(server.error().message);
-    return std::nullopt;
-  }
+  if (!server) return server.error();
   auto tools = server->client->list_all_tools();
-  if (!tools) {
-    (void)fail("tools/list failed: " + tools.error().message);
-    return std::nullopt;
-  }
+  if (!tools) return error{tools.error().code, "tools/list failed: " + tools.error().message};
   return session{std::move(*server), std::move(*tools)};
 }
 
@@ -85,14 +79,13 @@ const json::object* find_tool(const session& s, std::string_view name) {
   return nullptr;
 }
 
-int no_such_tool(std::string_view name) {
-  return fail("the server has no tool named '" + std::string(name) +
-              "' (mcp-cpp tools list shows them)");
+std::string no_such_tool(std::string_view name) {
+  return "the server has no tool named '" + std::string(name) + "' (mcp-cpp tools list shows them)";
 }
 
 int run_list(const tools_args& a) {
   auto s = open_session(a);
-  if (!s) return exit_usage;
+  if (!s) return fail(s.error().message);
   if (a.json) {
     json::array tools;
     for (auto& t : s->tools) tools.emplace_back(std::move(t));
@@ -106,9 +99,9 @@ int run_list(const tools_args& a) {
 
 int run_describe(const tools_args& a) {
   auto s = open_session(a);
-  if (!s) return exit_usage;
+  if (!s) return fail(s.error().message);
   const auto* tool = find_tool(*s, a.name);
-  if (tool == nullptr) return no_such_tool(a.name);
+  if (tool == nullptr) return fail(no_such_tool(a.name));
   if (a.json) {
     std::cout << to_json_string(json::value(*tool)) << "\n";
   } else {
@@ -262,29 +255,37 @@ int run_call(const tools_args& a) {
   audit_log audit;
   if (!audit.open(a.audit)) return fail("cannot open the audit file " + a.audit);
   interrupt_watch interrupts;  // before any thread starts: they all inherit the blocked SIGINT
+  // Every call that got this far leaves one audit line, whatever stops it.
+  std::string server = a.target.url.empty() ? join_command(a.target.command) : a.target.url;
+  auto given = build_arguments({}, a.args_json, a.key_values);  // untyped, until the schema
+  json::object shown = given ? *given : json::object{};
+  auto refuse = [&](std::string_view outcome, const std::string& message) {
+    audit.write(server, a.name, shown, outcome, {}, message);
+    return fail(message);
+  };
   auto s = open_session(a);
-  if (!s) return exit_usage;
+  if (!s) return refuse("protocol_error", s.error().message);
   const auto client = s->server.client;
-  const auto& server = s->server.description;
   interrupts.start(
       [client](std::int64_t id) { client->cancel(id, "interrupted by the user (Ctrl-C)"); });
   const auto* tool = find_tool(*s, a.name);
-  if (tool == nullptr) return no_such_tool(a.name);
+  if (tool == nullptr) return refuse("protocol_error", no_such_tool(a.name));
   if (task_support(*tool) == "required") {
-    return fail(a.name +
-                " runs only as a task (execution.taskSupport: required), which mcp-cpp "
-                "tools call does not do yet");
+    return refuse("protocol_error", a.name +
+                                        " runs only as a task (execution.taskSupport: "
+                                        "required), which mcp-cpp tools call does not do yet");
   }
   json::object schema;
   if (const auto* is = tool->if_contains("inputSchema"); is && is->is_object()) {
     schema = is->get_object();
   }
   auto arguments = build_arguments(schema, a.args_json, a.key_values);
-  if (!arguments) return fail(arguments.error().message);
+  if (!arguments) return refuse("invalid_arguments", arguments.error().message);
+  shown = *arguments;
   std::string warning;
   if (auto ok = check_arguments(schema, *arguments, warning); !ok) {
-    audit.write(server, a.name, *arguments, "invalid_arguments", {}, ok.error().message);
-    return fail("invalid arguments for " + a.name + ": " + ok.error().message);
+    return refuse("invalid_arguments",
+                  "invalid arguments for " + a.name + ": " + ok.error().message);
   }
   if (!warning.empty()) std::cerr << "mcp-cpp: warning: " << warning << "\n";
   if (!confirmed(a, *tool, *arguments, server)) {
@@ -385,7 +386,7 @@ void add_tools_command(CLI::App& app, int& exit_code, std::vector<std::string> s
   call->add_option("--audit", args->audit,
                    "append one JSON line per call to FILE: time, server, tool, arguments, "
                    "outcome (ok, tool_error, protocol_error, denied, invalid_arguments, "
-                   "cancelled), duration_ms");
+                   "cancelled), duration_ms, and message when it did not succeed");
   add_target_options(call, *args);
   call->callback([args, &exit_code] { exit_code = run_call(*args); });
 }
