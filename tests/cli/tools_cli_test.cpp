@@ -27,6 +27,7 @@ object schema() {
       "on": {"type": "boolean"},
       "tags": {"type": "array", "items": {"type": "string"}},
       "opts": {"type": "object"},
+      "where": {"properties": {"street": {"type": "string"}}},
       "maybe": {"type": ["integer", "null"]},
       "unit": {"enum": ["metric", "imperial"]},
       "either": {"anyOf": [{"type": "integer"}, {"type": "string"}]}
@@ -146,6 +147,7 @@ TEST(tools_cli_render, describe_shows_types_defaults_ranges_and_enums) {
   EXPECT_NE(s.find(" unit enum optional [one of \"metric\", \"imperial\"]\n"), std::string::npos)
       << s;
   EXPECT_NE(s.find(" either integer|string optional\n"), std::string::npos) << s;
+  EXPECT_NE(s.find(" where object optional\n"), std::string::npos) << s;
 }
 
 TEST(tools_cli_render, results_print_text_structured_content_and_save_media) {

@@ -112,6 +112,7 @@ std::string type_text(const json::object& prop) {
     }
     t = joined(names, "|");
   }
+  if (t.empty() && prop.contains("properties")) t = "object";
   if (t.empty()) t = prop.contains("enum") ? "enum" : "any";
   return t;
 }
