@@ -35,6 +35,11 @@ if(MCP_BUILD_TESTS)
   mcp_cli_test(tools_missing_command 2
                "mcp-cpp: cannot run /nonexistent/mcp-server: No such file or directory"
                tools list -- /nonexistent/mcp-server)
+  mcp_cli_test(tools_server_exits 2
+               "the server exited before answering initialize \\(exit status 4\\)"
+               tools list -- sh -c "echo not-json && exit 4")
+  mcp_cli_test(tools_server_silent 2 "initialize got no answer within 300 ms"
+               tools list --timeout 0.3 -- sleep 30)
 endif()
 
 if(MCP_BUILD_TESTS AND MCP_BUILD_EXAMPLES)
