@@ -87,8 +87,14 @@ if(MCP_BUILD_TESTS AND MCP_BUILD_EXAMPLES)
                     ARGS tools call make_image DEFS -DEXPECT_FILE=make_image-1.png)
   mcp_cli_demo_test(tools_call_progress 0 "\"completed\": 3.*progress: 1/3 step 1.*progress: 3/3 step 3"
                     ARGS tools call slow_count steps=3 step_ms=1)
-  mcp_cli_demo_test(tools_call_timeout 2 "no answer from the server within the timeout"
-                    ARGS tools call slow_count steps=50 step_ms=100 --timeout 0.3)
+  mcp_cli_demo_test(tools_call_timeout 2
+                    "no answer from the server in time \\(tools/call got no answer within 300 ms;"
+                    ARGS tools call slow_count steps=2 step_ms=1000 --timeout 0.3)
+  # Progress every 100 ms keeps a call with --timeout 0.6 going for its whole second.
+  mcp_cli_demo_test(tools_call_progress_resets_timeout 0 "\"completed\": 10"
+                    ARGS tools call slow_count steps=10 step_ms=100 --timeout 0.6)
+  mcp_cli_demo_test(tools_call_max_time 2 "within 400 ms \\(its hard maximum\\)"
+                    ARGS tools call slow_count steps=10 step_ms=100 --max-time 0.4)
   mcp_cli_demo_test(tools_call_task_only 2 "must_task runs only as a task"
                     ARGS tools call must_task text=hi)
   mcp_cli_demo_test(tools_call_unknown 2 "the server has no tool named 'nope'"

@@ -29,6 +29,7 @@ struct tools_args {
   std::string name;
   std::vector<std::string> key_values;
   std::string args_json;
+  double max_seconds = 0;
   bool yes = false;
   std::string out_dir;
   std::string audit;
@@ -296,6 +297,8 @@ int run_call(const tools_args& a) {
   request_options opts;
   opts.on_progress = [&progress](const json::object& p) { progress.show(p); };
   opts.on_sent = [&interrupts](std::int64_t id) { interrupts.sent(id); };
+  opts.reset_on_progress = true;  // --timeout is the longest silence; --max-time the whole call
+  opts.max_total = std::chrono::milliseconds(static_cast<std::int64_t>(a.max_seconds * 1000.0));
   interrupts.sending();
   const auto t0 = std::chrono::steady_clock::now();
   auto r = client->call_tool(a.name, *arguments, opts);
@@ -309,9 +312,8 @@ int run_call(const tools_args& a) {
     }
     audit.write(server, a.name, *arguments, "protocol_error", took, e.message);
     if (e.is(errc::request_timeout)) {
-      return fail(
-          "no answer from the server within the timeout (--timeout); the call was "
-          "cancelled");
+      return fail("no answer from the server in time (" + e.message +
+                  "; see --timeout and --max-time); the call was cancelled");
     }
     return fail("tools/call failed: " + e.message);
   }
@@ -335,7 +337,8 @@ void add_target_options(CLI::App* cmd, tools_args& a) {
                   "the server's Streamable HTTP endpoint (instead of -- CMD ARGS...)");
   cmd->add_option("--header", a.target.headers,
                   "'Name: value' sent with every HTTP request, e.g. a token (repeatable)");
-  cmd->add_option("--timeout", a.target.timeout_seconds, "seconds to wait for each answer")
+  cmd->add_option("--timeout", a.target.timeout_seconds,
+                  "seconds to wait for each answer (for a call: since its last progress)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   cmd->add_flag("--json", a.json, "print the raw JSON result, for scripts");
@@ -380,6 +383,10 @@ void add_tools_command(CLI::App& app, int& exit_code, std::vector<std::string> s
                    "arrays and objects as JSON, strings as they are)");
   call->add_option("--args", args->args_json,
                    "the arguments as one JSON object (KEY=VALUE words apply on top)");
+  call->add_option("--max-time", args->max_seconds,
+                   "seconds the call may take in all, progress or not (default: no bound; "
+                   "--timeout counts from the last progress notification)")
+      ->check(CLI::NonNegativeNumber);
   call->add_flag("-y,--yes", args->yes, "call without asking, even a tool not marked read-only");
   call->add_option("--out-dir", args->out_dir,
                    "where images, audio and binary resources are saved (default: .)");
