@@ -15,9 +15,9 @@
 //   auto server = mcp::launch_server({.argv = {"demo_server"}});
 //   if (!server) { std::cerr << server.error().message << "\n"; return 2; }
 //   auto r = server->client->call_tool("echo", {{"text", "hi"}});
-//   server->client->close();  // or let it go: shuts the child down the same way
+//   server->client->close();  // shuts the child down; so does dropping the last reference
 //
-//   // By hand (e.g. to install handlers before initialize):
+//   // By hand, the wiring launch_server does (e.g. to initialize later, or not at all):
 //   auto proc = mcp::process_connection::spawn({.argv = {"demo_server"}});
 //   auto client = std::make_shared<mcp::client_session>(*proc);
 //   std::weak_ptr<mcp::client_session> weak = client;
@@ -55,8 +55,8 @@ struct process_options {
 /// A running child process as an `mcp::connection`: `send` writes a line to its stdin, and a
 /// reader thread hands each line of its stdout to the receiver given to `start`.
 ///
-/// The child gets stdin, stdout and stderr and no other descriptor of this process (glibc 2.34
-/// or later; before, only those opened with O_CLOEXEC stay behind, as the transport's own are).
+/// The child gets stdin, stdout and stderr and no other descriptor of this process (with glibc
+/// older than 2.34, descriptors opened without O_CLOEXEC are inherited too).
 /// It runs in a process group of its own (a Ctrl-C at the terminal reaches this process,
 /// which decides what to do, not the server), with the default signal mask and SIGPIPE
 /// disposition. Launching one makes this process ignore SIGPIPE (when it was at its default),
