@@ -20,13 +20,45 @@ extern char** environ;
 
 namespace mcp {
 
+namespace {
+
+/// Runs callbacks until shut; `shut` waits for one that is running (unless called from it).
+class callback_gate {
+ public:
+  template <class F>
+  void run(F&& f) {
+    std::lock_guard lock(mu_);
+    if (open_) {
+      running_in_.store(std::this_thread::get_id());
+      f();
+      running_in_.store(std::thread::id{});
+    }
+  }
+  void shut() {
+    if (running_in_.load() == std::this_thread::get_id()) {  // from inside a callback
+      open_ = false;  // read under mu_, which this thread holds
+      return;
+    }
+    std::lock_guard lock(mu_);
+    open_ = false;
+  }
+
+ private:
+  std::mutex mu_;
+  bool open_ = true;
+  std::atomic<std::thread::id> running_in_{};
+};
+
+}  // namespace
+
 struct process_connection::state {
   process_options opts;
   pid_t pid = -1;
   std::shared_ptr<fd_connection> in;  ///< the child's stdin
   int out_fd = -1;                    ///< the child's stdout (read end); the reader closes it
   int err_fd = -1;                    ///< the child's stderr when captured
-  std::atomic<bool> deliver{true};    ///< false once close began: callbacks stop
+  callback_gate out_gate;             ///< shut when close begins: stdout lines are dropped
+  callback_gate err_gate;             ///< shut when close ends: stderr is read to the end
   std::function<void(std::string_view)> on_message;
   std::function<void()> on_end;
 
@@ -154,7 +186,7 @@ result<std::shared_ptr<process_connection>> process_connection::spawn(process_op
   if (capture) {
     s->err_reader = std::thread([s] {
       (void)read_lines(s->err_fd, s->opts.reader, [&s](std::string_view line) {
-        if (s->deliver.load()) s->opts.on_stderr(line);
+        s->err_gate.run([&] { s->opts.on_stderr(line); });
       });
       ::close(s->err_fd);
       std::lock_guard lock(s->mu);
@@ -176,10 +208,10 @@ void process_connection::start(std::function<void(std::string_view)> on_message,
   s->on_end = std::move(on_end);
   s->reader = std::thread([s] {
     (void)read_lines(s->out_fd, s->opts.reader, [&s](std::string_view line) {
-      if (s->deliver.load()) s->on_message(line);
+      s->out_gate.run([&] { s->on_message(line); });
     });
     ::close(s->out_fd);
-    if (s->deliver.load() && s->on_end) s->on_end();
+    if (s->on_end) s->out_gate.run([&] { s->on_end(); });
     std::lock_guard done_lock(s->mu);
     s->reader_done = true;
     s->cv.notify_all();
@@ -204,8 +236,8 @@ void process_connection::close() {
     }
     s.closed = true;
   }
-  s.deliver.store(false);
-  s.in->close();  // the child sees end of input: the polite request to exit
+  s.out_gate.shut();  // the session is going: what the child still says is of no use
+  s.in->close();      // the child sees end of input: the polite request to exit
   const auto grace = s.opts.grace;
   auto deadline = std::chrono::steady_clock::now() + grace;
   if (!s.wait_exit(deadline)) {
@@ -220,6 +252,7 @@ void process_connection::close() {
   deadline = std::chrono::steady_clock::now() + std::min(grace, std::chrono::milliseconds(1000));
   s.finish_thread(s.reader, s.reader_done, deadline);
   s.finish_thread(s.err_reader, s.err_done, deadline);
+  s.err_gate.shut();  // its last words were delivered, unless something held the pipe open
   std::lock_guard lock(s.mu);
   if (s.reader_id == std::thread::id{} && s.out_fd >= 0) {
     ::close(s.out_fd);  // never started: no reader owns it

@@ -43,8 +43,9 @@ namespace mcp {
 struct process_options {
   /// The command and its arguments; `argv[0]` is looked up in PATH when it has no '/'.
   std::vector<std::string> argv;
-  /// Each line the child writes to stderr, on a thread of its own. Empty: the child's stderr
-  /// is this process's stderr (inherited).
+  /// Each line the child writes to stderr, on a thread of its own; `close` returns after the
+  /// last one (unless something the child started keeps the pipe open). Empty: the child's
+  /// stderr is this process's stderr (inherited).
   std::function<void(std::string_view line)> on_stderr{};
   /// How long shutdown waits after closing the child's stdin before SIGTERM, and again after
   /// SIGTERM before SIGKILL.
@@ -85,8 +86,10 @@ class process_connection final : public connection {
   /// Shuts the child down: closes its stdin, waits up to `grace` for it to exit, then sends
   /// SIGTERM to its process group, waits up to `grace` again, then SIGKILL; reaps it. Blocks
   /// until then (at most about twice `grace`, plus up to a second for the reader threads when
-  /// something the child started still holds its pipes); no callback starts once it began. A
-  /// second call waits for the first to finish, unless it comes from a callback. Idempotent.
+  /// something the child started still holds its pipes). Once it began, no stdout line or end
+  /// callback starts, and one running is waited for (unless `close` is called from it); stderr
+  /// lines are delivered until it returns, never after. A second call waits for the first to
+  /// finish, unless it comes from a callback. Idempotent.
   void close() override;
 
   /// The child's process id.
