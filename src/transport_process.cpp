@@ -100,7 +100,7 @@ struct process_connection::state {
     if (ended) {
       t.join();
     } else {
-      t.detach();  // it holds the state; its callbacks are off
+      t.detach();  // it holds the state; its callbacks end when the gates shut
     }
   }
 };
