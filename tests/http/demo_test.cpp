@@ -11,7 +11,6 @@
 #include <condition_variable>
 #include <mutex>
 #include <string>
-#include <thread>
 
 namespace {
 
