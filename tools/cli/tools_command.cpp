@@ -2,6 +2,7 @@
 // `--url URL`: the client duties of the MCP Tools page from the shell (arguments checked before
 // sending, confirmation before a tool not marked read-only, progress, Ctrl-C cancels, timeouts,
 // an audit log).
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <ctime>
@@ -228,14 +229,22 @@ bool confirmed(const tools_args& a, const json::object& tool, const json::object
   return false;
 }
 
-/// The progress line on stderr: redrawn in place on a terminal, one line each otherwise.
+/// The progress line on stderr: a bar redrawn in place on a terminal (when the total is
+/// known), one line per notification otherwise.
 class progress_line {
  public:
   progress_line() : tty_(::isatty(STDERR_FILENO) != 0) {}
   void show(const json::object& p) {
     std::string line = "progress: ";
-    if (const auto* v = p.if_contains("progress")) line += to_json_string(*v);
-    if (const auto* t = p.if_contains("total")) line += "/" + to_json_string(*t);
+    const auto* v = p.if_contains("progress");
+    const auto* t = p.if_contains("total");
+    if (tty_ && v && t && v->is_number() && t->is_number() && t->to_number<double>() > 0) {
+      const double part = std::clamp(v->to_number<double>() / t->to_number<double>(), 0.0, 1.0);
+      const auto filled = static_cast<std::size_t>(part * 20.0);
+      line = "[" + std::string(filled, '#') + std::string(20 - filled, '.') + "] ";
+    }
+    if (v != nullptr) line += to_json_string(*v);
+    if (t != nullptr) line += "/" + to_json_string(*t);
     if (const auto* m = p.if_contains("message"); m && m->is_string()) {
       line += " ";
       line += m->get_string();
