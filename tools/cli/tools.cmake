@@ -38,6 +38,10 @@ if(MCP_BUILD_TESTS)
   mcp_cli_test(tools_server_exits 2
                "the server exited before answering initialize \\(exit status 4\\)"
                tools list -- sh -c "echo not-json && exit 4")
+  # A result that breaks the tool's own outputSchema is refused, not shown.
+  mcp_cli_test(tools_call_bad_output 2
+               "structuredContent of tool count does not match its outputSchema: /n: \"many\" is not of type integer"
+               tools call count -- sh ${_cli_data}/lying_server.sh)
   mcp_cli_test(tools_server_silent 2 "initialize got no answer within 300 ms"
                tools list --timeout 0.3 -- sleep 30)
 endif()
