@@ -176,6 +176,30 @@ TEST(tools_cli_render, results_print_text_structured_content_and_save_media) {
   EXPECT_FALSE(mcp::cli::print_call_result(out, bad, "t", dir.string()));
 }
 
+TEST(tools_cli_render, server_text_cannot_drive_the_terminal) {
+  using mcp::cli::terminal_safe;
+  EXPECT_EQ(terminal_safe("a\x1b[31mb\r\n\tc\x7f"), "a\\x1b[31mb\\x0d\n\tc\\x7f");
+  EXPECT_EQ(terminal_safe("x\xc2\x9by"), "x\\u009by");  // C1 CSI
+  EXPECT_EQ(terminal_safe("\xe2\x80\xae"
+                          "abc"),
+            "\\u202eabc");  // right-to-left override
+  EXPECT_EQ(terminal_safe("\xe2\x81\xa6"
+                          "x"),
+            "\\u2066x");  // left-to-right isolate
+  EXPECT_EQ(terminal_safe("caf\xc3\xa9 \xe2\x80\x94 ok"),
+            "caf\xc3\xa9 \xe2\x80\x94 ok");  // text stays
+  std::ostringstream out;
+  mcp::cli::print_tool_table(
+      out, {object{{"name", "evil\x1b]0;title\x07"}, {"description", "hi\x1b[2J"}}});
+  EXPECT_EQ(out.str().find('\x1b'), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("evil\\x1b]0;title\\x07"), std::string::npos) << out.str();
+  std::ostringstream result;
+  ASSERT_TRUE(mcp::cli::print_call_result(
+      result, object{{"content", array{object{{"type", "text"}, {"text", "\x1b[31mred"}}}}}, "t",
+      "."));
+  EXPECT_EQ(result.str(), "\\x1b[31mred\n");
+}
+
 TEST(tools_cli_render, pretty_json_indents_by_two) {
   EXPECT_EQ(mcp::cli::pretty_json(value(object{{"a", array{1, object{}}}, {"b", array{}}})),
             "{\n  \"a\": [\n    1,\n    {}\n  ],\n  \"b\": []\n}");

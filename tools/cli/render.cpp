@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -19,9 +20,10 @@ const json::object* object_at(const json::object& o, std::string_view key) {
   return v != nullptr ? v->if_object() : nullptr;
 }
 
+/// A string member, made safe to show (`terminal_safe`): everything read here is the server's.
 std::string string_at(const json::object& o, std::string_view key) {
   const auto* v = o.if_contains(key);
-  return v != nullptr && v->is_string() ? std::string(v->get_string()) : std::string();
+  return v != nullptr && v->is_string() ? terminal_safe(v->get_string()) : std::string();
 }
 
 /// A hint's value: `fallback` when absent or not a boolean.
@@ -114,7 +116,7 @@ std::string type_text(const json::object& prop) {
   }
   if (t.empty() && prop.contains("properties")) t = "object";
   if (t.empty()) t = prop.contains("enum") ? "enum" : "any";
-  return t;
+  return terminal_safe(t);
 }
 
 /// "range 1..16", "length >= 1": a lower and an upper bound of one kind.
@@ -195,6 +197,35 @@ result<std::string> save_media(const std::string& dir, const std::string& tool,
 
 }  // namespace
 
+std::string terminal_safe(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  char buf[8];
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    const auto next = i + 1 < text.size() ? static_cast<unsigned char>(text[i + 1]) : 0U;
+    const auto third = i + 2 < text.size() ? static_cast<unsigned char>(text[i + 2]) : 0U;
+    if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) {
+      std::snprintf(buf, sizeof buf, "\\x%02x", c);
+      out += buf;
+    } else if (c == 0xc2 && next >= 0x80 && next <= 0x9f) {  // C1 controls (U+0080-U+009F)
+      std::snprintf(buf, sizeof buf, "\\u%04x", next);
+      out += buf;
+      ++i;
+    } else if (c == 0xe2 && ((next == 0x80 && third >= 0xaa && third <= 0xae) ||
+                             (next == 0x81 && third >= 0xa6 && third <= 0xa9))) {
+      // bidirectional overrides and isolates (U+202A-U+202E, U+2066-U+2069)
+      std::snprintf(buf, sizeof buf, "\\u%04x",
+                    next == 0x80 ? 0x2000U + (third - 0x80U) : 0x2040U + (third - 0x80U));
+      out += buf;
+      i += 2;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
 std::string pretty_json(const json::value& v) {
   std::string out;
   append_pretty(out, v, 0);
@@ -271,7 +302,7 @@ void print_tool_description(std::ostream& out, const json::object& tool) {
       if (p == nullptr) p = &empty;
       const bool req =
           std::find(required.begin(), required.end(), std::string(kv.key())) != required.end();
-      std::string line = "  " + pad(std::string(kv.key()), name_w + 2) +
+      std::string line = "  " + pad(terminal_safe(kv.key()), name_w + 2) +
                          pad(type_text(*p), type_w + 2) + pad(req ? "required" : "optional", 10);
       line += string_at(*p, "description");
       if (auto extra = constraints(*p); !extra.empty()) {
@@ -283,7 +314,7 @@ void print_tool_description(std::ostream& out, const json::object& tool) {
   if (const auto* os = object_at(tool, "outputSchema")) {
     std::vector<std::string> names;
     if (const auto* p = object_at(*os, "properties")) {
-      for (const auto& kv : *p) names.emplace_back(kv.key());
+      for (const auto& kv : *p) names.push_back(terminal_safe(kv.key()));
     }
     out << "\noutput: structuredContent checked against the outputSchema"
         << (names.empty() ? "" : " (" + joined(names, ", ") + ")") << "\n";

@@ -81,4 +81,10 @@ result<void> print_call_result(std::ostream& out, const json::object& result,
 /// `v` as indented JSON (two spaces), for people.
 std::string pretty_json(const json::value& v);
 
+/// `text` (from the server) made harmless for a terminal: control characters other than newline
+/// and tab as `\xNN`, C1 controls and bidirectional overrides as `\uNNNN`, so that no escape
+/// sequence reaches the terminal and no text hides other text. Everything render.cpp shows of
+/// the server goes through it; `--json` output is raw.
+std::string terminal_safe(std::string_view text);
+
 }  // namespace mcp::cli

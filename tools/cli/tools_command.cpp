@@ -41,7 +41,7 @@ int fail(std::string_view message) {
   return exit_usage;
 }
 
-std::string server_line(const json::object& init) {
+std::string server_line_raw(const json::object& init) {
   std::string out;
   if (const auto* info = init.if_contains("serverInfo"); info && info->is_object()) {
     const auto& i = info->get_object();
@@ -58,6 +58,9 @@ std::string server_line(const json::object& init) {
   }
   return out;
 }
+
+/// The server's name, version and protocol, safe to show.
+std::string server_line(const json::object& init) { return terminal_safe(server_line_raw(init)); }
 
 /// Connects and lists every tool.
 struct session {
