@@ -36,8 +36,9 @@ struct tools_args {
   std::string audit;
 };
 
+/// Says why on stderr (the message may quote the server: it is made terminal-safe).
 int fail(std::string_view message) {
-  std::cerr << "mcp-cpp: " << message << "\n";
+  std::cerr << "mcp-cpp: " << terminal_safe(message) << "\n";
   return exit_usage;
 }
 
@@ -250,7 +251,7 @@ class progress_line {
     if (t != nullptr) line += "/" + to_json_string(*t);
     if (const auto* m = p.if_contains("message"); m && m->is_string()) {
       line += " ";
-      line += m->get_string();
+      line += terminal_safe(m->get_string());
     }
     std::cerr << (tty_ ? "\r\033[K" : "") << line << (tty_ ? "" : "\n") << std::flush;
     shown_ = true;
