@@ -48,7 +48,7 @@ if [[ $quick == 0 ]]; then
   step "fuzz: seeds, past findings, then 20 s of each target (preset fuzz, clang 14)"
   scripts/fuzz.sh --ci 20 || status=1
 
-  step "build: ThreadSanitizer (preset tsan: the session, client, HTTP, timer and pool tests)"
+  step "build: ThreadSanitizer (preset tsan: the session, client, HTTP, process, timer and pool tests)"
   cmake --preset tsan >/dev/null
   cmake --build --preset tsan -j"$jobs"
   step "concurrency tests under ThreadSanitizer"
@@ -56,6 +56,10 @@ if [[ $quick == 0 ]]; then
     TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$root/tests/tsan.supp" \
       "build/tsan/tests/$t" --gtest_brief=1 || status=1
   done
+  # The process transport: reader threads, shutdown from either side, a child killed mid-call.
+  TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$root/tests/tsan.supp" \
+    build/tsan/tests/mcp_stdio_tests --gtest_filter='process_connection.*:launch_server.*' \
+    --gtest_brief=1 || status=1
 fi
 
 if [[ $status == 0 ]]; then

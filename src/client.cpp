@@ -19,6 +19,8 @@ result<json::object> client_session::request(std::string_view method, json::obje
   o.timeout = opts.timeout.count() > 0 ? opts.timeout : impl_->opts.timeout;
   o.on_progress = opts.on_progress;
   o.on_sent = opts.on_sent;
+  o.reset_on_progress = opts.reset_on_progress;
+  o.max_total = opts.max_total;
   return impl_->request(method, std::move(params), std::move(o));
 }
 

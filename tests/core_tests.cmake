@@ -31,6 +31,7 @@ mcp_add_test(mcp_stdio_tests
   integration/stdio_demo_test.cpp
   integration/stdio_hostile_test.cpp
   integration/stdio_tasks_test.cpp
+  unit/transport_process_test.cpp  # launches demo_server too
 )
 target_include_directories(mcp_stdio_tests PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}
                                                    ${PROJECT_SOURCE_DIR}/src)

@@ -73,6 +73,10 @@ struct request_options {
   std::function<void(const json::object& progress)> on_progress{};
   /// Receives the request's id as soon as it is sent (to cancel it from another thread).
   std::function<void(std::int64_t id)> on_sent{};
+  /// When true, `timeout` counts from the last progress notification (a long call that keeps
+  /// reporting progress goes on); `max_total` then bounds the whole wait (0: no bound).
+  bool reset_on_progress = false;
+  std::chrono::milliseconds max_total{0};
 };
 
 /// The answer of a typed tools/call: the decoded result, or the tool's own error (an `isError`

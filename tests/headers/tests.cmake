@@ -21,6 +21,7 @@ set(MCP_PUBLIC_HEADERS
   tool.hpp
   transport.hpp
   transport/memory.hpp
+  transport/process.hpp
   transport/stdio.hpp
   typed_tool.hpp
   uri_template.hpp

@@ -1,68 +1,48 @@
-// The demo server binary over Streamable HTTP: spawned with --http 127.0.0.1:0, its URL read
-// from stderr, then driven with the HTTP client transport.
+// The demo server binary over Streamable HTTP: launched with --http 127.0.0.1:0 (its URL read
+// from its stderr through mcp/transport/process.hpp), then driven with the HTTP client transport.
 #include <mcp/client.hpp>
 #include <mcp/http_client.hpp>
 #include <mcp/http_server.hpp>
+#include <mcp/transport/process.hpp>
 
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <csignal>
+#include <condition_variable>
+#include <mutex>
 #include <string>
-#include <thread>
-
-#include <fcntl.h>
-#include <poll.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 namespace {
 
 class DemoServer : public ::testing::Test {
  protected:
   void SetUp() override {
-    int fds[2];
-    ASSERT_EQ(::pipe(fds), 0);
-    pid_ = ::fork();
-    ASSERT_GE(pid_, 0);
-    if (pid_ == 0) {
-      ::dup2(fds[1], STDERR_FILENO);
-      ::close(fds[0]);
-      ::close(fds[1]);
-      const int null_fd = ::open("/dev/null", O_RDWR);
-      ::dup2(null_fd, STDIN_FILENO);
-      ::execl(MCP_DEMO_SERVER, MCP_DEMO_SERVER, "--http", "127.0.0.1:0",
-              static_cast<char*>(nullptr));
-      ::_exit(127);
-    }
-    ::close(fds[1]);
-    err_fd_ = fds[0];
-    std::string text;
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    while (text.find("http://") == std::string::npos &&
-           std::chrono::steady_clock::now() < deadline) {
-      pollfd p{err_fd_, POLLIN, 0};
-      if (::poll(&p, 1, 100) <= 0) continue;
-      char buf[256];
-      const auto n = ::read(err_fd_, buf, sizeof buf);
-      if (n <= 0) break;
-      text.append(buf, static_cast<std::size_t>(n));
-    }
-    const auto at = text.find("http://");
-    ASSERT_NE(at, std::string::npos) << text;
-    url_ = text.substr(at, text.find_first_of(" \n", at) - at);
+    auto proc = mcp::process_connection::spawn(
+        {.argv = {MCP_DEMO_SERVER, "--http", "127.0.0.1:0"},
+         .on_stderr =
+             [this](std::string_view line) {
+               std::lock_guard lock(mu_);
+               const auto at = line.find("http://");
+               if (url_.empty() && at != std::string_view::npos) {
+                 url_ = std::string(line.substr(at, line.find(' ', at) - at));
+                 cv_.notify_all();
+               }
+             },
+         .grace = std::chrono::milliseconds(100)});  // it serves HTTP: SIGTERM ends it
+    ASSERT_TRUE(proc) << proc.error().message;
+    server_ = std::move(*proc);
+    server_->start([](std::string_view) {});
+    std::unique_lock lock(mu_);
+    ASSERT_TRUE(cv_.wait_for(lock, std::chrono::seconds(10), [this] { return !url_.empty(); }));
   }
   void TearDown() override {
-    if (pid_ > 0) {
-      ::kill(pid_, SIGTERM);
-      int status = 0;
-      ::waitpid(pid_, &status, 0);
-      EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
-    }
-    if (err_fd_ >= 0) ::close(err_fd_);
+    if (!server_) return;
+    server_->close();
+    EXPECT_EQ(server_->exit_status(), 0);
   }
-  pid_t pid_ = -1;
-  int err_fd_ = -1;
+  std::shared_ptr<mcp::process_connection> server_;
+  std::mutex mu_;
+  std::condition_variable cv_;
   std::string url_;
 };
 

@@ -3,6 +3,7 @@
 #include <mcp/client.hpp>
 #include <mcp/server.hpp>
 #include <mcp/transport/memory.hpp>
+#include <mcp/transport/process.hpp>
 
 #include <gtest/gtest.h>
 
@@ -10,8 +11,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <thread>
-
-#include "support/subprocess.hpp"
 
 namespace {
 
@@ -149,25 +148,10 @@ TEST(client_tasks, works_against_the_typescript_sdk_task_server) {
     GTEST_SKIP() << "SKIPPED: needs ../shared/bench/ts-tasks-server.mjs and its SDK "
                     "(../shared/bench/setup.sh)";
   }
-  mcp::test::subprocess node({"/usr/bin/env", "node", server.string(), "--poll-ms", "20"});
-  ASSERT_TRUE(node.started());
-  // A connection that writes lines to the child's stdin; a thread feeds its stdout lines back.
-  struct pipe_connection : mcp::connection {
-    mcp::test::subprocess* p;
-    explicit pipe_connection(mcp::test::subprocess* sp) : p(sp) {}
-    void send(std::string message, const mcp::send_context&) override { p->write_line(message); }
-    void close() override {}
-  };
-  auto conn = std::make_shared<pipe_connection>(&node);
-  mcp::client_session client(conn);
-  std::atomic<bool> stop{false};
-  std::thread reader([&] {
-    while (!stop) {
-      if (auto line = node.read_line(100ms)) client.receive(*line);
-    }
-  });
-  auto init = client.initialize();
-  ASSERT_TRUE(init) << init.error().message;
+  auto launched =
+      mcp::launch_server({.argv = {"/usr/bin/env", "node", server.string(), "--poll-ms", "20"}});
+  ASSERT_TRUE(launched) << launched.error().message;
+  auto& client = *launched->client;
   auto t = client.call_tool_as_task("slow_task", object{{"steps", 2}, {"step_ms", 10}});
   ASSERT_TRUE(t) << t.error().message;
   auto done = client.wait_task(t->id, 10s);
@@ -179,10 +163,7 @@ TEST(client_tasks, works_against_the_typescript_sdk_task_server) {
   auto listed = client.list_all_tasks();
   ASSERT_TRUE(listed) << listed.error().message;
   EXPECT_FALSE(listed->empty());
-  stop = true;
-  reader.join();
-  client.close();
-  node.close_stdin();
+  client.close();  // shuts the child down: stdin closed, then SIGTERM if it lingers
 }
 
 }  // namespace

@@ -39,6 +39,13 @@ mcp::server make_server() {
     for (int k = 1; k <= 3; ++k) ctx.progress(k, 3);
     return mcp::call_tool_result{};
   });
+  s.add_tool({.name = "ticks", .description = "d"}, [](mcp::tool_context& ctx, const object&) {
+    for (int k = 1; k <= 12 && !ctx.cancelled(); ++k) {  // 12 x 25 ms, progress after each
+      std::this_thread::sleep_for(25ms);
+      ctx.progress(k, 12);
+    }
+    return mcp::call_tool_result{};
+  });
   s.add_tool({.name = "wait", .description = "d"}, [](mcp::tool_context& ctx, const object&) {
     for (int k = 0; k < 1000 && !ctx.cancelled(); ++k) std::this_thread::sleep_for(2ms);
     return mcp::call_tool_result{};
@@ -62,7 +69,7 @@ TEST(client, initializes_lists_every_page_and_calls) {
   EXPECT_EQ(init->at("serverInfo").at("name"), "srv");
   auto tools = f.client->list_all_tools();
   ASSERT_TRUE(tools);
-  EXPECT_EQ(tools->size(), 8U);
+  EXPECT_EQ(tools->size(), 9U);
   auto r = f.client->call_tool("t3");
   ASSERT_TRUE(r);
   EXPECT_EQ(r->at("content").at(0).at("text"), "3");
@@ -95,6 +102,24 @@ TEST(client, timeout_sends_cancel_and_the_server_stops) {
   for (int i = 0; i < 200 && f.session->active_calls() > 0; ++i) std::this_thread::sleep_for(5ms);
   EXPECT_EQ(f.session->active_calls(), 0U);
   EXPECT_TRUE(f.client->request("ping", {}));
+}
+
+TEST(client, progress_can_reset_the_timeout_up_to_a_hard_maximum) {
+  auto s = make_server();
+  fixture f(s);
+  ASSERT_TRUE(f.client->initialize());
+  auto quiet = f.client->call_tool("ticks", {}, {.timeout = 150ms});
+  ASSERT_FALSE(quiet);
+  EXPECT_TRUE(quiet.error().is(mcp::errc::request_timeout));
+  mcp::request_options opts{.timeout = 150ms, .on_progress = [](const object&) {}};
+  opts.reset_on_progress = true;
+  auto reset = f.client->call_tool("ticks", {}, opts);
+  EXPECT_TRUE(reset) << reset.error().message;  // 300 ms in all, never 150 ms without progress
+  opts.max_total = 120ms;
+  auto capped = f.client->call_tool("ticks", {}, opts);
+  ASSERT_FALSE(capped);
+  EXPECT_TRUE(capped.error().is(mcp::errc::request_timeout));
+  EXPECT_NE(capped.error().message.find("hard maximum"), std::string::npos);
 }
 
 TEST(client, answers_elicitation_when_declared) {

@@ -1,10 +1,18 @@
 // mcp-cpp: the SDK's command-line tool. Each command group registers itself on the CLI11 app
 // (see commands.hpp); adding a group means one more `add_..._command` call below.
 //
-// Exit status: 0 success, 1 a check failed (e.g. an invalid instance), 2 usage or input error.
+// In the command groups that talk to a server, everything after the first `--` is the command
+// line of the server to launch (`mcp-cpp tools list -- demo_server`); CLI11 parses what comes
+// before it. Elsewhere `--` keeps its usual meaning (the end of the options).
+//
+// Exit status: 0 success, 1 a check failed (an invalid instance, a tool error), 2 usage, input,
+// connection or protocol error.
 #include <CLI/CLI.hpp>
 
 #include <iostream>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "commands.hpp"
 
@@ -12,9 +20,20 @@ int main(int argc, char** argv) {
   CLI::App app{"mcp-cpp: tools for the mcp-cpp Model Context Protocol SDK"};
   app.require_subcommand(1);
   int exit_code = 0;
+  int own_args = argc;
+  std::vector<std::string> server_command;
+  const bool talks_to_a_server = argc > 1 && std::string_view(argv[1]) == "tools";
+  for (int i = 1; talks_to_a_server && i < argc; ++i) {
+    if (std::string_view(argv[i]) == "--") {
+      own_args = i;
+      server_command.assign(argv + i + 1, argv + argc);
+      break;
+    }
+  }
   mcp::cli::add_schema_command(app, exit_code);
+  mcp::cli::add_tools_command(app, exit_code, std::move(server_command));
   try {
-    app.parse(argc, argv);
+    app.parse(own_args, argv);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {

@@ -1,7 +1,12 @@
 # mcp-cpp: the command-line tool (tools/cli). Subcommands live in their own files.
 find_package(CLI11 CONFIG REQUIRED)
-add_executable(mcp-cpp cli/main.cpp cli/schema_command.cpp)
-target_link_libraries(mcp-cpp PRIVATE mcp::mcp CLI11::CLI11)
+# The parts of `mcp-cpp tools` below the command line (tools_cli.hpp), shared with their tests.
+add_library(mcp_cli_parts STATIC cli/connect.cpp cli/args.cpp cli/render.cpp)
+target_link_libraries(mcp_cli_parts PUBLIC mcp::mcp mcp::http)
+target_include_directories(mcp_cli_parts PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/cli)
+mcp_target_defaults(mcp_cli_parts)
+add_executable(mcp-cpp cli/main.cpp cli/schema_command.cpp cli/tools_command.cpp)
+target_link_libraries(mcp-cpp PRIVATE mcp_cli_parts CLI11::CLI11)
 mcp_target_defaults(mcp-cpp)
 
 if(MCP_BUILD_TESTS)
@@ -24,4 +29,86 @@ if(MCP_BUILD_TESTS)
                schema validate ${_cli_data}/bad-schema.json ${_cli_data}/valid.json)
   mcp_cli_test(schema_validate_usage 2 "INSTANCE_FILE"
                schema validate ${_cli_data}/schema.json)
+
+  # `mcp-cpp tools` against no server or a command that does not exist.
+  mcp_cli_test(tools_no_server 2 "no server given: add -- CMD ARGS" tools list)
+  mcp_cli_test(tools_missing_command 2
+               "mcp-cpp: cannot run /nonexistent/mcp-server: No such file or directory"
+               tools list -- /nonexistent/mcp-server)
+  mcp_cli_test(tools_server_exits 2
+               "the server exited before answering initialize \\(exit status 4\\)"
+               tools list -- sh -c "echo not-json && exit 4")
+  # A result that breaks the tool's own outputSchema is refused, not shown.
+  mcp_cli_test(tools_call_bad_output 2
+               "structuredContent of tool count does not match its outputSchema: /n: \"many\" is not of type integer"
+               tools call count -- sh ${_cli_data}/lying_server.sh)
+  mcp_cli_test(tools_server_silent 2 "initialize got no answer within 300 ms"
+               tools list --timeout 0.3 -- sleep 30)
+endif()
+
+if(MCP_BUILD_TESTS AND MCP_BUILD_EXAMPLES)
+  # mcp_cli_demo_test(name code regex ARGS args... [DEFS -Dk=v...]): `mcp-cpp ARGS -- demo_server`
+  # in an empty directory of its own, stdin not a terminal (see test_cli.cmake for DEFS).
+  function(mcp_cli_demo_test name code regex)
+    cmake_parse_arguments(PARSE_ARGV 3 T "" "" "ARGS;DEFS")
+    add_test(NAME cli_${name}
+             COMMAND ${CMAKE_COMMAND} -DCLI=$<TARGET_FILE:mcp-cpp>
+                     "-DARGS=${T_ARGS};--;$<TARGET_FILE:demo_server>;--task-store;:memory:"
+                     -DEXPECT_CODE=${code} "-DEXPECT_OUTPUT=${regex}"
+                     -DWORKDIR=${CMAKE_CURRENT_BINARY_DIR}/cli_tests/${name} ${T_DEFS}
+                     -P ${CMAKE_CURRENT_SOURCE_DIR}/cli/test_cli.cmake)
+  endfunction()
+  mcp_cli_demo_test(tools_list 0
+                    "echo +read-only +- +Returns.*forecast +read-only, open-world.*unlock_admin +destructive, idempotent, open-world.*slow_task +read-only, open-world +optional.*must_task .* required"
+                    ARGS tools list)
+  mcp_cli_demo_test(tools_list_json 0 "" ARGS tools list --json
+                    DEFS -DJSON_MEMBER=tools\;1\;name -DJSON_REGEX=^forecast$)
+  mcp_cli_demo_test(tools_describe 0
+                    "forecast - Weather forecast.*annotations \\(hints from the server, not guarantees\\): read-only, open-world.*city +string +required +City name.*days +integer +optional +Days ahead +\\[default 3; range 1\\.\\.16\\].*unit +string +optional .*one of \"metric\", \"imperial\""
+                    ARGS tools describe forecast)
+  mcp_cli_demo_test(tools_describe_unknown 2 "no tool named 'nope'" ARGS tools describe nope)
+  # days=2 is sent as the integer 2 (a string would fail the check before sending).
+  mcp_cli_demo_test(tools_call_typed 0 "structured content:.*\"unit\": \"celsius\".*\"day\": 2,"
+                    ARGS tools call forecast city=Oslo days=2 --audit audit.jsonl
+                    DEFS -DAUDIT_FILE=audit.jsonl -DAUDIT_OUTCOME=ok)
+  mcp_cli_demo_test(tools_call_bad_argument 2
+                    "mcp-cpp: invalid arguments for forecast: /days: 99 is greater than the maximum 16"
+                    ARGS tools call forecast city=Oslo days=99 --audit audit.jsonl
+                    DEFS -DAUDIT_FILE=audit.jsonl -DAUDIT_OUTCOME=invalid_arguments)
+  mcp_cli_demo_test(tools_call_args_json 0 "\"day\": 1,"
+                    ARGS tools call forecast --args {"city":"Oslo","days":1})
+  mcp_cli_demo_test(tools_call_tool_error 1 "fail was asked to fail: because.*fail reported an error"
+                    ARGS tools call fail reason=because --audit audit.jsonl
+                    DEFS -DAUDIT_FILE=audit.jsonl -DAUDIT_OUTCOME=tool_error)
+  mcp_cli_demo_test(tools_call_needs_confirmation 2
+                    "unlock_admin is not annotated read-only; not calling it without confirmation \\(stdin is not a terminal: pass --yes"
+                    ARGS tools call unlock_admin --audit audit.jsonl
+                    DEFS -DAUDIT_FILE=audit.jsonl -DAUDIT_OUTCOME=denied)
+  mcp_cli_demo_test(tools_call_yes 0 "admin.stats is now enabled" ARGS tools call unlock_admin --yes)
+  mcp_cli_demo_test(tools_call_json 0 "" ARGS tools call echo text=hi --json
+                    DEFS -DJSON_MEMBER=content\;0\;text -DJSON_REGEX=^hi$)
+  mcp_cli_demo_test(tools_call_image 0 "\\[image saved to ./make_image-1.png \\(image/png, 70 bytes\\)\\]"
+                    ARGS tools call make_image DEFS -DEXPECT_FILE=make_image-1.png)
+  mcp_cli_demo_test(tools_call_progress 0 "\"completed\": 3.*progress: 1/3 step 1.*progress: 3/3 step 3"
+                    ARGS tools call slow_count steps=3 step_ms=1)
+  mcp_cli_demo_test(tools_call_timeout 2
+                    "no answer from the server in time \\(tools/call got no answer within 300 ms;"
+                    ARGS tools call slow_count steps=2 step_ms=1000 --timeout 0.3)
+  # Progress every 100 ms keeps a call with --timeout 0.6 going for its whole second.
+  mcp_cli_demo_test(tools_call_progress_resets_timeout 0 "\"completed\": 10"
+                    ARGS tools call slow_count steps=10 step_ms=100 --timeout 0.6)
+  mcp_cli_demo_test(tools_call_max_time 2 "within 400 ms \\(its hard maximum\\)"
+                    ARGS tools call slow_count steps=10 step_ms=100 --max-time 0.4)
+  mcp_cli_demo_test(tools_call_task_only 2 "must_task runs only as a task"
+                    ARGS tools call must_task text=hi)
+  mcp_cli_demo_test(tools_call_unknown 2 "the server has no tool named 'nope'"
+                    ARGS tools call nope x=1 --audit audit.jsonl
+                    DEFS -DAUDIT_FILE=audit.jsonl -DAUDIT_OUTCOME=protocol_error)
+  mcp_cli_demo_test(tools_call_usage 2 "expected KEY=VALUE, got 'city'" ARGS tools call forecast city)
+  foreach(mode interrupt refuse prompt http)
+    add_test(NAME cli_tools_${mode}
+             COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/test_cli_live.sh ${mode}
+                     $<TARGET_FILE:mcp-cpp> $<TARGET_FILE:demo_server>)
+    set_tests_properties(cli_tools_${mode} PROPERTIES TIMEOUT 60 SKIP_RETURN_CODE 77)
+  endforeach()
 endif()

@@ -1,0 +1,96 @@
+// Connecting `mcp-cpp` to a server: a command launched over stdio (mcp/transport/process.hpp)
+// or a Streamable HTTP URL (mcp/http_client.hpp), then initialize.
+#include <mcp/http_client.hpp>
+#include <mcp/transport/process.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+#include "tools_cli.hpp"
+
+namespace mcp::cli {
+
+namespace {
+
+client_options client_options_for(const server_target& target) {
+  client_options opts;
+  opts.info = {.name = "mcp-cpp", .version = "0.1.0"};
+  const double ms = std::max(1.0, std::round(target.timeout_seconds * 1000.0));
+  opts.timeout = std::chrono::milliseconds(static_cast<std::int64_t>(ms));
+  return opts;
+}
+
+result<connected_server> connect_http(const server_target& target) {
+  http_client_options opts;
+  opts.url = target.url;
+  for (const auto& h : target.headers) {
+    const auto colon = h.find(':');
+    if (colon == std::string::npos || colon == 0) {
+      return error{errc::invalid_params, "--header expects 'Name: value', got '" + h + "'"};
+    }
+    std::string value = h.substr(colon + 1);
+    value.erase(0, value.find_first_not_of(" \t"));
+    opts.headers.emplace_back(h.substr(0, colon), std::move(value));
+  }
+  if (target.timeout_seconds > 60) {
+    opts.read_timeout = std::chrono::milliseconds(
+        static_cast<std::int64_t>(std::ceil(target.timeout_seconds * 1000.0)));
+  }
+  auto conn = http_client_connection::create(std::move(opts));
+  auto client = std::make_shared<client_session>(conn, client_options_for(target));
+  std::weak_ptr<client_session> weak = client;
+  conn->on_receive([weak](std::string_view m) {
+    if (auto c = weak.lock()) c->receive(m);
+  });
+  auto init = client->initialize();
+  if (!init) {
+    client->close();
+    return error{init.error().code, target.url + ": " + init.error().message};
+  }
+  return connected_server{std::move(client), target.url, std::move(conn)};
+}
+
+}  // namespace
+
+std::string join_command(const std::vector<std::string>& argv) {
+  std::string out;
+  for (const auto& a : argv) {
+    if (!out.empty()) out += ' ';
+    const bool plain =
+        !a.empty() && a.find_first_of(" \t\n'\"\\$`*?;&|<>(){}[]!#~") == std::string::npos;
+    if (plain) {
+      out += a;
+      continue;
+    }
+    out += '\'';
+    for (char c : a) {
+      if (c == '\'') {
+        out += "'\\''";
+      } else {
+        out += c;
+      }
+    }
+    out += '\'';
+  }
+  return out;
+}
+
+result<connected_server> connect(const server_target& target) {
+  if (!target.url.empty() && !target.command.empty()) {
+    return error{errc::invalid_params, "give either --url URL or -- CMD ARGS..., not both"};
+  }
+  if (!target.url.empty()) return connect_http(target);
+  if (target.command.empty()) {
+    return error{errc::invalid_params,
+                 "no server given: add -- CMD ARGS... (a server over stdio) or --url URL"};
+  }
+  if (!target.headers.empty()) {
+    return error{errc::invalid_params, "--header applies to --url only"};
+  }
+  auto launched = launch_server({.argv = target.command}, client_options_for(target));
+  if (!launched) return launched.error();
+  return connected_server{std::move(launched->client), join_command(target.command),
+                          std::move(launched->process)};
+}
+
+}  // namespace mcp::cli

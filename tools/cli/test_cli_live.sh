@@ -1,0 +1,83 @@
+#!/bin/sh
+# mcp-cpp against a live demo server, for what test_cli.cmake cannot drive:
+#   test_cli_live.sh interrupt CLI DEMO   Ctrl-C (SIGINT) during a call: exit 2, and
+#                                         notifications/cancelled on the wire
+#   test_cli_live.sh refuse CLI DEMO      a bad argument, a refused confirmation: no tools/call
+#                                         on the wire
+#   test_cli_live.sh prompt CLI DEMO      the confirmation prompt on a terminal (script(1))
+#   test_cli_live.sh http CLI DEMO        tools call over --url against demo_server --http
+# The server runs behind `tee`, so that $dir/wire holds every message mcp-cpp sent it.
+set -u
+mode=$1 cli=$2 demo=$3
+dir=$(mktemp -d)
+server=
+cleanup() {
+  [ -n "$server" ] && kill "$server" 2>/dev/null && wait "$server" 2>/dev/null
+  rm -rf "$dir"
+}
+trap cleanup EXIT
+fail() { echo "FAIL: $*"; for f in "$dir"/*; do echo "--- $f"; cat "$f"; done; exit 1; }
+
+# mcp-cpp ARGS... -- (the demo server behind tee)
+server_behind_tee="tee -a '$dir/wire' | '$demo' --task-store :memory:"
+call() { "$cli" "$@" -- sh -c "$server_behind_tee"; }
+
+case $mode in
+interrupt)
+  "$cli" tools call slow_count steps=100 step_ms=100 --audit "$dir/audit" \
+    -- sh -c "$server_behind_tee" >"$dir/out" 2>"$dir/err" </dev/null &
+  pid=$!
+  # wait for the first progress line: the call is running
+  i=0
+  until grep -q "progress: " "$dir/err" 2>/dev/null; do
+    i=$((i + 1)); [ $i -gt 100 ] && fail "no progress within 10 s"; sleep 0.1
+  done
+  kill -INT $pid
+  wait $pid; code=$?
+  [ $code -eq 2 ] || fail "exit status $code, expected 2"
+  grep -q "interrupted: the call was cancelled" "$dir/err" || fail "no cancellation message"
+  grep -q '"outcome":"cancelled"' "$dir/audit" || fail "audit outcome is not cancelled"
+  ! grep -q '"completed"' "$dir/out" || fail "the call completed"
+  grep -q '"method":"notifications/cancelled","params":{"requestId":[0-9]*,"reason":"interrupted' \
+    "$dir/wire" || fail "no notifications/cancelled on the wire"
+  ;;
+refuse)
+  call tools call forecast city=Oslo days=99 </dev/null >"$dir/out" 2>&1
+  [ $? -eq 2 ] || fail "days=99: exit status not 2"
+  call tools call unlock_admin </dev/null >>"$dir/out" 2>&1
+  [ $? -eq 2 ] || fail "unlock_admin without --yes: exit status not 2"
+  [ "$(grep -c '"method":"tools/list"' "$dir/wire")" -eq 2 ] || fail "expected two tools/list"
+  ! grep -q '"method":"tools/call"' "$dir/wire" || fail "a tools/call was sent"
+  ;;
+prompt)
+  command -v script >/dev/null || { echo "SKIPPED: needs script(1)"; exit 77; }
+  for answer in y n; do
+    (sleep 0.3; printf '%s\n' $answer) |
+      script -qec "'$cli' tools call unlock_admin --audit '$dir/audit' -- '$demo' --task-store :memory:" \
+        /dev/null >"$dir/$answer" 2>&1
+    echo $? >"$dir/$answer.code"
+  done
+  grep -q "Call it? \[y/N\]" "$dir/y" || fail "no prompt"
+  grep -q "annotations (unverified hints): destructive, idempotent" "$dir/y" || fail "no badges"
+  grep -q "admin.stats is now enabled" "$dir/y" || fail "yes did not call"
+  [ "$(cat "$dir/y.code")" = 0 ] || fail "yes: exit status not 0"
+  grep -q "not called" "$dir/n" || fail "no did call"
+  [ "$(cat "$dir/n.code")" = 2 ] || fail "no: exit status not 2"
+  grep -q '"outcome":"ok"' "$dir/audit" && grep -q '"outcome":"denied"' "$dir/audit" ||
+    fail "audit"
+  ;;
+http)
+  "$demo" --http 127.0.0.1:0 --task-store :memory: 2>"$dir/server" &
+  server=$!
+  i=0
+  until url=$(grep -o 'http://[^ ]*' "$dir/server"); do
+    i=$((i + 1)); [ $i -gt 100 ] && fail "the server printed no URL"; sleep 0.1
+  done
+  out=$("$cli" tools call echo text=over-http --url "$url" --header "X-Test: 1" </dev/null) ||
+    fail "exit status $?"
+  [ "$out" = "over-http" ] || fail "output '$out'"
+  "$cli" tools list --url "$url" </dev/null | grep -q "forecast  *read-only" || fail "list"
+  ;;
+*) fail "unknown mode $mode" ;;
+esac
+echo ok

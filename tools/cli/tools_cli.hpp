@@ -1,0 +1,90 @@
+// The parts of `mcp-cpp tools`: connecting to a server (connect.cpp), turning KEY=VALUE words
+// into arguments typed by a tool's inputSchema (args.cpp), and showing tools and results to a
+// person (render.cpp). tools_command.cpp puts them together.
+#pragma once
+
+#include <mcp/client.hpp>
+#include <mcp/json.hpp>
+
+#include <chrono>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace mcp::cli {
+
+// ---- connect.cpp ----
+
+/// Where the server is: a command to launch (`-- CMD ARGS...`) or a Streamable HTTP URL.
+struct server_target {
+  std::vector<std::string> command{};  ///< after `--`
+  std::string url{};
+  std::vector<std::string> headers{};  ///< "Name: value", HTTP only
+  double timeout_seconds = 60;         ///< every request
+};
+
+/// A client session initialized against the server; closing it ends the server or the HTTP
+/// session.
+struct connected_server {
+  std::shared_ptr<client_session> client;
+  std::string description;          ///< the command line or URL, for messages and the audit log
+  std::shared_ptr<void> transport;  ///< keeps the transport alive with the session
+};
+
+/// Launches or connects, then initializes. Errors: a usage error (no server, both kinds, a bad
+/// header), a spawn or connection error, the initialize error; each message is one line.
+result<connected_server> connect(const server_target& target);
+
+/// The command line as one shell-like string, for display.
+std::string join_command(const std::vector<std::string>& argv);
+
+// ---- args.cpp ----
+
+/// Builds a tools/call `arguments` object: `args_json` (a JSON object, may be empty) with each
+/// `KEY=VALUE` applied on top, VALUE typed by the property's schema in `input_schema` (numbers,
+/// booleans, null, arrays and objects parsed as JSON where the schema allows them; otherwise
+/// the text as a string). Errors: `errc::invalid_params` for a word without '=' or `args_json`
+/// that is not a JSON object.
+result<json::object> build_arguments(const json::object& input_schema, const std::string& args_json,
+                                     const std::vector<std::string>& key_values);
+
+/// Checks `arguments` against `input_schema` with the project's validator. Errors:
+/// `errc::invalid_params` with the schema's reason ("/days: 99 is greater than the maximum
+/// 16"); a schema that does not compile is not an error here (`warning` says so).
+result<void> check_arguments(const json::object& input_schema, const json::object& arguments,
+                             std::string& warning);
+
+// ---- render.cpp ----
+
+/// The tool's annotation badges ("read-only", "destructive", "idempotent", "open-world"), as the
+/// spec's defaults read them: a tool without hints is presumed destructive and open-world.
+std::vector<std::string> badges(const json::object& tool);
+/// True when the tool says readOnlyHint: true.
+bool read_only(const json::object& tool);
+/// "forbidden", "optional" or "required" (execution.taskSupport).
+std::string task_support(const json::object& tool);
+
+/// A table of the tools: name, badges, task support, first line of the description.
+void print_tool_table(std::ostream& out, const std::vector<json::object>& tools);
+/// A tool's title, description, badges and every argument with its type, whether it is
+/// required, its default, range, length, pattern and enum.
+void print_tool_description(std::ostream& out, const json::object& tool);
+
+/// Writes a CallToolResult for a person: text blocks as text, structuredContent pretty-printed
+/// (a text block that only repeats it is skipped), images, audio and binary resources saved
+/// under `out_dir` (named on screen), links and text resources named. Errors: a file that
+/// cannot be written.
+result<void> print_call_result(std::ostream& out, const json::object& result,
+                               const std::string& tool, const std::string& out_dir);
+
+/// `v` as indented JSON (two spaces), for people.
+std::string pretty_json(const json::value& v);
+
+/// `text` (from the server) made harmless for a terminal: control characters other than newline
+/// and tab as `\xNN`, C1 controls and bidirectional overrides as `\uNNNN`, so that no escape
+/// sequence reaches the terminal and no text hides other text. Everything render.cpp shows of
+/// the server goes through it; `--json` output is raw.
+std::string terminal_safe(std::string_view text);
+
+}  // namespace mcp::cli
