@@ -60,6 +60,8 @@ class memory_task_store final : public task_store {
       return error{errc::invalid_params, "task store: a task with this id exists"};
     }
     task_record rec = task;
+    json::object rerun = std::move(rec.rerun);  // kept apart: only `unfinished` returns it
+    rec.rerun = {};
     rec.created_at = detail::floor_ms(rec.created_at);
     rec.last_updated_at = detail::floor_ms(rec.last_updated_at);
     const std::uint64_t seq = next_seq_;
@@ -67,7 +69,7 @@ class memory_task_store final : public task_store {
     owned.emplace(seq, rec.id);
     try {
       std::string id = rec.id;
-      tasks_.emplace(std::move(id), entry{std::move(rec), seq});
+      tasks_.emplace(std::move(id), entry{std::move(rec), std::move(rerun), seq});
     } catch (...) {
       owned.erase(seq);
       throw;
@@ -184,13 +186,16 @@ class memory_task_store final : public task_store {
   result<std::vector<task_record>> unfinished() override try {
     const auto now = std::chrono::system_clock::now();
     const std::lock_guard lock(mu_);
-    std::map<std::uint64_t, const task_record*> by_seq;
+    std::map<std::uint64_t, const entry*> by_seq;
     for (const auto& [id, e] : tasks_) {
-      if (!is_terminal(e.rec.status) && !e.rec.expired(now)) by_seq.emplace(e.seq, &e.rec);
+      if (!is_terminal(e.rec.status) && !e.rec.expired(now)) by_seq.emplace(e.seq, &e);
     }
     std::vector<task_record> out;
     out.reserve(by_seq.size());
-    for (const auto& [seq, rec] : by_seq) out.push_back(*rec);
+    for (const auto& [seq, e] : by_seq) {
+      out.push_back(e->rec);
+      out.back().rerun = e->rerun;
+    }
     return out;
   } catch (const std::exception& e) {
     return internal(e);
@@ -198,7 +203,8 @@ class memory_task_store final : public task_store {
 
  private:
   struct entry {
-    task_record rec;
+    task_record rec;     ///< without `rerun`
+    json::object rerun;  ///< the record's `rerun`, returned by `unfinished` only
     std::uint64_t seq = 0;
   };
 

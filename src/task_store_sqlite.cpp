@@ -35,8 +35,11 @@ constexpr std::string_view create_sql =
     "rerun TEXT NOT NULL DEFAULT '{}');"
     "CREATE INDEX tasks_owner_seq ON tasks (owner, seq);";
 
-/// What `read_task` reads, in this order.
+/// What `read_task` reads, in this order (`rerun` only for `unfinished`).
 constexpr std::string_view task_columns =
+    "SELECT seq, id, owner, status, status_message, created_ms, updated_ms, ttl_ms, poll_ms, "
+    "method, payload, input FROM tasks ";
+constexpr std::string_view task_columns_with_rerun =
     "SELECT seq, id, owner, status, status_message, created_ms, updated_ms, ttl_ms, poll_ms, "
     "method, payload, input, rerun FROM tasks ";
 
@@ -163,8 +166,9 @@ std::string input_column(const json::object& request, const json::object& respon
   return boost::json::serialize(o);
 }
 
-/// The task in the current row of a `task_columns` query, and its sequence number.
-std::pair<std::uint64_t, task_record> read_task(const run& r) {
+/// The task in the current row of a `task_columns` query (or of `task_columns_with_rerun`,
+/// then with `rerun`), and its sequence number.
+std::pair<std::uint64_t, task_record> read_task(const run& r, bool with_rerun = false) {
   task_record t;
   const auto status = task_status_from_string(r.text(3));
   if (!status) throw failure{"task store: a stored task has an unknown status"};
@@ -175,7 +179,7 @@ std::pair<std::uint64_t, task_record> read_task(const run& r) {
     return v != nullptr && v->is_object() ? v->get_object() : json::object{};
   };
   t.input_request = part("request");
-  t.rerun = read_object(r, 12, "rerun");
+  if (with_rerun) t.rerun = read_object(r, 12, "rerun");
   t.input_response = part("response");
   t.id = r.text(1);
   t.owner = r.text(2);
@@ -351,7 +355,7 @@ class sqlite_task_store final : public task_store {
       std::vector<task_record> out;
       run r(*unfinished_);
       r.integer(1, detail::to_epoch_ms(std::chrono::system_clock::now()));
-      while (r.step()) out.push_back(read_task(r).second);
+      while (r.step()) out.push_back(read_task(r, true).second);
       return out;
     });
   }
@@ -454,7 +458,7 @@ class sqlite_task_store final : public task_store {
         "UPDATE tasks SET status = 'failed', status_message = ?1, updated_ms = ?2, payload = ?3, "
         "input = '{}' WHERE status IN ('working', 'input_required')");
     unfinished_ = std::make_unique<statement>(
-        db, std::string(task_columns) +
+        db, std::string(task_columns_with_rerun) +
                 "WHERE status IN ('working', 'input_required') AND "
                 "(ttl_ms IS NULL OR created_ms + ttl_ms > ?1) ORDER BY seq");
     begin_ = std::make_unique<statement>(db, "BEGIN IMMEDIATE");

@@ -76,7 +76,9 @@ struct task_record {
   json::object input_response{};
   /// What running the task again needs, for a tool that allows it after a restart
   /// (`tool_spec::rerun_after_restart`): `{"params": <the tools/call params>, "caller":
-  /// {"subject": …, "claims": …}}`. Empty for other tasks. Set at creation, never changed.
+  /// {"subject": …, "claims": …}}`. Empty for other tasks. Set at creation, never changed;
+  /// only `unfinished` returns it (`get`, `update` and `list` leave it empty: it is needed only
+  /// to run a task again, and would otherwise be copied on every status read).
   json::object rerun{};
 
   /// True when `ttl` has passed at `now`.

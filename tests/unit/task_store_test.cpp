@@ -284,6 +284,7 @@ TEST_P(task_store_contract, unfinished_lists_every_owners_running_tasks_oldest_f
   ASSERT_EQ(left.size(), 2U);
   EXPECT_EQ(left[0].id, "a");
   EXPECT_EQ(left[0].rerun, a.rerun);
+  EXPECT_TRUE(store_->get("a", "alice").value()->rerun.empty());  // unfinished() only
   EXPECT_EQ(left[1].id, "b");
   EXPECT_EQ(left[1].owner, "bob");
 }
