@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "reflect/test_types.hpp"
 #include "support/wire.hpp"
 
 namespace typed_test {
@@ -285,6 +286,55 @@ TEST(typed_tool, a_given_schema_is_kept_and_the_decoder_still_runs) {
   auto r = call(w, "custom_schema", {{"days", 2}});  // the schema allows it; the decoder does not
   EXPECT_EQ(text_of(r),
             "Invalid arguments for tool \"custom_schema\": /city: required property is missing");
+}
+
+}  // namespace
+
+namespace {
+
+// Every field keyword through tools/list and tools/call: the listed inputSchema is exactly the
+// inferred one, and one bad value per keyword is refused before the handler runs.
+TEST(typed_tool, every_field_keyword_reaches_the_wire_and_is_enforced) {
+  mcp::server s;
+  int ran = 0;
+  s.add_tool({.name = "book", .description = "Book"}, [&ran](const reflect_test::booking& b) {
+    ++ran;
+    return b.guest;
+  });
+  wire w(s);
+  w.initialize();
+  const auto tool = listed(w, "book");
+  EXPECT_EQ(mcp::to_json_string(tool.at("inputSchema")),
+            mcp::to_json_string(mcp::schema_for<reflect_test::booking>()));
+  const object valid = j(R"({"guest":"Hansen","scores":[1]})").as_object();
+  EXPECT_EQ(text_of(call(w, "book", valid)), "Hansen");
+  ASSERT_EQ(ran, 1);
+  for (const auto& [key, bad] : std::vector<std::pair<const char*, const char*>>{
+           {"guest", R"("H")"},                      // minLength
+           {"guest", R"("Haaaaaaaaaaaaaaaaaaaa")"},  // maxLength
+           {"guest", R"("hansen")"},                 // pattern
+           {"nights", "0"},                          // minimum
+           {"nights", "31"},                         // maximum
+           {"budget", "0"},                          // exclusiveMinimum
+           {"budget", "100000"},                     // exclusiveMaximum
+           {"budget", "1.25"},                       // multipleOf
+           {"room", R"("tent")"},                    // enum (list)
+           {"tags", R"(["a","b","c","d"])"},         // maxItems
+           {"tags", R"(["a","a"])"},                 // uniqueItems
+           {"scores", "[]"},                         // minItems
+           {"scores", "[1,2,3,4,5]"},                // maxItems
+           {"level", R"("urgent")"},                 // enum (described)
+           {"note", "null"},                         // not nullable
+           {"floor", "41"},                          // maximum
+           {"maxTokens", "1.5"},                     // JSON name, type
+       }) {
+    object o = valid;
+    o[key] = j(bad);
+    const auto r = call(w, "book", o);
+    EXPECT_EQ(r.at("result").at("isError"), true) << key << "=" << bad << ": " << r;
+    EXPECT_NE(text_of(r).find(std::string("/") + key), std::string::npos) << text_of(r);
+  }
+  EXPECT_EQ(ran, 1);  // no bad call reached the handler
 }
 
 }  // namespace
