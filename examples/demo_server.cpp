@@ -7,12 +7,18 @@
 //   demo_server --page-size 2        tools/list pages of 2 tools (to see pagination)
 //   demo_server --task-store FILE    tasks in this SQLite file (default: mcp-cpp-demo/tasks.db in
 //                                      $XDG_STATE_HOME or ~/.local/state; :memory: for none)
+//   demo_server --http … --jwks FILE|URL --issuer ISS --audience AUD [--scope S]…
+//                                    an OAuth 2.1 protected resource: JWT bearer tokens from ISS,
+//                                    for AUD (this server's URI), signed by those keys; each
+//                                    --scope is required of every request (unlock_admin also
+//                                    needs demo.admin)
 //
 // Tools: echo (the benchmark tool), forecast (typed, structured output), make_image,
 // make_audio, embedded_resource, related_links, slow_count (progress and cancellation),
 // fail (a tool error), unlock_admin (enables the hidden admin.stats tool at runtime); tasks:
 // slow_task (run again if a restart cut it off), must_task (task only), failing_task,
 // elicit_task (input_required).
+#include <mcp/auth.hpp>
 #include <mcp/http_server.hpp>
 #include <mcp/server.hpp>
 
@@ -23,6 +29,7 @@
 #include <filesystem>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "media_fixtures.hpp"
 #include "serve_main.hpp"
@@ -265,7 +272,8 @@ void add_tools(mcp::server& server) {
 
   server.add_tool({.name = "unlock_admin",
                    .description = "Enables the admin.stats tool (sends tools/list_changed).",
-                   .annotations = {.read_only_hint = false, .idempotent_hint = true}},
+                   .annotations = {.read_only_hint = false, .idempotent_hint = true},
+                   .scopes = {"demo.admin"}},
                   [&server]() -> std::string {
                     server.set_tool_enabled("admin.stats", true);
                     return "admin.stats is now enabled";
@@ -314,6 +322,8 @@ int main(int argc, char** argv) {
   std::string task_store;  // SQLite file, ":memory:", or empty: the default file
   mcp::http_server_options http_opts{.io_threads = 2};
   bool rate_limited = true;
+  mcp::auth::jwt_options jwt;
+  std::vector<std::string> required_scopes;
   for (int i = 1; i < argc; ++i) {
     const std::string_view a = argv[i];
     if (a == "--page-size" && i + 1 < argc) {
@@ -334,6 +344,14 @@ int main(int argc, char** argv) {
       http_opts.keep_alive_timeout = std::chrono::milliseconds(std::stoul(argv[++i]));
     } else if (a == "--task-store" && i + 1 < argc) {
       task_store = argv[++i];
+    } else if (a == "--jwks" && i + 1 < argc) {
+      jwt.keys.location = argv[++i];
+    } else if (a == "--issuer" && i + 1 < argc) {
+      jwt.issuer = argv[++i];
+    } else if (a == "--audience" && i + 1 < argc) {
+      jwt.audience = argv[++i];
+    } else if (a == "--scope" && i + 1 < argc) {
+      required_scopes.emplace_back(argv[++i]);
     } else if (a == "--help" || a == "-h") {
       std::fprintf(
           stderr,
@@ -341,10 +359,34 @@ int main(int argc, char** argv) {
           "                    [--header-timeout-ms N] [--body-timeout-ms N]\n"
           "                    [--keep-alive-timeout-ms N]] [--page-size N] [--no-rate-limit]\n"
           "                   [--task-store FILE|:memory:]  (default: "
-          "$XDG_STATE_HOME/mcp-cpp-demo/tasks.db)\n");
+          "$XDG_STATE_HOME/mcp-cpp-demo/tasks.db)\n"
+          "                   [--jwks FILE|URL --issuer ISS --audience AUD [--scope S]...]\n");
       return 0;
     } else {
       std::fprintf(stderr, "demo_server: unknown argument %s (try --help)\n", argv[i]);
+      return 2;
+    }
+  }
+  if (!jwt.keys.location.empty() || !jwt.issuer.empty() || !jwt.audience.empty()) {
+    if (jwt.keys.location.empty() || jwt.issuer.empty() || jwt.audience.empty() || http.empty()) {
+      std::fprintf(stderr,
+                   "demo_server: --jwks, --issuer and --audience go together, with --http\n");
+      return 2;
+    }
+    try {
+      const mcp::auth::jwt_verifier verifier(jwt);
+      http_opts.protected_resource =
+          mcp::protected_resource_options{.resource = jwt.audience,
+                                          .authorization_servers = {jwt.issuer},
+                                          .scopes_supported = {"demo.admin"},
+                                          .required_scopes = required_scopes,
+                                          .verify = verifier,
+                                          .metadata = {{"resource_name", "mcp-cpp demo server"}}};
+      for (const auto& s : required_scopes) {
+        http_opts.protected_resource->scopes_supported.push_back(s);
+      }
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "demo_server: %s\n", e.what());
       return 2;
     }
   }

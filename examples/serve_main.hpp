@@ -6,6 +6,7 @@
 #include <mcp/server.hpp>
 
 #include <cstdio>
+#include <memory>
 #include <string>
 
 namespace examples {
@@ -23,15 +24,16 @@ inline int serve(mcp::server& server, const std::string& http, mcp::http_server_
   if (colon != std::string::npos) {
     opts.port = static_cast<std::uint16_t>(std::stoul(http.substr(colon + 1)));
   }
-  mcp::http_server srv(server, opts);
+  std::unique_ptr<mcp::http_server> srv;
   try {
-    srv.start();
+    srv = std::make_unique<mcp::http_server>(server, std::move(opts));
+    srv->start();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "%s: cannot listen on %s: %s\n", name, http.c_str(), e.what());
     return 1;
   }
-  std::fprintf(stderr, "%s: listening on %s\n", name, srv.url().c_str());
-  return srv.serve();
+  std::fprintf(stderr, "%s: listening on %s\n", name, srv->url().c_str());
+  return srv->serve();
 }
 
 }  // namespace examples

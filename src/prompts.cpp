@@ -115,7 +115,8 @@ result<json::value> prompts_feature::get(const server_session_impl& s,
     }
   }
   prompt_request pr{.name = entry->spec.name, .arguments = std::move(*args), .caller = {}};
-  pr.caller = s.who().get();
+  const auto who = s.who();  // kept alive during the call
+  pr.caller = who.get();
   auto got = entry->handler(pr);
   if (!got) return got.error();
   const auto e = s.session_era();

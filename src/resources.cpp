@@ -146,7 +146,8 @@ result<json::value> resources_feature::read(const server_session_impl& s,
     return error{errc::invalid_params, "resources/read needs a string \"uri\""};
   }
   resource_request rr{.uri = std::string(u->get_string()), .variables = {}, .caller = {}};
-  rr.caller = s.who().get();
+  const auto who = s.who();  // kept alive during the call
+  rr.caller = who.get();
   resource_handler handler;
   if (auto r = resources.find(rr.uri)) {
     handler = r->handler;

@@ -41,6 +41,11 @@ class server_session_impl final : public server_session, public peer {
   [[nodiscard]] std::string protocol_version() const override;
   [[nodiscard]] bool initialized() const override { return initialized_.load(); }
   [[nodiscard]] std::size_t active_calls() const override { return requests_in_flight(); }
+  void set_caller(principal who) override {
+    auto next = std::make_shared<const principal>(std::move(who));
+    std::lock_guard lock(who_mu_);
+    who_ = std::move(next);
+  }
 
   // ---- services for features (thread-safe) ----
 
@@ -51,8 +56,11 @@ class server_session_impl final : public server_session, public peer {
   /// The negotiated era and version (fixed once initialized).
   [[nodiscard]] era session_era() const noexcept { return era_; }
   [[nodiscard]] const std::string& version() const noexcept { return version_; }
-  /// Who is calling (from the transport).
-  [[nodiscard]] const std::shared_ptr<const principal>& who() const noexcept { return who_; }
+  /// Who is calling (from the transport; see `set_caller`).
+  [[nodiscard]] std::shared_ptr<const principal> who() const {
+    std::lock_guard lock(who_mu_);
+    return who_;
+  }
   /// Whose tasks this session sees (session_options::task_owner, or a key of its own).
   [[nodiscard]] const std::string& task_owner() const noexcept { return task_owner_; }
   /// True when callers that cannot be told apart share that owner (no tasks/list then).
@@ -109,6 +117,7 @@ class server_session_impl final : public server_session, public peer {
                                                               const json::object& params) const;
 
   std::shared_ptr<server_core> core_;
+  mutable std::mutex who_mu_;
   std::shared_ptr<const principal> who_;
   std::string task_owner_;
   bool shared_task_owner_;

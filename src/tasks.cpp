@@ -287,9 +287,8 @@ bool tasks_feature::become_task(call_state& call) {
   if (call.entry().spec.rerun_after_restart) {
     json::object params{{"name", call.tool()}, {"arguments", call.arguments_value()}};
     if (!call.meta().empty()) params["_meta"] = call.meta();
-    rec.rerun = json::object{{"params", std::move(params)},
-                             {"caller", json::object{{"subject", call.caller().subject},
-                                                     {"claims", call.caller().claims}}}};
+    rec.rerun =
+        json::object{{"params", std::move(params)}, {"caller", principal_to_json(call.caller())}};
   }
   if (auto created = store_->create(rec); !created) {
     call.complete(error{errc::internal_error, created.error().message});
@@ -352,13 +351,7 @@ bool tasks_feature::rerun(const task_record& t) {
   if (name == nullptr || !name->is_string() || args == nullptr || !args->is_object()) return false;
   auto entry = core_.tools->find(name->get_string());
   if (!entry || !entry->spec.rerun_after_restart) return false;
-  principal who;
-  if (const auto* s = caller->get_object().if_contains("subject"); s && s->is_string()) {
-    who.subject = std::string(s->get_string());
-  }
-  if (const auto* c = caller->get_object().if_contains("claims"); c && c->is_object()) {
-    who.claims = c->get_object();
-  }
+  const principal who = principal_from_json(caller->get_object());
   json::object meta;
   if (const auto* m = p.if_contains("_meta"); m && m->is_object()) meta = m->get_object();
   mark(meta, t.id);

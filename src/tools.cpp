@@ -1,6 +1,7 @@
 // The tools feature: registration, tools/list and the start of tools/call.
 #include "tools.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "detail/call_state.hpp"
@@ -27,7 +28,68 @@ void check_tool_name(std::string_view name) {
   }
 }
 
+std::vector<std::string> missing_scopes(const std::vector<std::string>& needed,
+                                        const principal& who) {
+  std::vector<std::string> out;
+  for (const auto& scope : needed) {
+    if (!who.has_scope(scope)) out.push_back(scope);
+  }
+  return out;
+}
+
+std::string join_scopes(const std::vector<std::string>& scopes) {
+  std::string out;
+  for (const auto& scope : scopes) {
+    if (!out.empty()) out.push_back(' ');
+    out += scope;
+  }
+  return out;
+}
+
+json::object principal_to_json(const principal& who) {
+  json::object o{{"subject", who.subject}, {"claims", who.claims}};
+  if (!who.issuer.empty()) o["issuer"] = who.issuer;
+  if (!who.client_id.empty()) o["client_id"] = who.client_id;
+  if (who.scopes) {
+    json::array a;
+    for (const auto& scope : *who.scopes) a.emplace_back(scope);
+    o["scopes"] = std::move(a);
+  }
+  return o;
+}
+
+principal principal_from_json(const json::object& o) {
+  principal who;
+  auto text = [&o](std::string_view key) -> const json::string* {
+    const auto* v = o.if_contains(key);
+    return v != nullptr && v->is_string() ? &v->get_string() : nullptr;
+  };
+  if (const auto* s = text("subject")) who.subject = std::string(*s);
+  if (const auto* s = text("issuer")) who.issuer = std::string(*s);
+  if (const auto* s = text("client_id")) who.client_id = std::string(*s);
+  if (const auto* c = o.if_contains("claims"); c && c->is_object()) who.claims = c->get_object();
+  if (const auto* a = o.if_contains("scopes"); a && a->is_array()) {
+    who.scopes.emplace();
+    for (const auto& scope : a->get_array()) {
+      if (scope.is_string()) who.scopes->emplace_back(scope.get_string());
+    }
+  }
+  return who;
+}
+
 namespace {
+
+/// RFC 6749 §3.3: a scope token is one or more of %x21 / %x23-5B / %x5D-7E.
+void check_scopes(const tool_spec& spec) {
+  for (const auto& scope : spec.scopes) {
+    const bool ok = !scope.empty() && std::all_of(scope.begin(), scope.end(), [](char c) {
+      return c >= 0x21 && c <= 0x7e && c != '"' && c != '\\';
+    });
+    if (!ok) {
+      throw std::invalid_argument("tool \"" + spec.name + "\": invalid scope \"" + scope + "\"");
+    }
+  }
+}
 
 std::shared_ptr<const json_schema::validator> compile_schema(const json::object& schema,
                                                              std::string_view what,
@@ -68,6 +130,7 @@ std::optional<std::pair<std::string, json::object>> tools_feature::capability(
 
 void tools_feature::add(tool_spec spec, async_tool_handler handler) {
   check_tool_name(spec.name);
+  check_scopes(spec);
   if (!handler) throw std::invalid_argument("tool \"" + spec.name + "\": handler is empty");
   auto e = std::make_shared<tool_entry>();
   if (!spec.input_schema) spec.input_schema = json::object{{"type", "object"}};
@@ -124,8 +187,12 @@ std::shared_ptr<const tool_entry> tools_feature::find(std::string_view name) con
 
 void tools_feature::list(server_session_impl& s, const jsonrpc::request& req) const {
   const auto i = static_cast<std::size_t>(s.session_era());
+  const auto who = s.who();
   answer_list(
-      s, req, tools_, "tools", [](const tool_entry& e) { return e.enabled; },
+      s, req, tools_, "tools",
+      [&who = *who](const tool_entry& e) {
+        return e.enabled && missing_scopes(e.spec.scopes, who).empty();
+      },
       [i](const tool_entry& e) { return e.wire[i].size(); },
       [i](std::string& out, const tool_entry& e) { out += e.wire[i]; });
 }
@@ -151,6 +218,12 @@ void tools_feature::call(server_session_impl& s, jsonrpc::request&& req) {
     return s.reply_error(req.id,
                          invalid_params("Unknown tool: " + std::string(name->get_string())));
   }
+  auto who = s.who();
+  if (auto missing = missing_scopes(entry->spec.scopes, *who); !missing.empty()) {
+    return s.reply_error(req.id, invalid_params("Tool \"" + entry->spec.name +
+                                                "\" needs scopes the caller was not granted: " +
+                                                join_scopes(missing)));
+  }
   // Tasks (2025-11-25): `task` is read only where the era has tasks; elsewhere it is ignored.
   const auto mode = entry->spec.task_support_mode.value_or(task_support::forbidden);
   const auto* task = traits(s.session_era()).tasks ? p.if_contains("task") : nullptr;
@@ -168,9 +241,9 @@ void tools_feature::call(server_session_impl& s, jsonrpc::request&& req) {
         req.id, error{errc::method_not_found,
                       "Tool \"" + entry->spec.name + "\" must be called as a task (params.task)"});
   }
-  auto call =
-      std::make_shared<call_state>(s.self(), shared_from_this(), req.id, std::move(entry),
-                                   std::move(args), std::move(meta), s.who(), core_.pipeline());
+  auto call = std::make_shared<call_state>(s.self(), shared_from_this(), req.id, std::move(entry),
+                                           std::move(args), std::move(meta), std::move(who),
+                                           core_.pipeline());
   // A task call runs through the interceptors as a plain call (a rate limit or an access check
   // refuses it without creating a task); it becomes a task just before the handler.
   if (task != nullptr) call->task_request = task->get_object();

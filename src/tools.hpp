@@ -33,6 +33,16 @@ struct tool_entry {
   bool enabled = true;
 };
 
+/// The scopes in `needed` that `who` lacks (none when `who` carries no scopes).
+[[nodiscard]] std::vector<std::string> missing_scopes(const std::vector<std::string>& needed,
+                                                      const principal& who);
+/// The scopes separated by spaces, as OAuth writes them.
+[[nodiscard]] std::string join_scopes(const std::vector<std::string>& scopes);
+
+/// A principal as JSON (a task stored to run again after a restart keeps its caller), and back.
+[[nodiscard]] json::object principal_to_json(const principal& who);
+[[nodiscard]] principal principal_from_json(const json::object& o);
+
 /// Where a tool call answers: the tools/call response itself (tools_feature), or a task
 /// (tasks.cpp), which also routes the call's notifications and requests differently.
 class call_sink {

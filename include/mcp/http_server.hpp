@@ -8,7 +8,9 @@
 //     `application/json` or an SSE stream, GET (the standalone server-to-client stream, and
 //     resumption with `Last-Event-ID`), DELETE (ends a session). Stateful (`MCP-Session-Id`) or
 //     stateless. Validates `Origin`, `Host`, `Accept`, `Content-Type`, `MCP-Protocol-Version`;
-//     optional authenticator; limits on body size, header/body read time, sessions and streams.
+//     optional OAuth 2.1 protected resource (bearer tokens, RFC 9728 metadata, scope step-up)
+//     or a custom authenticator; limits on body size, header/body read time, sessions and
+//     streams.
 //   - `event_store` and `make_memory_event_store`: where SSE events are kept for resumption.
 //
 // The client side is mcp/http_client.hpp.
@@ -97,6 +99,40 @@ struct http_request_view {
 /// request, so it must be fast and thread-safe.
 using http_authenticator = std::function<std::optional<principal>(const http_request_view&)>;
 
+/// What a bearer token verifier decides: the caller, or why the token is refused.
+struct token_verdict {
+  std::optional<principal> who{};  ///< set: the token is valid and names this caller
+  std::string reason{};            ///< unset `who`: why (sent as `error_description`)
+};
+
+/// Checks one bearer token (the text after `Bearer `). Runs on an I/O thread for every request:
+/// it must be fast (cache what it can) and thread-safe. An exception refuses the token.
+/// mcp/auth.hpp has a JWT verifier (`auth::jwt_verifier`); any other check (RFC 7662
+/// introspection, an opaque token table) fits here too.
+using token_verifier = std::function<token_verdict(std::string_view token)>;
+
+/// The server as an OAuth 2.1 protected resource (MCP 2025-11-25 authorization, RFC 9728):
+/// every request needs `Authorization: Bearer <token>` that `verify` accepts.
+///   - No token, or one `verify` refuses: 401 with `WWW-Authenticate: Bearer
+///     resource_metadata="…", scope="…"` (plus `error="invalid_token"` when a token was sent).
+///   - A valid token without `required_scopes`, or a tools/call of a tool whose
+///     `tool_spec::scopes` it lacks: 403 with `error="insufficient_scope"` and the scopes to ask
+///     for (step-up).
+///   - The Protected Resource Metadata document is served, without a token, at
+///     `/.well-known/oauth-protected-resource<path>` and `/.well-known/oauth-protected-resource`.
+struct protected_resource_options {
+  /// This server's canonical URI, e.g. "https://mcp.example.com/mcp": the metadata's `resource`,
+  /// the audience tokens must be issued for (RFC 8707), and the origin of `resource_metadata`.
+  std::string resource{};
+  /// Issuer URLs of the authorization servers clients may get tokens from (at least one).
+  std::vector<std::string> authorization_servers{};
+  std::vector<std::string> scopes_supported{};  ///< listed in the metadata
+  std::vector<std::string> required_scopes{};   ///< every request needs these
+  token_verifier verify{};                      ///< required
+  /// More members of the metadata document (e.g. "resource_name", "resource_documentation").
+  json::object metadata{};
+};
+
 /// How answers to POSTed requests are sent.
 enum class http_response_mode {
   /// `application/json` when the response is the first thing the server sends for the request;
@@ -156,6 +192,10 @@ struct http_server_options {
   /// principal reaches the session (`session_options::who`, `tool_context::caller()`), and a
   /// session answers only the subject that opened it (others get 404).
   http_authenticator authenticate{};
+  /// OAuth 2.1 bearer tokens (see `protected_resource_options`). Set this or `authenticate`,
+  /// not both. The `http_server` constructor throws `std::invalid_argument` on both, or on
+  /// options the gate refuses (a relative `resource`, no authorization server, no `verify`).
+  std::optional<protected_resource_options> protected_resource{};
 };
 
 /// Serves an `mcp::server` over Streamable HTTP.
@@ -164,7 +204,8 @@ struct http_server_options {
 /// Handlers never run on the I/O threads unless their tool is `run_inline`.
 class http_server {
  public:
-  /// Binds nothing yet. `srv` must outlive this object.
+  /// Binds nothing yet. `srv` must outlive this object. Throws `std::invalid_argument` on
+  /// inconsistent `protected_resource` options.
   http_server(server& srv, http_server_options opts = {});
   ~http_server();  ///< stops
   http_server(const http_server&) = delete;

@@ -144,6 +144,10 @@ class server {
   bool set_tool_enabled(std::string_view name, bool enabled);
   /// Names of the registered tools, in registration order.
   [[nodiscard]] std::vector<std::string> tool_names() const;
+  /// The scopes of tool `name` (`tool_spec::scopes`) that `who` lacks: empty when `who` may
+  /// call it, carries no scopes, or there is no such tool. Thread-safe.
+  [[nodiscard]] std::vector<std::string> missing_scopes(std::string_view name,
+                                                        const principal& who) const;
 
   /// Adds a resource (see mcp/resource.hpp). Initialized sessions get a debounced
   /// `notifications/resources/list_changed`. Thread-safe.
@@ -204,6 +208,12 @@ class server_session {
   [[nodiscard]] virtual bool initialized() const = 0;
   /// Number of calls currently running in this session.
   [[nodiscard]] virtual std::size_t active_calls() const = 0;
+  /// Replaces the caller for what the session receives from now on: a transport that checks
+  /// each request (Streamable HTTP with bearer tokens) passes the principal of the request's
+  /// token, whose scopes may have grown (step-up). The principal's `key()` must stay the same.
+  /// Calls already running keep the caller they started with. Thread-safe; never throws
+  /// except `std::bad_alloc`.
+  virtual void set_caller(principal who) = 0;
 };
 
 }  // namespace mcp

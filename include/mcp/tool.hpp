@@ -81,6 +81,13 @@ struct tool_spec {
   /// tools that are safe to run twice (idempotent), and only with a durable task store.
   bool rerun_after_restart = false;
   json::object meta{};  ///< `_meta`
+  /// OAuth scopes a caller needs, all of them, to see and call the tool. A caller whose
+  /// principal carries scopes (a verified bearer token) and lacks one does not see the tool in
+  /// tools/list, and its tools/call gets -32602 naming the missing scopes; over Streamable HTTP
+  /// with a protected resource the call is refused earlier with 403 `insufficient_scope`, so the
+  /// client can ask for them (step-up). Callers without scope information (stdio) are not
+  /// affected.
+  std::vector<std::string> scopes{};
   /// Run the handler on the I/O thread instead of the executor. Only for handlers that never
   /// block; such handlers cannot send requests to the client.
   bool run_inline = false;

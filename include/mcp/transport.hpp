@@ -19,8 +19,12 @@
 
 #include <mcp/jsonrpc.hpp>
 
+#include <algorithm>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace mcp {
 
@@ -67,10 +71,27 @@ class connection {
 };
 
 /// Who is calling: every request carries one, from the transport (stdio: "local").
-/// Policies (access control, rate limits) and tasks are keyed by it.
+/// Policies (access control, rate limits), tasks and HTTP sessions are keyed by it.
 struct principal {
   std::string subject = "local";  ///< stable identity, e.g. a token subject or "local"
-  json::object claims{};          ///< verified attributes (scopes, tenant, ...)
+  json::object claims{};          ///< verified attributes (a token's claims, a tenant, ...)
+  /// Who vouched for `subject` (a token's `iss`); empty when the transport itself did.
+  std::string issuer{};
+  /// The OAuth client the caller's token was issued to (`client_id` or `azp`), when known.
+  std::string client_id{};
+  /// The OAuth scopes granted to the caller. nullopt: the transport does not use scopes
+  /// (stdio, an authenticator that sets none), and tools' scope requirements do not apply.
+  std::optional<std::vector<std::string>> scopes{};
+
+  /// True when `scopes` is unset or holds `scope`.
+  [[nodiscard]] bool has_scope(std::string_view scope) const {
+    return !scopes || std::find(scopes->begin(), scopes->end(), scope) != scopes->end();
+  }
+  /// "issuer subject" (or just the subject when there is no issuer): two callers are the same
+  /// exactly when their keys are equal.
+  [[nodiscard]] std::string key() const {
+    return issuer.empty() ? subject : issuer + " " + subject;
+  }
 };
 
 }  // namespace mcp

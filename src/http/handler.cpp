@@ -6,9 +6,11 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <stdexcept>
 #include <unordered_set>
 
 #include "detail/message_storage.hpp"
+#include "http/bearer.hpp"
 #include "protocol.hpp"
 
 namespace mcp::http_detail {
@@ -81,7 +83,17 @@ request_handler::request_handler(server& srv, http_server_options opts,
       opts_(std::move(opts)),
       defer_(std::move(defer)),
       sessions_(opts_.max_sessions, opts_.session_idle_timeout,
-                opts_.resumable && !opts_.stateless ? opts_.events : nullptr) {}
+                opts_.resumable && !opts_.stateless ? opts_.events : nullptr) {
+  if (opts_.protected_resource) {
+    if (opts_.authenticate) {
+      throw std::invalid_argument(
+          "http_server_options: set protected_resource or authenticate, not both");
+    }
+    gate_ = std::make_unique<bearer_gate>(*opts_.protected_resource, opts_.path);
+  }
+}
+
+request_handler::~request_handler() = default;
 
 void request_handler::set_bound(bool loopback) { loopback_ = loopback; }
 
@@ -118,6 +130,9 @@ http_response request_handler::handle(http_request& req) {
     std::string_view path = req.target;
     path = path.substr(0, path.find('?'));
     if (path != opts_.path) {
+      if (gate_) {
+        if (auto r = gate_->metadata(req.method, path)) return std::move(*r);
+      }
       return error_response(404, errc::invalid_request, "Not Found");
     }
     // DNS rebinding: Host, then Origin.
@@ -151,7 +166,14 @@ http_response request_handler::handle(http_request& req) {
     }
     // Authentication.
     principal who;
-    if (opts_.authenticate) {
+    if (gate_) {
+      auto admitted = gate_->admit(req);
+      if (auto* refused = std::get_if<http_response>(&admitted)) {
+        refused->headers.insert(refused->headers.begin(), extra.begin(), extra.end());
+        return std::move(*refused);
+      }
+      who = std::move(std::get<principal>(admitted));
+    } else if (opts_.authenticate) {
       auto p = opts_.authenticate(http_request_view{req.method, req.target, req.headers});
       if (!p) {
         auto r = error_response(401, errc::invalid_request, "Unauthorized");
@@ -199,7 +221,7 @@ std::shared_ptr<http_session> request_handler::find_session(const http_request& 
   }
   auto s = sessions_.find(std::string(sid));
   // A session is bound to the principal that opened it: others are told it does not exist.
-  if (!s || s->subject != who.subject) {
+  if (!s || s->subject != who.key()) {
     error_out = error_response(404, errc::invalid_request, "Session not found");
     return nullptr;
   }
@@ -272,7 +294,7 @@ std::optional<http_response> request_handler::decode_post(http_request& req, pos
 /// Whose tasks a session of caller `who` sees: the authenticated principal (across sessions),
 /// else `unauthenticated`.
 std::string request_handler::task_owner(const principal& who, std::string unauthenticated) const {
-  return opts_.authenticate ? "principal:" + who.subject : std::move(unauthenticated);
+  return authenticates() ? "principal:" + who.key() : std::move(unauthenticated);
 }
 
 /// Finds the session a POST goes to, or opens one (initialize, or every POST when stateless).
@@ -288,7 +310,7 @@ std::optional<http_response> request_handler::open_target(const http_request& re
     session_options so{.who = who,
                        .assume_initialized = std::nullopt,
                        .task_owner = task_owner(who, "anonymous"),
-                       .shared_task_owner = !opts_.authenticate};
+                       .shared_task_owner = !authenticates()};
     if (body.initialize == nullptr) {
       so.assume_initialized = std::string(version.empty() ? assumed_version : version);
     }
@@ -303,7 +325,7 @@ std::optional<http_response> request_handler::open_target(const http_request& re
     }
     t.hs = std::make_shared<http_session>();
     t.hs->id = session_table::new_id();
-    t.hs->subject = who.subject;
+    t.hs->subject = who.key();
     t.hs->conn = t.conn = std::make_shared<routing_connection>();
     t.hs->session = t.session = server_.open_session(
         t.conn, session_options{.who = who, .task_owner = task_owner(who, "session:" + t.hs->id)});
@@ -323,6 +345,8 @@ std::optional<http_response> request_handler::open_target(const http_request& re
   t.hs->touch();
   t.conn = t.hs->conn;
   t.session = t.hs->session;
+  // Each request is authenticated anew: its token's scopes may have grown (step-up).
+  if (authenticates()) t.session->set_caller(who);
   t.negotiated = t.session->protocol_version();
   return std::nullopt;
 }
@@ -331,6 +355,12 @@ http_response request_handler::post(http_request& req, const principal& who,
                                     std::string_view version, headers extra) {
   post_body body;
   if (auto e = decode_post(req, body, extra)) return std::move(*e);
+  if (gate_) {
+    if (auto refused = gate_->check_calls(server_, body.messages, who)) {
+      refused->headers.insert(refused->headers.begin(), extra.begin(), extra.end());
+      return std::move(*refused);
+    }
+  }
   // The stream cap refuses what surely opens a stream; a POST that may still be answered with
   // JSON is let through (it can become SSE above the cap).
   if (!body.requests.empty() && opts_.response_mode == http_response_mode::always_sse &&

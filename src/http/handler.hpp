@@ -46,12 +46,17 @@ struct http_response {
 };
 
 struct post_body;
+class bearer_gate;
 
 class request_handler {
  public:
   /// `defer` runs work later on another thread (the I/O pool), never inline.
+  /// Throws `std::invalid_argument` on inconsistent options (see http_server_options).
   request_handler(server& srv, http_server_options opts,
                   std::function<void(std::function<void()>)> defer);
+  ~request_handler();
+  request_handler(const request_handler&) = delete;
+  request_handler& operator=(const request_handler&) = delete;
 
   /// Handles one request. Never throws. Thread-safe.
   http_response handle(http_request& req);
@@ -79,6 +84,8 @@ class request_handler {
                      headers extra);
   std::optional<http_response> decode_post(http_request& req, post_body& body,
                                            const headers& extra) const;
+  /// Whether callers are told apart (a protected resource or an authenticator).
+  [[nodiscard]] bool authenticates() const { return gate_ || opts_.authenticate; }
   [[nodiscard]] std::string task_owner(const principal& who, std::string unauthenticated) const;
   std::optional<http_response> open_target(const http_request& req, const principal& who,
                                            std::string_view version, const post_body& body,
@@ -97,6 +104,7 @@ class request_handler {
   session_table sessions_;
   std::atomic<std::size_t> sse_open_{0};
   bool loopback_ = true;
+  std::unique_ptr<bearer_gate> gate_;  ///< set with `protected_resource`
 };
 
 /// ASCII case-insensitive equality.

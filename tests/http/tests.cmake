@@ -25,6 +25,9 @@ if(MCP_BUILD_EXAMPLES)
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/interop/run.sh ts-sdk $<TARGET_FILE:demo_server>)
   add_test(NAME mcp_http_interop_inspector
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/interop/run.sh inspector $<TARGET_FILE:demo_server>)
-  set_tests_properties(mcp_http_interop_ts_sdk mcp_http_interop_inspector PROPERTIES
+  add_test(NAME mcp_http_interop_ts_sdk_bearer
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/interop/run.sh ts-sdk-bearer $<TARGET_FILE:demo_server>)
+  set_tests_properties(mcp_http_interop_ts_sdk mcp_http_interop_inspector
+                       mcp_http_interop_ts_sdk_bearer PROPERTIES
     SKIP_RETURN_CODE 77 TIMEOUT 600 LABELS interop)
 endif()

@@ -4,6 +4,8 @@
 #   run.sh ts-sdk    DEMO_SERVER   # @modelcontextprotocol/sdk client over HTTP and stdio: list,
 #                                  # call, progress, tasks
 #   run.sh inspector DEMO_SERVER   # MCP Inspector CLI: tools/list and tools/call
+#   run.sh ts-sdk-bearer DEMO_SERVER  # the SDK client with JWT bearer tokens against the demo as
+#                                  # a protected resource (keys and tokens: tests/support/jwt.sh)
 #
 # The npm packages are pinned by package.json + package-lock.json beside this script and
 # installed once (npm ci) into ${MCP_NPM_CACHE:-$HOME/.cache/mcp-cpp-npm}/http-interop-<hash>.
@@ -11,8 +13,8 @@
 # wrong, including a failed install, is a failure.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-mode="${1:?usage: run.sh ts-sdk|inspector DEMO_SERVER}"
-demo="${2:?usage: run.sh ts-sdk|inspector DEMO_SERVER}"
+mode="${1:?usage: run.sh ts-sdk|ts-sdk-bearer|inspector DEMO_SERVER}"
+demo="${2:?usage: run.sh ts-sdk|ts-sdk-bearer|inspector DEMO_SERVER}"
 
 if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
     echo "interop: node/npm not found: SKIPPED"
@@ -40,7 +42,15 @@ cleanup() {
 }
 trap cleanup EXIT
 
-"$demo" --http 127.0.0.1:0 --task-store "$work/tasks.db" 2>"$work/demo.err" </dev/null &
+flags=(--http 127.0.0.1:0 --task-store "$work/tasks.db")
+if [[ "$mode" == ts-sdk-bearer ]]; then
+    # shellcheck source=../support/jwt.sh
+    source "$here/../support/jwt.sh"
+    jwt_keys "$work"
+    flags+=(--jwks "$work/jwks.json" --issuer https://auth.interop --audience https://demo.interop/mcp
+            --scope mcp)
+fi
+"$demo" "${flags[@]}" 2>"$work/demo.err" </dev/null &
 pid=$!
 url=""
 for _ in $(seq 1 100); do
@@ -56,6 +66,13 @@ ts-sdk)
     cp "$here/ts-sdk-client.mjs" "$dir/"  # resolved against the cache's node_modules
     timeout 120 node "$dir/ts-sdk-client.mjs" "$url"
     timeout 120 node "$dir/ts-sdk-client.mjs" --stdio "$demo"
+    ;;
+ts-sdk-bearer)
+    cp "$here/ts-sdk-bearer.mjs" "$dir/"
+    aud=https://demo.interop/mcp
+    timeout 120 node "$dir/ts-sdk-bearer.mjs" "$url" \
+        "$(jwt_token "$work" EdDSA https://auth.interop "$aud" mcp)" \
+        "$(jwt_token "$work" RS256 https://auth.interop "$aud" "mcp demo.admin")"
     ;;
 inspector)
     export CI=true HOME="$work/home"

@@ -1,0 +1,23 @@
+# mcp::auth: key sets and the JWT verifier (tokens signed here with OpenSSL), and the HTTP
+# server as a protected resource over 127.0.0.1.
+find_package(OpenSSL 3 REQUIRED)
+mcp_add_test(mcp_auth_tests
+  auth/auth_test.cpp
+  auth/protected_resource_test.cpp
+)
+target_link_libraries(mcp_auth_tests PRIVATE mcp::auth mcp::http OpenSSL::Crypto)
+target_include_directories(mcp_auth_tests PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}
+                                                  ${CMAKE_CURRENT_SOURCE_DIR}/http
+                                                  ${PROJECT_SOURCE_DIR}/src)
+
+if(MCP_BUILD_EXAMPLES)
+  # The demo binary started as a protected resource.
+  mcp_add_test(mcp_auth_demo_tests auth/demo_auth_test.cpp)
+  target_link_libraries(mcp_auth_demo_tests PRIVATE mcp::auth mcp::http OpenSSL::Crypto)
+  target_include_directories(mcp_auth_demo_tests PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}
+                                                         ${CMAKE_CURRENT_SOURCE_DIR}/http
+                                                         ${PROJECT_SOURCE_DIR}/src)
+  target_compile_definitions(mcp_auth_demo_tests PRIVATE
+    MCP_DEMO_SERVER="$<TARGET_FILE:demo_server>")
+  add_dependencies(mcp_auth_demo_tests demo_server)
+endif()

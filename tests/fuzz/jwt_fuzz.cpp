@@ -1,0 +1,43 @@
+// Bearer token checks (mcp/auth.hpp): the first byte picks what the rest is. 'K': a JWKS
+// document for key_set::parse; anything else: a token for a jwt_verifier whose keys are the
+// fixed set below (the seed corpus holds tokens those keys really signed, so mutations reach
+// the claims checks too). Nothing may crash, hang or leak; a verdict is either a principal or a
+// reason.
+#include <mcp/auth.hpp>
+
+#include <cstdint>
+#include <cstdlib>
+#include <stdexcept>
+#include <string_view>
+
+namespace {
+
+constexpr std::string_view keys =
+    R"({"keys":[{"kty":"OKP","crv":"Ed25519","x":"swmx882D2OhXKupwc0u6e6CpDhfgEweVSQrRO1u2Kg8","kid":"fz-ed","alg":"EdDSA","use":"sig"},{"kty":"EC","crv":"P-256","x":"VMeehJmvNLx8Z1Jt35BV53iWzjTDqKo2VLenDqI1NZY","y":"VIAy9ydC40cIsM7jPD2ovFnIcpjDzBdGhPU1oi3AIHQ","kid":"fz-es","alg":"ES256","use":"sig"}]})";
+
+const mcp::auth::jwt_verifier& verifier() {
+  static const mcp::auth::jwt_verifier v({.issuer = "https://auth.fuzz",
+                                          .audience = "https://mcp.fuzz/mcp",
+                                          .keys = {.location = std::string(keys)},
+                                          .cache_entries = 64});
+  return v;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  if (size == 0) return 0;
+  const std::string_view rest(reinterpret_cast<const char*>(data) + 1, size - 1);
+  if (data[0] == 'K') {
+    try {
+      const auto set = mcp::auth::key_set::parse(rest);
+      (void)set.find("ES256", "");
+    } catch (const std::invalid_argument&) {
+    }
+    return 0;
+  }
+  const auto verdict = verifier().verify(rest);
+  if (verdict.who.has_value() == !verdict.reason.empty()) std::abort();
+  if (verdict.who && verdict.who->subject.empty()) std::abort();
+  return 0;
+}
