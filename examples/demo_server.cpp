@@ -12,14 +12,18 @@
 //                                    for AUD (this server's URI), signed by those keys; each
 //                                    --scope is required of every request (unlock_admin also
 //                                    needs demo.admin)
+//   demo_server --policy FILE        a tool policy (mcp/policy.hpp), reloaded when the file changes
+//   demo_server --audit FILE         one JSON line per tool call (mcp/audit.hpp)
 //
 // Tools: echo (the benchmark tool), forecast (typed, structured output), make_image,
 // make_audio, embedded_resource, related_links, slow_count (progress and cancellation),
 // fail (a tool error), unlock_admin (enables the hidden admin.stats tool at runtime); tasks:
 // slow_task (run again if a restart cut it off), must_task (task only), failing_task,
 // elicit_task (input_required).
+#include <mcp/audit.hpp>
 #include <mcp/auth.hpp>
 #include <mcp/http_server.hpp>
+#include <mcp/policy.hpp>
 #include <mcp/server.hpp>
 
 #include <atomic>
@@ -324,6 +328,8 @@ int main(int argc, char** argv) {
   bool rate_limited = true;
   mcp::auth::jwt_options jwt;
   std::vector<std::string> required_scopes;
+  std::string policy_file;
+  std::string audit_file;
   for (int i = 1; i < argc; ++i) {
     const std::string_view a = argv[i];
     if (a == "--page-size" && i + 1 < argc) {
@@ -352,6 +358,10 @@ int main(int argc, char** argv) {
       jwt.audience = argv[++i];
     } else if (a == "--scope" && i + 1 < argc) {
       required_scopes.emplace_back(argv[++i]);
+    } else if (a == "--policy" && i + 1 < argc) {
+      policy_file = argv[++i];
+    } else if (a == "--audit" && i + 1 < argc) {
+      audit_file = argv[++i];
     } else if (a == "--help" || a == "-h") {
       std::fprintf(
           stderr,
@@ -360,7 +370,8 @@ int main(int argc, char** argv) {
           "                    [--keep-alive-timeout-ms N]] [--page-size N] [--no-rate-limit]\n"
           "                   [--task-store FILE|:memory:]  (default: "
           "$XDG_STATE_HOME/mcp-cpp-demo/tasks.db)\n"
-          "                   [--jwks FILE|URL --issuer ISS --audience AUD [--scope S]...]\n");
+          "                   [--jwks FILE|URL --issuer ISS --audience AUD [--scope S]...]\n"
+          "                   [--policy FILE] [--audit FILE]\n");
       return 0;
     } else {
       std::fprintf(stderr, "demo_server: unknown argument %s (try --help)\n", argv[i]);
@@ -400,6 +411,33 @@ int main(int argc, char** argv) {
                                       "structured data; slow_count reports progress.",
                       .page_size = page_size == 0 ? 100 : page_size,
                       .task_store = std::move(tasks)});
+  try {
+    if (!audit_file.empty()) {
+      server.use(mcp::audit({.sink = mcp::audit_file({.path = audit_file})}));
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "demo_server: %s\n", e.what());
+    return 2;
+  }
+  if (!policy_file.empty()) {
+    auto policy = mcp::tool_policy::from_file(
+        policy_file, {.watch = true,
+                      .on_change =
+                          [&server] {
+                            std::fprintf(stderr, "demo_server: policy reloaded\n");
+                            server.notify_tools_changed();
+                          },
+                      .on_error =
+                          [](const mcp::error& e) {
+                            std::fprintf(stderr, "demo_server: policy not reloaded: %s\n",
+                                         e.message.c_str());
+                          }});
+    if (!policy) {
+      std::fprintf(stderr, "demo_server: %s\n", policy.error().message.c_str());
+      return 2;
+    }
+    server.use(*policy);
+  }
   if (rate_limited) server.use(mcp::rate_limit({.per_second = 1000, .burst = 2000}));
   server.use(mcp::concurrency_limit(64));
   server.use(mcp::deadline(std::chrono::seconds(120)));

@@ -26,7 +26,7 @@ class rate_limiter final : public call_interceptor {
         std::find(opts_.tools.begin(), opts_.tools.end(), call.tool_name()) == opts_.tools.end()) {
       return next();
     }
-    std::string key = call.caller().subject;
+    std::string key = call.caller().key();
     if (opts_.per_tool) {
       key += '\n';
       key += call.tool_name();
@@ -281,6 +281,9 @@ class access_controller final : public call_interceptor {
       return;
     }
     next();
+  }
+  [[nodiscard]] bool visible(const principal& who, const tool_spec& tool) const override {
+    return allow_(who, tool.name);
   }
 
  private:

@@ -144,6 +144,8 @@ bool server::set_tool_enabled(std::string_view name, bool enabled) {
 
 std::vector<std::string> server::tool_names() const { return core_->tools->names(); }
 
+void server::notify_tools_changed() { core_->tools->changed(); }
+
 std::vector<std::string> server::missing_scopes(std::string_view name, const principal& who) const {
   auto e = core_->tools->find(name);
   return e ? detail::missing_scopes(e->spec.scopes, who) : std::vector<std::string>{};

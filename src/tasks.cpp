@@ -9,6 +9,7 @@
 
 #include "detail/call_state.hpp"
 #include "detail/random.hpp"
+#include "detail/rfc3339.hpp"
 #include "detail/task_store_common.hpp"
 #include "detail/timer.hpp"
 #include "server_core.hpp"
@@ -21,19 +22,6 @@ namespace {
 constexpr std::string_view related_task_key = "io.modelcontextprotocol/related-task";
 
 using sys_clock = std::chrono::system_clock;
-
-/// RFC 3339 in UTC with milliseconds: 2025-11-25T10:30:00.123Z.
-std::string rfc3339(sys_clock::time_point t) {
-  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch());
-  const std::time_t secs = static_cast<std::time_t>(ms.count() / 1000);
-  std::tm tm{};
-  gmtime_r(&secs, &tm);
-  char buf[96];
-  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
-                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-                static_cast<int>(ms.count() % 1000));
-  return buf;
-}
 
 sys_clock::time_point now_ms() {
   return std::chrono::time_point_cast<std::chrono::milliseconds>(sys_clock::now());

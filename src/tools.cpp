@@ -149,6 +149,8 @@ bool tools_feature::remove(std::string_view name) {
   return core_.remove_listed(tools_, list_index_, name);
 }
 
+void tools_feature::changed() { core_.list_changed(list_index_); }
+
 bool tools_feature::set_enabled(std::string_view name, bool enabled) {
   bool changed = false;
   const bool found = tools_.replace(name, [&](const tool_entry& old) {
@@ -188,10 +190,13 @@ std::shared_ptr<const tool_entry> tools_feature::find(std::string_view name) con
 void tools_feature::list(server_session_impl& s, const jsonrpc::request& req) const {
   const auto i = static_cast<std::size_t>(s.session_era());
   const auto who = s.who();
+  const auto pipeline = core_.pipeline();
   answer_list(
       s, req, tools_, "tools",
-      [&who = *who](const tool_entry& e) {
-        return e.enabled && missing_scopes(e.spec.scopes, who).empty();
+      [&who = *who, &pipeline = *pipeline](const tool_entry& e) {
+        if (!e.enabled || !missing_scopes(e.spec.scopes, who).empty()) return false;
+        return std::all_of(pipeline.begin(), pipeline.end(),
+                           [&](const auto& x) { return x->visible(who, e.spec); });
       },
       [i](const tool_entry& e) { return e.wire[i].size(); },
       [i](std::string& out, const tool_entry& e) { out += e.wire[i]; });

@@ -76,6 +76,8 @@ class tools_feature final : public feature,
   /// Validates the spec, compiles its schemas and adds it. Throws std::invalid_argument.
   void add(tool_spec spec, async_tool_handler handler);
   bool remove(std::string_view name);
+  /// Tells initialized sessions that tools/list may have changed (debounced).
+  void changed();
   bool set_enabled(std::string_view name, bool enabled);
   [[nodiscard]] std::vector<std::string> names() const;
   /// True when a registered tool declares task support (optional or required).

@@ -6,6 +6,8 @@ mcp_add_test(mcp_core_tests
   unit/jsonrpc_test.cpp
   unit/server_test.cpp
   unit/pipeline_test.cpp
+  unit/policy_test.cpp
+  unit/audit_test.cpp
   unit/typed_tool_test.cpp
   unit/typed_tool_seed_test.cpp
   unit/tool_test.cpp

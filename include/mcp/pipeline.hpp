@@ -44,6 +44,8 @@ class tool_call {
   explicit tool_call(std::shared_ptr<detail::call_state> s) noexcept : state_(std::move(s)) {}
 
   [[nodiscard]] const std::string& tool_name() const noexcept;
+  /// The called tool's declaration (annotations, scopes, ...).
+  [[nodiscard]] const tool_spec& tool() const noexcept;
   /// The arguments (an object; `{}` when the client sent none).
   [[nodiscard]] const json::object& arguments() const noexcept;
   [[nodiscard]] const principal& caller() const noexcept;
@@ -55,6 +57,9 @@ class tool_call {
   void fail(error e) const;
   /// True once the call was finished or failed.
   [[nodiscard]] bool finished() const noexcept;
+  /// True once every interceptor passed the call on (input validation and the handler come
+  /// next); a call finished before that was refused by an interceptor.
+  [[nodiscard]] bool passed_interceptors() const noexcept;
   /// Adds a filter that may inspect or rewrite the result before it is sent. The filter object
   /// is destroyed when the call ends, whatever its outcome: state captured in it is released
   /// then (a concurrency slot, a timer).
@@ -75,6 +80,14 @@ class call_interceptor {
  public:
   virtual ~call_interceptor() = default;
   virtual void intercept(const tool_call& call, const std::function<void()>& next) = 0;
+  /// Whether `who` sees `tool` in tools/list. An interceptor that refuses some callers a tool
+  /// whatever the arguments (access control, a policy) says so here, so that a caller sees
+  /// only what it may call. Default: true. Must be fast and thread-safe.
+  [[nodiscard]] virtual bool visible(const principal& who, const tool_spec& tool) const {
+    (void)who;
+    (void)tool;
+    return true;
+  }
 };
 
 /// Token-bucket rate limit keyed by the caller's principal (and by tool when `per_tool`).
@@ -108,7 +121,8 @@ struct output_limit_options {
 /// A result that breaks a limit becomes `isError: true` naming the limit.
 [[nodiscard]] std::shared_ptr<call_interceptor> output_limits(output_limit_options opts = {});
 
-/// Denies calls for which `allow(principal, tool_name)` is false, with `isError: true`.
+/// Denies calls for which `allow(principal, tool_name)` is false, with `isError: true`, and
+/// hides those tools from that caller's tools/list.
 [[nodiscard]] std::shared_ptr<call_interceptor> access_control(
     std::function<bool(const principal&, std::string_view tool)> allow);
 

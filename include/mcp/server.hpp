@@ -142,6 +142,10 @@ class server {
   /// Enables or disables a tool (disabled tools are not listed and cannot be called); false if
   /// there is no such tool.
   bool set_tool_enabled(std::string_view name, bool enabled);
+  /// Sends `notifications/tools/list_changed` (debounced) to initialized sessions although no
+  /// tool was added or removed: what callers may see changed (a policy was reloaded).
+  /// Thread-safe.
+  void notify_tools_changed();
   /// Names of the registered tools, in registration order.
   [[nodiscard]] std::vector<std::string> tool_names() const;
   /// The scopes of tool `name` (`tool_spec::scopes`) that `who` lacks: empty when `who` may

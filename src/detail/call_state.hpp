@@ -122,6 +122,8 @@ class call_state final : public inbound_request, public std::enable_shared_from_
     task_request.reset();
   }
   [[nodiscard]] bool done() const noexcept { return done_.load(std::memory_order_acquire); }
+  /// Whether the last interceptor called `next` (see `advance`).
+  [[nodiscard]] bool passed_interceptors() const noexcept { return step_.load() > chain_->size(); }
 
   void add_filter(std::function<void(call_tool_result&)> f) {
     std::lock_guard lock(mu_);

@@ -171,6 +171,9 @@ TEST(pipeline, access_control_by_principal) {
   EXPECT_TRUE(is_tool_error(denied));
   EXPECT_NE(first_text(denied).find("Access denied"), std::string::npos);
   EXPECT_FALSE(is_tool_error(ops.call("tools/call", object{{"name", "admin"}})));
+  // A caller sees only what it may call.
+  EXPECT_EQ(guest.call("tools/list").at("result").at("tools").as_array().size(), 0U);
+  EXPECT_EQ(ops.call("tools/list").at("result").at("tools").at(0).at("name"), "admin");
 }
 
 TEST(pipeline, custom_interceptors_run_in_order_and_filter_results) {

@@ -1,0 +1,158 @@
+// The audit interceptor and its rotating file sink (mcp/audit.hpp).
+#include <mcp/audit.hpp>
+#include <mcp/json.hpp>
+
+#include <chrono>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+
+#include "detail/call_state.hpp"
+#include "detail/rfc3339.hpp"
+#include "detail/sha256.hpp"
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace mcp {
+namespace {
+
+/// One call's line, written when the last reference goes: after the result filters ran (the
+/// filter holding it is destroyed then), or without a result (a JSON-RPC error, a cancel).
+class record {
+ public:
+  record(const audit_options& o, const tool_call& call)
+      : sink_(o.sink), started_(std::chrono::steady_clock::now()) {
+    const auto& who = call.caller();
+    line_["time"] = detail::rfc3339(std::chrono::system_clock::now());
+    line_["subject"] = who.subject;
+    if (!who.issuer.empty()) line_["issuer"] = who.issuer;
+    if (!who.client_id.empty()) line_["client_id"] = who.client_id;
+    line_["tool"] = call.tool_name();
+    if (o.arguments == audit_arguments::digest) {
+      line_["arguments_sha256"] = detail::sha256_hex(to_json_string(call.arguments()));
+    } else if (o.arguments == audit_arguments::full) {
+      line_["arguments"] = call.arguments();
+    }
+    if (const auto task = call.context().task_id(); !task.empty()) line_["task"] = task;
+  }
+  record(const record&) = delete;
+  record& operator=(const record&) = delete;
+
+  /// The call ended with `r`; `refused` when an interceptor finished it.
+  void result(const call_tool_result& r, bool refused) {
+    outcome_ = !r.is_error ? "ok" : refused ? "denied" : "tool_error";
+    if (r.is_error) {
+      for (const auto& c : r.content) {
+        const auto* text = c.is_object() ? c.get_object().if_contains("text") : nullptr;
+        if (text != nullptr && text->is_string()) {
+          const std::string_view t = text->get_string();
+          message_ = std::string(t.substr(0, 500));
+          break;
+        }
+      }
+    }
+  }
+
+  ~record() {
+    try {
+      line_["outcome"] = outcome_;
+      if (!message_.empty()) line_["message"] = message_;
+      line_["duration_ms"] =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started_)
+              .count();
+      sink_(to_json_string(line_));
+    } catch (...) {  // the sink must not throw; a line lost is all that can happen
+    }
+  }
+
+ private:
+  std::function<void(std::string_view)> sink_;
+  std::chrono::steady_clock::time_point started_;
+  json::object line_;
+  std::string outcome_ = "error";
+  std::string message_;
+};
+
+class auditor final : public call_interceptor {
+ public:
+  explicit auditor(audit_options o) : opts_(std::move(o)) {}
+
+  void intercept(const tool_call& call, const std::function<void()>& next) override {
+    auto rec = std::make_shared<record>(opts_, call);
+    // The filter runs inside this call's completion, so the raw state is alive then; holding
+    // the call itself would keep it alive through its own filter.
+    const detail::call_state* state = detail::tool_call_access::state(call).get();
+    call.on_result(
+        [rec, state](call_tool_result& r) { rec->result(r, !state->passed_interceptors()); });
+    next();
+  }
+
+ private:
+  audit_options opts_;
+};
+
+class file_sink {
+ public:
+  explicit file_sink(audit_file_options o) : opts_(std::move(o)) {
+    if (opts_.keep == 0) opts_.keep = 1;
+    open();
+    if (fd_ < 0) throw std::runtime_error("audit: cannot open " + opts_.path.string());
+  }
+  ~file_sink() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  file_sink(const file_sink&) = delete;
+  file_sink& operator=(const file_sink&) = delete;
+
+  void write(std::string_view line) {
+    std::lock_guard lock(mu_);
+    if (fd_ >= 0 && size_ > 0 && size_ + line.size() + 1 > opts_.max_bytes) rotate();
+    if (fd_ < 0) return;
+    std::string out(line);
+    out.push_back('\n');
+    std::size_t done = 0;
+    while (done < out.size()) {
+      const auto n = ::write(fd_, out.data() + done, out.size() - done);
+      if (n <= 0) return;
+      done += static_cast<std::size_t>(n);
+    }
+    size_ += out.size();
+  }
+
+ private:
+  void open() {
+    fd_ = ::open(opts_.path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+    size_ = fd_ >= 0 ? static_cast<std::size_t>(::lseek(fd_, 0, SEEK_END)) : 0;
+  }
+  void rotate() {
+    ::close(fd_);
+    fd_ = -1;
+    const auto name = [this](std::size_t i) {
+      return i == 0 ? opts_.path
+                    : std::filesystem::path(opts_.path.string() + "." + std::to_string(i));
+    };
+    std::error_code ec;
+    std::filesystem::remove(name(opts_.keep), ec);
+    for (std::size_t i = opts_.keep; i > 0; --i) std::filesystem::rename(name(i - 1), name(i), ec);
+    open();
+  }
+
+  audit_file_options opts_;
+  std::mutex mu_;
+  int fd_ = -1;
+  std::size_t size_ = 0;
+};
+
+}  // namespace
+
+std::shared_ptr<call_interceptor> audit(audit_options opts) {
+  if (!opts.sink) throw std::invalid_argument("audit: the sink is empty");
+  return std::make_shared<auditor>(std::move(opts));
+}
+
+std::function<void(std::string_view)> audit_file(audit_file_options opts) {
+  auto sink = std::make_shared<file_sink>(std::move(opts));
+  return [sink](std::string_view line) { sink->write(line); };
+}
+
+}  // namespace mcp
