@@ -3,6 +3,7 @@
 #include <mcp/json.hpp>
 
 #include <chrono>
+#include <cstdio>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -17,23 +18,26 @@ namespace mcp {
 namespace {
 
 /// One call's line, written when the last reference goes: after the result filters ran (the
-/// filter holding it is destroyed then), or without a result (a JSON-RPC error, a cancel).
+/// filter holding it is destroyed then), or without a result (a JSON-RPC error, a cancel). The
+/// line is written as text as it goes (one buffer, no DOM).
 class record {
  public:
   record(const audit_options& o, const tool_call& call)
       : sink_(o.sink), started_(std::chrono::steady_clock::now()) {
     const auto& who = call.caller();
-    line_["time"] = detail::rfc3339(std::chrono::system_clock::now());
-    line_["subject"] = who.subject;
-    if (!who.issuer.empty()) line_["issuer"] = who.issuer;
-    if (!who.client_id.empty()) line_["client_id"] = who.client_id;
-    line_["tool"] = call.tool_name();
+    line_.reserve(256);
+    member("time", detail::rfc3339(std::chrono::system_clock::now()));
+    member("subject", who.subject);
+    if (!who.issuer.empty()) member("issuer", who.issuer);
+    if (!who.client_id.empty()) member("client_id", who.client_id);
+    member("tool", call.tool_name());
     if (o.arguments == audit_arguments::digest) {
-      line_["arguments_sha256"] = detail::sha256_hex(to_json_string(call.arguments()));
+      member("arguments_sha256", detail::sha256_hex(to_json_string(call.arguments())));
     } else if (o.arguments == audit_arguments::full) {
-      line_["arguments"] = call.arguments();
+      line_ += R"(,"arguments":)";
+      line_ += to_json_string(call.arguments());
     }
-    if (const auto task = call.context().task_id(); !task.empty()) line_["task"] = task;
+    if (const auto task = call.context().task_id(); !task.empty()) member("task", task);
   }
   record(const record&) = delete;
   record& operator=(const record&) = delete;
@@ -41,35 +45,43 @@ class record {
   /// The call ended with `r`; `refused` when an interceptor finished it.
   void result(const call_tool_result& r, bool refused) {
     outcome_ = !r.is_error ? "ok" : refused ? "denied" : "tool_error";
-    if (r.is_error) {
-      for (const auto& c : r.content) {
-        const auto* text = c.is_object() ? c.get_object().if_contains("text") : nullptr;
-        if (text != nullptr && text->is_string()) {
-          const std::string_view t = text->get_string();
-          message_ = std::string(t.substr(0, 500));
-          break;
-        }
+    if (!r.is_error) return;
+    for (const auto& c : r.content) {
+      const auto* text = c.is_object() ? c.get_object().if_contains("text") : nullptr;
+      if (text != nullptr && text->is_string()) {
+        message_ = std::string(std::string_view(text->get_string()).substr(0, 500));
+        break;
       }
     }
   }
 
   ~record() {
     try {
-      line_["outcome"] = outcome_;
-      if (!message_.empty()) line_["message"] = message_;
-      line_["duration_ms"] =
-          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started_)
-              .count();
-      sink_(to_json_string(line_));
+      member("outcome", outcome_);
+      if (!message_.empty()) member("message", message_);
+      const auto ms =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started_);
+      char buf[48];
+      std::snprintf(buf, sizeof buf, R"(,"duration_ms":%.3f})", ms.count());
+      line_ += buf;
+      sink_(line_);
     } catch (...) {  // the sink must not throw; a line lost is all that can happen
     }
   }
 
  private:
+  void member(std::string_view name, std::string_view value) {
+    line_.push_back(line_.empty() ? '{' : ',');
+    line_.push_back('"');
+    line_ += name;
+    line_ += "\":";
+    append_json_string(line_, value);
+  }
+
   std::function<void(std::string_view)> sink_;
   std::chrono::steady_clock::time_point started_;
-  json::object line_;
-  std::string outcome_ = "error";
+  std::string line_;
+  std::string_view outcome_ = "error";
   std::string message_;
 };
 

@@ -211,10 +211,59 @@ class output_limiter final : public call_interceptor {
   static std::optional<std::string> check_string(json::object& o, std::string_view key,
                                                  const output_limit_options& opts) {
     auto* v = o.if_contains(key);
-    if (!v || !v->is_string() || valid_utf8(v->get_string())) return std::nullopt;
-    if (!opts.repair_utf8) return std::string(key) + " is not valid UTF-8";
-    *v = repair_utf8(v->get_string());
+    if (!v || !v->is_string()) return std::nullopt;
+    if (!valid_utf8(v->get_string())) {
+      if (!opts.repair_utf8) return std::string(key) + " is not valid UTF-8";
+      *v = repair_utf8(v->get_string());
+    }
+    if (opts.strip_control_sequences) {
+      if (auto clean = strip_controls(v->get_string())) *v = *clean;
+    }
     return std::nullopt;
+  }
+
+  /// `s` without escape sequences and control characters (see output_limit_options), or
+  /// nullopt when it has none. `s` is valid UTF-8.
+  static std::optional<std::string> strip_controls(std::string_view s) {
+    auto is_control = [](unsigned char c) {
+      return (c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f;
+    };
+    auto c1_at = [&](std::size_t i) {  // U+0080-U+009F are C2 80-9F in UTF-8
+      return static_cast<unsigned char>(s[i]) == 0xc2 && i + 1 < s.size() &&
+             static_cast<unsigned char>(s[i + 1]) >= 0x80 &&
+             static_cast<unsigned char>(s[i + 1]) <= 0x9f;
+    };
+    std::size_t i = 0;
+    while (i < s.size() && !is_control(static_cast<unsigned char>(s[i])) && !c1_at(i)) ++i;
+    if (i == s.size()) return std::nullopt;
+    std::string out(s.substr(0, i));
+    while (i < s.size()) {
+      const auto c = static_cast<unsigned char>(s[i]);
+      if (c1_at(i)) {
+        i += 2;
+      } else if (c == 0x1b && i + 1 < s.size() && s[i + 1] == '[') {  // CSI: params, final byte
+        i += 2;
+        while (i < s.size() && (static_cast<unsigned char>(s[i]) < 0x40 ||
+                                static_cast<unsigned char>(s[i]) > 0x7e)) {
+          ++i;
+        }
+        if (i < s.size()) ++i;
+      } else if (c == 0x1b && i + 1 < s.size() && s[i + 1] == ']') {  // OSC: to BEL or ST
+        i += 2;
+        while (i < s.size() && s[i] != '\a' &&
+               !(s[i] == '\x1b' && i + 1 < s.size() && s[i + 1] == '\\')) {
+          ++i;
+        }
+        if (i < s.size()) i += s[i] == '\a' ? 1U : 2U;
+      } else if (c == 0x1b) {  // ESC and the character after it
+        i += i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) < 0x80 ? 2U : 1U;
+      } else if (is_control(c)) {
+        ++i;
+      } else {
+        out.push_back(s[i++]);
+      }
+    }
+    return out;
   }
 
   static std::optional<std::string> check_binary(const json::object& o, std::string_view data_key,

@@ -120,7 +120,7 @@ void server_core::notify_list(std::size_t k) {
 server::server(server_options opts)
     : core_(std::make_shared<detail::server_core>(std::move(opts))) {
   // Output sanitisation is a server MUST (tools "Security Considerations"): on by default.
-  core_->add_interceptor(output_limits());
+  core_->add_interceptor(output_limits(core_->opts.output));
 }
 
 server::~server() = default;

@@ -2,6 +2,8 @@
 // decode, validate, encode), the same behind the interceptors the demo server runs, a tools/call
 // run on the handler pool, and a tools/list page out of 10,000 registered tools. The counter
 // `allocs` is the number of heap allocations (global operator new) per iteration.
+#include <mcp/audit.hpp>
+#include <mcp/policy.hpp>
 #include <mcp/server.hpp>
 #include <mcp/transport/memory.hpp>
 
@@ -111,6 +113,28 @@ void tools_call_inline_demo_pipeline(benchmark::State& state) {
   call_echo(state, s);
 }
 BENCHMARK(tools_call_inline_demo_pipeline);
+
+/// The same limits written as a policy (mcp/policy.hpp), with a role check and a rate.
+void tools_call_inline_policy(benchmark::State& state) {
+  mcp::server s;
+  s.use(mcp::tool_policy::create(*mcp::parse_policy(R"({
+    "defaults": {"max_concurrent": 64, "deadline_ms": 120000, "rate": {"per_second": 1e9}},
+    "tools": {"admin.*": {"roles": ["ops"]}}
+  })")));
+  add_echo(s, true);
+  call_echo(state, s);
+}
+BENCHMARK(tools_call_inline_policy);
+
+/// An audit line per call (SHA-256 of the arguments) to a sink that keeps only the last one.
+void tools_call_inline_audit(benchmark::State& state) {
+  mcp::server s;
+  auto last = std::make_shared<std::string>();
+  s.use(mcp::audit({.sink = [last](std::string_view line) { last->assign(line); }}));
+  add_echo(s, true);
+  call_echo(state, s);
+}
+BENCHMARK(tools_call_inline_audit);
 
 void tools_call_on_pool(benchmark::State& state) {
   mcp::server s;

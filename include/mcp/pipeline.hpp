@@ -117,6 +117,11 @@ struct output_limit_options {
   std::size_t max_bytes = std::size_t{4} << 20U;  ///< serialized content + structuredContent
   bool repair_utf8 = true;   ///< replace invalid UTF-8 in text with U+FFFD (else: error)
   bool check_binary = true;  ///< image/audio/blob must be valid base64 with a type/subtype mimeType
+  /// Remove from text (text blocks and embedded text resources) what a terminal or a log viewer
+  /// would act on instead of showing: escape sequences (CSI `ESC [ … final`, OSC `ESC ] … BEL`
+  /// or `ESC \`, and two-character ones), other C0 controls except tab, line feed and carriage
+  /// return, DEL, and C1 controls (U+0080–U+009F). structuredContent is data and stays as is.
+  bool strip_control_sequences = true;
 };
 /// A result that breaks a limit becomes `isError: true` naming the limit.
 [[nodiscard]] std::shared_ptr<call_interceptor> output_limits(output_limit_options opts = {});

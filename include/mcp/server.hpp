@@ -77,6 +77,10 @@ struct server_options {
   std::size_t max_tasks_per_owner = 1000;  ///< unfinished tasks one requestor may have at once
   /// Where task handlers run (e.g. your own job runner); default: `handler_executor`.
   std::shared_ptr<executor> task_executor{};
+  /// The output checks and sanitisation every tool result goes through (mcp/pipeline.hpp
+  /// `output_limits`), always installed first: size, UTF-8, base64 and MIME types, control
+  /// sequences in text. Each rule can be turned off here.
+  output_limit_options output{};
 };
 
 class server_session;

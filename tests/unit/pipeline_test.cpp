@@ -140,6 +140,35 @@ TEST(pipeline, output_limits_sanitise_and_reject) {
   EXPECT_NE(first_text(mime).find("mimeType"), std::string::npos);
 }
 
+TEST(pipeline, output_limits_strip_terminal_control_sequences_from_text) {
+  using namespace std::string_literals;  // the text holds a NUL
+  const std::string hostile =
+      "red \x1b[31mALERT\x1b[0m title\x1b]0;pwned\x07 link\x1b]8;;http://x\x1b\\ bell\x07 "
+      "nul\x00 del\x7f c1\xc2\x9b"
+      "2J reset\x1b"
+      "c tab\tnewline\nend"s;
+  const std::string clean = "red ALERT title link bell nul del c12J reset tab\tnewline\nend";
+  for (const bool strip : {true, false}) {
+    mcp::server s({.output = {.strip_control_sequences = strip}});
+    s.add_tool({.name = "t", .description = "d"}, [&](mcp::tool_context&, const object&) {
+      mcp::call_tool_result r;
+      r.content.push_back(mcp::text_content(hostile));
+      r.content.push_back(object{{"type", "resource"},
+                                 {"resource", object{{"uri", "mem://x"}, {"text", hostile}}}});
+      r.structured_content = object{{"raw", hostile}};  // data: left as it is
+      return r;
+    });
+    wire w(s);
+    w.initialize();
+    auto r = w.call("tools/call", object{{"name", "t"}});
+    EXPECT_FALSE(is_tool_error(r));
+    EXPECT_EQ(first_text(r), strip ? clean : hostile);
+    EXPECT_EQ(std::string(r.at("result").at("content").at(1).at("resource").at("text").as_string()),
+              strip ? clean : hostile);
+    EXPECT_EQ(std::string(r.at("result").at("structuredContent").at("raw").as_string()), hostile);
+  }
+}
+
 TEST(pipeline, output_size_limit) {
   mcp::server s;
   s.use(mcp::output_limits({.max_bytes = 100}));
