@@ -11,8 +11,10 @@
 //     caller's principal carries the issuer, subject, client id, scopes and every claim.
 //     Verified tokens are remembered until they expire, so a client that sends the same token
 //     with every request pays for the signature once.
+//   - `auth::introspection_verifier`: opaque tokens checked with the authorization server's
+//     introspection endpoint (RFC 7662), answers cached for a bounded time.
 //
-// A `jwt_verifier` is a `token_verifier` (mcp/http_server.hpp).
+// Both are `token_verifier`s (mcp/http_server.hpp).
 //
 // Example:
 //
@@ -114,6 +116,49 @@ class jwt_verifier {
   /// Loads the keys now (e.g. at start-up, to fail early). Throws `std::runtime_error` with the
   /// reason when they cannot be loaded.
   void load_keys() const;
+
+ private:
+  struct impl;
+  std::shared_ptr<impl> impl_;
+};
+
+/// How opaque tokens are checked with the authorization server (RFC 7662).
+struct introspection_options {
+  /// The introspection endpoint: `https://` (`http://` only for a loopback host).
+  std::string endpoint{};
+  /// This resource's credentials at the authorization server (HTTP Basic); both empty: none.
+  std::string client_id{};
+  std::string client_secret{};
+  /// When set, an answer's `iss`, if it has one, must be exactly this, and the principal's
+  /// issuer is this.
+  std::string issuer{};
+  std::string audience{};  ///< required: an active token's `aud` must hold it
+  std::chrono::seconds clock_skew{60};
+  /// An active answer is remembered this long at most (and never past the token's `exp`), so
+  /// a revoked token stops working within this time.
+  std::chrono::seconds cache_for{60};
+  std::chrono::milliseconds timeout{5000};  ///< per introspection request
+  std::size_t max_token_bytes = 8192;
+  std::size_t cache_entries = 10000;
+};
+
+/// Verifies opaque (or any) tokens by asking the authorization server: `POST endpoint` with
+/// `token=…&token_type_hint=access_token`; an answer with `"active": true` is then checked like
+/// a JWT's claims (issuer, audience, expiry, subject; scopes from `scope`). Copies share the
+/// cache.
+///
+/// Thread-safety: `verify` may be called from any thread at once; an uncached token costs one
+/// request to the endpoint on the calling thread.
+class introspection_verifier {
+ public:
+  /// Throws `std::invalid_argument` when `endpoint` or `audience` is empty or the endpoint is
+  /// not a URL that may be used.
+  explicit introspection_verifier(introspection_options opts);
+
+  /// The caller the token names, or why it is refused (never throws: an endpoint that cannot
+  /// be reached refuses the token and says so).
+  [[nodiscard]] token_verdict verify(std::string_view token) const;
+  [[nodiscard]] token_verdict operator()(std::string_view token) const { return verify(token); }
 
  private:
   struct impl;

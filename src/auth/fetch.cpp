@@ -49,11 +49,16 @@ target parse_target(std::string_view url) {
 }
 
 template <class Stream>
-std::string exchange(Stream& stream, const target& t, std::size_t max_bytes) {
-  http::request<http::empty_body> req{http::verb::get, t.path, 11};
+std::string exchange(Stream& stream, const target& t, const http_call& call,
+                     std::size_t max_bytes) {
+  http::request<http::string_body> req{http::string_to_verb(call.method), t.path, 11};
   req.set(http::field::host, t.host);
-  req.set(http::field::accept, "application/json, application/jwk-set+json");
   req.set(http::field::user_agent, "mcp-cpp");
+  for (const auto& [name, value] : call.headers) req.set(name, value);
+  if (!call.body.empty() || call.method == "POST") {
+    req.body() = call.body;
+    req.prepare_payload();
+  }
   http::write(stream, req);
   beast::flat_buffer buffer;
   http::response_parser<http::string_body> parser;
@@ -98,7 +103,7 @@ std::optional<std::string> unusable_url(std::string_view url) {
   try {
     const auto t = parse_target(url);
     if (!t.tls && !loopback_host(t.host)) {
-      return "the JWKS URL must be https (http only for a loopback host): " + std::string(url);
+      return "the URL must be https (http only for a loopback host): " + std::string(url);
     }
     return std::nullopt;
   } catch (const std::exception& e) {
@@ -108,6 +113,12 @@ std::optional<std::string> unusable_url(std::string_view url) {
 
 std::string fetch_url(const std::string& url, std::chrono::milliseconds timeout,
                       std::size_t max_bytes) {
+  return http_exchange(url, {.headers = {{"Accept", "application/json, application/jwk-set+json"}}},
+                       timeout, max_bytes);
+}
+
+std::string http_exchange(const std::string& url, const http_call& call,
+                          std::chrono::milliseconds timeout, std::size_t max_bytes) {
   if (auto why = unusable_url(url)) throw std::runtime_error(*why);
   const auto t = parse_target(url);
   net::io_context ioc;
@@ -119,7 +130,7 @@ std::string fetch_url(const std::string& url, std::chrono::milliseconds timeout,
     if (!t.tls) {
       tcp::socket sock(ioc);
       connect_within(ioc, sock, endpoints, timeout);
-      auto body = exchange(sock, t, max_bytes);
+      auto body = exchange(sock, t, call, max_bytes);
       sock.shutdown(tcp::socket::shutdown_both, ec);
       return body;
     }
@@ -135,7 +146,7 @@ std::string fetch_url(const std::string& url, std::chrono::milliseconds timeout,
     stream.set_verify_callback(net::ssl::host_name_verification(t.host));
     connect_within(ioc, stream.next_layer(), endpoints, timeout);
     stream.handshake(net::ssl::stream_base::client);
-    auto body = exchange(stream, t, max_bytes);
+    auto body = exchange(stream, t, call, max_bytes);
     stream.shutdown(ec);
     return body;
   } catch (const boost::system::system_error& e) {

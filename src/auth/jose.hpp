@@ -6,10 +6,15 @@
 #include <mcp/auth.hpp>
 
 #include <chrono>
+#include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include <openssl/evp.h>
 
@@ -37,6 +42,51 @@ namespace detail {
 /// Checks `sig` over `input` with `k` for algorithm `alg` (which the key fits). Never throws.
 [[nodiscard]] bool verify_signature(const key_set::key& k, std::string_view alg,
                                     std::string_view input, std::string_view sig);
+
+/// What a token's claims (a JWT's payload, an introspection answer) must satisfy.
+struct claim_rules {
+  std::string issuer;    ///< required `iss`; empty: any (the principal's issuer is then `iss`)
+  std::string audience;  ///< required among `aud`
+  std::chrono::seconds clock_skew{60};
+  bool require_expiry = true;
+};
+
+/// Checks `claims` and makes the principal (subject, issuer, client id, scopes, claims), or the
+/// reason they are refused; `expires` gets the unix time (with skew) after which the verdict no
+/// longer holds. Never throws (except std::bad_alloc).
+[[nodiscard]] token_verdict check_claims(json::object claims, const claim_rules& rules,
+                                         std::int64_t& expires);
+
+/// Verified tokens, by their text, until they expire: a client sends the same token with every
+/// request. Bounded (cleared of expired entries, then entirely, when full). Thread-safe.
+class verdict_cache {
+ public:
+  void set_capacity(std::size_t n) { capacity_ = n; }
+  [[nodiscard]] std::optional<principal> find(const std::string& token) const;
+  void remember(std::string token, const principal& who, std::int64_t expires);
+
+ private:
+  struct entry {
+    principal who;
+    std::int64_t expires = 0;
+  };
+  std::size_t capacity_ = 10000;
+  mutable std::mutex mu_;
+  mutable std::unordered_map<std::string, entry> entries_;
+};
+
+/// The time now, in unix seconds.
+[[nodiscard]] std::int64_t unix_now();
+
+/// One HTTP exchange with a deadline: the body of a 200 answer of at most `max_bytes`.
+/// `url` as `fetch_url` accepts. Throws `std::runtime_error` with the reason otherwise.
+struct http_call {
+  std::string method = "GET";
+  std::vector<std::pair<std::string, std::string>> headers{};
+  std::string body{};
+};
+[[nodiscard]] std::string http_exchange(const std::string& url, const http_call& call,
+                                        std::chrono::milliseconds timeout, std::size_t max_bytes);
 
 /// GETs `url` (https, or http to a loopback host): the body of a 200 answer of at most
 /// `max_bytes`. Throws `std::runtime_error` with the reason otherwise.

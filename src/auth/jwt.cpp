@@ -23,27 +23,6 @@ bool supported(std::string_view alg) {
   return alg == "RS256" || alg == "PS256" || alg == "ES256" || alg == "EdDSA";
 }
 
-std::int64_t unix_now() {
-  return std::chrono::duration_cast<std::chrono::seconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-/// A NumericDate claim (seconds; fractions allowed), or nullopt when absent. Throws the reason
-/// when present but not a number.
-std::optional<std::int64_t> numeric_date(const json::object& claims, std::string_view name) {
-  const auto* v = claims.if_contains(name);
-  if (v == nullptr) return std::nullopt;
-  if (v->is_int64()) return v->get_int64();
-  if (v->is_uint64() && v->get_uint64() < (std::uint64_t{1} << 62U)) {
-    return static_cast<std::int64_t>(v->get_uint64());
-  }
-  if (v->is_double() && v->get_double() > -1e15 && v->get_double() < 1e15) {
-    return static_cast<std::int64_t>(v->get_double());
-  }
-  throw std::invalid_argument("\"" + std::string(name) + "\" is not a NumericDate");
-}
-
 token_verdict refuse(std::string reason) { return token_verdict{.reason = std::move(reason)}; }
 
 }  // namespace
@@ -60,12 +39,7 @@ struct jwt_verifier::impl {
   mutable steady::time_point last_attempt{};
   mutable std::string load_error;
 
-  struct cached {
-    principal who;
-    std::int64_t expires = 0;  ///< unix seconds (exp + skew), or INT64_MAX without exp
-  };
-  mutable std::mutex cache_mu;
-  mutable std::unordered_map<std::string, cached> cache;
+  mutable detail::verdict_cache cache;
 
   [[nodiscard]] bool from_document() const { return opts.keys.location.starts_with("{"); }
   [[nodiscard]] bool from_url() const {
@@ -125,31 +99,7 @@ struct jwt_verifier::impl {
     return keys.find(alg, kid);
   }
 
-  [[nodiscard]] std::optional<principal> cached_principal(const std::string& token) const {
-    if (opts.cache_entries == 0) return std::nullopt;
-    std::lock_guard lock(cache_mu);
-    auto it = cache.find(token);
-    if (it == cache.end()) return std::nullopt;
-    if (unix_now() >= it->second.expires) {
-      cache.erase(it);
-      return std::nullopt;
-    }
-    return it->second.who;
-  }
-
-  void remember(std::string token, const principal& who, std::int64_t expires) const {
-    if (opts.cache_entries == 0) return;
-    std::lock_guard lock(cache_mu);
-    if (cache.size() >= opts.cache_entries) {
-      const auto now = unix_now();
-      std::erase_if(cache, [now](const auto& kv) { return now >= kv.second.expires; });
-      if (cache.size() >= opts.cache_entries) cache.clear();
-    }
-    cache.insert_or_assign(std::move(token), cached{who, expires});
-  }
-
   [[nodiscard]] token_verdict check(std::string_view token) const;
-  [[nodiscard]] token_verdict claims_check(json::object claims, std::int64_t& expires) const;
 };
 
 token_verdict jwt_verifier::impl::check(std::string_view token) const {
@@ -201,65 +151,14 @@ token_verdict jwt_verifier::impl::check(std::string_view token) const {
   auto payload = parse_json(*payload_text, limits);
   if (!payload || !payload->is_object()) return refuse("the token's claims are not a JSON object");
   std::int64_t expires = 0;
-  auto verdict = claims_check(std::move(payload->get_object()), expires);
-  if (verdict.who) remember(std::string(token), *verdict.who, expires);
+  auto verdict = detail::check_claims(std::move(payload->get_object()),
+                                      {.issuer = opts.issuer,
+                                       .audience = opts.audience,
+                                       .clock_skew = opts.clock_skew,
+                                       .require_expiry = opts.require_expiry},
+                                      expires);
+  if (verdict.who) cache.remember(std::string(token), *verdict.who, expires);
   return verdict;
-}
-
-token_verdict jwt_verifier::impl::claims_check(json::object claims, std::int64_t& expires) const {
-  auto text = [&claims](std::string_view name) -> std::optional<std::string> {
-    const auto* v = claims.if_contains(name);
-    if (v == nullptr || !v->is_string()) return std::nullopt;
-    return std::string(v->get_string());
-  };
-  if (text("iss") != opts.issuer) return refuse("the token was issued by another issuer");
-  bool audience = false;
-  if (const auto* aud = claims.if_contains("aud")) {
-    if (aud->is_string()) audience = aud->get_string() == opts.audience;
-    if (aud->is_array()) {
-      for (const auto& a : aud->get_array()) {
-        audience = audience || (a.is_string() && a.get_string() == opts.audience);
-      }
-    }
-  }
-  if (!audience) return refuse("the token was issued for another resource");
-  const auto sub = text("sub");
-  if (!sub || sub->empty()) return refuse("the token has no subject");
-  const auto now = unix_now();
-  const auto skew = opts.clock_skew.count();
-  try {
-    const auto exp = numeric_date(claims, "exp");
-    if (!exp && opts.require_expiry) return refuse("the token has no expiry");
-    if (exp && now >= *exp + skew) return refuse("the token has expired");
-    if (const auto nbf = numeric_date(claims, "nbf"); nbf && now + skew < *nbf) {
-      return refuse("the token is not valid yet");
-    }
-    if (const auto iat = numeric_date(claims, "iat"); iat && now + skew < *iat) {
-      return refuse("the token was issued in the future");
-    }
-    expires = exp ? *exp + skew : INT64_MAX;
-  } catch (const std::invalid_argument& e) {
-    return refuse(std::string("the token's claim ") + e.what());
-  }
-  principal who;
-  who.subject = *sub;
-  who.issuer = opts.issuer;
-  who.client_id = text("client_id").value_or(text("azp").value_or(""));
-  who.scopes.emplace();
-  if (auto scope = text("scope")) {  // RFC 9068: space-separated
-    std::size_t i = 0;
-    while (i < scope->size()) {
-      const auto end = std::min(scope->find(' ', i), scope->size());
-      if (end > i) who.scopes->push_back(scope->substr(i, end - i));
-      i = end + 1;
-    }
-  } else if (const auto* scp = claims.if_contains("scp"); scp && scp->is_array()) {
-    for (const auto& s : scp->get_array()) {
-      if (s.is_string()) who.scopes->emplace_back(s.get_string());
-    }
-  }
-  who.claims = std::move(claims);
-  return token_verdict{.who = std::move(who)};
 }
 
 jwt_verifier::jwt_verifier(jwt_options opts) : impl_(std::make_shared<impl>()) {
@@ -272,6 +171,7 @@ jwt_verifier::jwt_verifier(jwt_options opts) : impl_(std::make_shared<impl>()) {
   for (const auto& a : opts.algorithms) {
     if (!supported(a)) throw std::invalid_argument("jwt_verifier: unsupported algorithm " + a);
   }
+  impl_->cache.set_capacity(opts.cache_entries);
   impl_->opts = std::move(opts);
   if (impl_->from_url()) {
     if (auto why = detail::unusable_url(impl_->opts.keys.location)) {
@@ -284,7 +184,7 @@ token_verdict jwt_verifier::verify(std::string_view token) const {
   try {
     if (token.empty()) return refuse("the token is empty");
     if (token.size() <= impl_->opts.max_token_bytes) {
-      if (auto who = impl_->cached_principal(std::string(token))) {
+      if (auto who = impl_->cache.find(std::string(token))) {
         return token_verdict{.who = std::move(who)};
       }
     }

@@ -294,3 +294,68 @@ TEST(JwtVerifier, ConcurrentVerificationsAgree) {
 }
 
 }  // namespace
+
+namespace {
+
+/// An introspection endpoint that knows two tokens and checks this resource's credentials.
+jwks_endpoint::handler introspection_answers() {
+  return [](const std::string& request) -> std::pair<int, std::string> {
+    // "rs:s3cret" form-encoded, then base64.
+    if (request.find("Authorization: Basic cnM6czNjcmV0") == std::string::npos) {
+      return {401, R"({"error":"invalid_client"})"};
+    }
+    const auto exp = std::to_string(now_s() + 300);
+    if (request.find("token=good%2Btoken&token_type_hint=access_token") != std::string::npos) {
+      return {200, R"({"active":true,"sub":"bob","aud":")" + std::string(audience) +
+                       R"(","iss":"https://auth.test","scope":"a b","client_id":"c","exp":)" + exp +
+                       "}"};
+    }
+    if (request.find("token=elsewhere") != std::string::npos) {
+      return {200, R"({"active":true,"sub":"bob","aud":"https://other.test","exp":)" + exp + "}"};
+    }
+    return {200, R"({"active":false})"};
+  };
+}
+
+TEST(IntrospectionVerifier, AsksTheAuthorizationServerAndRemembersTheAnswer) {
+  jwks_endpoint endpoint(introspection_answers());
+  const auth::introspection_verifier v({.endpoint = endpoint.url("/introspect"),
+                                        .client_id = "rs",
+                                        .client_secret = "s3cret",
+                                        .issuer = issuer,
+                                        .audience = audience});
+  auto verdict = v.verify("good+token");
+  ASSERT_TRUE(verdict.who) << verdict.reason;
+  EXPECT_EQ(verdict.who->subject, "bob");
+  EXPECT_EQ(verdict.who->issuer, issuer);
+  EXPECT_EQ(verdict.who->client_id, "c");
+  EXPECT_EQ(verdict.who->scopes, (std::vector<std::string>{"a", "b"}));
+  EXPECT_TRUE(v.verify("good+token").who);
+  EXPECT_EQ(endpoint.fetches(), 1);  // remembered
+  EXPECT_EQ(refused(v.verify("revoked")), "the token is not active");
+  EXPECT_EQ(refused(v.verify("elsewhere")), "the token was issued for another resource");
+  EXPECT_EQ(endpoint.fetches(), 3);
+}
+
+TEST(IntrospectionVerifier, RefusesWhenTheServerCannotBeAsked) {
+  jwks_endpoint endpoint(introspection_answers());
+  const auth::introspection_verifier wrong({.endpoint = endpoint.url("/introspect"),
+                                            .client_id = "rs",
+                                            .client_secret = "guess",
+                                            .audience = audience});
+  EXPECT_EQ(refused(wrong.verify("good+token")),
+            "the token cannot be introspected: HTTP status 401");
+  const auth::introspection_verifier down({.endpoint = "http://127.0.0.1:1/introspect",
+                                           .audience = audience,
+                                           .timeout = std::chrono::milliseconds(500)});
+  EXPECT_NE(refused(down.verify("t")).find("cannot be introspected"), std::string::npos);
+  endpoint.answer([](const std::string&) { return std::pair<int, std::string>{200, "[1,2"}; });
+  const auth::introspection_verifier garbled(
+      {.endpoint = endpoint.url("/introspect"), .audience = audience});
+  EXPECT_EQ(refused(garbled.verify("t")), "the introspection answer is not a JSON object");
+  EXPECT_THROW(auth::introspection_verifier({.endpoint = "http://example.com/i", .audience = "a"}),
+               std::invalid_argument);
+  EXPECT_THROW(auth::introspection_verifier({.endpoint = endpoint.url()}), std::invalid_argument);
+}
+
+}  // namespace

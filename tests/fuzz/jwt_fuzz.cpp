@@ -1,14 +1,18 @@
 // Bearer token checks (mcp/auth.hpp): the first byte picks what the rest is. 'K': a JWKS
-// document for key_set::parse; anything else: a token for a jwt_verifier whose keys are the
-// fixed set below (the seed corpus holds tokens those keys really signed, so mutations reach
-// the claims checks too). Nothing may crash, hang or leak; a verdict is either a principal or a
-// reason.
+// document for key_set::parse; 'C': a claims object (a JWT payload, an introspection answer)
+// for the claim checks both verifiers share; anything else: a token for a jwt_verifier whose keys
+// are the fixed set below (the seed corpus holds tokens those keys really signed, so mutations
+// reach the claims checks too). Nothing may crash, hang or leak; a verdict is either a principal or
+// a reason.
 #include <mcp/auth.hpp>
+#include <mcp/json.hpp>
 
 #include <cstdint>
 #include <cstdlib>
 #include <stdexcept>
 #include <string_view>
+
+#include "auth/jose.hpp"
 
 namespace {
 
@@ -34,6 +38,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       (void)set.find("ES256", "");
     } catch (const std::invalid_argument&) {
     }
+    return 0;
+  }
+  if (data[0] == 'C') {
+    auto doc = mcp::parse_json(rest, mcp::json_limits{.max_size = 65536, .max_depth = 16});
+    if (!doc || !doc->is_object()) return 0;
+    std::int64_t expires = 0;
+    const auto v = mcp::auth::detail::check_claims(
+        std::move(doc->get_object()),
+        {.issuer = "https://auth.fuzz", .audience = "https://mcp.fuzz/mcp"}, expires);
+    if (v.who.has_value() == !v.reason.empty()) std::abort();
     return 0;
   }
   const auto verdict = verifier().verify(rest);

@@ -6,18 +6,22 @@
 
 #include <mcp/json.hpp>
 
+#include <boost/asio/buffers_iterator.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/read.hpp>
 #include <boost/asio/read_until.hpp>
 #include <boost/asio/streambuf.hpp>
 #include <boost/asio/write.hpp>
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "auth/jose.hpp"
@@ -153,9 +157,12 @@ inline std::int64_t now_s() {
       .count();
 }
 
-/// An HTTP endpoint on 127.0.0.1 answering every GET with the current JWKS document.
+/// An HTTP endpoint on 127.0.0.1: every request gets the current document (a JWKS), or what
+/// `answer` makes of the whole request text (an introspection endpoint). Counts the requests.
 class jwks_endpoint {
  public:
+  using handler = std::function<std::pair<int, std::string>(const std::string& request)>;
+
   explicit jwks_endpoint(std::string doc) : doc_(std::move(doc)), acceptor_(ctx_) {
     using boost::asio::ip::tcp;
     acceptor_.open(tcp::v4());
@@ -164,6 +171,7 @@ class jwks_endpoint {
     port_ = acceptor_.local_endpoint().port();
     thread_ = std::thread([this] { serve(); });
   }
+  explicit jwks_endpoint(handler h) : jwks_endpoint(std::string()) { answer(std::move(h)); }
   ~jwks_endpoint() {
     stop_ = true;
     boost::system::error_code ec;
@@ -176,12 +184,16 @@ class jwks_endpoint {
   jwks_endpoint(const jwks_endpoint&) = delete;
   jwks_endpoint& operator=(const jwks_endpoint&) = delete;
 
-  [[nodiscard]] std::string url() const {
-    return "http://127.0.0.1:" + std::to_string(port_) + "/jwks.json";
+  [[nodiscard]] std::string url(const std::string& path = "/jwks.json") const {
+    return "http://127.0.0.1:" + std::to_string(port_) + path;
   }
   void set(std::string doc) {
     std::lock_guard lock(mu_);
     doc_ = std::move(doc);
+  }
+  void answer(handler h) {
+    std::lock_guard lock(mu_);
+    handler_ = std::move(h);
   }
   [[nodiscard]] int fetches() const { return fetches_.load(); }
 
@@ -193,18 +205,32 @@ class jwks_endpoint {
       acceptor_.accept(s, ec);
       if (ec || stop_) continue;
       boost::asio::streambuf in;
-      boost::asio::read_until(s, in, "\r\n\r\n", ec);
+      const auto head = boost::asio::read_until(s, in, "\r\n\r\n", ec);
       if (ec) continue;
+      std::string request(boost::asio::buffers_begin(in.data()),
+                          boost::asio::buffers_begin(in.data()) + static_cast<long>(head));
+      const auto cl = request.find("Content-Length: ");
+      const std::size_t length = cl == std::string::npos ? 0 : std::stoul(request.substr(cl + 16));
+      in.consume(head);
+      if (in.size() < length)
+        boost::asio::read(s, in, boost::asio::transfer_exactly(length - in.size()), ec);
+      request.append(boost::asio::buffers_begin(in.data()),
+                     boost::asio::buffers_begin(in.data()) + static_cast<long>(length));
       ++fetches_;
+      int status = 200;
       std::string body;
       {
         std::lock_guard lock(mu_);
-        body = doc_;
+        if (handler_) {
+          std::tie(status, body) = handler_(request);
+        } else {
+          body = doc_;
+        }
       }
-      const std::string out =
-          "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
-          "Connection: close\r\nContent-Length: " +
-          std::to_string(body.size()) + "\r\n\r\n" + body;
+      const std::string out = "HTTP/1.1 " + std::to_string(status) +
+                              " X\r\nContent-Type: application/json\r\n"
+                              "Connection: close\r\nContent-Length: " +
+                              std::to_string(body.size()) + "\r\n\r\n" + body;
       boost::asio::write(s, boost::asio::buffer(out), ec);
       s.shutdown(boost::asio::ip::tcp::socket::shutdown_both, ec);
     }
@@ -212,6 +238,7 @@ class jwks_endpoint {
 
   std::mutex mu_;
   std::string doc_;
+  handler handler_;
   boost::asio::io_context ctx_;
   boost::asio::ip::tcp::acceptor acceptor_;
   std::uint16_t port_ = 0;

@@ -1,0 +1,117 @@
+// Opaque tokens checked with the authorization server (RFC 7662 token introspection).
+#include <mcp/json.hpp>
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "auth/jose.hpp"
+
+namespace mcp::auth {
+namespace {
+
+token_verdict refuse(std::string reason) { return token_verdict{.reason = std::move(reason)}; }
+
+/// application/x-www-form-urlencoded (RFC 6749 appendix B).
+std::string form_encode(std::string_view s) {
+  static constexpr char hex[] = "0123456789ABCDEF";
+  std::string out;
+  for (const char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (std::isalnum(c) != 0 || c == '-' || c == '.' || c == '_' || c == '~') {
+      out.push_back(ch);
+    } else {
+      out.push_back('%');
+      out.push_back(hex[c >> 4U]);
+      out.push_back(hex[c & 0xfU]);
+    }
+  }
+  return out;
+}
+
+std::string base64(std::string_view in) {
+  auto out = detail::base64url_encode(in);
+  std::replace(out.begin(), out.end(), '-', '+');
+  std::replace(out.begin(), out.end(), '_', '/');
+  while (out.size() % 4 != 0) out.push_back('=');
+  return out;
+}
+
+}  // namespace
+
+struct introspection_verifier::impl {
+  introspection_options opts;
+  detail::verdict_cache cache;
+
+  [[nodiscard]] token_verdict ask(std::string_view token) const {
+    detail::http_call call{.method = "POST",
+                           .headers = {{"Content-Type", "application/x-www-form-urlencoded"},
+                                       {"Accept", "application/json"}},
+                           .body = "token=" + form_encode(token) + "&token_type_hint=access_token"};
+    if (!opts.client_id.empty() || !opts.client_secret.empty()) {
+      // RFC 6749 §2.3.1: the credentials are form-encoded, then Basic.
+      call.headers.emplace_back(
+          "Authorization",
+          "Basic " + base64(form_encode(opts.client_id) + ":" + form_encode(opts.client_secret)));
+    }
+    std::string answer;
+    try {
+      answer = detail::http_exchange(opts.endpoint, call, opts.timeout, 65536);
+    } catch (const std::exception& e) {
+      return refuse(std::string("the token cannot be introspected: ") + e.what());
+    }
+    return check_answer(answer);
+  }
+
+  [[nodiscard]] token_verdict check_answer(std::string_view answer) const {
+    auto doc = parse_json(answer, json_limits{.max_size = 65536, .max_depth = 16});
+    if (!doc || !doc->is_object()) return refuse("the introspection answer is not a JSON object");
+    auto& o = doc->get_object();
+    const auto* active = o.if_contains("active");
+    if (active == nullptr || !active->is_bool() || !active->get_bool()) {
+      return refuse("the token is not active");
+    }
+    // The endpoint speaks for its own server: an answer without `iss` is that issuer's.
+    if (!opts.issuer.empty() && !o.contains("iss")) o["iss"] = opts.issuer;
+    std::int64_t expires = 0;
+    auto verdict = detail::check_claims(std::move(o),
+                                        {.issuer = opts.issuer,
+                                         .audience = opts.audience,
+                                         .clock_skew = opts.clock_skew,
+                                         .require_expiry = false},
+                                        expires);
+    return verdict;
+  }
+};
+
+introspection_verifier::introspection_verifier(introspection_options opts)
+    : impl_(std::make_shared<impl>()) {
+  if (opts.endpoint.empty()) throw std::invalid_argument("introspection: endpoint is empty");
+  if (opts.audience.empty()) throw std::invalid_argument("introspection: audience is empty");
+  if (auto why = detail::unusable_url(opts.endpoint)) {
+    throw std::invalid_argument("introspection: " + *why);
+  }
+  impl_->cache.set_capacity(opts.cache_entries);
+  impl_->opts = std::move(opts);
+}
+
+token_verdict introspection_verifier::verify(std::string_view token) const {
+  try {
+    if (token.empty()) return refuse("the token is empty");
+    if (token.size() > impl_->opts.max_token_bytes) return refuse("the token is too long");
+    std::string key(token);
+    if (auto who = impl_->cache.find(key)) return token_verdict{.who = std::move(who)};
+    auto verdict = impl_->ask(token);
+    if (verdict.who) {
+      std::int64_t until = detail::unix_now() + impl_->opts.cache_for.count();
+      if (const auto* exp = verdict.who->claims.if_contains("exp"); exp && exp->is_int64()) {
+        until = std::min(until, exp->get_int64());
+      }
+      impl_->cache.remember(std::move(key), *verdict.who, until);
+    }
+    return verdict;
+  } catch (const std::exception& e) {
+    return refuse(std::string("the token cannot be checked: ") + e.what());
+  }
+}
+
+}  // namespace mcp::auth
