@@ -14,6 +14,7 @@
 //                                    needs demo.admin)
 //   demo_server --policy FILE        a tool policy (mcp/policy.hpp), reloaded when the file changes
 //   demo_server --audit FILE         one JSON line per tool call (mcp/audit.hpp)
+//   demo_server --http … --tls-cert CERT.pem KEY.pem   serve HTTPS
 //
 // Tools: echo (the benchmark tool), forecast (typed, structured output), make_image,
 // make_audio, embedded_resource, related_links, slow_count (progress and cancellation),
@@ -358,6 +359,10 @@ int main(int argc, char** argv) {
       jwt.audience = argv[++i];
     } else if (a == "--scope" && i + 1 < argc) {
       required_scopes.emplace_back(argv[++i]);
+    } else if (a == "--tls-cert" && i + 2 < argc) {
+      http_opts.tls = mcp::tls_options{.certificate_chain_file = argv[i + 1],
+                                       .private_key_file = argv[i + 2]};
+      i += 2;
     } else if (a == "--policy" && i + 1 < argc) {
       policy_file = argv[++i];
     } else if (a == "--audit" && i + 1 < argc) {
@@ -371,7 +376,7 @@ int main(int argc, char** argv) {
           "                   [--task-store FILE|:memory:]  (default: "
           "$XDG_STATE_HOME/mcp-cpp-demo/tasks.db)\n"
           "                   [--jwks FILE|URL --issuer ISS --audience AUD [--scope S]...]\n"
-          "                   [--policy FILE] [--audit FILE]\n");
+          "                   [--policy FILE] [--audit FILE] [--tls-cert CERT.pem KEY.pem]\n");
       return 0;
     } else {
       std::fprintf(stderr, "demo_server: unknown argument %s (try --help)\n", argv[i]);

@@ -77,6 +77,8 @@ struct jwks_options {
   /// rotated them), at most this often.
   std::chrono::seconds min_refresh{30};
   std::chrono::milliseconds fetch_timeout{5000};  ///< URL: connect, TLS, request and response
+  /// https: trust the CA certificates in this PEM file instead of the system's (a private CA).
+  std::string ca_file{};
 };
 
 /// What a JWT access token must satisfy.
@@ -138,6 +140,7 @@ struct introspection_options {
   /// a revoked token stops working within this time.
   std::chrono::seconds cache_for{60};
   std::chrono::milliseconds timeout{5000};  ///< per introspection request
+  std::string ca_file{};  ///< https: trust this PEM file's CA certificates instead of the system's
   std::size_t max_token_bytes = 8192;
   std::size_t cache_entries = 10000;
 };

@@ -142,6 +142,12 @@ enum class http_response_mode {
   always_sse,
 };
 
+/// TLS on the server's listener (OpenSSL; TLS 1.2 and 1.3).
+struct tls_options {
+  std::string certificate_chain_file{};  ///< PEM: the server's certificate, then intermediates
+  std::string private_key_file{};        ///< PEM
+};
+
 struct http_server_options {
   std::string host = "127.0.0.1";  ///< address to bind (an IP literal or "localhost")
   std::uint16_t port = 0;          ///< 0: an ephemeral port, see `http_server::port()`
@@ -192,6 +198,9 @@ struct http_server_options {
   /// principal reaches the session (`session_options::who`, `tool_context::caller()`), and a
   /// session answers only the subject that opened it (others get 404).
   http_authenticator authenticate{};
+  /// Serve HTTPS: every connection starts with a TLS handshake (within `header_timeout`). The
+  /// `http_server` constructor throws `std::invalid_argument` when the files cannot be used.
+  std::optional<tls_options> tls{};
   /// OAuth 2.1 bearer tokens (see `protected_resource_options`). Set this or `authenticate`,
   /// not both. The `http_server` constructor throws `std::invalid_argument` on both, or on
   /// options the gate refuses (a relative `resource`, no authorization server, no `verify`).
@@ -227,7 +236,7 @@ class http_server {
 
   /// The bound port (after `start`).
   [[nodiscard]] std::uint16_t port() const;
-  /// "http://HOST:PORT/PATH" (after `start`).
+  /// "http://HOST:PORT/PATH", or "https://…" with TLS (after `start`).
   [[nodiscard]] std::string url() const;
   /// Live sessions (stateful mode).
   [[nodiscard]] std::size_t session_count() const;

@@ -112,9 +112,11 @@ std::optional<std::string> unusable_url(std::string_view url) {
 }
 
 std::string fetch_url(const std::string& url, std::chrono::milliseconds timeout,
-                      std::size_t max_bytes) {
-  return http_exchange(url, {.headers = {{"Accept", "application/json, application/jwk-set+json"}}},
-                       timeout, max_bytes);
+                      std::size_t max_bytes, const std::string& ca_file) {
+  return http_exchange(
+      url,
+      {.ca_file = ca_file, .headers = {{"Accept", "application/json, application/jwk-set+json"}}},
+      timeout, max_bytes);
 }
 
 std::string http_exchange(const std::string& url, const http_call& call,
@@ -135,7 +137,11 @@ std::string http_exchange(const std::string& url, const http_call& call,
       return body;
     }
     net::ssl::context ctx(net::ssl::context::tls_client);
-    ctx.set_default_verify_paths();
+    if (call.ca_file.empty()) {
+      ctx.set_default_verify_paths();
+    } else {
+      ctx.load_verify_file(call.ca_file);
+    }
     ctx.set_verify_mode(net::ssl::verify_peer);
     net::ssl::stream<tcp::socket> stream(ioc, ctx);
     // SSL_set_tlsext_host_name, without the macro's cast.

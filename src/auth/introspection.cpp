@@ -44,6 +44,7 @@ struct introspection_verifier::impl {
 
   [[nodiscard]] token_verdict ask(std::string_view token) const {
     detail::http_call call{.method = "POST",
+                           .ca_file = opts.ca_file,
                            .headers = {{"Content-Type", "application/x-www-form-urlencoded"},
                                        {"Accept", "application/json"}},
                            .body = "token=" + form_encode(token) + "&token_type_hint=access_token"};

@@ -82,6 +82,7 @@ class verdict_cache {
 /// `url` as `fetch_url` accepts. Throws `std::runtime_error` with the reason otherwise.
 struct http_call {
   std::string method = "GET";
+  std::string ca_file{};  ///< https: trust these PEM certificates instead of the system's
   std::vector<std::pair<std::string, std::string>> headers{};
   std::string body{};
 };
@@ -91,7 +92,7 @@ struct http_call {
 /// GETs `url` (https, or http to a loopback host): the body of a 200 answer of at most
 /// `max_bytes`. Throws `std::runtime_error` with the reason otherwise.
 [[nodiscard]] std::string fetch_url(const std::string& url, std::chrono::milliseconds timeout,
-                                    std::size_t max_bytes);
+                                    std::size_t max_bytes, const std::string& ca_file = {});
 
 /// Whether `url` is one `fetch_url` accepts (scheme and host), else why not.
 [[nodiscard]] std::optional<std::string> unusable_url(std::string_view url);

@@ -50,7 +50,8 @@ struct jwt_verifier::impl {
     const auto& loc = opts.keys.location;
     if (from_document()) return key_set::parse(loc);
     if (from_url()) {
-      return key_set::parse(detail::fetch_url(loc, opts.keys.fetch_timeout, std::size_t{1} << 20U));
+      return key_set::parse(detail::fetch_url(loc, opts.keys.fetch_timeout, std::size_t{1} << 20U,
+                                              opts.keys.ca_file));
     }
     std::ifstream in(loc, std::ios::binary);
     if (!in) throw std::runtime_error("cannot open JWKS file " + loc);

@@ -30,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "http/conn_stream.hpp"
 #include "http/handler.hpp"
 #include "http/request_reader.hpp"
 
@@ -104,8 +105,8 @@ inline constexpr std::size_t read_size = 16384;
 /// All its handlers run on its loop's thread.
 class http_conn : public std::enable_shared_from_this<http_conn> {
  public:
-  http_conn(tcp::socket&& socket, request_handler& handler, io_loop& loop)
-      : socket_(std::move(socket)), handler_(handler), ctx_(loop.ctx), loop_(loop) {}
+  http_conn(conn_stream&& stream, request_handler& handler, io_loop& loop)
+      : socket_(std::move(stream)), handler_(handler), ctx_(loop.ctx), loop_(loop) {}
 
   ~http_conn() { end_stream(); }
 
@@ -113,7 +114,13 @@ class http_conn : public std::enable_shared_from_this<http_conn> {
     net::dispatch(socket_.get_executor(), [self = shared_from_this()] {
       if (self->loop_.stopping) return self->shutdown();
       self->loop_.conns.push_back(self);
-      self->read_request();
+      if (!self->socket_.tls()) return self->read_request();
+      // TLS: the handshake first, within the header timeout.
+      self->expires_after(self->opts().header_timeout);
+      self->socket_.async_handshake([self](beast::error_code ec) {
+        if (ec) return self->close();
+        self->read_request();
+      });
     });
   }
 
@@ -128,8 +135,8 @@ class http_conn : public std::enable_shared_from_this<http_conn> {
   /// Closes the socket (server stop). On the loop's thread.
   void shutdown() {
     beast::error_code ec;
-    socket_.shutdown(tcp::socket::shutdown_both, ec);
-    socket_.close(ec);
+    socket_.socket().shutdown(tcp::socket::shutdown_both, ec);
+    socket_.socket().close(ec);
   }
 
  private:
@@ -359,7 +366,7 @@ class http_conn : public std::enable_shared_from_this<http_conn> {
             // A watch read is pending: it resumes reading when it completes.
             self->read_after_peek_ = true;
             beast::error_code ignored;
-            self->socket_.cancel(ignored);
+            self->socket_.socket().cancel(ignored);
             return;
           }
           self->read_request();
@@ -402,11 +409,11 @@ class http_conn : public std::enable_shared_from_this<http_conn> {
     end_stream();
     expires_never();
     beast::error_code ec;
-    socket_.shutdown(tcp::socket::shutdown_send, ec);
-    socket_.close(ec);
+    socket_.socket().shutdown(tcp::socket::shutdown_send, ec);
+    socket_.socket().close(ec);
   }
 
-  tcp::socket socket_;
+  conn_stream socket_;
   request_handler& handler_;
   std::shared_ptr<net::io_context> ctx_;  // wakers may outlive the server
   io_loop& loop_;

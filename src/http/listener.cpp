@@ -62,7 +62,9 @@ struct http_server::impl {
           beast::error_code ignored;
           s.set_option(tcp::no_delay(true), ignored);
           s.set_option(net::socket_base::keep_alive(true), ignored);
-          std::make_shared<http_detail::http_conn>(std::move(s), handler, loop)->start();
+          auto stream = tls ? http_detail::conn_stream(std::move(s), *tls)
+                            : http_detail::conn_stream(std::move(s));
+          std::make_shared<http_detail::http_conn>(std::move(stream), handler, loop)->start();
           accept();
         });
   }
@@ -99,7 +101,26 @@ struct http_server::impl {
     });
   }
 
+  /// TLS (`opts.tls`): the context every connection's stream uses, made when the server is.
+  static std::unique_ptr<net::ssl::context> make_tls(const http_server_options& o) {
+    if (!o.tls) return nullptr;
+    auto ctx = std::make_unique<net::ssl::context>(net::ssl::context::tls_server);
+    ctx->set_options(net::ssl::context::default_workarounds | net::ssl::context::no_sslv2 |
+                     net::ssl::context::no_sslv3 | net::ssl::context::no_tlsv1 |
+                     net::ssl::context::no_tlsv1_1 | net::ssl::context::single_dh_use);
+    try {
+      ctx->use_certificate_chain_file(o.tls->certificate_chain_file);
+      ctx->use_private_key_file(o.tls->private_key_file, net::ssl::context::pem);
+    } catch (const boost::system::system_error& e) {
+      throw std::invalid_argument("http_server: TLS certificate or key cannot be used (" +
+                                  o.tls->certificate_chain_file + ", " + o.tls->private_key_file +
+                                  "): " + e.code().message());
+    }
+    return ctx;
+  }
+
   http_server_options opts;
+  std::unique_ptr<net::ssl::context> tls = make_tls(opts);
   std::vector<std::unique_ptr<http_detail::io_loop>> loops;
   std::size_t next_loop = 0;  // used by the accept handler only (loop 0's thread)
   tcp::acceptor acceptor;
@@ -227,7 +248,8 @@ int http_server::serve() {
 std::uint16_t http_server::port() const { return impl_->port; }
 
 std::string http_server::url() const {
-  return "http://" + impl_->host + ":" + std::to_string(impl_->port) + impl_->opts.path;
+  return (impl_->tls ? "https://" : "http://") + impl_->host + ":" + std::to_string(impl_->port) +
+         impl_->opts.path;
 }
 
 std::size_t http_server::session_count() const { return impl_->handler.sessions().size(); }

@@ -10,6 +10,7 @@
 
 #include "http_test_util.hpp"
 #include "support/jwt_issuer.hpp"
+#include "support/test_cert.hpp"
 
 namespace {
 
@@ -196,6 +197,38 @@ TEST(protected_resource_options, InconsistentOptionsAreRefused) {
   EXPECT_THROW(
       make({.resource = resource, .authorization_servers = {issuer}, .verify = verify}, true),
       std::invalid_argument);
+}
+
+}  // namespace
+
+namespace {
+
+TEST(https_fetch, KeysFromAnHttpsUrlAreFetchedTrustingOnlyTheGivenCa) {
+  test_cert cert;
+  ASSERT_TRUE(cert.ok);
+  mcp::server s;
+  // Any https endpoint of ours serves: the metadata document is public JSON (not a JWKS).
+  mcp::http_server http(
+      s,
+      {.tls = mcp::tls_options{.certificate_chain_file = cert.cert, .private_key_file = cert.key},
+       .protected_resource = mcp::protected_resource_options{
+           .resource = resource, .authorization_servers = {issuer}, .verify = [](std::string_view) {
+             return mcp::token_verdict{};
+           }}});
+  http.start();
+  const auto url =
+      "https://127.0.0.1:" + std::to_string(http.port()) + "/.well-known/oauth-protected-resource";
+  const auto token = sign(key(), claims("mcp"));
+  const auto trusted = mcp::auth::jwt_verifier(
+      {.issuer = issuer, .audience = resource, .keys = {.location = url, .ca_file = cert.cert}});
+  // The TLS exchange worked: what came back was read, and is not a key set.
+  EXPECT_EQ(trusted.verify(token).reason,
+            "the signing keys cannot be loaded: JWKS: not an object with a \"keys\" array");
+  const auto untrusted =
+      mcp::auth::jwt_verifier({.issuer = issuer, .audience = resource, .keys = {.location = url}});
+  EXPECT_NE(untrusted.verify(token).reason.find("certificate verify failed"), std::string::npos)
+      << untrusted.verify(token).reason;
+  http.stop();
 }
 
 }  // namespace

@@ -8,9 +8,12 @@ mcp_add_test(mcp_http_tests
   http/hardening_test.cpp
   http/request_reader_test.cpp
   http/tasks_test.cpp
+  http/tls_test.cpp
 )
-target_link_libraries(mcp_http_tests PRIVATE mcp::http)
+find_package(OpenSSL 3 REQUIRED)
+target_link_libraries(mcp_http_tests PRIVATE mcp::http OpenSSL::SSL OpenSSL::Crypto)
 target_include_directories(mcp_http_tests PRIVATE ${PROJECT_SOURCE_DIR}/src
+                                                  ${CMAKE_CURRENT_SOURCE_DIR}
                                                   ${CMAKE_CURRENT_SOURCE_DIR}/http)
 
 if(MCP_BUILD_EXAMPLES)
