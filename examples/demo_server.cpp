@@ -360,8 +360,8 @@ int main(int argc, char** argv) {
     } else if (a == "--scope" && i + 1 < argc) {
       required_scopes.emplace_back(argv[++i]);
     } else if (a == "--tls-cert" && i + 2 < argc) {
-      http_opts.tls = mcp::tls_options{.certificate_chain_file = argv[i + 1],
-                                       .private_key_file = argv[i + 2]};
+      http_opts.tls =
+          mcp::tls_options{.certificate_chain_file = argv[i + 1], .private_key_file = argv[i + 2]};
       i += 2;
     } else if (a == "--policy" && i + 1 < argc) {
       policy_file = argv[++i];

@@ -228,6 +228,7 @@ struct generation {
     if (auto it = rules->principals.find(who.key()); it != rules->principals.end()) {
       return &it->second;
     }
+    if (!who.issuer.empty()) return nullptr;  // a subject alone names only issuer-less callers
     auto it = rules->principals.find(who.subject);
     return it == rules->principals.end() ? nullptr : &it->second;
   }
@@ -381,10 +382,13 @@ result<std::shared_ptr<tool_policy>> tool_policy::from_file(std::filesystem::pat
         if (e || t == raw->seen) continue;
         raw->seen = t;
         lock.unlock();
-        if (auto r = raw->read()) {
-          raw->replace(std::move(*r));
-        } else if (raw->opts.on_error) {
-          raw->opts.on_error(r.error());
+        try {
+          if (auto r = raw->read()) {
+            raw->replace(std::move(*r));
+          } else if (raw->opts.on_error) {
+            raw->opts.on_error(r.error());
+          }
+        } catch (...) {  // a callback that throws loses that notice, not the watcher
         }
         lock.lock();
       }

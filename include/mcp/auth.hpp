@@ -91,7 +91,9 @@ struct jwt_options {
   std::chrono::seconds clock_skew{60};  ///< allowed for `exp`, `nbf` and `iat`
   bool require_expiry = true;           ///< refuse tokens without `exp`
   /// RFC 9068 `typ`: when true, the header's `typ` must be `at+jwt` (or
-  /// `application/at+jwt`); when false, any `typ` or none is accepted.
+  /// `application/at+jwt`); when false, any `typ` or none is accepted. RFC 9068 asks for true;
+  /// the default is false because many authorization servers still issue `typ: JWT` access
+  /// tokens, and the audience check already refuses tokens minted for anything else.
   bool require_at_jwt_type = false;
   std::size_t max_token_bytes = 8192;  ///< longer tokens are refused unread
   std::size_t cache_entries = 10000;   ///< verified tokens remembered until they expire; 0: none
@@ -110,7 +112,8 @@ class jwt_verifier {
   explicit jwt_verifier(jwt_options opts);
 
   /// The caller the token names, or why it is refused (never throws; a key source that cannot
-  /// be loaded refuses the token and says so).
+  /// be loaded refuses the token with "the signing keys cannot be loaded", without the details,
+  /// which `load_keys` gives).
   [[nodiscard]] token_verdict verify(std::string_view token) const;
   /// The same: a `jwt_verifier` is a `token_verifier`.
   [[nodiscard]] token_verdict operator()(std::string_view token) const { return verify(token); }

@@ -99,7 +99,9 @@ struct http_request_view {
 /// request, so it must be fast and thread-safe.
 using http_authenticator = std::function<std::optional<principal>(const http_request_view&)>;
 
-/// What a bearer token verifier decides: the caller, or why the token is refused.
+/// What a bearer token verifier decides: the caller, or why the token is refused. The reason
+/// goes to the (unauthenticated) client: say what is wrong with the token, not how the server
+/// is set up. A principal whose `scopes` is unset is taken as having no scopes.
 struct token_verdict {
   std::optional<principal> who{};  ///< set: the token is valid and names this caller
   std::string reason{};            ///< unset `who`: why (sent as `error_description`)
@@ -113,8 +115,9 @@ using token_verifier = std::function<token_verdict(std::string_view token)>;
 
 /// The server as an OAuth 2.1 protected resource (MCP 2025-11-25 authorization, RFC 9728):
 /// every request needs `Authorization: Bearer <token>` that `verify` accepts.
-///   - No token, or one `verify` refuses: 401 with `WWW-Authenticate: Bearer
-///     resource_metadata="…", scope="…"` (plus `error="invalid_token"` when a token was sent).
+///   - No bearer token (no `Authorization`, or another scheme), or one `verify` refuses: 401
+///     with `WWW-Authenticate: Bearer resource_metadata="…", scope="…"` (plus
+///     `error="invalid_token"` and the reason when a bearer token was refused).
 ///   - A valid token without `required_scopes`, or a tools/call of a tool whose
 ///     `tool_spec::scopes` it lacks: 403 with `error="insufficient_scope"` and the scopes to ask
 ///     for (step-up).

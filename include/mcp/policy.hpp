@@ -83,7 +83,8 @@ struct policy_rules {
   /// By tool name; a name ending in `*` matches every tool starting with what comes before it.
   /// An exact name wins over patterns; of two patterns, the longer wins.
   std::map<std::string, tool_rule, std::less<>> tools{};
-  /// By principal key ("issuer subject", see `principal::key`) or subject alone.
+  /// By principal key ("issuer subject", see `principal::key`), or by subject alone for callers
+  /// without an issuer (stdio, custom authenticators).
   std::map<std::string, principal_rule, std::less<>> principals{};
   /// Tools that may destroy (annotations: not read-only, `destructiveHint` true or unset) are
   /// refused and hidden unless their rule has `allow = true` ("grant": true).
@@ -101,9 +102,11 @@ struct policy_file_options {
   bool watch = false;
   std::chrono::milliseconds watch_interval{1000};
   /// Called after rules were replaced (e.g. `server::notify_tools_changed`). From the thread
-  /// that reloaded: the watcher or the caller of `reload`/`set`.
+  /// that reloaded: the watcher or the caller of `reload`/`set`. Must not throw. What it
+  /// captures must outlive the policy: the server holds the policy, so the policy (and its
+  /// watcher) may live until the server is destroyed.
   std::function<void()> on_change{};
-  /// Called when a reload failed (the old rules stay), with the reason.
+  /// Called when a reload failed (the old rules stay), with the reason. Must not throw.
   std::function<void(const error&)> on_error{};
 };
 

@@ -15,11 +15,12 @@ namespace {
 std::optional<std::int64_t> numeric_date(const json::object& claims, std::string_view name) {
   const auto* v = claims.if_contains(name);
   if (v == nullptr) return std::nullopt;
-  if (v->is_int64()) return v->get_int64();
-  if (v->is_uint64() && v->get_uint64() < (std::uint64_t{1} << 62U)) {
+  constexpr std::int64_t bound = std::int64_t{1} << 50U;  // far past any date; no overflow
+  if (v->is_int64() && v->get_int64() < bound && v->get_int64() > -bound) return v->get_int64();
+  if (v->is_uint64() && v->get_uint64() < static_cast<std::uint64_t>(bound)) {
     return static_cast<std::int64_t>(v->get_uint64());
   }
-  if (v->is_double() && v->get_double() > -1e15 && v->get_double() < 1e15) {
+  if (v->is_double() && v->get_double() > -1e15 && v->get_double() < 1e15) {  // < 2^50
     return static_cast<std::int64_t>(v->get_double());
   }
   throw std::invalid_argument("\"" + std::string(name) + "\" is not a NumericDate");

@@ -7,12 +7,10 @@
 #include <boost/beast/http.hpp>
 #include <boost/url/parse.hpp>
 
+#include <optional>
 #include <stdexcept>
 
 #include "auth/jose.hpp"
-#include <sys/socket.h>
-#include <sys/time.h>
-
 namespace mcp::auth::detail {
 namespace {
 
@@ -48,53 +46,68 @@ target parse_target(std::string_view url) {
   return t;
 }
 
+/// Runs asynchronous operations one at a time, all within one deadline: an operation still
+/// pending at the deadline is cancelled (the socket closed) and fails with `timed_out`.
+class deadline_runner {
+ public:
+  deadline_runner(net::io_context& ioc, tcp::socket& sock, std::chrono::milliseconds timeout)
+      : ioc_(ioc), sock_(sock), until_(std::chrono::steady_clock::now() + timeout) {}
+
+  /// `start(handler)` starts one operation whose handler takes an error code first.
+  template <class Start>
+  void operator()(Start&& start) {
+    beast::error_code result = net::error::timed_out;
+    bool done = false;
+    start([&result, &done](beast::error_code ec, auto&&...) {
+      result = ec;
+      done = true;
+    });
+    ioc_.restart();
+    ioc_.run_until(until_);
+    if (!done) {
+      beast::error_code ignored;
+      sock_.close(ignored);  // the operation completes with operation_aborted
+      ioc_.restart();
+      ioc_.run();
+      result = net::error::timed_out;
+    }
+    if (result) throw boost::system::system_error(result);
+  }
+
+ private:
+  net::io_context& ioc_;
+  tcp::socket& sock_;
+  std::chrono::steady_clock::time_point until_;
+};
+
+/// The request (one per connection: `Connection: close`), written and its answer read through
+/// `run`; the body of a 200 answer.
 template <class Stream>
-std::string exchange(Stream& stream, const target& t, const http_call& call,
+std::string exchange(Stream& stream, deadline_runner& run, const target& t, const http_call& call,
                      std::size_t max_bytes) {
   http::request<http::string_body> req{http::string_to_verb(call.method), t.path, 11};
-  req.set(http::field::host, t.host);
+  const bool default_port = t.port == (t.tls ? "443" : "80");
+  const bool v6 = t.host.find(':') != std::string::npos;
+  req.set(http::field::host,
+          (v6 ? "[" + t.host + "]" : t.host) + (default_port ? "" : ":" + t.port));
   req.set(http::field::user_agent, "mcp-cpp");
+  req.set(http::field::connection, "close");
   for (const auto& [name, value] : call.headers) req.set(name, value);
   if (!call.body.empty() || call.method == "POST") {
     req.body() = call.body;
     req.prepare_payload();
   }
-  http::write(stream, req);
+  run([&](auto handler) { http::async_write(stream, req, std::move(handler)); });
   beast::flat_buffer buffer;
   http::response_parser<http::string_body> parser;
   parser.body_limit(max_bytes);
   parser.header_limit(16384);
-  http::read(stream, buffer, parser);
+  run([&](auto handler) { http::async_read(stream, buffer, parser, std::move(handler)); });
   const auto& res = parser.get();
   if (res.result() != http::status::ok) {
     throw std::runtime_error("HTTP status " + std::to_string(res.result_int()));
   }
   return res.body();
-}
-
-/// Connects `sock` to one of `endpoints` within `timeout`, then bounds every later blocking
-/// read and write of the socket by `timeout` too.
-void connect_within(net::io_context& ioc, tcp::socket& sock,
-                    const tcp::resolver::results_type& endpoints,
-                    std::chrono::milliseconds timeout) {
-  beast::error_code result = net::error::timed_out;
-  bool done = false;
-  net::async_connect(sock, endpoints, [&](beast::error_code ec, const tcp::endpoint&) {
-    result = ec;
-    done = true;
-  });
-  ioc.run_for(timeout);
-  if (!done) {
-    beast::error_code ignored;
-    sock.close(ignored);
-    ioc.restart();
-    ioc.run();
-  }
-  if (result) throw boost::system::system_error(result);
-  const auto ms = static_cast<long>(timeout.count());
-  const timeval tv{ms / 1000, (ms % 1000) * 1000};
-  ::setsockopt(sock.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  ::setsockopt(sock.native_handle(), SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
 }
 
 }  // namespace
@@ -124,37 +137,37 @@ std::string http_exchange(const std::string& url, const http_call& call,
   if (auto why = unusable_url(url)) throw std::runtime_error(*why);
   const auto t = parse_target(url);
   net::io_context ioc;
-  tcp::resolver resolver(ioc);
-  beast::error_code ec;
-  const auto endpoints = resolver.resolve(t.host, t.port, ec);
-  if (ec) throw std::runtime_error("cannot resolve " + t.host + ": " + ec.message());
   try {
-    if (!t.tls) {
-      tcp::socket sock(ioc);
-      connect_within(ioc, sock, endpoints, timeout);
-      auto body = exchange(sock, t, call, max_bytes);
-      sock.shutdown(tcp::socket::shutdown_both, ec);
-      return body;
-    }
+    // A name is resolved with the system resolver (its own timeouts); an address is not.
+    tcp::resolver resolver(ioc);
+    const auto endpoints = resolver.resolve(t.host, t.port);
     net::ssl::context ctx(net::ssl::context::tls_client);
-    if (call.ca_file.empty()) {
-      ctx.set_default_verify_paths();
-    } else {
-      ctx.load_verify_file(call.ca_file);
+    std::optional<net::ssl::stream<tcp::socket>> tls;
+    tcp::socket plain(ioc);
+    if (t.tls) {
+      if (call.ca_file.empty()) {
+        ctx.set_default_verify_paths();
+      } else {
+        ctx.load_verify_file(call.ca_file);
+      }
+      ctx.set_verify_mode(net::ssl::verify_peer);
+      tls.emplace(ioc, ctx);
+      // SSL_set_tlsext_host_name, without the macro's cast.
+      if (SSL_ctrl(tls->native_handle(), SSL_CTRL_SET_TLSEXT_HOSTNAME, TLSEXT_NAMETYPE_host_name,
+                   const_cast<char*>(t.host.c_str())) != 1) {
+        throw std::runtime_error("cannot set the TLS server name");
+      }
+      tls->set_verify_callback(net::ssl::host_name_verification(t.host));
     }
-    ctx.set_verify_mode(net::ssl::verify_peer);
-    net::ssl::stream<tcp::socket> stream(ioc, ctx);
-    // SSL_set_tlsext_host_name, without the macro's cast.
-    if (SSL_ctrl(stream.native_handle(), SSL_CTRL_SET_TLSEXT_HOSTNAME, TLSEXT_NAMETYPE_host_name,
-                 const_cast<char*>(t.host.c_str())) != 1) {
-      throw std::runtime_error("cannot set the TLS server name");
-    }
-    stream.set_verify_callback(net::ssl::host_name_verification(t.host));
-    connect_within(ioc, stream.next_layer(), endpoints, timeout);
-    stream.handshake(net::ssl::stream_base::client);
-    auto body = exchange(stream, t, call, max_bytes);
-    stream.shutdown(ec);
-    return body;
+    tcp::socket& sock = tls ? tls->next_layer() : plain;
+    deadline_runner run(ioc, sock, timeout);
+    run([&](auto handler) { net::async_connect(sock, endpoints, std::move(handler)); });
+    if (!tls) return exchange(plain, run, t, call, max_bytes);
+    run([&](auto handler) {
+      tls->async_handshake(net::ssl::stream_base::client, std::move(handler));
+    });
+    // No TLS shutdown: the request said `Connection: close`, and the body is complete.
+    return exchange(*tls, run, t, call, max_bytes);
   } catch (const boost::system::system_error& e) {
     throw std::runtime_error("cannot fetch " + url + ": " + e.code().message());
   }

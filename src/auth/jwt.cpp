@@ -38,6 +38,7 @@ struct jwt_verifier::impl {
   mutable steady::time_point loaded_at{};
   mutable steady::time_point last_attempt{};
   mutable std::string load_error;
+  mutable std::string load_detail;
 
   mutable detail::verdict_cache cache;
 
@@ -63,21 +64,47 @@ struct jwt_verifier::impl {
   /// Loads the keys when never loaded, when stale, or (`unknown_kid`) when a token names a key
   /// not in the set and the last attempt is older than `min_refresh`. Returns the reason when
   /// no keys are available at all.
+  enum class plan { keep, reload, refuse };
+
+  /// What to do now (under `keys_mu`, shared or not).
+  [[nodiscard]] plan decide(steady::time_point now, bool unknown_kid, bool force) const {
+    if (force) return plan::reload;
+    const bool stale = loaded && !from_document() && now - loaded_at >= opts.keys.cache_for;
+    const bool may_retry =
+        last_attempt == steady::time_point{} || now - last_attempt >= opts.keys.min_refresh;
+    if (loaded && !stale && !(unknown_kid && may_retry && !from_document())) return plan::keep;
+    // Never loaded: load, or wait for the load under way; refuse only after one failed.
+    if (!loaded) return may_retry || load_error.empty() ? plan::reload : plan::refuse;
+    return may_retry ? plan::reload : plan::keep;  // stale: keep the old keys a while
+  }
+
+  /// Loads the keys when never loaded, when stale, or (`unknown_kid`) when a token names a key
+  /// not in the set and the last attempt is older than `min_refresh`. Returns the reason when
+  /// no keys are available at all. While one thread loads, the others go on with the keys they
+  /// have (only the first load is waited for).
   std::optional<std::string> refresh(bool unknown_kid, bool force = false) const {
-    std::lock_guard reload(reload_mu);
     const auto now = steady::now();
+    bool have_keys = false;
     {
       std::shared_lock lock(keys_mu);
-      const bool stale = loaded && !from_document() && now - loaded_at >= opts.keys.cache_for;
-      const bool may_retry =
-          last_attempt == steady::time_point{} || now - last_attempt >= opts.keys.min_refresh;
-      if (!force && loaded && !stale && !(unknown_kid && may_retry && !from_document())) {
-        return std::nullopt;
-      }
-      if (!force && !loaded && !may_retry) return load_error;
-      if (!force && stale && !may_retry) return std::nullopt;  // keep the old keys a while
+      const auto p = decide(now, unknown_kid, force);
+      if (p == plan::keep) return std::nullopt;
+      if (p == plan::refuse) return load_error;
+      have_keys = loaded;
     }
-    last_attempt = now;
+    std::unique_lock reload(reload_mu, std::defer_lock);
+    if (have_keys && !force) {
+      if (!reload.try_lock()) return std::nullopt;  // another thread is loading them
+    } else {
+      reload.lock();
+    }
+    {
+      std::unique_lock lock(keys_mu);  // decided again: another thread may have just loaded
+      const auto p = decide(now, unknown_kid, force);
+      if (p == plan::keep) return std::nullopt;
+      if (p == plan::refuse) return load_error;
+      last_attempt = now;
+    }
     try {
       auto fresh = read_keys();
       std::unique_lock lock(keys_mu);
@@ -88,8 +115,10 @@ struct jwt_verifier::impl {
       return std::nullopt;
     } catch (const std::exception& e) {
       std::unique_lock lock(keys_mu);
-      load_error = std::string("the signing keys cannot be loaded: ") + e.what();
-      if (force) throw std::runtime_error(load_error);
+      load_detail = e.what();
+      // The caller (unauthenticated) is told that much; `load_keys` says why.
+      load_error = "the signing keys cannot be loaded";
+      if (force) throw std::runtime_error(load_error + ": " + load_detail);
       return loaded ? std::nullopt : std::optional<std::string>(load_error);
     }
   }

@@ -71,12 +71,15 @@ bearer_gate::bearer_gate(protected_resource_options o, std::string_view endpoint
     }
   }
   // RFC 9728 §3.1: the well-known path goes between the host and the resource's path.
-  const auto authority_end = r.find('/', scheme_end + 3);
+  // The authority ends at the first '/', '?' or '#' (none: the URI is all authority).
+  const auto authority_end = r.find_first_of("/?", scheme_end + 3);
   const std::string origin = r.substr(0, authority_end);
-  std::string path = authority_end == std::string::npos ? "" : r.substr(authority_end);
-  path = path.substr(0, path.find('?'));
+  std::string rest = authority_end == std::string::npos ? "" : r.substr(authority_end);
+  const auto query_at = rest.find('?');
+  std::string path = rest.substr(0, query_at);
+  const std::string query = query_at == std::string::npos ? "" : rest.substr(query_at);
   if (path == "/") path.clear();
-  metadata_url_ = origin + std::string(well_known) + path;
+  metadata_url_ = origin + std::string(well_known) + path + query;
   metadata_paths_ = {std::string(well_known) + path, std::string(well_known)};
   if (!endpoint.empty() && endpoint != "/") {
     metadata_paths_.push_back(std::string(well_known) + std::string(endpoint));
@@ -131,8 +134,8 @@ std::variant<principal, http_response> bearer_gate::admit(const http_request& re
   constexpr std::string_view scheme = "bearer ";
   if (header.empty()) return challenge(401, "", "", opts_.required_scopes);
   if (header.size() <= scheme.size() || !iequals(header.substr(0, scheme.size()), scheme)) {
-    return challenge(401, "invalid_request", "the Authorization header must be Bearer",
-                     opts_.required_scopes);
+    // RFC 6750 §3.1: another scheme is no bearer authentication at all.
+    return challenge(401, "", "", opts_.required_scopes);
   }
   auto token = header.substr(scheme.size());
   while (!token.empty() && token.front() == ' ') token.remove_prefix(1);
@@ -149,6 +152,9 @@ std::variant<principal, http_response> bearer_gate::admit(const http_request& re
     return challenge(401, "invalid_token", v.reason.empty() ? "invalid token" : v.reason,
                      opts_.required_scopes);
   }
+  // A bearer principal always carries its scopes: none when the verifier named none (an unset
+  // list would mean "scopes do not apply" and pass every scope check).
+  if (!v.who->scopes) v.who->scopes.emplace();
   std::vector<std::string> lacking;
   for (const auto& s : opts_.required_scopes) {
     if (!v.who->has_scope(s)) lacking.push_back(s);
@@ -177,7 +183,10 @@ std::optional<http_response> bearer_gate::check_calls(const server& srv,
     }
     if (who.scopes) {  // keep what the token has, so that the new token still covers it
       for (const auto& s : *who.scopes) {
-        if (std::find(scopes.begin(), scopes.end(), s) == scopes.end()) scopes.push_back(s);
+        // Only well-formed scope tokens go into the header (they come from the token).
+        if (is_scope_token(s) && std::find(scopes.begin(), scopes.end(), s) == scopes.end()) {
+          scopes.push_back(s);
+        }
       }
     }
     return challenge(403, "insufficient_scope",

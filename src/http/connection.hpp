@@ -54,7 +54,8 @@ inline void append_headers(std::string& out,
   for (const auto& [k, v] : h) {
     out += k;
     out += ": ";
-    out += v;
+    // A value never ends the header early (CR and LF become spaces).
+    for (const char c : v) out.push_back(c == '\r' || c == '\n' ? ' ' : c);
     out += "\r\n";
   }
 }

@@ -149,7 +149,8 @@ http_response request_handler::handle(http_request& req) {
       }
       if (listed) {
         extra.emplace_back("Access-Control-Allow-Origin", std::string(origin));
-        extra.emplace_back("Access-Control-Expose-Headers", "Mcp-Session-Id, Mcp-Protocol-Version");
+        extra.emplace_back("Access-Control-Expose-Headers",
+                           "Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate");
         extra.emplace_back("Vary", "Origin");
         if (req.method == "OPTIONS") {
           http_response r;

@@ -221,9 +221,16 @@ TEST(JwtVerifier, KeysFromAFileAreReloadedForAnUnknownKid) {
   std::ofstream(path) << jwks_of({&k.rs, &k.ed});  // the issuer rotates in a new key
   EXPECT_TRUE(v.verify(sign(k.ed, claims())).who);
   std::filesystem::remove(path);
+  // The caller is told the keys are missing, not where the server looks for them.
   EXPECT_EQ(refused(verifier("/nonexistent/jwks.json").verify(sign(k.rs, claims()))),
-            "the signing keys cannot be loaded: cannot open JWKS file /nonexistent/jwks.json");
-  EXPECT_THROW(verifier("/nonexistent/jwks.json").load_keys(), std::runtime_error);
+            "the signing keys cannot be loaded");
+  try {
+    verifier("/nonexistent/jwks.json").load_keys();
+    ADD_FAILURE() << "load_keys did not throw";
+  } catch (const std::runtime_error& e) {
+    EXPECT_STREQ(e.what(),
+                 "the signing keys cannot be loaded: cannot open JWKS file /nonexistent/jwks.json");
+  }
 }
 
 TEST(JwtVerifier, KeysFromAUrlAreCachedAndFetchedAgainAtMostSoOften) {
@@ -247,6 +254,24 @@ TEST(JwtVerifier, KeysFromAUrlAreCachedAndFetchedAgainAtMostSoOften) {
   const auto dead = verifier("http://127.0.0.1:1/jwks.json",
                              {.keys = {.fetch_timeout = std::chrono::milliseconds(500)}});
   EXPECT_NE(refused(dead.verify(sign(k.rs, claims()))).find("cannot be loaded"), std::string::npos);
+}
+
+TEST(JwtVerifier, AKeySourceThatNeverAnswersTimesOut) {
+  const auto& k = keys::get();
+  // Listening, never accepting: the connection is made (the backlog) and nothing is ever read.
+  boost::asio::io_context io;
+  boost::asio::ip::tcp::acceptor silent(io, {boost::asio::ip::make_address("127.0.0.1"), 0});
+  const auto url = "http://127.0.0.1:" + std::to_string(silent.local_endpoint().port()) + "/k";
+  const auto v = verifier(url, {.keys = {.fetch_timeout = std::chrono::milliseconds(300)}});
+  const auto started = std::chrono::steady_clock::now();
+  EXPECT_EQ(refused(v.verify(sign(k.rs, claims()))), "the signing keys cannot be loaded");
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(3));
+  try {
+    v.load_keys();
+    ADD_FAILURE() << "loaded";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("timed out"), std::string::npos) << e.what();
+  }
 }
 
 TEST(JwtVerifier, RemembersVerifiedTokensUntilTheyExpire) {
@@ -343,8 +368,7 @@ TEST(IntrospectionVerifier, RefusesWhenTheServerCannotBeAsked) {
                                             .client_id = "rs",
                                             .client_secret = "guess",
                                             .audience = audience});
-  EXPECT_EQ(refused(wrong.verify("good+token")),
-            "the token cannot be introspected: HTTP status 401");
+  EXPECT_EQ(refused(wrong.verify("good+token")), "the token cannot be introspected");
   const auth::introspection_verifier down({.endpoint = "http://127.0.0.1:1/introspect",
                                            .audience = audience,
                                            .timeout = std::chrono::milliseconds(500)});

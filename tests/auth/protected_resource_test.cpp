@@ -93,8 +93,9 @@ TEST_F(protected_resource, NoTokenGets401PointingAtTheMetadata) {
   auto basic = post_headers();
   basic.emplace_back("Authorization", "Basic YWxpY2U6c2VjcmV0");
   r = request(port_, "POST", initialize_body(), basic);
-  EXPECT_EQ(r.status, 401U);
-  EXPECT_NE(r.header("www-authenticate").find("error=\"invalid_request\""), std::string::npos);
+  EXPECT_EQ(r.status, 401U);  // another scheme is no bearer token: the plain challenge
+  EXPECT_EQ(r.header("www-authenticate"),
+            std::string("Bearer resource_metadata=\"") + metadata_url + "\", scope=\"mcp\"");
 }
 
 TEST_F(protected_resource, EachBadTokenGets401AndTheServerKeepsServing) {
@@ -172,6 +173,25 @@ TEST_F(protected_resource, ASessionAnswersOnlyItsOwnPrincipal) {
   EXPECT_EQ(r.status, 404U);
 }
 
+TEST(protected_resource_verifier, AVerifierThatNamesNoScopesGrantsNone) {
+  mcp::server s;
+  mcp::http_server http(
+      s, {.protected_resource = mcp::protected_resource_options{
+              .resource = resource,
+              .authorization_servers = {issuer},
+              .required_scopes = {"mcp"},
+              .verify = [](std::string_view) {
+                return mcp::token_verdict{.who = mcp::principal{.subject = "opaque"}};
+              }}});
+  http.start();
+  auto h = post_headers();
+  h.emplace_back("Authorization", "Bearer any-token");
+  auto r = request(http.port(), "POST", initialize_body(), h);
+  EXPECT_EQ(r.status, 403U);
+  EXPECT_NE(r.header("www-authenticate").find("insufficient_scope"), std::string::npos);
+  http.stop();
+}
+
 TEST(protected_resource_options, InconsistentOptionsAreRefused) {
   mcp::server s;
   auto verify = [](std::string_view) { return mcp::token_verdict{}; };
@@ -219,15 +239,28 @@ TEST(https_fetch, KeysFromAnHttpsUrlAreFetchedTrustingOnlyTheGivenCa) {
   const auto url =
       "https://127.0.0.1:" + std::to_string(http.port()) + "/.well-known/oauth-protected-resource";
   const auto token = sign(key(), claims("mcp"));
-  const auto trusted = mcp::auth::jwt_verifier(
-      {.issuer = issuer, .audience = resource, .keys = {.location = url, .ca_file = cert.cert}});
-  // The TLS exchange worked: what came back was read, and is not a key set.
-  EXPECT_EQ(trusted.verify(token).reason,
-            "the signing keys cannot be loaded: JWKS: not an object with a \"keys\" array");
-  const auto untrusted =
-      mcp::auth::jwt_verifier({.issuer = issuer, .audience = resource, .keys = {.location = url}});
-  EXPECT_NE(untrusted.verify(token).reason.find("certificate verify failed"), std::string::npos)
-      << untrusted.verify(token).reason;
+  // Refused either way (nothing to verify with), and the reason stays on the server...
+  EXPECT_EQ(
+      mcp::auth::jwt_verifier(
+          {.issuer = issuer, .audience = resource, .keys = {.location = url, .ca_file = cert.cert}})
+          .verify(token)
+          .reason,
+      "the signing keys cannot be loaded");
+  // ... where load_keys tells: trusted, the TLS exchange worked and the document was read (it is
+  // not a key set); untrusted, the certificate was refused.
+  auto why = [&](const std::string& ca) {
+    try {
+      mcp::auth::jwt_verifier(
+          {.issuer = issuer, .audience = resource, .keys = {.location = url, .ca_file = ca}})
+          .load_keys();
+    } catch (const std::runtime_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("loaded");
+  };
+  EXPECT_NE(why(cert.cert).find("JWKS: not an object with a \"keys\" array"), std::string::npos)
+      << why(cert.cert);
+  EXPECT_NE(why("").find("certificate verify failed"), std::string::npos) << why("");
   http.stop();
 }
 
