@@ -142,6 +142,9 @@ struct introspection_options {
   /// An active answer is remembered this long at most (and never past the token's `exp`), so
   /// a revoked token stops working within this time.
   std::chrono::seconds cache_for{60};
+  /// A token the server called inactive (or whose claims failed) is refused without asking
+  /// again for this long (0: always ask). Failures to reach the endpoint are not remembered.
+  std::chrono::seconds refused_for{10};
   std::chrono::milliseconds timeout{5000};  ///< per introspection request
   std::string ca_file{};  ///< https: trust this PEM file's CA certificates instead of the system's
   std::size_t max_token_bytes = 8192;

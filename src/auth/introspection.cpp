@@ -2,7 +2,9 @@
 #include <mcp/json.hpp>
 
 #include <algorithm>
+#include <mutex>
 #include <stdexcept>
+#include <unordered_map>
 
 #include "auth/jose.hpp"
 
@@ -41,8 +43,31 @@ std::string base64(std::string_view in) {
 struct introspection_verifier::impl {
   introspection_options opts;
   detail::verdict_cache cache;
+  // Tokens the server called inactive (or whose claims failed), for `refused_for`: a client
+  // repeating a bad token does not make a request to the endpoint each time.
+  mutable std::mutex refused_mu;
+  mutable std::unordered_map<std::string, std::pair<std::int64_t, std::string>> refused;
 
-  [[nodiscard]] token_verdict ask(std::string_view token) const {
+  [[nodiscard]] std::optional<std::string> refused_before(const std::string& token) const {
+    std::lock_guard lock(refused_mu);
+    auto it = refused.find(token);
+    if (it == refused.end()) return std::nullopt;
+    if (detail::unix_now() >= it->second.first) {
+      refused.erase(it);
+      return std::nullopt;
+    }
+    return it->second.second;
+  }
+  void remember_refusal(std::string token, std::string reason) const {
+    std::lock_guard lock(refused_mu);
+    if (refused.size() >= opts.cache_entries) refused.clear();
+    refused.insert_or_assign(
+        std::move(token),
+        std::pair{detail::unix_now() + opts.refused_for.count(), std::move(reason)});
+  }
+
+  /// `answered`: the endpoint answered (a refusal then is the token's, not the network's).
+  [[nodiscard]] token_verdict ask(std::string_view token, bool& answered) const {
     detail::http_call call{.method = "POST",
                            .ca_file = opts.ca_file,
                            .headers = {{"Content-Type", "application/x-www-form-urlencoded"},
@@ -60,6 +85,7 @@ struct introspection_verifier::impl {
     } catch (const std::exception&) {  // the endpoint's address is not the caller's business
       return refuse("the token cannot be introspected");
     }
+    answered = true;
     return check_answer(answer);
   }
 
@@ -101,7 +127,13 @@ token_verdict introspection_verifier::verify(std::string_view token) const {
     if (token.size() > impl_->opts.max_token_bytes) return refuse("the token is too long");
     std::string key(token);
     if (auto who = impl_->cache.find(key)) return token_verdict{.who = std::move(who)};
-    auto verdict = impl_->ask(token);
+    if (auto why = impl_->refused_before(key)) return refuse(std::move(*why));
+    bool answered = false;
+    auto verdict = impl_->ask(token, answered);
+    if (!verdict.who && answered && impl_->opts.refused_for.count() > 0 &&
+        impl_->opts.cache_entries > 0) {
+      impl_->remember_refusal(key, verdict.reason);
+    }
     if (verdict.who) {
       std::int64_t until = detail::unix_now() + impl_->opts.cache_for.count();
       if (const auto* exp = verdict.who->claims.if_contains("exp"); exp && exp->is_int64()) {

@@ -360,6 +360,10 @@ TEST(IntrospectionVerifier, AsksTheAuthorizationServerAndRemembersTheAnswer) {
   EXPECT_EQ(refused(v.verify("revoked")), "the token is not active");
   EXPECT_EQ(refused(v.verify("elsewhere")), "the token was issued for another resource");
   EXPECT_EQ(endpoint.fetches(), 3);
+  // Refusals are remembered a while too: a client repeating a bad token costs no request.
+  EXPECT_EQ(refused(v.verify("revoked")), "the token is not active");
+  EXPECT_EQ(refused(v.verify("elsewhere")), "the token was issued for another resource");
+  EXPECT_EQ(endpoint.fetches(), 3);
 }
 
 TEST(IntrospectionVerifier, RefusesWhenTheServerCannotBeAsked) {
