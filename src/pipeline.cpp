@@ -9,6 +9,7 @@
 
 #include "detail/call_state.hpp"
 #include "detail/timer.hpp"
+#include "detail/token_bucket.hpp"
 #include "detail/utf8.hpp"
 
 namespace mcp {
@@ -31,26 +32,15 @@ class rate_limiter final : public call_interceptor {
       key += '\n';
       key += call.tool_name();
     }
-    double wait_s = 0;
+    long long ms = 0;
     {
       std::lock_guard lock(mu_);
       const auto now = clock::now();
       if (buckets_.size() >= opts_.max_keys && !buckets_.contains(key)) evict(now);
-      auto [it, fresh] = buckets_.try_emplace(key, bucket{opts_.burst, now});
-      auto& b = it->second;
-      if (!fresh) {
-        const double elapsed = std::chrono::duration<double>(now - b.last).count();
-        b.tokens = std::min(opts_.burst, b.tokens + elapsed * opts_.per_second);
-        b.last = now;
-      }
-      if (b.tokens >= 1.0) {
-        b.tokens -= 1.0;
-      } else {
-        wait_s = (1.0 - b.tokens) / opts_.per_second;
-      }
+      auto it = buckets_.try_emplace(key, detail::token_bucket::full(opts_.burst, now)).first;
+      ms = it->second.take(opts_.per_second, opts_.burst, now);
     }
-    if (wait_s > 0) {
-      const auto ms = static_cast<long long>(wait_s * 1000.0) + 1;
+    if (ms > 0) {
       call.finish(tool_error_result("Rate limit exceeded for tool \"" + call.tool_name() +
                                     "\": retry in " + std::to_string(ms) + " ms"));
       return;
@@ -59,10 +49,6 @@ class rate_limiter final : public call_interceptor {
   }
 
  private:
-  struct bucket {
-    double tokens;
-    clock::time_point last;
-  };
   /// Drops buckets that have refilled completely (they behave like fresh ones), or, if none
   /// has, the least recently used one.
   void evict(clock::time_point now) {
@@ -80,7 +66,7 @@ class rate_limiter final : public call_interceptor {
 
   rate_limit_options opts_;
   std::mutex mu_;
-  std::unordered_map<std::string, bucket> buckets_;
+  std::unordered_map<std::string, detail::token_bucket> buckets_;
 };
 
 class concurrency_limiter final : public call_interceptor {

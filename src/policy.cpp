@@ -15,6 +15,7 @@
 #include <unordered_map>
 
 #include "detail/timer.hpp"
+#include "detail/token_bucket.hpp"
 
 namespace mcp {
 
@@ -194,11 +195,6 @@ const tool_rule* match(const policy_rules& r, std::string_view name) {
   return best;
 }
 
-struct bucket {
-  double tokens = 0;
-  detail::clock::time_point last{};
-};
-
 /// One set of rules with the state that goes with it (reset when the rules are replaced).
 struct generation {
   explicit generation(policy_rules r) : rules(std::make_shared<const policy_rules>(std::move(r))) {}
@@ -207,7 +203,7 @@ struct generation {
   mutable std::shared_mutex effective_mu;
   mutable std::unordered_map<std::string, std::shared_ptr<const tool_rule>> effective;
   std::mutex buckets_mu;
-  std::unordered_map<std::string, bucket> buckets;
+  std::unordered_map<std::string, detail::token_bucket> buckets;
   std::mutex running_mu;
   std::unordered_map<std::string, std::shared_ptr<std::atomic<std::size_t>>> running;
 
@@ -266,18 +262,8 @@ struct generation {
     std::lock_guard lock(buckets_mu);
     const auto now = detail::clock::now();
     if (buckets.size() >= 100000 && !buckets.contains(key)) buckets.clear();
-    auto [it, fresh] = buckets.try_emplace(key, bucket{rate.burst, now});
-    auto& b = it->second;
-    if (!fresh) {
-      const double elapsed = std::chrono::duration<double>(now - b.last).count();
-      b.tokens = std::min(rate.burst, b.tokens + elapsed * rate.per_second);
-      b.last = now;
-    }
-    if (b.tokens >= 1.0) {
-      b.tokens -= 1.0;
-      return 0;
-    }
-    return static_cast<long long>((1.0 - b.tokens) / rate.per_second * 1000.0) + 1;
+    auto it = buckets.try_emplace(key, detail::token_bucket::full(rate.burst, now)).first;
+    return it->second.take(rate.per_second, rate.burst, now);
   }
 
   std::shared_ptr<std::atomic<std::size_t>> counter(const std::string& tool) {

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "detail/call_state.hpp"
+#include "detail/scopes.hpp"
 #include "listing.hpp"
 #include "server_core.hpp"
 #include "server_session.hpp"
@@ -33,15 +34,6 @@ std::vector<std::string> missing_scopes(const std::vector<std::string>& needed,
   std::vector<std::string> out;
   for (const auto& scope : needed) {
     if (!who.has_scope(scope)) out.push_back(scope);
-  }
-  return out;
-}
-
-std::string join_scopes(const std::vector<std::string>& scopes) {
-  std::string out;
-  for (const auto& scope : scopes) {
-    if (!out.empty()) out.push_back(' ');
-    out += scope;
   }
   return out;
 }
@@ -79,13 +71,9 @@ principal principal_from_json(const json::object& o) {
 
 namespace {
 
-/// RFC 6749 §3.3: a scope token is one or more of %x21 / %x23-5B / %x5D-7E.
 void check_scopes(const tool_spec& spec) {
   for (const auto& scope : spec.scopes) {
-    const bool ok = !scope.empty() && std::all_of(scope.begin(), scope.end(), [](char c) {
-      return c >= 0x21 && c <= 0x7e && c != '"' && c != '\\';
-    });
-    if (!ok) {
+    if (!is_scope_token(scope)) {
       throw std::invalid_argument("tool \"" + spec.name + "\": invalid scope \"" + scope + "\"");
     }
   }

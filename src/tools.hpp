@@ -36,8 +36,6 @@ struct tool_entry {
 /// The scopes in `needed` that `who` lacks (none when `who` carries no scopes).
 [[nodiscard]] std::vector<std::string> missing_scopes(const std::vector<std::string>& needed,
                                                       const principal& who);
-/// The scopes separated by spaces, as OAuth writes them.
-[[nodiscard]] std::string join_scopes(const std::vector<std::string>& scopes);
 
 /// A principal as JSON (a task stored to run again after a restart keeps its caller), and back.
 [[nodiscard]] json::object principal_to_json(const principal& who);

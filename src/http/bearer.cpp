@@ -5,16 +5,12 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "detail/scopes.hpp"
+
 namespace mcp::http_detail {
 namespace {
 
 constexpr std::string_view well_known = "/.well-known/oauth-protected-resource";
-
-bool is_scope_token(std::string_view s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
-    return c >= 0x21 && c <= 0x7e && c != '"' && c != '\\';
-  });
-}
 
 /// Text that may go inside a quoted-string of a challenge: printable ASCII, `"` and `\` turned
 /// into `'`, anything else into `?`.
@@ -34,15 +30,6 @@ json::array to_array(const std::vector<std::string>& v) {
   json::array a;
   for (const auto& s : v) a.emplace_back(s);
   return a;
-}
-
-std::string join(const std::vector<std::string>& v) {
-  std::string out;
-  for (const auto& s : v) {
-    if (!out.empty()) out.push_back(' ');
-    out += s;
-  }
-  return out;
 }
 
 }  // namespace
@@ -65,7 +52,7 @@ bearer_gate::bearer_gate(protected_resource_options o, std::string_view endpoint
   if (!opts_.verify) throw std::invalid_argument("protected_resource.verify is empty");
   for (const auto* list : {&opts_.scopes_supported, &opts_.required_scopes}) {
     for (const auto& s : *list) {
-      if (!is_scope_token(s)) {
+      if (!detail::is_scope_token(s)) {
         throw std::invalid_argument("protected_resource: invalid scope \"" + s + "\"");
       }
     }
@@ -117,7 +104,7 @@ http_response bearer_gate::challenge(unsigned status, std::string_view error,
                                      std::string_view description,
                                      const std::vector<std::string>& scopes) const {
   std::string value = "Bearer resource_metadata=\"" + quotable(metadata_url_) + "\"";
-  if (!scopes.empty()) value += ", scope=\"" + join(scopes) + "\"";
+  if (!scopes.empty()) value += ", scope=\"" + detail::join_scopes(scopes) + "\"";
   if (!error.empty()) value += ", error=\"" + std::string(error) + "\"";
   if (!description.empty()) value += ", error_description=\"" + quotable(description) + "\"";
   auto r = error_response(
@@ -160,7 +147,8 @@ std::variant<principal, http_response> bearer_gate::admit(const http_request& re
     if (!v.who->has_scope(s)) lacking.push_back(s);
   }
   if (!lacking.empty()) {
-    return challenge(403, "insufficient_scope", "the token lacks scope " + join(lacking),
+    return challenge(403, "insufficient_scope",
+                     "the token lacks scope " + detail::join_scopes(lacking),
                      opts_.required_scopes);
   }
   return std::move(*v.who);
@@ -184,14 +172,16 @@ std::optional<http_response> bearer_gate::check_calls(const server& srv,
     if (who.scopes) {  // keep what the token has, so that the new token still covers it
       for (const auto& s : *who.scopes) {
         // Only well-formed scope tokens go into the header (they come from the token).
-        if (is_scope_token(s) && std::find(scopes.begin(), scopes.end(), s) == scopes.end()) {
+        if (detail::is_scope_token(s) &&
+            std::find(scopes.begin(), scopes.end(), s) == scopes.end()) {
           scopes.push_back(s);
         }
       }
     }
-    return challenge(403, "insufficient_scope",
-                     "tool " + std::string(name->get_string()) + " needs scope " + join(lacking),
-                     scopes);
+    return challenge(
+        403, "insufficient_scope",
+        "tool " + std::string(name->get_string()) + " needs scope " + detail::join_scopes(lacking),
+        scopes);
   }
   return std::nullopt;
 }
