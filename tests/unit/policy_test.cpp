@@ -238,10 +238,11 @@ TEST(tool_policy, FileReloadsApplyToTheNextCallAndABadFileKeepsTheOld) {
   ASSERT_FALSE(reload);
   EXPECT_NE(reload.error().message.find("tools.write.deny: must be true or false"),
             std::string::npos);
-  for (int i = 0; i < 100 && last_error.empty(); ++i) {
-    std::this_thread::sleep_for(10ms);
+  auto seen_error = [&] {
     std::lock_guard lock(mu);
-  }
+    return !last_error.empty();
+  };
+  for (int i = 0; i < 100 && !seen_error(); ++i) std::this_thread::sleep_for(10ms);
   {
     std::lock_guard lock(mu);
     EXPECT_NE(last_error.find("must be true or false"), std::string::npos) << last_error;
