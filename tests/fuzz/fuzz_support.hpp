@@ -79,7 +79,8 @@ inline std::unique_ptr<mcp::server> make_server(std::shared_ptr<queue_executor> 
                    "code":{"type":"string","pattern":"^[A-Z]{2}-\\d{3,5}$"},
                    "tags":{"type":"array","items":{"enum":["a","b"]},"uniqueItems":true}},
                    "required":["code"]})")
-                                   .as_object()},
+                                   .as_object(),
+               .scopes = {"admin"}},  // over a protected HTTP server: 403 step-up without it
               [](mcp::tool_context&, const mcp::json::object&) { return mcp::call_tool_result{}; });
   s->add_resource({.uri = "test://a", .name = "a"},
                   [](const mcp::resource_request& r) -> mcp::result<mcp::read_resource_result> {

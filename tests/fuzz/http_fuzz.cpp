@@ -3,12 +3,15 @@
 // (Beast's parser: headers, chunked bodies, trailers), each complete request handled by the
 // request_handler (sessions, Last-Event-ID, methods, content types). The literal text SESSION
 // in the input is replaced by the id of a session the target opened, so that session paths are
-// reachable. The first byte chooses stateful or stateless mode.
+// reachable. The first byte chooses stateful or stateless mode (bit 0) and whether the server
+// is an OAuth protected resource (bit 1: bearer tokens "good" and "admin" are valid, the tool
+// "code" needs scope admin; the metadata document and the 401/403 challenges are reachable).
 #include <mcp/json.hpp>
 
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "fuzz_support.hpp"
 #include "http/handler.hpp"
@@ -42,6 +45,31 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   opts.stateless = (data[0] & 1U) != 0;
   opts.max_header_bytes = 4096;
   opts.max_body_bytes = 32768;
+  const bool guarded = (data[0] & 2U) != 0;
+  if (guarded) {
+    opts.protected_resource =
+        mcp::
+            protected_resource_options{.resource = "https://mcp.fuzz/mcp?x=1",
+                                       .authorization_servers = {"https://auth.fuzz"},
+                                       .scopes_supported = {"mcp", "admin"},
+                                       .required_scopes = {"mcp"},
+                                       .verify = [](std::string_view
+                                                        token) -> mcp::
+                                                                   token_verdict {
+                                                                     if (token != "good" &&
+                                                                         token != "admin")
+                                                                       return {
+                                                                           .reason =
+                                                                               "bad \"token\"\r\n"};
+                                                                     mcp::principal p{
+                                                                         .subject = "fuzz",
+                                                                         .issuer =
+                                                                             "https://auth.fuzz"};
+                                                                     p.scopes = token == "admin" ? std::vector<std::string>{"mcp", "admin", "a\"b\r\n"}
+                                      : std::vector<std::string>{"mcp"};
+                                                                     return {.who = std::move(p)};
+                                                                   }};
+  }
   request_handler h(*f.server, opts, [&](std::function<void()> work) { f.exec->post(work); });
   h.set_bound(true);
   std::string session;
@@ -50,8 +78,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"f","version":"1"}}})";
     const std::string head =
         "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-        "Accept: application/json, text/event-stream\r\nContent-Length: " +
-        std::to_string(init.size()) + "\r\n\r\n";
+        "Accept: application/json, text/event-stream\r\n" +
+        std::string(guarded ? "Authorization: Bearer good\r\n" : "") +
+        "Content-Length: " + std::to_string(init.size()) + "\r\n\r\n";
     request_reader r({opts.max_header_bytes, opts.max_body_bytes});
     const std::string whole = head + init;
     (void)r.feed(whole);
