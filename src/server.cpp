@@ -146,9 +146,9 @@ std::vector<std::string> server::tool_names() const { return core_->tools->names
 
 void server::notify_tools_changed() { core_->tools->changed(); }
 
-std::vector<std::string> server::missing_scopes(std::string_view name, const principal& who) const {
-  auto e = core_->tools->find(name);
-  return e ? detail::missing_scopes(e->spec.scopes, who) : std::vector<std::string>{};
+std::optional<scope_shortfall> server::missing_scopes(const jsonrpc::request& req,
+                                                      const principal& who) const {
+  return core_->tools->shortfall(req, who);
 }
 
 void server::add_resource(resource_spec spec, resource_handler handler) {

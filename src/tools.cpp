@@ -139,6 +139,18 @@ bool tools_feature::remove(std::string_view name) {
 
 void tools_feature::changed() { core_.list_changed(list_index_); }
 
+std::optional<scope_shortfall> tools_feature::shortfall(const jsonrpc::request& req,
+                                                        const principal& who) const {
+  if (req.method != "tools/call") return std::nullopt;
+  const auto* name = req.params.if_contains("name");
+  if (name == nullptr || !name->is_string()) return std::nullopt;  // the call answers -32602
+  auto e = find(name->get_string());
+  if (!e) return std::nullopt;
+  auto lacking = missing_scopes(e->spec.scopes, who);
+  if (lacking.empty()) return std::nullopt;
+  return scope_shortfall{"tool " + e->spec.name, std::move(lacking)};
+}
+
 bool tools_feature::set_enabled(std::string_view name, bool enabled) {
   bool changed = false;
   const bool found = tools_.replace(name, [&](const tool_entry& old) {

@@ -76,6 +76,9 @@ class tools_feature final : public feature,
   bool remove(std::string_view name);
   /// Tells initialized sessions that tools/list may have changed (debounced).
   void changed();
+  /// The scopes a tools/call `req` needs that `who` lacks (see `server::missing_scopes`).
+  [[nodiscard]] std::optional<scope_shortfall> shortfall(const jsonrpc::request& req,
+                                                         const principal& who) const;
   bool set_enabled(std::string_view name, bool enabled);
   [[nodiscard]] std::vector<std::string> names() const;
   /// True when a registered tool declares task support (optional or required).

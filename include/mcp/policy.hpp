@@ -133,8 +133,8 @@ class tool_policy final : public call_interceptor {
   result<void> reload();
   /// The rules in force.
   [[nodiscard]] std::shared_ptr<const policy_rules> rules() const;
-  /// The rule that applies to `tool` for `who` (defaults, the tool's rule, the caller's
-  /// override), and whether `who` may call it: empty when allowed, else the reason.
+  /// Why `who` may not call `tool` under the rules in force (the defaults, the tool's rule and
+  /// the caller's override together); empty when it may.
   [[nodiscard]] std::string refusal(const principal& who, const tool_spec& tool) const;
 
   void intercept(const tool_call& call, const std::function<void()>& next) override;

@@ -85,6 +85,12 @@ struct server_options {
 
 class server_session;
 
+/// What a request needs that its caller lacks (see `server::missing_scopes`).
+struct scope_shortfall {
+  std::string needed_by;            ///< what needs them, e.g. "tool admin.reset"
+  std::vector<std::string> scopes;  ///< the scopes the caller lacks
+};
+
 /// How a session is opened.
 struct session_options {
   principal who{};  ///< the caller, from the transport (stdio: "local")
@@ -152,10 +158,13 @@ class server {
   void notify_tools_changed();
   /// Names of the registered tools, in registration order.
   [[nodiscard]] std::vector<std::string> tool_names() const;
-  /// The scopes of tool `name` (`tool_spec::scopes`) that `who` lacks: empty when `who` may
-  /// call it, carries no scopes, or there is no such tool. Thread-safe.
-  [[nodiscard]] std::vector<std::string> missing_scopes(std::string_view name,
-                                                        const principal& who) const;
+  /// What `req` needs that `who` lacks, for a transport that refuses such a request before it
+  /// reaches a session (Streamable HTTP: 403 `insufficient_scope`, so the client can ask for
+  /// a token with more scopes). Today a tools/call of a tool with `tool_spec::scopes`.
+  /// nullopt when `who` may send it, carries no scopes, or the request names nothing known.
+  /// Thread-safe.
+  [[nodiscard]] std::optional<scope_shortfall> missing_scopes(const jsonrpc::request& req,
+                                                              const principal& who) const;
 
   /// Adds a resource (see mcp/resource.hpp). Initialized sessions get a debounced
   /// `notifications/resources/list_changed`. Thread-safe.

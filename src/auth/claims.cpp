@@ -26,8 +26,6 @@ std::optional<std::int64_t> numeric_date(const json::object& claims, std::string
   throw std::invalid_argument("\"" + std::string(name) + "\" is not a NumericDate");
 }
 
-token_verdict refuse(std::string reason) { return token_verdict{.reason = std::move(reason)}; }
-
 }  // namespace
 
 std::int64_t unix_now() {

@@ -1,4 +1,5 @@
 // Opaque tokens checked with the authorization server (RFC 7662 token introspection).
+#include <mcp/content.hpp>
 #include <mcp/json.hpp>
 
 #include <algorithm>
@@ -9,9 +10,9 @@
 #include "auth/jose.hpp"
 
 namespace mcp::auth {
-namespace {
 
-token_verdict refuse(std::string reason) { return token_verdict{.reason = std::move(reason)}; }
+using detail::refuse;
+namespace {
 
 /// application/x-www-form-urlencoded (RFC 6749 appendix B).
 std::string form_encode(std::string_view s) {
@@ -27,14 +28,6 @@ std::string form_encode(std::string_view s) {
       out.push_back(hex[c & 0xfU]);
     }
   }
-  return out;
-}
-
-std::string base64(std::string_view in) {
-  auto out = detail::base64url_encode(in);
-  std::replace(out.begin(), out.end(), '-', '+');
-  std::replace(out.begin(), out.end(), '_', '/');
-  while (out.size() % 4 != 0) out.push_back('=');
   return out;
 }
 
@@ -75,9 +68,9 @@ struct introspection_verifier::impl {
                            .body = "token=" + form_encode(token) + "&token_type_hint=access_token"};
     if (!opts.client_id.empty() || !opts.client_secret.empty()) {
       // RFC 6749 §2.3.1: the credentials are form-encoded, then Basic.
-      call.headers.emplace_back(
-          "Authorization",
-          "Basic " + base64(form_encode(opts.client_id) + ":" + form_encode(opts.client_secret)));
+      call.headers.emplace_back("Authorization",
+                                "Basic " + mcp::base64_encode(form_encode(opts.client_id) + ":" +
+                                                              form_encode(opts.client_secret)));
     }
     std::string answer;
     try {

@@ -36,6 +36,11 @@ namespace detail {
 /// Encodes without padding.
 [[nodiscard]] std::string base64url_encode(std::string_view in);
 
+/// A refusal with `reason`.
+[[nodiscard]] inline token_verdict refuse(std::string reason) {
+  return token_verdict{.reason = std::move(reason)};
+}
+
 /// Whether a key of type `kty` can check signatures of `alg`.
 [[nodiscard]] bool key_fits(std::string_view kty, std::string_view alg);
 

@@ -1,6 +1,8 @@
 // JSON Web Keys: base64url, public keys from JWK members with OpenSSL 3, signature checks.
+#include <mcp/content.hpp>
 #include <mcp/json.hpp>
 
+#include <algorithm>
 #include <array>
 #include <stdexcept>
 
@@ -48,21 +50,10 @@ std::optional<std::string> base64url_decode(std::string_view in) {
 }
 
 std::string base64url_encode(std::string_view in) {
-  static constexpr char alphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-  std::string out;
-  out.reserve((in.size() * 4 + 2) / 3);
-  std::uint32_t acc = 0;
-  int bits = 0;
-  for (const char c : in) {
-    acc = (acc << 8U) | static_cast<unsigned char>(c);
-    bits += 8;
-    while (bits >= 6) {
-      bits -= 6;
-      out.push_back(alphabet[(acc >> static_cast<unsigned>(bits)) & 0x3fU]);
-    }
-  }
-  if (bits > 0) out.push_back(alphabet[(acc << static_cast<unsigned>(6 - bits)) & 0x3fU]);
+  auto out = mcp::base64_encode(in);
+  std::replace(out.begin(), out.end(), '+', '-');
+  std::replace(out.begin(), out.end(), '/', '_');
+  while (!out.empty() && out.back() == '=') out.pop_back();
   return out;
 }
 

@@ -14,6 +14,8 @@
 
 namespace mcp::auth {
 
+using detail::refuse;
+
 namespace {
 
 using steady = std::chrono::steady_clock;
@@ -22,8 +24,6 @@ constexpr std::size_t max_claims_bytes = 16384;
 bool supported(std::string_view alg) {
   return alg == "RS256" || alg == "PS256" || alg == "ES256" || alg == "EdDSA";
 }
-
-token_verdict refuse(std::string reason) { return token_verdict{.reason = std::move(reason)}; }
 
 }  // namespace
 

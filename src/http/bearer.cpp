@@ -154,19 +154,16 @@ std::variant<principal, http_response> bearer_gate::admit(const http_request& re
   return std::move(*v.who);
 }
 
-std::optional<http_response> bearer_gate::check_calls(const server& srv,
-                                                      const std::vector<jsonrpc::message>& messages,
-                                                      const principal& who) const {
+std::optional<http_response> bearer_gate::check_requests(
+    const server& srv, const std::vector<jsonrpc::message>& messages, const principal& who) const {
   for (const auto& m : messages) {
     const auto* r = std::get_if<jsonrpc::request>(&m);
-    if (r == nullptr || r->method != "tools/call") continue;
-    const auto* name = r->params.if_contains("name");
-    if (name == nullptr || !name->is_string()) continue;  // the session answers -32602
-    auto lacking = srv.missing_scopes(name->get_string(), who);
-    if (lacking.empty()) continue;
-    // Step-up: ask for what the call needs on top of what every request needs.
+    if (r == nullptr) continue;
+    auto shortfall = srv.missing_scopes(*r, who);
+    if (!shortfall) continue;
+    // Step-up: ask for what the request needs on top of what every request needs.
     auto scopes = opts_.required_scopes;
-    for (auto& s : lacking) {
+    for (auto& s : shortfall->scopes) {
       if (std::find(scopes.begin(), scopes.end(), s) == scopes.end()) scopes.push_back(s);
     }
     if (who.scopes) {  // keep what the token has, so that the new token still covers it
@@ -180,8 +177,7 @@ std::optional<http_response> bearer_gate::check_calls(const server& srv,
     }
     return challenge(
         403, "insufficient_scope",
-        "tool " + std::string(name->get_string()) + " needs scope " + detail::join_scopes(lacking),
-        scopes);
+        shortfall->needed_by + " needs scope " + detail::join_scopes(shortfall->scopes), scopes);
   }
   return std::nullopt;
 }

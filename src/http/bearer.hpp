@@ -33,8 +33,9 @@ class bearer_gate {
   /// The caller named by the request's bearer token, or the 401/403 answer. Never throws.
   [[nodiscard]] std::variant<principal, http_response> admit(const http_request& req) const;
 
-  /// 403 `insufficient_scope` when `who` lacks scopes a tools/call among `messages` needs.
-  [[nodiscard]] std::optional<http_response> check_calls(
+  /// 403 `insufficient_scope` when `who` lacks scopes a request among `messages` needs (the
+  /// server says which: `server::missing_scopes`).
+  [[nodiscard]] std::optional<http_response> check_requests(
       const server& srv, const std::vector<jsonrpc::message>& messages, const principal& who) const;
 
   /// The `resource_metadata` URL given in challenges.

@@ -357,7 +357,7 @@ http_response request_handler::post(http_request& req, const principal& who,
   post_body body;
   if (auto e = decode_post(req, body, extra)) return std::move(*e);
   if (gate_) {
-    if (auto refused = gate_->check_calls(server_, body.messages, who)) {
+    if (auto refused = gate_->check_requests(server_, body.messages, who)) {
       refused->headers.insert(refused->headers.begin(), extra.begin(), extra.end());
       return std::move(*refused);
     }
