@@ -32,12 +32,12 @@ void client_session::cancel(std::int64_t id, std::string_view reason) {
   impl_->cancel_outbound(id, reason);
 }
 
-result<json::object> client_session::initialize() {
+result<json::object> client_session::initialize(const request_options& opts) {
   json::object params{{"protocolVersion", impl_->opts.protocol_version},
                       {"capabilities", impl_->opts.capabilities},
                       {"clientInfo", json::object{{"name", impl_->opts.info.name},
                                                   {"version", impl_->opts.info.version}}}};
-  auto r = request("initialize", std::move(params));
+  auto r = request("initialize", std::move(params), opts);
   if (!r) return r;
   if (const auto* v = r->if_contains("protocolVersion"); v != nullptr && v->is_string()) {
     impl_->conn().set_protocol_version(v->get_string());

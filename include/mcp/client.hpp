@@ -130,7 +130,8 @@ class client_session {
   void receive(std::string_view message);
 
   /// Sends initialize, then notifications/initialized. Returns the InitializeResult.
-  result<json::object> initialize();
+  /// `opts` (e.g. a longer timeout) applies to the initialize request.
+  result<json::object> initialize(const request_options& opts = {});
   /// Sends a request and waits for its result. Errors: the server's JSON-RPC error,
   /// `errc::request_timeout` (a notifications/cancelled is sent), `errc::connection_closed`.
   result<json::object> request(std::string_view method, json::object params,

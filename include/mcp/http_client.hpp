@@ -28,6 +28,26 @@
 
 namespace mcp {
 
+/// Supplies the `Authorization` header of a client's HTTP requests and answers a server's
+/// refusal: `auth::oauth_client` (mcp/oauth.hpp) is one, doing OAuth 2.1 as MCP's authorization
+/// asks; a fixed token needs none (put it in `http_client_options::headers`).
+///
+/// Thread-safety: called from any of the connection's threads, also at once.
+class http_authorizer {
+ public:
+  virtual ~http_authorizer() = default;
+  /// The header's value for the next request (e.g. "Bearer abc"); empty: none.
+  virtual std::string authorization() = 0;
+  /// The server answered 401, or 403 with a `WWW-Authenticate` challenge (`challenge`, empty
+  /// when absent), to a request sent with `sent` as its Authorization value. May block while a
+  /// token is obtained (this request's thread waits). Returns true to send the request again
+  /// with the new `authorization()`, false to fail it with the server's answer. Must not throw.
+  virtual bool refused(int status, std::string_view challenge, std::string_view sent) = 0;
+  /// Why the last `refused` returned false, for the failed request's error message (empty: the
+  /// server's answer says it all).
+  [[nodiscard]] virtual std::string refusal_reason() const { return {}; }
+};
+
 struct http_client_options {
   std::string url = "http://127.0.0.1:8080/mcp";               ///< http:// only
   std::vector<std::pair<std::string, std::string>> headers{};  ///< extra (e.g. Authorization)
@@ -40,11 +60,16 @@ struct http_client_options {
   /// `Keep-Alive: timeout` less one second, is closed rather than reused, so that a request is
   /// never written to a connection the server is closing.
   std::chrono::milliseconds pool_idle_timeout{30000};
+  /// Authorizes each request and answers 401/403 (e.g. `auth::oauth_client`); null: none.
+  std::shared_ptr<http_authorizer> authorizer{};
 };
 
 /// A client transport: each `send` is one POST (requests on a thread of their own, so that a
 /// `client_session` can wait, time out and cancel); answers, whether JSON or SSE, are handed to
 /// the receiver installed with `on_receive`, in order per stream.
+///
+/// With an `authorizer`, a request refused with 401 (or 403 and a challenge) is sent again when
+/// the authorizer obtained a new token, at most 3 times.
 ///
 /// Errors: an HTTP error answer to a request is delivered as a JSON-RPC error response for that
 /// request (the server's JSON-RPC error when the body holds one, else code -32000 with the

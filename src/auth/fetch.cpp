@@ -83,8 +83,8 @@ class deadline_runner {
 /// The request (one per connection: `Connection: close`), written and its answer read through
 /// `run`; the body of a 200 answer.
 template <class Stream>
-std::string exchange(Stream& stream, deadline_runner& run, const target& t, const http_call& call,
-                     std::size_t max_bytes) {
+http_response exchange(Stream& stream, deadline_runner& run, const target& t, const http_call& call,
+                       std::size_t max_bytes) {
   http::request<http::string_body> req{http::string_to_verb(call.method), t.path, 11};
   const bool default_port = t.port == (t.tls ? "443" : "80");
   const bool v6 = t.host.find(':') != std::string::npos;
@@ -103,11 +103,13 @@ std::string exchange(Stream& stream, deadline_runner& run, const target& t, cons
   parser.body_limit(max_bytes);
   parser.header_limit(16384);
   run([&](auto handler) { http::async_read(stream, buffer, parser, std::move(handler)); });
-  const auto& res = parser.get();
-  if (res.result() != http::status::ok) {
-    throw std::runtime_error("HTTP status " + std::to_string(res.result_int()));
+  auto& res = parser.get();
+  http_response out{
+      .status = res.result_int(), .body = std::move(res.body()), .www_authenticate = {}};
+  if (auto it = res.find(http::field::www_authenticate); it != res.end()) {
+    out.www_authenticate = std::string(it->value());
   }
-  return res.body();
+  return out;
 }
 
 }  // namespace
@@ -134,6 +136,13 @@ std::string fetch_url(const std::string& url, std::chrono::milliseconds timeout,
 
 std::string http_exchange(const std::string& url, const http_call& call,
                           std::chrono::milliseconds timeout, std::size_t max_bytes) {
+  auto res = http_request(url, call, timeout, max_bytes);
+  if (res.status != 200) throw std::runtime_error("HTTP status " + std::to_string(res.status));
+  return std::move(res.body);
+}
+
+http_response http_request(const std::string& url, const http_call& call,
+                           std::chrono::milliseconds timeout, std::size_t max_bytes) {
   if (auto why = unusable_url(url)) throw std::runtime_error(*why);
   const auto t = parse_target(url);
   net::io_context ioc;

@@ -91,6 +91,16 @@ struct http_call {
   std::vector<std::pair<std::string, std::string>> headers{};
   std::string body{};
 };
+/// An HTTP answer, whatever its status.
+struct http_response {
+  unsigned status = 0;
+  std::string body;
+  std::string www_authenticate;  ///< the header's value, when present
+};
+/// One HTTP exchange with a deadline, like `http_exchange`, returning any status. Throws
+/// `std::runtime_error` when no complete answer (body at most `max_bytes`) arrives.
+[[nodiscard]] http_response http_request(const std::string& url, const http_call& call,
+                                         std::chrono::milliseconds timeout, std::size_t max_bytes);
 [[nodiscard]] std::string http_exchange(const std::string& url, const http_call& call,
                                         std::chrono::milliseconds timeout, std::size_t max_bytes);
 

@@ -187,7 +187,8 @@ struct http_client_connection::impl {
 
   /// The request line and headers for one exchange.
   std::string request_head(std::string_view method, std::string_view accept,
-                           std::string_view last_event_id, std::size_t body_size) {
+                           std::string_view last_event_id, std::size_t body_size,
+                           std::string_view authorization = {}) {
     std::string h;
     h += method;
     h += ' ';
@@ -212,9 +213,42 @@ struct http_client_connection::impl {
       h += last_event_id;
       h += "\r\n";
     }
+    if (!authorization.empty()) {
+      h += "Authorization: ";
+      h += authorization;
+      h += "\r\n";
+    }
     for (const auto& [k, v] : opts.headers) h += k + ": " + v + "\r\n";
     h += "\r\n";
     return h;
+  }
+
+  /// `open` for one request (`body` after the head), authorized by `opts.authorizer` when there
+  /// is one: a 401, or a 403 with a challenge, goes to the authorizer, and the request is sent
+  /// again (at most 3 times) when it says so. A refusal that stands is returned with its body
+  /// already read into `refusal_body` (the exchange is then at its end) and the authorizer's
+  /// reason in `why`.
+  std::unique_ptr<exchange> send(std::string_view method, std::string_view accept,
+                                 std::string_view last_event_id, const std::string& body,
+                                 beast::error_code& ec, std::string& refusal_body,
+                                 std::string* why = nullptr) {
+    for (int attempt = 0;; ++attempt) {
+      const std::string auth = opts.authorizer ? opts.authorizer->authorization() : std::string();
+      auto ex = open(request_head(method, accept, last_event_id, body.size(), auth) + body, ec);
+      if (ec || !opts.authorizer) return ex;
+      const unsigned status = ex->status();
+      const std::string challenge = ex->header("WWW-Authenticate");
+      if (status != 401 && (status != 403 || challenge.empty())) return ex;
+      refusal_body.clear();
+      beast::error_code read_ec;
+      while (!(read_ec = ex->read_some(refusal_body, opts.read_timeout))) {
+      }
+      if (attempt == 3 || !opts.authorizer->refused(static_cast<int>(status), challenge, auth)) {
+        if (why != nullptr) *why = opts.authorizer->refusal_reason();
+        return ex;
+      }
+      release(std::move(ex));
+    }
   }
 
   /// Sends `data` (a whole request) and reads the response head, on a pooled connection when
@@ -286,8 +320,10 @@ struct http_client_connection::impl {
     idle.push_back(std::move(ex));
   }
 
-  /// Delivers a JSON-RPC error response for `id` (when the message was a request).
-  void fail_request(const std::optional<json::value>& id, unsigned status, std::string_view body) {
+  /// Delivers a JSON-RPC error response for `id` (when the message was a request); `why` (an
+  /// authorizer's reason) replaces the message.
+  void fail_request(const std::optional<json::value>& id, unsigned status, std::string_view body,
+                    const std::string& why = {}) {
     if (!id) return;
     json::object err{{"code", -32000}, {"message", "HTTP " + std::to_string(status)}};
     if (status == 0) err["message"] = std::string(body);
@@ -299,6 +335,7 @@ struct http_client_connection::impl {
     if (status == 404) {
       err["message"] = "Session not found (HTTP 404): the session ended; start a new one";
     }
+    if (!why.empty()) err["message"] = "HTTP " + std::to_string(status) + ": " + why;
     json::object msg{{"jsonrpc", "2.0"}, {"id", *id}, {"error", err}};
     deliver(json::serialize(msg));
   }
@@ -351,8 +388,8 @@ struct http_client_connection::impl {
       std::this_thread::sleep_for(std::min(parser.retry().value_or(std::chrono::milliseconds(100)),
                                            std::chrono::milliseconds(5000)));
       resumed_from = parser.last_event_id();
-      const auto head = request_head("GET", "text/event-stream", resumed_from, 0);
-      resumed = open(head, ec);
+      std::string refusal;
+      resumed = send("GET", "text/event-stream", resumed_from, {}, ec, refusal);
       ex = resumed.get();
       if (ec || ex->status() != 200) {
         done(*ex);
@@ -375,10 +412,10 @@ struct http_client_connection::impl {
 
   /// One POST exchange, start to end (the answer is delivered).
   void post(const std::string& message, const std::optional<json::value>& id) {
-    const auto data =
-        request_head("POST", "application/json, text/event-stream", {}, message.size()) + message;
     beast::error_code ec;
-    auto ex = open(data, ec);
+    std::string body;
+    std::string why;
+    auto ex = send("POST", "application/json, text/event-stream", {}, message, ec, body, &why);
     if (ec) {
       done(*ex);
       fail_request(id, 0, "HTTP request failed: " + ec.message());
@@ -390,7 +427,6 @@ struct http_client_connection::impl {
       read_sse(*ex, id);
       return;
     }
-    std::string body;
     while (!(ec = ex->read_some(body, opts.read_timeout))) {
     }
     release(std::move(ex));
@@ -408,7 +444,7 @@ struct http_client_connection::impl {
       return;
     }
     if (status == 404) mark_expired_if_session();
-    fail_request(id, status, body);
+    fail_request(id, status, body, why);
   }
 
   void spawn(std::function<void()> work) {
@@ -484,8 +520,8 @@ void http_client_connection::close() {
   }
   if (!sid.empty() && !expired) {
     beast::error_code ec;
-    auto ex = impl_->open(
-        impl_->request_head("DELETE", "application/json, text/event-stream", {}, 0), ec);
+    std::string refusal;
+    auto ex = impl_->send("DELETE", "application/json, text/event-stream", {}, {}, ec, refusal);
     if (!ec) {
       std::string ignored;
       while (!ex->read_some(ignored, std::chrono::milliseconds(2000))) {
@@ -514,8 +550,8 @@ void http_client_connection::close() {
 
 int http_client_connection::open_event_stream() {
   beast::error_code ec;
-  std::shared_ptr<exchange> ex =
-      impl_->open(impl_->request_head("GET", "text/event-stream", {}, 0), ec);
+  std::string refusal;
+  std::shared_ptr<exchange> ex = impl_->send("GET", "text/event-stream", {}, {}, ec, refusal);
   if (ec) {
     impl_->done(*ex);
     return 0;

@@ -1,7 +1,8 @@
 # The official MCP conformance suite (@modelcontextprotocol/conformance, pinned in
 # conformance/pins/) against examples/everything_server over Streamable HTTP, and the TypeScript
-# SDK client driving the same server over stdio and HTTP. Label `conformance`; they need network
-# access the first time (npm).
+# SDK client driving the same server over stdio and HTTP; and the suite's client scenarios with
+# `mcp-cpp` as the client (conformance/cli_client.sh), OAuth included. Label `conformance`; they
+# need network access the first time (npm).
 if(MCP_BUILD_EXAMPLES)
   set(MCP_CONFORMANCE_RUN ${CMAKE_CURRENT_SOURCE_DIR}/conformance/run_suite.sh server
       --server $<TARGET_FILE:everything_server>)
@@ -16,6 +17,29 @@ if(MCP_BUILD_EXAMPLES)
             --results ${CMAKE_CURRENT_BINARY_DIR}/conformance-alpha)
   set_tests_properties(mcp_conformance_server_0_1_16 mcp_conformance_server_0_2_0_alpha
     PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 1200 LABELS conformance)
+
+  # The client side: the 2025-11-25 scenarios mcp-cpp takes part in, the 14 authorization
+  # scenarios among them (discovery variants, client ID metadata documents, scope selection and
+  # step-up, the retry limit, token endpoint authentication, pre-registered clients).
+  set(_client_scenarios initialize tools_call sse-retry)
+  foreach(_s metadata-default metadata-var1 metadata-var2 metadata-var3 basic-cimd
+             scope-from-www-authenticate scope-from-scopes-supported scope-omitted-when-undefined
+             scope-step-up scope-retry-limit token-endpoint-auth-basic token-endpoint-auth-post
+             token-endpoint-auth-none pre-registration)
+    list(APPEND _client_scenarios auth/${_s})
+  endforeach()
+  list(TRANSFORM _client_scenarios PREPEND "--scenario;" OUTPUT_VARIABLE _client_args)
+  list(LENGTH _client_scenarios _client_count)
+  foreach(_v 0.1.16 0.2.0-alpha.12)
+    string(MAKE_C_IDENTIFIER "v${_v}" _id)
+    add_test(NAME mcp_conformance_client_${_id}
+      COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/conformance/run_suite.sh client --version ${_v}
+              --command "${CMAKE_CURRENT_SOURCE_DIR}/conformance/cli_client.sh $<TARGET_FILE:mcp-cpp>"
+              ${_client_args} --expect ${_client_count}
+              --results ${CMAKE_CURRENT_BINARY_DIR}/conformance-client-${_v})
+    set_tests_properties(mcp_conformance_client_${_id}
+      PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 1200 LABELS conformance)
+  endforeach()
 
   add_test(NAME mcp_conformance_ts_sdk_interop
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/conformance/ts_sdk_interop.sh

@@ -13,6 +13,7 @@ set(MCP_PUBLIC_HEADERS
   json.hpp
   json_schema.hpp
   jsonrpc.hpp
+  oauth.hpp
   pipeline.hpp
   policy.hpp
   prompt.hpp

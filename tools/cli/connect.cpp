@@ -1,10 +1,14 @@
 // Connecting `mcp-cpp` to a server: a command launched over stdio (mcp/transport/process.hpp)
-// or a Streamable HTTP URL (mcp/http_client.hpp), then initialize.
+// or a Streamable HTTP URL (mcp/http_client.hpp, with OAuth from mcp/oauth.hpp when the server
+// asks for it and no Authorization header is given), then initialize.
 #include <mcp/http_client.hpp>
+#include <mcp/oauth.hpp>
 #include <mcp/transport/process.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <filesystem>
 
 #include "tools_cli.hpp"
 
@@ -36,13 +40,40 @@ result<connected_server> connect_http(const server_target& target) {
     opts.read_timeout = std::chrono::milliseconds(
         static_cast<std::int64_t>(std::ceil(target.timeout_seconds * 1000.0)));
   }
+  const bool own_authorization =
+      std::any_of(opts.headers.begin(), opts.headers.end(), [](const auto& h) {
+        std::string n = h.first;
+        std::transform(n.begin(), n.end(), n.begin(), [](char c) { return std::tolower(c); });
+        return n == "authorization";
+      });
+  std::shared_ptr<auth::oauth_client> oauth;
+  request_options init_opts;
+  if (!own_authorization) {
+    const auto& o = target.oauth;
+    const auto login = std::chrono::seconds(static_cast<std::int64_t>(o.login_seconds));
+    oauth = std::make_shared<auth::oauth_client>(auth::oauth_client_options{
+        .resource_url = target.url,
+        .agent = std::make_shared<auth::loopback_agent>(
+            auth::loopback_options{.port = o.redirect_port, .timeout = login}),
+        .store = std::make_shared<auth::file_token_store>(
+            o.token_store.empty() ? auth::file_token_store::default_path()
+                                  : std::filesystem::path(o.token_store)),
+        .client_id = o.client_id,
+        .client_secret = o.client_secret,
+        .client_metadata_url = o.client_metadata_url,
+        .scopes = o.scopes});
+    opts.authorizer = oauth;
+    // The first request may wait for the user to authorize in a browser.
+    init_opts.timeout = std::max(std::chrono::milliseconds(login) + std::chrono::seconds(30),
+                                 client_options_for(target).timeout);
+  }
   auto conn = http_client_connection::create(std::move(opts));
   auto client = std::make_shared<client_session>(conn, client_options_for(target));
   std::weak_ptr<client_session> weak = client;
   conn->on_receive([weak](std::string_view m) {
     if (auto c = weak.lock()) c->receive(m);
   });
-  auto init = client->initialize();
+  auto init = client->initialize(init_opts);
   if (!init) {
     client->close();
     return error{init.error().code, target.url + ": " + init.error().message};

@@ -2,7 +2,7 @@
 find_package(CLI11 CONFIG REQUIRED)
 # The parts of `mcp-cpp tools` below the command line (tools_cli.hpp), shared with their tests.
 add_library(mcp_cli_parts STATIC cli/connect.cpp cli/args.cpp cli/render.cpp)
-target_link_libraries(mcp_cli_parts PUBLIC mcp::mcp mcp::http)
+target_link_libraries(mcp_cli_parts PUBLIC mcp::mcp mcp::http mcp::auth)
 target_include_directories(mcp_cli_parts PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/cli)
 mcp_target_defaults(mcp_cli_parts)
 add_executable(mcp-cpp cli/main.cpp cli/schema_command.cpp cli/tools_command.cpp)

@@ -7,6 +7,7 @@
 #include <mcp/json.hpp>
 
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <ostream>
 #include <string>
@@ -16,12 +17,25 @@ namespace mcp::cli {
 
 // ---- connect.cpp ----
 
+/// OAuth for an HTTP server that asks for it (401): who this client is, where its tokens are
+/// kept, how the user's browser comes back.
+struct oauth_settings {
+  std::string client_id{};  ///< a pre-registered client (empty: register)
+  std::string client_secret{};
+  std::string client_metadata_url{};  ///< a Client ID Metadata Document URL (empty: none)
+  std::vector<std::string> scopes{};  ///< empty: as the server says
+  std::string token_store{};          ///< empty: auth::file_token_store::default_path()
+  std::uint16_t redirect_port = 0;    ///< 0: any free port
+  double login_seconds = 300;         ///< how long the user has to authorize in the browser
+};
+
 /// Where the server is: a command to launch (`-- CMD ARGS...`) or a Streamable HTTP URL.
 struct server_target {
   std::vector<std::string> command{};  ///< after `--`
   std::string url{};
   std::vector<std::string> headers{};  ///< "Name: value", HTTP only
   double timeout_seconds = 60;         ///< every request
+  oauth_settings oauth{};              ///< HTTP only, unless an Authorization header is given
 };
 
 /// A client session initialized against the server; closing it ends the server or the HTTP

@@ -355,9 +355,30 @@ void add_target_options(CLI::App* cmd, tools_args& a) {
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   cmd->add_flag("--json", a.json, "print the raw JSON result, for scripts");
+  // OAuth, when an HTTP server answers 401 and no Authorization header is given.
+  auto& o = a.target.oauth;
+  cmd->add_option("--client-id", o.client_id, "OAuth: a pre-registered client id")->group("OAuth");
+  cmd->add_option("--client-secret", o.client_secret, "OAuth: its secret")->group("OAuth");
+  cmd->add_option("--client-metadata-url", o.client_metadata_url,
+                  "OAuth: an https URL of this client's metadata document, used as its client id "
+                  "where the authorization server supports that")
+      ->group("OAuth");
+  cmd->add_option("--scope", o.scopes,
+                  "OAuth: a scope to ask for (repeatable; default: what "
+                  "the server names)")
+      ->group("OAuth");
+  cmd->add_option("--token-store", o.token_store,
+                  "OAuth: the file keeping tokens (mode 0600; default "
+                  "$XDG_STATE_HOME/mcp-cpp/oauth-tokens.json)")
+      ->group("OAuth");
+  cmd->add_option("--redirect-port", o.redirect_port,
+                  "OAuth: the port of the loopback redirect on 127.0.0.1 (default: any free one)")
+      ->group("OAuth");
   cmd->footer(
       "The server: -- CMD ARGS... at the end launches CMD (no shell) and speaks MCP over its "
-      "stdin and stdout; or --url URL. Exit status: 0 success, 1 the tool returned an error "
+      "stdin and stdout; or --url URL (a server that asks for OAuth gets it: the authorization "
+      "page opens in $BROWSER or xdg-open, and its URL is printed). Exit status: 0 success, 1 the "
+      "tool returned an error "
       "(isError), 2 usage, connection or protocol error.");
 }
 

@@ -1,0 +1,151 @@
+// Where an OAuth client keeps its registration and tokens: in memory, or in one JSON file that
+// only its owner can read, replaced atomically under an advisory lock.
+#include <mcp/oauth.hpp>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace mcp::auth {
+
+std::optional<oauth_credentials> memory_token_store::load(const std::string& resource) {
+  std::lock_guard lock(mu_);
+  for (const auto& [r, c] : entries_) {
+    if (r == resource) return c;
+  }
+  return std::nullopt;
+}
+
+void memory_token_store::save(const std::string& resource, const oauth_credentials& creds) {
+  std::lock_guard lock(mu_);
+  for (auto& [r, c] : entries_) {
+    if (r == resource) {
+      c = creds;
+      return;
+    }
+  }
+  entries_.emplace_back(resource, creds);
+}
+
+void memory_token_store::erase(const std::string& resource) {
+  std::lock_guard lock(mu_);
+  std::erase_if(entries_, [&](const auto& e) { return e.first == resource; });
+}
+
+namespace {
+
+/// An advisory lock on `<file>.lock` for the life of the object (shared or exclusive).
+class file_lock {
+ public:
+  file_lock(const std::filesystem::path& file, bool exclusive) {
+    const auto name = file.string() + ".lock";
+    fd_ = ::open(name.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd_ < 0) {
+      throw std::runtime_error("cannot open " + name + ": " + std::strerror(errno));
+    }
+    while (::flock(fd_, exclusive ? LOCK_EX : LOCK_SH) != 0 && errno == EINTR) {
+    }
+  }
+  ~file_lock() { ::close(fd_); }
+  file_lock(const file_lock&) = delete;
+  file_lock& operator=(const file_lock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
+json::object read_file(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return {};
+  std::ostringstream text;
+  text << in.rdbuf();
+  auto v = parse_json(text.str(), {.max_size = std::size_t{4} << 20U, .max_depth = 8});
+  if (!v || !v->is_object()) return {};
+  return std::move(v->get_object());
+}
+
+void write_file(const std::filesystem::path& file, const json::object& all) {
+  const auto tmp = file.string() + ".tmp";
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) throw std::runtime_error("cannot write " + tmp + ": " + std::strerror(errno));
+  ::fchmod(fd, 0600);  // a leftover temporary file may have had other bits
+  const std::string text = json::serialize(all) + "\n";
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const auto n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const std::string why = std::strerror(errno);
+      ::close(fd);
+      throw std::runtime_error("cannot write " + tmp + ": " + why);
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+    throw std::runtime_error("cannot write " + tmp + ": " + std::strerror(errno));
+  }
+  if (::rename(tmp.c_str(), file.c_str()) != 0) {
+    throw std::runtime_error("cannot replace " + file.string() + ": " + std::strerror(errno));
+  }
+}
+
+}  // namespace
+
+file_token_store::file_token_store(std::filesystem::path file) : file_(std::move(file)) {}
+
+std::filesystem::path file_token_store::default_path() {
+  std::filesystem::path dir;
+  if (const char* s = std::getenv("XDG_STATE_HOME"); s != nullptr && *s == '/') {
+    dir = s;
+  } else if (const char* h = std::getenv("HOME"); h != nullptr && *h != '\0') {
+    dir = std::filesystem::path(h) / ".local" / "state";
+  } else {
+    dir = ".";
+  }
+  return dir / "mcp-cpp" / "oauth-tokens.json";
+}
+
+std::optional<oauth_credentials> file_token_store::load(const std::string& resource) {
+  std::error_code ec;
+  if (!std::filesystem::exists(file_, ec)) return std::nullopt;
+  file_lock lock(file_, false);
+  const auto all = read_file(file_);
+  const auto* v = all.if_contains(resource);
+  if (v == nullptr || !v->is_object()) return std::nullopt;
+  return oauth_credentials::from_json(v->get_object());
+}
+
+void file_token_store::save(const std::string& resource, const oauth_credentials& creds) {
+  if (file_.has_parent_path()) {
+    const auto dir = file_.parent_path();
+    std::error_code ec;
+    if (!std::filesystem::exists(dir, ec)) {
+      std::filesystem::create_directories(dir, ec);
+      if (ec) throw std::runtime_error("cannot create " + dir.string() + ": " + ec.message());
+      ::chmod(dir.c_str(), 0700);
+    }
+  }
+  file_lock lock(file_, true);
+  auto all = read_file(file_);
+  all[resource] = creds.to_json();
+  write_file(file_, all);
+}
+
+void file_token_store::erase(const std::string& resource) {
+  std::error_code ec;
+  if (!std::filesystem::exists(file_, ec)) return;
+  file_lock lock(file_, true);
+  auto all = read_file(file_);
+  if (all.erase(resource) == 0) return;
+  write_file(file_, all);
+}
+
+}  // namespace mcp::auth
