@@ -27,6 +27,17 @@ case "$scenario" in
   initialize) "$cli" tools list --url "$url" ;;
   tools_call) "$cli" tools call add_numbers a=2 b=3 --yes --url "$url" ;;
   sse-retry) "$cli" tools call test_reconnection --yes --url "$url" ;;
+  elicitation-sep1034-client-defaults)
+    "$cli" tools call test_client_elicitation_defaults --yes --elicit accept-defaults --url "$url"
+    ;;
+  json-schema-2020-12-preservation)
+    # The tool's inputSchema as mcp-cpp received it, sent back as an argument: every keyword must
+    # survive (the suite compares them).
+    tool="$("$cli" tools describe json_schema_2020_12_tool --json --url "$url")"
+    args="$(node -e 'const t = JSON.parse(require("fs").readFileSync(0, "utf8"));
+      process.stdout.write(JSON.stringify({schema: t.inputSchema}));' <<<"$tool")"
+    "$cli" tools call json_schema_echo --yes --args "$args" --url "$url"
+    ;;
   auth/pre-registration)
     "$cli" tools call test-tool --yes --url "$url" "${oauth[@]}" \
       --client-id "$(context client_id)" --client-secret "$(context client_secret)"

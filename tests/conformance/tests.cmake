@@ -18,19 +18,23 @@ if(MCP_BUILD_EXAMPLES)
   set_tests_properties(mcp_conformance_server_0_1_16 mcp_conformance_server_0_2_0_alpha
     PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 1200 LABELS conformance)
 
-  # The client side: the 2025-11-25 scenarios mcp-cpp takes part in, the 14 authorization
-  # scenarios among them (discovery variants, client ID metadata documents, scope selection and
+  # The client side: the 2025-11-25 client scenarios with mcp-cpp as the client (18 on 0.1.16, 19
+  # on 0.2.0-alpha.12), the 14 authorization scenarios among them (discovery variants, client ID metadata documents, scope selection and
   # step-up, the retry limit, token endpoint authentication, pre-registered clients).
-  set(_client_scenarios initialize tools_call sse-retry)
+  set(_client_scenarios initialize tools_call sse-retry elicitation-sep1034-client-defaults)
   foreach(_s metadata-default metadata-var1 metadata-var2 metadata-var3 basic-cimd
              scope-from-www-authenticate scope-from-scopes-supported scope-omitted-when-undefined
              scope-step-up scope-retry-limit token-endpoint-auth-basic token-endpoint-auth-post
              token-endpoint-auth-none pre-registration)
     list(APPEND _client_scenarios auth/${_s})
   endforeach()
-  list(TRANSFORM _client_scenarios PREPEND "--scenario;" OUTPUT_VARIABLE _client_args)
-  list(LENGTH _client_scenarios _client_count)
   foreach(_v 0.1.16 0.2.0-alpha.12)
+    set(_scenarios ${_client_scenarios})
+    if(_v STREQUAL "0.2.0-alpha.12")
+      list(APPEND _scenarios json-schema-2020-12-preservation)
+    endif()
+    list(TRANSFORM _scenarios PREPEND "--scenario;" OUTPUT_VARIABLE _client_args)
+    list(LENGTH _scenarios _client_count)
     string(MAKE_C_IDENTIFIER "v${_v}" _id)
     add_test(NAME mcp_conformance_client_${_id}
       COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/conformance/run_suite.sh client --version ${_v}

@@ -21,6 +21,9 @@ client_options client_options_for(const server_target& target) {
   opts.info = {.name = "mcp-cpp", .version = "0.1.0"};
   const double ms = std::max(1.0, std::round(target.timeout_seconds * 1000.0));
   opts.timeout = std::chrono::milliseconds(static_cast<std::int64_t>(ms));
+  opts.capabilities = {
+      {"elicitation", json::object{{"form", json::object{}}, {"url", json::object{}}}}};
+  opts.request_handlers = {{"elicitation/create", elicitation_handler(target.elicit)}};
   return opts;
 }
 
@@ -78,6 +81,9 @@ result<connected_server> connect_http(const server_target& target) {
     client->close();
     return error{init.error().code, target.url + ": " + init.error().message};
   }
+  // The stream on which the server sends what is not an answer to a request (its own
+  // requests, such as elicitation, and notifications). A server without one says 405.
+  conn->open_event_stream();
   return connected_server{std::move(client), target.url, std::move(conn)};
 }
 

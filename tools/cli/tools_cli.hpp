@@ -36,6 +36,7 @@ struct server_target {
   std::vector<std::string> headers{};  ///< "Name: value", HTTP only
   double timeout_seconds = 60;         ///< every request
   oauth_settings oauth{};              ///< HTTP only, unless an Authorization header is given
+  std::string elicit = "ask";          ///< ask | accept-defaults | decline (elicit.cpp)
 };
 
 /// A client session initialized against the server; closing it ends the server or the HTTP
@@ -52,6 +53,14 @@ result<connected_server> connect(const server_target& target);
 
 /// The command line as one shell-like string, for display.
 std::string join_command(const std::vector<std::string>& argv);
+
+// ---- elicit.cpp ----
+
+/// Answers elicitation/create: `mode` "ask" asks on the terminal (form fields one by one with
+/// their defaults; a URL shown) and declines when stdin is not a terminal; "accept-defaults"
+/// accepts a form with the schema's defaults (declining when a required field has none, and
+/// every URL); "decline" declines all.
+client_request_handler elicitation_handler(const std::string& mode);
 
 // ---- args.cpp ----
 

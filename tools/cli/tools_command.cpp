@@ -355,6 +355,11 @@ void add_target_options(CLI::App* cmd, tools_args& a) {
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   cmd->add_flag("--json", a.json, "print the raw JSON result, for scripts");
+  cmd->add_option("--elicit", a.target.elicit,
+                  "how to answer a server asking for input: ask (on a terminal; else decline), "
+                  "accept-defaults (a form's defaults), decline")
+      ->check(CLI::IsMember({"ask", "accept-defaults", "decline"}))
+      ->capture_default_str();
   // OAuth, when an HTTP server answers 401 and no Authorization header is given.
   auto& o = a.target.oauth;
   cmd->add_option("--client-id", o.client_id, "OAuth: a pre-registered client id")->group("OAuth");

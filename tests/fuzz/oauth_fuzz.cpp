@@ -1,0 +1,59 @@
+// What an OAuth client reads from servers (mcp/oauth.hpp): the first byte picks the parser for
+// the rest. 'W': a WWW-Authenticate value (parse_bearer_challenge); 'P': Protected Resource
+// Metadata; 'A': authorization server metadata; 'U': a URL for the discovery URL lists;
+// anything else: a stored credentials object. Nothing may crash, hang or leak; a parser either
+// returns or throws std::invalid_argument.
+#include <mcp/oauth.hpp>
+
+#include <cstdint>
+#include <cstdlib>
+#include <stdexcept>
+#include <string_view>
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  namespace auth = mcp::auth;
+  if (size == 0) return 0;
+  const std::string_view rest(reinterpret_cast<const char*>(data) + 1, size - 1);
+  try {
+    switch (data[0]) {
+      case 'W': {
+        const auto c = auth::parse_bearer_challenge(rest);
+        // What was read came from at most the first 8 KiB.
+        if (c && c->scope.size() + c->resource_metadata.size() + c->error.size() > 8192) {
+          std::abort();
+        }
+        break;
+      }
+      case 'P': {
+        const auto m = auth::resource_metadata::parse(rest);
+        if (m.resource.empty() || m.authorization_servers.empty()) std::abort();
+        (void)auth::server_metadata_urls(m.authorization_servers.front());
+        break;
+      }
+      case 'A': {
+        const auto m = auth::server_metadata::parse(rest);
+        if (m.issuer.empty() || m.token_endpoint.empty()) std::abort();
+        break;
+      }
+      case 'U': {
+        const auto a = auth::resource_metadata_urls(rest);
+        const auto b = auth::server_metadata_urls(rest);
+        if (a.empty() || b.size() < 2) std::abort();
+        break;
+      }
+      default: {
+        auto v = mcp::parse_json(rest, mcp::json_limits{.max_size = 65536, .max_depth = 16});
+        if (v && v->is_object()) {
+          const auto c = auth::oauth_credentials::from_json(v->get_object());
+          const auto again = auth::oauth_credentials::from_json(c.to_json());
+          if (again.access_token != c.access_token || again.expires_at != c.expires_at) {
+            std::abort();
+          }
+        }
+        break;
+      }
+    }
+  } catch (const std::invalid_argument&) {
+  }
+  return 0;
+}

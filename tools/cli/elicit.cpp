@@ -1,0 +1,165 @@
+// Answering a server's elicitation/create from the command line: a form is asked field by
+// field on a terminal (defaults shown, Enter takes them), or answered with the schema's
+// defaults (--elicit accept-defaults), or declined; a URL is shown and the user says when done.
+// Everything shown of the server goes through terminal_safe.
+#include <algorithm>
+#include <iostream>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tools_cli.hpp"
+#include <unistd.h>
+
+namespace mcp::cli {
+
+namespace {
+
+std::mutex terminal_mu;  // one elicitation on the terminal at a time
+
+json::object decline() { return json::object{{"action", "decline"}}; }
+
+std::string text_of(const json::object& o, std::string_view key) {
+  const auto* v = o.if_contains(key);
+  return v != nullptr && v->is_string() ? std::string(v->get_string()) : std::string();
+}
+
+/// `line` read as a value of the property's type, or nothing.
+std::optional<json::value> typed(const json::object& prop, const std::string& line) {
+  const std::string type = text_of(prop, "type");
+  if (const auto* e = prop.if_contains("enum"); e != nullptr && e->is_array()) {
+    for (const auto& option : e->get_array()) {
+      if (option.is_string() && option.get_string() == line) return option;
+    }
+    return std::nullopt;
+  }
+  if (type == "boolean") {
+    if (line == "true" || line == "yes" || line == "y") return json::value(true);
+    if (line == "false" || line == "no" || line == "n") return json::value(false);
+    return std::nullopt;
+  }
+  if (type == "integer" || type == "number") {
+    auto v = parse_json(line);
+    if (!v || !v->is_number()) return std::nullopt;
+    if (type == "integer" && !v->is_int64() && !v->is_uint64()) return std::nullopt;
+    return *v;
+  }
+  return json::value(line);
+}
+
+/// A form answered on the terminal: each property asked in turn, then accept, decline or
+/// cancel. Returns nullopt when stdin ends.
+std::optional<json::object> ask_form(const json::object& params) {
+  const auto* schema = params.if_contains("requestedSchema");
+  const json::object empty;
+  const auto& s = schema != nullptr && schema->is_object() ? schema->get_object() : empty;
+  const auto* props = s.if_contains("properties");
+  std::vector<std::string> required;
+  if (const auto* r = s.if_contains("required"); r != nullptr && r->is_array()) {
+    for (const auto& n : r->get_array()) {
+      if (n.is_string()) required.emplace_back(n.get_string());
+    }
+  }
+  std::cerr << "\nThe server asks: " << terminal_safe(text_of(params, "message")) << "\n";
+  json::object content;
+  if (props != nullptr && props->is_object()) {
+    for (const auto& [key, value] : props->get_object()) {
+      if (!value.is_object()) continue;
+      const auto& prop = value.get_object();
+      const std::string name(key);
+      const bool needed = std::find(required.begin(), required.end(), name) != required.end();
+      const auto* def = prop.if_contains("default");
+      for (int tries = 0; tries < 3; ++tries) {
+        std::cerr << "  " << terminal_safe(name);
+        if (const auto t = text_of(prop, "title"); !t.empty()) {
+          std::cerr << " (" << terminal_safe(t) << ")";
+        }
+        std::cerr << " [" << terminal_safe(text_of(prop, "type"));
+        if (const auto* e = prop.if_contains("enum"); e != nullptr) {
+          std::cerr << ": " << terminal_safe(json::serialize(*e));
+        }
+        std::cerr << (needed ? ", required" : "") << "]";
+        if (def != nullptr)
+          std::cerr << " (default " << terminal_safe(json::serialize(*def)) << ")";
+        std::cerr << ": " << std::flush;
+        std::string line;
+        if (!std::getline(std::cin, line)) return std::nullopt;
+        if (line.empty()) {
+          if (def != nullptr) content[name] = *def;
+          if (def != nullptr || !needed) break;
+          std::cerr << "  (required)\n";
+          continue;
+        }
+        if (auto v = typed(prop, line)) {
+          content[name] = std::move(*v);
+          break;
+        }
+        std::cerr << "  (not a valid " << terminal_safe(text_of(prop, "type")) << ")\n";
+      }
+    }
+  }
+  std::cerr << "Send this answer? [Y]es, [n]o (decline), [c]ancel: " << std::flush;
+  std::string answer;
+  if (!std::getline(std::cin, answer)) return std::nullopt;
+  if (answer == "n" || answer == "no") return decline();
+  if (answer == "c" || answer == "cancel") return json::object{{"action", "cancel"}};
+  return json::object{{"action", "accept"}, {"content", std::move(content)}};
+}
+
+/// The schema's defaults as the answer, or a decline when a required property has none.
+json::object form_defaults(const json::object& params) {
+  const auto* schema = params.if_contains("requestedSchema");
+  json::object content;
+  if (schema == nullptr || !schema->is_object()) return decline();
+  const auto& s = schema->get_object();
+  if (const auto* props = s.if_contains("properties"); props != nullptr && props->is_object()) {
+    for (const auto& [key, value] : props->get_object()) {
+      if (!value.is_object()) continue;
+      if (const auto* def = value.get_object().if_contains("default")) content[key] = *def;
+    }
+  }
+  if (const auto* r = s.if_contains("required"); r != nullptr && r->is_array()) {
+    for (const auto& n : r->get_array()) {
+      if (n.is_string() && !content.contains(n.get_string())) {
+        std::cerr << "mcp-cpp: the server asks for " << terminal_safe(n.get_string())
+                  << ", which has no default: declined\n";
+        return decline();
+      }
+    }
+  }
+  return json::object{{"action", "accept"}, {"content", std::move(content)}};
+}
+
+}  // namespace
+
+client_request_handler elicitation_handler(const std::string& mode) {
+  return [mode](const json::object& params) -> result<json::object> {
+    const bool url_mode = text_of(params, "mode") == "url";
+    if (mode == "decline") return decline();
+    if (mode == "accept-defaults") {
+      if (url_mode) return decline();
+      return form_defaults(params);
+    }
+    if (::isatty(STDIN_FILENO) == 0) {
+      std::cerr << "mcp-cpp: the server asks for input ("
+                << terminal_safe(text_of(params, "message"))
+                << "); declined: stdin is not a terminal (see --elicit)\n";
+      return decline();
+    }
+    std::lock_guard lock(terminal_mu);
+    if (url_mode) {
+      std::cerr << "\nThe server asks you to open a page: "
+                << terminal_safe(text_of(params, "message")) << "\n  "
+                << terminal_safe(text_of(params, "url"))
+                << "\nPress Enter when done, or type n to decline: " << std::flush;
+      std::string answer;
+      if (!std::getline(std::cin, answer) || answer == "n") return decline();
+      return json::object{{"action", "accept"}};
+    }
+    if (auto answer = ask_form(params)) return *answer;
+    return decline();
+  };
+}
+
+}  // namespace mcp::cli
