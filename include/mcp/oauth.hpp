@@ -9,7 +9,8 @@
 //     OpenID Connect discovery); it identifies the client (pre-registered, else a Client ID
 //     Metadata Document, else dynamic registration, RFC 7591); it runs the authorization code
 //     flow with PKCE S256 and the `resource` parameter (RFC 8707) through a `user_agent`, and
-//     keeps the tokens in a `token_store`. An expired token is refreshed; a 403
+//     keeps the tokens in a `token_store`. A token expired by its `expires_in` is refreshed
+//     before it is sent, one the server refuses (401) after; a 403
 //     `insufficient_scope` asks again for the scopes the challenge names (step-up).
 //   - `auth::user_agent`, and `auth::loopback_agent`: the user's browser opens the
 //     authorization URL and comes back to a listener on 127.0.0.1 (RFC 8252 §7.3).
@@ -103,6 +104,7 @@ struct server_metadata {
 /// server and its tokens. Secrets: keep it where only its owner can read it.
 struct oauth_credentials {
   std::string authorization_server;  ///< issuer the registration and tokens come from
+  std::string resource;              ///< the resource identifier the tokens were issued for
   std::string client_id;
   std::string client_secret;               ///< empty: a public client
   std::string token_endpoint_auth_method;  ///< client_secret_basic, client_secret_post or none

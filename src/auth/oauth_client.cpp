@@ -365,16 +365,26 @@ struct oauth_client::impl {
                          scope);
   }
 
-  /// A refresh_token grant; nullopt when it fails (the caller authorizes again).
-  std::optional<oauth_credentials> refresh(const bearer_challenge& ch, oauth_credentials c) {
+  /// A refresh_token grant at the server that issued `c`, for the resource its tokens are for
+  /// (stored; else discovered from `ch`); nullopt when it fails (the caller authorizes again).
+  std::optional<oauth_credentials> refresh(oauth_credentials c, const bearer_challenge* ch) {
+    if (c.refresh_token.empty() || c.authorization_server.empty()) return std::nullopt;
     try {
-      auto [as, resource] = discover_servers(ch, nullptr);
-      if (c.authorization_server != as.issuer) return std::nullopt;
+      std::string resource = c.resource;
+      if (resource.empty() && ch != nullptr) resource = discover_servers(*ch, nullptr).second;
+      if (resource.empty()) return std::nullopt;
+      auto as = discover<server_metadata>(server_metadata_urls(c.authorization_server),
+                                          "authorization server metadata");
+      if (without_trailing_slash(as.issuer) != without_trailing_slash(c.authorization_server)) {
+        return std::nullopt;
+      }
       const std::string scope = c.scope;
       params body{{"grant_type", "refresh_token"},
                   {"refresh_token", c.refresh_token},
                   {"resource", resource}};
-      return token_request(as, std::move(c), std::move(body), scope);
+      auto next = token_request(as, std::move(c), std::move(body), scope);
+      next.resource = resource;
+      return next;
     } catch (const std::exception&) {
       return std::nullopt;
     }
@@ -410,8 +420,8 @@ struct oauth_client::impl {
                                  " new tokens in a row; giving up");
       }
     }
-    if (status == 401 && !c.refresh_token.empty() && !sent.empty()) {
-      if (auto r = refresh(ch, c)) {
+    if (status == 401 && !sent.empty()) {
+      if (auto r = refresh(c, &ch)) {
         keep(*r);
         fresh_token = "Bearer " + r->access_token;
         return true;
@@ -421,6 +431,7 @@ struct oauth_client::impl {
     auto [as, resource] = discover_servers(ch, &prm);
     if (scope.empty() || !opts.scopes.empty()) scope = choose_scope(ch, prm);
     auto next = authorize(as, resource, std::move(c), scope);
+    next.resource = resource;
     keep(next);
     if (fresh_token != "Bearer " + next.access_token) fresh_refusals = 0;
     fresh_token = "Bearer " + next.access_token;
@@ -436,7 +447,18 @@ oauth_client::oauth_client(oauth_client_options opts) : impl_(std::make_unique<i
 oauth_client::~oauth_client() = default;
 
 std::string oauth_client::authorization() {
-  const auto c = impl_->current();
+  auto c = impl_->current();
+  if (c.expires_at != 0 && detail::unix_now() >= c.expires_at && !c.refresh_token.empty()) {
+    // Expired by its own account: refresh before sending rather than after a 401.
+    std::lock_guard flow(impl_->flow_mu);
+    c = impl_->current();  // another thread may have refreshed meanwhile
+    if (detail::unix_now() >= c.expires_at) {
+      if (auto r = impl_->refresh(c, nullptr)) {
+        impl_->keep(*r);
+        c = std::move(*r);
+      }
+    }
+  }
   return c.access_token.empty() ? std::string() : "Bearer " + c.access_token;
 }
 

@@ -237,6 +237,7 @@ json::object oauth_credentials::to_json() const {
     if (!v.empty()) o[k] = v;
   };
   put("authorization_server", authorization_server);
+  put("resource", resource);
   put("client_id", client_id);
   put("client_secret", client_secret);
   put("token_endpoint_auth_method", token_endpoint_auth_method);
@@ -254,6 +255,7 @@ oauth_credentials oauth_credentials::from_json(const json::object& o) {
   };
   oauth_credentials c;
   c.authorization_server = get("authorization_server");
+  c.resource = get("resource");
   c.client_id = get("client_id");
   c.client_secret = get("client_secret");
   c.token_endpoint_auth_method = get("token_endpoint_auth_method");

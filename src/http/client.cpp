@@ -233,13 +233,13 @@ struct http_client_connection::impl {
                                  beast::error_code& ec, std::string& refusal_body,
                                  std::string* why = nullptr) {
     for (int attempt = 0;; ++attempt) {
+      refusal_body.clear();
       const std::string auth = opts.authorizer ? opts.authorizer->authorization() : std::string();
       auto ex = open(request_head(method, accept, last_event_id, body.size(), auth) + body, ec);
       if (ec || !opts.authorizer) return ex;
       const unsigned status = ex->status();
       const std::string challenge = ex->header("WWW-Authenticate");
       if (status != 401 && (status != 403 || challenge.empty())) return ex;
-      refusal_body.clear();
       beast::error_code read_ec;
       while (!(read_ec = ex->read_some(refusal_body, opts.read_timeout))) {
       }

@@ -1,5 +1,5 @@
 // tools/cli/tools_cli.hpp: KEY=VALUE typing by the inputSchema, the check before sending, badges
-// and what a person is shown (args.cpp, render.cpp).
+// and what a person is shown (args.cpp, render.cpp), and answers to elicitation (elicit.cpp).
 #include "tools_cli.hpp"
 
 #include <mcp/content.hpp>
@@ -203,6 +203,47 @@ TEST(tools_cli_render, server_text_cannot_drive_the_terminal) {
 TEST(tools_cli_render, pretty_json_indents_by_two) {
   EXPECT_EQ(mcp::cli::pretty_json(value(object{{"a", array{1, object{}}}, {"b", array{}}})),
             "{\n  \"a\": [\n    1,\n    {}\n  ],\n  \"b\": []\n}");
+}
+
+object elicitation(const char* text) { return mcp::parse_json(text)->as_object(); }
+
+TEST(tools_cli_elicit, accept_defaults_fills_every_default) {
+  const auto handler = mcp::cli::elicitation_handler("accept-defaults");
+  const auto r = handler(elicitation(R"({"message": "m", "requestedSchema": {"type": "object",
+      "properties": {"name": {"type": "string", "default": "John Doe"},
+                     "age": {"type": "integer", "default": 30},
+                     "score": {"type": "number", "default": 95.5},
+                     "status": {"type": "string", "enum": ["active", "inactive"], "default": "active"},
+                     "verified": {"type": "boolean", "default": true},
+                     "note": {"type": "string"}}}})"));
+  ASSERT_TRUE(r);
+  EXPECT_EQ(mcp::json::serialize(*r),
+            R"({"action":"accept","content":{"name":"John Doe","age":30,"score":9.55E1,)"
+            R"("status":"active","verified":true}})");
+}
+
+TEST(tools_cli_elicit, a_required_field_without_default_or_a_url_is_declined) {
+  const auto handler = mcp::cli::elicitation_handler("accept-defaults");
+  const auto form = handler(elicitation(R"({"message": "m", "requestedSchema": {"type": "object",
+      "properties": {"answer": {"type": "string"}}, "required": ["answer"]}})"));
+  ASSERT_TRUE(form);
+  EXPECT_EQ(mcp::json::serialize(*form), R"({"action":"decline"})");
+  const auto url = handler(
+      elicitation(R"({"mode": "url", "message": "m", "url": "https://x", "elicitationId": "e"})"));
+  ASSERT_TRUE(url);
+  EXPECT_EQ(mcp::json::serialize(*url), R"({"action":"decline"})");
+}
+
+TEST(tools_cli_elicit, decline_and_ask_without_a_terminal_decline) {
+  const auto schema = elicitation(R"({"message": "m", "requestedSchema": {"type": "object",
+      "properties": {"a": {"type": "string", "default": "x"}}}})");
+  const auto declined = mcp::cli::elicitation_handler("decline")(schema);
+  ASSERT_TRUE(declined);
+  EXPECT_EQ(mcp::json::serialize(*declined), R"({"action":"decline"})");
+  if (::isatty(STDIN_FILENO) != 0) GTEST_SKIP() << "stdin is a terminal: ask would ask";
+  const auto asked = mcp::cli::elicitation_handler("ask")(schema);
+  ASSERT_TRUE(asked);
+  EXPECT_EQ(mcp::json::serialize(*asked), R"({"action":"decline"})");
 }
 
 }  // namespace

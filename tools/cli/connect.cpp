@@ -84,7 +84,7 @@ result<connected_server> connect_http(const server_target& target) {
   // The stream on which the server sends what is not an answer to a request (its own
   // requests, such as elicitation, and notifications). A server without one says 405.
   conn->open_event_stream();
-  return connected_server{std::move(client), target.url, std::move(conn)};
+  return connected_server{std::move(client), target.url, std::move(conn), std::move(oauth)};
 }
 
 }  // namespace

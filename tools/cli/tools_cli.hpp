@@ -5,6 +5,7 @@
 
 #include <mcp/client.hpp>
 #include <mcp/json.hpp>
+#include <mcp/oauth.hpp>
 
 #include <chrono>
 #include <cstdint>
@@ -45,6 +46,8 @@ struct connected_server {
   std::shared_ptr<client_session> client;
   std::string description;          ///< the command line or URL, for messages and the audit log
   std::shared_ptr<void> transport;  ///< keeps the transport alive with the session
+  /// The OAuth client of an HTTP connection (null: stdio, or an Authorization header given).
+  std::shared_ptr<auth::oauth_client> oauth{};
 };
 
 /// Launches or connects, then initializes. Errors: a usage error (no server, both kinds, a bad

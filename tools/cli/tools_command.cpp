@@ -283,6 +283,14 @@ int run_call(const tools_args& a) {
   interrupts.start(
       [client](std::int64_t id) { client->cancel(id, "interrupted by the user (Ctrl-C)"); });
   const auto* tool = find_tool(*s, a.name);
+  const json::object unlisted{{"name", a.name}};
+  if (tool == nullptr && s->server.oauth && !s->server.oauth->authorization().empty()) {
+    // A server that lists only the tools a token may call hides the others; calling one is
+    // how the server gets to say which scopes it needs (and the client to step up).
+    std::cerr << "mcp-cpp: " << terminal_safe(a.name)
+              << " is not listed for this authorization; calling it anyway, unchecked\n";
+    tool = &unlisted;
+  }
   if (tool == nullptr) return refuse("protocol_error", no_such_tool(a.name));
   if (task_support(*tool) == "required") {
     return refuse("protocol_error", a.name +
