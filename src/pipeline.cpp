@@ -80,9 +80,10 @@ class concurrency_limiter final : public call_interceptor {
                                     std::to_string(max_) + "); retry later"));
       return;
     }
-    // The slot is released when the call ends, whatever its outcome. The call holds its
-    // interceptor chain, so this interceptor outlives the hook.
-    detail::tool_call_access::state(call)->on_end(&release, running_.get(), 0);
+    // The slot is released when the handler is done, whatever the outcome (a call answered by
+    // a deadline keeps it until its handler returns). The call holds its interceptor chain, so
+    // this interceptor outlives the hook.
+    detail::tool_call_access::state(call)->on_release(&release, running_.get(), 0);
     next();
   }
 

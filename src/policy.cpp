@@ -8,12 +8,14 @@
 #include <atomic>
 #include <condition_variable>
 #include <fstream>
+#include <memory>
 #include <mutex>
 #include <shared_mutex>
 #include <sstream>
 #include <thread>
 #include <unordered_map>
 
+#include "detail/call_state.hpp"
 #include "detail/timer.hpp"
 #include "detail/token_bucket.hpp"
 
@@ -442,9 +444,14 @@ void tool_policy::intercept(const tool_call& call, const std::function<void()>& 
           "Too many concurrent calls of tool \"" + call.tool_name() + "\" (limit " +
           std::to_string(*rule->max_concurrent) + "); retry later"));
     }
-    // Released when the call ends, whatever its outcome: the filter is destroyed then.
-    std::shared_ptr<void> slot(nullptr, [running](void*) { running->fetch_sub(1); });
-    call.on_result([slot](call_tool_result&) {});
+    // Released when the handler is done, whatever the outcome (also after a deadline answer).
+    using counter_ref = std::shared_ptr<std::atomic<std::size_t>>;
+    detail::tool_call_access::state(call)->on_release(
+        [](void* ctx, std::uint64_t /*unused*/) {
+          const std::unique_ptr<counter_ref> held(static_cast<counter_ref*>(ctx));
+          (*held)->fetch_sub(1);
+        },
+        new counter_ref(std::move(running)), 0);
   }
   std::shared_ptr<call_interceptor> d =
       rule->deadline ? state_->deadline_of(*rule->deadline) : nullptr;

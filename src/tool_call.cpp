@@ -31,6 +31,13 @@ std::string invalid_arguments_text(const call_state& call,
 void invoke(const std::shared_ptr<call_state>& call) {
   if (call->done()) return;
   tool_context ctx(call);
+  struct bracket {
+    call_state& c;
+    explicit bracket(call_state& s) : c(s) { c.handler_started(); }
+    ~bracket() { c.handler_returned(); }
+    bracket(const bracket&) = delete;
+    bracket& operator=(const bracket&) = delete;
+  } running(*call);
   try {
     call->entry().handler(ctx, call->arguments(), responder(call));
   } catch (const error_exception& e) {

@@ -104,20 +104,25 @@ struct loopback_agent::impl {
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
     addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    addr.sin_port = htons(opts.port);
+    addr.sin_port = htons(port != 0 ? port : opts.port);  // the same port once chosen
     socklen_t len = sizeof addr;
     if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || ::listen(fd, 8) != 0 ||
         ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
       const std::string why = std::strerror(errno);
       ::close(fd);
       throw std::runtime_error("loopback redirect: cannot listen on 127.0.0.1:" +
-                               std::to_string(opts.port) + ": " + why);
+                               std::to_string(ntohs(addr.sin_port)) + ": " + why);
     }
     listener = fd;
     port = ntohs(addr.sin_port);
   }
 
   std::string uri() const { return "http://127.0.0.1:" + std::to_string(port) + opts.path; }
+
+  void stop() {
+    if (listener >= 0) ::close(listener);
+    listener = -1;
+  }
 };
 
 loopback_agent::loopback_agent(loopback_options opts) : impl_(std::make_unique<impl>()) {
@@ -125,19 +130,24 @@ loopback_agent::loopback_agent(loopback_options opts) : impl_(std::make_unique<i
   impl_->opts = std::move(opts);
 }
 
-loopback_agent::~loopback_agent() {
-  if (impl_->listener >= 0) ::close(impl_->listener);
-}
+loopback_agent::~loopback_agent() { impl_->stop(); }
 
 std::string loopback_agent::redirect_uri() {
   std::lock_guard lock(impl_->mu);
-  impl_->listen();
+  if (impl_->port == 0) {  // choose the port now; the listener runs only during `authorize`
+    impl_->listen();
+    impl_->stop();
+  }
   return impl_->uri();
 }
 
 std::string loopback_agent::authorize(const std::string& authorization_url) {
   std::lock_guard lock(impl_->mu);
   impl_->listen();
+  struct closer {
+    impl& m;
+    ~closer() { m.stop(); }
+  } close_after{*impl_};
   if (impl_->opts.open) {
     impl_->opts.open(authorization_url);
   } else {
@@ -154,7 +164,8 @@ std::string loopback_agent::authorize(const std::string& authorization_url) {
     if (::poll(&p, 1, static_cast<int>(std::min<std::int64_t>(left.count(), 1000))) <= 0) continue;
     const int fd = ::accept4(impl_->listener, nullptr, nullptr, SOCK_CLOEXEC);
     if (fd < 0) continue;
-    const auto head = read_head(fd, std::min(until, clock::now() + std::chrono::seconds(5)));
+    // A connection a browser opened ahead and left idle is given up on quickly.
+    const auto head = read_head(fd, std::min(until, clock::now() + std::chrono::seconds(2)));
     // "GET <target> HTTP/1.1"
     const auto sp1 = head.find(' ');
     const auto sp2 = sp1 == std::string::npos ? sp1 : head.find(' ', sp1 + 1);

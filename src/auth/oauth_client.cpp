@@ -105,9 +105,10 @@ struct oauth_client::impl {
   oauth_credentials creds;
   bool loaded = false;
   std::string error;
-  std::mutex flow_mu;              // one flow at a time
-  std::string fresh_token;         // the Authorization value of the last token obtained
-  std::size_t fresh_refusals = 0;  // times in a row a just-obtained token was refused
+  std::mutex flow_mu;      // one flow at a time
+  std::string user_token;  // the Authorization value of the last token the user authorized,
+  std::chrono::steady_clock::time_point user_token_at{};  // when
+  std::size_t user_refusals = 0;  // such tokens refused in a row soon after they were obtained
 
   void load_locked() {
     if (loaded) return;
@@ -411,30 +412,32 @@ struct oauth_client::impl {
       }
       granted.insert(wanted.begin(), wanted.end());
       scope = join_scopes(granted);
-    } else if (!sent.empty() && sent == fresh_token) {
-      // A token just issued and refused as invalid: this authorization server's tokens are not
-      // what the resource takes. Give up after a few.
-      if (++fresh_refusals >= opts.max_attempts) {
-        fresh_refusals = 0;
+    } else if (!sent.empty() && sent == user_token) {
+      // A token the user just authorized, refused as invalid: this authorization server's
+      // tokens are not what the resource takes. Ask the user a few times at most. A token that
+      // served for a while before it was refused (it expired) starts the count again.
+      if (std::chrono::steady_clock::now() - user_token_at > std::chrono::minutes(1)) {
+        user_refusals = 0;
+      } else if (++user_refusals >= opts.max_attempts) {
+        user_refusals = 0;
         throw std::runtime_error("the server refused " + std::to_string(opts.max_attempts) +
-                                 " new tokens in a row; giving up");
+                                 " newly authorized tokens in a row; giving up");
       }
     }
     if (status == 401 && !sent.empty()) {
       if (auto r = refresh(c, &ch)) {
         keep(*r);
-        fresh_token = "Bearer " + r->access_token;
         return true;
       }
     }
     resource_metadata prm;
     auto [as, resource] = discover_servers(ch, &prm);
-    if (scope.empty() || !opts.scopes.empty()) scope = choose_scope(ch, prm);
+    if (scope.empty()) scope = choose_scope(ch, prm);
     auto next = authorize(as, resource, std::move(c), scope);
     next.resource = resource;
     keep(next);
-    if (fresh_token != "Bearer " + next.access_token) fresh_refusals = 0;
-    fresh_token = "Bearer " + next.access_token;
+    user_token = "Bearer " + next.access_token;
+    user_token_at = std::chrono::steady_clock::now();
     return true;
   }
 };

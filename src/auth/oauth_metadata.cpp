@@ -38,6 +38,22 @@ struct cursor {
   void skip_ws() {
     while (!end() && (s[i] == ' ' || s[i] == '\t')) ++i;
   }
+  /// Skips a token68 (RFC 9110 §11.2: its own characters, then '='s) when one follows, that
+  /// is when the run ends the challenge (a ',' or the end), not an auth-param's name.
+  void skip_token68() {
+    std::size_t j = i;
+    auto t68 = [](char ch) {
+      return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+             ch == '-' || ch == '.' || ch == '_' || ch == '~' || ch == '+' || ch == '/';
+    };
+    const std::size_t from = j;
+    while (j < s.size() && t68(s[j])) ++j;
+    if (j == from) return;
+    while (j < s.size() && s[j] == '=') ++j;
+    std::size_t k = j;
+    while (k < s.size() && (s[k] == ' ' || s[k] == '\t')) ++k;
+    if (k == s.size() || s[k] == ',') i = k;
+  }
   std::string_view token() {
     const std::size_t from = i;
     while (!end() && tchar(s[i])) ++i;
@@ -145,6 +161,7 @@ std::optional<bearer_challenge> parse_bearer_challenge(std::string_view header) 
       in_bearer = iequals(name, "Bearer");
       if (in_bearer && out) return out;  // a second Bearer challenge: the first one counts
       if (in_bearer) out.emplace();
+      c.skip_token68();
       continue;
     }
     // name=value, or a token68 ending in '='

@@ -48,7 +48,10 @@ class call_state final : public inbound_request, public std::enable_shared_from_
       if (t->is_string() || t->is_int64() || t->is_uint64()) progress_token_ = *t;
     }
   }
-  ~call_state() override { run_end_hooks(); }
+  ~call_state() override {
+    run_end_hooks();
+    run_release_hooks();
+  }
   call_state(const call_state&) = delete;
   call_state& operator=(const call_state&) = delete;
 
@@ -95,6 +98,34 @@ class call_state final : public inbound_request, public std::enable_shared_from_
   void on_end(void (*fn)(void* ctx, std::uint64_t arg), void* ctx, std::uint64_t arg) {
     std::lock_guard lock(mu_);
     if (hook_count_ < max_end_hooks) hooks_[hook_count_++] = end_hook{fn, ctx, arg};
+  }
+
+  /// Runs `fn(ctx, arg)` once when the call ended and its handler is done: when the handler's
+  /// own result ends the call, before that result is sent (a client calling again at once
+  /// finds the slot free); when something else ended it (a deadline, a cancellation) while the
+  /// handler still runs, once the handler returns. For what a running handler occupies, such
+  /// as a concurrency slot. At most `max_release_hooks`.
+  static constexpr std::size_t max_release_hooks = 4;
+  void on_release(void (*fn)(void* ctx, std::uint64_t arg), void* ctx, std::uint64_t arg) {
+    std::lock_guard lock(mu_);
+    if (release_count_ < max_release_hooks) releases_[release_count_++] = end_hook{fn, ctx, arg};
+  }
+
+  /// `invoke` brackets the handler with these, on the thread that runs it.
+  void handler_started() {
+    std::lock_guard lock(mu_);
+    handler_active_ = true;
+    invoking_ = this;
+  }
+  void handler_returned() {
+    bool ended = false;
+    {
+      std::lock_guard lock(mu_);
+      handler_active_ = false;
+      invoking_ = nullptr;
+      ended = done();
+    }
+    if (ended) run_release_hooks();
   }
 
   [[nodiscard]] const std::string& tool() const noexcept { return entry_->spec.name; }
@@ -155,6 +186,12 @@ class call_state final : public inbound_request, public std::enable_shared_from_
     more.clear();
     for (std::size_t i = 0; i < count; ++i) filters[i] = nullptr;
     run_end_hooks();
+    bool release = false;
+    {
+      std::lock_guard lock(mu_);
+      release = !handler_active_ || invoking_ == this;  // nothing runs, or the handler answers
+    }
+    if (release) run_release_hooks();
     sink().deliver(*this, std::move(outcome));
   }
 
@@ -181,6 +218,17 @@ class call_state final : public inbound_request, public std::enable_shared_from_
     void* ctx = nullptr;
     std::uint64_t arg = 0;
   };
+
+  void run_release_hooks() {
+    std::array<end_hook, max_release_hooks> hooks;
+    std::size_t n = 0;
+    {
+      std::lock_guard lock(mu_);
+      n = std::exchange(release_count_, 0);
+      hooks = releases_;
+    }
+    for (std::size_t i = 0; i < n; ++i) hooks[i].fn(hooks[i].ctx, hooks[i].arg);
+  }
 
   void run_end_hooks() {
     std::array<end_hook, max_end_hooks> hooks;
@@ -227,6 +275,11 @@ class call_state final : public inbound_request, public std::enable_shared_from_
   std::vector<std::function<void(call_tool_result&)>> more_filters_;
   std::array<end_hook, max_end_hooks> hooks_{};
   std::size_t hook_count_ = 0;
+  std::array<end_hook, max_release_hooks> releases_{};
+  std::size_t release_count_ = 0;
+  bool handler_active_ = false;
+  /// The call whose handler runs on this thread (so that `complete` knows who answers).
+  static inline thread_local const call_state* invoking_ = nullptr;
   bool has_progress_ = false;
   double last_progress_ = 0;
 };

@@ -4,6 +4,8 @@ find_package(OpenSSL 3 REQUIRED)
 mcp_add_test(mcp_auth_tests
   auth/auth_test.cpp
   auth/protected_resource_test.cpp
+  auth/oauth_client_test.cpp
+  auth/oauth_parsers_test.cpp
 )
 target_link_libraries(mcp_auth_tests PRIVATE mcp::auth mcp::http OpenSSL::Crypto)
 target_include_directories(mcp_auth_tests PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}
@@ -20,4 +22,15 @@ if(MCP_BUILD_EXAMPLES)
   target_compile_definitions(mcp_auth_demo_tests PRIVATE
     MCP_DEMO_SERVER="$<TARGET_FILE:demo_server>")
   add_dependencies(mcp_auth_demo_tests demo_server)
+endif()
+
+if(MCP_BUILD_EXAMPLES)
+  # mcp-cpp's OAuth client against the demo server as a protected resource, with a mock
+  # authorization server (Node.js) issuing the JWTs: registration, authorization through the
+  # loopback redirect, token reuse, step-up and refresh.
+  add_test(NAME mcp_auth_cli_oauth_e2e
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/auth/cli_oauth_e2e.sh $<TARGET_FILE:mcp-cpp>
+            $<TARGET_FILE:demo_server>)
+  set_tests_properties(mcp_auth_cli_oauth_e2e PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120
+                                                         LABELS auth)
 endif()

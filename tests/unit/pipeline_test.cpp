@@ -109,6 +109,36 @@ TEST(pipeline, deadline_answers_with_a_tool_error_and_stops_the_handler) {
   EXPECT_EQ(w.pending(), 0U) << "the late result is dropped";
 }
 
+TEST(pipeline, a_handler_answered_by_its_deadline_keeps_its_concurrency_slot_until_it_returns) {
+  mcp::server s;
+  s.use(mcp::concurrency_limit(1));
+  s.use(mcp::deadline(30ms));
+  std::atomic<bool> release{false};
+  std::atomic<bool> returned{false};
+  s.add_tool({.name = "stubborn", .description = "d"}, [&](mcp::tool_context&, const object&) {
+    // Ignores its stop token: it runs past the deadline until the test lets it go.
+    for (int i = 0; i < 1000 && !release; ++i) std::this_thread::sleep_for(2ms);
+    returned = true;
+    return mcp::call_tool_result{};
+  });
+  wire w(s);
+  w.initialize();
+  auto late = w.call("tools/call", object{{"name", "stubborn"}}, 1);
+  EXPECT_NE(first_text(late).find("did not finish within 30 ms"), std::string::npos);
+  auto denied = w.call("tools/call", object{{"name", "stubborn"}}, 2);
+  EXPECT_NE(first_text(denied).find("Too many concurrent"), std::string::npos)
+      << "the first handler still runs";
+  release = true;
+  for (int i = 0; i < 500 && !returned; ++i) std::this_thread::sleep_for(2ms);
+  std::this_thread::sleep_for(20ms);
+  release = false;
+  returned = false;
+  auto again = w.call("tools/call", object{{"name", "stubborn"}}, 3);
+  EXPECT_NE(first_text(again).find("did not finish within 30 ms"), std::string::npos)
+      << "admitted once the first handler returned";
+  release = true;
+}
+
 TEST(pipeline, output_limits_sanitise_and_reject) {
   mcp::server s;  // output_limits() is installed by default
   s.add_tool({.name = "bad_utf8", .description = "d"}, [](mcp::tool_context&, const object&) {

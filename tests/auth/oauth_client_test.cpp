@@ -1,0 +1,249 @@
+// mcp/oauth.hpp: oauth_client used as an http_authorizer against a mock authorization server and
+// resource metadata endpoint on 127.0.0.1 (tests/auth/oauth_mock.hpp): discovery, dynamic
+// registration, PKCE S256, the resource parameter, refresh, step-up, refusals with a reason,
+// concurrent refusals, pre-registered clients and client metadata documents.
+#include <mcp/oauth.hpp>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <latch>
+#include <thread>
+
+#include "auth/oauth_mock.hpp"
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace {
+
+using namespace oauth_mock;
+
+// ---- oauth_client against mock servers -----------------------------------------------------
+
+TEST(oauth_client, a_401_runs_discovery_registration_and_the_code_flow_with_pkce) {
+  world w;
+  const auto client = w.client();
+  EXPECT_EQ(client->authorization(), "");
+  ASSERT_TRUE(client->refused(401, w.challenge(), "")) << client->last_error();
+  EXPECT_EQ(client->last_error(), "");
+  EXPECT_EQ(client->authorization(), "Bearer at-1");
+  EXPECT_EQ(w.agent->calls, 1);
+  // The resource metadata the challenge names, the issuer's metadata, a registration.
+  ASSERT_EQ(w.rs.requests().size(), 1U);
+  EXPECT_EQ(w.rs.requests()[0].target, "/meta");
+  EXPECT_EQ(w.as.requests("/.well-known/oauth-authorization-server").size(), 1U);
+  const auto reg = w.as.requests("/register");
+  ASSERT_EQ(reg.size(), 1U);
+  EXPECT_EQ(json::serialize(json::parse(reg[0].body).as_object().at("redirect_uris")),
+            "[\"" + w.agent->redirect + "\"]");
+  // The authorization request.
+  auto [url, q] = w.agent->last();
+  EXPECT_TRUE(url.starts_with(w.as.url("/authorize?"))) << url;
+  const auto challenge = at(q, "code_challenge");
+  q.erase("code_challenge");
+  q.erase("state");
+  EXPECT_EQ(q, (form{{"response_type", "code"},
+                     {"client_id", "dyn-client"},
+                     {"redirect_uri", w.agent->redirect},
+                     {"code_challenge_method", "S256"},
+                     {"resource", w.resource()},
+                     {"scope", "mcp"}}));  // the resource's scopes_supported
+  // The token request: the PKCE verifier, the resource, client_secret_basic.
+  auto token = w.token_requests();
+  ASSERT_EQ(token.size(), 1U);
+  EXPECT_EQ(token[0].second, "Basic " + mcp::base64_encode("dyn-client:dyn-secret"));
+  auto& f = token[0].first;
+  EXPECT_GE(at(f, "code_verifier").size(), 43U);
+  EXPECT_EQ(s256(at(f, "code_verifier")), challenge);
+  f.erase("code_verifier");
+  EXPECT_EQ(f, (form{{"grant_type", "authorization_code"},
+                     {"code", "CODE"},
+                     {"redirect_uri", w.agent->redirect},
+                     {"resource", w.resource()}}));
+  const auto c = w.store->load(w.resource());
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->authorization_server + " " + c->client_id + " " + c->client_secret + " " +
+                c->token_endpoint_auth_method + " " + c->access_token + " " + c->refresh_token +
+                " " + c->scope,
+            w.issuer() + " dyn-client dyn-secret client_secret_basic at-1 rt-1 mcp");
+  EXPECT_GT(c->expires_at, 0);
+}
+
+auth::oauth_credentials stored_for(const world& w) {
+  auto c = sample("old");
+  c.authorization_server = w.issuer();
+  c.refresh_token = "r-old";
+  c.expires_at = 0;  // unknown: refreshed when the server says so
+  return c;
+}
+
+TEST(oauth_client, a_refresh_token_is_used_before_asking_the_user_again) {
+  world w;
+  w.store->save(w.resource(), stored_for(w));
+  const auto client = w.client();
+  EXPECT_EQ(client->authorization(), "Bearer old");
+  ASSERT_TRUE(client->refused(401, w.challenge(), "Bearer old")) << client->last_error();
+  EXPECT_EQ(client->authorization(), "Bearer at-1");
+  EXPECT_EQ(w.agent->calls, 0);
+  const auto token = w.token_requests();
+  ASSERT_EQ(token.size(), 1U);
+  EXPECT_EQ(token[0].first, (form{{"grant_type", "refresh_token"},
+                                  {"refresh_token", "r-old"},
+                                  {"resource", w.resource()}}));
+  EXPECT_EQ(token[0].second, "Basic " + mcp::base64_encode("cid:sec"));
+  EXPECT_TRUE(w.as.requests("/register").empty());
+  EXPECT_EQ(w.store->load(w.resource())->refresh_token, "rt-1");
+}
+
+TEST(oauth_client, a_refused_refresh_falls_back_to_the_authorization_code_flow) {
+  world w({.refresh_fails = true});
+  w.store->save(w.resource(), stored_for(w));
+  const auto client = w.client();
+  ASSERT_TRUE(client->refused(401, w.challenge(), "Bearer old")) << client->last_error();
+  EXPECT_EQ(client->authorization(), "Bearer at-1");
+  EXPECT_EQ(w.agent->calls, 1);
+  EXPECT_EQ(w.agent->asked("client_id"), "cid");  // the stored registration
+  const auto token = w.token_requests();
+  ASSERT_EQ(token.size(), 2U);
+  EXPECT_EQ(at(token[0].first, "grant_type"), "refresh_token");
+  EXPECT_EQ(at(token[1].first, "grant_type"), "authorization_code");
+  EXPECT_TRUE(w.as.requests("/register").empty());
+}
+
+TEST(oauth_client, a_flow_that_cannot_be_trusted_is_refused_with_a_reason) {
+  struct scenario {
+    setup s;
+    std::function<void(test_agent&)> user;
+    std::string why;
+  };
+  const scenario cases[] = {
+      {{.s256 = false}, {}, "does not announce PKCE with S256"},
+      {{.prm_resource = "https://other.example/mcp"}, {}, "is for https://other.example/mcp, not"},
+      {{}, [](test_agent& a) { a.wrong_state = true; }, "the redirect's state is not the one sent"},
+      {{}, [](test_agent& a) { a.deny = true; }, "authorization refused: access_denied"},
+      {{},
+       [](test_agent& a) { a.suffix = "&iss=https%3A%2F%2Fevil.example"; },
+       "the redirect comes from issuer https://evil.example, not"},
+      {{.promise_iss = true}, {}, "the redirect comes from issuer (none)"},
+      {{.registration = false}, {}, "give a pre-registered client id"},
+  };
+  for (const auto& sc : cases) {
+    SCOPED_TRACE(sc.why);
+    world w(sc.s);
+    if (sc.user) sc.user(*w.agent);
+    const auto client = w.client();
+    EXPECT_FALSE(client->refused(401, w.challenge(), ""));
+    EXPECT_NE(client->last_error().find(sc.why), npos) << client->last_error();
+    EXPECT_EQ(client->refusal_reason(), client->last_error());
+    EXPECT_EQ(client->authorization(), "");
+    EXPECT_TRUE(w.as.requests("/token").empty());
+    EXPECT_FALSE(w.store->load(w.resource()));
+  }
+}
+
+TEST(oauth_client, a_403_for_a_missing_scope_asks_again_for_both_scopes) {
+  world w;
+  const auto client = w.client();
+  ASSERT_TRUE(client->refused(401, w.challenge(R"(error="invalid_token", scope="a")"), ""));
+  EXPECT_EQ(w.agent->asked("scope"), "a");
+  const auto step_up = R"(Bearer error="insufficient_scope", scope="b")";
+  ASSERT_TRUE(client->refused(403, step_up, "Bearer at-1")) << client->last_error();
+  EXPECT_EQ(w.agent->calls, 2);
+  const auto asked = " " + w.agent->asked("scope") + " ";
+  EXPECT_TRUE(asked.find(" a ") != npos && asked.find(" b ") != npos) << asked;
+  EXPECT_EQ(client->authorization(), "Bearer at-2");
+  // The challenge named no metadata: the well-known URL with the resource's path.
+  EXPECT_EQ(w.rs.requests("/.well-known/oauth-protected-resource/mcp").size(), 1U);
+  EXPECT_EQ(w.as.requests("/register").size(), 1U);
+  // The token has "b" now: asking again cannot help.
+  EXPECT_FALSE(client->refused(403, step_up, "Bearer at-2"));
+  EXPECT_NE(client->last_error().find("has the scopes it asks for"), npos);
+  EXPECT_EQ(w.agent->calls, 2);
+}
+
+TEST(oauth_client, concurrent_refusals_run_one_flow) {
+  world w;
+  w.agent->delay = 200ms;
+  const auto client = w.client();
+  std::latch start(2);
+  std::atomic<int> retried{0};
+  auto refuse = [&] {
+    start.arrive_and_wait();
+    if (client->refused(401, w.challenge(), "")) ++retried;
+  };
+  { const std::jthread t1(refuse), t2(refuse); }
+  EXPECT_EQ(retried, 2);
+  EXPECT_EQ(w.agent->calls, 1);
+  EXPECT_EQ(w.as.requests("/token").size(), 1U);
+  EXPECT_EQ(client->authorization(), "Bearer at-1");
+}
+
+TEST(oauth_client, a_pre_registered_client_with_client_secret_post_sends_its_secret_in_the_body) {
+  world w;
+  const auto client = w.client({.resource_url = {},
+                                .client_id = "pre",
+                                .client_secret = "s3cret",
+                                .token_endpoint_auth_method = "client_secret_post"});
+  ASSERT_TRUE(client->refused(401, w.challenge(), "")) << client->last_error();
+  EXPECT_EQ(w.agent->asked("client_id"), "pre");
+  EXPECT_TRUE(w.as.requests("/register").empty());
+  const auto token = w.token_requests();
+  ASSERT_EQ(token.size(), 1U);
+  EXPECT_EQ(token[0].second, "");  // no Basic header
+  EXPECT_EQ(at(token[0].first, "client_id"), "pre");
+  EXPECT_EQ(at(token[0].first, "client_secret"), "s3cret");
+}
+
+TEST(oauth_client, a_client_id_metadata_document_is_the_client_id_where_the_server_supports_it) {
+  const std::string cimd = "https://client.example/mcp-client.json";
+  world w({.cimd = true, .promise_iss = true});
+  w.agent->suffix = "&iss=" + w.issuer();  // RFC 9207: the right issuer
+  ASSERT_TRUE(
+      w.client({.resource_url = {}, .client_metadata_url = cimd})->refused(401, w.challenge(), ""));
+  EXPECT_EQ(w.agent->asked("client_id"), cimd);
+  EXPECT_TRUE(w.as.requests("/register").empty());
+  const auto token = w.token_requests();
+  ASSERT_EQ(token.size(), 1U);
+  EXPECT_EQ(token[0].second, "");
+  EXPECT_EQ(at(token[0].first, "client_id"), cimd);
+  EXPECT_FALSE(token[0].first.contains("client_secret"));
+  // A server without that support: dynamic registration.
+  world plain;
+  ASSERT_TRUE(plain.client({.resource_url = {}, .client_metadata_url = cimd})
+                  ->refused(401, plain.challenge(), ""));
+  EXPECT_EQ(plain.agent->asked("client_id"), "dyn-client");
+}
+
+TEST(oauth_client, a_token_that_expires_after_use_is_refreshed_however_often) {
+  world w;
+  w.store->save(w.resource(), stored_for(w));
+  const auto client = w.client();
+  for (int i = 0; i < 4; ++i) {  // each token serves requests for a while, then expires: 401
+    EXPECT_TRUE(client->refused(401, w.challenge(), client->authorization()))
+        << "expiry " << i + 1 << ": " << client->last_error();
+  }
+  EXPECT_EQ(w.agent->calls, 0);
+}
+
+TEST(oauth_client, a_resource_that_refuses_every_new_token_is_given_up_on) {
+  world w({.refresh_tokens = false});
+  const auto client = w.client();  // max_attempts = 3
+  for (int i = 0; i < 6 && client->refused(401, w.challenge(), client->authorization()); ++i) {
+  }
+  EXPECT_LE(w.agent->calls, 3) << "the user was asked " << w.agent->calls << " times";
+  EXPECT_NE(client->last_error().find("giving up"), std::string::npos) << client->last_error();
+}
+
+TEST(oauth_client, step_up_adds_the_challenged_scope_to_configured_scopes) {
+  world w;
+  const auto client = w.client({.resource_url = {}, .scopes = {"a"}});
+  ASSERT_TRUE(client->refused(401, w.challenge(), ""));
+  ASSERT_TRUE(
+      client->refused(403, R"(Bearer error="insufficient_scope", scope="b")", "Bearer at-1"));
+  EXPECT_EQ(w.agent->asked("scope"), "a b");
+}
+
+}  // namespace
