@@ -128,9 +128,33 @@ tool_rule parse_tool_rule(const json::value& v, const std::string& at) {
   return r;
 }
 
+access_rule parse_access_rule(const json::value& v, const std::string& at) {
+  const auto& o = as_object(v, at);
+  only_members(o, {"deny", "scopes", "roles"}, at);
+  access_rule r;
+  if (const auto* d = o.if_contains("deny")) r.deny = boolean(*d, at + ".deny");
+  if (const auto* s = o.if_contains("scopes")) r.scopes = strings(*s, at + ".scopes");
+  if (const auto* s = o.if_contains("roles")) r.roles = strings(*s, at + ".roles");
+  return r;
+}
+
+void parse_access_rules(const json::object& o, std::string_view member,
+                        std::map<std::string, access_rule, std::less<>>& out) {
+  const auto* m = o.if_contains(member);
+  if (m == nullptr) return;
+  const std::string at(member);
+  for (const auto& [key, rule] : as_object(*m, at)) {
+    if (key.empty()) fail(at, "a name is empty");
+    out.emplace(std::string(key), parse_access_rule(rule, at + "." + std::string(key)));
+  }
+}
+
 policy_rules parse_rules(const json::value& doc) {
   const auto& o = as_object(doc, "policy");
-  only_members(o, {"defaults", "tools", "principals", "destructive_tools_need_grant"}, "");
+  only_members(
+      o,
+      {"defaults", "tools", "principals", "destructive_tools_need_grant", "resources", "prompts"},
+      "");
   policy_rules r;
   if (const auto* d = o.if_contains("defaults")) r.defaults = parse_tool_rule(*d, "defaults");
   if (const auto* g = o.if_contains("destructive_tools_need_grant")) {
@@ -153,6 +177,8 @@ policy_rules parse_rules(const json::value& doc) {
       r.principals.emplace(std::string(key), std::move(pr));
     }
   }
+  parse_access_rules(o, "resources", r.resources);
+  parse_access_rules(o, "prompts", r.prompts);
   return r;
 }
 
@@ -181,12 +207,13 @@ void overlay(tool_rule& base, const tool_rule& over) {
   if (over.max_output_bytes) base.max_output_bytes = over.max_output_bytes;
 }
 
-/// The tool rule for `name`: exact, else the longest matching pattern.
-const tool_rule* match(const policy_rules& r, std::string_view name) {
-  if (auto it = r.tools.find(name); it != r.tools.end()) return &it->second;
-  const tool_rule* best = nullptr;
+/// The rule for `name` in `rules`: exact, else the longest matching pattern.
+template <class Rule>
+const Rule* match(const std::map<std::string, Rule, std::less<>>& rules, std::string_view name) {
+  if (auto it = rules.find(name); it != rules.end()) return &it->second;
+  const Rule* best = nullptr;
   std::size_t best_len = 0;
-  for (const auto& [pattern, rule] : r.tools) {
+  for (const auto& [pattern, rule] : rules) {
     if (pattern.empty() || pattern.back() != '*') continue;
     const std::string_view prefix(pattern.data(), pattern.size() - 1);
     if (name.starts_with(prefix) && (best == nullptr || prefix.size() >= best_len)) {
@@ -215,7 +242,7 @@ struct generation {
       if (auto it = effective.find(tool); it != effective.end()) return it->second;
     }
     auto r = std::make_shared<tool_rule>(rules->defaults);
-    if (const auto* t = match(*rules, tool)) overlay(*r, *t);
+    if (const auto* t = match(rules->tools, tool)) overlay(*r, *t);
     std::unique_lock lock(effective_mu);
     if (effective.size() > 10000) effective.clear();
     return effective.emplace(tool, std::move(r)).first->second;
@@ -237,26 +264,42 @@ struct generation {
     if (rules->destructive_tools_need_grant && destructive(tool) && rule.allow != true) {
       return "it may destroy, and the policy does not grant it";
     }
+    return lacks(who, rule.scopes, rule.roles, extra);
+  }
+
+  /// Why `who` lacks what `scopes` and `roles` ask (empty: it has it).
+  static std::string lacks(const principal& who, const std::vector<std::string>& scopes,
+                           const std::vector<std::string>& roles, const principal_rule* extra) {
     std::vector<std::string> lacking;
-    for (const auto& s : rule.scopes) {
+    for (const auto& s : scopes) {
       if (!who.has_scope(s)) lacking.push_back(s);
     }
     if (!lacking.empty()) return "it needs scope " + join(lacking);
-    if (rule.roles.empty()) return {};
+    if (roles.empty()) return {};
     auto has = [&](const std::string& role) {
       if (extra != nullptr &&
           std::find(extra->roles.begin(), extra->roles.end(), role) != extra->roles.end()) {
         return true;
       }
-      const auto* roles = who.claims.if_contains("roles");
-      if (roles == nullptr || !roles->is_array()) return false;
-      const auto& a = roles->get_array();
+      const auto* claimed = who.claims.if_contains("roles");
+      if (claimed == nullptr || !claimed->is_array()) return false;
+      const auto& a = claimed->get_array();
       return std::any_of(a.begin(), a.end(), [&](const json::value& r) {
         return r.is_string() && r.get_string() == role;
       });
     };
-    if (std::any_of(rule.roles.begin(), rule.roles.end(), has)) return {};
-    return "it needs one of the roles " + join(rule.roles);
+    if (std::any_of(roles.begin(), roles.end(), has)) return {};
+    return "it needs one of the roles " + join(roles);
+  }
+
+  /// Why `who` may not use the resource or prompt `name` under `rules` (empty: it may).
+  std::string access_refusal(const principal& who,
+                             const std::map<std::string, access_rule, std::less<>>& all,
+                             std::string_view name) const {
+    const auto* rule = match(all, name);
+    if (rule == nullptr) return {};
+    if (rule->deny) return "the policy denies it";
+    return lacks(who, rule->scopes, rule->roles, principal_for(who));
   }
 
   /// Takes a token from the caller's bucket; the wait in ms when there is none.
@@ -415,6 +458,18 @@ std::string tool_policy::refusal(const principal& who, const tool_spec& tool) co
 
 bool tool_policy::visible(const principal& who, const tool_spec& tool) const {
   return refusal(who, tool).empty();
+}
+
+std::string tool_policy::resource_refusal(const principal& who, std::string_view uri) const {
+  const auto g = state_->now();
+  if (g->rules->resources.empty()) return {};
+  return g->access_refusal(who, g->rules->resources, uri);
+}
+
+std::string tool_policy::prompt_refusal(const principal& who, std::string_view name) const {
+  const auto g = state_->now();
+  if (g->rules->prompts.empty()) return {};
+  return g->access_refusal(who, g->rules->prompts, name);
 }
 
 void tool_policy::intercept(const tool_call& call, const std::function<void()>& next) {

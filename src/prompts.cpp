@@ -53,8 +53,15 @@ prompts_feature::prompts_feature(server_core& core)
     : core_(core), list_index_(core.add_list("notifications/prompts/list_changed")) {
   core.router.add("prompts/list", "prompts", [this](server_session_impl& s, jsonrpc::request&& r) {
     const auto e = s.session_era();
+    const auto who = s.who();
+    const auto pipeline = core_.pipeline();
     answer_list(
-        s, r, prompts, "prompts", [](const prompt_entry&) { return true; },
+        s, r, prompts, "prompts",
+        [&who = *who, &pipeline = *pipeline](const prompt_entry& p) {
+          return std::all_of(pipeline.begin(), pipeline.end(), [&](const auto& x) {
+            return x->prompt_refusal(who, p.spec.name).empty();
+          });
+        },
         [](const prompt_entry&) { return std::size_t{0}; },
         [e](std::string& out, const prompt_entry& p) {
           append_json(out, wire::prompt(p.spec, e));
@@ -106,6 +113,13 @@ result<json::value> prompts_feature::get(const server_session_impl& s,
   if (!n || !n->is_string()) return bad_params("prompts/get needs a string \"name\"");
   auto entry = prompts.find(n->get_string());
   if (!entry) return bad_params("Unknown prompt: " + std::string(n->get_string()));
+  const auto who = s.who();  // kept alive during the call
+  for (const auto& x : *core_.pipeline()) {
+    if (auto why = x->prompt_refusal(*who, entry->spec.name); !why.empty()) {
+      return bad_params("Access denied: prompt " + entry->spec.name +
+                        " may not be used by this caller: " + why);
+    }
+  }
   auto args = string_map(params.if_contains("arguments"), "arguments");
   if (!args) return args.error();
   for (const auto& a : entry->spec.arguments) {
@@ -115,7 +129,6 @@ result<json::value> prompts_feature::get(const server_session_impl& s,
     }
   }
   prompt_request pr{.name = entry->spec.name, .arguments = std::move(*args), .caller = {}};
-  const auto who = s.who();  // kept alive during the call
   pr.caller = who.get();
   auto got = entry->handler(pr);
   if (!got) return got.error();

@@ -58,6 +58,15 @@ struct subscriptions {
   std::unordered_set<std::string> uris;
 };
 
+/// Why an interceptor of `pipeline` refuses `who` the resource `uri` (empty: none does).
+std::string refusal(const std::vector<std::shared_ptr<call_interceptor>>& pipeline,
+                    const principal& who, std::string_view uri) {
+  for (const auto& x : pipeline) {
+    if (auto why = x->resource_refusal(who, uri); !why.empty()) return why;
+  }
+  return {};
+}
+
 /// Subscriptions one session may hold (each costs a stored URI).
 constexpr std::size_t max_subscriptions = 10000;
 
@@ -70,9 +79,17 @@ resources_feature::resources_feature(server_core& core)
   auto& r = core.router;
   r.add("resources/list", "resources", [this](server_session_impl& s, jsonrpc::request&& req) {
     const auto e = s.session_era();
-    answer_list(s, req, resources, "resources", [e](std::string& out, const resource_entry& x) {
-      append_json(out, wire::resource(x.spec, e));
-    });
+    const auto who = s.who();
+    const auto pipeline = core_.pipeline();
+    answer_list(
+        s, req, resources, "resources",
+        [&who = *who, &pipeline = *pipeline](const resource_entry& x) {
+          return refusal(pipeline, who, x.spec.uri).empty();
+        },
+        [](const resource_entry&) { return std::size_t{0}; },
+        [e](std::string& out, const resource_entry& x) {
+          append_json(out, wire::resource(x.spec, e));
+        });
   });
   r.add("resources/templates/list", "resources",
         [this](server_session_impl& s, jsonrpc::request&& req) {
@@ -148,6 +165,10 @@ result<json::value> resources_feature::read(const server_session_impl& s,
   resource_request rr{.uri = std::string(u->get_string()), .variables = {}, .caller = {}};
   const auto who = s.who();  // kept alive during the call
   rr.caller = who.get();
+  if (auto why = refusal(*core_.pipeline(), *who, rr.uri); !why.empty()) {
+    return error{errc::invalid_params,
+                 "Access denied: resource " + rr.uri + " may not be read by this caller: " + why};
+  }
   resource_handler handler;
   if (auto r = resources.find(rr.uri)) {
     handler = r->handler;

@@ -88,6 +88,23 @@ class call_interceptor {
     (void)tool;
     return true;
   }
+  /// Why `who` may not read the resource at `uri` (empty: it may). An interceptor that also
+  /// governs resources (a policy) says so here: resources/read is refused with -32602 and the
+  /// reason, and resources/list leaves the resource out for that caller. Default: empty. Must
+  /// be fast and thread-safe.
+  [[nodiscard]] virtual std::string resource_refusal(const principal& who,
+                                                     std::string_view uri) const {
+    (void)who;
+    (void)uri;
+    return {};
+  }
+  /// The same for prompts/get and prompts/list, by prompt name.
+  [[nodiscard]] virtual std::string prompt_refusal(const principal& who,
+                                                   std::string_view name) const {
+    (void)who;
+    (void)name;
+    return {};
+  }
 };
 
 /// Token-bucket rate limit keyed by the caller's principal (and by tool when `per_tool`).

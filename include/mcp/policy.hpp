@@ -1,12 +1,13 @@
 // File: mcp/policy.hpp
 //
 // A declarative tool policy, written by whoever deploys the server (a JSON file) or in C++: per
-// tool, who may call it (scopes, roles, an explicit grant for destructive tools, or nobody) and
-// its limits (rate per caller, concurrent calls, deadline, output size), with defaults and
-// per-caller overrides. It is one call interceptor (mcp/pipeline.hpp): a call it refuses gets
-// `isError: true` with the reason, and a caller sees in tools/list only the tools it may call.
-// The file can be reloaded while serving: the next call uses it, sessions stay; a file that does
-// not parse is refused with the reason and the policy in force stays.
+// tool (and who may read which resources and get which prompts), who may call it (scopes, roles, an
+// explicit grant for destructive tools, or nobody) and its limits (rate per caller, concurrent
+// calls, deadline, output size), with defaults and per-caller overrides. It is one call interceptor
+// (mcp/pipeline.hpp): a call it refuses gets `isError: true` with the reason, and a caller sees in
+// tools/list only the tools it may call. The file can be reloaded while serving: the next call uses
+// it, sessions stay; a file that does not parse is refused with the reason and the policy in force
+// stays.
 //
 // The file (every member optional; unknown members are refused, so a typo is not a silent hole):
 //
@@ -21,7 +22,9 @@
 //     },
 //     "principals": {
 //       "https://auth.example.com ci-bot": {"roles": ["ops"], "rate": {"per_second": 100}}
-//     }
+//     },
+//     "resources": {"file:///secrets/*": {"scopes": ["secrets.read"]}},
+//     "prompts":   {"incident_*": {"roles": ["ops"]}}
 //   }
 //
 // Example:
@@ -77,6 +80,13 @@ struct principal_rule {
   std::optional<rate_rule> rate{};   ///< replaces the tools' rate for this caller
 };
 
+/// Who may read a resource or get a prompt ("resources" and "prompts" in the file).
+struct access_rule {
+  bool deny = false;                  ///< nobody ("deny": true)
+  std::vector<std::string> scopes{};  ///< OAuth scopes the caller needs, all of them
+  std::vector<std::string> roles{};   ///< roles of which the caller needs one (as for tools)
+};
+
 /// A whole policy.
 struct policy_rules {
   tool_rule defaults{};
@@ -86,6 +96,11 @@ struct policy_rules {
   /// By principal key ("issuer subject", see `principal::key`), or by subject alone for callers
   /// without an issuer (stdio, custom authenticators).
   std::map<std::string, principal_rule, std::less<>> principals{};
+  /// By resource URI, or a URI prefix ending in `*` ("file:///secrets/*"); matched as tools
+  /// are. A resource no rule names is open to every caller.
+  std::map<std::string, access_rule, std::less<>> resources{};
+  /// By prompt name, or a prefix ending in `*`.
+  std::map<std::string, access_rule, std::less<>> prompts{};
   /// Tools that may destroy (annotations: not read-only, `destructiveHint` true or unset) are
   /// refused and hidden unless their rule has `allow = true` ("grant": true).
   bool destructive_tools_need_grant = false;
@@ -139,6 +154,10 @@ class tool_policy final : public call_interceptor {
 
   void intercept(const tool_call& call, const std::function<void()>& next) override;
   [[nodiscard]] bool visible(const principal& who, const tool_spec& tool) const override;
+  [[nodiscard]] std::string resource_refusal(const principal& who,
+                                             std::string_view uri) const override;
+  [[nodiscard]] std::string prompt_refusal(const principal& who,
+                                           std::string_view name) const override;
 
   struct state;
 

@@ -1,5 +1,5 @@
 // mcp/policy.hpp: the policy file format, and the policy applied at the wire (refusals, limits,
-// tools/list filtered per caller, reloads).
+// tools/list filtered per caller, reloads; resources and prompts per caller).
 #include <mcp/policy.hpp>
 
 #include <gtest/gtest.h>
@@ -110,6 +110,9 @@ TEST(policy_file, RefusesWhatItCannotApplyNamingTheMember) {
       {R"({"principals": {"p": {"scopes": []}}})", "policy: principals.p.scopes: unknown member"},
       {R"({"destructive_tools_need_grant": 1})",
        "policy: destructive_tools_need_grant: must be true or false"},
+      {R"({"resources": {"file:///x": {"rate": {"per_second": 1}}}})",
+       "policy: resources.file:///x.rate: unknown member"},
+      {R"({"prompts": {"p": {"deny": "yes"}}})", "policy: prompts.p.deny: must be true or false"},
   };
   for (const auto& [text, message] : bad) {
     auto r = mcp::parse_policy(text);
@@ -206,6 +209,76 @@ TEST(tool_policy, LimitsPerToolAndPerCaller) {
             std::string::npos);
   EXPECT_NE(outcome(vip.call("tools/call", object{{"name", "late"}})).find("50 ms"),
             std::string::npos);
+}
+
+std::vector<std::string> names_in(const mcp::json::value& response, const char* list,
+                                  const char* key) {
+  std::vector<std::string> out;
+  for (const auto& x : response.at("result").at(list).as_array()) {
+    out.emplace_back(x.at(key).as_string());
+  }
+  return out;
+}
+
+TEST(tool_policy, ResourcesAndPromptsAreReadOnlyByWhomTheRulesAllow) {
+  mcp::server s;
+  s.use(mcp::tool_policy::create(parse(R"({
+    "resources": {"file:///secrets/*": {"scopes": ["secrets.read"]},
+                  "file:///secrets/never": {"deny": true}},
+    "prompts": {"incident_*": {"roles": ["ops"]}}
+  })")));
+  auto text = [](const mcp::resource_request& r) -> mcp::result<mcp::read_resource_result> {
+    return mcp::read_resource_result{{mcp::resource_contents::text_of(r.uri, "content")}};
+  };
+  for (const char* uri : {"file:///public", "file:///secrets/key", "file:///secrets/never"}) {
+    s.add_resource({.uri = uri, .name = uri}, text);
+  }
+  auto prompt = [](const mcp::prompt_request&) -> mcp::result<mcp::get_prompt_result> {
+    return mcp::get_prompt_result{.description = "d",
+                                  .messages = {mcp::prompt_message::user(mcp::text_content("hi"))}};
+  };
+  s.add_prompt({.name = "hello"}, prompt);
+  s.add_prompt({.name = "incident_report"}, prompt);
+  wire plain(s, {.who = {.subject = "u", .scopes = std::vector<std::string>{"mcp"}}});
+  wire cleared(s, {.who = {.subject = "ops",
+                           .claims = object{{"roles", mcp::json::array{"ops"}}},
+                           .scopes = std::vector<std::string>{"mcp", "secrets.read"}}});
+  plain.initialize();
+  cleared.initialize();
+
+  EXPECT_EQ(names_in(plain.call("resources/list"), "resources", "uri"),
+            std::vector<std::string>{"file:///public"});
+  EXPECT_EQ(names_in(cleared.call("resources/list"), "resources", "uri"),
+            (std::vector<std::string>{"file:///public", "file:///secrets/key"}));
+  const auto refused = plain.call("resources/read", object{{"uri", "file:///secrets/key"}});
+  EXPECT_EQ(refused.at("error").at("code"), -32602);
+  EXPECT_NE(std::string(refused.at("error").at("message").as_string())
+                .find("it needs scope secrets.read"),
+            std::string::npos)
+      << refused;
+  const auto read = cleared.call("resources/read", object{{"uri", "file:///secrets/key"}});
+  EXPECT_EQ(read.at("result").at("contents").at(0).at("text"), "content") << read;
+  const auto never = cleared.call("resources/read", object{{"uri", "file:///secrets/never"}});
+  EXPECT_NE(std::string(never.at("error").at("message").as_string()).find("the policy denies it"),
+            std::string::npos)
+      << never;
+
+  EXPECT_EQ(names_in(plain.call("prompts/list"), "prompts", "name"),
+            std::vector<std::string>{"hello"});
+  EXPECT_EQ(names_in(cleared.call("prompts/list"), "prompts", "name"),
+            (std::vector<std::string>{"hello", "incident_report"}));
+  const auto no_prompt = plain.call("prompts/get", object{{"name", "incident_report"}});
+  EXPECT_EQ(no_prompt.at("error").at("code"), -32602);
+  EXPECT_NE(std::string(no_prompt.at("error").at("message").as_string())
+                .find("it needs one of the roles ops"),
+            std::string::npos)
+      << no_prompt;
+  EXPECT_EQ(cleared.call("prompts/get", object{{"name", "incident_report"}})
+                .at("result")
+                .at("messages")
+                .as_array()
+                .size(),
+            1U);
 }
 
 TEST(tool_policy, FileReloadsApplyToTheNextCallAndABadFileKeepsTheOld) {
