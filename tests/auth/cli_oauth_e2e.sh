@@ -12,7 +12,9 @@
 #   3. step-up: unlock_admin needs demo.admin; the 403 leads to a second authorization asking
 #      for it, and the call succeeds;
 #   4. after the access token's two seconds, it is refreshed (refresh_token grant) before it is
-#      sent: no new authorization.
+#      sent: no new authorization;
+#   5. mcp-cpp auth status (no token shown), auth login (a new authorization, same
+#      registration), auth logout.
 # Exit 77 (SKIPPED) without node.
 set -u
 cli=$1 demo=$2
@@ -89,4 +91,18 @@ run tools call echo text=again || fail "the call after expiry failed"
 grep -qx again "$dir/out" || fail "the call after expiry did not return again"
 [ "$(count authorize)" = 2 ] || fail "the expired token led to a new authorization"
 grep -q '"grant":"refresh_token"' "$dir/as.log" || fail "no refresh_token grant"
-echo "PASS: registration, authorization, reuse, step-up and refresh against the demo server"
+# 5. auth status shows what is stored, never a token; auth login authorizes again; logout forgets
+"$cli" auth status --url "$url" --token-store "$dir/tokens.json" >"$dir/out" 2>"$dir/err" ||
+  fail "auth status failed"
+grep -q "scopes: *demo.admin mcp" "$dir/out" || fail "auth status does not show the scopes"
+grep -q "refreshable" "$dir/out" || fail "auth status does not say the token is refreshable"
+! grep -q "eyJ" "$dir/out" || fail "auth status shows a token"
+run_auth() { "$cli" auth "$@" --url "$url" --token-store "$dir/tokens.json" >"$dir/out" 2>"$dir/err"; }
+run_auth login --scope mcp || fail "auth login failed"
+[ "$(count authorize)" = 3 ] || fail "auth login did not authorize again"
+[ "$(count register)" = 1 ] || fail "auth login registered again"
+grep -q "scopes: *mcp$" "$dir/out" || fail "auth login did not report the scopes asked for"
+run_auth logout || fail "auth logout failed"
+run_auth status || fail "auth status after logout failed"
+grep -q "not signed in" "$dir/out" || fail "auth logout left tokens"
+echo "PASS: registration, authorization, reuse, step-up, refresh, auth login/status/logout"

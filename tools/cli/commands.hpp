@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "tools_cli.hpp"
+
 namespace mcp::cli {
 
 inline constexpr int exit_ok = 0;
@@ -19,5 +21,12 @@ void add_schema_command(CLI::App& app, int& exit_code);
 /// `tools list | describe NAME | call NAME KEY=VALUE...`: a server's tools, against
 /// `server_command` (what followed `--` on the command line) or `--url URL`.
 void add_tools_command(CLI::App& app, int& exit_code, std::vector<std::string> server_command);
+
+/// The OAuth options (--client-id, --scope, --token-store, ...) on `cmd`, into `o`.
+void add_oauth_options(CLI::App* cmd, oauth_settings& o);
+
+/// `auth login | logout | status --url URL`: OAuth sign-in to a server ahead of use, forgetting
+/// it, and what is stored (never the tokens themselves).
+void add_auth_command(CLI::App& app, int& exit_code);
 
 }  // namespace mcp::cli

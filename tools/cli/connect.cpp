@@ -58,9 +58,7 @@ result<connected_server> connect_http(const server_target& target) {
         .resource_url = target.url,
         .agent = std::make_shared<auth::loopback_agent>(
             auth::loopback_options{.port = o.redirect_port, .timeout = login}),
-        .store = std::make_shared<auth::file_token_store>(
-            o.token_store.empty() ? auth::file_token_store::default_path()
-                                  : std::filesystem::path(o.token_store)),
+        .store = token_store_for(o),
         .client_id = o.client_id,
         .client_secret = o.client_secret,
         .client_metadata_url = o.client_metadata_url,
@@ -88,6 +86,12 @@ result<connected_server> connect_http(const server_target& target) {
 }
 
 }  // namespace
+
+std::shared_ptr<auth::token_store> token_store_for(const oauth_settings& o) {
+  return std::make_shared<auth::file_token_store>(o.token_store.empty()
+                                                      ? auth::file_token_store::default_path()
+                                                      : std::filesystem::path(o.token_store));
+}
 
 std::string join_command(const std::vector<std::string>& argv) {
   std::string out;

@@ -30,6 +30,7 @@ int main(int argc, char** argv) {
       break;
     }
   }
+  mcp::cli::add_auth_command(app, exit_code);
   mcp::cli::add_schema_command(app, exit_code);
   mcp::cli::add_tools_command(app, exit_code, std::move(server_command));
   try {

@@ -5,7 +5,7 @@ add_library(mcp_cli_parts STATIC cli/connect.cpp cli/args.cpp cli/elicit.cpp cli
 target_link_libraries(mcp_cli_parts PUBLIC mcp::mcp mcp::http mcp::auth)
 target_include_directories(mcp_cli_parts PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/cli)
 mcp_target_defaults(mcp_cli_parts)
-add_executable(mcp-cpp cli/main.cpp cli/schema_command.cpp cli/tools_command.cpp)
+add_executable(mcp-cpp cli/main.cpp cli/auth_command.cpp cli/schema_command.cpp cli/tools_command.cpp)
 target_link_libraries(mcp-cpp PRIVATE mcp_cli_parts CLI11::CLI11)
 mcp_target_defaults(mcp-cpp)
 

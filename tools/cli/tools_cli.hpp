@@ -50,6 +50,9 @@ struct connected_server {
   std::shared_ptr<auth::oauth_client> oauth{};
 };
 
+/// The token store `o` names (its `token_store`, else the default file).
+std::shared_ptr<auth::token_store> token_store_for(const oauth_settings& o);
+
 /// Launches or connects, then initializes. Errors: a usage error (no server, both kinds, a bad
 /// header), a spawn or connection error, the initialize error; each message is one line.
 result<connected_server> connect(const server_target& target);

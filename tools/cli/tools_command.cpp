@@ -368,8 +368,19 @@ void add_target_options(CLI::App* cmd, tools_args& a) {
                   "accept-defaults (a form's defaults), decline")
       ->check(CLI::IsMember({"ask", "accept-defaults", "decline"}))
       ->capture_default_str();
+  add_oauth_options(cmd, a.target.oauth);
+  cmd->footer(
+      "The server: -- CMD ARGS... at the end launches CMD (no shell) and speaks MCP over its "
+      "stdin and stdout; or --url URL (a server that asks for OAuth gets it: the authorization "
+      "page opens in $BROWSER or xdg-open, and its URL is printed). Exit status: 0 success, 1 the "
+      "tool returned an error "
+      "(isError), 2 usage, connection or protocol error.");
+}
+
+}  // namespace
+
+void add_oauth_options(CLI::App* cmd, oauth_settings& o) {
   // OAuth, when an HTTP server answers 401 and no Authorization header is given.
-  auto& o = a.target.oauth;
   cmd->add_option("--client-id", o.client_id, "OAuth: a pre-registered client id")->group("OAuth");
   cmd->add_option("--client-secret", o.client_secret, "OAuth: its secret")->group("OAuth");
   cmd->add_option("--client-metadata-url", o.client_metadata_url,
@@ -387,15 +398,7 @@ void add_target_options(CLI::App* cmd, tools_args& a) {
   cmd->add_option("--redirect-port", o.redirect_port,
                   "OAuth: the port of the loopback redirect on 127.0.0.1 (default: any free one)")
       ->group("OAuth");
-  cmd->footer(
-      "The server: -- CMD ARGS... at the end launches CMD (no shell) and speaks MCP over its "
-      "stdin and stdout; or --url URL (a server that asks for OAuth gets it: the authorization "
-      "page opens in $BROWSER or xdg-open, and its URL is printed). Exit status: 0 success, 1 the "
-      "tool returned an error "
-      "(isError), 2 usage, connection or protocol error.");
 }
-
-}  // namespace
 
 void add_tools_command(CLI::App& app, int& exit_code, std::vector<std::string> server_command) {
   auto* tools = app.add_subcommand(
