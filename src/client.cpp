@@ -2,6 +2,8 @@
 // on the peer core (peer.hpp) the server face shares.
 #include <mcp/client.hpp>
 
+#include <unordered_set>
+
 #include "client_impl.hpp"
 
 namespace mcp {
@@ -120,26 +122,47 @@ std::string client_session::joined_text(const json::object& call_result) {
 }
 
 result<std::vector<json::object>> client_session::list_all_tools() {
+  auto all = list_all("tools/list", "tools");
+  if (all) impl_->remember_output_schemas(*all);
+  return all;
+}
+
+result<std::vector<json::object>> client_session::list_all(std::string_view method,
+                                                           std::string_view key) {
   std::vector<json::object> all;
   std::optional<std::string> cursor;
+  std::unordered_set<std::string> seen;
   for (int page = 0; page < 100000; ++page) {
     json::object params;
     if (cursor) params["cursor"] = *cursor;
-    auto r = request("tools/list", std::move(params));
+    auto r = request(method, std::move(params));
     if (!r) return r.error();
-    if (const auto* tools = r->if_contains("tools"); tools && tools->is_array()) {
-      for (const auto& t : tools->get_array()) {
+    if (const auto* items = r->if_contains(key); items && items->is_array()) {
+      for (const auto& t : items->get_array()) {
         if (t.is_object()) all.push_back(t.get_object());
       }
     }
     const auto* next = r->if_contains("nextCursor");
-    if (!next || !next->is_string()) {
-      impl_->remember_output_schemas(all);
-      return all;
-    }
+    if (!next || !next->is_string()) return all;
     cursor = std::string(next->get_string());
+    if (!seen.insert(*cursor).second) {
+      return error{errc::limit_exceeded,
+                   std::string(method) + ": the server sent the same cursor twice"};
+    }
   }
-  return error{errc::limit_exceeded, "tools/list did not end after 100000 pages"};
+  return error{errc::limit_exceeded, std::string(method) + " did not end after 100000 pages"};
+}
+
+result<json::object> client_session::read_resource(std::string_view uri,
+                                                   const request_options& opts) {
+  return request("resources/read", json::object{{"uri", uri}}, opts);
+}
+
+result<json::object> client_session::get_prompt(std::string_view name, json::object arguments,
+                                                const request_options& opts) {
+  json::object params{{"name", name}};
+  if (!arguments.empty()) params["arguments"] = std::move(arguments);
+  return request("prompts/get", std::move(params), opts);
 }
 
 json::object client_session::server_result() const {

@@ -103,26 +103,15 @@ result<json::object> client_session::task_result(std::string_view task_id,
 }
 
 result<std::vector<task_info>> client_session::list_all_tasks() {
+  auto listed = list_all("tasks/list", "tasks");
+  if (!listed) return listed.error();
   std::vector<task_info> all;
-  std::optional<std::string> cursor;
-  for (int page = 0; page < 100000; ++page) {
-    json::object params;
-    if (cursor) params["cursor"] = *cursor;
-    auto r = request("tasks/list", std::move(params));
-    if (!r) return r.error();
-    if (const auto* tasks = r->if_contains("tasks"); tasks && tasks->is_array()) {
-      for (const auto& t : tasks->get_array()) {
-        if (!t.is_object()) continue;
-        auto info = task_info::from_json(t.get_object());
-        if (!info) return info.error();
-        all.push_back(std::move(*info));
-      }
-    }
-    const auto* next = r->if_contains("nextCursor");
-    if (!next || !next->is_string()) return all;
-    cursor = std::string(next->get_string());
+  for (const auto& t : *listed) {
+    auto info = task_info::from_json(t);
+    if (!info) return info.error();
+    all.push_back(std::move(*info));
   }
-  return error{errc::limit_exceeded, "tasks/list did not end after 100000 pages"};
+  return all;
 }
 
 result<task_info> client_session::cancel_task(std::string_view task_id) {

@@ -54,14 +54,9 @@ prompts_feature::prompts_feature(server_core& core)
   core.router.add("prompts/list", "prompts", [this](server_session_impl& s, jsonrpc::request&& r) {
     const auto e = s.session_era();
     const auto who = s.who();
-    const auto pipeline = core_.pipeline();
     answer_list(
         s, r, prompts, "prompts",
-        [&who = *who, &pipeline = *pipeline](const prompt_entry& p) {
-          return std::all_of(pipeline.begin(), pipeline.end(), [&](const auto& x) {
-            return x->prompt_refusal(who, p.spec.name).empty();
-          });
-        },
+        [this, &who = *who](const prompt_entry& p) { return refusal(who, p.spec.name).empty(); },
         [](const prompt_entry&) { return std::size_t{0}; },
         [e](std::string& out, const prompt_entry& p) {
           append_json(out, wire::prompt(p.spec, e));
@@ -102,6 +97,13 @@ void prompts_feature::add(prompt_spec spec, prompt_handler handler) {
       "prompt");
 }
 
+std::string prompts_feature::refusal(const principal& who, std::string_view name) const {
+  for (const auto& x : *core_.pipeline()) {
+    if (auto why = x->prompt_refusal(who, name); !why.empty()) return why;
+  }
+  return {};
+}
+
 bool prompts_feature::remove(std::string_view name) {
   return core_.remove_listed(prompts, list_index_, name);
 }
@@ -114,11 +116,9 @@ result<json::value> prompts_feature::get(const server_session_impl& s,
   auto entry = prompts.find(n->get_string());
   if (!entry) return bad_params("Unknown prompt: " + std::string(n->get_string()));
   const auto who = s.who();  // kept alive during the call
-  for (const auto& x : *core_.pipeline()) {
-    if (auto why = x->prompt_refusal(*who, entry->spec.name); !why.empty()) {
-      return bad_params("Access denied: prompt " + entry->spec.name +
-                        " may not be used by this caller: " + why);
-    }
+  if (auto why = refusal(*who, entry->spec.name); !why.empty()) {
+    return bad_params("Access denied: prompt " + entry->spec.name +
+                      " may not be used by this caller: " + why);
   }
   auto args = string_map(params.if_contains("arguments"), "arguments");
   if (!args) return args.error();
@@ -155,8 +155,8 @@ completion_feature::completion_feature(server_core& core, const resources_featur
     : resources_(resources), prompts_(prompts) {
   core.router.add(
       "completion/complete", "completions", [this](server_session_impl& s, jsonrpc::request&& r) {
-        s.answer_later(std::move(r), [this](server_session_impl&, const jsonrpc::request& q) {
-          return complete(q);
+        s.answer_later(std::move(r), [this](server_session_impl& self, const jsonrpc::request& q) {
+          return complete(self, q);
         });
       });
 }
@@ -167,7 +167,8 @@ std::optional<std::pair<std::string, json::object>> completion_feature::capabili
   return std::pair{std::string("completions"), json::object{}};
 }
 
-result<json::value> completion_feature::complete(const jsonrpc::request& req) const {
+result<json::value> completion_feature::complete(const server_session_impl& s,
+                                                 const jsonrpc::request& req) const {
   const auto& params = req.params;
   const auto* ref = params.if_contains("ref");
   const auto* arg = params.if_contains("argument");
@@ -196,11 +197,19 @@ result<json::value> completion_feature::complete(const jsonrpc::request& req) co
     if (!pn || !pn->is_string()) return bad_params("ref/prompt needs a string \"name\"");
     auto entry = prompts_.prompts.find(pn->get_string());
     if (!entry) return bad_params("Unknown prompt: " + std::string(pn->get_string()));
+    if (auto why = prompts_.refusal(*s.who(), entry->spec.name); !why.empty()) {
+      return bad_params("Access denied: prompt " + entry->spec.name +
+                        " may not be used by this caller: " + why);
+    }
     return completion_wire(entry->spec.complete, cr);
   }
   if (t == "ref/resource") {
     const auto* uri = r.if_contains("uri");
     if (!uri || !uri->is_string()) return bad_params("ref/resource needs a string \"uri\"");
+    if (auto why = resources_.refusal(*s.who(), uri->get_string()); !why.empty()) {
+      return bad_params("Access denied: resource " + std::string(uri->get_string()) +
+                        " may not be read by this caller: " + why);
+    }
     auto entry = resources_.templates.find(uri->get_string());
     if (!entry) {
       // A plain resource has no variables to complete; anything else is unknown.

@@ -30,6 +30,8 @@ class prompts_feature final : public feature {
   /// Throws std::invalid_argument as server::add_prompt documents.
   void add(prompt_spec spec, prompt_handler handler);
   bool remove(std::string_view name);
+  /// Why an interceptor refuses `who` the prompt `name` (get, list, complete); empty: none.
+  [[nodiscard]] std::string refusal(const principal& who, std::string_view name) const;
 
   [[nodiscard]] std::optional<std::pair<std::string, json::object>> capability(
       const server_session_impl& s) const override;
@@ -53,7 +55,8 @@ class completion_feature final : public feature {
       const server_session_impl& s) const override;
 
  private:
-  [[nodiscard]] result<json::value> complete(const jsonrpc::request& req) const;
+  [[nodiscard]] result<json::value> complete(const server_session_impl& s,
+                                             const jsonrpc::request& req) const;
 
   const resources_feature& resources_;
   const prompts_feature& prompts_;

@@ -2,6 +2,9 @@
 // resources/read, subscriptions and resources/updated.
 #include "resources.hpp"
 
+#include <boost/url/parse.hpp>
+#include <boost/url/url.hpp>
+
 #include <stdexcept>
 #include <unordered_set>
 
@@ -58,15 +61,6 @@ struct subscriptions {
   std::unordered_set<std::string> uris;
 };
 
-/// Why an interceptor of `pipeline` refuses `who` the resource `uri` (empty: none does).
-std::string refusal(const std::vector<std::shared_ptr<call_interceptor>>& pipeline,
-                    const principal& who, std::string_view uri) {
-  for (const auto& x : pipeline) {
-    if (auto why = x->resource_refusal(who, uri); !why.empty()) return why;
-  }
-  return {};
-}
-
 /// Subscriptions one session may hold (each costs a stored URI).
 constexpr std::size_t max_subscriptions = 10000;
 
@@ -80,12 +74,9 @@ resources_feature::resources_feature(server_core& core)
   r.add("resources/list", "resources", [this](server_session_impl& s, jsonrpc::request&& req) {
     const auto e = s.session_era();
     const auto who = s.who();
-    const auto pipeline = core_.pipeline();
     answer_list(
         s, req, resources, "resources",
-        [&who = *who, &pipeline = *pipeline](const resource_entry& x) {
-          return refusal(pipeline, who, x.spec.uri).empty();
-        },
+        [this, &who = *who](const resource_entry& x) { return refusal(who, x.spec.uri).empty(); },
         [](const resource_entry&) { return std::size_t{0}; },
         [e](std::string& out, const resource_entry& x) {
           append_json(out, wire::resource(x.spec, e));
@@ -148,6 +139,21 @@ void resources_feature::add_template(resource_template_spec spec, resource_handl
                    "resource template");
 }
 
+std::string resources_feature::refusal(const principal& who, std::string_view uri) const {
+  const auto pipeline = core_.pipeline();
+  if (pipeline->empty()) return {};
+  std::string normal(uri);
+  if (auto u = boost::urls::parse_uri_reference(uri)) {
+    boost::urls::url n(*u);
+    n.normalize();
+    normal = std::string(n.buffer());
+  }
+  for (const auto& x : *pipeline) {
+    if (auto why = x->resource_refusal(who, normal); !why.empty()) return why;
+  }
+  return {};
+}
+
 bool resources_feature::remove(std::string_view uri) {
   return core_.remove_listed(resources, list_index_, uri);
 }
@@ -165,7 +171,7 @@ result<json::value> resources_feature::read(const server_session_impl& s,
   resource_request rr{.uri = std::string(u->get_string()), .variables = {}, .caller = {}};
   const auto who = s.who();  // kept alive during the call
   rr.caller = who.get();
-  if (auto why = refusal(*core_.pipeline(), *who, rr.uri); !why.empty()) {
+  if (auto why = refusal(*who, rr.uri); !why.empty()) {
     return error{errc::invalid_params,
                  "Access denied: resource " + rr.uri + " may not be read by this caller: " + why};
   }
@@ -205,6 +211,11 @@ void resources_feature::subscribe(server_session_impl& s, const jsonrpc::request
   if (!u || !u->is_string()) {
     return s.reply_error(req.id,
                          error{errc::invalid_params, req.method + " needs a string \"uri\""});
+  }
+  if (auto why = refusal(*s.who(), u->get_string()); on && !why.empty()) {
+    return s.reply_error(req.id, error{errc::invalid_params,
+                                       "Access denied: resource " + std::string(u->get_string()) +
+                                           " may not be read by this caller: " + why});
   }
   auto subs = s.state<subscriptions>(subscriptions_slot_);
   std::string uri(u->get_string());

@@ -41,6 +41,10 @@ class resources_feature final : public feature {
   bool remove_template(std::string_view uri_template);
   /// Sends notifications/resources/updated to the sessions subscribed to `uri`.
   void updated(std::string_view uri) const;
+  /// Why an interceptor refuses `who` the resource `uri` (read, subscribe, complete), matched
+  /// in its normal form (RFC 3986: case, percent-encoding, dot segments), so another spelling
+  /// of a refused URI is refused too; empty when none does.
+  [[nodiscard]] std::string refusal(const principal& who, std::string_view uri) const;
 
   [[nodiscard]] std::optional<std::pair<std::string, json::object>> capability(
       const server_session_impl& s) const override;

@@ -29,15 +29,12 @@ std::string invalid_arguments_text(const call_state& call,
 
 /// Runs the handler and turns what escapes it into the call's outcome.
 void invoke(const std::shared_ptr<call_state>& call) {
-  if (call->done()) return;
-  tool_context ctx(call);
+  if (!call->handler_started()) return;  // ended before its handler could start
   struct bracket {
     call_state& c;
-    explicit bracket(call_state& s) : c(s) { c.handler_started(); }
     ~bracket() { c.handler_returned(); }
-    bracket(const bracket&) = delete;
-    bracket& operator=(const bracket&) = delete;
-  } running(*call);
+  } running{*call};
+  tool_context ctx(call);
   try {
     call->entry().handler(ctx, call->arguments(), responder(call));
   } catch (const error_exception& e) {

@@ -217,6 +217,16 @@ class client_session {
 
   /// Every page of tools/list, concatenated. Remembers each tool's outputSchema for `call_tool`.
   result<std::vector<json::object>> list_all_tools();
+  /// Every page of a paginated list (`method` "resources/list", "resources/templates/list",
+  /// "prompts/list", ...), the objects under `key` ("resources", "resourceTemplates",
+  /// "prompts", ...) concatenated. Errors: as `request`; `errc::limit_exceeded` when the server
+  /// repeats a cursor or the pages do not end (100,000).
+  result<std::vector<json::object>> list_all(std::string_view method, std::string_view key);
+  /// resources/read: the ReadResourceResult (`contents`).
+  result<json::object> read_resource(std::string_view uri, const request_options& opts = {});
+  /// prompts/get with string arguments: the GetPromptResult (`messages`).
+  result<json::object> get_prompt(std::string_view name, json::object arguments = {},
+                                  const request_options& opts = {});
 
   /// The server's InitializeResult (empty before initialize).
   [[nodiscard]] json::object server_result() const;

@@ -1,7 +1,7 @@
 // File: mcp/http_client.hpp
 //
 // The Streamable HTTP transport (MCP 2025-11-25 basic/transports), client side, target
-// `mcp::http`: `http_client_connection`, an `mcp::connection` that POSTs what a
+// `mcp::http`, over HTTP or HTTPS: `http_client_connection`, an `mcp::connection` that POSTs what a
 // `client_session` sends and feeds the JSON or SSE answers back into it (session header,
 // protocol version header, resumption after a dropped stream, 404 = session gone, kept-alive
 // connections). It needs nothing of the server API.
@@ -49,7 +49,10 @@ class http_authorizer {
 };
 
 struct http_client_options {
-  std::string url = "http://127.0.0.1:8080/mcp";               ///< http:// only
+  std::string url = "http://127.0.0.1:8080/mcp";  ///< http:// or https://
+  /// https: trust these PEM certificates instead of the system's (the server's certificate is
+  /// always checked, and must be valid for the URL's host).
+  std::string ca_file{};
   std::vector<std::pair<std::string, std::string>> headers{};  ///< extra (e.g. Authorization)
   std::chrono::milliseconds connect_timeout{5000};
   /// Longest silence while reading an answer (SSE streams included).
@@ -80,6 +83,8 @@ struct http_client_options {
 class http_client_connection final : public connection,
                                      public std::enable_shared_from_this<http_client_connection> {
  public:
+  /// Errors: throws `std::invalid_argument` for a URL that is not http(s), and
+  /// `boost::system::system_error` for a `ca_file` that cannot be read.
   [[nodiscard]] static std::shared_ptr<http_client_connection> create(http_client_options opts);
   ~http_client_connection() override;
 

@@ -184,8 +184,10 @@ struct loopback_options {
   std::function<void(const std::string& url)> open{};
 };
 
-/// A redirect to a listener on 127.0.0.1 (RFC 8252 §7.3). The listener runs only while
-/// `authorize` waits; it answers the redirect with a short page and ignores other requests.
+/// A redirect to a listener on 127.0.0.1 (RFC 8252 §7.3). The listener runs from
+/// `redirect_uri` until `authorize` returns, on the same port each flow (the one first chosen);
+/// between flows nothing listens. Only the redirect carrying the authorization URL's `state`
+/// ends the wait; other requests get 404 or 400.
 class loopback_agent final : public user_agent {
  public:
   explicit loopback_agent(loopback_options opts = {});
@@ -214,8 +216,10 @@ struct oauth_client_options {
   std::vector<std::string> scopes{};
   std::string ca_file{};  ///< https: trust these PEM certificates instead of the system's
   std::chrono::milliseconds timeout{10000};  ///< each exchange with a metadata or OAuth server
-  /// New tokens refused as invalid in a row before giving up (a 403 for scopes the token
-  /// already has is given up at once).
+  /// Newly authorized tokens refused as invalid in a row (within a minute of being obtained)
+  /// before giving up, so that a resource that takes no token from this authorization server
+  /// does not send the user to the browser forever. A 403 for scopes the token already has is
+  /// given up at once.
   std::size_t max_attempts = 3;
 };
 

@@ -114,6 +114,14 @@ http_response exchange(Stream& stream, deadline_runner& run, const target& t, co
 
 }  // namespace
 
+bool loopback_url(std::string_view url) {
+  try {
+    return loopback_host(parse_target(url).host);
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
 std::optional<std::string> unusable_url(std::string_view url) {
   try {
     const auto t = parse_target(url);

@@ -109,6 +109,8 @@ struct http_response {
 [[nodiscard]] std::string fetch_url(const std::string& url, std::chrono::milliseconds timeout,
                                     std::size_t max_bytes, const std::string& ca_file = {});
 
+/// True when `url`'s host is a loopback name or address (localhost, 127.0.0.1, ::1).
+[[nodiscard]] bool loopback_url(std::string_view url);
 /// Whether `url` is one `fetch_url` accepts (scheme and host), else why not.
 [[nodiscard]] std::optional<std::string> unusable_url(std::string_view url);
 

@@ -3,6 +3,8 @@
 // read at a time, each within a few seconds, for as long as `authorize` waits.
 #include <mcp/oauth.hpp>
 
+#include <boost/url/parse.hpp>
+
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -36,7 +38,8 @@ bool launch(const char* program, const std::string& url) {
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, 2, 1);  // a browser's chatter goes to stderr
+  posix_spawn_file_actions_adddup2(&actions, 2, 1);       // a browser's chatter goes to stderr
+  posix_spawn_file_actions_addclosefrom_np(&actions, 3);  // no socket of ours outlives us in it
   const int rc = posix_spawnp(&pid, program, &actions, nullptr, argv, environ);
   posix_spawn_file_actions_destroy(&actions);
   if (rc != 0) return false;
@@ -71,6 +74,16 @@ std::string read_head(int fd, clock::time_point until) {
     head.append(buf, static_cast<std::size_t>(n));
   }
   return head;
+}
+
+/// The decoded value of `key` in the query of `url` (empty: none).
+std::string query_value(std::string_view url, std::string_view key) {
+  auto u = boost::urls::parse_uri_reference(url);
+  if (!u) return {};
+  for (const auto& p : u->params()) {
+    if (p.key == key) return p.value;
+  }
+  return {};
 }
 
 void answer(int fd, std::string_view status, std::string_view body) {
@@ -134,16 +147,15 @@ loopback_agent::~loopback_agent() { impl_->stop(); }
 
 std::string loopback_agent::redirect_uri() {
   std::lock_guard lock(impl_->mu);
-  if (impl_->port == 0) {  // choose the port now; the listener runs only during `authorize`
-    impl_->listen();
-    impl_->stop();
-  }
+  // Listening from now on keeps the port this flow registers or sends; `authorize` closes it.
+  impl_->listen();
   return impl_->uri();
 }
 
 std::string loopback_agent::authorize(const std::string& authorization_url) {
   std::lock_guard lock(impl_->mu);
   impl_->listen();
+  const std::string state = query_value(authorization_url, "state");
   struct closer {
     impl& m;
     ~closer() { m.stop(); }
@@ -174,6 +186,13 @@ std::string loopback_agent::authorize(const std::string& authorization_url) {
     const std::string path = target.substr(0, target.find('?'));
     if (!head.starts_with("GET ") || path != impl_->opts.path) {
       answer(fd, "404 Not Found", "Not found.");
+      ::close(fd);
+      continue;
+    }
+    // Only the redirect of this authorization (its `state`) ends the wait: another local
+    // program cannot cut the flow short.
+    if (!state.empty() && query_value(target, "state") != state) {
+      answer(fd, "400 Bad Request", "This is not the authorization this application waits for.");
       ::close(fd);
       continue;
     }

@@ -8,6 +8,7 @@
 #include <boost/url/parse.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <mutex>
 #include <set>
 #include <sstream>
@@ -77,6 +78,19 @@ std::string without_trailing_slash(std::string s) {
   return s;
 }
 
+/// RFC 6750 §2.1 b64token: what may follow "Bearer " (so no header can be injected).
+bool b64token(std::string_view t) {
+  std::size_t i = 0;
+  auto ok = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+           c == '.' || c == '_' || c == '~' || c == '+' || c == '/';
+  };
+  while (i < t.size() && ok(t[i])) ++i;
+  if (i == 0 || t.size() > 16384) return false;
+  while (i < t.size() && t[i] == '=') ++i;
+  return i == t.size();
+}
+
 bool contains(const std::vector<std::string>& v, std::string_view x) {
   return std::find(v.begin(), v.end(), x) != v.end();
 }
@@ -109,6 +123,8 @@ struct oauth_client::impl {
   std::string user_token;  // the Authorization value of the last token the user authorized,
   std::chrono::steady_clock::time_point user_token_at{};  // when
   std::size_t user_refusals = 0;  // such tokens refused in a row soon after they were obtained
+  std::atomic<std::uint64_t> flows{0};  // refusals handled (under flow_mu)
+  bool last_flow_ok = true;             // how the last one ended (under flow_mu)
 
   void load_locked() {
     if (loaded) return;
@@ -131,7 +147,21 @@ struct oauth_client::impl {
     opts.store->save(opts.resource_url, c);
   }
 
+  /// A URL the flow may use: https, or http to a loopback host, and that only when the MCP
+  /// server is on this machine too (a remote server's metadata cannot point the client at this
+  /// machine's own services).
+  void check_url(const std::string& url, std::string_view what) const {
+    if (auto why = detail::unusable_url(url)) {
+      throw std::runtime_error(std::string(what) + ": " + *why);
+    }
+    if (detail::loopback_url(url) && !detail::loopback_url(opts.resource_url)) {
+      throw std::runtime_error(std::string(what) + " " + url +
+                               " is on this machine, the MCP server is not: refused");
+    }
+  }
+
   detail::http_response call(const std::string& url, detail::http_call c) {
+    check_url(url, "a URL of the authorization");
     return detail::http_request(url, c, opts.timeout, max_answer);
   }
 
@@ -183,13 +213,16 @@ struct oauth_client::impl {
     if (r.status != 200) throw std::runtime_error("the token endpoint refused: " + oauth_error(r));
     const auto o = answer_object(r, "the token endpoint");
     const auto* tok = o.if_contains("access_token");
-    if (tok == nullptr || !tok->is_string() || tok->get_string().empty()) {
-      throw std::runtime_error("the token endpoint's answer has no access_token");
+    if (tok == nullptr || !tok->is_string() || !b64token(tok->get_string())) {
+      throw std::runtime_error(
+          "the token endpoint's answer has no access_token a Bearer header can carry");
     }
     const auto* type = o.if_contains("token_type");
     if (type != nullptr && type->is_string()) {
       std::string t(type->get_string());
-      std::transform(t.begin(), t.end(), t.begin(), [](char ch) { return std::tolower(ch); });
+      std::transform(t.begin(), t.end(), t.begin(), [](char ch) {
+        return static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+      });
       if (t != "bearer") throw std::runtime_error("the token endpoint issued a " + t + " token");
     }
     c.access_token = std::string(tok->get_string());
@@ -213,7 +246,10 @@ struct oauth_client::impl {
   /// This client's identity at `as`: stored, pre-registered, a metadata document, or a dynamic
   /// registration (RFC 7591), in that order.
   oauth_credentials identify(const server_metadata& as, oauth_credentials c) {
-    if (!c.client_id.empty() && c.authorization_server == as.issuer) return c;
+    if (!c.client_id.empty() && c.authorization_server == as.issuer &&
+        (opts.client_id.empty() || opts.client_id == c.client_id)) {
+      return c;
+    }
     c = {};
     c.authorization_server = as.issuer;
     const auto& supported = as.token_endpoint_auth_methods_supported;
@@ -333,6 +369,7 @@ struct oauth_client::impl {
              {"resource", resource}};
     if (!scope.empty()) q.emplace_back("scope", scope);
     const auto& ep = as.authorization_endpoint;
+    check_url(ep, "the authorization endpoint");
     const std::string back =
         opts.agent->authorize(ep + (ep.find('?') == std::string::npos ? "?" : "&") + encode(q));
     auto u = boost::urls::parse_uri_reference(back);
@@ -392,6 +429,9 @@ struct oauth_client::impl {
   }
 
   bool handle(int status, const bearer_challenge& ch, std::string_view sent) {
+    if (auto why = detail::unusable_url(opts.resource_url)) {
+      throw std::runtime_error("no token is sent to this server: " + *why);
+    }
     auto c = current();
     const std::string now_auth = c.access_token.empty() ? "" : "Bearer " + c.access_token;
     // Another request obtained a new token meanwhile: try that one.
@@ -450,31 +490,54 @@ oauth_client::oauth_client(oauth_client_options opts) : impl_(std::make_unique<i
 oauth_client::~oauth_client() = default;
 
 std::string oauth_client::authorization() {
-  auto c = impl_->current();
-  if (c.expires_at != 0 && detail::unix_now() >= c.expires_at && !c.refresh_token.empty()) {
-    // Expired by its own account: refresh before sending rather than after a 401.
-    std::lock_guard flow(impl_->flow_mu);
-    c = impl_->current();  // another thread may have refreshed meanwhile
-    if (detail::unix_now() >= c.expires_at) {
-      if (auto r = impl_->refresh(c, nullptr)) {
-        impl_->keep(*r);
-        c = std::move(*r);
+  try {
+    auto c = impl_->current();
+    if (c.expires_at != 0 && detail::unix_now() >= c.expires_at && !c.refresh_token.empty()) {
+      // Expired by its own account: refresh before sending rather than after a 401. Not while a
+      // flow runs (it may wait for the user): the request then goes with what there is.
+      std::unique_lock flow(impl_->flow_mu, std::try_to_lock);
+      if (flow.owns_lock()) {
+        c = impl_->current();  // another thread may have refreshed meanwhile
+        if (detail::unix_now() >= c.expires_at) {
+          if (auto r = impl_->refresh(c, nullptr)) {
+            impl_->keep(*r);
+            c = std::move(*r);
+          } else {
+            c.expires_at = 0;  // not again for every request: the server's 401 decides now
+            std::lock_guard lock(impl_->mu);
+            impl_->creds.expires_at = 0;
+          }
+        }
       }
     }
+    return c.access_token.empty() ? std::string() : "Bearer " + c.access_token;
+  } catch (...) {  // a token store that fails: send without a token, the server answers 401
+    return {};
   }
-  return c.access_token.empty() ? std::string() : "Bearer " + c.access_token;
 }
 
 bool oauth_client::refused(int status, std::string_view challenge, std::string_view sent) {
+  const auto generation = impl_->flows.load();
   std::lock_guard flow(impl_->flow_mu);
+  std::string why;
   try {
+    // A flow that failed while this request waited for it: the same answer, not another flow.
+    if (impl_->flows.load() != generation && !impl_->last_flow_ok) return false;
     const auto ch = parse_bearer_challenge(challenge).value_or(bearer_challenge{});
-    return impl_->handle(status, ch, sent);
+    const bool ok = impl_->handle(status, ch, sent);
+    impl_->last_flow_ok = ok;
+    ++impl_->flows;
+    return ok;
   } catch (const std::exception& e) {
-    std::lock_guard lock(impl_->mu);
-    impl_->error = e.what();
-    return false;
+    why = e.what();
+  } catch (...) {
+    why = "the authorization failed (an unknown exception)";
   }
+  impl_->last_flow_ok = false;
+  ++impl_->flows;
+  std::lock_guard lock(impl_->mu);
+  impl_->error = std::move(why);
+  return false;
 }
 
 std::string oauth_client::last_error() const {

@@ -42,16 +42,16 @@ void memory_token_store::erase(const std::string& resource) {
 
 namespace {
 
-/// An advisory lock on `<file>.lock` for the life of the object (shared or exclusive).
+/// An exclusive advisory lock on `<file>.lock` for the life of the object (writers only).
 class file_lock {
  public:
-  file_lock(const std::filesystem::path& file, bool exclusive) {
+  explicit file_lock(const std::filesystem::path& file) {
     const auto name = file.string() + ".lock";
     fd_ = ::open(name.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
     if (fd_ < 0) {
       throw std::runtime_error("cannot open " + name + ": " + std::strerror(errno));
     }
-    while (::flock(fd_, exclusive ? LOCK_EX : LOCK_SH) != 0 && errno == EINTR) {
+    while (::flock(fd_, LOCK_EX) != 0 && errno == EINTR) {
     }
   }
   ~file_lock() { ::close(fd_); }
@@ -74,9 +74,9 @@ json::object read_file(const std::filesystem::path& file) {
 
 void write_file(const std::filesystem::path& file, const json::object& all) {
   const auto tmp = file.string() + ".tmp";
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  ::unlink(tmp.c_str());  // a leftover (the writers hold the lock): never written through
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0) throw std::runtime_error("cannot write " + tmp + ": " + std::strerror(errno));
-  ::fchmod(fd, 0600);  // a leftover temporary file may have had other bits
   const std::string text = json::serialize(all) + "\n";
   std::size_t done = 0;
   while (done < text.size()) {
@@ -94,6 +94,12 @@ void write_file(const std::filesystem::path& file, const json::object& all) {
   }
   if (::rename(tmp.c_str(), file.c_str()) != 0) {
     throw std::runtime_error("cannot replace " + file.string() + ": " + std::strerror(errno));
+  }
+  // The rename itself survives a crash once the directory is on disk.
+  const auto dir = file.has_parent_path() ? file.parent_path() : std::filesystem::path(".");
+  if (const int d = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); d >= 0) {
+    ::fsync(d);
+    ::close(d);
   }
 }
 
@@ -114,9 +120,7 @@ std::filesystem::path file_token_store::default_path() {
 }
 
 std::optional<oauth_credentials> file_token_store::load(const std::string& resource) {
-  std::error_code ec;
-  if (!std::filesystem::exists(file_, ec)) return std::nullopt;
-  file_lock lock(file_, false);
+  // No lock: a save replaces the file by a rename, so a reader sees the old or the new one.
   const auto all = read_file(file_);
   const auto* v = all.if_contains(resource);
   if (v == nullptr || !v->is_object()) return std::nullopt;
@@ -133,7 +137,7 @@ void file_token_store::save(const std::string& resource, const oauth_credentials
       ::chmod(dir.c_str(), 0700);
     }
   }
-  file_lock lock(file_, true);
+  file_lock lock(file_);
   auto all = read_file(file_);
   all[resource] = creds.to_json();
   write_file(file_, all);
@@ -142,7 +146,7 @@ void file_token_store::save(const std::string& resource, const oauth_credentials
 void file_token_store::erase(const std::string& resource) {
   std::error_code ec;
   if (!std::filesystem::exists(file_, ec)) return;
-  file_lock lock(file_, true);
+  file_lock lock(file_);
   auto all = read_file(file_);
   if (all.erase(resource) == 0) return;
   write_file(file_, all);

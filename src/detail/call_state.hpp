@@ -106,23 +106,34 @@ class call_state final : public inbound_request, public std::enable_shared_from_
   /// handler still runs, once the handler returns. For what a running handler occupies, such
   /// as a concurrency slot. At most `max_release_hooks`.
   static constexpr std::size_t max_release_hooks = 4;
+  /// Beyond that many, `fn` runs at once (nothing leaks; the SDK installs at most two).
   void on_release(void (*fn)(void* ctx, std::uint64_t arg), void* ctx, std::uint64_t arg) {
-    std::lock_guard lock(mu_);
-    if (release_count_ < max_release_hooks) releases_[release_count_++] = end_hook{fn, ctx, arg};
+    {
+      std::lock_guard lock(mu_);
+      if (release_count_ < max_release_hooks) {
+        releases_[release_count_++] = end_hook{fn, ctx, arg};
+        return;
+      }
+    }
+    fn(ctx, arg);
   }
 
-  /// `invoke` brackets the handler with these, on the thread that runs it.
-  void handler_started() {
+  /// `invoke` brackets the handler with these, on the thread that runs it. False when the call
+  /// already ended (a deadline or a cancellation came first): the handler is not run.
+  [[nodiscard]] bool handler_started() {
     std::lock_guard lock(mu_);
+    if (done()) return false;
     handler_active_ = true;
+    outer_invoking_ = invoking_;
     invoking_ = this;
+    return true;
   }
   void handler_returned() {
     bool ended = false;
     {
       std::lock_guard lock(mu_);
       handler_active_ = false;
-      invoking_ = nullptr;
+      invoking_ = outer_invoking_;
       ended = done();
     }
     if (ended) run_release_hooks();
@@ -219,27 +230,20 @@ class call_state final : public inbound_request, public std::enable_shared_from_
     std::uint64_t arg = 0;
   };
 
-  void run_release_hooks() {
-    std::array<end_hook, max_release_hooks> hooks;
+  /// Takes the hooks out of `stored` (under the lock) and runs them once, outside it.
+  template <std::size_t N>
+  void run_hooks(const std::array<end_hook, N>& stored, std::size_t& count) {
+    std::array<end_hook, N> hooks;
     std::size_t n = 0;
     {
       std::lock_guard lock(mu_);
-      n = std::exchange(release_count_, 0);
-      hooks = releases_;
+      n = std::exchange(count, 0);
+      hooks = stored;
     }
     for (std::size_t i = 0; i < n; ++i) hooks[i].fn(hooks[i].ctx, hooks[i].arg);
   }
-
-  void run_end_hooks() {
-    std::array<end_hook, max_end_hooks> hooks;
-    std::size_t n = 0;
-    {
-      std::lock_guard lock(mu_);
-      n = std::exchange(hook_count_, 0);
-      hooks = hooks_;
-    }
-    for (std::size_t i = 0; i < n; ++i) hooks[i].fn(hooks[i].ctx, hooks[i].arg);
-  }
+  void run_release_hooks() { run_hooks(releases_, release_count_); }
+  void run_end_hooks() { run_hooks(hooks_, hook_count_); }
 
   /// The pipeline's `next`: the next interceptor, or after the last one `after_chain_`.
   void advance() {
@@ -278,6 +282,7 @@ class call_state final : public inbound_request, public std::enable_shared_from_
   std::array<end_hook, max_release_hooks> releases_{};
   std::size_t release_count_ = 0;
   bool handler_active_ = false;
+  const call_state* outer_invoking_ = nullptr;  ///< `invoking_` before this handler started
   /// The call whose handler runs on this thread (so that `complete` knows who answers).
   static inline thread_local const call_state* invoking_ = nullptr;
   bool has_progress_ = false;

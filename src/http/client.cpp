@@ -1,5 +1,6 @@
 // The Streamable HTTP client transport: blocking Beast I/O, one private io_context per
-// exchange (so every read and write has a deadline), one thread per outstanding request.
+// exchange (so every read and write has a deadline), one thread per outstanding request; plain
+// HTTP or HTTPS (OpenSSL: TLS 1.2 or later, the server's certificate checked for its host).
 // Connections are kept alive: one that ended with a complete plain answer goes back to a small
 // idle pool; a pooled connection is checked before use, and a request that still finds it
 // closed is sent again on a new connection only when that cannot run it twice.
@@ -8,8 +9,10 @@
 
 #include <boost/asio/connect.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
 #include <boost/url/parse.hpp>
 
 #include <atomic>
@@ -31,10 +34,13 @@ using tcp = net::ip::tcp;
 
 namespace {
 
-/// One HTTP exchange on its own connection, with deadlines.
+/// One HTTP exchange on its own connection, with deadlines: plain TCP, or TLS over it.
 class exchange {
  public:
-  exchange() : stream_(ctx_) {}
+  /// `tls`: the client context for https (the connection's), else null.
+  explicit exchange(net::ssl::context* tls) : plain_(ctx_) {
+    if (tls != nullptr) tls_ = std::make_unique<beast::ssl_stream<beast::tcp_stream>>(ctx_, *tls);
+  }
 
   beast::error_code connect(const std::string& host, const std::string& port,
                             std::chrono::milliseconds timeout) {
@@ -42,17 +48,33 @@ class exchange {
     beast::error_code ec;
     auto results = resolver.resolve(host, port, ec);
     if (ec) return ec;
-    stream_.expires_after(timeout);
-    stream_.async_connect(results, [&](beast::error_code e, const tcp::endpoint&) { ec = e; });
+    tcp().expires_after(timeout);
+    tcp().async_connect(results, [&](beast::error_code e, const tcp::endpoint&) { ec = e; });
     run(ec);
-    if (!ec) stream_.socket().set_option(tcp::no_delay(true), ec);
+    if (!ec) tcp().socket().set_option(tcp::no_delay(true), ec);
+    if (ec || !tls_) return ec;
+    // The server's certificate must be valid for `host` (SNI sent for names, not addresses).
+    beast::error_code not_an_address;
+    (void)net::ip::make_address(host, not_an_address);
+    if (not_an_address) {
+      if (SSL_ctrl(tls_->native_handle(), SSL_CTRL_SET_TLSEXT_HOSTNAME, TLSEXT_NAMETYPE_host_name,
+                   const_cast<char*>(host.c_str())) != 1) {
+        return net::error::invalid_argument;
+      }
+    }
+    tls_->set_verify_callback(net::ssl::host_name_verification(host));
+    tcp().expires_after(timeout);
+    tls_->async_handshake(net::ssl::stream_base::client, [&](beast::error_code e) { ec = e; });
+    run(ec);
     return ec;
   }
 
   beast::error_code write(const std::string& data, std::chrono::milliseconds timeout) {
     beast::error_code ec;
-    stream_.expires_after(timeout);
-    net::async_write(stream_, net::buffer(data), [&](beast::error_code e, std::size_t) { ec = e; });
+    tcp().expires_after(timeout);
+    with_stream([&](auto& s) {
+      net::async_write(s, net::buffer(data), [&](beast::error_code e, std::size_t) { ec = e; });
+    });
     run(ec);
     return ec;
   }
@@ -61,9 +83,11 @@ class exchange {
     beast::error_code ec;
     parser_.emplace();
     parser_->body_limit(boost::none);
-    stream_.expires_after(timeout);
-    bhttp::async_read_header(stream_, buffer_, *parser_,
-                             [&](beast::error_code e, std::size_t) { ec = e; });
+    tcp().expires_after(timeout);
+    with_stream([&](auto& s) {
+      bhttp::async_read_header(s, buffer_, *parser_,
+                               [&](beast::error_code e, std::size_t) { ec = e; });
+    });
     run(ec);
     return ec;
   }
@@ -75,11 +99,15 @@ class exchange {
     parser_->get().body().data = buf;
     parser_->get().body().size = sizeof buf;
     beast::error_code ec;
-    stream_.expires_after(timeout);
-    bhttp::async_read_some(stream_, buffer_, *parser_,
-                           [&](beast::error_code e, std::size_t) { ec = e; });
+    tcp().expires_after(timeout);
+    with_stream([&](auto& s) {
+      bhttp::async_read_some(s, buffer_, *parser_,
+                             [&](beast::error_code e, std::size_t) { ec = e; });
+    });
     run(ec);
     if (ec == bhttp::error::need_buffer) ec = {};
+    // A TLS server that closes without close_notify ends the stream as a plain one would.
+    if (ec == net::ssl::error::stream_truncated) ec = bhttp::error::end_of_stream;
     out.append(buf, sizeof buf - parser_->get().body().size);
     return ec;
   }
@@ -89,7 +117,16 @@ class exchange {
     auto it = parser_->get().find(name);
     return it == parser_->get().end() ? std::string() : std::string(it->value());
   }
-  int native_handle() { return stream_.socket().native_handle(); }
+  /// Every value of a header that may repeat (`WWW-Authenticate`), joined with ", ".
+  std::string header_all(std::string_view name) const {
+    std::string out;
+    for (auto [it, end] = parser_->get().equal_range(name); it != end; ++it) {
+      if (!out.empty()) out += ", ";
+      out += std::string_view(it->value().data(), it->value().size());
+    }
+    return out;
+  }
+  int native_handle() { return tcp().socket().native_handle(); }
 
   /// Marks the start of an idle period in the pool; remembers how long the server keeps an idle
   /// connection (`Keep-Alive: timeout=N`, less a second for the trip), capped by `limit`.
@@ -131,12 +168,23 @@ class exchange {
     } catch (...) {
       ec = bhttp::error::bad_field;
       beast::error_code ignored;
-      stream_.socket().close(ignored);
+      tcp().socket().close(ignored);
+    }
+  }
+
+  beast::tcp_stream& tcp() { return tls_ ? tls_->next_layer() : plain_; }
+  template <class F>
+  void with_stream(F&& f) {
+    if (tls_) {
+      f(*tls_);
+    } else {
+      f(plain_);
     }
   }
 
   net::io_context ctx_;
-  beast::tcp_stream stream_;
+  beast::tcp_stream plain_;  ///< the connection (plain), or unused (TLS: inside `tls_`)
+  std::unique_ptr<beast::ssl_stream<beast::tcp_stream>> tls_;
   beast::flat_buffer buffer_;
   std::optional<bhttp::response_parser<bhttp::buffer_body>> parser_;
   std::chrono::steady_clock::time_point idle_since_{};
@@ -146,7 +194,8 @@ class exchange {
 /// Errors that mean the server closed a pooled connection.
 bool is_stale_connection(const beast::error_code& ec) {
   return ec == net::error::eof || ec == bhttp::error::end_of_stream ||
-         ec == net::error::connection_reset || ec == net::error::broken_pipe;
+         ec == net::error::connection_reset || ec == net::error::broken_pipe ||
+         ec == net::ssl::error::stream_truncated;
 }
 
 std::string_view trim(std::string_view s) {
@@ -161,6 +210,7 @@ std::string_view trim(std::string_view s) {
 
 struct http_client_connection::impl {
   http_client_options opts;
+  std::unique_ptr<net::ssl::context> tls_ctx;  ///< https: verifies the server; null: http
   std::string host, port, target, host_header;
 
   mutable std::mutex mu;
@@ -175,6 +225,28 @@ struct http_client_connection::impl {
   std::size_t connections_opened = 0;
   static constexpr std::size_t max_idle = 4;
   std::list<std::pair<std::thread, std::shared_ptr<std::atomic<bool>>>> threads;
+
+  std::set<std::string> abandoned;  // ids of requests the session cancelled (serialized)
+
+  /// Notes the request a notifications/cancelled names, so that it is not sent again after an
+  /// authorization (the session no longer waits for it).
+  void note_cancellation(std::string_view message) {
+    if (message.find("notifications/cancelled") == std::string_view::npos) return;
+    auto v = parse_json(message);
+    if (!v || !v->is_object()) return;
+    const auto* params = v->get_object().if_contains("params");
+    const auto* rid = params != nullptr && params->is_object()
+                          ? params->get_object().if_contains("requestId")
+                          : nullptr;
+    if (rid == nullptr) return;
+    std::lock_guard lock(mu);
+    if (abandoned.size() >= 1024) abandoned.clear();
+    abandoned.insert(json::serialize(*rid));
+  }
+  bool abandoned_request(const json::value& id) {
+    std::lock_guard lock(mu);
+    return abandoned.contains(json::serialize(id));
+  }
 
   void deliver(std::string_view text) {
     std::shared_ptr<std::function<void(std::string_view)>> r;
@@ -231,20 +303,25 @@ struct http_client_connection::impl {
   std::unique_ptr<exchange> send(std::string_view method, std::string_view accept,
                                  std::string_view last_event_id, const std::string& body,
                                  beast::error_code& ec, std::string& refusal_body,
-                                 std::string* why = nullptr) {
+                                 std::string* why = nullptr,
+                                 const std::optional<json::value>& id = std::nullopt) {
     for (int attempt = 0;; ++attempt) {
       refusal_body.clear();
       const std::string auth = opts.authorizer ? opts.authorizer->authorization() : std::string();
       auto ex = open(request_head(method, accept, last_event_id, body.size(), auth) + body, ec);
       if (ec || !opts.authorizer) return ex;
       const unsigned status = ex->status();
-      const std::string challenge = ex->header("WWW-Authenticate");
+      const std::string challenge = ex->header_all("WWW-Authenticate");
       if (status != 401 && (status != 403 || challenge.empty())) return ex;
       beast::error_code read_ec;
       while (!(read_ec = ex->read_some(refusal_body, opts.read_timeout))) {
       }
       if (attempt == 3 || !opts.authorizer->refused(static_cast<int>(status), challenge, auth)) {
         if (why != nullptr) *why = opts.authorizer->refusal_reason();
+        return ex;
+      }
+      if (id && abandoned_request(*id)) {  // given up on while the user authorized: not sent
+        if (why != nullptr) *why = "the request was cancelled while authorization ran";
         return ex;
       }
       release(std::move(ex));
@@ -265,7 +342,7 @@ struct http_client_connection::impl {
         std::lock_guard lock(mu);
         if (closed) {
           ec = net::error::operation_aborted;
-          return std::make_unique<exchange>();
+          return std::make_unique<exchange>(tls_ctx.get());
         }
         while (attempt == 0 && !ex && !idle.empty()) {
           ex = std::move(idle.back());
@@ -276,7 +353,7 @@ struct http_client_connection::impl {
       }
       const bool pooled = ex != nullptr;
       if (!pooled) {
-        ex = std::make_unique<exchange>();
+        ex = std::make_unique<exchange>(tls_ctx.get());
         ec = ex->connect(host, port, opts.connect_timeout);
         if (ec) return ex;
       }
@@ -415,7 +492,7 @@ struct http_client_connection::impl {
     beast::error_code ec;
     std::string body;
     std::string why;
-    auto ex = send("POST", "application/json, text/event-stream", {}, message, ec, body, &why);
+    auto ex = send("POST", "application/json, text/event-stream", {}, message, ec, body, &why, id);
     if (ec) {
       done(*ex);
       fail_request(id, 0, "HTTP request failed: " + ec.message());
@@ -470,14 +547,25 @@ struct http_client_connection::impl {
 http_client_connection::http_client_connection(http_client_options opts)
     : impl_(std::make_shared<impl>()) {
   auto u = boost::urls::parse_uri(opts.url);
-  if (!u || u->scheme() != "http") {
-    throw std::invalid_argument("http_client_connection: not an http:// URL: " + opts.url);
+  if (!u || (u->scheme() != "http" && u->scheme() != "https")) {
+    throw std::invalid_argument("http_client_connection: not an http(s) URL: " + opts.url);
+  }
+  if (u->scheme() == "https") {
+    impl_->tls_ctx = std::make_unique<net::ssl::context>(net::ssl::context::tls_client);
+    impl_->tls_ctx->set_options(net::ssl::context::no_sslv2 | net::ssl::context::no_sslv3 |
+                                net::ssl::context::no_tlsv1 | net::ssl::context::no_tlsv1_1);
+    if (opts.ca_file.empty()) {
+      impl_->tls_ctx->set_default_verify_paths();
+    } else {
+      impl_->tls_ctx->load_verify_file(opts.ca_file);  // throws when it cannot be used
+    }
+    impl_->tls_ctx->set_verify_mode(net::ssl::verify_peer);
   }
   impl_->host = std::string(u->host());
   if (!impl_->host.empty() && impl_->host.front() == '[') {
     impl_->host = impl_->host.substr(1, impl_->host.size() - 2);
   }
-  impl_->port = u->has_port() ? std::string(u->port()) : "80";
+  impl_->port = u->has_port() ? std::string(u->port()) : (impl_->tls_ctx ? "443" : "80");
   impl_->target = std::string(u->encoded_target());
   if (impl_->target.empty()) impl_->target = "/";
   impl_->host_header = std::string(u->encoded_host_and_port());
@@ -503,6 +591,7 @@ void http_client_connection::send(std::string message, const send_context& ctx) 
   std::optional<json::value> id;
   if (ctx.request != nullptr) id = jsonrpc::id_to_json(*ctx.request);
   if (!id) {  // notification or response: a quick 202, on this thread
+    if (impl_->opts.authorizer) impl_->note_cancellation(message);
     impl_->post(message, std::nullopt);
     return;
   }

@@ -246,4 +246,48 @@ TEST(oauth_client, step_up_adds_the_challenged_scope_to_configured_scopes) {
   EXPECT_EQ(w.agent->asked("scope"), "a b");
 }
 
+TEST(oauth_client, a_failed_flow_is_not_run_again_by_the_requests_that_waited_for_it) {
+  world w;
+  w.agent->wrong_state = true;
+  w.agent->delay = 200ms;
+  const auto client = w.client();
+  std::latch start(2);
+  std::atomic<int> retried{0};
+  auto refuse = [&] {
+    start.arrive_and_wait();
+    if (client->refused(401, w.challenge(), "")) ++retried;
+  };
+  { const std::jthread t1(refuse), t2(refuse); }
+  EXPECT_EQ(retried, 0);
+  EXPECT_EQ(w.agent->calls, 1) << "the user was sent to the browser once";
+  EXPECT_NE(client->last_error().find("state"), std::string::npos) << client->last_error();
+}
+
+TEST(oauth_client, no_token_goes_where_it_could_be_read_or_misused) {
+  world w;
+  auto client_for = [&](const std::string& resource) {
+    return std::make_shared<auth::oauth_client>(auth::oauth_client_options{
+        .resource_url = resource, .agent = w.agent, .store = w.store, .timeout = 3s});
+  };
+  // A remote server whose challenge points at this machine: nothing is fetched.
+  const auto remote = client_for("https://mcp.example.test/mcp");
+  EXPECT_FALSE(remote->refused(401, w.challenge(), ""));
+  EXPECT_NE(remote->last_error().find("is on this machine"), std::string::npos)
+      << remote->last_error();
+  EXPECT_TRUE(w.rs.requests("/meta").empty());
+  // Plain http to another host: no flow at all.
+  const auto plain = client_for("http://mcp.example.test/mcp");
+  EXPECT_FALSE(plain->refused(401, w.challenge(), ""));
+  EXPECT_NE(plain->last_error().find("no token is sent"), std::string::npos) << plain->last_error();
+  EXPECT_EQ(w.agent->calls, 0);
+}
+
+TEST(oauth_client, a_token_that_would_break_the_header_is_refused) {
+  world w({.header_breaking_token = true});
+  const auto client = w.client();
+  EXPECT_FALSE(client->refused(401, w.challenge(), ""));
+  EXPECT_NE(client->last_error().find("Bearer header"), std::string::npos) << client->last_error();
+  EXPECT_EQ(client->authorization(), "");
+}
+
 }  // namespace

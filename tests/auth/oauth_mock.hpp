@@ -264,7 +264,8 @@ struct setup {
   bool promise_iss = false;
   bool refresh_fails = false;
   bool refresh_tokens = true;
-  std::string prm_resource{};  ///< empty: the MCP server's own URL
+  bool header_breaking_token = false;  ///< issue a token with CR LF in it
+  std::string prm_resource{};          ///< empty: the MCP server's own URL
 };
 
 /// An MCP server's resource metadata (`rs`), its authorization server (`as`), the user, a store.
@@ -332,7 +333,10 @@ struct world {
       return {400, R"({"error":"invalid_grant"})"};
     }
     const auto n = std::to_string(++issued);
-    json::object t{{"access_token", "at-" + n}, {"token_type", "Bearer"}, {"expires_in", 3600}};
+    json::object t{
+        {"access_token", cfg.header_breaking_token ? "at-" + n + "\r\nX-Injected: 1" : "at-" + n},
+        {"token_type", "Bearer"},
+        {"expires_in", 3600}};
     if (cfg.refresh_tokens) t["refresh_token"] = "rt-" + n;
     return {200, json::serialize(t)};
   }

@@ -172,7 +172,6 @@ TEST(metadata_urls, resource_and_issuer_urls_are_looked_for_where_the_specs_say)
 
 // ---- Credentials and token stores ----------------------------------------------------------
 
-
 std::string text_of(const auth::oauth_credentials& c) { return json::serialize(c.to_json()); }
 
 TEST(oauth_credentials, to_json_and_from_json_round_trip) {
@@ -312,6 +311,25 @@ TEST(loopback_agent, a_redirect_outside_authorize_is_not_taken_for_the_next_one)
   // A late request (a reload, a second click) between two flows finds no listener.
   EXPECT_LT(http_get(port, "/callback?code=old&state=old"), 200);
   EXPECT_EQ(agent.authorize("code=2&state=2"), uri + "?code=2&state=2");
+}
+
+TEST(loopback_agent, only_the_redirect_with_the_flows_state_ends_the_wait) {
+  std::uint16_t port = 0;
+  std::atomic<int> forged{0}, real{0};
+  std::jthread browser;
+  auth::loopback_agent agent(auth::loopback_options{.open = [&](const std::string&) {
+    browser = std::jthread([&] {
+      forged = http_get(port, "/callback?code=evil&state=other");
+      real = http_get(port, "/callback?code=good&state=s1");
+    });
+  }});
+  const auto uri = agent.redirect_uri();
+  port = static_cast<std::uint16_t>(std::stoi(uri.substr(17, uri.rfind('/') - 17)));
+  EXPECT_EQ(agent.authorize("https://as.example/authorize?state=s1&x=1"),
+            uri + "?code=good&state=s1");
+  browser.join();
+  EXPECT_EQ(forged, 400);
+  EXPECT_EQ(real, 200);
 }
 
 }  // namespace

@@ -1,5 +1,8 @@
 // http_server_options::tls: the server over HTTPS, checked with a TLS client that trusts only
 // the test certificate; a plain-HTTP client on the TLS port is dropped and the server goes on.
+// The client transport over HTTPS (http_client_options::ca_file) against it.
+#include <mcp/client.hpp>
+#include <mcp/http_client.hpp>
 #include <mcp/http_server.hpp>
 
 #include <boost/asio/ssl.hpp>
@@ -62,6 +65,50 @@ TEST_F(tls_server, AClientThatDoesNotTrustTheCertificateFails) {
       {.tls = mcp::tls_options{.certificate_chain_file = cert.cert, .private_key_file = cert.key}});
   EXPECT_THROW((void)tls_post(port_, other.cert, initialize_body()), boost::system::system_error);
   EXPECT_EQ(tls_post(port_, cert.cert, initialize_body()).first, 200U);
+}
+
+/// A client session over `http_client_connection` to `url`, trusting `ca`.
+struct https_client {
+  https_client(const std::string& url, const std::string& ca)
+      : conn(mcp::http_client_connection::create({.url = url, .ca_file = ca})),
+        client(conn, mcp::client_options{.timeout = 5s}) {
+    conn->on_receive([this](std::string_view m) { client.receive(m); });
+  }
+  std::shared_ptr<mcp::http_client_connection> conn;
+  mcp::client_session client;
+};
+
+TEST_F(tls_server, TheClientTransportSpeaksHttpsAndChecksTheCertificate) {
+  test_cert cert, other;
+  ASSERT_TRUE(cert.ok && other.ok);
+  start(
+      {.tls = mcp::tls_options{.certificate_chain_file = cert.cert, .private_key_file = cert.key}});
+  https_client good(http_->url(), cert.cert);
+  ASSERT_TRUE(good.client.initialize());
+  EXPECT_FALSE(good.conn->session_id().empty());
+  const auto r = good.client.call_tool("echo", mcp::json::object{{"text", "over tls"}});
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->at("content").at(0).at("text"), "over tls");
+  // Kept-alive TLS connections are reused.
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(good.client.call_tool("echo", {{"text", "again"}}));
+  EXPECT_LE(good.conn->connections_opened(), 2U);
+  // SSE over TLS: a call with progress.
+  std::atomic<int> progress{0};
+  mcp::request_options opts;
+  opts.on_progress = [&](const mcp::json::object&) { ++progress; };
+  const auto counted =
+      good.client.call_tool("count", mcp::json::object{{"steps", 3}, {"step_ms", 5}}, opts);
+  ASSERT_TRUE(counted) << counted.error().message;
+  EXPECT_EQ(progress, 3);
+  // A server whose certificate this client does not trust: an error, not a crash.
+  https_client wary(http_->url(), other.cert);
+  const auto refused = wary.client.initialize();
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("HTTP request failed"), std::string::npos)
+      << refused.error().message;
+  EXPECT_THROW((void)mcp::http_client_connection::create(
+                   {.url = http_->url(), .ca_file = (cert.dir / "missing.pem").string()}),
+               boost::system::system_error);
 }
 
 TEST(tls_options, FilesThatCannotBeUsedAreRefused) {

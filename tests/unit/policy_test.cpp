@@ -258,6 +258,16 @@ TEST(tool_policy, ResourcesAndPromptsAreReadOnlyByWhomTheRulesAllow) {
       << refused;
   const auto read = cleared.call("resources/read", object{{"uri", "file:///secrets/key"}});
   EXPECT_EQ(read.at("result").at("contents").at(0).at("text"), "content") << read;
+  // Other spellings of a refused URI are refused too, and so is a subscription to it.
+  for (const char* spelling :
+       {"file:///%73ecrets/key", "file:///public/../secrets/key", "FILE:///secrets/key"}) {
+    const auto r = plain.call("resources/read", object{{"uri", spelling}});
+    EXPECT_NE(std::string(r.at("error").at("message").as_string()).find("Access denied"),
+              std::string::npos)
+        << spelling << ": " << r;
+  }
+  const auto sub = plain.call("resources/subscribe", object{{"uri", "file:///secrets/key"}});
+  EXPECT_EQ(sub.at("error").at("code"), -32602) << sub;
   const auto never = cleared.call("resources/read", object{{"uri", "file:///secrets/never"}});
   EXPECT_NE(std::string(never.at("error").at("message").as_string()).find("the policy denies it"),
             std::string::npos)

@@ -41,15 +41,21 @@ int run_login(const auth_args& a) {
     return exit_usage;
   }
   const auto store = token_store_for(a.target.oauth);
-  if (auto c = store->load(a.target.url)) {  // keep the registration, not the tokens
-    c->access_token.clear();
-    c->refresh_token.clear();
-    c->scope.clear();
-    c->expires_at = 0;
-    store->save(a.target.url, *c);
+  const auto before = store->load(a.target.url);
+  if (before) {  // keep the registration, not the tokens: the server's 401 starts a new flow
+    auto c = *before;
+    c.access_token.clear();
+    c.refresh_token.clear();
+    c.scope.clear();
+    c.expires_at = 0;
+    store->save(a.target.url, c);
   }
   auto s = connect(a.target);
   if (!s) {
+    if (before) {  // a login that failed leaves the tokens that worked
+      const auto now = store->load(a.target.url);
+      if (!now || now->access_token.empty()) store->save(a.target.url, *before);
+    }
     std::cerr << "mcp-cpp: " << terminal_safe(s.error().message) << "\n";
     return exit_usage;
   }

@@ -22,6 +22,14 @@ void add_schema_command(CLI::App& app, int& exit_code);
 /// `server_command` (what followed `--` on the command line) or `--url URL`.
 void add_tools_command(CLI::App& app, int& exit_code, std::vector<std::string> server_command);
 
+/// The options naming a server and how to talk to it (--url, --header, --timeout, --json,
+/// --elicit, the OAuth options), into `target` and `json`.
+void add_server_options(CLI::App* cmd, server_target& target, bool& json);
+
+/// `resources list | read URI` and `prompts list | get NAME KEY=VALUE...` against a server.
+void add_resources_command(CLI::App& app, int& exit_code, std::vector<std::string> server_command);
+void add_prompts_command(CLI::App& app, int& exit_code, std::vector<std::string> server_command);
+
 /// The OAuth options (--client-id, --scope, --token-store, ...) on `cmd`, into `o`.
 void add_oauth_options(CLI::App* cmd, oauth_settings& o);
 

@@ -30,6 +30,7 @@ client_options client_options_for(const server_target& target) {
 result<connected_server> connect_http(const server_target& target) {
   http_client_options opts;
   opts.url = target.url;
+  opts.ca_file = target.ca_file;
   for (const auto& h : target.headers) {
     const auto colon = h.find(':');
     if (colon == std::string::npos || colon == 0) {
@@ -62,13 +63,19 @@ result<connected_server> connect_http(const server_target& target) {
         .client_id = o.client_id,
         .client_secret = o.client_secret,
         .client_metadata_url = o.client_metadata_url,
-        .scopes = o.scopes});
+        .scopes = o.scopes,
+        .ca_file = target.ca_file});
     opts.authorizer = oauth;
     // The first request may wait for the user to authorize in a browser.
     init_opts.timeout = std::max(std::chrono::milliseconds(login) + std::chrono::seconds(30),
                                  client_options_for(target).timeout);
   }
-  auto conn = http_client_connection::create(std::move(opts));
+  std::shared_ptr<http_client_connection> conn;
+  try {
+    conn = http_client_connection::create(std::move(opts));
+  } catch (const std::exception& e) {
+    return error{errc::invalid_params, target.url + ": " + e.what()};
+  }
   auto client = std::make_shared<client_session>(conn, client_options_for(target));
   std::weak_ptr<client_session> weak = client;
   conn->on_receive([weak](std::string_view m) {

@@ -9,6 +9,7 @@
 // connection or protocol error.
 #include <CLI/CLI.hpp>
 
+#include <exception>
 #include <iostream>
 #include <string>
 #include <string_view>
@@ -22,7 +23,9 @@ int main(int argc, char** argv) {
   int exit_code = 0;
   int own_args = argc;
   std::vector<std::string> server_command;
-  const bool talks_to_a_server = argc > 1 && std::string_view(argv[1]) == "tools";
+  const bool talks_to_a_server = argc > 1 && (std::string_view(argv[1]) == "tools" ||
+                                              std::string_view(argv[1]) == "resources" ||
+                                              std::string_view(argv[1]) == "prompts");
   for (int i = 1; talks_to_a_server && i < argc; ++i) {
     if (std::string_view(argv[i]) == "--") {
       own_args = i;
@@ -32,6 +35,8 @@ int main(int argc, char** argv) {
   }
   mcp::cli::add_auth_command(app, exit_code);
   mcp::cli::add_schema_command(app, exit_code);
+  mcp::cli::add_prompts_command(app, exit_code, server_command);
+  mcp::cli::add_resources_command(app, exit_code, server_command);
   mcp::cli::add_tools_command(app, exit_code, std::move(server_command));
   try {
     app.parse(own_args, argv);
@@ -41,6 +46,9 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     (void)app.exit(e);
+    return mcp::cli::exit_usage;
+  } catch (const std::exception& e) {  // e.g. a token store that cannot be written
+    std::cerr << "mcp-cpp: " << e.what() << "\n";
     return mcp::cli::exit_usage;
   }
   return exit_code;

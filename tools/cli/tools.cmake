@@ -5,7 +5,8 @@ add_library(mcp_cli_parts STATIC cli/connect.cpp cli/args.cpp cli/elicit.cpp cli
 target_link_libraries(mcp_cli_parts PUBLIC mcp::mcp mcp::http mcp::auth)
 target_include_directories(mcp_cli_parts PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/cli)
 mcp_target_defaults(mcp_cli_parts)
-add_executable(mcp-cpp cli/main.cpp cli/auth_command.cpp cli/schema_command.cpp cli/tools_command.cpp)
+add_executable(mcp-cpp cli/main.cpp cli/auth_command.cpp cli/resources_command.cpp
+                       cli/schema_command.cpp cli/tools_command.cpp)
 target_link_libraries(mcp-cpp PRIVATE mcp_cli_parts CLI11::CLI11)
 mcp_target_defaults(mcp-cpp)
 
@@ -105,6 +106,21 @@ if(MCP_BUILD_TESTS AND MCP_BUILD_EXAMPLES)
                     ARGS tools call nope x=1 --audit audit.jsonl
                     DEFS -DAUDIT_FILE=audit.jsonl -DAUDIT_OUTCOME=protocol_error)
   mcp_cli_demo_test(tools_call_usage 2 "expected KEY=VALUE, got 'city'" ARGS tools call forecast city)
+  # resources and prompts against the conformance example server (it has both), over stdio.
+  set(_everything -- $<TARGET_FILE:everything_server>)
+  mcp_cli_test(resources_list 0
+               "test://static-text +text/plain +Static text +A static text resource.*templates:.*test://template/\\{id\\}/data"
+               resources list ${_everything})
+  mcp_cli_test(resources_read_text 0 "resource test://static-text\\]\nThis is the content"
+               resources read test://static-text ${_everything})
+  mcp_cli_test(resources_read_unknown 2 "resources/read test://nope failed: Resource not found"
+               resources read test://nope ${_everything})
+  mcp_cli_test(prompts_list 0 "test_prompt_with_arguments +\\(arg1 arg2\\) +A prompt with two"
+               prompts list ${_everything})
+  mcp_cli_test(prompts_get 0 "--- user\nPrompt with arguments: arg1='a b', arg2='c'"
+               prompts get test_prompt_with_arguments "arg1=a b" arg2=c ${_everything})
+  mcp_cli_test(prompts_get_missing_argument 2 "Missing required argument \"arg2\""
+               prompts get test_prompt_with_arguments arg1=a ${_everything})
   foreach(mode interrupt refuse prompt http)
     add_test(NAME cli_tools_${mode}
              COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/test_cli_live.sh ${mode}

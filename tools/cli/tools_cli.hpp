@@ -35,6 +35,7 @@ struct server_target {
   std::vector<std::string> command{};  ///< after `--`
   std::string url{};
   std::vector<std::string> headers{};  ///< "Name: value", HTTP only
+  std::string ca_file{};               ///< https: trust these certificates (and for OAuth)
   double timeout_seconds = 60;         ///< every request
   oauth_settings oauth{};              ///< HTTP only, unless an Authorization header is given
   std::string elicit = "ask";          ///< ask | accept-defaults | decline (elicit.cpp)

@@ -353,22 +353,29 @@ int run_call(const tools_args& a) {
   return exit_ok;
 }
 
-void add_target_options(CLI::App* cmd, tools_args& a) {
-  cmd->add_option("--url", a.target.url,
+void add_target_options(CLI::App* cmd, tools_args& a) { add_server_options(cmd, a.target, a.json); }
+
+}  // namespace
+
+void add_server_options(CLI::App* cmd, server_target& target, bool& json) {
+  auto& a = target;
+  cmd->add_option("--url", a.url,
                   "the server's Streamable HTTP endpoint (instead of -- CMD ARGS...)");
-  cmd->add_option("--header", a.target.headers,
+  cmd->add_option("--header", a.headers,
                   "'Name: value' sent with every HTTP request, e.g. a token (repeatable)");
-  cmd->add_option("--timeout", a.target.timeout_seconds,
+  cmd->add_option("--ca-file", a.ca_file,
+                  "https: trust the certificates in this PEM file instead of the system's");
+  cmd->add_option("--timeout", a.timeout_seconds,
                   "seconds to wait for each answer (for a call: since its last progress)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  cmd->add_flag("--json", a.json, "print the raw JSON result, for scripts");
-  cmd->add_option("--elicit", a.target.elicit,
+  cmd->add_flag("--json", json, "print the raw JSON result, for scripts");
+  cmd->add_option("--elicit", a.elicit,
                   "how to answer a server asking for input: ask (on a terminal; else decline), "
                   "accept-defaults (a form's defaults), decline")
       ->check(CLI::IsMember({"ask", "accept-defaults", "decline"}))
       ->capture_default_str();
-  add_oauth_options(cmd, a.target.oauth);
+  add_oauth_options(cmd, a.oauth);
   cmd->footer(
       "The server: -- CMD ARGS... at the end launches CMD (no shell) and speaks MCP over its "
       "stdin and stdout; or --url URL (a server that asks for OAuth gets it: the authorization "
@@ -377,12 +384,14 @@ void add_target_options(CLI::App* cmd, tools_args& a) {
       "(isError), 2 usage, connection or protocol error.");
 }
 
-}  // namespace
-
 void add_oauth_options(CLI::App* cmd, oauth_settings& o) {
   // OAuth, when an HTTP server answers 401 and no Authorization header is given.
   cmd->add_option("--client-id", o.client_id, "OAuth: a pre-registered client id")->group("OAuth");
-  cmd->add_option("--client-secret", o.client_secret, "OAuth: its secret")->group("OAuth");
+  cmd->add_option("--client-secret", o.client_secret,
+                  "OAuth: its secret (better in $MCP_CPP_CLIENT_SECRET: a command line is "
+                  "visible to other users)")
+      ->envname("MCP_CPP_CLIENT_SECRET")
+      ->group("OAuth");
   cmd->add_option("--client-metadata-url", o.client_metadata_url,
                   "OAuth: an https URL of this client's metadata document, used as its client id "
                   "where the authorization server supports that")
