@@ -54,10 +54,48 @@ result<json::object> client_session::initialize(const request_options& opts) {
 
 result<json::object> client_session::call_tool(std::string_view name, json::object arguments,
                                                const request_options& opts) {
-  auto r = request("tools/call", json::object{{"name", name}, {"arguments", std::move(arguments)}},
-                   opts);
-  if (!r) return r;
-  return check_tool_result(name, std::move(*r));
+  const auto t0 = std::chrono::steady_clock::now();
+  auto record = [&](std::string outcome, std::string detail) {
+    impl_->audit(name, arguments, t0, std::move(outcome), std::move(detail));
+  };
+  if (impl_->opts.confirm && !impl_->confirmed(name, arguments, tools())) {
+    record("denied", "the confirmation hook denied it");
+    return error{errc::user_rejected, "tools/call " + std::string(name) + " was denied"};
+  }
+  auto r = request("tools/call", json::object{{"name", name}, {"arguments", arguments}}, opts);
+  if (r) r = check_tool_result(name, std::move(*r));
+  if (!r) {
+    const auto& e = r.error();
+    record(e.is(errc::request_timeout) ? "timeout"
+           : e.is(errc::cancelled)     ? "cancelled"
+                                       : "error",
+           e.message);
+    return r;
+  }
+  const auto* is_error = r->if_contains("isError");
+  const bool tool_error = is_error != nullptr && is_error->is_bool() && is_error->get_bool();
+  record(tool_error ? "tool_error" : "ok", tool_error ? joined_text(*r) : std::string());
+  return r;
+}
+
+confirm_handler confirm_unless_read_only(confirm_handler ask) {
+  return [ask = std::move(ask)](const call_confirmation& c) {
+    if (c.server_trusted && c.definition != nullptr) {
+      const auto* a = c.definition->if_contains("annotations");
+      const auto* ro =
+          a != nullptr && a->is_object() ? a->get_object().if_contains("readOnlyHint") : nullptr;
+      if (ro != nullptr && ro->is_bool() && ro->get_bool()) return true;
+    }
+    return ask ? ask(c) : false;
+  };
+}
+
+result<std::vector<json::object>> client_session::tools() {
+  {
+    std::lock_guard lock(impl_->mu);
+    if (impl_->tools_listed) return impl_->listed_tools;
+  }
+  return list_all_tools();
 }
 
 result<json::object> client_session::check_tool_result(std::string_view name,

@@ -32,6 +32,7 @@ struct client_session::impl final : detail::peer {
   /// From the last complete tools/list; dropped on notifications/tools/list_changed.
   std::map<std::string, std::shared_ptr<const output_schema>, std::less<>> output_schemas;
   bool tools_listed = false;
+  std::vector<json::object> listed_tools;  ///< the same listing, whole
   /// Tasks: the tool each task this client started calls (to check its result), and how many
   /// status notifications said a task ended (wait_task wakes on a change and asks again).
   std::map<std::string, std::string, std::less<>> task_tools;
@@ -57,6 +58,7 @@ struct client_session::impl final : detail::peer {
     }
     std::lock_guard lock(mu);
     output_schemas = std::move(schemas);
+    listed_tools = tools;
     tools_listed = true;
   }
 
@@ -91,6 +93,7 @@ struct client_session::impl final : detail::peer {
     if (n.method == "notifications/tools/list_changed") {
       std::lock_guard lock(mu);
       output_schemas.clear();
+      listed_tools.clear();
       tools_listed = false;
     }
     if (n.method == "notifications/tasks/status") {
@@ -104,6 +107,44 @@ struct client_session::impl final : detail::peer {
       }
     }
     if (opts.on_notification) opts.on_notification(n.method, n.params);
+  }
+
+  /// Asks `opts.confirm` about a call (true: it may go); the tool list is fetched first when
+  /// not cached. `listed` is what `self.tools()` gave.
+  [[nodiscard]] bool confirmed(std::string_view tool, const json::object& arguments,
+                               const result<std::vector<json::object>>& listed) const {
+    const json::object* definition = nullptr;
+    if (listed) {
+      for (const auto& t : *listed) {
+        const auto* n = t.if_contains("name");
+        if (n != nullptr && n->is_string() && n->get_string() == tool) definition = &t;
+      }
+    }
+    return opts.confirm(call_confirmation{.tool = tool,
+                                          .arguments = arguments,
+                                          .definition = definition,
+                                          .server_trusted = opts.trust_server_annotations});
+  }
+
+  /// Gives `opts.audit` (when set) the record of one call that started at `t0`.
+  void audit(std::string_view tool, const json::object& arguments,
+             std::chrono::steady_clock::time_point t0, std::string outcome, std::string detail) {
+    if (!opts.audit) return;
+    opts.audit(call_record{.server = server_name(),
+                           .tool = std::string(tool),
+                           .arguments = arguments,
+                           .outcome = std::move(outcome),
+                           .duration = std::chrono::duration_cast<std::chrono::milliseconds>(
+                               std::chrono::steady_clock::now() - t0),
+                           .detail = std::move(detail)});
+  }
+
+  [[nodiscard]] std::string server_name() {
+    std::lock_guard lock(mu);
+    const auto* info = server_result.if_contains("serverInfo");
+    const auto* n =
+        info != nullptr && info->is_object() ? info->get_object().if_contains("name") : nullptr;
+    return n != nullptr && n->is_string() ? std::string(n->get_string()) : std::string();
   }
 
   [[nodiscard]] std::optional<std::string> batch_refused() const override {

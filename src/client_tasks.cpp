@@ -66,16 +66,25 @@ result<task_info> client_session::call_tool_as_task(std::string_view name, json:
           "the server did not declare tasks.requests.tools.call: it runs no tool as a task"};
     }
   }
+  const auto t0 = std::chrono::steady_clock::now();
+  if (impl_->opts.confirm && !impl_->confirmed(name, arguments, tools())) {
+    impl_->audit(name, arguments, t0, "denied", "the confirmation hook denied it");
+    return error{errc::user_rejected, "tools/call " + std::string(name) + " was denied"};
+  }
   json::object task;
   if (ttl) task["ttl"] = ttl->count();
   auto r = request(
       "tools/call",
-      json::object{{"name", name}, {"arguments", std::move(arguments)}, {"task", std::move(task)}},
-      opts);
-  if (!r) return r.error();
+      json::object{{"name", name}, {"arguments", arguments}, {"task", std::move(task)}}, opts);
+  if (!r) {
+    impl_->audit(name, arguments, t0, "error", r.error().message);
+    return r.error();
+  }
   const auto* t = r->if_contains("task");
   if (!t || !t->is_object()) return error{errc::invalid_params, "not a CreateTaskResult"};
   auto info = task_info::from_json(t->get_object());
+  impl_->audit(name, arguments, t0, info ? "task" : "error",
+               info ? "task " + info->id : info.error().message);
   if (info) {
     std::lock_guard lock(impl_->mu);
     impl_->task_tools.insert_or_assign(info->id, std::string(name));

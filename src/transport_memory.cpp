@@ -1,3 +1,4 @@
+#include <mcp/server.hpp>
 #include <mcp/transport/memory.hpp>
 
 namespace mcp {
@@ -65,6 +66,17 @@ make_memory_pair() {
   a->peer_ = b;
   b->peer_ = a;
   return {a, b};
+}
+
+result<in_process_client> connect_in_process(server& srv, client_options opts) {
+  auto [server_end, client_end] = make_memory_pair();
+  in_process_client c;
+  c.session = srv.open_session(server_end);
+  server_end->on_receive([s = c.session](std::string_view m) { s->receive(m); });
+  c.client = std::make_unique<client_session>(client_end, std::move(opts));
+  client_end->on_receive([cl = c.client.get()](std::string_view m) { cl->receive(m); });
+  if (auto init = c.client->initialize(); !init) return init.error();
+  return c;
 }
 
 }  // namespace mcp

@@ -51,6 +51,38 @@ struct client_info {
 /// Answers a request the server sends (sampling/createMessage, elicitation/create, roots/list).
 using client_request_handler = std::function<result<json::object>(const json::object& params)>;
 
+/// What a confirmation hook is asked before a tools/call (the Tools page: a human in the loop).
+struct call_confirmation {
+  std::string_view tool;
+  const json::object& arguments;
+  /// The Tool as the server listed it (annotations, schemas); null when it is not listed.
+  const json::object* definition = nullptr;
+  /// `client_options::trust_server_annotations`: whether the hints in `definition` are to be
+  /// believed.
+  bool server_trusted = false;
+};
+/// Allows a call (true) or denies it (false: the call fails with `errc::user_rejected`).
+using confirm_handler = std::function<bool(const call_confirmation&)>;
+
+/// The rule the Tools page asks of hosts: a tool the server marks `readOnlyHint: true` runs
+/// without asking when the server is trusted; anything else, and anything from an untrusted
+/// server, is put to `ask` (a person, say).
+[[nodiscard]] confirm_handler confirm_unless_read_only(confirm_handler ask);
+
+/// One tools/call as the client saw it, for an audit log.
+struct call_record {
+  std::string server;  ///< serverInfo.name
+  std::string tool;
+  json::object arguments;
+  /// "ok", "tool_error" (isError), "denied" (the confirmation hook), "task" (started as a
+  /// task), "timeout", "cancelled" or "error" (any other protocol or connection error).
+  std::string outcome;
+  std::chrono::milliseconds duration{0};
+  std::string detail{};  ///< the error's message or why it was denied
+};
+/// Receives every tools/call record, on the calling thread, after the call. Must not throw.
+using call_audit_sink = std::function<void(const call_record&)>;
+
 struct client_options {
   client_info info{};
   std::string protocol_version{latest_protocol_version};  ///< requested in initialize
@@ -64,6 +96,13 @@ struct client_options {
   std::shared_ptr<executor> handler_executor{};
   /// Called for every notification from the server (method, params). Any thread.
   std::function<void(std::string_view, const json::object&)> on_notification{};
+  /// Asked before every tools/call (also as a task), with the tool's listed definition (the
+  /// list is fetched first when not cached). Null: every call proceeds.
+  confirm_handler confirm{};
+  /// Whether this server's annotations (readOnlyHint, destructiveHint, ...) are believed.
+  bool trust_server_annotations = false;
+  /// Receives a record of every tools/call. Null: none.
+  call_audit_sink audit{};
 };
 
 /// Per-request options.
@@ -217,6 +256,9 @@ class client_session {
 
   /// Every page of tools/list, concatenated. Remembers each tool's outputSchema for `call_tool`.
   result<std::vector<json::object>> list_all_tools();
+  /// The tools from the last complete listing, listed again first when there is none yet or
+  /// the server said notifications/tools/list_changed since.
+  result<std::vector<json::object>> tools();
   /// Every page of a paginated list (`method` "resources/list", "resources/templates/list",
   /// "prompts/list", ...), the objects under `key` ("resources", "resourceTemplates",
   /// "prompts", ...) concatenated. Errors: as `request`; `errc::limit_exceeded` when the server

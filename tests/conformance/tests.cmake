@@ -47,7 +47,7 @@ if(MCP_BUILD_EXAMPLES)
 
   add_test(NAME mcp_conformance_ts_sdk_interop
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/conformance/ts_sdk_interop.sh
-            $<TARGET_FILE:everything_server>)
+            $<TARGET_FILE:everything_server> $<TARGET_FILE:mcp-cpp>)
   set_tests_properties(mcp_conformance_ts_sdk_interop PROPERTIES
     SKIP_RETURN_CODE 77 TIMEOUT 900 LABELS "conformance;interop")
 endif()

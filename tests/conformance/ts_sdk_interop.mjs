@@ -4,10 +4,12 @@
 // calls every tool, reads every resource, gets every prompt, answers sampling and elicitation
 // (declining two elicitations to see a clear isError), completes, subscribes (and sees
 // notifications/resources/updated only while subscribed), and cancels a slow
-// call, checking that no response for it ever arrives.
+// call, checking that no response for it ever arrives. In `bridge` mode the client speaks stdio
+// to `mcp-cpp bridge --url URL`, which carries everything to the server over HTTP.
 //
 //   node ts_sdk_interop.mjs stdio /path/to/everything_server
 //   node ts_sdk_interop.mjs http http://127.0.0.1:PORT/mcp
+//   node ts_sdk_interop.mjs bridge /path/to/mcp-cpp http://127.0.0.1:PORT/mcp
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -18,7 +20,7 @@ import {
   ResourceUpdatedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 
-const [mode, target] = process.argv.slice(2);
+const [mode, target, url] = process.argv.slice(2);
 const tag = `ts-sdk-interop(${mode})`;
 const fail = (msg) => {
   console.error(`${tag}: FAIL: ${msg}`);
@@ -54,7 +56,9 @@ client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => updates.
 const transport =
   mode === "stdio"
     ? new StdioClientTransport({ command: target, args: ["--page-size", "3"], stderr: "ignore" })
-    : new StreamableHTTPClientTransport(new URL(target));
+    : mode === "bridge"
+      ? new StdioClientTransport({ command: target, args: ["bridge", "--url", url], stderr: "ignore" })
+      : new StreamableHTTPClientTransport(new URL(target));
 await client.connect(transport);
 
 // Record every message both ways (for the cancellation check).

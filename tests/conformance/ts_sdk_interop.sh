@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Runs ts_sdk_interop.mjs (the TypeScript SDK client, pinned in tests/interop/package.json)
-# against the everything server over stdio, then over Streamable HTTP.
-#   ts_sdk_interop.sh EVERYTHING_SERVER
+# against the everything server over stdio, then over Streamable HTTP, then (given MCP_CPP) over
+# stdio to `mcp-cpp bridge --url`, which speaks HTTP to the same server.
+#   ts_sdk_interop.sh EVERYTHING_SERVER [MCP_CPP]
 # Exit 77 (ctest SKIP_RETURN_CODE) only when node or npm is absent.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-server="${1:?usage: ts_sdk_interop.sh EVERYTHING_SERVER}"
+server="${1:?usage: ts_sdk_interop.sh EVERYTHING_SERVER [MCP_CPP]}"
+cli="${2:-}"
 
 if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
   echo "ts-sdk-interop: node/npm not found: SKIPPED"
@@ -34,3 +36,6 @@ for _ in $(seq 1 100); do
 done
 [[ -n "$url" ]] || { echo "ts-sdk-interop: the server did not start:" >&2; cat "$work/server.err" >&2; exit 1; }
 timeout 120 node "$dir/ts_sdk_interop.mjs" http "$url"
+if [[ -n "$cli" ]]; then
+  timeout 120 node "$dir/ts_sdk_interop.mjs" bridge "$cli" "$url"
+fi

@@ -29,6 +29,11 @@ void add_server_options(CLI::App* cmd, server_target& target, bool& json);
 /// `resources list | read URI` and `prompts list | get NAME KEY=VALUE...` against a server.
 void add_resources_command(CLI::App& app, int& exit_code, std::vector<std::string> server_command);
 void add_prompts_command(CLI::App& app, int& exit_code, std::vector<std::string> server_command);
+/// `bridge --url URL`: a Streamable HTTP server served over stdio.
+void add_bridge_command(CLI::App& app, int& exit_code);
+
+/// `tasks list | get ID | result ID | cancel ID` against a server.
+void add_tasks_command(CLI::App& app, int& exit_code, std::vector<std::string> server_command);
 
 /// The OAuth options (--client-id, --scope, --token-store, ...) on `cmd`, into `o`.
 void add_oauth_options(CLI::App* cmd, oauth_settings& o);

@@ -27,7 +27,9 @@ client_options client_options_for(const server_target& target) {
   return opts;
 }
 
-result<connected_server> connect_http(const server_target& target) {
+}  // namespace
+
+result<http_link> open_http(const server_target& target) {
   http_client_options opts;
   opts.url = target.url;
   opts.ca_file = target.ca_file;
@@ -50,12 +52,11 @@ result<connected_server> connect_http(const server_target& target) {
         std::transform(n.begin(), n.end(), n.begin(), [](char c) { return std::tolower(c); });
         return n == "authorization";
       });
-  std::shared_ptr<auth::oauth_client> oauth;
-  request_options init_opts;
+  http_link link;
   if (!own_authorization) {
     const auto& o = target.oauth;
     const auto login = std::chrono::seconds(static_cast<std::int64_t>(o.login_seconds));
-    oauth = std::make_shared<auth::oauth_client>(auth::oauth_client_options{
+    link.oauth = std::make_shared<auth::oauth_client>(auth::oauth_client_options{
         .resource_url = target.url,
         .agent = std::make_shared<auth::loopback_agent>(
             auth::loopback_options{.port = o.redirect_port, .timeout = login}),
@@ -65,17 +66,26 @@ result<connected_server> connect_http(const server_target& target) {
         .client_metadata_url = o.client_metadata_url,
         .scopes = o.scopes,
         .ca_file = target.ca_file});
-    opts.authorizer = oauth;
+    opts.authorizer = link.oauth;
     // The first request may wait for the user to authorize in a browser.
-    init_opts.timeout = std::max(std::chrono::milliseconds(login) + std::chrono::seconds(30),
-                                 client_options_for(target).timeout);
+    link.first_request_timeout = std::chrono::milliseconds(login) + std::chrono::seconds(30);
   }
-  std::shared_ptr<http_client_connection> conn;
   try {
-    conn = http_client_connection::create(std::move(opts));
+    link.conn = http_client_connection::create(std::move(opts));
   } catch (const std::exception& e) {
     return error{errc::invalid_params, target.url + ": " + e.what()};
   }
+  return link;
+}
+
+namespace {
+
+result<connected_server> connect_http(const server_target& target) {
+  auto link = open_http(target);
+  if (!link) return link.error();
+  auto conn = link->conn;
+  request_options init_opts;
+  init_opts.timeout = std::max(link->first_request_timeout, client_options_for(target).timeout);
   auto client = std::make_shared<client_session>(conn, client_options_for(target));
   std::weak_ptr<client_session> weak = client;
   conn->on_receive([weak](std::string_view m) {
@@ -89,7 +99,7 @@ result<connected_server> connect_http(const server_target& target) {
   // The stream on which the server sends what is not an answer to a request (its own
   // requests, such as elicitation, and notifications). A server without one says 405.
   conn->open_event_stream();
-  return connected_server{std::move(client), target.url, std::move(conn), std::move(oauth)};
+  return connected_server{std::move(client), target.url, std::move(conn), std::move(link->oauth)};
 }
 
 }  // namespace

@@ -23,9 +23,9 @@ int main(int argc, char** argv) {
   int exit_code = 0;
   int own_args = argc;
   std::vector<std::string> server_command;
-  const bool talks_to_a_server = argc > 1 && (std::string_view(argv[1]) == "tools" ||
-                                              std::string_view(argv[1]) == "resources" ||
-                                              std::string_view(argv[1]) == "prompts");
+  const std::string_view group = argc > 1 ? std::string_view(argv[1]) : std::string_view();
+  const bool talks_to_a_server =
+      group == "tools" || group == "resources" || group == "prompts" || group == "tasks";
   for (int i = 1; talks_to_a_server && i < argc; ++i) {
     if (std::string_view(argv[i]) == "--") {
       own_args = i;
@@ -34,9 +34,11 @@ int main(int argc, char** argv) {
     }
   }
   mcp::cli::add_auth_command(app, exit_code);
+  mcp::cli::add_bridge_command(app, exit_code);
   mcp::cli::add_schema_command(app, exit_code);
   mcp::cli::add_prompts_command(app, exit_code, server_command);
   mcp::cli::add_resources_command(app, exit_code, server_command);
+  mcp::cli::add_tasks_command(app, exit_code, server_command);
   mcp::cli::add_tools_command(app, exit_code, std::move(server_command));
   try {
     app.parse(own_args, argv);

@@ -6,6 +6,9 @@
 #                                         on the wire
 #   test_cli_live.sh prompt CLI DEMO      the confirmation prompt on a terminal (script(1))
 #   test_cli_live.sh http CLI DEMO        tools call over --url against demo_server --http
+#   test_cli_live.sh bridge CLI DEMO      mcp-cpp over stdio to mcp-cpp bridge --url, to the demo
+#   test_cli_live.sh tasks CLI DEMO       tools call --detach, then tasks list/result/get/cancel in
+#                                         later runs on the same task store
 # The server runs behind `tee`, so that $dir/wire holds every message mcp-cpp sent it.
 set -u
 mode=$1 cli=$2 demo=$3
@@ -77,6 +80,46 @@ http)
     fail "exit status $?"
   [ "$out" = "over-http" ] || fail "output '$out'"
   "$cli" tools list --url "$url" </dev/null | grep -q "forecast  *read-only" || fail "list"
+  ;;
+bridge)
+  # mcp-cpp as a stdio client of `mcp-cpp bridge --url`, which speaks to the demo over HTTP.
+  "$demo" --http 127.0.0.1:0 --task-store :memory: 2>"$dir/server" &
+  server=$!
+  i=0
+  until url=$(grep -o 'http://[^ ]*' "$dir/server"); do
+    i=$((i + 1)); [ $i -gt 100 ] && fail "the server printed no URL"; sleep 0.1
+  done
+  out=$("$cli" tools call echo text=bridged -- "$cli" bridge --url "$url" </dev/null) ||
+    fail "tools call through the bridge: exit status $?"
+  [ "$out" = "bridged" ] || fail "output '$out'"
+  "$cli" tools call slow_count steps=3 step_ms=20 -- "$cli" bridge --url "$url" </dev/null \
+    >"$dir/out" 2>&1 || fail "a call with progress through the bridge: exit status $?"
+  grep -q "\"completed\": 3" "$dir/out" || fail "slow_count through the bridge: $(cat "$dir/out")"
+  printf 'not json\n{"jsonrpc":"2.0","id":1}\n' | "$cli" bridge --url "$url" >"$dir/out" ||
+    fail "the bridge failed on bad input"
+  grep -q '"code":-32700' "$dir/out" || fail "no parse error for a line that is not JSON"
+  grep -q '"code":-32600' "$dir/out" || fail "no invalid request for a message without a method"
+  ;;
+tasks)
+  # Tasks outlive the processes: each mcp-cpp run starts the demo on the same task store (tasks
+  # are bound to the local caller), and a task cut off by its server's exit runs again in the
+  # next one (slow_task may).
+  srv() { echo "$demo" --task-store "$dir/tasks.db"; }
+  id=$("$cli" tools call slow_task steps=3 step_ms=50 --detach -- $(srv) </dev/null) ||
+    fail "tools call --detach: exit status $?"
+  [ -n "$id" ] || fail "no task id printed"
+  "$cli" tasks list -- $(srv) </dev/null >"$dir/out" || fail "tasks list: exit status $?"
+  grep -q "^$id " "$dir/out" || fail "tasks list does not show $id"
+  "$cli" tasks result "$id" -- $(srv) </dev/null >"$dir/out" || fail "tasks result: exit status $?"
+  grep -qx "done 3" "$dir/out" || fail "the task's result is not 'done 3'"
+  "$cli" tasks get "$id" --json -- $(srv) </dev/null >"$dir/out" || fail "tasks get: exit status $?"
+  grep -q '"status":"completed"' "$dir/out" || fail "the task is not completed"
+  long=$("$cli" tools call slow_task steps=1000 step_ms=100 --detach -- $(srv) </dev/null) ||
+    fail "a second detached task: exit status $?"
+  "$cli" tasks cancel "$long" -- $(srv) </dev/null >"$dir/out" || fail "tasks cancel: exit status $?"
+  grep -q "^$long  cancelled" "$dir/out" || fail "the task was not cancelled"
+  "$cli" tasks get nope -- $(srv) </dev/null 2>"$dir/err" && fail "an unknown task id succeeded"
+  grep -q "tasks/get nope failed" "$dir/err" || fail "no message for an unknown task"
   ;;
 *) fail "unknown mode $mode" ;;
 esac

@@ -5,8 +5,8 @@ add_library(mcp_cli_parts STATIC cli/connect.cpp cli/args.cpp cli/elicit.cpp cli
 target_link_libraries(mcp_cli_parts PUBLIC mcp::mcp mcp::http mcp::auth)
 target_include_directories(mcp_cli_parts PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/cli)
 mcp_target_defaults(mcp_cli_parts)
-add_executable(mcp-cpp cli/main.cpp cli/auth_command.cpp cli/resources_command.cpp
-                       cli/schema_command.cpp cli/tools_command.cpp)
+add_executable(mcp-cpp cli/main.cpp cli/auth_command.cpp cli/bridge_command.cpp cli/resources_command.cpp
+                       cli/schema_command.cpp cli/tasks_command.cpp cli/tools_command.cpp)
 target_link_libraries(mcp-cpp PRIVATE mcp_cli_parts CLI11::CLI11)
 mcp_target_defaults(mcp-cpp)
 
@@ -100,8 +100,13 @@ if(MCP_BUILD_TESTS AND MCP_BUILD_EXAMPLES)
                     ARGS tools call slow_count steps=10 step_ms=100 --timeout 0.6)
   mcp_cli_demo_test(tools_call_max_time 2 "within 400 ms \\(its hard maximum\\)"
                     ARGS tools call slow_count steps=10 step_ms=100 --max-time 0.4)
-  mcp_cli_demo_test(tools_call_task_only 2 "must_task runs only as a task"
+  # A tool that runs only as a task runs as one; --detach prints the task's id and leaves it.
+  mcp_cli_demo_test(tools_call_task_only 0 "^hi\n.*mcp-cpp: task [0-9a-f]+ (working|completed)"
                     ARGS tools call must_task text=hi)
+  mcp_cli_demo_test(tools_call_task_detached 0 "^[0-9a-f]+\n.*mcp-cpp: task [0-9a-f]+ working"
+                    ARGS tools call slow_task --detach)
+  mcp_cli_demo_test(tools_call_task_forbidden 2 "echo does not run as a task"
+                    ARGS tools call echo text=x --task)
   mcp_cli_demo_test(tools_call_unknown 2 "the server has no tool named 'nope'"
                     ARGS tools call nope x=1 --audit audit.jsonl
                     DEFS -DAUDIT_FILE=audit.jsonl -DAUDIT_OUTCOME=protocol_error)
@@ -121,7 +126,7 @@ if(MCP_BUILD_TESTS AND MCP_BUILD_EXAMPLES)
                prompts get test_prompt_with_arguments "arg1=a b" arg2=c ${_everything})
   mcp_cli_test(prompts_get_missing_argument 2 "Missing required argument \"arg2\""
                prompts get test_prompt_with_arguments arg1=a ${_everything})
-  foreach(mode interrupt refuse prompt http)
+  foreach(mode interrupt refuse prompt http tasks bridge)
     add_test(NAME cli_tools_${mode}
              COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/test_cli_live.sh ${mode}
                      $<TARGET_FILE:mcp-cpp> $<TARGET_FILE:demo_server>)

@@ -54,6 +54,17 @@ struct connected_server {
 /// The token store `o` names (its `token_store`, else the default file).
 std::shared_ptr<auth::token_store> token_store_for(const oauth_settings& o);
 
+/// A Streamable HTTP connection to `target.url` with its headers, CA file and (unless an
+/// Authorization header is given) an OAuth client.
+struct http_link {
+  std::shared_ptr<http_client_connection> conn;
+  std::shared_ptr<auth::oauth_client> oauth;  ///< null with an Authorization header
+  /// How long the first request may take (a user authorizing in the browser); 0: no OAuth.
+  std::chrono::milliseconds first_request_timeout{0};
+};
+/// Errors: a malformed --header, an unusable URL or CA file.
+result<http_link> open_http(const server_target& target);
+
 /// Launches or connects, then initializes. Errors: a usage error (no server, both kinds, a bad
 /// header), a spawn or connection error, the initialize error; each message is one line.
 result<connected_server> connect(const server_target& target);

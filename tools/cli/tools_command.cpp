@@ -32,6 +32,8 @@ struct tools_args {
   std::string args_json;
   double max_seconds = 0;
   bool yes = false;
+  bool task = false;    ///< run the call as a task (taskSupport optional or required)
+  bool detach = false;  ///< with a task: print its id and leave it running
   std::string out_dir;
   std::string audit;
 };
@@ -292,10 +294,9 @@ int run_call(const tools_args& a) {
     tool = &unlisted;
   }
   if (tool == nullptr) return refuse("protocol_error", no_such_tool(a.name));
-  if (task_support(*tool) == "required") {
-    return refuse("protocol_error", a.name +
-                                        " runs only as a task (execution.taskSupport: "
-                                        "required), which mcp-cpp tools call does not do yet");
+  const bool as_task = a.task || a.detach || task_support(*tool) == "required";
+  if (as_task && task_support(*tool) == "forbidden") {
+    return refuse("protocol_error", a.name + " does not run as a task (execution.taskSupport)");
   }
   json::object schema;
   if (const auto* is = tool->if_contains("inputSchema"); is && is->is_object()) {
@@ -322,7 +323,25 @@ int run_call(const tools_args& a) {
   opts.max_total = std::chrono::milliseconds(static_cast<std::int64_t>(a.max_seconds * 1000.0));
   interrupts.sending();
   const auto t0 = std::chrono::steady_clock::now();
-  auto r = client->call_tool(a.name, *arguments, opts);
+  result<json::object> r = error{errc::internal_error, "not called"};
+  if (as_task) {
+    // tools/call with params.task: the server answers with the task at once; then
+    // tasks/result waits for its end (or --detach leaves it running).
+    auto t = client->call_tool_as_task(a.name, *arguments, {}, opts);
+    if (!t) {
+      audit.write(server, a.name, *arguments, "protocol_error", {}, t.error().message);
+      return fail("tools/call as a task failed: " + t.error().message);
+    }
+    std::cerr << "mcp-cpp: task " << terminal_safe(t->id) << " " << to_string(t->status) << "\n";
+    if (a.detach) {
+      audit.write(server, a.name, *arguments, "task", {}, "task " + t->id);
+      std::cout << t->id << "\n";
+      return exit_ok;
+    }
+    r = client->task_result(t->id, opts);
+  } else {
+    r = client->call_tool(a.name, *arguments, opts);
+  }
   const auto took = std::chrono::steady_clock::now() - t0;
   progress.clear();
   if (!r) {
@@ -447,6 +466,11 @@ void add_tools_command(CLI::App& app, int& exit_code, std::vector<std::string> s
                    "--timeout counts from the last progress notification)")
       ->check(CLI::NonNegativeNumber);
   call->add_flag("-y,--yes", args->yes, "call without asking, even a tool not marked read-only");
+  call->add_flag("--task", args->task,
+                 "run it as a task (tools/call with params.task) and wait for its result; a tool "
+                 "that runs only as a task always does");
+  call->add_flag("--detach", args->detach,
+                 "with a task: print its id and leave it running (see mcp-cpp tasks)");
   call->add_option("--out-dir", args->out_dir,
                    "where images, audio and binary resources are saved (default: .)");
   call->add_option("--audit", args->audit,

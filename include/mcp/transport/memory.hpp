@@ -5,7 +5,15 @@
 // thread, to the receiver installed on the other end. No copies beyond the message string, no
 // threads, no serialisation of its own: what the session sends is what the peer receives.
 //
+// `connect_in_process` does all of it: a client session on a server of this process, ready.
+//
 // Example:
+//
+//   auto c = mcp::connect_in_process(server, {.info = {.name = "test", .version = "1"}});
+//   if (!c) return fail(c.error().message);
+//   auto r = c->client->call_tool("echo", {{"text", "hi"}});
+//
+// By hand, the same:
 //
 //   auto [server_end, client_end] = mcp::make_memory_pair();
 //   auto session = server.open_session(server_end);
@@ -14,6 +22,7 @@
 //   client_end->on_receive([&client](std::string_view m) { client.receive(m); });
 #pragma once
 
+#include <mcp/client.hpp>
 #include <mcp/transport.hpp>
 
 #include <functional>
@@ -57,5 +66,17 @@ class memory_connection final : public connection,
 /// Two connected ends.
 [[nodiscard]] std::pair<std::shared_ptr<memory_connection>, std::shared_ptr<memory_connection>>
 make_memory_pair();
+
+class server;
+class server_session;
+
+/// A client session connected to a server of this process through a memory pair.
+struct in_process_client {
+  std::shared_ptr<server_session> session;  ///< the server's side
+  std::unique_ptr<client_session> client;   ///< initialized
+};
+/// Opens a session on `srv`, connects a client with `opts` to it and initializes it. `srv` must
+/// outlive the result. Errors: those of initialize.
+[[nodiscard]] result<in_process_client> connect_in_process(server& srv, client_options opts = {});
 
 }  // namespace mcp
