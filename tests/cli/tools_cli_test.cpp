@@ -246,4 +246,21 @@ TEST(tools_cli_elicit, decline_and_ask_without_a_terminal_decline) {
   EXPECT_EQ(mcp::json::serialize(*asked), R"({"action":"decline"})");
 }
 
+TEST(tools_cli_connect, roots_are_offered_as_file_uris) {
+  mcp::cli::server_target t;
+  EXPECT_FALSE(mcp::cli::client_options_for(t).capabilities.contains("roots"));
+  t.roots = {"/tmp/a b", "/srv/data/../work"};
+  const auto opts = mcp::cli::client_options_for(t);
+  EXPECT_TRUE(opts.capabilities.contains("roots"));
+  const mcp::client_request_handler* roots = nullptr;
+  for (const auto& [method, h] : opts.request_handlers) {
+    if (method == "roots/list") roots = &h;
+  }
+  ASSERT_NE(roots, nullptr);
+  const auto r = (*roots)(object{});
+  ASSERT_TRUE(r);
+  EXPECT_EQ(mcp::json::serialize(*r), R"({"roots":[{"uri":"file:///tmp/a%20b","name":"a b"},)"
+                                      R"({"uri":"file:///srv/work","name":"work"}]})");
+}
+
 }  // namespace

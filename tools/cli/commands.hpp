@@ -32,6 +32,9 @@ void add_prompts_command(CLI::App& app, int& exit_code, std::vector<std::string>
 /// `bridge --url URL`: a Streamable HTTP server served over stdio.
 void add_bridge_command(CLI::App& app, int& exit_code);
 
+/// `inspect`: an interactive session with a server.
+void add_inspect_command(CLI::App& app, int& exit_code, std::vector<std::string> server_command);
+
 /// `tasks list | get ID | result ID | cancel ID` against a server.
 void add_tasks_command(CLI::App& app, int& exit_code, std::vector<std::string> server_command);
 

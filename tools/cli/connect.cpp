@@ -5,6 +5,8 @@
 #include <mcp/oauth.hpp>
 #include <mcp/transport/process.hpp>
 
+#include <boost/url/url.hpp>
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -14,8 +16,6 @@
 
 namespace mcp::cli {
 
-namespace {
-
 client_options client_options_for(const server_target& target) {
   client_options opts;
   opts.info = {.name = "mcp-cpp", .version = "0.1.0"};
@@ -24,10 +24,29 @@ client_options client_options_for(const server_target& target) {
   opts.capabilities = {
       {"elicitation", json::object{{"form", json::object{}}, {"url", json::object{}}}}};
   opts.request_handlers = {{"elicitation/create", elicitation_handler(target.elicit)}};
+  if (!target.roots.empty()) {
+    // roots/list: each --root as a file:// URI of its absolute path (percent-encoded).
+    json::array roots;
+    for (const auto& r : target.roots) {
+      std::error_code ec;
+      const auto path = std::filesystem::absolute(r, ec).lexically_normal().string();
+      boost::urls::url u;
+      u.set_scheme("file");
+      u.set_host("");
+      u.set_path(path);
+      roots.emplace_back(json::object{{"uri", u.buffer()},
+                                      {"name", std::filesystem::path(path).filename().string()}});
+    }
+    opts.capabilities["roots"] = json::object{{"listChanged", false}};
+    opts.request_handlers.emplace_back("roots/list",
+                                       [roots](const json::object&) -> result<json::object> {
+                                         return json::object{{"roots", roots}};
+                                       });
+  }
   return opts;
 }
 
-}  // namespace
+namespace {}  // namespace
 
 result<http_link> open_http(const server_target& target) {
   http_client_options opts;

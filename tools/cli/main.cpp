@@ -24,8 +24,8 @@ int main(int argc, char** argv) {
   int own_args = argc;
   std::vector<std::string> server_command;
   const std::string_view group = argc > 1 ? std::string_view(argv[1]) : std::string_view();
-  const bool talks_to_a_server =
-      group == "tools" || group == "resources" || group == "prompts" || group == "tasks";
+  const bool talks_to_a_server = group == "tools" || group == "resources" || group == "prompts" ||
+                                 group == "tasks" || group == "inspect";
   for (int i = 1; talks_to_a_server && i < argc; ++i) {
     if (std::string_view(argv[i]) == "--") {
       own_args = i;
@@ -39,6 +39,7 @@ int main(int argc, char** argv) {
   mcp::cli::add_prompts_command(app, exit_code, server_command);
   mcp::cli::add_resources_command(app, exit_code, server_command);
   mcp::cli::add_tasks_command(app, exit_code, server_command);
+  mcp::cli::add_inspect_command(app, exit_code, server_command);
   mcp::cli::add_tools_command(app, exit_code, std::move(server_command));
   try {
     app.parse(own_args, argv);

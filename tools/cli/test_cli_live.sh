@@ -7,6 +7,8 @@
 #   test_cli_live.sh prompt CLI DEMO      the confirmation prompt on a terminal (script(1))
 #   test_cli_live.sh http CLI DEMO        tools call over --url against demo_server --http
 #   test_cli_live.sh bridge CLI DEMO      mcp-cpp over stdio to mcp-cpp bridge --url, to the demo
+#   test_cli_live.sh inspect CLI DEMO     the interactive session driven through a pipe
+#   test_cli_live.sh inspect_tmux CLI DEMO  ... and on a terminal, through tmux (77 without it)
 #   test_cli_live.sh tasks CLI DEMO       tools call --detach, then tasks list/result/get/cancel in
 #                                         later runs on the same task store
 # The server runs behind `tee`, so that $dir/wire holds every message mcp-cpp sent it.
@@ -99,6 +101,44 @@ bridge)
     fail "the bridge failed on bad input"
   grep -q '"code":-32700' "$dir/out" || fail "no parse error for a line that is not JSON"
   grep -q '"code":-32600' "$dir/out" || fail "no invalid request for a message without a method"
+  ;;
+inspect)
+  # The interactive session driven through a pipe: list, describe, call asking for each
+  # argument (Enter takes a default), a confirmation, resources, an unknown command.
+  printf '%s\n' tools "describe forecast" "call forecast" Oslo 2 "" "call unlock_admin" y \
+    "call nope" bogus resources quit |
+    "$cli" inspect -- "$demo" --task-store :memory: >"$dir/out" 2>"$dir/err" ||
+    fail "inspect: exit status $?"
+  for want in "connected to mcp-cpp-demo" "forecast  *read-only" "days (integer)" \
+    'call forecast {' '"city": "Oslo"' '"days": 2' '"day": 2,' "Call it? \[y/N\]" \
+    "admin.stats is now enabled" "no tool named 'nope'" "unknown command 'bogus'"; do
+    grep -q "$want" "$dir/out" || fail "inspect output lacks '$want'"
+  done
+  ;;
+inspect_tmux)
+  # The same on a terminal, through tmux: what a person sees.
+  command -v tmux >/dev/null || { echo "tmux not found: SKIPPED"; exit 77; }
+  sock="$dir/tmux"
+  tmux -S "$sock" new-session -d -x 160 -y 50 "$cli inspect -- $demo --task-store :memory:"
+  screen() { tmux -S "$sock" capture-pane -p -S -200; }
+  wait_for() {
+    i=0
+    until screen | grep -q "$1"; do
+      i=$((i + 1)); [ $i -gt 100 ] && { screen; fail "no '$1' on the screen"; }; sleep 0.1
+    done
+  }
+  keys() { tmux -S "$sock" send-keys "$1" Enter; }
+  wait_for "^mcp>"
+  keys "call forecast"
+  wait_for "city (string)"
+  keys Bergen
+  wait_for "days (integer)"
+  keys 3
+  wait_for "unit"
+  keys ""
+  wait_for '"city": "Bergen"'
+  keys quit
+  tmux -S "$sock" kill-server 2>/dev/null || true
   ;;
 tasks)
   # Tasks outlive the processes: each mcp-cpp run starts the demo on the same task store (tasks

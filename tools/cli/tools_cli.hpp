@@ -39,6 +39,7 @@ struct server_target {
   double timeout_seconds = 60;         ///< every request
   oauth_settings oauth{};              ///< HTTP only, unless an Authorization header is given
   std::string elicit = "ask";          ///< ask | accept-defaults | decline (elicit.cpp)
+  std::vector<std::string> roots{};    ///< directories offered as roots (roots/list)
 };
 
 /// A client session initialized against the server; closing it ends the server or the HTTP
@@ -50,6 +51,11 @@ struct connected_server {
   /// The OAuth client of an HTTP connection (null: stdio, or an Authorization header given).
   std::shared_ptr<auth::oauth_client> oauth{};
 };
+
+/// The client's options for `target`: its name, the request timeout, the elicitation handler
+/// (`target.elicit`) and, with `target.roots`, the roots capability and its roots/list answer
+/// (each directory as a file:// URI of its absolute path).
+client_options client_options_for(const server_target& target);
 
 /// The token store `o` names (its `token_store`, else the default file).
 std::shared_ptr<auth::token_store> token_store_for(const oauth_settings& o);

@@ -394,6 +394,8 @@ void add_server_options(CLI::App* cmd, server_target& target, bool& json) {
                   "accept-defaults (a form's defaults), decline")
       ->check(CLI::IsMember({"ask", "accept-defaults", "decline"}))
       ->capture_default_str();
+  cmd->add_option("--root", a.roots,
+                  "a directory the server may work in, offered as a root (repeatable)");
   add_oauth_options(cmd, a.oauth);
   cmd->footer(
       "The server: -- CMD ARGS... at the end launches CMD (no shell) and speaks MCP over its "

@@ -1,0 +1,86 @@
+// Calls per second of mcp::client_session against a server: `tools/call echo` N times, from W
+// threads at once (W = 1: one call at a time, as a host calls tools). The TypeScript SDK
+// client's counterpart is ts_client_calls.mjs; compare.sh runs both against the same server.
+//
+//   client_calls stdio N W -- CMD ARGS...   a server launched as a child process
+//   client_calls http N W URL               a Streamable HTTP server
+//
+// Prints one line: "<transport>: N calls in S s = X calls/s (window W)".
+#include <mcp/client.hpp>
+#include <mcp/http_client.hpp>
+#include <mcp/transport/process.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+namespace {
+
+int usage() {
+  std::fprintf(stderr,
+               "usage: client_calls stdio N W -- CMD ARGS... | client_calls http N W URL\n");
+  return 2;
+}
+
+/// N calls of echo from W threads; false (after saying why) on the first failure.
+bool run(mcp::client_session& client, const char* transport, long n, long w) {
+  std::atomic<long> next{0};
+  std::atomic<bool> failed{false};
+  const auto t0 = std::chrono::steady_clock::now();
+  std::vector<std::thread> threads;
+  for (long t = 0; t < w; ++t) {
+    threads.emplace_back([&] {
+      while (!failed && next.fetch_add(1) < n) {
+        auto r = client.call_tool("echo", mcp::json::object{{"text", "hello"}});
+        if (!r) {
+          std::fprintf(stderr, "call failed: %s\n", r.error().message.c_str());
+          failed = true;
+        }
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (failed) return false;
+  std::printf("%s: %ld calls in %.2f s = %.0f calls/s (window %ld)\n", transport, n, s,
+              static_cast<double>(n) / s, w);
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 5) return usage();
+  const std::string_view mode = argv[1];
+  const long n = std::atol(argv[2]);
+  const long w = std::atol(argv[3]);
+  if (n <= 0 || w <= 0) return usage();
+  if (mode == "stdio") {
+    if (std::string_view(argv[4]) != "--" || argc < 6) return usage();
+    auto launched =
+        mcp::launch_server({.argv = std::vector<std::string>(argv + 5, argv + argc)}, {});
+    if (!launched) {
+      std::fprintf(stderr, "%s\n", launched.error().message.c_str());
+      return 1;
+    }
+    const bool ok = run(*launched->client, "mcp-cpp client, stdio", n, w);
+    launched->client->close();
+    return ok ? 0 : 1;
+  }
+  if (mode != "http") return usage();
+  auto conn = mcp::http_client_connection::create({.url = argv[4]});
+  mcp::client_session client(conn);
+  conn->on_receive([&client](std::string_view m) { client.receive(m); });
+  if (auto init = client.initialize(); !init) {
+    std::fprintf(stderr, "%s\n", init.error().message.c_str());
+    return 1;
+  }
+  const bool ok = run(client, "mcp-cpp client, http", n, w);
+  client.close();
+  return ok ? 0 : 1;
+}

@@ -1,0 +1,278 @@
+// `mcp-cpp inspect`: an interactive session with one server (-- CMD ARGS or --url URL). It says
+// what the server exposes, then reads commands, one per line:
+//
+//   tools | describe NAME | call NAME | resources | read URI | prompts | get NAME | help | quit
+//
+// `call` asks for each argument of the tool's inputSchema in turn (type, whether required, the
+// default shown: Enter takes it or leaves an optional argument out), types the answers by the
+// schema, checks them, shows the call and asks before a tool that is not read-only, then shows
+// progress and the result. Lines come from stdin, so the session can be driven by a terminal
+// (tmux), a pipe or a script; everything the server says is made terminal-safe.
+#include <algorithm>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <sstream>
+
+#include "commands.hpp"
+#include "tools_cli.hpp"
+
+namespace mcp::cli {
+
+namespace {
+
+struct inspect_args {
+  server_target target;
+  bool json = false;  // unused
+};
+
+std::string text_of(const json::object& o, std::string_view key) {
+  const auto* v = o.if_contains(key);
+  return v != nullptr && v->is_string() ? std::string(v->get_string()) : std::string();
+}
+
+const json::object* find(const std::vector<json::object>& items, std::string_view key,
+                         std::string_view value) {
+  for (const auto& i : items) {
+    if (text_of(i, key) == value) return &i;
+  }
+  return nullptr;
+}
+
+/// One inspect session on a connected server.
+class session {
+ public:
+  explicit session(connected_server s) : server_(std::move(s)) {}
+
+  void run() {
+    greet();
+    std::string line;
+    while (std::cout << "mcp> " << std::flush, std::getline(std::cin, line)) {
+      std::istringstream in(line);
+      std::string cmd, arg;
+      in >> cmd;
+      std::getline(in >> std::ws, arg);
+      if (cmd.empty()) continue;
+      if (cmd == "quit" || cmd == "exit") break;
+      dispatch(cmd, arg);
+    }
+    std::cout << "\n";
+  }
+
+ private:
+  client_session& client() { return *server_.client; }
+
+  void greet() {
+    const auto init = client().server_result();
+    const auto* info = init.if_contains("serverInfo");
+    std::cout << "connected to "
+              << (info != nullptr && info->is_object()
+                      ? terminal_safe(text_of(info->get_object(), "name") + " " +
+                                      text_of(info->get_object(), "version"))
+                      : std::string("a server"))
+              << " (" << terminal_safe(text_of(init, "protocolVersion")) << ")\n";
+    if (auto i = text_of(init, "instructions"); !i.empty()) std::cout << terminal_safe(i) << "\n";
+    const auto* caps = init.if_contains("capabilities");
+    const auto has = [&](std::string_view c) {
+      return caps != nullptr && caps->is_object() && caps->get_object().contains(c);
+    };
+    std::string exposes;
+    if (has("tools")) exposes += " tools";
+    if (has("resources")) exposes += " resources";
+    if (has("prompts")) exposes += " prompts";
+    std::cout << "it offers:" << (exposes.empty() ? " nothing listed" : exposes)
+              << ". Type help for the commands.\n";
+  }
+
+  void dispatch(const std::string& cmd, const std::string& arg) {
+    if (cmd == "help") {
+      std::cout << "tools | describe NAME | call NAME | resources | read URI | prompts | "
+                   "get NAME | quit\n";
+    } else if (cmd == "tools") {
+      if (auto t = client().tools()) {
+        print_tool_table(std::cout, *t);
+      } else {
+        say("tools/list failed: " + t.error().message);
+      }
+    } else if (cmd == "describe" || cmd == "call") {
+      auto t = client().tools();
+      if (!t) return say("tools/list failed: " + t.error().message);
+      const auto* tool = find(*t, "name", arg);
+      if (tool == nullptr) return say("no tool named '" + arg + "' (tools lists them)");
+      if (cmd == "describe") return print_tool_description(std::cout, *tool);
+      call(*tool);
+    } else if (cmd == "resources") {
+      list("resources/list", "resources", "uri");
+      list("resources/templates/list", "resourceTemplates", "uriTemplate");
+    } else if (cmd == "read") {
+      auto r = client().read_resource(arg);
+      if (!r) return say("resources/read failed: " + r.error().message);
+      json::array blocks;
+      if (const auto* c = r->if_contains("contents"); c != nullptr && c->is_array()) {
+        for (const auto& item : c->get_array()) {
+          blocks.emplace_back(json::object{{"type", "resource"}, {"resource", item}});
+        }
+      }
+      show(json::object{{"content", std::move(blocks)}}, "resource");
+    } else if (cmd == "prompts") {
+      list("prompts/list", "prompts", "name");
+    } else if (cmd == "get") {
+      get_prompt(arg);
+    } else {
+      say("unknown command '" + cmd + "' (help lists them)");
+    }
+  }
+
+  static void say(const std::string& message) { std::cout << terminal_safe(message) << "\n"; }
+
+  void list(std::string_view method, std::string_view key, std::string_view name) {
+    auto items = client().list_all(method, key);
+    if (!items) return say(std::string(method) + " failed: " + items.error().message);
+    for (const auto& i : *items) {
+      std::cout << "  " << terminal_safe(text_of(i, name));
+      if (auto d = text_of(i, "description"); !d.empty()) std::cout << "  " << terminal_safe(d);
+      std::cout << "\n";
+    }
+  }
+
+  void show(const json::object& result, const std::string& name) {
+    if (auto shown = print_call_result(std::cout, result, name, "."); !shown) {
+      say(shown.error().message);
+    }
+  }
+
+  /// Reads one answer; nullopt at the end of input.
+  static std::optional<std::string> ask(const std::string& question) {
+    std::cout << question << std::flush;
+    std::string line;
+    if (!std::getline(std::cin, line)) return std::nullopt;
+    return line;
+  }
+
+  void call(const json::object& tool) {
+    const auto name = text_of(tool, "name");
+    json::object schema;
+    if (const auto* is = tool.if_contains("inputSchema"); is != nullptr && is->is_object()) {
+      schema = is->get_object();
+    }
+    std::vector<std::string> required;
+    if (const auto* r = schema.if_contains("required"); r != nullptr && r->is_array()) {
+      for (const auto& n : r->get_array()) {
+        if (n.is_string()) required.emplace_back(n.get_string());
+      }
+    }
+    // KEY=VALUE words from the answers, typed by the schema as on the command line.
+    std::vector<std::string> words;
+    if (const auto* props = schema.if_contains("properties"); props && props->is_object()) {
+      for (const auto& [key, value] : props->get_object()) {
+        const std::string k(key);
+        const auto* p = value.if_object();
+        const bool needed = std::find(required.begin(), required.end(), k) != required.end();
+        std::string q = "  " + terminal_safe(k);
+        if (p != nullptr) {
+          if (auto t = text_of(*p, "type"); !t.empty()) q += " (" + terminal_safe(t) + ")";
+          if (auto d = text_of(*p, "description"); !d.empty()) q += " " + terminal_safe(d);
+          if (const auto* def = p->if_contains("default")) {
+            q += " [default " + terminal_safe(json::serialize(*def)) + "]";
+          }
+        }
+        q += needed ? ", required: " : ": ";
+        auto answer = ask(q);
+        if (!answer) return;
+        if (!answer->empty()) words.push_back(k + "=" + *answer);
+      }
+    }
+    auto arguments = build_arguments(schema, {}, words);
+    if (!arguments) return say(arguments.error().message);
+    std::string warning;
+    if (auto ok = check_arguments(schema, *arguments, warning); !ok) {
+      return say("not called: " + ok.error().message);
+    }
+    std::cout << "call " << terminal_safe(name) << " " << pretty_json(json::value(*arguments))
+              << "\n";
+    if (!read_only(tool)) {
+      auto yes = ask("  it is not marked read-only (hints are unverified). Call it? [y/N] ");
+      if (!yes || (*yes != "y" && *yes != "yes")) return say("not called");
+    }
+    request_options opts;
+    opts.on_progress = [](const json::object& p) {
+      std::cout << "  progress "
+                << (p.contains("progress") ? json::serialize(p.at("progress")) : "?")
+                << (p.contains("total") ? " of " + json::serialize(p.at("total")) : "") << "\n"
+                << std::flush;
+    };
+    opts.reset_on_progress = true;
+    const auto t0 = std::chrono::steady_clock::now();
+    result<json::object> r = error{errc::internal_error, "not called"};
+    if (task_support(tool) == "required") {  // runs only as a task: start it, wait for its end
+      auto t = client().call_tool_as_task(name, *arguments, {}, opts);
+      if (!t) return say("tools/call as a task failed: " + t.error().message);
+      say("task " + t->id + " started");
+      r = client().task_result(t->id, opts);
+    } else {
+      r = client().call_tool(name, *arguments, opts);
+    }
+    const auto ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0)
+            .count();
+    if (!r) return say("tools/call failed: " + r.error().message);
+    show(*r, name);
+    const auto* e = r->if_contains("isError");
+    std::cout << "(" << (e != nullptr && e->is_bool() && e->get_bool() ? "tool error, " : "") << ms
+              << " ms)\n";
+  }
+
+  void get_prompt(const std::string& name) {
+    auto prompts = client().list_all("prompts/list", "prompts");
+    if (!prompts) return say("prompts/list failed: " + prompts.error().message);
+    const auto* p = find(*prompts, "name", name);
+    if (p == nullptr) return say("no prompt named '" + name + "' (prompts lists them)");
+    json::object arguments;
+    if (const auto* list = p->if_contains("arguments"); list != nullptr && list->is_array()) {
+      for (const auto& a : list->get_array()) {
+        if (!a.is_object()) continue;
+        const auto arg = text_of(a.get_object(), "name");
+        auto answer = ask("  " + terminal_safe(arg) + ": ");
+        if (!answer) return;
+        if (!answer->empty()) arguments[arg] = *answer;
+      }
+    }
+    auto r = client().get_prompt(name, std::move(arguments));
+    if (!r) return say("prompts/get failed: " + r.error().message);
+    if (const auto* m = r->if_contains("messages"); m != nullptr && m->is_array()) {
+      for (const auto& msg : m->get_array()) {
+        if (!msg.is_object()) continue;
+        std::cout << "--- " << terminal_safe(text_of(msg.get_object(), "role")) << "\n";
+        if (const auto* c = msg.get_object().if_contains("content")) {
+          show(json::object{{"content", json::array{*c}}}, name);
+        }
+      }
+    }
+  }
+
+  connected_server server_;
+};
+
+}  // namespace
+
+void add_inspect_command(CLI::App& app, int& exit_code, std::vector<std::string> server_command) {
+  auto* cmd = app.add_subcommand(
+      "inspect",
+      "An interactive session with a server: list, describe, call (asking for each "
+      "argument), read, get");
+  auto args = std::make_shared<inspect_args>();
+  args->target.command = std::move(server_command);
+  add_server_options(cmd, args->target, args->json);
+  cmd->callback([args, &exit_code] {
+    auto s = connect(args->target);
+    if (!s) {
+      std::cerr << "mcp-cpp: " << terminal_safe(s.error().message) << "\n";
+      exit_code = exit_usage;
+      return;
+    }
+    session(std::move(*s)).run();
+    exit_code = exit_ok;
+  });
+}
+
+}  // namespace mcp::cli
