@@ -44,9 +44,9 @@ for round in $(seq 1 "$rounds"); do
   echo "== round $round"
   for w in 1 16; do
     "$calls" stdio "$n" "$w" -- "$demo" --task-store :memory:
-    node "$npm_dir/ts_client_calls.mjs" stdio "$n" "$w" -- "$demo" --task-store :memory:
+    node --no-warnings "$npm_dir/ts_client_calls.mjs" stdio "$n" "$w" -- "$demo" --task-store :memory:
     "$calls" http "$n" "$w" "$url"
-    node "$npm_dir/ts_client_calls.mjs" http "$n" "$w" "$url"
+    node --no-warnings "$npm_dir/ts_client_calls.mjs" http "$n" "$w" "$url"
   done
   ours=() theirs=()
   for _ in 1 2 3 4 5; do
