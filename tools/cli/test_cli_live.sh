@@ -27,6 +27,16 @@ fail() { echo "FAIL: $*"; for f in "$dir"/*; do echo "--- $f"; cat "$f"; done; e
 server_behind_tee="tee -a '$dir/wire' | '$demo' --task-store :memory:"
 call() { "$cli" "$@" -- sh -c "$server_behind_tee"; }
 
+# Starts the demo over HTTP on a free port; its URL in $url.
+http_demo() {
+  "$demo" --http 127.0.0.1:0 --task-store :memory: 2>"$dir/server" &
+  server=$!
+  i=0
+  until url=$(grep -o 'http://[^ ]*' "$dir/server"); do
+    i=$((i + 1)); [ $i -gt 100 ] && fail "the server printed no URL"; sleep 0.1
+  done
+}
+
 case $mode in
 interrupt)
   "$cli" tools call slow_count steps=100 step_ms=100 --audit "$dir/audit" \
@@ -72,12 +82,7 @@ prompt)
     fail "audit"
   ;;
 http)
-  "$demo" --http 127.0.0.1:0 --task-store :memory: 2>"$dir/server" &
-  server=$!
-  i=0
-  until url=$(grep -o 'http://[^ ]*' "$dir/server"); do
-    i=$((i + 1)); [ $i -gt 100 ] && fail "the server printed no URL"; sleep 0.1
-  done
+  http_demo
   out=$("$cli" tools call echo text=over-http --url "$url" --header "X-Test: 1" </dev/null) ||
     fail "exit status $?"
   [ "$out" = "over-http" ] || fail "output '$out'"
@@ -85,12 +90,7 @@ http)
   ;;
 bridge)
   # mcp-cpp as a stdio client of `mcp-cpp bridge --url`, which speaks to the demo over HTTP.
-  "$demo" --http 127.0.0.1:0 --task-store :memory: 2>"$dir/server" &
-  server=$!
-  i=0
-  until url=$(grep -o 'http://[^ ]*' "$dir/server"); do
-    i=$((i + 1)); [ $i -gt 100 ] && fail "the server printed no URL"; sleep 0.1
-  done
+  http_demo
   out=$("$cli" tools call echo text=bridged -- "$cli" bridge --url "$url" </dev/null) ||
     fail "tools call through the bridge: exit status $?"
   [ "$out" = "bridged" ] || fail "output '$out'"
