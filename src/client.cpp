@@ -54,7 +54,7 @@ result<json::object> client_session::initialize(const request_options& opts) {
 
 result<json::object> client_session::call_tool(std::string_view name, json::object arguments,
                                                const request_options& opts) {
-  const auto t0 = std::chrono::steady_clock::now();
+  auto t0 = std::chrono::steady_clock::now();
   auto record = [&](std::string outcome, std::string detail) {
     impl_->audit(name, arguments, t0, std::move(outcome), std::move(detail));
   };
@@ -62,6 +62,7 @@ result<json::object> client_session::call_tool(std::string_view name, json::obje
     record("denied", "the confirmation hook denied it");
     return error{errc::user_rejected, "tools/call " + std::string(name) + " was denied"};
   }
+  t0 = std::chrono::steady_clock::now();  // the call's duration, not the person's
   auto r = request("tools/call", json::object{{"name", name}, {"arguments", arguments}}, opts);
   if (r) r = check_tool_result(name, std::move(*r));
   if (!r) {
@@ -160,8 +161,13 @@ std::string client_session::joined_text(const json::object& call_result) {
 }
 
 result<std::vector<json::object>> client_session::list_all_tools() {
+  std::uint64_t changes = 0;
+  {
+    std::lock_guard lock(impl_->mu);
+    changes = impl_->tools_changes;
+  }
   auto all = list_all("tools/list", "tools");
-  if (all) impl_->remember_output_schemas(*all);
+  if (all) impl_->remember_output_schemas(*all, changes);
   return all;
 }
 

@@ -33,6 +33,7 @@ struct client_session::impl final : detail::peer {
   std::map<std::string, std::shared_ptr<const output_schema>, std::less<>> output_schemas;
   bool tools_listed = false;
   std::vector<json::object> listed_tools;  ///< the same listing, whole
+  std::uint64_t tools_changes = 0;         ///< list_changed notifications so far
   /// Tasks: the tool each task this client started calls (to check its result), and how many
   /// status notifications said a task ended (wait_task wakes on a change and asks again).
   std::map<std::string, std::string, std::less<>> task_tools;
@@ -41,7 +42,10 @@ struct client_session::impl final : detail::peer {
 
   /// Compiles the outputSchema of every listed tool (a server's schema is untrusted input: one
   /// that does not compile is remembered as such, and calls of that tool report it).
-  void remember_output_schemas(const std::vector<json::object>& tools) {
+  /// `changes_before`: `tools_changes` when the listing started; a list_changed since then
+  /// makes the listing stale, and it is not kept (the next `tools()` lists again).
+  void remember_output_schemas(const std::vector<json::object>& tools,
+                               std::uint64_t changes_before) {
     std::map<std::string, std::shared_ptr<const output_schema>, std::less<>> schemas;
     for (const auto& tool : tools) {
       const auto* name = tool.if_contains("name");
@@ -57,6 +61,7 @@ struct client_session::impl final : detail::peer {
       schemas.insert_or_assign(std::string(name->get_string()), std::move(entry));
     }
     std::lock_guard lock(mu);
+    if (tools_changes != changes_before) return;
     output_schemas = std::move(schemas);
     listed_tools = tools;
     tools_listed = true;
@@ -95,6 +100,7 @@ struct client_session::impl final : detail::peer {
       output_schemas.clear();
       listed_tools.clear();
       tools_listed = false;
+      ++tools_changes;
     }
     if (n.method == "notifications/tasks/status") {
       const auto* s = n.params.if_contains("status");

@@ -66,11 +66,12 @@ result<task_info> client_session::call_tool_as_task(std::string_view name, json:
           "the server did not declare tasks.requests.tools.call: it runs no tool as a task"};
     }
   }
-  const auto t0 = std::chrono::steady_clock::now();
   if (impl_->opts.confirm && !impl_->confirmed(name, arguments, tools())) {
-    impl_->audit(name, arguments, t0, "denied", "the confirmation hook denied it");
+    impl_->audit(name, arguments, std::chrono::steady_clock::now(), "denied",
+                 "the confirmation hook denied it");
     return error{errc::user_rejected, "tools/call " + std::string(name) + " was denied"};
   }
+  const auto t0 = std::chrono::steady_clock::now();
   json::object task;
   if (ttl) task["ttl"] = ttl->count();
   auto r = request(
@@ -81,7 +82,10 @@ result<task_info> client_session::call_tool_as_task(std::string_view name, json:
     return r.error();
   }
   const auto* t = r->if_contains("task");
-  if (!t || !t->is_object()) return error{errc::invalid_params, "not a CreateTaskResult"};
+  if (!t || !t->is_object()) {
+    impl_->audit(name, arguments, t0, "error", "the answer is not a CreateTaskResult");
+    return error{errc::invalid_params, "not a CreateTaskResult"};
+  }
   auto info = task_info::from_json(t->get_object());
   impl_->audit(name, arguments, t0, info ? "task" : "error",
                info ? "task " + info->id : info.error().message);

@@ -73,8 +73,11 @@ result<in_process_client> connect_in_process(server& srv, client_options opts) {
   in_process_client c;
   c.session = srv.open_session(server_end);
   server_end->on_receive([s = c.session](std::string_view m) { s->receive(m); });
-  c.client = std::make_unique<client_session>(client_end, std::move(opts));
-  client_end->on_receive([cl = c.client.get()](std::string_view m) { cl->receive(m); });
+  c.client = std::make_shared<client_session>(client_end, std::move(opts));
+  // A message a server thread delivers while the client is being destroyed finds it gone.
+  client_end->on_receive([weak = std::weak_ptr<client_session>(c.client)](std::string_view m) {
+    if (auto cl = weak.lock()) cl->receive(m);
+  });
   if (auto init = c.client->initialize(); !init) return init.error();
   return c;
 }

@@ -83,23 +83,10 @@ struct introspection_verifier::impl {
   }
 
   [[nodiscard]] token_verdict check_answer(std::string_view answer) const {
-    auto doc = parse_json(answer, json_limits{.max_size = 65536, .max_depth = 16});
-    if (!doc || !doc->is_object()) return refuse("the introspection answer is not a JSON object");
-    auto& o = doc->get_object();
-    const auto* active = o.if_contains("active");
-    if (active == nullptr || !active->is_bool() || !active->get_bool()) {
-      return refuse("the token is not active");
-    }
-    // The endpoint speaks for its own server: an answer without `iss` is that issuer's.
-    if (!opts.issuer.empty() && !o.contains("iss")) o["iss"] = opts.issuer;
-    std::int64_t expires = 0;
-    auto verdict = detail::check_claims(std::move(o),
-                                        {.issuer = opts.issuer,
-                                         .audience = opts.audience,
-                                         .clock_skew = opts.clock_skew,
-                                         .require_expiry = false},
-                                        expires);
-    return verdict;
+    return detail::check_introspection_answer(answer, {.issuer = opts.issuer,
+                                                       .audience = opts.audience,
+                                                       .clock_skew = opts.clock_skew,
+                                                       .require_expiry = false});
   }
 };
 
@@ -140,4 +127,21 @@ token_verdict introspection_verifier::verify(std::string_view token) const {
   }
 }
 
+namespace detail {
+
+token_verdict check_introspection_answer(std::string_view answer, const claim_rules& rules) {
+  auto doc = parse_json(answer, json_limits{.max_size = 65536, .max_depth = 16});
+  if (!doc || !doc->is_object()) return refuse("the introspection answer is not a JSON object");
+  auto& o = doc->get_object();
+  const auto* active = o.if_contains("active");
+  if (active == nullptr || !active->is_bool() || !active->get_bool()) {
+    return refuse("the token is not active");
+  }
+  // The endpoint speaks for its own server: an answer without `iss` is that issuer's.
+  if (!rules.issuer.empty() && !o.contains("iss")) o["iss"] = rules.issuer;
+  std::int64_t expires = 0;
+  return check_claims(std::move(o), rules, expires);
+}
+
+}  // namespace detail
 }  // namespace mcp::auth

@@ -62,6 +62,12 @@ struct claim_rules {
 [[nodiscard]] token_verdict check_claims(json::object claims, const claim_rules& rules,
                                          std::int64_t& expires);
 
+/// Reads an RFC 7662 introspection answer: a JSON object whose `active` is true, then its
+/// claims checked as `check_claims` does (an answer without `iss` is `rules.issuer`'s). Never
+/// throws (except std::bad_alloc).
+[[nodiscard]] token_verdict check_introspection_answer(std::string_view answer,
+                                                       const claim_rules& rules);
+
 /// Verified tokens, by their text, until they expire: a client sends the same token with every
 /// request. Bounded (cleared of expired entries, then entirely, when full). Thread-safe.
 class verdict_cache {

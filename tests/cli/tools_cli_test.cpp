@@ -249,7 +249,7 @@ TEST(tools_cli_elicit, decline_and_ask_without_a_terminal_decline) {
 TEST(tools_cli_connect, roots_are_offered_as_file_uris) {
   mcp::cli::server_target t;
   EXPECT_FALSE(mcp::cli::client_options_for(t).capabilities.contains("roots"));
-  t.roots = {"/tmp/a b", "/srv/data/../work"};
+  t.roots = {"/tmp/a b", "/srv/data/../work/."};
   const auto opts = mcp::cli::client_options_for(t);
   EXPECT_TRUE(opts.capabilities.contains("roots"));
   const mcp::client_request_handler* roots = nullptr;

@@ -1,6 +1,7 @@
 // Bearer token checks (mcp/auth.hpp): the first byte picks what the rest is. 'K': a JWKS
 // document for key_set::parse; 'C': a claims object (a JWT payload, an introspection answer)
-// for the claim checks both verifiers share; anything else: a token for a jwt_verifier whose keys
+// for the claim checks both verifiers share; 'I': a token introspection answer (RFC 7662) as
+// the introspection verifier reads it; anything else: a token for a jwt_verifier whose keys
 // are the fixed set below (the seed corpus holds tokens those keys really signed, so mutations
 // reach the claims checks too). Nothing may crash, hang or leak; a verdict is either a principal or
 // a reason.
@@ -38,6 +39,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       (void)set.find("ES256", "");
     } catch (const std::invalid_argument&) {
     }
+    return 0;
+  }
+  if (data[0] == 'I') {
+    const auto v = mcp::auth::detail::check_introspection_answer(
+        rest, {.issuer = "https://auth.fuzz", .audience = "https://mcp.fuzz/mcp"});
+    if (v.who.has_value() == !v.reason.empty()) std::abort();
     return 0;
   }
   if (data[0] == 'C') {

@@ -2,17 +2,22 @@
 // client that speaks only stdio (a desktop host, say) runs `mcp-cpp bridge --url URL` as its
 // server: each line on stdin goes to the server as a POST (requests on their own exchange,
 // their answers and whatever the server sends on the GET stream written to stdout, one line
-// each). The session id, the protocol version header (from the initialize answer), SSE
-// resumption and OAuth (as for `tools --url`) are the HTTP client transport's. Lines that are
-// not JSON-RPC get a -32700/-32600 answer here and go no further. At the end of stdin the HTTP
-// session is closed (DELETE).
+// each, re-serialised so that a message is always one line). The session id, the protocol
+// version header (from the initialize answer, which is awaited before anything else is
+// forwarded), SSE resumption and OAuth (as for `tools --url`) are the HTTP client transport's.
+// Lines that are not JSON-RPC, batches and lines over 4 MiB get a -32700/-32600 answer here and
+// go no further. At the end of stdin the answers still owed are awaited (at most --timeout),
+// then the HTTP session is closed (DELETE).
 #include <mcp/jsonrpc.hpp>
 #include <mcp/transport/stdio.hpp>
 
+#include <condition_variable>
+#include <csignal>
 #include <iostream>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 
 #include "commands.hpp"
 #include "tools_cli.hpp"
@@ -27,34 +32,50 @@ struct bridge_args {
   bool json = false;  // unused: the bridge prints only MCP messages
 };
 
-/// The initialize request in flight (its id), to learn the negotiated version from its answer.
-class version_watch {
+/// What the bridge tracks between its two sides: the requests forwarded and not answered yet
+/// (so that the end of stdin waits for their answers), and the initialize request (its answer
+/// carries the protocol version, and nothing else is forwarded before it: the session id comes
+/// with it).
+class traffic {
  public:
-  void initialize_sent(json::value id) {
+  void sent(const json::value& id, bool initialize) {
     std::lock_guard lock(mu_);
-    id_ = std::move(id);
+    pending_.insert(json::serialize(id));
+    if (initialize) initialize_ = json::serialize(id);
   }
-  /// The protocol version when `message` answers the initialize request.
-  std::optional<std::string> answer(std::string_view message) {
+  /// A message from the server: when it answers a forwarded request, that one is done. Returns
+  /// the negotiated protocol version when it answers initialize.
+  std::optional<std::string> received(const json::value& message) {
+    const auto* o = message.if_object();
+    const auto* id = o != nullptr ? o->if_contains("id") : nullptr;
+    if (id == nullptr || o->contains("method")) return std::nullopt;
+    std::optional<std::string> version;
     std::lock_guard lock(mu_);
-    if (!id_) return std::nullopt;
-    auto v = parse_json(message);
-    if (!v || !v->is_object()) return std::nullopt;
-    const auto& o = v->get_object();
-    const auto* id = o.if_contains("id");
-    const auto* result = o.if_contains("result");
-    if (id == nullptr || *id != *id_ || result == nullptr || !result->is_object()) {
-      return std::nullopt;
+    const auto key = json::serialize(*id);
+    pending_.erase(key);
+    if (initialize_ && *initialize_ == key) {
+      initialize_.reset();
+      if (const auto* r = o->if_contains("result"); r != nullptr && r->is_object()) {
+        if (const auto* v = r->get_object().if_contains("protocolVersion"); v && v->is_string()) {
+          version = std::string(v->get_string());
+        }
+      }
     }
-    id_.reset();
-    const auto* pv = result->get_object().if_contains("protocolVersion");
-    return pv != nullptr && pv->is_string() ? std::optional<std::string>(pv->get_string())
-                                            : std::nullopt;
+    cv_.notify_all();
+    return version;
+  }
+  /// Waits (at most `limit`) until initialize is answered; with `all`, until every forwarded
+  /// request is.
+  void wait(bool all, std::chrono::milliseconds limit) {
+    std::unique_lock lock(mu_);
+    cv_.wait_for(lock, limit, [&] { return all ? pending_.empty() : !initialize_.has_value(); });
   }
 
  private:
   std::mutex mu_;
-  std::optional<json::value> id_;
+  std::condition_variable cv_;
+  std::set<std::string> pending_;
+  std::optional<std::string> initialize_;
 };
 
 int run_bridge(const bridge_args& a) {
@@ -62,6 +83,7 @@ int run_bridge(const bridge_args& a) {
     std::cerr << "mcp-cpp: bridge needs --url URL\n";
     return exit_usage;
   }
+  ::signal(SIGPIPE, SIG_IGN);  // a client that goes away is the end of stdin, not a crash
   auto link = open_http(a.target);
   if (!link) {
     std::cerr << "mcp-cpp: " << terminal_safe(link.error().message) << "\n";
@@ -69,39 +91,54 @@ int run_bridge(const bridge_args& a) {
   }
   auto conn = link->conn;
   auto out = std::make_shared<fd_connection>(STDOUT_FILENO);
-  auto watch = std::make_shared<version_watch>();
-  conn->on_receive([out, watch, conn_weak = std::weak_ptr(conn)](std::string_view m) {
-    if (auto v = watch->answer(m)) {
-      if (auto c = conn_weak.lock()) c->set_protocol_version(*v);
+  auto seen = std::make_shared<traffic>();
+  conn->on_receive([out, seen, conn_weak = std::weak_ptr(conn)](std::string_view m) {
+    auto v = parse_json(m);
+    if (!v) return;  // the transport hands over only what parsed; nothing else to pass on
+    if (auto version = seen->received(*v)) {
+      if (auto c = conn_weak.lock()) c->set_protocol_version(*version);
     }
-    out->send(std::string(m), {});
+    out->send(json::serialize(*v), {});  // one line, whatever the server's formatting
   });
-  const int rc = read_lines(STDIN_FILENO, {}, [&](std::string_view line) {
-    auto v = parse_json(line);
-    if (!v) {
-      out->send(jsonrpc::encode_error(
-                    std::nullopt, error{errc::parse_error, "Parse error: " + v.error().message}),
-                {});
-      return;
-    }
-    json::value copy = *v;
-    auto m = jsonrpc::decode(std::move(copy));
-    if (!m && !v->is_array()) {  // batches go as they are: the server answers them
-      out->send(jsonrpc::encode_error(m.error().id, m.error().err), {});
-      return;
-    }
-    const auto* req = m ? std::get_if<jsonrpc::request>(&*m) : nullptr;
-    if (req != nullptr && req->method == "initialize") {
-      watch->initialize_sent(jsonrpc::id_to_json(req->id));
-    }
-    send_context ctx;
-    if (req != nullptr) ctx.request = &req->id;
-    conn->send(std::string(line), ctx);
-    const auto* n = m ? std::get_if<jsonrpc::notification>(&*m) : nullptr;
-    if (n != nullptr && n->method == "notifications/initialized") {
-      conn->open_event_stream();  // what the server sends on its own (a 405 says it has none)
-    }
-  });
+  const auto answer_here = [&out](const std::optional<jsonrpc::request_id>& id, error e) {
+    out->send(jsonrpc::encode_error(id, e), {});
+  };
+  const auto wait_limit =
+      std::chrono::milliseconds(static_cast<std::int64_t>(a.target.timeout_seconds * 1000.0));
+  const int rc = read_lines(
+      STDIN_FILENO, {},
+      [&](std::string_view line) {
+        auto v = parse_json(line);
+        if (!v) {
+          return answer_here(std::nullopt,
+                             error{errc::parse_error, "Parse error: " + v.error().message});
+        }
+        if (v->is_array()) {
+          return answer_here(std::nullopt,
+                             error{errc::invalid_request,
+                                   "Invalid Request: the bridge forwards no JSON-RPC batches"});
+        }
+        json::value copy = *v;
+        auto m = jsonrpc::decode(std::move(copy));
+        if (!m) return answer_here(m.error().id, m.error().err);
+        const auto* req = std::get_if<jsonrpc::request>(&*m);
+        send_context ctx;
+        if (req != nullptr) {
+          seen->sent(jsonrpc::id_to_json(req->id), req->method == "initialize");
+          ctx.request = &req->id;
+        }
+        conn->send(json::serialize(*v), ctx);
+        if (req != nullptr && req->method == "initialize") seen->wait(false, wait_limit);
+        const auto* n = std::get_if<jsonrpc::notification>(&*m);
+        if (n != nullptr && n->method == "notifications/initialized") {
+          conn->open_event_stream();  // what the server sends on its own (405: it has none)
+        }
+      },
+      [&](std::size_t) {
+        answer_here(std::nullopt,
+                    error{errc::invalid_request, "Invalid Request: a message longer than 4 MiB"});
+      });
+  seen->wait(true, wait_limit);  // the answers to what was forwarded, before closing
   conn->close();
   return rc == 0 ? exit_ok : exit_usage;
 }

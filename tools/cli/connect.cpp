@@ -29,7 +29,8 @@ client_options client_options_for(const server_target& target) {
     json::array roots;
     for (const auto& r : target.roots) {
       std::error_code ec;
-      const auto path = std::filesystem::absolute(r, ec).lexically_normal().string();
+      auto path = std::filesystem::absolute(r, ec).lexically_normal().string();
+      while (path.size() > 1 && path.back() == '/') path.pop_back();  // "." → its directory
       boost::urls::url u;
       u.set_scheme("file");
       u.set_host("");

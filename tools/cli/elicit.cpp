@@ -3,6 +3,7 @@
 // defaults (--elicit accept-defaults), or declined; a URL is shown and the user says when done.
 // Everything shown of the server goes through terminal_safe.
 #include <algorithm>
+#include <atomic>
 #include <iostream>
 #include <mutex>
 #include <optional>
@@ -16,7 +17,8 @@ namespace mcp::cli {
 
 namespace {
 
-std::mutex terminal_mu;  // one elicitation on the terminal at a time
+std::mutex terminal_mu;                   // one elicitation on the terminal at a time
+std::atomic<bool> prompt_reading{false};  // a command prompt (inspect) owns stdin now
 
 json::object decline() { return json::object{{"action", "decline"}}; }
 
@@ -147,6 +149,12 @@ client_request_handler elicitation_handler(const std::string& mode) {
                 << "); declined: stdin is not a terminal (see --elicit)\n";
       return decline();
     }
+    if (prompt_reading) {  // stdin is the prompt's: two readers would split the user's lines
+      std::cerr << "\nmcp-cpp: the server asked for input ("
+                << terminal_safe(text_of(params, "message"))
+                << ") while no call was running: declined\n";
+      return decline();
+    }
     std::lock_guard lock(terminal_mu);
     if (url_mode) {
       std::cerr << "\nThe server asks you to open a page: "
@@ -161,5 +169,7 @@ client_request_handler elicitation_handler(const std::string& mode) {
     return decline();
   };
 }
+
+void set_prompt_reading(bool reading) { prompt_reading = reading; }
 
 }  // namespace mcp::cli

@@ -47,7 +47,14 @@ class session {
   void run() {
     greet();
     std::string line;
-    while (std::cout << "mcp> " << std::flush, std::getline(std::cin, line)) {
+    const auto read_command = [&line] {
+      std::cout << "mcp> " << std::flush;
+      set_prompt_reading(true);
+      const bool got = static_cast<bool>(std::getline(std::cin, line));
+      set_prompt_reading(false);
+      return got;
+    };
+    while (read_command()) {
       std::istringstream in(line);
       std::string cmd, arg;
       in >> cmd;

@@ -101,6 +101,18 @@ bridge)
     fail "the bridge failed on bad input"
   grep -q '"code":-32700' "$dir/out" || fail "no parse error for a line that is not JSON"
   grep -q '"code":-32600' "$dir/out" || fail "no invalid request for a message without a method"
+  # A client that pipelines: everything after initialize waits for its answer (the session id),
+  # and the end of stdin waits for the answers still owed. A batch is refused here.
+  {
+    echo '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"pipe","version":"1"}}}'
+    echo '{"jsonrpc":"2.0","method":"notifications/initialized"}'
+    echo '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow_count","arguments":{"steps":2,"step_ms":50}}}'
+    echo '[{"jsonrpc":"2.0","id":3,"method":"ping"}]'
+  } | "$cli" bridge --url "$url" >"$dir/out" || fail "the pipelined bridge failed"
+  grep -q '"id":1,"result":{"protocolVersion"' "$dir/out" || fail "no initialize answer"
+  grep -q '"id":2,"result":' "$dir/out" || fail "no answer to the call sent at the end of stdin"
+  grep -q 'no JSON-RPC batches' "$dir/out" || fail "a batch was not refused"
+  [ "$(grep -c . "$dir/out")" -ge 4 ] || fail "expected one line per message"
   ;;
 inspect)
   # The interactive session driven through a pipe: list, describe, call asking for each

@@ -85,6 +85,10 @@ std::string join_command(const std::vector<std::string>& argv);
 /// accepts a form with the schema's defaults (declining when a required field has none, and
 /// every URL); "decline" declines all.
 client_request_handler elicitation_handler(const std::string& mode);
+/// Tells the "ask" handlers that a command prompt is reading stdin (true) or not: while it is,
+/// a server's request for input (not tied to a running call) is declined rather than read
+/// from the same stdin.
+void set_prompt_reading(bool reading);
 
 // ---- args.cpp ----
 

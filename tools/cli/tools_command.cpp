@@ -335,10 +335,20 @@ int run_call(const tools_args& a) {
     std::cerr << "mcp-cpp: task " << terminal_safe(t->id) << " " << to_string(t->status) << "\n";
     if (a.detach) {
       audit.write(server, a.name, *arguments, "task", {}, "task " + t->id);
-      std::cout << t->id << "\n";
+      std::cout << terminal_safe(t->id) << "\n";
       return exit_ok;
     }
-    r = client->task_result(t->id, opts);
+    // tasks/result answers when the task ends: --max-time bounds the wait (progress belongs to
+    // the tools/call that created the task, so it cannot extend it). Ctrl-C or the limit
+    // cancels the task itself, not only the wait.
+    request_options wait_opts;
+    wait_opts.on_sent = opts.on_sent;
+    wait_opts.timeout = opts.max_total.count() > 0 ? opts.max_total : std::chrono::hours(24);
+    r = client->task_result(t->id, wait_opts);
+    if (!r && (interrupts.interrupted() || r.error().is(errc::cancelled) ||
+               r.error().is(errc::request_timeout))) {
+      (void)client->cancel_task(t->id);
+    }
   } else {
     r = client->call_tool(a.name, *arguments, opts);
   }

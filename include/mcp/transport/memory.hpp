@@ -73,7 +73,7 @@ class server_session;
 /// A client session connected to a server of this process through a memory pair.
 struct in_process_client {
   std::shared_ptr<server_session> session;  ///< the server's side
-  std::unique_ptr<client_session> client;   ///< initialized
+  std::shared_ptr<client_session> client;   ///< initialized
 };
 /// Opens a session on `srv`, connects a client with `opts` to it and initializes it. `srv` must
 /// outlive the result. Errors: those of initialize.
