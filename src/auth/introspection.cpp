@@ -12,26 +12,7 @@
 namespace mcp::auth {
 
 using detail::refuse;
-namespace {
-
-/// application/x-www-form-urlencoded (RFC 6749 appendix B).
-std::string form_encode(std::string_view s) {
-  static constexpr char hex[] = "0123456789ABCDEF";
-  std::string out;
-  for (const char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (std::isalnum(c) != 0 || c == '-' || c == '.' || c == '_' || c == '~') {
-      out.push_back(ch);
-    } else {
-      out.push_back('%');
-      out.push_back(hex[c >> 4U]);
-      out.push_back(hex[c & 0xfU]);
-    }
-  }
-  return out;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 struct introspection_verifier::impl {
   introspection_options opts;
@@ -61,16 +42,17 @@ struct introspection_verifier::impl {
 
   /// `answered`: the endpoint answered (a refusal then is the token's, not the network's).
   [[nodiscard]] token_verdict ask(std::string_view token, bool& answered) const {
-    detail::http_call call{.method = "POST",
-                           .ca_file = opts.ca_file,
-                           .headers = {{"Content-Type", "application/x-www-form-urlencoded"},
-                                       {"Accept", "application/json"}},
-                           .body = "token=" + form_encode(token) + "&token_type_hint=access_token"};
+    detail::http_call call{
+        .method = "POST",
+        .ca_file = opts.ca_file,
+        .headers = {{"Content-Type", "application/x-www-form-urlencoded"},
+                    {"Accept", "application/json"}},
+        .body = "token=" + detail::form_encode(token) + "&token_type_hint=access_token"};
     if (!opts.client_id.empty() || !opts.client_secret.empty()) {
       // RFC 6749 §2.3.1: the credentials are form-encoded, then Basic.
-      call.headers.emplace_back("Authorization",
-                                "Basic " + mcp::base64_encode(form_encode(opts.client_id) + ":" +
-                                                              form_encode(opts.client_secret)));
+      call.headers.emplace_back(
+          "Authorization", "Basic " + mcp::base64_encode(detail::form_encode(opts.client_id) + ":" +
+                                                         detail::form_encode(opts.client_secret)));
     }
     std::string answer;
     try {
@@ -141,6 +123,22 @@ token_verdict check_introspection_answer(std::string_view answer, const claim_ru
   if (!rules.issuer.empty() && !o.contains("iss")) o["iss"] = rules.issuer;
   std::int64_t expires = 0;
   return check_claims(std::move(o), rules, expires);
+}
+
+std::string form_encode(std::string_view s) {
+  static constexpr char hex[] = "0123456789ABCDEF";
+  std::string out;
+  for (const char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (std::isalnum(c) != 0 || c == '-' || c == '.' || c == '_' || c == '~') {
+      out.push_back(ch);
+    } else {
+      out.push_back('%');
+      out.push_back(hex[c >> 4U]);
+      out.push_back(hex[c & 0xfU]);
+    }
+  }
+  return out;
 }
 
 }  // namespace detail

@@ -62,6 +62,10 @@ struct claim_rules {
 [[nodiscard]] token_verdict check_claims(json::object claims, const claim_rules& rules,
                                          std::int64_t& expires);
 
+/// A value for application/x-www-form-urlencoded (RFC 6749 appendix B) and URL queries: all but
+/// RFC 3986 unreserved characters percent-encoded.
+[[nodiscard]] std::string form_encode(std::string_view s);
+
 /// Reads an RFC 7662 introspection answer: a JSON object whose `active` is true, then its
 /// claims checked as `check_claims` does (an answer without `iss` is `rules.issuer`'s). Never
 /// throws (except std::bad_alloc).

@@ -31,31 +31,13 @@ std::string random_text(std::size_t bytes) {
   return detail::base64url_encode(raw);
 }
 
-/// Percent-encodes all but RFC 3986 unreserved characters (form and query values).
-std::string pct(std::string_view s) {
-  static constexpr char hex[] = "0123456789ABCDEF";
-  std::string out;
-  for (const char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
-        c == '.' || c == '_' || c == '~') {
-      out += ch;
-    } else {
-      out += '%';
-      out += hex[c >> 4U];
-      out += hex[c & 15U];
-    }
-  }
-  return out;
-}
-
 using params = std::vector<std::pair<std::string, std::string>>;
 
 std::string encode(const params& ps) {
   std::string out;
   for (const auto& [k, v] : ps) {
     if (!out.empty()) out += '&';
-    out += pct(k) + "=" + pct(v);
+    out += detail::form_encode(k) + "=" + detail::form_encode(v);
   }
   return out;
 }
@@ -193,8 +175,9 @@ struct oauth_client::impl {
   void authenticate(const oauth_credentials& c, params& body, detail::http_call& req) {
     const auto& method = c.token_endpoint_auth_method;
     if (method == "client_secret_basic") {
-      req.headers.emplace_back(
-          "Authorization", "Basic " + base64_encode(pct(c.client_id) + ":" + pct(c.client_secret)));
+      req.headers.emplace_back("Authorization",
+                               "Basic " + base64_encode(detail::form_encode(c.client_id) + ":" +
+                                                        detail::form_encode(c.client_secret)));
       return;
     }
     body.emplace_back("client_id", c.client_id);

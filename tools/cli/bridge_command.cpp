@@ -118,8 +118,7 @@ int run_bridge(const bridge_args& a) {
                              error{errc::invalid_request,
                                    "Invalid Request: the bridge forwards no JSON-RPC batches"});
         }
-        json::value copy = *v;
-        auto m = jsonrpc::decode(std::move(copy));
+        auto m = jsonrpc::decode(std::move(*v));
         if (!m) return answer_here(m.error().id, m.error().err);
         const auto* req = std::get_if<jsonrpc::request>(&*m);
         send_context ctx;
@@ -127,7 +126,7 @@ int run_bridge(const bridge_args& a) {
           seen->sent(jsonrpc::id_to_json(req->id), req->method == "initialize");
           ctx.request = &req->id;
         }
-        conn->send(json::serialize(*v), ctx);
+        conn->send(std::string(line), ctx);  // a stdin line is one message already
         if (req != nullptr && req->method == "initialize") seen->wait(false, wait_limit);
         const auto* n = std::get_if<jsonrpc::notification>(&*m);
         if (n != nullptr && n->method == "notifications/initialized") {

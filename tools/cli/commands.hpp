@@ -11,10 +11,6 @@
 
 namespace mcp::cli {
 
-inline constexpr int exit_ok = 0;
-inline constexpr int exit_failed = 1;  ///< the command ran and found a problem
-inline constexpr int exit_usage = 2;   ///< bad arguments, unreadable input, schema error
-
 /// `schema validate SCHEMA_FILE INSTANCE_FILE...`: validates JSON instances.
 void add_schema_command(CLI::App& app, int& exit_code);
 

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 
 #include "tools_cli.hpp"
@@ -18,12 +19,6 @@ namespace {
 const json::object* object_at(const json::object& o, std::string_view key) {
   const auto* v = o.if_contains(key);
   return v != nullptr ? v->if_object() : nullptr;
-}
-
-/// A string member, made safe to show (`terminal_safe`): everything read here is the server's.
-std::string string_at(const json::object& o, std::string_view key) {
-  const auto* v = o.if_contains(key);
-  return v != nullptr && v->is_string() ? terminal_safe(v->get_string()) : std::string();
 }
 
 /// A hint's value: `fallback` when absent or not a boolean.
@@ -363,6 +358,16 @@ result<void> print_call_result(std::ostream& out, const json::object& result,
   }
   if (structured != nullptr) out << "structured content:\n" << pretty_json(*structured) << "\n";
   return {};
+}
+
+std::string string_at(const json::object& o, std::string_view key) {
+  const auto* v = o.if_contains(key);
+  return v != nullptr && v->is_string() ? terminal_safe(v->get_string()) : std::string();
+}
+
+int fail(std::string_view message) {
+  std::cerr << "mcp-cpp: " << terminal_safe(message) << "\n";
+  return exit_usage;
 }
 
 }  // namespace mcp::cli

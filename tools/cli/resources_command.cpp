@@ -20,16 +20,6 @@ struct listing_args {
   std::string out_dir = ".";
 };
 
-int fail(std::string_view message) {
-  std::cerr << "mcp-cpp: " << terminal_safe(message) << "\n";
-  return exit_usage;
-}
-
-std::string text_at(const json::object& o, std::string_view key) {
-  const auto* v = o.if_contains(key);
-  return v != nullptr && v->is_string() ? terminal_safe(v->get_string()) : std::string();
-}
-
 /// Prints `items` as lines of `first` (padded) and the rest, or as JSON.
 int print_items(const std::vector<json::object>& items, bool as_json, std::string_view first,
                 std::initializer_list<std::string_view> rest) {
@@ -40,13 +30,13 @@ int print_items(const std::vector<json::object>& items, bool as_json, std::strin
     return exit_ok;
   }
   std::size_t width = 0;
-  for (const auto& i : items) width = std::max(width, text_at(i, first).size());
+  for (const auto& i : items) width = std::max(width, string_at(i, first).size());
   for (const auto& i : items) {
-    auto head = text_at(i, first);
+    auto head = string_at(i, first);
     std::cout << head << std::string(width - head.size() + 2, ' ');
     std::string tail;
     for (auto k : rest) {
-      if (auto v = text_at(i, k); !v.empty()) tail += (tail.empty() ? "" : "  ") + v;
+      if (auto v = string_at(i, k); !v.empty()) tail += (tail.empty() ? "" : "  ") + v;
     }
     std::cout << tail << "\n";
   }
@@ -110,7 +100,7 @@ int run_prompts_list(const listing_args& a) {
       for (const auto& arg : list->get_array()) {
         if (!arg.is_object()) continue;
         const auto* req = arg.get_object().if_contains("required");
-        args += (args.empty() ? "" : " ") + text_at(arg.get_object(), "name") +
+        args += (args.empty() ? "" : " ") + string_at(arg.get_object(), "name") +
                 (req != nullptr && req->is_bool() && req->get_bool() ? "" : "?");
       }
     }
@@ -134,11 +124,11 @@ int run_prompts_get(const listing_args& a) {
     std::cout << json::serialize(*r) << "\n";
     return exit_ok;
   }
-  if (auto d = text_at(*r, "description"); !d.empty()) std::cout << d << "\n";
+  if (auto d = string_at(*r, "description"); !d.empty()) std::cout << d << "\n";
   if (const auto* m = r->if_contains("messages"); m != nullptr && m->is_array()) {
     for (const auto& msg : m->get_array()) {
       if (!msg.is_object()) continue;
-      std::cout << "--- " << text_at(msg.get_object(), "role") << "\n";
+      std::cout << "--- " << string_at(msg.get_object(), "role") << "\n";
       const auto* content = msg.get_object().if_contains("content");
       if (content == nullptr) continue;
       auto shown = print_call_result(std::cout, json::object{{"content", json::array{*content}}},

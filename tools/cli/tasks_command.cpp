@@ -20,11 +20,6 @@ struct tasks_args {
   std::string out_dir = ".";
 };
 
-int fail(std::string_view message) {
-  std::cerr << "mcp-cpp: " << terminal_safe(message) << "\n";
-  return exit_usage;
-}
-
 json::object task_json(const task_info& t) {
   json::object o{{"taskId", t.id},
                  {"status", std::string(to_string(t.status))},

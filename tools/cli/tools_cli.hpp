@@ -16,6 +16,10 @@
 
 namespace mcp::cli {
 
+inline constexpr int exit_ok = 0;
+inline constexpr int exit_failed = 1;  ///< the command ran and found a problem
+inline constexpr int exit_usage = 2;   ///< bad arguments, unreadable input, schema error
+
 // ---- connect.cpp ----
 
 /// OAuth for an HTTP server that asks for it (401): who this client is, where its tokens are
@@ -128,6 +132,14 @@ void print_tool_description(std::ostream& out, const json::object& tool);
 /// cannot be written.
 result<void> print_call_result(std::ostream& out, const json::object& result,
                                const std::string& tool, const std::string& out_dir);
+
+/// A string member of something the server sent, made safe to show (`terminal_safe`); empty
+/// when absent or not a string.
+std::string string_at(const json::object& o, std::string_view key);
+
+/// Says why on stderr ("mcp-cpp: ...", terminal-safe: it may quote the server) and returns the
+/// exit status of a usage, connection or protocol error.
+int fail(std::string_view message);
 
 /// `v` as indented JSON (two spaces), for people.
 std::string pretty_json(const json::value& v);

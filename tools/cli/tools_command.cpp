@@ -38,12 +38,6 @@ struct tools_args {
   std::string audit;
 };
 
-/// Says why on stderr (the message may quote the server: it is made terminal-safe).
-int fail(std::string_view message) {
-  std::cerr << "mcp-cpp: " << terminal_safe(message) << "\n";
-  return exit_usage;
-}
-
 std::string server_line_raw(const json::object& init) {
   std::string out;
   if (const auto* info = init.if_contains("serverInfo"); info && info->is_object()) {
