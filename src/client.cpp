@@ -1,6 +1,7 @@
 // The client face of a session: initialize, requests and the server's requests to the client,
 // on the peer core (peer.hpp) the server face shares.
 #include <mcp/client.hpp>
+#include <mcp/tool.hpp>
 
 #include <unordered_set>
 
@@ -207,6 +208,67 @@ result<json::object> client_session::get_prompt(std::string_view name, json::obj
   json::object params{{"name", name}};
   if (!arguments.empty()) params["arguments"] = std::move(arguments);
   return request("prompts/get", std::move(params), opts);
+}
+
+namespace {
+
+/// Whether the server declared capability `name` (and, when given, its flag `sub`).
+bool declared(const json::object& server_result, std::string_view name, std::string_view sub) {
+  const auto* caps = server_result.if_contains("capabilities");
+  const auto* cap =
+      caps != nullptr && caps->is_object() ? caps->get_object().if_contains(name) : nullptr;
+  if (cap == nullptr || !cap->is_object()) return false;
+  if (sub.empty()) return true;
+  const auto* flag = cap->get_object().if_contains(sub);
+  return flag != nullptr && flag->is_bool() && flag->get_bool();
+}
+
+result<void> done(const result<json::object>& r) {
+  if (!r) return r.error();
+  return {};
+}
+
+}  // namespace
+
+result<json::object> client_session::complete(json::object ref, std::string_view argument,
+                                              std::string_view value, json::object context) {
+  if (!declared(server_result(), "completions", {})) {
+    return error{errc::not_supported, "the server does not offer completions"};
+  }
+  json::object params{{"ref", std::move(ref)},
+                      {"argument", json::object{{"name", argument}, {"value", value}}}};
+  if (!context.empty()) params["context"] = json::object{{"arguments", std::move(context)}};
+  auto r = request("completion/complete", std::move(params));
+  if (!r) return r.error();
+  auto* completion = r->if_contains("completion");
+  if (completion == nullptr || !completion->is_object()) {
+    return error{errc::invalid_request, "the server's completion answer has no completion"};
+  }
+  return std::move(completion->get_object());
+}
+
+result<void> client_session::subscribe(std::string_view uri) {
+  if (!declared(server_result(), "resources", "subscribe")) {
+    return error{errc::not_supported, "the server does not offer resource subscriptions"};
+  }
+  return done(request("resources/subscribe", json::object{{"uri", uri}}));
+}
+
+result<void> client_session::unsubscribe(std::string_view uri) {
+  if (!declared(server_result(), "resources", "subscribe")) {
+    return error{errc::not_supported, "the server does not offer resource subscriptions"};
+  }
+  return done(request("resources/unsubscribe", json::object{{"uri", uri}}));
+}
+
+result<void> client_session::set_log_level(std::string_view level) {
+  if (!parse_log_level(level)) {
+    return error{errc::invalid_params, "'" + std::string(level) + "' is not a log level"};
+  }
+  if (!declared(server_result(), "logging", {})) {
+    return error{errc::not_supported, "the server does not offer logging"};
+  }
+  return done(request("logging/setLevel", json::object{{"level", level}}));
 }
 
 json::object client_session::server_result() const {

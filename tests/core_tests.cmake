@@ -14,6 +14,7 @@ mcp_add_test(mcp_core_tests
   unit/checked_json_test.cpp
   unit/client_test.cpp
   unit/client_hooks_test.cpp
+  unit/client_features_test.cpp
   unit/client_typed_test.cpp
   unit/client_tasks_test.cpp
   unit/tasks_test.cpp

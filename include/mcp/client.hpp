@@ -270,6 +270,26 @@ class client_session {
   result<json::object> get_prompt(std::string_view name, json::object arguments = {},
                                   const request_options& opts = {});
 
+  /// completion/complete: suggestions for argument `argument` of `ref` (a prompt,
+  /// {"type":"ref/prompt","name":…}, or a resource template, {"type":"ref/resource","uri":…})
+  /// from what was typed so far (`value`); `context` holds the arguments already chosen
+  /// (name → string). The CompleteResult's `completion` (`values`, `total`, `hasMore`).
+  /// Errors: `errc::not_supported` when the server did not declare `completions`; as `request`;
+  /// `errc::invalid_request` when the answer has no `completion` object.
+  result<json::object> complete(json::object ref, std::string_view argument, std::string_view value,
+                                json::object context = {});
+  /// resources/subscribe: the server sends notifications/resources/updated for `uri` (to
+  /// `client_options::on_notification`) until `unsubscribe`. Errors: `errc::not_supported` when
+  /// the server did not declare `resources.subscribe`; as `request`.
+  result<void> subscribe(std::string_view uri);
+  /// resources/unsubscribe. Errors: as `subscribe`.
+  result<void> unsubscribe(std::string_view uri);
+  /// logging/setLevel: the server sends notifications/message at `level` ("debug", "info",
+  /// "notice", "warning", "error", "critical", "alert", "emergency") and above. Errors:
+  /// `errc::invalid_params` for another level (nothing is sent); `errc::not_supported` when the
+  /// server did not declare `logging`; as `request`.
+  result<void> set_log_level(std::string_view level);
+
   /// The server's InitializeResult (empty before initialize).
   [[nodiscard]] json::object server_result() const;
   /// Closes the connection; waiting requests fail with connection_closed.

@@ -210,6 +210,15 @@ struct http_server_options {
   std::optional<protected_resource_options> protected_resource{};
 };
 
+/// Opens the session of a new client for an `http_server` whose sessions are not an
+/// `mcp::server`'s: a proxy (`mcp-cpp bridge --listen` gives each client a child process of its
+/// own). `conn` is where the session writes; `opts.who` is the caller. The session receives the
+/// client's messages (`server_session::receive`), each request's answer sent with
+/// `send_context::related_request` naming it. Called on an I/O thread; must not block for long.
+/// Returning null refuses the client (503).
+using session_opener = std::function<std::shared_ptr<server_session>(
+    std::shared_ptr<connection> conn, const session_options& opts)>;
+
 /// Serves an `mcp::server` over Streamable HTTP.
 ///
 /// Thread-safety: `start`, `stop`, `port` and the counters may be called from any thread.
@@ -219,6 +228,10 @@ class http_server {
   /// Binds nothing yet. `srv` must outlive this object. Throws `std::invalid_argument` on
   /// inconsistent `protected_resource` options.
   http_server(server& srv, http_server_options opts = {});
+  /// Serves the sessions `open` makes (see `session_opener`); each received message is parsed
+  /// within `limits`. Stateful only: throws `std::invalid_argument` with `opts.stateless`. With
+  /// `protected_resource`, every request needs `required_scopes` (no tool's scopes are known).
+  http_server(session_opener open, http_server_options opts, json_limits limits = {});
   ~http_server();  ///< stops
   http_server(const http_server&) = delete;
   http_server& operator=(const http_server&) = delete;

@@ -155,11 +155,12 @@ std::variant<principal, http_response> bearer_gate::admit(const http_request& re
 }
 
 std::optional<http_response> bearer_gate::check_requests(
-    const server& srv, const std::vector<jsonrpc::message>& messages, const principal& who) const {
+    const server* srv, const std::vector<jsonrpc::message>& messages, const principal& who) const {
+  if (srv == nullptr) return std::nullopt;  // a proxy: no tool's scopes are known here
   for (const auto& m : messages) {
     const auto* r = std::get_if<jsonrpc::request>(&m);
     if (r == nullptr) continue;
-    auto shortfall = srv.missing_scopes(*r, who);
+    auto shortfall = srv->missing_scopes(*r, who);
     if (!shortfall) continue;
     // Step-up: ask for what the request needs on top of what every request needs.
     auto scopes = opts_.required_scopes;

@@ -34,9 +34,9 @@ class bearer_gate {
   [[nodiscard]] std::variant<principal, http_response> admit(const http_request& req) const;
 
   /// 403 `insufficient_scope` when `who` lacks scopes a request among `messages` needs (the
-  /// server says which: `server::missing_scopes`).
+  /// server says which: `server::missing_scopes`; nothing when `srv` is null).
   [[nodiscard]] std::optional<http_response> check_requests(
-      const server& srv, const std::vector<jsonrpc::message>& messages, const principal& who) const;
+      const server* srv, const std::vector<jsonrpc::message>& messages, const principal& who) const;
 
   /// The `resource_metadata` URL given in challenges.
   [[nodiscard]] const std::string& metadata_url() const { return metadata_url_; }

@@ -77,9 +77,15 @@ http_response error_response(unsigned status, errc code, std::string message, he
   return error_response(status, static_cast<int>(code), std::move(message), std::move(extra));
 }
 
-request_handler::request_handler(server& srv, http_server_options opts,
+std::shared_ptr<server_session> session_source::open_session(std::shared_ptr<connection> conn,
+                                                             session_options opts) const {
+  if (srv != nullptr) return srv->open_session(std::move(conn), std::move(opts));
+  return open(std::move(conn), opts);
+}
+
+request_handler::request_handler(session_source source, http_server_options opts,
                                  std::function<void(std::function<void()>)> defer)
-    : server_(srv),
+    : source_(std::move(source)),
       opts_(std::move(opts)),
       defer_(std::move(defer)),
       sessions_(opts_.max_sessions, opts_.session_idle_timeout,
@@ -221,6 +227,11 @@ std::shared_ptr<http_session> request_handler::find_session(const http_request& 
     return nullptr;
   }
   auto s = sessions_.find(std::string(sid));
+  // A session that ended on its own (a proxy's upstream went away) is forgotten.
+  if (s && s->conn->closed()) {
+    sessions_.end(s->id);
+    s = nullptr;
+  }
   // A session is bound to the principal that opened it: others are told it does not exist.
   if (!s || s->subject != who.key()) {
     error_out = error_response(404, errc::invalid_request, "Session not found");
@@ -252,7 +263,7 @@ std::optional<http_response> request_handler::decode_post(http_request& req, pos
     return error_response(415, errc::invalid_request,
                           "Unsupported Media Type: Content-Type must be application/json", extra);
   }
-  auto parsed = parse_json(req.body, server_.options().limits, detail::make_message_storage());
+  auto parsed = parse_json(req.body, source_.limits, detail::make_message_storage());
   if (!parsed) {
     return error_response(400, errc::parse_error, "Parse error: " + parsed.error().message, extra);
   }
@@ -315,7 +326,7 @@ std::optional<http_response> request_handler::open_target(const http_request& re
     if (body.initialize == nullptr) {
       so.assume_initialized = std::string(version.empty() ? assumed_version : version);
     }
-    t.session = server_.open_session(t.conn, std::move(so));
+    t.session = source_.open_session(t.conn, std::move(so));
     t.negotiated = version.empty() ? std::string(assumed_version) : std::string(version);
     return std::nullopt;
   }
@@ -324,16 +335,24 @@ std::optional<http_response> request_handler::open_target(const http_request& re
       return error_response(400, errc::invalid_request,
                             "Bad Request: Mcp-Session-Id header is required", extra);
     }
+    const auto full = [&] {
+      return error_response(503, errc::internal_error, "Service Unavailable: too many sessions",
+                            extra);
+    };
+    if (sessions_.size() >= opts_.max_sessions) return full();  // before opening one for nothing
     t.hs = std::make_shared<http_session>();
     t.hs->id = session_table::new_id();
     t.hs->subject = who.key();
     t.hs->conn = t.conn = std::make_shared<routing_connection>();
-    t.hs->session = t.session = server_.open_session(
+    t.hs->session = t.session = source_.open_session(
         t.conn, session_options{.who = who, .task_owner = task_owner(who, "session:" + t.hs->id)});
+    if (!t.session) {
+      return error_response(503, errc::internal_error, "Service Unavailable: no session to open",
+                            extra);
+    }
     if (!sessions_.add(t.hs)) {
       t.session->close();
-      return error_response(503, errc::internal_error, "Service Unavailable: too many sessions",
-                            extra);
+      return full();
     }
     return std::nullopt;
   }
@@ -357,7 +376,7 @@ http_response request_handler::post(http_request& req, const principal& who,
   post_body body;
   if (auto e = decode_post(req, body, extra)) return std::move(*e);
   if (gate_) {
-    if (auto refused = gate_->check_requests(server_, body.messages, who)) {
+    if (auto refused = gate_->check_requests(source_.srv, body.messages, who)) {
       refused->headers.insert(refused->headers.begin(), extra.begin(), extra.end());
       return std::move(*refused);
     }

@@ -48,11 +48,21 @@ struct http_response {
 struct post_body;
 class bearer_gate;
 
+/// Where a handler's sessions come from: an `mcp::server` of this process, or a proxy's opener.
+struct session_source {
+  server* srv = nullptr;  ///< set: its sessions; the bearer gate asks it for tools' scopes
+  session_opener open{};  ///< used when `srv` is null
+  json_limits limits{};   ///< for parsing request bodies
+  /// A new session on `conn`; null when the opener refused.
+  [[nodiscard]] std::shared_ptr<server_session> open_session(std::shared_ptr<connection> conn,
+                                                             session_options opts) const;
+};
+
 class request_handler {
  public:
   /// `defer` runs work later on another thread (the I/O pool), never inline.
   /// Throws `std::invalid_argument` on inconsistent options (see http_server_options).
-  request_handler(server& srv, http_server_options opts,
+  request_handler(session_source source, http_server_options opts,
                   std::function<void(std::function<void()>)> defer);
   ~request_handler();
   request_handler(const request_handler&) = delete;
@@ -98,7 +108,7 @@ class request_handler {
   std::shared_ptr<http_session> find_session(const http_request& req, const principal& who,
                                              http_response& error_out);
 
-  server& server_;
+  session_source source_;
   http_server_options opts_;
   std::function<void(std::function<void()>)> defer_;
   session_table sessions_;

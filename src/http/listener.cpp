@@ -42,12 +42,12 @@ struct http_server::impl {
     return loops;
   }
 
-  impl(server& srv, http_server_options o)
+  impl(http_detail::session_source source, http_server_options o)
       : opts(std::move(o)),
         loops(make_loops(opts.io_threads)),
         acceptor(*loops[0]->ctx),
         sessions_sweeper(*loops[0]->ctx),
-        handler(srv, opts,
+        handler(std::move(source), opts,
                 [c = loops[0]->ctx](std::function<void()> f) { net::post(*c, std::move(f)); }) {}
 
   void accept() {
@@ -138,7 +138,16 @@ struct http_server::impl {
 
 http_server::http_server(server& srv, http_server_options opts) {
   if (opts.resumable && !opts.stateless && !opts.events) opts.events = make_memory_event_store();
-  impl_ = std::make_unique<impl>(srv, std::move(opts));
+  impl_ = std::make_unique<impl>(
+      http_detail::session_source{.srv = &srv, .limits = srv.options().limits}, std::move(opts));
+}
+
+http_server::http_server(session_opener open, http_server_options opts, json_limits limits) {
+  if (opts.stateless) throw std::invalid_argument("http_server: a session opener needs sessions");
+  if (!open) throw std::invalid_argument("http_server: no session opener");
+  if (opts.resumable && !opts.events) opts.events = make_memory_event_store();
+  impl_ = std::make_unique<impl>(
+      http_detail::session_source{.open = std::move(open), .limits = limits}, std::move(opts));
 }
 
 http_server::~http_server() { stop(); }

@@ -98,6 +98,11 @@ bool routing_connection::has_attached_stream() const {
   return false;
 }
 
+bool routing_connection::closed() const {
+  std::lock_guard lock(mu_);
+  return closed_;
+}
+
 bool routing_connection::busy() const {
   std::lock_guard lock(mu_);
   return !by_request_.empty();

@@ -41,6 +41,8 @@ class routing_connection final : public connection {
   [[nodiscard]] std::shared_ptr<response_stream> find_stream(std::uint64_t number) const;
   /// True when some stream has a writer attached (the client is listening).
   [[nodiscard]] bool has_attached_stream() const;
+  /// True once closed (the session ended).
+  [[nodiscard]] bool closed() const;
   /// True when some request is waiting for its answer.
   [[nodiscard]] bool busy() const;
   /// A new stream number (1, 2, ...; 0 is the GET stream).

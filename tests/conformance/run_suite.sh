@@ -3,14 +3,16 @@
 # an MCP server or an MCP client of this project, and prints one line per scenario (PASS or FAIL,
 # with the failing checks under a FAIL) and a summary line.
 #
-#   run_suite.sh server --version V --results DIR (--server EXE | --url URL)
+#   run_suite.sh server --version V --results DIR (--server EXE [--bridge MCP_CPP] | --url URL)
 #                [--suite active|all|pending] [--scenario NAME]... [--expect N]
 #   run_suite.sh client --version V --results DIR --command 'CLIENT ARGS' --scenario NAME...
 #                [--expect N]
 #
 # server  The suite acts as the client. --server EXE starts EXE --http 127.0.0.1:0 (the project's
 #         examples print "listening on URL" on stderr; there is no port to collide on) and stops
-#         it afterwards; --url tests a server that is already running. --suite runs that suite of
+#         it afterwards; with --bridge MCP_CPP, EXE is started over stdio behind
+#         `MCP_CPP bridge --listen 127.0.0.1:0 -- EXE` instead (the suite reaches the stdio server
+#         through the bridge). --url tests a server that is already running. --suite runs that suite of
 #         the package in one process; each --scenario then runs on its own.
 # client  The suite acts as the server and starts the client once per scenario as
 #         CLIENT ARGS URL (the suite splits the command at spaces and appends its URL; it also
@@ -42,7 +44,7 @@ usage() {
 mode="${1:-}"
 [[ "$mode" == server || "$mode" == client ]] || usage
 shift
-version="" results="" server_exe="" url="" suite="" client_cmd="" expect=""
+version="" results="" server_exe="" url="" suite="" client_cmd="" expect="" bridge=""
 scenarios=()
 while (($# > 0)); do
   [[ $# -ge 2 ]] || die "$1 needs a value"
@@ -50,6 +52,7 @@ while (($# > 0)); do
     --version) version="$2" ;;
     --results) results="$2" ;;
     --server) server_exe="$2" ;;
+    --bridge) bridge="$2" ;;
     --url) url="$2" ;;
     --suite) suite="$2" ;;
     --scenario) scenarios+=("$2") ;;
@@ -70,11 +73,12 @@ if [[ "$mode" == server ]]; then
   [[ -n "$server_exe" && -z "$url" || -z "$server_exe" && -n "$url" ]] ||
     die "server mode needs exactly one of --server EXE and --url URL"
   [[ -z "$client_cmd" ]] || die "--command is for client mode"
+  [[ -z "$bridge" || -n "$server_exe" ]] || die "--bridge needs --server EXE"
   [[ -n "$suite" || ${#scenarios[@]} -gt 0 ]] || die "name a --suite or at least one --scenario"
 else
   [[ -n "$client_cmd" ]] ||
     die "client mode needs --command 'CLIENT ARGS': the MCP client to test (the suite appends its URL)"
-  [[ -z "$server_exe$url$suite" ]] || die "client mode takes --command and --scenario only"
+  [[ -z "$server_exe$url$suite$bridge" ]] || die "client mode takes --command and --scenario only"
   ((${#scenarios[@]} > 0)) || die "client mode needs at least one --scenario"
 fi
 
@@ -118,7 +122,11 @@ if [[ -n "$server_exe" ]]; then
   # The log exists before the server starts: the loop below may read it before the background
   # job has opened it (and under `set -e -o pipefail` a failed read would end this script).
   : >"$results/server.log"
-  "$server_exe" --http 127.0.0.1:0 2>"$results/server.log" </dev/null &
+  if [[ -n "$bridge" ]]; then
+    "$bridge" bridge --listen 127.0.0.1:0 -- "$server_exe" 2>"$results/server.log" </dev/null &
+  else
+    "$server_exe" --http 127.0.0.1:0 2>"$results/server.log" </dev/null &
+  fi
   pid=$!
   for _ in $(seq 1 100); do
     url="$(sed -n 's/.*listening on \(http[^ ]*\).*/\1/p' "$results/server.log" | head -n1 || true)"

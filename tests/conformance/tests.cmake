@@ -15,7 +15,18 @@ if(MCP_BUILD_EXAMPLES)
   add_test(NAME mcp_conformance_server_0_2_0_alpha
     COMMAND ${MCP_CONFORMANCE_RUN} --version 0.2.0-alpha.12 --suite active --expect 31
             --results ${CMAKE_CURRENT_BINARY_DIR}/conformance-alpha)
+  # The same server over stdio behind `mcp-cpp bridge --listen`: the suite reaches it through
+  # the bridge, one child process per session.
+  add_test(NAME mcp_conformance_server_bridged_0_1_16
+    COMMAND ${MCP_CONFORMANCE_RUN} --bridge $<TARGET_FILE:mcp-cpp> --version 0.1.16
+            --suite active --expect 30
+            --results ${CMAKE_CURRENT_BINARY_DIR}/conformance-bridged-0.1.16)
+  add_test(NAME mcp_conformance_server_bridged_0_2_0_alpha
+    COMMAND ${MCP_CONFORMANCE_RUN} --bridge $<TARGET_FILE:mcp-cpp> --version 0.2.0-alpha.12
+            --suite active --expect 31
+            --results ${CMAKE_CURRENT_BINARY_DIR}/conformance-bridged-alpha)
   set_tests_properties(mcp_conformance_server_0_1_16 mcp_conformance_server_0_2_0_alpha
+    mcp_conformance_server_bridged_0_1_16 mcp_conformance_server_bridged_0_2_0_alpha
     PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 1200 LABELS conformance)
 
   # The client side: the 2025-11-25 client scenarios with mcp-cpp as the client (18 on 0.1.16, 19

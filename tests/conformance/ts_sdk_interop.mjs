@@ -5,10 +5,12 @@
 // (declining two elicitations to see a clear isError), completes, subscribes (and sees
 // notifications/resources/updated only while subscribed), and cancels a slow
 // call, checking that no response for it ever arrives. In `bridge` mode the client speaks stdio
-// to `mcp-cpp bridge --url URL`, which carries everything to the server over HTTP.
+// to `mcp-cpp bridge --url URL`, which carries everything to the server over HTTP. `listen` mode
+// is `http` against `mcp-cpp bridge --listen`, which serves the server over stdio behind it.
 //
 //   node ts_sdk_interop.mjs stdio /path/to/everything_server
 //   node ts_sdk_interop.mjs http http://127.0.0.1:PORT/mcp
+//   node ts_sdk_interop.mjs listen http://127.0.0.1:PORT/mcp
 //   node ts_sdk_interop.mjs bridge /path/to/mcp-cpp http://127.0.0.1:PORT/mcp
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -239,7 +241,7 @@ check(!received.some((m) => m.id === slowReq.id && ("result" in m || "error" in 
 const after = await client.callTool({ name: "test_simple_text", arguments: {} });
 check(text(after).length > 0, "session broken after cancellation");
 
-if (mode === "http") await transport.terminateSession();
+if (mode === "http" || mode === "listen") await transport.terminateSession();
 await client.close();
 console.log(`${tag}: OK (${called} tools in ${toolPages} pages, ${resources.length} resources, ` +
   `${prompts.length} prompts, ${logs.length} log messages, cancellation without response)`);

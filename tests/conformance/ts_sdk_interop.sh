@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs ts_sdk_interop.mjs (the TypeScript SDK client, pinned in tests/interop/package.json)
 # against the everything server over stdio, then over Streamable HTTP, then (given MCP_CPP) over
-# stdio to `mcp-cpp bridge --url`, which speaks HTTP to the same server.
+# stdio to `mcp-cpp bridge --url`, which speaks HTTP to the same server, and over HTTP to
+# `mcp-cpp bridge --listen`, which runs the server over stdio behind it.
 #   ts_sdk_interop.sh EVERYTHING_SERVER [MCP_CPP]
 # Exit 77 (ctest SKIP_RETURN_CODE) only when node or npm is absent.
 set -euo pipefail
@@ -25,17 +26,28 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
-: >"$work/server.err"  # before the server starts: the loop may read it first
-"$server" --http 127.0.0.1:0 --page-size 3 2>"$work/server.err" </dev/null &
-pid=$!
-url=""
-for _ in $(seq 1 100); do
-  url="$(sed -n 's/.*listening on \(http[^ ]*\).*/\1/p' "$work/server.err" | head -n1 || true)"
-  [[ -n "$url" ]] && break
-  sleep 0.1
-done
-[[ -n "$url" ]] || { echo "ts-sdk-interop: the server did not start:" >&2; cat "$work/server.err" >&2; exit 1; }
+# Starts CMD... in the background (its pid in $pid) and sets $url from the "listening on URL"
+# it prints on stderr.
+start() {
+  : >"$work/server.err"  # before the server starts: the loop may read it first
+  "$@" 2>"$work/server.err" </dev/null &
+  pid=$!
+  url=""
+  for _ in $(seq 1 100); do
+    url="$(sed -n 's/.*listening on \(http[^ ]*\).*/\1/p' "$work/server.err" | head -n1 || true)"
+    [[ -n "$url" ]] && break
+    sleep 0.1
+  done
+  [[ -n "$url" ]] || { echo "ts-sdk-interop: the server did not start:" >&2; cat "$work/server.err" >&2; exit 1; }
+}
+start "$server" --http 127.0.0.1:0 --page-size 3
 timeout 120 node "$dir/ts_sdk_interop.mjs" http "$url"
 if [[ -n "$cli" ]]; then
   timeout 120 node "$dir/ts_sdk_interop.mjs" bridge "$cli" "$url"
+  kill "$pid" && wait "$pid" 2>/dev/null || true
+  start "$cli" bridge --listen 127.0.0.1:0 -- "$server" --page-size 3
+  timeout 120 node "$dir/ts_sdk_interop.mjs" listen "$url"
+  # The session ended (DELETE): its child is shut down, and the bridge stops cleanly.
+  kill "$pid" && wait "$pid" || { echo "ts-sdk-interop: the bridge exited badly" >&2; exit 1; }
+  pid=""
 fi

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # mcp-cpp against a server no one here wrote: the reference @modelcontextprotocol/server-everything
-# (pinned in tests/interop/package.json), over stdio and over Streamable HTTP. Every tool is
+# (pinned in tests/interop/package.json), over stdio, over Streamable HTTP, and over Streamable
+# HTTP to `mcp-cpp bridge --listen`, which runs it over stdio behind (a child per session). Every tool is
 # listed and called (with arguments its schema asks for; progress, structured content, images,
 # resource links and references, an elicitation answered with its defaults, a tool that runs only
 # as a task), resources are listed and read, prompts listed and got.
@@ -48,8 +49,18 @@ expect() {
   grep -Eq -e "$pattern" "$dir/out" "$dir/err" || fail "mcp-cpp ${args[*]}: no '$pattern'"
 }
 
-for transport in stdio http; do
-  if [[ "$transport" == http ]]; then
+for transport in stdio http listen; do
+  if [[ "$transport" == listen ]]; then
+    "$cli" bridge --listen 127.0.0.1:0 -- node "$server" stdio 2>"$dir/server.log" </dev/null &
+    pid=$!
+    url=""
+    for _ in $(seq 1 100); do
+      url="$(sed -n 's/.*listening on \(http[^ ]*\).*/\1/p' "$dir/server.log" | head -n1)"
+      [[ -n "$url" ]] && break
+      sleep 0.1
+    done
+    [[ -n "$url" ]] || fail "the bridge printed no URL: $(cat "$dir/server.log")"
+  elif [[ "$transport" == http ]]; then
     port="$(node -e 'const s = require("net").createServer().listen(0, "127.0.0.1", () => {
       console.log(s.address().port); s.close(); });')"
     PORT="$port" node "$server" streamableHttp >"$dir/server.log" 2>&1 &

@@ -1,13 +1,13 @@
-// `mcp-cpp bridge --url URL`: a stdio MCP server that is a Streamable HTTP server elsewhere. A
-// client that speaks only stdio (a desktop host, say) runs `mcp-cpp bridge --url URL` as its
-// server: each line on stdin goes to the server as a POST (requests on their own exchange,
-// their answers and whatever the server sends on the GET stream written to stdout, one line
-// each, re-serialised so that a message is always one line). The session id, the protocol
-// version header (from the initialize answer, which is awaited before anything else is
-// forwarded), SSE resumption and OAuth (as for `tools --url`) are the HTTP client transport's.
-// Lines that are not JSON-RPC, batches and lines over 4 MiB get a -32700/-32600 answer here and
-// go no further. At the end of stdin the answers still owed are awaited (at most --timeout),
-// then the HTTP session is closed (DELETE).
+// `mcp-cpp bridge --url URL` (the other direction, `--listen`, is bridge_listen.cpp): a stdio MCP
+// server that is a Streamable HTTP server elsewhere. A client that speaks only stdio (a desktop
+// host, say) runs `mcp-cpp bridge --url URL` as its server: each line on stdin goes to the server
+// as a POST (requests on their own exchange, their answers and whatever the server sends on the GET
+// stream written to stdout, one line each, re-serialised so that a message is always one line). The
+// session id, the protocol version header (from the initialize answer, which is awaited before
+// anything else is forwarded), SSE resumption and OAuth (as for `tools --url`) are the HTTP client
+// transport's. Lines that are not JSON-RPC, batches and lines over 4 MiB get a -32700/-32600 answer
+// here and go no further. At the end of stdin the answers still owed are awaited (at most
+// --timeout), then the HTTP session is closed (DELETE).
 #include <mcp/jsonrpc.hpp>
 #include <mcp/transport/stdio.hpp>
 
@@ -30,6 +30,7 @@ namespace {
 struct bridge_args {
   server_target target;
   bool json = false;  // unused: the bridge prints only MCP messages
+  bridge_listen_args listen;
 };
 
 /// What the bridge tracks between its two sides: the requests forwarded and not answered yet
@@ -144,14 +145,46 @@ int run_bridge(const bridge_args& a) {
 
 }  // namespace
 
-void add_bridge_command(CLI::App& app, int& exit_code) {
+void add_bridge_command(CLI::App& app, int& exit_code, std::vector<std::string> server_command) {
   auto* cmd = app.add_subcommand(
       "bridge",
       "Serve a Streamable HTTP MCP server (--url URL) over stdio, for clients that speak only "
-      "stdio: run `mcp-cpp bridge --url URL` as their server command");
+      "stdio; or serve a stdio MCP server (-- CMD ARGS) over Streamable HTTP (--listen "
+      "HOST:PORT), one child process per HTTP session");
   auto args = std::make_shared<bridge_args>();
+  args->listen.command = std::move(server_command);
   add_server_options(cmd, args->target, args->json);
-  cmd->callback([args, &exit_code] { exit_code = run_bridge(*args); });
+  auto& l = args->listen;
+  cmd->add_option("--listen", l.listen,
+                  "Serve `-- CMD ARGS` over Streamable HTTP at http://HOST:PORT/mcp (port 0: any)");
+  cmd->add_option("--allow-origin", l.allowed_origins,
+                  "--listen: a browser Origin allowed besides loopback ones (repeatable)");
+  cmd->add_option("--allow-host", l.allowed_hosts,
+                  "--listen: a Host name allowed (repeatable; default: loopback names when bound "
+                  "to loopback)");
+  cmd->add_option("--max-sessions", l.max_sessions,
+                  "--listen: sessions (child processes) at once; further clients get 503")
+      ->check(CLI::Range(1, 100000));
+  cmd->add_option("--idle-timeout", l.idle_seconds,
+                  "--listen: seconds a session may stay unused before its child is shut down")
+      ->check(CLI::PositiveNumber);
+  cmd->callback([args, &exit_code] {
+    if (!args->listen.listen.empty()) {
+      if (!args->target.url.empty()) {
+        std::cerr << "mcp-cpp: bridge takes --url URL or --listen HOST:PORT -- CMD, not both\n";
+        exit_code = exit_usage;
+        return;
+      }
+      exit_code = run_bridge_listen(args->listen);
+      return;
+    }
+    if (!args->listen.command.empty()) {
+      std::cerr << "mcp-cpp: a server command needs --listen HOST:PORT\n";
+      exit_code = exit_usage;
+      return;
+    }
+    exit_code = run_bridge(*args);
+  });
 }
 
 }  // namespace mcp::cli

@@ -25,8 +25,21 @@ void add_server_options(CLI::App* cmd, server_target& target, bool& json);
 /// `resources list | read URI` and `prompts list | get NAME KEY=VALUE...` against a server.
 void add_resources_command(CLI::App& app, int& exit_code, std::vector<std::string> server_command);
 void add_prompts_command(CLI::App& app, int& exit_code, std::vector<std::string> server_command);
-/// `bridge --url URL`: a Streamable HTTP server served over stdio.
-void add_bridge_command(CLI::App& app, int& exit_code);
+/// `bridge --url URL`: a Streamable HTTP server served over stdio; `bridge --listen HOST:PORT
+/// -- CMD ARGS`: a stdio server served over Streamable HTTP.
+void add_bridge_command(CLI::App& app, int& exit_code, std::vector<std::string> server_command);
+
+/// What `bridge --listen` serves and how.
+struct bridge_listen_args {
+  std::string listen;                ///< HOST:PORT
+  std::vector<std::string> command;  ///< the stdio server, one child process per HTTP session
+  std::vector<std::string> allowed_origins;
+  std::vector<std::string> allowed_hosts;
+  std::size_t max_sessions = 32;  ///< each is a process
+  double idle_seconds = 1800;
+};
+/// Serves until SIGINT/SIGTERM (bridge_listen.cpp). Returns the exit status.
+int run_bridge_listen(const bridge_listen_args& a);
 
 /// `inspect`: an interactive session with a server.
 void add_inspect_command(CLI::App& app, int& exit_code, std::vector<std::string> server_command);

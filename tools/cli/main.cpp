@@ -25,7 +25,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> server_command;
   const std::string_view group = argc > 1 ? std::string_view(argv[1]) : std::string_view();
   const bool talks_to_a_server = group == "tools" || group == "resources" || group == "prompts" ||
-                                 group == "tasks" || group == "inspect";
+                                 group == "tasks" || group == "inspect" || group == "bridge";
   for (int i = 1; talks_to_a_server && i < argc; ++i) {
     if (std::string_view(argv[i]) == "--") {
       own_args = i;
@@ -34,7 +34,7 @@ int main(int argc, char** argv) {
     }
   }
   mcp::cli::add_auth_command(app, exit_code);
-  mcp::cli::add_bridge_command(app, exit_code);
+  mcp::cli::add_bridge_command(app, exit_code, server_command);
   mcp::cli::add_schema_command(app, exit_code);
   mcp::cli::add_prompts_command(app, exit_code, server_command);
   mcp::cli::add_resources_command(app, exit_code, server_command);

@@ -7,6 +7,8 @@
 #   test_cli_live.sh prompt CLI DEMO      the confirmation prompt on a terminal (script(1))
 #   test_cli_live.sh http CLI DEMO        tools call over --url against demo_server --http
 #   test_cli_live.sh bridge CLI DEMO      mcp-cpp over stdio to mcp-cpp bridge --url, to the demo
+#   test_cli_live.sh listen CLI DEMO      mcp-cpp and curl over HTTP to mcp-cpp bridge --listen,
+#                                         which runs the demo over stdio (a child per session)
 #   test_cli_live.sh inspect CLI DEMO     the interactive session driven through a pipe
 #   test_cli_live.sh inspect_tmux CLI DEMO  ... and on a terminal, through tmux (77 without it)
 #   test_cli_live.sh tasks CLI DEMO       tools call --detach, then tasks list/result/get/cancel in
@@ -113,6 +115,74 @@ bridge)
   grep -q '"id":2,"result":' "$dir/out" || fail "no answer to the call sent at the end of stdin"
   grep -q 'no JSON-RPC batches' "$dir/out" || fail "a batch was not refused"
   [ "$(grep -c . "$dir/out")" -ge 4 ] || fail "expected one line per message"
+  ;;
+listen)
+  # `bridge --listen`: a child per session, shut down with its session; the HTTP server's checks.
+  command -v curl >/dev/null || { echo "curl not found: SKIPPED"; exit 77; }
+  start_bridge() {  # start_bridge ARGS... -- CMD: the bridge's pid in $server, its URL in $url
+    "$cli" bridge --listen 127.0.0.1:0 "$@" 2>"$dir/bridge" </dev/null &
+    server=$!
+    i=0
+    until url=$(grep -o 'http://[^ ]*' "$dir/bridge"); do
+      i=$((i + 1)); [ $i -gt 100 ] && fail "the bridge printed no URL"; sleep 0.1
+    done
+  }
+  stop_bridge() { kill "$server" && wait "$server"; rc=$?; server=; [ $rc -eq 0 ] || fail "bridge exit $rc"; }
+  init='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"curl","version":"1"}}}'
+  post() {  # post SESSION BODY [HEADER]: prints the status line, headers and body
+    curl -s -i -X POST "$url" -H 'Content-Type: application/json' \
+      -H 'Accept: application/json, text/event-stream' ${1:+-H "Mcp-Session-Id: $1"} \
+      ${3:+-H "$3"} -d "$2"
+  }
+  session_of() { tr -d '\r' | sed -n 's/^[Mm]cp-[Ss]ession-[Ii]d: //p'; }
+  children() { pgrep -P "$server" | wc -l; }
+
+  start_bridge --max-sessions 2 -- sh -c "$server_behind_tee"
+  out=$("$cli" tools call echo text=listened --url "$url" </dev/null) ||
+    fail "tools call through the bridge: exit status $?"
+  [ "$out" = "listened" ] || fail "output '$out'"
+  "$cli" tools call slow_count steps=3 step_ms=20 --url "$url" </dev/null >"$dir/out" 2>&1 ||
+    fail "a call with progress through the bridge: exit status $?"
+  grep -q "progress: 3/3" "$dir/out" || fail "no progress through the bridge: $(cat "$dir/out")"
+  grep -q '"completed": 3' "$dir/out" || fail "slow_count through the bridge: $(cat "$dir/out")"
+  post "" "$init" "Origin: http://evil.example" | grep -q "^HTTP/1.1 403" ||
+    fail "a foreign Origin was not refused"
+  # Two sessions, two children; a third is refused; DELETE ends one and its child.
+  s1=$(post "" "$init" | session_of)
+  s2=$(post "" "$init" | session_of)
+  [ -n "$s1" ] && [ -n "$s2" ] && [ "$s1" != "$s2" ] || fail "sessions '$s1' '$s2'"
+  [ "$(children)" -eq 2 ] || fail "$(children) children for 2 sessions"
+  post "" "$init" | grep -q "^HTTP/1.1 503" || fail "a session over --max-sessions was let in"
+  post "$s1" '{"jsonrpc":"2.0","id":2,"method":"ping"}' | grep -q '"id":2,"result":{}' ||
+    fail "no ping answer in session 1"
+  curl -s -o /dev/null -w '%{http_code}' -X DELETE -H "Mcp-Session-Id: $s1" "$url" |
+    grep -q 200 || fail "DELETE refused"
+  i=0
+  until [ "$(children)" -eq 1 ]; do
+    i=$((i + 1)); [ $i -gt 100 ] && fail "the child of a deleted session still runs"; sleep 0.1
+  done
+  post "$s1" '{"jsonrpc":"2.0","id":3,"method":"ping"}' | grep -q "^HTTP/1.1 404" ||
+    fail "a deleted session still answers"
+  stop_bridge  # SIGTERM: the last child is shut down too, and the bridge exits 0
+  grep -q "tools/call" "$dir/wire" || fail "the demo saw no call"
+
+  # A child that exits after initialize ends its session: the client gets 404.
+  answer='{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"brief","version":"1"}}}'
+  start_bridge -- sh -c "read -r line; echo '$answer'"
+  s=$(post "" "$init" | session_of)
+  [ -n "$s" ] || fail "no session from the brief server"
+  i=0
+  until post "$s" '{"jsonrpc":"2.0","id":2,"method":"ping"}' | grep -q "^HTTP/1.1 404"; do
+    i=$((i + 1)); [ $i -gt 50 ] && fail "the session of an exited child lives on"; sleep 0.1
+  done
+  stop_bridge
+  # A command that cannot be run: 503, and the bridge keeps serving.
+  start_bridge -- /nonexistent/server
+  post "" "$init" | grep -q "^HTTP/1.1 503" || fail "an unrunnable command was not a 503"
+  grep -q "cannot run /nonexistent/server" "$dir/bridge" || fail "no reason on stderr"
+  stop_bridge
+  "$cli" bridge --listen nonsense -- true 2>"$dir/err" && fail "a bad --listen was accepted"
+  grep -q "HOST:PORT" "$dir/err" || fail "no usage for a bad --listen"
   ;;
 inspect)
   # The interactive session driven through a pipe: list, describe, call asking for each

@@ -5,7 +5,8 @@ add_library(mcp_cli_parts STATIC cli/connect.cpp cli/args.cpp cli/elicit.cpp cli
 target_link_libraries(mcp_cli_parts PUBLIC mcp::mcp mcp::http mcp::auth)
 target_include_directories(mcp_cli_parts PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/cli)
 mcp_target_defaults(mcp_cli_parts)
-add_executable(mcp-cpp cli/main.cpp cli/auth_command.cpp cli/bridge_command.cpp cli/resources_command.cpp
+add_executable(mcp-cpp cli/main.cpp cli/auth_command.cpp cli/bridge_command.cpp cli/bridge_listen.cpp
+                       cli/resources_command.cpp
                        cli/inspect_command.cpp cli/schema_command.cpp cli/tasks_command.cpp
                        cli/tools_command.cpp)
 target_link_libraries(mcp-cpp PRIVATE mcp_cli_parts CLI11::CLI11)
@@ -132,7 +133,7 @@ if(MCP_BUILD_TESTS AND MCP_BUILD_EXAMPLES)
            COMMAND ${PROJECT_SOURCE_DIR}/tests/interop/server_everything.sh $<TARGET_FILE:mcp-cpp>)
   set_tests_properties(mcp_interop_server_everything
                        PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77 LABELS interop)
-  foreach(mode interrupt refuse prompt http tasks bridge inspect inspect_tmux)
+  foreach(mode interrupt refuse prompt http tasks bridge listen inspect inspect_tmux)
     add_test(NAME cli_tools_${mode}
              COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/test_cli_live.sh ${mode}
                      $<TARGET_FILE:mcp-cpp> $<TARGET_FILE:demo_server>)

@@ -1,0 +1,299 @@
+// `mcp-cpp bridge --listen HOST:PORT -- CMD ARGS`: a stdio MCP server served over Streamable
+// HTTP. Each HTTP session (an initialize without `MCP-Session-Id`) gets a child process of its
+// own running CMD, since a stdio server speaks with one client. The HTTP side is the library's
+// `http_server` (sessions, Origin and Host checks, SSE, resumption, limits); the child side is a
+// `process_connection`. Between them, `child_session` forwards each message as it is and routes
+// what the child writes:
+//   - an answer goes to the stream of the request it answers;
+//   - a progress notification goes with the request that gave its token;
+//   - anything else the child sends on its own (logs, list_changed, its requests for sampling,
+//     elicitation or roots) goes to the session's GET stream when one is open, else with the
+//     newest request still running (it would be dropped otherwise).
+// A child that exits ends its session (the client gets 404 and starts again); a session that
+// ends (DELETE, idle expiry, the bridge stopping) shuts its child down as the stdio transport
+// says (close stdin, wait, SIGTERM, SIGKILL), off the I/O threads.
+#include <mcp/http_server.hpp>
+#include <mcp/jsonrpc.hpp>
+#include <mcp/transport/process.hpp>
+
+#include <algorithm>
+#include <csignal>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "commands.hpp"
+#include "tools_cli.hpp"
+
+namespace mcp::cli {
+
+namespace {
+
+/// Shuts children down on threads of their own (a shutdown may take seconds); `join` waits for
+/// all of them.
+class reaper {
+ public:
+  void reap(std::shared_ptr<process_connection> child) {
+    std::lock_guard lock(mu_);
+    threads_.emplace_back([child = std::move(child)] { child->close(); });
+  }
+  void join() {
+    std::vector<std::thread> all;
+    {
+      std::lock_guard lock(mu_);
+      all.swap(threads_);
+    }
+    for (auto& t : all) t.join();
+  }
+
+ private:
+  std::mutex mu_;
+  std::vector<std::thread> threads_;
+};
+
+/// The id of a message the child wrote, when it is a response (an id and no method).
+std::optional<jsonrpc::request_id> response_id(const json::object& m) {
+  const auto* id = m.if_contains("id");
+  if (id == nullptr || m.contains("method")) return std::nullopt;
+  auto r = jsonrpc::id_from_json(*id);
+  return r ? std::optional(*r) : std::nullopt;
+}
+
+/// The encoded form of a message the HTTP side decoded.
+std::string encode(const jsonrpc::message& m) {
+  if (const auto* r = std::get_if<jsonrpc::request>(&m)) {
+    return jsonrpc::encode_request(r->id, r->method, r->params);
+  }
+  if (const auto* n = std::get_if<jsonrpc::notification>(&m)) {
+    return jsonrpc::encode_notification(n->method, n->params);
+  }
+  if (const auto* a = std::get_if<jsonrpc::response>(&m)) {
+    return a->err ? jsonrpc::encode_error(a->id, *a->err)
+                  : jsonrpc::encode_result(a->id, a->result.value_or(json::object{}));
+  }
+  return jsonrpc::encode_error(std::nullopt, std::get<jsonrpc::orphan_error>(m).err);
+}
+
+/// One HTTP session's child process, as the `server_session` the HTTP server talks to.
+/// Thread-safety: `receive` from I/O threads, child lines from its reader thread; one mutex.
+class child_session final : public server_session,
+                            public std::enable_shared_from_this<child_session> {
+ public:
+  child_session(std::shared_ptr<connection> out, std::shared_ptr<reaper> r, json_limits limits)
+      : out_(std::move(out)), reaper_(std::move(r)), limits_(limits) {}
+
+  /// Launches `argv` for a new session writing to `out`; null when it cannot be run.
+  static std::shared_ptr<child_session> open(const std::vector<std::string>& argv,
+                                             std::shared_ptr<connection> out,
+                                             std::shared_ptr<reaper> r, json_limits limits) {
+    auto child = process_connection::spawn({.argv = argv});
+    if (!child) {
+      std::cerr << "mcp-cpp bridge: " << terminal_safe(child.error().message) << "\n";
+      return nullptr;
+    }
+    auto s = std::make_shared<child_session>(std::move(out), std::move(r), limits);
+    s->child_ = *child;
+    std::weak_ptr<child_session> weak = s;
+    s->child_->start(
+        [weak](std::string_view line) {
+          if (auto self = weak.lock()) self->from_child(line);
+        },
+        [weak] {
+          if (auto self = weak.lock()) self->close();
+        });
+    return s;
+  }
+
+  void receive(std::string_view text) override {
+    auto v = parse_json(text, limits_);
+    if (!v || !v->is_object()) return;
+    auto m = jsonrpc::decode(std::move(*v));
+    if (m) receive(std::move(*m));
+  }
+
+  void receive(jsonrpc::message&& m) override {
+    if (const auto* r = std::get_if<jsonrpc::request>(&m)) {
+      std::lock_guard lock(mu_);
+      running_.push_back(r->id);
+      if (r->method == "initialize") initialize_ = r->id;
+      if (const auto* meta = r->params.if_contains("_meta"); meta && meta->is_object()) {
+        if (const auto* token = meta->get_object().if_contains("progressToken")) {
+          progress_[json::serialize(*token)] = r->id;
+        }
+      }
+    }
+    child_->send(encode(m), {});
+  }
+
+  void close() override {
+    std::shared_ptr<process_connection> child;
+    {
+      std::lock_guard lock(mu_);
+      if (closed_) return;
+      closed_ = true;
+      child = child_;
+    }
+    out_->close();  // ends the HTTP session's streams; the server forgets the session
+    reaper_->reap(std::move(child));
+  }
+
+  [[nodiscard]] std::string protocol_version() const override {
+    std::lock_guard lock(mu_);
+    return version_;
+  }
+  [[nodiscard]] bool initialized() const override {
+    std::lock_guard lock(mu_);
+    return !version_.empty();
+  }
+  [[nodiscard]] std::size_t active_calls() const override {
+    std::lock_guard lock(mu_);
+    return running_.size();
+  }
+  void set_caller(principal who) override { (void)who; }  // the child knows no callers
+
+ private:
+  /// One line the child wrote: a message, or a batch of them.
+  void from_child(std::string_view line) {
+    auto v = parse_json(line, limits_);
+    if (!v) return;  // not JSON: nothing a client could use
+    if (auto* batch = v->if_array()) {
+      for (auto& item : *batch) route(item, json::serialize(item));
+    } else {
+      route(*v, std::string(line));
+    }
+  }
+
+  void route(const json::value& v, std::string text) {
+    const auto* m = v.if_object();
+    if (m == nullptr) return;
+    std::optional<jsonrpc::request_id> related;
+    bool final = false;
+    bool ended = false;
+    {
+      std::lock_guard lock(mu_);
+      if (auto id = response_id(*m)) {
+        auto it = std::find(running_.begin(), running_.end(), *id);
+        if (it == running_.end()) return;  // answers nothing the client is waiting for
+        running_.erase(it);
+        std::erase_if(progress_, [&](const auto& p) { return p.second == *id; });
+        related = std::move(*id);
+        final = true;
+        if (initialize_ && *initialize_ == *related) {
+          initialize_.reset();
+          ended = !learn_version(*m);
+        }
+      } else if (auto owner = progress_request(*m)) {
+        related = std::move(*owner);
+      } else if (!out_->delivers_unrelated() && !running_.empty()) {
+        related = running_.back();  // else it would be dropped: the newest call carries it
+      }
+    }
+    out_->send(std::move(text), send_context{.related_request = related ? &*related : nullptr,
+                                             .is_final_response = final});
+    if (ended) close();  // initialize failed: this session has no future
+  }
+
+  /// Keeps the negotiated version from an initialize answer. False when it is an error.
+  bool learn_version(const json::object& answer) {
+    const auto* r = answer.if_contains("result");
+    const auto* v =
+        r != nullptr && r->is_object() ? r->get_object().if_contains("protocolVersion") : nullptr;
+    if (v == nullptr || !v->is_string()) return false;
+    version_ = std::string(v->get_string());
+    out_->set_protocol_version(version_);
+    return true;
+  }
+
+  /// The request a notifications/progress belongs to (by its token). Under `mu_`.
+  std::optional<jsonrpc::request_id> progress_request(const json::object& m) const {
+    const auto* method = m.if_contains("method");
+    if (method == nullptr || !method->is_string() ||
+        method->get_string() != "notifications/progress") {
+      return std::nullopt;
+    }
+    const auto* params = m.if_contains("params");
+    const auto* token =
+        params && params->is_object() ? params->get_object().if_contains("progressToken") : nullptr;
+    if (token == nullptr) return std::nullopt;
+    auto it = progress_.find(json::serialize(*token));
+    return it == progress_.end() ? std::nullopt : std::optional(it->second);
+  }
+
+  std::shared_ptr<connection> out_;
+  std::shared_ptr<reaper> reaper_;
+  json_limits limits_;
+  std::shared_ptr<process_connection> child_;
+  mutable std::mutex mu_;
+  bool closed_ = false;
+  std::string version_;
+  std::optional<jsonrpc::request_id> initialize_;
+  std::vector<jsonrpc::request_id> running_;             ///< requests forwarded, oldest first
+  std::map<std::string, jsonrpc::request_id> progress_;  ///< serialized token → request
+};
+
+/// Splits "HOST:PORT" ("[::1]:8080" for IPv6). False when malformed.
+bool split_listen(const std::string& s, std::string& host, std::uint16_t& port) {
+  const auto colon = s.rfind(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == s.size()) return false;
+  host = s.substr(0, colon);
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']') {
+    host = host.substr(1, host.size() - 2);
+  }
+  unsigned long value = 0;
+  for (char c : s.substr(colon + 1)) {
+    if (c < '0' || c > '9') return false;
+    value = value * 10 + static_cast<unsigned long>(c - '0');
+    if (value > 65535) return false;
+  }
+  port = static_cast<std::uint16_t>(value);
+  return true;
+}
+
+}  // namespace
+
+int run_bridge_listen(const bridge_listen_args& a) {
+  http_server_options opts;
+  if (!split_listen(a.listen, opts.host, opts.port)) {
+    std::cerr << "mcp-cpp: --listen needs HOST:PORT (e.g. 127.0.0.1:8080), not '"
+              << terminal_safe(a.listen) << "'\n";
+    return exit_usage;
+  }
+  if (a.command.empty()) {
+    std::cerr << "mcp-cpp: bridge --listen needs the server's command: -- CMD ARGS\n";
+    return exit_usage;
+  }
+  opts.allowed_origins = a.allowed_origins;
+  opts.allowed_hosts = a.allowed_hosts;
+  opts.max_sessions = a.max_sessions;
+  opts.session_idle_timeout =
+      std::chrono::milliseconds(static_cast<std::int64_t>(a.idle_seconds * 1000.0));
+  ::signal(SIGPIPE, SIG_IGN);  // a client or child that goes away is an error, not the end
+  auto children = std::make_shared<reaper>();
+  const json_limits limits{};
+  int rc = exit_ok;
+  {
+    http_server http(
+        [argv = a.command, children, limits](std::shared_ptr<connection> out,
+                                             const session_options&) {
+          return child_session::open(argv, std::move(out), children, limits);
+        },
+        opts, limits);
+    try {
+      http.start();
+    } catch (const std::exception& e) {
+      std::cerr << "mcp-cpp: cannot listen on " << terminal_safe(a.listen) << ": "
+                << terminal_safe(e.what()) << "\n";
+      return exit_usage;
+    }
+    std::cerr << "mcp-cpp bridge: listening on " << http.url() << " for "
+              << terminal_safe(a.command.front()) << " (a child process per session)\n";
+    rc = http.serve() == 0 ? exit_ok : exit_usage;
+  }  // stopped: every session closed, each child being shut down
+  children->join();
+  return rc;
+}
+
+}  // namespace mcp::cli
