@@ -24,6 +24,10 @@ client_options client_options_for(const server_target& target) {
   opts.capabilities = {
       {"elicitation", json::object{{"form", json::object{}}, {"url", json::object{}}}}};
   opts.request_handlers = {{"elicitation/create", elicitation_handler(target.elicit)}};
+  if (target.sampling == "ask") {
+    opts.capabilities["sampling"] = json::object{};
+    opts.request_handlers.emplace_back("sampling/createMessage", sampling_handler());
+  }
   if (!target.roots.empty()) {
     // roots/list: each --root as a file:// URI of its absolute path (percent-encoded).
     json::array roots;

@@ -1,6 +1,10 @@
-// Answering a server's elicitation/create from the command line: a form is asked field by
-// field on a terminal (defaults shown, Enter takes them), or answered with the schema's
-// defaults (--elicit accept-defaults), or declined; a URL is shown and the user says when done.
+// Answering a server's requests for input from the command line.
+//   - elicitation/create: a form is asked field by field on a terminal (defaults shown, Enter
+//     takes them), or answered with the schema's defaults (--elicit accept-defaults), or
+//     declined; a URL is shown and the user says when done.
+//   - sampling/createMessage (--sampling ask): the person at the terminal is the model: the
+//     request (system prompt, messages, token limit) is shown and the reply typed; an empty
+//     reply refuses (-1, as the spec says for a user who rejects the request).
 // Everything shown of the server goes through terminal_safe.
 #include <algorithm>
 #include <atomic>
@@ -167,6 +171,67 @@ client_request_handler elicitation_handler(const std::string& mode) {
     }
     if (auto answer = ask_form(params)) return *answer;
     return decline();
+  };
+}
+
+namespace {
+
+/// One content block of a sampling message, for the terminal.
+std::string shown(const json::value& block) {
+  if (!block.is_object()) return "[?]";
+  const auto& b = block.get_object();
+  const auto type = text_of(b, "type");
+  if (type == "text") return terminal_safe(text_of(b, "text"));
+  return "[" + terminal_safe(type) +
+         (type == "image" || type == "audio" ? " " + terminal_safe(text_of(b, "mimeType")) : "") +
+         "]";
+}
+
+}  // namespace
+
+client_request_handler sampling_handler() {
+  return [](const json::object& params) -> result<json::object> {
+    const auto refuse = [](std::string why) { return error{errc::user_rejected, std::move(why)}; };
+    if (::isatty(STDIN_FILENO) == 0) {
+      std::cerr << "mcp-cpp: the server asks for a model reply; refused: stdin is not a terminal\n";
+      return refuse("the user cannot answer: no terminal");
+    }
+    if (prompt_reading) {
+      std::cerr << "\nmcp-cpp: the server asked for a model reply while no call was running: "
+                   "refused\n";
+      return refuse("the user rejected the sampling request");
+    }
+    std::lock_guard lock(terminal_mu);
+    std::cerr << "\nThe server asks for a model reply";
+    if (const auto* m = params.if_contains("maxTokens"); m != nullptr && m->is_int64()) {
+      std::cerr << " (at most " << m->get_int64() << " tokens)";
+    }
+    std::cerr << ":\n";
+    if (const auto sys = text_of(params, "systemPrompt"); !sys.empty()) {
+      std::cerr << "  [system] " << terminal_safe(sys) << "\n";
+    }
+    if (const auto* msgs = params.if_contains("messages"); msgs != nullptr && msgs->is_array()) {
+      for (const auto& m : msgs->get_array()) {
+        if (!m.is_object()) continue;
+        const auto* content = m.get_object().if_contains("content");
+        std::cerr << "  [" << terminal_safe(text_of(m.get_object(), "role")) << "] ";
+        if (content != nullptr && content->is_array()) {
+          for (const auto& b : content->get_array()) std::cerr << shown(b) << " ";
+        } else if (content != nullptr) {
+          std::cerr << shown(*content);
+        }
+        std::cerr << "\n";
+      }
+    }
+    std::cerr << "Your reply as the model (one line; empty to refuse): " << std::flush;
+    std::string reply;
+    if (!std::getline(std::cin, reply) || reply.empty()) {
+      return refuse("the user rejected the sampling request");
+    }
+    return json::object{{"role", "assistant"},
+                        {"content", json::object{{"type", "text"}, {"text", reply}}},
+                        {"model", "human at the mcp-cpp terminal"},
+                        {"stopReason", "endTurn"}};
   };
 }
 

@@ -5,6 +5,7 @@
 #   test_cli_live.sh refuse CLI DEMO      a bad argument, a refused confirmation: no tools/call
 #                                         on the wire
 #   test_cli_live.sh prompt CLI DEMO      the confirmation prompt on a terminal (script(1))
+#   test_cli_live.sh sampling CLI EVERYTHING  --sampling ask: the reply typed on a terminal
 #   test_cli_live.sh http CLI DEMO        tools call over --url against demo_server --http
 #   test_cli_live.sh bridge CLI DEMO      mcp-cpp over stdio to mcp-cpp bridge --url, to the demo
 #   test_cli_live.sh listen CLI DEMO      mcp-cpp and curl over HTTP to mcp-cpp bridge --listen,
@@ -115,6 +116,29 @@ bridge)
   grep -q '"id":2,"result":' "$dir/out" || fail "no answer to the call sent at the end of stdin"
   grep -q 'no JSON-RPC batches' "$dir/out" || fail "a batch was not refused"
   [ "$(grep -c . "$dir/out")" -ge 4 ] || fail "expected one line per message"
+  ;;
+sampling)
+  # DEMO is the everything server here: its test_sampling asks the client's model.
+  command -v script >/dev/null || { echo "SKIPPED: needs script(1)"; exit 77; }
+  for answer in "typed by hand" ""; do
+    (sleep 0.5; printf '%s\n' "$answer") |
+      script -qec "'$cli' tools call test_sampling prompt=hello --sampling ask --yes -- '$demo'" \
+        /dev/null >"$dir/out" 2>&1
+    code=$?
+    grep -q "The server asks for a model reply (at most 100 tokens)" "$dir/out" || fail "no request shown"
+    grep -q "\[user\] hello" "$dir/out" || fail "the message was not shown"
+    if [ -n "$answer" ]; then
+      [ $code = 0 ] || fail "a typed reply: exit status $code"
+      grep -q "LLM response: typed by hand" "$dir/out" || fail "the reply did not reach the tool"
+    else
+      [ $code = 1 ] || fail "an empty reply: exit status $code, not 1 (a tool error)"
+      grep -q "Sampling failed: the user rejected" "$dir/out" || fail "no refusal"
+    fi
+  done
+  # Without --sampling the capability is not offered: the server's tool says so.
+  "$cli" tools call test_sampling prompt=hello --yes -- "$demo" </dev/null >"$dir/out" 2>&1
+  [ $? = 1 ] || fail "sampling not offered: not a tool error"
+  grep -q "Sampling failed" "$dir/out" || fail "no tool error without --sampling"
   ;;
 listen)
   # `bridge --listen`: a child per session, shut down with its session; the HTTP server's checks.

@@ -139,4 +139,8 @@ if(MCP_BUILD_TESTS AND MCP_BUILD_EXAMPLES)
                      $<TARGET_FILE:mcp-cpp> $<TARGET_FILE:demo_server>)
     set_tests_properties(cli_tools_${mode} PROPERTIES TIMEOUT 60 SKIP_RETURN_CODE 77)
   endforeach()
+  add_test(NAME cli_tools_sampling
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/test_cli_live.sh sampling
+                   $<TARGET_FILE:mcp-cpp> $<TARGET_FILE:everything_server>)
+  set_tests_properties(cli_tools_sampling PROPERTIES TIMEOUT 60 SKIP_RETURN_CODE 77)
 endif()

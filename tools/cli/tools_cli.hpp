@@ -43,6 +43,7 @@ struct server_target {
   double timeout_seconds = 60;         ///< every request
   oauth_settings oauth{};              ///< HTTP only, unless an Authorization header is given
   std::string elicit = "ask";          ///< ask | accept-defaults | decline (elicit.cpp)
+  std::string sampling = "none";       ///< none (not offered) | ask (elicit.cpp)
   std::vector<std::string> roots{};    ///< directories offered as roots (roots/list)
 };
 
@@ -89,6 +90,9 @@ std::string join_command(const std::vector<std::string>& argv);
 /// accepts a form with the schema's defaults (declining when a required field has none, and
 /// every URL); "decline" declines all.
 client_request_handler elicitation_handler(const std::string& mode);
+/// Answers sampling/createMessage on the terminal: the request is shown and the reply typed;
+/// refused (-1) on an empty reply, without a terminal, or while a command prompt reads stdin.
+client_request_handler sampling_handler();
 /// Tells the "ask" handlers that a command prompt is reading stdin (true) or not: while it is,
 /// a server's request for input (not tied to a running call) is declined rather than read
 /// from the same stdin.

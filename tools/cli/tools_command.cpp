@@ -398,6 +398,11 @@ void add_server_options(CLI::App* cmd, server_target& target, bool& json) {
                   "accept-defaults (a form's defaults), decline")
       ->check(CLI::IsMember({"ask", "accept-defaults", "decline"}))
       ->capture_default_str();
+  cmd->add_option("--sampling", a.sampling,
+                  "whether the server may ask for a model reply (sampling): none (not offered), "
+                  "ask (you type the reply on the terminal)")
+      ->check(CLI::IsMember({"none", "ask"}))
+      ->capture_default_str();
   cmd->add_option("--root", a.roots,
                   "a directory the server may work in, offered as a root (repeatable)");
   add_oauth_options(cmd, a.oauth);
