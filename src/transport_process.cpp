@@ -9,6 +9,7 @@
 #include <csignal>
 #include <cstring>
 #include <mutex>
+#include <system_error>
 #include <thread>
 
 #include <fcntl.h>
@@ -237,7 +238,15 @@ void process_connection::close() {
     s.closed = true;
   }
   s.out_gate.shut();  // the session is going: what the child still says is of no use
-  s.in->close();      // the child sees end of input: the polite request to exit
+  // The child sees end of input: the polite request to exit. Closing waits for a write in
+  // progress, which a child that stopped reading blocks until it dies: on another thread then,
+  // so that the signals below still come.
+  std::thread closing_input;
+  try {
+    closing_input = std::thread([&s] { s.in->close(); });
+  } catch (const std::system_error&) {  // no thread to be had: close here
+    s.in->close();
+  }
   const auto grace = s.opts.grace;
   auto deadline = std::chrono::steady_clock::now() + grace;
   if (!s.wait_exit(deadline)) {
@@ -248,6 +257,7 @@ void process_connection::close() {
       (void)s.wait_exit(std::chrono::steady_clock::time_point::max());
     }
   }
+  if (closing_input.joinable()) closing_input.join();  // the child is gone: a blocked write failed
   // The pipes close when the child is gone, unless something it started still holds them.
   deadline = std::chrono::steady_clock::now() + std::min(grace, std::chrono::milliseconds(1000));
   s.finish_thread(s.reader, s.reader_done, deadline);

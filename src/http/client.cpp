@@ -1,5 +1,6 @@
 // The Streamable HTTP client transport: blocking Beast I/O, one private io_context per
-// exchange (so every read and write has a deadline), one thread per outstanding request; plain
+// exchange (so every read and write has a deadline), one worker thread per outstanding request
+// (workers are kept for the next requests; an idle one ends after a while); plain
 // HTTP or HTTPS (OpenSSL: TLS 1.2 or later, the server's certificate checked for its host).
 // Connections are kept alive: one that ended with a complete plain answer goes back to a small
 // idle pool; a pooled connection is checked before use, and a request that still finds it
@@ -10,6 +11,8 @@
 #include <boost/url/parse.hpp>
 
 #include <atomic>
+#include <condition_variable>
+#include <deque>
 #include <list>
 #include <mutex>
 #include <set>
@@ -61,12 +64,20 @@ struct http_client_connection::impl {
   std::vector<std::unique_ptr<exchange>> idle;  // kept-alive connections, newest last
   std::size_t connections_opened = 0;
   static constexpr std::size_t max_idle = 4;
+  // Workers run the requests (blocking exchanges) and are kept for the next ones: starting a
+  // thread costs more than a call. A new one starts when every worker is busy; an idle one ends
+  // after `worker_linger`. `threads` holds them all, with a flag set when one has ended.
   std::list<std::pair<std::thread, std::shared_ptr<std::atomic<bool>>>> threads;
+  std::condition_variable work_cv;
+  std::deque<std::function<void()>> jobs;
+  std::size_t idle_workers = 0;
+  static constexpr std::chrono::seconds worker_linger{10};
 
   std::set<std::string> abandoned;  // ids of requests the session cancelled (serialized)
 
-  /// Notes the request a notifications/cancelled names, so that it is not sent again after an
-  /// authorization (the session no longer waits for it).
+  /// Notes the request a notifications/cancelled names: it is not sent again after an
+  /// authorization, and a stream that ends without its answer is not reported (the session no
+  /// longer waits for it, and the server sends no answer).
   void note_cancellation(std::string_view message) {
     if (message.find("notifications/cancelled") == std::string_view::npos) return;
     auto v = parse_json(message);
@@ -238,7 +249,7 @@ struct http_client_connection::impl {
   /// authorizer's reason) replaces the message.
   void fail_request(const std::optional<json::value>& id, unsigned status, std::string_view body,
                     const std::string& why = {}) {
-    if (!id) return;
+    if (!id || abandoned_request(*id)) return;  // cancelled: the session expects no answer
     json::object err{{"code", -32000}, {"message", "HTTP " + std::to_string(status)}};
     if (status == 0) err["message"] = std::string(body);
     if (auto v = parse_json(body); v && v->is_object()) {
@@ -292,8 +303,10 @@ struct http_client_connection::impl {
         std::lock_guard lock(mu);
         if (closed) return;
       }
-      // The stream ended or dropped before the answer: resume when we can.
+      // The stream ended or dropped before the answer: resume when we can (not for a request
+      // the session cancelled: the server ends its stream without an answer).
       if (ec == bhttp::error::end_of_stream && !id) return;
+      if (id && abandoned_request(*id)) return;
       if (parser.last_event_id() != resumed_from) attempts = 0;  // progress: a new budget
       if (parser.last_event_id().empty() || attempts++ >= opts.max_resume_attempts) {
         fail_request(id, 0, "the SSE stream ended before the response arrived");
@@ -361,11 +374,17 @@ struct http_client_connection::impl {
     fail_request(id, status, body, why);
   }
 
-  void spawn(std::function<void()> work) {
-    auto flag = std::make_shared<std::atomic<bool>>(false);
+  /// Runs `work` on an idle worker, or on a new one when none is idle. `self` is this impl: a
+  /// worker keeps it alive until `close` ends the workers.
+  void spawn(const std::shared_ptr<impl>& self, std::function<void()> work) {
     std::lock_guard lock(mu);
-    // Reap finished threads.
-    for (auto it = threads.begin(); it != threads.end();) {
+    if (closed) return;
+    jobs.push_back(std::move(work));
+    if (idle_workers >= jobs.size()) {
+      work_cv.notify_one();
+      return;
+    }
+    for (auto it = threads.begin(); it != threads.end();) {  // reap workers that ended
       if (it->second->load()) {
         it->first.join();
         it = threads.erase(it);
@@ -373,11 +392,26 @@ struct http_client_connection::impl {
         ++it;
       }
     }
-    threads.emplace_back(std::thread([work = std::move(work), flag] {
-                           work();
-                           flag->store(true);
-                         }),
-                         flag);
+    auto ended = std::make_shared<std::atomic<bool>>(false);
+    threads.emplace_back(std::thread([self, ended] { self->work_loop(*ended); }), ended);
+  }
+
+  void work_loop(std::atomic<bool>& ended) {
+    std::unique_lock lock(mu);
+    for (;;) {
+      ++idle_workers;
+      const bool got =
+          work_cv.wait_for(lock, worker_linger, [&] { return closed || !jobs.empty(); });
+      --idle_workers;
+      if (closed || !got) break;
+      auto job = std::move(jobs.front());
+      jobs.pop_front();
+      lock.unlock();
+      job();
+      job = nullptr;  // its captures are released outside the lock
+      lock.lock();
+    }
+    ended.store(true);
   }
 };
 
@@ -428,11 +462,12 @@ void http_client_connection::send(std::string message, const send_context& ctx) 
   std::optional<json::value> id;
   if (ctx.request != nullptr) id = jsonrpc::id_to_json(*ctx.request);
   if (!id) {  // notification or response: a quick 202, on this thread
-    if (impl_->opts.authorizer) impl_->note_cancellation(message);
+    impl_->note_cancellation(message);
     impl_->post(message, std::nullopt);
     return;
   }
-  impl_->spawn([m = impl_, message = std::move(message), id] { m->post(message, id); });
+  impl_->spawn(impl_,
+               [m = impl_.get(), message = std::move(message), id] { m->post(message, id); });
 }
 
 void http_client_connection::close() {
@@ -462,6 +497,8 @@ void http_client_connection::close() {
     impl_->closed = true;
     for (const int fd : impl_->live_fds) ::shutdown(fd, SHUT_RDWR);
     threads.swap(impl_->threads);
+    impl_->jobs.clear();  // requests not started: never sent (the session fails their waiters)
+    impl_->work_cv.notify_all();
     idle.swap(impl_->idle);
   }
   for (auto& [t, f] : threads) {
@@ -487,7 +524,7 @@ int http_client_connection::open_event_stream() {
     impl_->done(*ex);
     return static_cast<int>(status);
   }
-  impl_->spawn([m = impl_, ex] { m->read_sse(*ex, std::nullopt); });
+  impl_->spawn(impl_, [m = impl_.get(), ex] { m->read_sse(*ex, std::nullopt); });
   return 200;
 }
 

@@ -339,7 +339,10 @@ std::optional<http_response> request_handler::open_target(const http_request& re
       return error_response(503, errc::internal_error, "Service Unavailable: too many sessions",
                             extra);
     };
-    if (sessions_.size() >= opts_.max_sessions) return full();  // before opening one for nothing
+    if (sessions_.size() >= opts_.max_sessions) {
+      sessions_.expire();  // sessions that ended on their own free their places
+      if (sessions_.size() >= opts_.max_sessions) return full();  // before opening one for nothing
+    }
     t.hs = std::make_shared<http_session>();
     t.hs->id = session_table::new_id();
     t.hs->subject = who.key();
@@ -403,7 +406,17 @@ http_response request_handler::post(http_request& req, const principal& who,
 
   // Notifications and responses only: 202, no body.
   if (body.requests.empty()) {
+    // A cancelled request gets no answer (the peer sends none): its stream stops waiting.
+    std::vector<jsonrpc::request_id> cancelled;
+    for (const auto& m : body.messages) {
+      const auto* n = std::get_if<jsonrpc::notification>(&m);
+      if (n == nullptr || n->method != "notifications/cancelled") continue;
+      if (const auto* rid = n->params.if_contains("requestId")) {
+        if (auto id = jsonrpc::id_from_json(*rid)) cancelled.push_back(std::move(*id));
+      }
+    }
     deliver(*t.session);
+    for (const auto& id : cancelled) t.conn->forget_request(id);
     if (opts_.stateless) t.session->close();
     http_response r;
     r.status = 202;
@@ -442,6 +455,13 @@ http_response request_handler::post(http_request& req, const principal& who,
   }
   auto stream = std::make_shared<response_stream>(std::move(cfg));
   if (!t.conn->register_requests(body.requests, stream)) {
+    if (t.conn->closed()) {  // the session ended meanwhile (a proxy's upstream went away)
+      if (t.hs) {
+        sessions_.end(t.hs->id);
+        extra.pop_back();  // its Mcp-Session-Id
+      }
+      return error_response(404, errc::invalid_request, "Session not found", extra);
+    }
     return error_response(409, errc::invalid_request,
                           "Conflict: a request with this id is already in progress", extra);
   }

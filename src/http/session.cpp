@@ -98,6 +98,18 @@ bool routing_connection::has_attached_stream() const {
   return false;
 }
 
+void routing_connection::forget_request(const jsonrpc::request_id& request) {
+  std::shared_ptr<response_stream> target;
+  {
+    std::lock_guard lock(mu_);
+    auto it = by_request_.find(request);
+    if (it == by_request_.end()) return;
+    target = std::move(it->second);
+    by_request_.erase(it);
+  }
+  target->settle_unanswered();
+}
+
 bool routing_connection::closed() const {
   std::lock_guard lock(mu_);
   return closed_;
@@ -181,8 +193,9 @@ void session_table::expire() {
     std::lock_guard lock(mu_);
     for (auto it = sessions_.begin(); it != sessions_.end();) {
       auto& s = it->second;
-      if (s->last_used_ms.load(std::memory_order_relaxed) < limit && !s->conn->busy() &&
-          !s->conn->has_attached_stream()) {
+      const bool idle = s->last_used_ms.load(std::memory_order_relaxed) < limit &&
+                        !s->conn->busy() && !s->conn->has_attached_stream();
+      if (idle || s->conn->closed()) {  // closed: it ended on its own (a proxy's upstream)
         ended.push_back(std::move(s));
         it = sessions_.erase(it);
       } else {

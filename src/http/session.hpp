@@ -43,6 +43,9 @@ class routing_connection final : public connection {
   [[nodiscard]] bool has_attached_stream() const;
   /// True once closed (the session ended).
   [[nodiscard]] bool closed() const;
+  /// The client cancelled `request`: no answer will come (the peer sends none), so its stream
+  /// stops waiting for one.
+  void forget_request(const jsonrpc::request_id& request);
   /// True when some request is waiting for its answer.
   [[nodiscard]] bool busy() const;
   /// A new stream number (1, 2, ...; 0 is the GET stream).
@@ -77,7 +80,7 @@ class session_table {
   /// Removes and closes a session. False when unknown.
   bool end(const std::string& id);
   /// Ends sessions idle for longer than the timeout (idle: no request for that long, no request
-  /// running, no stream listened to).
+  /// running, no stream listened to), and forgets those that ended on their own.
   void expire();
   /// Ends all sessions.
   void clear();

@@ -93,6 +93,30 @@ void response_stream::push(std::string message, bool is_final) {
   if (wake) wake();
 }
 
+void response_stream::settle_unanswered() {
+  std::function<void()> wake;
+  std::function<void()> done;
+  {
+    std::lock_guard lock(mu_);
+    if (finished_ || cfg_.standalone) return;
+    if (++finals_ < cfg_.expected_finals) return;
+    if (mode_ == mode::undecided) {
+      if (held_finals_.empty()) {
+        to_sse_locked();  // nothing to answer with: an SSE stream that ends
+      } else {
+        mode_ = mode::json;  // a batch: the answers that came
+        json_body_ = jsonrpc::encode_batch(held_finals_);
+        held_finals_.clear();
+      }
+    }
+    done = finish_locked();
+    if (writer_ == writer::attached || cut_off_) wake = waker_;
+    cut_off_ = false;
+  }
+  if (done) done();
+  if (wake) wake();
+}
+
 void response_stream::finish() {
   std::function<void()> wake;
   std::function<void()> done;

@@ -60,6 +60,9 @@ class response_stream {
   // ---- producer side (any thread) ----
   /// Adds one message. Thread-safe.
   void push(std::string message, bool is_final);
+  /// One of the stream's requests will get no answer (the client cancelled it): it counts as
+  /// answered. A stream left with no answer at all ends as an empty SSE stream. Thread-safe.
+  void settle_unanswered();
   /// Ends the stream (the session ended). Thread-safe, idempotent.
   void finish();
   /// Asks the writer to end its connection after what is pending, while the stream goes on

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <future>
 #include <set>
 
 #include "http_test_util.hpp"
@@ -395,6 +396,29 @@ TEST_F(HttpServer, SessionsExpireWhenIdle) {
       request(port_, "POST", call_body("3", "echo", R"({"text":"x"})"), post_headers(sid)).status,
       404U);
   EXPECT_EQ(http_->session_count(), 0U);
+}
+
+TEST_F(HttpServer, ACancelledCallsStreamEndsWithoutAnAnswer) {
+  // The cancelled call gets no answer: its stream ends, and the session can still expire.
+  start({.session_idle_timeout = std::chrono::milliseconds(300)});
+  const auto sid = open_session(port_);
+  auto call = std::async(std::launch::async, [&] {
+    return request(port_, "POST", call_body("9", "sleep", R"({"steps":1,"step_ms":2000})"),
+                   post_headers(sid));
+  });
+  std::this_thread::sleep_for(200ms);
+  EXPECT_EQ(
+      request(port_, "POST",
+              R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9}})",
+              post_headers(sid))
+          .status,
+      202U);
+  ASSERT_EQ(call.wait_for(2s), std::future_status::ready) << "the stream was not ended";
+  const auto r = call.get();
+  EXPECT_EQ(r.status, 200U);
+  EXPECT_EQ(r.body.find("\"id\":9"), std::string::npos) << r.body;
+  std::this_thread::sleep_for(1500ms);  // idle longer than the timeout (the sweep runs each second)
+  EXPECT_EQ(http_->session_count(), 0U) << "a cancelled call kept the session busy";
 }
 
 TEST_F(HttpServer, MaxSessionsGives503) {

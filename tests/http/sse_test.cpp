@@ -98,6 +98,37 @@ TEST(ResponseStream, JsonWhenTheAnswerComesFirstSseOtherwise) {
   EXPECT_EQ(sse.take(gen).superseded, true);
 }
 
+TEST(ResponseStream, ARequestCancelledCountsAsAnsweredWithoutAnAnswer) {
+  using mcp::http_detail::response_stream;
+  // One request, cancelled before anything came: an SSE stream that ends with no event.
+  response_stream alone({});
+  alone.settle_unanswered();
+  auto t = alone.take(alone.attach([] {}));
+  EXPECT_EQ(t.kind, response_stream::mode::sse);
+  EXPECT_EQ(t.messages, 0U);
+  EXPECT_TRUE(t.finished);
+  // A batch of two, one answered and one cancelled: the JSON array of the one answer.
+  response_stream::config two;
+  two.expected_finals = 2;
+  two.batch = true;
+  response_stream batch(two);
+  batch.push(R"({"id":1})", true);
+  EXPECT_FALSE(batch.finished());
+  batch.settle_unanswered();
+  t = batch.take(batch.attach([] {}));
+  EXPECT_EQ(t.kind, response_stream::mode::json);
+  EXPECT_EQ(t.bytes, R"([{"id":1}])");
+  EXPECT_TRUE(t.finished);
+  // Already streaming: the stream ends after what it carried.
+  response_stream sse({});
+  const auto gen = sse.attach([] {});
+  sse.push("progress", false);
+  sse.settle_unanswered();
+  t = sse.take(gen);
+  EXPECT_EQ(t.messages, 1U);
+  EXPECT_TRUE(t.finished);
+}
+
 TEST(ResponseStream, AWriterThatFallsBehindIsCutOff) {
   using mcp::http_detail::response_stream;
   response_stream s({.session = "s",

@@ -156,7 +156,9 @@ void add_bridge_command(CLI::App& app, int& exit_code, std::vector<std::string> 
   add_server_options(cmd, args->target, args->json);
   auto& l = args->listen;
   cmd->add_option("--listen", l.listen,
-                  "Serve `-- CMD ARGS` over Streamable HTTP at http://HOST:PORT/mcp (port 0: any)");
+                  "Serve `-- CMD ARGS` over Streamable HTTP at http://HOST:PORT/mcp (port 0: any). "
+                  "There is no authentication: whoever reaches the port can start CMD, so keep "
+                  "HOST a loopback address unless the network is yours");
   cmd->add_option("--allow-origin", l.allowed_origins,
                   "--listen: a browser Origin allowed besides loopback ones (repeatable)");
   cmd->add_option("--allow-host", l.allowed_hosts,
@@ -167,7 +169,7 @@ void add_bridge_command(CLI::App& app, int& exit_code, std::vector<std::string> 
       ->check(CLI::Range(1, 100000));
   cmd->add_option("--idle-timeout", l.idle_seconds,
                   "--listen: seconds a session may stay unused before its child is shut down")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(1.0, 1.0e7));
   cmd->callback([args, &exit_code] {
     if (!args->listen.listen.empty()) {
       if (!args->target.url.empty()) {

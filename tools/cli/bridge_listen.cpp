@@ -2,26 +2,32 @@
 // HTTP. Each HTTP session (an initialize without `MCP-Session-Id`) gets a child process of its
 // own running CMD, since a stdio server speaks with one client. The HTTP side is the library's
 // `http_server` (sessions, Origin and Host checks, SSE, resumption, limits); the child side is a
-// `process_connection`. Between them, `child_session` forwards each message as it is and routes
-// what the child writes:
+// `process_connection`. Between them, `child_session` passes each message on (re-encoded, one
+// line) and routes what the child writes:
 //   - an answer goes to the stream of the request it answers;
 //   - a progress notification goes with the request that gave its token;
 //   - anything else the child sends on its own (logs, list_changed, its requests for sampling,
 //     elicitation or roots) goes to the session's GET stream when one is open, else with the
 //     newest request still running (it would be dropped otherwise).
-// A child that exits ends its session (the client gets 404 and starts again); a session that
-// ends (DELETE, idle expiry, the bridge stopping) shuts its child down as the stdio transport
-// says (close stdin, wait, SIGTERM, SIGKILL), off the I/O threads.
+// Writing to a child happens on a writer thread of its own, so that a child that stops reading
+// holds up nobody else; what waits for it is bounded (past 16 MiB the session ends). A child
+// that exits ends its session (the client gets 404 and starts again); a session that ends
+// (DELETE, idle expiry, the bridge stopping) shuts its child down as the stdio transport says
+// (close stdin, wait, SIGTERM, SIGKILL), off the I/O threads.
 #include <mcp/http_server.hpp>
 #include <mcp/jsonrpc.hpp>
 #include <mcp/transport/process.hpp>
 
 #include <algorithm>
+#include <condition_variable>
 #include <csignal>
+#include <deque>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -32,26 +38,82 @@ namespace mcp::cli {
 
 namespace {
 
-/// Shuts children down on threads of their own (a shutdown may take seconds); `join` waits for
-/// all of them.
-class reaper {
+/// Runs shutdowns (which may take seconds) on threads of their own; `join` waits for all of
+/// them. Without a thread to be had, a shutdown runs on the caller.
+class reaper : public std::enable_shared_from_this<reaper> {
  public:
-  void reap(std::shared_ptr<process_connection> child) {
-    std::lock_guard lock(mu_);
-    threads_.emplace_back([child = std::move(child)] { child->close(); });
-  }
-  void join() {
-    std::vector<std::thread> all;
+  void reap(std::function<void()> shutdown) {
     {
       std::lock_guard lock(mu_);
-      all.swap(threads_);
+      ++running_;
     }
-    for (auto& t : all) t.join();
+    try {
+      std::thread([self = shared_from_this(), shutdown] {
+        shutdown();
+        self->done();
+      }).detach();
+    } catch (const std::system_error&) {
+      shutdown();
+      done();
+    }
+  }
+  void join() {
+    std::unique_lock lock(mu_);
+    cv_.wait(lock, [&] { return running_ == 0; });
+  }
+
+ private:
+  void done() {
+    std::lock_guard lock(mu_);
+    --running_;
+    cv_.notify_all();
+  }
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::size_t running_ = 0;
+};
+
+/// What waits to be written to a child, and the thread that writes it.
+class child_writer {
+ public:
+  static constexpr std::size_t max_bytes = std::size_t{16} << 20U;
+
+  /// Queues `message`. False when the child is that far behind (or closed).
+  bool push(std::string message) {
+    std::lock_guard lock(mu_);
+    if (closed_ || bytes_ + message.size() > max_bytes) return false;
+    bytes_ += message.size();
+    queue_.push_back(std::move(message));
+    cv_.notify_one();
+    return true;
+  }
+  /// Writes to `child` until `close`.
+  void run(process_connection& child) {
+    std::unique_lock lock(mu_);
+    for (;;) {
+      cv_.wait(lock, [&] { return closed_ || !queue_.empty(); });
+      if (closed_) return;
+      auto m = std::move(queue_.front());
+      queue_.pop_front();
+      bytes_ -= m.size();
+      lock.unlock();
+      child.send(std::move(m), {});
+      lock.lock();
+    }
+  }
+  void close() {
+    std::lock_guard lock(mu_);
+    closed_ = true;
+    queue_.clear();
+    cv_.notify_all();
   }
 
  private:
   std::mutex mu_;
-  std::vector<std::thread> threads_;
+  std::condition_variable cv_;
+  std::deque<std::string> queue_;
+  std::size_t bytes_ = 0;
+  bool closed_ = false;
 };
 
 /// The id of a message the child wrote, when it is a response (an id and no method).
@@ -96,6 +158,12 @@ class child_session final : public server_session,
     }
     auto s = std::make_shared<child_session>(std::move(out), std::move(r), limits);
     s->child_ = *child;
+    try {
+      s->writing_ = std::thread([w = s->writer_, c = s->child_] { w->run(*c); });
+    } catch (const std::system_error&) {
+      s->child_->close();
+      return nullptr;
+    }
     std::weak_ptr<child_session> weak = s;
     s->child_->start(
         [weak](std::string_view line) {
@@ -106,6 +174,7 @@ class child_session final : public server_session,
         });
     return s;
   }
+  ~child_session() override { close(); }
 
   void receive(std::string_view text) override {
     auto v = parse_json(text, limits_);
@@ -115,29 +184,46 @@ class child_session final : public server_session,
   }
 
   void receive(jsonrpc::message&& m) override {
-    if (const auto* r = std::get_if<jsonrpc::request>(&m)) {
+    {
       std::lock_guard lock(mu_);
-      running_.push_back(r->id);
-      if (r->method == "initialize") initialize_ = r->id;
-      if (const auto* meta = r->params.if_contains("_meta"); meta && meta->is_object()) {
-        if (const auto* token = meta->get_object().if_contains("progressToken")) {
-          progress_[json::serialize(*token)] = r->id;
+      if (closed_) return;
+      if (const auto* r = std::get_if<jsonrpc::request>(&m)) {
+        running_.push_back(r->id);
+        // One initialize per session: a second one is the child's to refuse.
+        if (r->method == "initialize" && version_.empty() && !initialize_) initialize_ = r->id;
+        if (const auto* meta = r->params.if_contains("_meta"); meta && meta->is_object()) {
+          if (const auto* token = meta->get_object().if_contains("progressToken")) {
+            progress_[json::serialize(*token)] = r->id;
+          }
+        }
+      } else if (const auto* n = std::get_if<jsonrpc::notification>(&m);
+                 n != nullptr && n->method == "notifications/cancelled") {
+        // The child will not answer it: forget it here too.
+        if (const auto* rid = n->params.if_contains("requestId")) {
+          if (auto id = jsonrpc::id_from_json(*rid)) forget(*id);
         }
       }
     }
-    child_->send(encode(m), {});
+    if (!writer_->push(encode(m))) close();  // the child is too far behind: give up on it
   }
 
   void close() override {
     std::shared_ptr<process_connection> child;
+    std::thread writing;
     {
       std::lock_guard lock(mu_);
       if (closed_) return;
       closed_ = true;
       child = child_;
+      writing = std::move(writing_);
     }
     out_->close();  // ends the HTTP session's streams; the server forgets the session
-    reaper_->reap(std::move(child));
+    writer_->close();
+    reaper_->reap(
+        [child = std::move(child), w = std::make_shared<std::thread>(std::move(writing))] {
+          if (child) child->close();  // also ends a write the child was not reading
+          if (w->joinable()) w->join();
+        });
   }
 
   [[nodiscard]] std::string protocol_version() const override {
@@ -177,8 +263,7 @@ class child_session final : public server_session,
       if (auto id = response_id(*m)) {
         auto it = std::find(running_.begin(), running_.end(), *id);
         if (it == running_.end()) return;  // answers nothing the client is waiting for
-        running_.erase(it);
-        std::erase_if(progress_, [&](const auto& p) { return p.second == *id; });
+        forget(*id);
         related = std::move(*id);
         final = true;
         if (initialize_ && *initialize_ == *related) {
@@ -194,6 +279,12 @@ class child_session final : public server_session,
     out_->send(std::move(text), send_context{.related_request = related ? &*related : nullptr,
                                              .is_final_response = final});
     if (ended) close();  // initialize failed: this session has no future
+  }
+
+  /// A request that is answered or cancelled. Under `mu_`.
+  void forget(const jsonrpc::request_id& id) {
+    std::erase(running_, id);
+    std::erase_if(progress_, [&](const auto& p) { return p.second == id; });
   }
 
   /// Keeps the negotiated version from an initialize answer. False when it is an error.
@@ -226,6 +317,8 @@ class child_session final : public server_session,
   std::shared_ptr<reaper> reaper_;
   json_limits limits_;
   std::shared_ptr<process_connection> child_;
+  std::shared_ptr<child_writer> writer_ = std::make_shared<child_writer>();
+  std::thread writing_;  ///< runs writer_ until close
   mutable std::mutex mu_;
   bool closed_ = false;
   std::string version_;
@@ -287,6 +380,11 @@ int run_bridge_listen(const bridge_listen_args& a) {
       std::cerr << "mcp-cpp: cannot listen on " << terminal_safe(a.listen) << ": "
                 << terminal_safe(e.what()) << "\n";
       return exit_usage;
+    }
+    if (opts.host != "127.0.0.1" && opts.host != "localhost" && opts.host != "::1") {
+      std::cerr << "mcp-cpp bridge: warning: " << terminal_safe(opts.host)
+                << " is not a loopback address, and the bridge does not authenticate: anyone "
+                   "who reaches it can start the server's command\n";
     }
     std::cerr << "mcp-cpp bridge: listening on " << http.url() << " for "
               << terminal_safe(a.command.front()) << " (a child process per session)\n";

@@ -154,7 +154,7 @@ listen)
   stop_bridge() { kill "$server" && wait "$server"; rc=$?; server=; [ $rc -eq 0 ] || fail "bridge exit $rc"; }
   init='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"curl","version":"1"}}}'
   post() {  # post SESSION BODY [HEADER]: prints the status line, headers and body
-    curl -s -i -X POST "$url" -H 'Content-Type: application/json' \
+    curl -s -i --max-time 10 -X POST "$url" -H 'Content-Type: application/json' \
       -H 'Accept: application/json, text/event-stream' ${1:+-H "Mcp-Session-Id: $1"} \
       ${3:+-H "$3"} -d "$2"
   }
@@ -172,6 +172,11 @@ listen)
   post "" "$init" "Origin: http://evil.example" | grep -q "^HTTP/1.1 403" ||
     fail "a foreign Origin was not refused"
   # Two sessions, two children; a third is refused; DELETE ends one and its child.
+  # (The children of the two calls above are shut down after their DELETE: wait for that.)
+  i=0
+  until [ "$(children)" -eq 0 ]; do
+    i=$((i + 1)); [ $i -gt 100 ] && fail "the children of ended sessions still run"; sleep 0.1
+  done
   s1=$(post "" "$init" | session_of)
   s2=$(post "" "$init" | session_of)
   [ -n "$s1" ] && [ -n "$s2" ] && [ "$s1" != "$s2" ] || fail "sessions '$s1' '$s2'"
@@ -187,8 +192,47 @@ listen)
   done
   post "$s1" '{"jsonrpc":"2.0","id":3,"method":"ping"}' | grep -q "^HTTP/1.1 404" ||
     fail "a deleted session still answers"
-  stop_bridge  # SIGTERM: the last child is shut down too, and the bridge exits 0
+  # A cancelled call gets no answer: its stream ends at once (empty), and the session is not
+  # held busy by it.
+  s3=$(post "" "$init" | session_of)
+  post "$s3" '{"jsonrpc":"2.0","method":"notifications/initialized"}' >/dev/null
+  post "$s3" '{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"slow_count","arguments":{"steps":100,"step_ms":100}}}' \
+    >"$dir/cancelled" &
+  call=$!
+  sleep 0.3
+  post "$s3" '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}' |
+    grep -q "^HTTP/1.1 202" || fail "the cancellation was not accepted"
+  i=0
+  while kill -0 $call 2>/dev/null; do
+    i=$((i + 1)); [ $i -gt 30 ] && fail "the stream of a cancelled call did not end"; sleep 0.1
+  done
+  grep -q '"id":7' "$dir/cancelled" && fail "a cancelled call was answered"
+  stop_bridge  # SIGTERM: the last children are shut down too, and the bridge exits 0
   grep -q "tools/call" "$dir/wire" || fail "the demo saw no call"
+
+  # A child that stops reading (after answering initialize) holds up nobody else, and does not
+  # stop the bridge from ending.
+  answer='{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"stuck","version":"1"}}}'
+  stuck="read -r line; case \$line in *stuck*) echo '$answer'; exec sleep 600;; esac;"
+  stuck="$stuck { printf '%s\\n' \"\$line\"; cat; } | exec '$demo' --task-store :memory:"
+  start_bridge -- sh -c "$stuck"
+  slow=$(post "" "$(echo "$init" | sed 's/"curl"/"stuck"/')" | session_of)
+  [ -n "$slow" ] || fail "no session for the stuck child"
+  { printf '{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"'
+    head -c 300000 /dev/zero | tr '\0' x
+    printf '"}}'; } >"$dir/big"
+  for _ in 1 2 3 4; do  # 1.2 MB: far more than a pipe holds
+    curl -s -i --max-time 10 -X POST "$url" -H 'Content-Type: application/json' \
+      -H 'Accept: application/json, text/event-stream' -H "Mcp-Session-Id: $slow" \
+      --data-binary @"$dir/big" | grep -q "^HTTP/1.1 202" || fail "a large notification refused"
+  done
+  rm "$dir/big"
+  s4=$(post "" "$init" | session_of)
+  post "$s4" '{"jsonrpc":"2.0","id":2,"method":"ping"}' | grep -q '"id":2,"result":{}' ||
+    fail "a stuck child held up another session"
+  t0=$(date +%s)
+  stop_bridge
+  [ $(($(date +%s) - t0)) -le 8 ] || fail "the bridge took more than 8 s to stop"
 
   # A child that exits after initialize ends its session: the client gets 404.
   answer='{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"brief","version":"1"}}}'
