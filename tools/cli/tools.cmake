@@ -133,6 +133,12 @@ if(MCP_BUILD_TESTS AND MCP_BUILD_EXAMPLES)
            COMMAND ${PROJECT_SOURCE_DIR}/tests/interop/server_everything.sh $<TARGET_FILE:mcp-cpp>)
   set_tests_properties(mcp_interop_server_everything
                        PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77 LABELS interop)
+  # The TypeScript SDK's reference server (../shared/bench; SKIPPED without it), both SDK lines:
+  # stdio, HTTP stateful and stateless, and through both bridges.
+  add_test(NAME mcp_interop_ts_ref_server
+           COMMAND ${PROJECT_SOURCE_DIR}/tests/interop/ts_ref_server.sh $<TARGET_FILE:mcp-cpp>)
+  set_tests_properties(mcp_interop_ts_ref_server
+                       PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77 LABELS interop)
   foreach(mode interrupt refuse prompt http tasks bridge listen inspect inspect_tmux)
     add_test(NAME cli_tools_${mode}
              COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/test_cli_live.sh ${mode}
