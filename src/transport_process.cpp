@@ -241,9 +241,13 @@ void process_connection::close() {
   // The child sees end of input: the polite request to exit. Closing waits for a write in
   // progress, which a child that stopped reading blocks until it dies: on another thread then,
   // so that the signals below still come.
+  auto input_closed = std::make_shared<std::atomic<bool>>(false);
   std::thread closing_input;
   try {
-    closing_input = std::thread([&s] { s.in->close(); });
+    closing_input = std::thread([in = s.in, input_closed] {
+      in->close();
+      input_closed->store(true);
+    });
   } catch (const std::system_error&) {  // no thread to be had: close here
     s.in->close();
   }
@@ -257,7 +261,19 @@ void process_connection::close() {
       (void)s.wait_exit(std::chrono::steady_clock::time_point::max());
     }
   }
-  if (closing_input.joinable()) closing_input.join();  // the child is gone: a blocked write failed
+  // The child is gone, so a blocked write failed, unless something it started holds its stdin
+  // without reading: then the closing thread is left to end whenever that does.
+  if (closing_input.joinable()) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+    while (!input_closed->load() && std::chrono::steady_clock::now() < until) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    if (input_closed->load()) {
+      closing_input.join();
+    } else {
+      closing_input.detach();
+    }
+  }
   // The pipes close when the child is gone, unless something it started still holds them.
   deadline = std::chrono::steady_clock::now() + std::min(grace, std::chrono::milliseconds(1000));
   s.finish_thread(s.reader, s.reader_done, deadline);

@@ -91,6 +91,11 @@ struct http_client_connection::impl {
     if (abandoned.size() >= 1024) abandoned.clear();
     abandoned.insert(json::serialize(*rid));
   }
+  /// Request `id` is over (answered, failed or given up): its cancellation mark goes.
+  void settled(const json::value& id) {
+    std::lock_guard lock(mu);
+    if (!abandoned.empty()) abandoned.erase(json::serialize(id));
+  }
   bool abandoned_request(const json::value& id) {
     std::lock_guard lock(mu);
     return abandoned.contains(json::serialize(id));
@@ -377,23 +382,32 @@ struct http_client_connection::impl {
   /// Runs `work` on an idle worker, or on a new one when none is idle. `self` is this impl: a
   /// worker keeps it alive until `close` ends the workers.
   void spawn(const std::shared_ptr<impl>& self, std::function<void()> work) {
-    std::lock_guard lock(mu);
-    if (closed) return;
-    jobs.push_back(std::move(work));
-    if (idle_workers >= jobs.size()) {
-      work_cv.notify_one();
-      return;
-    }
-    for (auto it = threads.begin(); it != threads.end();) {  // reap workers that ended
-      if (it->second->load()) {
-        it->first.join();
-        it = threads.erase(it);
-      } else {
-        ++it;
+    {
+      std::lock_guard lock(mu);
+      if (closed) return;
+      for (auto it = threads.begin(); it != threads.end();) {  // reap workers that ended
+        if (it->second->load()) {
+          it->first.join();
+          it = threads.erase(it);
+        } else {
+          ++it;
+        }
+      }
+      if (idle_workers > jobs.size()) {
+        jobs.push_back(std::move(work));
+        work_cv.notify_one();
+        return;
+      }
+      try {
+        auto ended = std::make_shared<std::atomic<bool>>(false);
+        threads.emplace_back(std::thread([self, ended] { self->work_loop(*ended); }), ended);
+        jobs.push_back(std::move(work));
+        return;
+      } catch (const std::system_error&) {
+        // No thread to be had: the request runs on the caller's thread instead.
       }
     }
-    auto ended = std::make_shared<std::atomic<bool>>(false);
-    threads.emplace_back(std::thread([self, ended] { self->work_loop(*ended); }), ended);
+    work();
   }
 
   void work_loop(std::atomic<bool>& ended) {
@@ -466,8 +480,10 @@ void http_client_connection::send(std::string message, const send_context& ctx) 
     impl_->post(message, std::nullopt);
     return;
   }
-  impl_->spawn(impl_,
-               [m = impl_.get(), message = std::move(message), id] { m->post(message, id); });
+  impl_->spawn(impl_, [m = impl_.get(), message = std::move(message), id] {
+    m->post(message, id);
+    m->settled(*id);
+  });
 }
 
 void http_client_connection::close() {
@@ -492,15 +508,17 @@ void http_client_connection::close() {
   }
   std::list<std::pair<std::thread, std::shared_ptr<std::atomic<bool>>>> threads;
   std::vector<std::unique_ptr<exchange>> idle;
+  std::deque<std::function<void()>> dropped;
   {
     std::lock_guard lock(impl_->mu);
     impl_->closed = true;
     for (const int fd : impl_->live_fds) ::shutdown(fd, SHUT_RDWR);
     threads.swap(impl_->threads);
-    impl_->jobs.clear();  // requests not started: never sent (the session fails their waiters)
+    dropped.swap(impl_->jobs);  // requests not started: never sent (the session fails them)
     impl_->work_cv.notify_all();
     idle.swap(impl_->idle);
   }
+  dropped.clear();
   for (auto& [t, f] : threads) {
     if (!t.joinable()) continue;
     if (t.get_id() == std::this_thread::get_id()) {

@@ -404,19 +404,23 @@ http_response request_handler::post(http_request& req, const principal& who,
     for (auto& m : body.messages) s.receive(std::move(m));
   };
 
+  // A cancelled request gets no answer (the peer sends none): its stream stops waiting.
+  std::vector<jsonrpc::request_id> cancelled;
+  for (const auto& m : body.messages) {
+    const auto* n = std::get_if<jsonrpc::notification>(&m);
+    if (n == nullptr || n->method != "notifications/cancelled") continue;
+    if (const auto* rid = n->params.if_contains("requestId")) {
+      if (auto id = jsonrpc::id_from_json(*rid)) cancelled.push_back(std::move(*id));
+    }
+  }
+  auto forget_cancelled = [&] {
+    for (const auto& id : cancelled) t.conn->forget_request(id);
+  };
+
   // Notifications and responses only: 202, no body.
   if (body.requests.empty()) {
-    // A cancelled request gets no answer (the peer sends none): its stream stops waiting.
-    std::vector<jsonrpc::request_id> cancelled;
-    for (const auto& m : body.messages) {
-      const auto* n = std::get_if<jsonrpc::notification>(&m);
-      if (n == nullptr || n->method != "notifications/cancelled") continue;
-      if (const auto* rid = n->params.if_contains("requestId")) {
-        if (auto id = jsonrpc::id_from_json(*rid)) cancelled.push_back(std::move(*id));
-      }
-    }
     deliver(*t.session);
-    for (const auto& id : cancelled) t.conn->forget_request(id);
+    forget_cancelled();
     if (opts_.stateless) t.session->close();
     http_response r;
     r.status = 202;
@@ -466,6 +470,7 @@ http_response request_handler::post(http_request& req, const principal& who,
                           "Conflict: a request with this id is already in progress", extra);
   }
   deliver(*t.session);
+  forget_cancelled();
   if (opts_.stateless && !delivering->exchange(false)) t.session->close();
   if (t.hs && body.initialize != nullptr && stream->finished() && !t.session->initialized()) {
     sessions_.end(t.hs->id);  // initialize failed: no session to keep (its answer is kept)

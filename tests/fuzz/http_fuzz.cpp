@@ -70,7 +70,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                                                                      return {.who = std::move(p)};
                                                                    }};
   }
-  request_handler h(*f.server, opts, [&](std::function<void()> work) { f.exec->post(work); });
+  request_handler h({.srv = f.server.get(), .limits = f.server->options().limits}, opts,
+                    [&](std::function<void()> work) { f.exec->post(work); });
   h.set_bound(true);
   std::string session;
   if (!opts.stateless) {

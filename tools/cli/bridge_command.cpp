@@ -65,6 +65,12 @@ class traffic {
     cv_.notify_all();
     return version;
   }
+  /// The client cancelled request `id`: no answer will come for it.
+  void cancelled(const json::value& id) {
+    std::lock_guard lock(mu_);
+    pending_.erase(json::serialize(id));
+    cv_.notify_all();
+  }
   /// Waits (at most `limit`) until initialize is answered; with `all`, until every forwarded
   /// request is.
   void wait(bool all, std::chrono::milliseconds limit) {
@@ -132,6 +138,9 @@ int run_bridge(const bridge_args& a) {
         const auto* n = std::get_if<jsonrpc::notification>(&*m);
         if (n != nullptr && n->method == "notifications/initialized") {
           conn->open_event_stream();  // what the server sends on its own (405: it has none)
+        }
+        if (n != nullptr && n->method == "notifications/cancelled") {
+          if (const auto* rid = n->params.if_contains("requestId")) seen->cancelled(*rid);
         }
       },
       [&](std::size_t) {

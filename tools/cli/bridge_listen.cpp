@@ -48,8 +48,11 @@ class reaper : public std::enable_shared_from_this<reaper> {
       ++running_;
     }
     try {
-      std::thread([self = shared_from_this(), shutdown] {
-        shutdown();
+      std::thread([self = shared_from_this(), shutdown]() mutable {
+        {
+          auto run = std::move(shutdown);  // destroyed (the child with it) before done()
+          run();
+        }
         self->done();
       }).detach();
     } catch (const std::system_error&) {
@@ -272,6 +275,8 @@ class child_session final : public server_session,
         }
       } else if (auto owner = progress_request(*m)) {
         related = std::move(*owner);
+      } else if (is_progress(*m)) {
+        return;  // for a request that was answered or cancelled: no stream wants it
       } else if (!out_->delivers_unrelated() && !running_.empty()) {
         related = running_.back();  // else it would be dropped: the newest call carries it
       }
@@ -298,13 +303,15 @@ class child_session final : public server_session,
     return true;
   }
 
+  static bool is_progress(const json::object& m) {
+    const auto* method = m.if_contains("method");
+    return method != nullptr && method->is_string() &&
+           method->get_string() == "notifications/progress";
+  }
+
   /// The request a notifications/progress belongs to (by its token). Under `mu_`.
   std::optional<jsonrpc::request_id> progress_request(const json::object& m) const {
-    const auto* method = m.if_contains("method");
-    if (method == nullptr || !method->is_string() ||
-        method->get_string() != "notifications/progress") {
-      return std::nullopt;
-    }
+    if (!is_progress(m)) return std::nullopt;
     const auto* params = m.if_contains("params");
     const auto* token =
         params && params->is_object() ? params->get_object().if_contains("progressToken") : nullptr;

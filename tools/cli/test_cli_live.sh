@@ -199,13 +199,17 @@ listen)
   post "$s3" '{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"slow_count","arguments":{"steps":100,"step_ms":100}}}' \
     >"$dir/cancelled" &
   call=$!
-  sleep 0.3
-  post "$s3" '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}' |
-    grep -q "^HTTP/1.1 202" || fail "the cancellation was not accepted"
+  # Cancelled until its stream ends (a cancellation that comes before the call is ignored).
   i=0
   while kill -0 $call 2>/dev/null; do
-    i=$((i + 1)); [ $i -gt 30 ] && fail "the stream of a cancelled call did not end"; sleep 0.1
+    i=$((i + 1)); [ $i -gt 30 ] && fail "the stream of a cancelled call did not end"
+    post "$s3" '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}' |
+      grep -q "^HTTP/1.1 202" || fail "the cancellation was not accepted"
+    sleep 0.1
   done
+  grep -q "^HTTP/1.1 200" "$dir/cancelled" || fail "the cancelled call's POST: $(cat "$dir/cancelled")"
+  post "$s3" '{"jsonrpc":"2.0","id":8,"method":"ping"}' | grep -q '"id":8,"result":{}' ||
+    fail "the session does not answer after a cancellation"
   grep -q '"id":7' "$dir/cancelled" && fail "a cancelled call was answered"
   stop_bridge  # SIGTERM: the last children are shut down too, and the bridge exits 0
   grep -q "tools/call" "$dir/wire" || fail "the demo saw no call"
