@@ -26,19 +26,11 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
-# Starts CMD... in the background (its pid in $pid) and sets $url from the "listening on URL"
-# it prints on stderr.
+# shellcheck source=../support/serve.sh
+source "$here/../support/serve.sh"
 start() {
-  : >"$work/server.err"  # before the server starts: the loop may read it first
-  "$@" 2>"$work/server.err" </dev/null &
-  pid=$!
-  url=""
-  for _ in $(seq 1 100); do
-    url="$(sed -n 's/.*listening on \(http[^ ]*\).*/\1/p' "$work/server.err" | head -n1 || true)"
-    [[ -n "$url" ]] && break
-    sleep 0.1
-  done
-  [[ -n "$url" ]] || { echo "ts-sdk-interop: the server did not start:" >&2; cat "$work/server.err" >&2; exit 1; }
+  start_server "$work/server.err" "$@" ||
+    { echo "ts-sdk-interop: the server did not start:" >&2; cat "$work/server.err" >&2; exit 1; }
 }
 start "$server" --http 127.0.0.1:0 --page-size 3
 timeout 120 node "$dir/ts_sdk_interop.mjs" http "$url"

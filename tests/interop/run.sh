@@ -50,15 +50,10 @@ if [[ "$mode" == ts-sdk-bearer ]]; then
     flags+=(--jwks "$work/jwks.json" --issuer https://auth.interop --audience https://demo.interop/mcp
             --scope mcp)
 fi
-"$demo" "${flags[@]}" 2>"$work/demo.err" </dev/null &
-pid=$!
-url=""
-for _ in $(seq 1 100); do
-    url="$(grep -o 'http://[^ ]*' "$work/demo.err" 2>/dev/null | head -n1 || true)"
-    [[ -n "$url" ]] && break
-    sleep 0.1
-done
-[[ -n "$url" ]] || { echo "interop: the demo server did not start:" >&2; cat "$work/demo.err" >&2; exit 1; }
+# shellcheck source=../support/serve.sh
+source "$here/../support/serve.sh"
+start_server "$work/demo.err" "$demo" "${flags[@]}" ||
+    { echo "interop: the demo server did not start:" >&2; cat "$work/demo.err" >&2; exit 1; }
 echo "interop: demo server at $url"
 
 case "$mode" in

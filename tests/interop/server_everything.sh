@@ -16,6 +16,8 @@ if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
   exit 77
 fi
 npm_dir="$("$here/../../scripts/npm-cache.sh" "$here")" || exit 1
+# shellcheck source=../support/serve.sh
+source "$here/../support/serve.sh"
 server="$npm_dir/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
 dir="$(mktemp -d)"
 pid=""
@@ -51,15 +53,8 @@ expect() {
 
 for transport in stdio http listen; do
   if [[ "$transport" == listen ]]; then
-    "$cli" bridge --listen 127.0.0.1:0 -- node "$server" stdio 2>"$dir/server.log" </dev/null &
-    pid=$!
-    url=""
-    for _ in $(seq 1 100); do
-      url="$(sed -n 's/.*listening on \(http[^ ]*\).*/\1/p' "$dir/server.log" | head -n1)"
-      [[ -n "$url" ]] && break
-      sleep 0.1
-    done
-    [[ -n "$url" ]] || fail "the bridge printed no URL: $(cat "$dir/server.log")"
+    start_server "$dir/server.log" "$cli" bridge --listen 127.0.0.1:0 -- node "$server" stdio ||
+      fail "the bridge printed no URL: $(cat "$dir/server.log")"
   elif [[ "$transport" == http ]]; then
     port="$(node -e 'const s = require("net").createServer().listen(0, "127.0.0.1", () => {
       console.log(s.address().port); s.close(); });')"
