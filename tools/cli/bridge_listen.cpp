@@ -187,10 +187,13 @@ class child_session final : public server_session,
   }
 
   void receive(jsonrpc::message&& m) override {
+    bool refused = false;
     {
       std::lock_guard lock(mu_);
       if (closed_) return;
-      if (const auto* r = std::get_if<jsonrpc::request>(&m)) {
+      // A client that never waits for its answers is refused here.
+      refused = std::holds_alternative<jsonrpc::request>(m) && running_.size() >= max_running;
+      if (const auto* r = std::get_if<jsonrpc::request>(&m); r != nullptr && !refused) {
         running_.push_back(r->id);
         // One initialize per session: a second one is the child's to refuse.
         if (r->method == "initialize" && version_.empty() && !initialize_) initialize_ = r->id;
@@ -206,6 +209,13 @@ class child_session final : public server_session,
           if (auto id = jsonrpc::id_from_json(*rid)) forget(*id);
         }
       }
+    }
+    if (refused) {
+      const auto& id = std::get<jsonrpc::request>(m).id;
+      out_->send(jsonrpc::encode_error(id, error{errc::invalid_request,
+                                                 "Invalid Request: too many requests in flight"}),
+                 send_context{.related_request = &id, .is_final_response = true});
+      return;
     }
     if (!writer_->push(encode(m))) close();  // the child is too far behind: give up on it
   }
@@ -319,6 +329,8 @@ class child_session final : public server_session,
     auto it = progress_.find(json::serialize(*token));
     return it == progress_.end() ? std::nullopt : std::optional(it->second);
   }
+
+  static constexpr std::size_t max_running = 4096;  ///< requests forwarded and not answered
 
   std::shared_ptr<connection> out_;
   std::shared_ptr<reaper> reaper_;
