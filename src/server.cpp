@@ -93,8 +93,25 @@ std::size_t server_core::add_state_slot() {
   return state_slots_++;
 }
 
+std::shared_ptr<const json::object> server_core::capabilities(
+    era e, bool shared_owner, const std::function<json::object()>& declare) {
+  const auto i = static_cast<std::size_t>(e) * 2 + (shared_owner ? 1 : 0);
+  const auto stamp = changes_.load();
+  if (i < caps_.size()) {
+    std::lock_guard lock(caps_mu_);
+    if (caps_[i].caps && caps_[i].stamp == stamp) return caps_[i].caps;
+  }
+  auto caps = std::make_shared<const json::object>(declare());
+  if (i < caps_.size()) {
+    std::lock_guard lock(caps_mu_);
+    caps_[i] = declared{stamp, caps};  // a change meanwhile moved the stamp on: computed again
+  }
+  return caps;
+}
+
 void server_core::list_changed(std::size_t k) {
   generations_[k].fetch_add(1);
+  changes_.fetch_add(1);
   {
     std::lock_guard lock(mu_);
     if (pending_[k]) return;

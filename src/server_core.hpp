@@ -9,6 +9,7 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
@@ -64,6 +65,14 @@ class server_core : public std::enable_shared_from_this<server_core> {
   /// Claims a per-session state slot (server_session_impl::state).
   std::size_t add_state_slot();
 
+  /// The capabilities `declare` computes for a session of era `e` whose callers do (or do not)
+  /// share a task owner: what features offer depends on nothing else, and changes only with a
+  /// list (a tool, resource or prompt added or removed), so it is kept until one changes. A
+  /// stateless server opens a session per request; this spares each one building the object.
+  /// Thread-safe.
+  std::shared_ptr<const json::object> capabilities(era e, bool shared_owner,
+                                                   const std::function<json::object()>& declare);
+
   /// Adds `e` under `key` to `cat`, a catalog announced on list `k`. Throws
   /// std::invalid_argument ("<what> "<key>" is already registered") when the key is taken.
   template <class Entry>
@@ -93,6 +102,14 @@ class server_core : public std::enable_shared_from_this<server_core> {
   std::array<bool, max_lists> pending_{};
   std::size_t list_count_ = 0;
   std::size_t state_slots_ = 0;
+
+  struct declared {
+    std::uint64_t stamp = 0;
+    std::shared_ptr<const json::object> caps;
+  };
+  std::atomic<std::uint64_t> changes_{0};  ///< every list change counts here too
+  std::mutex caps_mu_;
+  std::array<declared, 16> caps_{};  ///< by era × shared owner
 };
 
 /// Creates a session of `core` writing to `conn`, registered with the core.

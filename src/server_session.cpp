@@ -26,6 +26,7 @@ server_session_impl::server_session_impl(std::shared_ptr<server_core> core,
       shared_task_owner_(opts.shared_task_owner),
       level_(core_->opts.default_log_level) {
   if (opts.assume_initialized) {
+    stateless_ = true;
     for (std::size_t k = 0; k < core_->list_count(); ++k) {
       lists_seen_[k].store(core_->list_generation(k));
     }
@@ -41,7 +42,7 @@ server_session_impl::~server_session_impl() { close(); }
 void server_session_impl::close() {
   if (peer_closed()) return;
   close_peer();
-  core_->remove_session(this);
+  if (!stateless_) core_->remove_session(this);
 }
 
 std::string server_session_impl::protocol_version() const {
@@ -63,7 +64,7 @@ void server_session_impl::on_request(jsonrpc::request&& req) {
   }
   const auto* m = core_->router.find(req.method);
   // A method of a feature this session was not offered (nothing registered) is unknown too.
-  if (m == nullptr || (!m->capability.empty() && !declared_.contains(m->capability))) {
+  if (m == nullptr || (!m->capability.empty() && !declared_->contains(m->capability))) {
     return reply_error(req.id, error{errc::method_not_found, "Method not found: " + req.method});
   }
   m->handler(*this, std::move(req));
@@ -99,7 +100,7 @@ void server_session_impl::on_initialize(const jsonrpc::request& req) {
     if (caps) client_caps_ = caps->get_object();
     declared_ = declare_capabilities();
     result = json::object{{"protocolVersion", version_},
-                          {"capabilities", declared_},
+                          {"capabilities", *declared_},
                           {"serverInfo", wire::implementation(core_->opts.info, era_)}};
     if (core_->opts.instructions) result["instructions"] = *core_->opts.instructions;
     for (std::size_t k = 0; k < core_->list_count(); ++k) {
@@ -111,12 +112,14 @@ void server_session_impl::on_initialize(const jsonrpc::request& req) {
 }
 
 /// What each feature offers now, plus nothing else.
-json::object server_session_impl::declare_capabilities() const {
-  json::object caps;
-  for (const auto& f : core_->features) {
-    if (auto c = f->capability(*this)) caps[c->first] = std::move(c->second);
-  }
-  return caps;
+std::shared_ptr<const json::object> server_session_impl::declare_capabilities() const {
+  return core_->capabilities(era_, shared_task_owner_, [this] {
+    json::object caps;
+    for (const auto& f : core_->features) {
+      if (auto c = f->capability(*this)) caps[c->first] = std::move(c->second);
+    }
+    return caps;
+  });
 }
 
 void server_session_impl::answer_later(
@@ -191,8 +194,11 @@ void server_session_impl::notify_list_changed(std::size_t k, std::uint64_t gener
 std::shared_ptr<server_session> make_session(const std::shared_ptr<server_core>& core,
                                              std::shared_ptr<connection> conn,
                                              session_options opts) {
+  // A stateless session lives for one request and can be told nothing later: the core does not
+  // keep it among the sessions it notifies (that list and its lock stay off the request path).
+  const bool notified = !opts.assume_initialized;
   auto s = std::make_shared<server_session_impl>(core, std::move(conn), std::move(opts));
-  core->add_session(s);
+  if (notified) core->add_session(s);
   return s;
 }
 

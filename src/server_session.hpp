@@ -112,7 +112,7 @@ class server_session_impl final : public server_session, public peer {
 
  private:
   void on_initialize(const jsonrpc::request& req);
-  [[nodiscard]] json::object declare_capabilities() const;
+  [[nodiscard]] std::shared_ptr<const json::object> declare_capabilities() const;
   [[nodiscard]] std::optional<std::string> missing_capability(std::string_view method,
                                                               const json::object& params) const;
 
@@ -122,12 +122,15 @@ class server_session_impl final : public server_session, public peer {
   std::string task_owner_;
   bool shared_task_owner_;
 
-  std::mutex init_mu_;  ///< serialises initialize
+  bool stateless_ = false;  ///< opened initialized (session_options::assume_initialized)
+  std::mutex init_mu_;      ///< serialises initialize
   std::atomic<bool> initialized_{false};
   std::string version_;  ///< written before initialized_ is set, read after
   era era_ = latest_era;
   json::object client_caps_;
-  json::object declared_;  ///< the capabilities sent in the InitializeResult
+  /// The capabilities sent in the InitializeResult (shared by sessions alike: see
+  /// server_core::capabilities); written before initialized_ is set, read after.
+  std::shared_ptr<const json::object> declared_;
   std::atomic<log_level> level_;
   std::array<std::atomic<std::uint64_t>, max_lists> lists_seen_{};
 

@@ -96,7 +96,8 @@ struct session_options {
   principal who{};  ///< the caller, from the transport (stdio: "local")
   /// Stateless serving: the session starts initialized at this protocol version, with no
   /// client capabilities (so no requests to the client). Used by transports that serve
-  /// requests without an initialize handshake per connection.
+  /// requests without an initialize handshake per connection. Such a session lives for its
+  /// requests only: it is not told of list changes or resource updates.
   std::optional<std::string> assume_initialized{};
   /// Whose tasks the session sees and creates (tasks are bound to their requestor): the
   /// transport sets it (Streamable HTTP: the authenticated principal, else the HTTP session;
