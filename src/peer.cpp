@@ -1,7 +1,8 @@
 #include "peer.hpp"
 
-#include <condition_variable>
+#include <atomic>
 
+#include "detail/answer_wait.hpp"
 #include "detail/message_storage.hpp"
 #include "detail/timer.hpp"
 
@@ -230,8 +231,10 @@ std::int64_t peer::request_async(std::string_view method, json::object params,
                                                  ? now + opts.max_total
                                                  : std::chrono::steady_clock::time_point::max()));
   if (!closed_.load()) {
-    conn_->send(jsonrpc::encode_request(id, method, params),
-                send_context{.related_request = opts.related, .request = &rid});
+    conn_->send(
+        jsonrpc::encode_request(id, method, params),
+        send_context{
+            .related_request = opts.related, .request = &rid, .sender_waits = opts.sender_waits});
   }
   return id;
 }
@@ -267,13 +270,15 @@ void peer::expire(std::int64_t id) {
     }
   }
   if (rearm) return arm_timer(id, *rearm);
-  send(jsonrpc::encode_notification("notifications/cancelled",
-                                    json::object{{"requestId", id}, {"reason", "timed out"}}));
+  // The waiter first, then the peer: a transport carrying the request on the waiter's thread
+  // ends that exchange at the cancellation, and the waiter must not wait for that message.
   const bool hard = o.hard_deadline <= o.deadline;
   const auto limit = hard ? o.max_total : o.timeout;
   o.done(error{errc::request_timeout, o.method + " got no answer within " +
                                           std::to_string(limit.count()) + " ms" +
                                           (hard ? " (its hard maximum)" : "")});
+  send(jsonrpc::encode_notification("notifications/cancelled",
+                                    json::object{{"requestId", id}, {"reason", "timed out"}}));
 }
 
 void peer::on_progress(const json::object& params) {
@@ -294,59 +299,56 @@ void peer::on_progress(const json::object& params) {
 void peer::on_response(jsonrpc::response&& r) {
   const auto* id = std::get_if<std::int64_t>(&r.id);
   if (!id) return;  // not one of ours (our ids are integers)
-  if (r.err) return finish_outbound(*id, std::move(*r.err));
-  if (r.result && r.result->is_object()) {
-    return finish_outbound(*id, std::move(r.result->get_object()));
+  if (r.err) {
+    (void)finish_outbound(*id, std::move(*r.err));
+  } else if (r.result && r.result->is_object()) {
+    (void)finish_outbound(*id, std::move(r.result->get_object()));
+  } else {
+    (void)finish_outbound(*id, error{errc::invalid_request, "the peer's result is not an object"});
   }
-  finish_outbound(*id, error{errc::invalid_request, "the peer's result is not an object"});
 }
 
-void peer::finish_outbound(std::int64_t id, result<json::object> outcome) {
+bool peer::finish_outbound(std::int64_t id, result<json::object> outcome) {
   outbound o;
   {
     std::lock_guard lock(mu_);
     auto it = outbound_.find(id);
-    if (it == outbound_.end()) return;  // late, unknown or timed out already: ignored
+    if (it == outbound_.end()) return false;  // late, unknown or timed out already: ignored
     o = std::move(it->second);
     outbound_.erase(it);
   }
   if (o.timer != 0) cancel_timer(o.timer);
   o.done(std::move(outcome));
+  return true;
 }
 
 void peer::cancel_outbound(std::int64_t id, std::string_view reason) {
-  {
-    std::lock_guard lock(mu_);
-    if (!outbound_.contains(id)) return;
-  }
+  // The waiter first, then the peer (as in `expire`); nothing when it was answered already.
+  if (!finish_outbound(id, error{errc::cancelled, "the request was cancelled"})) return;
   send(jsonrpc::encode_notification("notifications/cancelled",
                                     json::object{{"requestId", id}, {"reason", reason}}));
-  finish_outbound(id, error{errc::cancelled, "the request was cancelled"});
 }
 
 result<json::object> peer::request(std::string_view method, json::object params,
                                    outbound_options opts, std::stop_token stop,
                                    std::string_view stop_reason) {
+  enum : int { answered = 1, stopped = 2 };
   struct waiter {
-    std::mutex mu;
-    std::condition_variable_any cv;
-    std::optional<result<json::object>> outcome;
+    answer_wait state;
+    std::optional<result<json::object>> outcome;  // set once, before `state` says answered
   };
   auto w = std::make_shared<waiter>();
+  // A stop is observed only while waiting here, so the exchange may then not run on this thread.
+  opts.sender_waits = !stop.stop_possible();
   const auto id =
       request_async(method, std::move(params), std::move(opts), [w](result<json::object> r) {
-        std::lock_guard lock(w->mu);
         w->outcome = std::move(r);
-        w->cv.notify_all();
+        w->state.set(answered);
       });
-  std::unique_lock lock(w->mu);
-  if (w->cv.wait(lock, stop, [&] { return w->outcome.has_value(); })) {
-    return std::move(*w->outcome);
-  }
-  lock.unlock();
+  std::stop_callback on_stop(stop, [&w] { (void)w->state.set_if(answer_wait::pending, stopped); });
+  if (w->state.wait_while(answer_wait::pending) == answered) return std::move(*w->outcome);
   cancel_outbound(id, stop_reason);
-  lock.lock();
-  w->cv.wait(lock, [&] { return w->outcome.has_value(); });  // cancelled, or answered meanwhile
+  (void)w->state.wait_while(stopped);  // cancelled, or answered meanwhile
   if (w->outcome->has_error() && w->outcome->error().is(errc::cancelled)) {
     return error{errc::cancelled, std::string(method) + " was cancelled"};
   }

@@ -63,6 +63,8 @@ struct outbound_options {
   std::function<void(const json::object& progress)> on_progress{};
   /// Called with the id as soon as the request is sent (before any answer can arrive).
   std::function<void(std::int64_t id)> on_sent{};
+  /// Set by `request`: the sender blocks until the answer (see send_context::sender_waits).
+  bool sender_waits = false;
 };
 
 /// The answer to an outgoing request: the result object, or the peer's JSON-RPC error,
@@ -114,7 +116,8 @@ class peer : public std::enable_shared_from_this<peer> {
   std::int64_t request_async(std::string_view method, json::object params, outbound_options opts,
                              outbound_callback done);
   /// Sends a request and blocks until its answer. `stop` cancels the wait (the peer is sent
-  /// notifications/cancelled with `stop_reason`).
+  /// notifications/cancelled with `stop_reason`). Without a `stop`, the transport may carry the
+  /// exchange on this thread (send_context::sender_waits).
   result<json::object> request(std::string_view method, json::object params, outbound_options opts,
                                std::stop_token stop = {},
                                std::string_view stop_reason = "cancelled");
@@ -162,7 +165,8 @@ class peer : public std::enable_shared_from_this<peer> {
   void on_response(jsonrpc::response&& r);
   void on_cancelled(const json::object& params);
   void on_progress(const json::object& params);
-  void finish_outbound(std::int64_t id, result<json::object> outcome);
+  /// Fails or answers outgoing request `id`; false when it was settled already.
+  bool finish_outbound(std::int64_t id, result<json::object> outcome);
   void arm_timer(std::int64_t id, std::chrono::steady_clock::time_point when);
   void expire(std::int64_t id);
   bool settle_batched(const jsonrpc::request_id& id, std::string* answer, std::string& out);

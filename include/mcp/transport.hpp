@@ -37,6 +37,11 @@ struct send_context {
   /// Set when the message is a request this side sends: its id (transports that wait for the
   /// answer on the request's own exchange, like Streamable HTTP's client, need it).
   const jsonrpc::request_id* request = nullptr;
+  /// True when the sender of request `request` blocks until its answer anyway: a transport may
+  /// then carry the whole exchange on the calling thread (no hand-off to another thread), so
+  /// long as a `notifications/cancelled` for the request, sent through this connection from
+  /// another thread, or `close` ends that exchange promptly.
+  bool sender_waits = false;
 };
 
 /// Where a session writes. Implemented by transports.

@@ -1,6 +1,7 @@
 // The Streamable HTTP client transport: blocking Beast I/O, one private io_context per
-// exchange (so every read and write has a deadline), one worker thread per outstanding request
-// (workers are kept for the next requests; an idle one ends after a while); plain
+// exchange (so every read and write has a deadline). A request whose sender waits for it runs
+// on the sender's thread; others run on worker threads (kept for the next requests; an idle one
+// ends after a while); plain
 // HTTP or HTTPS (OpenSSL: TLS 1.2 or later, the server's certificate checked for its host).
 // Connections are kept alive: one that ended with a complete plain answer goes back to a small
 // idle pool; a pooled connection is checked before use, and a request that still finds it
@@ -14,6 +15,7 @@
 #include <condition_variable>
 #include <deque>
 #include <list>
+#include <map>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -74,22 +76,36 @@ struct http_client_connection::impl {
   static constexpr std::chrono::seconds worker_linger{10};
 
   std::set<std::string> abandoned;  // ids of requests the session cancelled (serialized)
+  // Requests run on their sender's thread (serialized id → the socket carrying it now): a
+  // cancellation ends that exchange, since no one else would give up on it.
+  std::map<std::string, int> watched_fds;
+  std::condition_variable cancel_cv;  // wakes a resumption's pause at a cancellation or close
 
   /// Notes the request a notifications/cancelled names: it is not sent again after an
   /// authorization, and a stream that ends without its answer is not reported (the session no
-  /// longer waits for it, and the server sends no answer).
-  void note_cancellation(std::string_view message) {
-    if (message.find("notifications/cancelled") == std::string_view::npos) return;
+  /// longer waits for it, and the server sends no answer). Returns its serialized id.
+  std::optional<std::string> note_cancellation(std::string_view message) {
+    if (message.find("notifications/cancelled") == std::string_view::npos) return std::nullopt;
     auto v = parse_json(message);
-    if (!v || !v->is_object()) return;
+    if (!v || !v->is_object()) return std::nullopt;
     const auto* params = v->get_object().if_contains("params");
     const auto* rid = params != nullptr && params->is_object()
                           ? params->get_object().if_contains("requestId")
                           : nullptr;
-    if (rid == nullptr) return;
+    if (rid == nullptr) return std::nullopt;
+    std::string id = json::serialize(*rid);
     std::lock_guard lock(mu);
     if (abandoned.size() >= 1024) abandoned.clear();
-    abandoned.insert(json::serialize(*rid));
+    abandoned.insert(id);
+    return id;
+  }
+  /// Ends the exchange of cancelled request `id` when it runs on its sender's thread, and wakes
+  /// a resumption waiting to retry. (The server learns of the cancellation from the
+  /// notification; a dropped connection alone does not cancel.)
+  void interrupt(const std::string& id) {
+    std::lock_guard lock(mu);
+    if (auto it = watched_fds.find(id); it != watched_fds.end()) ::shutdown(it->second, SHUT_RDWR);
+    cancel_cv.notify_all();
   }
   /// Request `id` is over (answered, failed or given up): its cancellation mark goes.
   void settled(const json::value& id) {
@@ -157,11 +173,13 @@ struct http_client_connection::impl {
                                  std::string_view last_event_id, const std::string& body,
                                  beast::error_code& ec, std::string& refusal_body,
                                  std::string* why = nullptr,
-                                 const std::optional<json::value>& id = std::nullopt) {
+                                 const std::optional<json::value>& id = std::nullopt,
+                                 const std::string* watch = nullptr) {
     for (int attempt = 0;; ++attempt) {
       refusal_body.clear();
       const std::string auth = opts.authorizer ? opts.authorizer->authorization() : std::string();
-      auto ex = open(request_head(method, accept, last_event_id, body.size(), auth) + body, ec);
+      auto ex =
+          open(request_head(method, accept, last_event_id, body.size(), auth) + body, ec, watch);
       if (ec || !opts.authorizer) return ex;
       const unsigned status = ex->status();
       const std::string challenge = ex->header_all("WWW-Authenticate");
@@ -187,7 +205,10 @@ struct http_client_connection::impl {
   /// write failed, or it is not a POST (GET, DELETE). A POST that was written is never replayed
   /// (RFC 9110 9.2.2). The socket is registered so that close() can interrupt it. `ec` tells
   /// how it went; the exchange is returned either way (for `done`).
-  std::unique_ptr<exchange> open(const std::string& data, beast::error_code& ec) {
+  /// `watch`: the serialized id of a request run on its sender's thread; its socket is
+  /// registered for `interrupt`, and a request already cancelled is not sent.
+  std::unique_ptr<exchange> open(const std::string& data, beast::error_code& ec,
+                                 const std::string* watch) {
     const bool idempotent = !data.starts_with("POST ");
     for (int attempt = 0;; ++attempt) {
       std::unique_ptr<exchange> ex;
@@ -217,7 +238,12 @@ struct http_client_connection::impl {
           ec = net::error::operation_aborted;
           return ex;
         }
+        if (watch != nullptr && abandoned.contains(*watch)) {
+          ec = net::error::operation_aborted;
+          return ex;
+        }
         live_fds.insert(ex->native_handle());
+        if (watch != nullptr) watched_fds[*watch] = ex->native_handle();
       }
       ec = ex->write(data, opts.read_timeout);
       const bool written = !ec;
@@ -238,6 +264,7 @@ struct http_client_connection::impl {
   void done(exchange& ex) {
     std::lock_guard lock(mu);
     live_fds.erase(ex.native_handle());
+    std::erase_if(watched_fds, [fd = ex.native_handle()](const auto& w) { return w.second == fd; });
   }
 
   /// The exchange is over: its connection goes back to the pool when it can carry another.
@@ -272,7 +299,8 @@ struct http_client_connection::impl {
 
   /// Reads an SSE body until `id`'s response arrives (or, without an id, until the end),
   /// resuming with GET + Last-Event-ID when the connection drops first.
-  void read_sse(exchange& first, const std::optional<json::value>& id) {
+  void read_sse(exchange& first, const std::optional<json::value>& id,
+                const std::string* watch = nullptr) {
     http_detail::sse_parser parser;
     bool answered = false;
     const std::string id_text = id ? json::serialize(*id) : std::string();
@@ -317,11 +345,18 @@ struct http_client_connection::impl {
         fail_request(id, 0, "the SSE stream ended before the response arrived");
         return;
       }
-      std::this_thread::sleep_for(std::min(parser.retry().value_or(std::chrono::milliseconds(100)),
-                                           std::chrono::milliseconds(5000)));
+      {
+        std::unique_lock lock(mu);
+        const auto pause = std::min(parser.retry().value_or(std::chrono::milliseconds(100)),
+                                    std::chrono::milliseconds(5000));
+        if (cancel_cv.wait_for(lock, pause,
+                               [&] { return closed || abandoned.contains(id_text); })) {
+          return;  // cancelled or closed meanwhile: the session expects no answer
+        }
+      }
       resumed_from = parser.last_event_id();
       std::string refusal;
-      resumed = send("GET", "text/event-stream", resumed_from, {}, ec, refusal);
+      resumed = send("GET", "text/event-stream", resumed_from, {}, ec, refusal, nullptr, id, watch);
       ex = resumed.get();
       if (ec || ex->status() != 200) {
         done(*ex);
@@ -342,12 +377,14 @@ struct http_client_connection::impl {
     }
   }
 
-  /// One POST exchange, start to end (the answer is delivered).
-  void post(const std::string& message, const std::optional<json::value>& id) {
+  /// One POST exchange, start to end (the answer is delivered). `watch`: as for `open`.
+  void post(const std::string& message, const std::optional<json::value>& id,
+            const std::string* watch = nullptr) {
     beast::error_code ec;
     std::string body;
     std::string why;
-    auto ex = send("POST", "application/json, text/event-stream", {}, message, ec, body, &why, id);
+    auto ex =
+        send("POST", "application/json, text/event-stream", {}, message, ec, body, &why, id, watch);
     if (ec) {
       done(*ex);
       fail_request(id, 0, "HTTP request failed: " + ec.message());
@@ -356,7 +393,7 @@ struct http_client_connection::impl {
     const unsigned status = ex->status();
     const auto ctype = ex->header("Content-Type");
     if (status == 200 && ctype.find("text/event-stream") != std::string::npos) {
-      read_sse(*ex, id);
+      read_sse(*ex, id, watch);
       return;
     }
     while (!(ec = ex->read_some(body, opts.read_timeout))) {
@@ -476,8 +513,16 @@ void http_client_connection::send(std::string message, const send_context& ctx) 
   std::optional<json::value> id;
   if (ctx.request != nullptr) id = jsonrpc::id_to_json(*ctx.request);
   if (!id) {  // notification or response: a quick 202, on this thread
-    impl_->note_cancellation(message);
+    // A cancelled request run on its sender's thread is let go first: the sender is not kept
+    // waiting for this POST.
+    if (const auto cancelled = impl_->note_cancellation(message)) impl_->interrupt(*cancelled);
     impl_->post(message, std::nullopt);
+    return;
+  }
+  if (ctx.sender_waits) {  // on this thread: no hand-off to a worker and back
+    const std::string watch = json::serialize(*id);
+    impl_->post(message, id, &watch);
+    impl_->settled(*id);
     return;
   }
   impl_->spawn(impl_, [m = impl_.get(), message = std::move(message), id] {
@@ -513,6 +558,7 @@ void http_client_connection::close() {
     std::lock_guard lock(impl_->mu);
     impl_->closed = true;
     for (const int fd : impl_->live_fds) ::shutdown(fd, SHUT_RDWR);
+    impl_->cancel_cv.notify_all();
     threads.swap(impl_->threads);
     dropped.swap(impl_->jobs);  // requests not started: never sent (the session fails them)
     impl_->work_cv.notify_all();

@@ -5,6 +5,7 @@ mcp_add_test(mcp_http_tests
   http/sse_test.cpp
   http/server_test.cpp
   http/client_test.cpp
+  http/client_waits_test.cpp
   http/hardening_test.cpp
   http/request_reader_test.cpp
   http/tasks_test.cpp
