@@ -2,3 +2,6 @@
 add_executable(client_calls ${CMAKE_CURRENT_SOURCE_DIR}/client/client_calls.cpp)
 target_link_libraries(client_calls PRIVATE mcp::mcp mcp::http Threads::Threads)
 mcp_target_defaults(client_calls)
+# The same calls with no client library at all: the floor under any client (compare.sh).
+add_executable(bare_calls ${CMAKE_CURRENT_SOURCE_DIR}/client/bare_calls.cpp)
+mcp_target_defaults(bare_calls)

@@ -5,7 +5,8 @@
 //   client_calls stdio N W -- CMD ARGS...   a server launched as a child process
 //   client_calls http N W URL               a Streamable HTTP server
 //
-// Prints one line: "<transport>: N calls in S s = X calls/s (window W)".
+// Prints one line: "<transport>: N calls in S s = X calls/s (window W)". Exits 1 at the first
+// call that fails, the tool's own errors (isError) included.
 #include <mcp/client.hpp>
 #include <mcp/http_client.hpp>
 #include <mcp/transport/process.hpp>
@@ -39,6 +40,11 @@ bool run(mcp::client_session& client, const char* transport, long n, long w) {
         auto r = client.call_tool("echo", mcp::json::object{{"text", "hello"}});
         if (!r) {
           std::fprintf(stderr, "call failed: %s\n", r.error().message.c_str());
+          failed = true;
+        } else if (const auto* e = r->if_contains("isError"); e != nullptr && e->is_bool() &&
+                                                             e->get_bool()) {
+          // A refused call (a rate limit, say) is not the call being measured.
+          std::fprintf(stderr, "the tool failed: %s\n", mcp::json::serialize(*r).c_str());
           failed = true;
         }
       }

@@ -4,6 +4,8 @@
 #   - calls/s of our client (client_calls) and of the TypeScript SDK client (ts_client_calls.mjs,
 #     the SDK pinned in tests/interop) against the same demo server, over stdio and HTTP, one
 #     call at a time and 16 in flight;
+#   - the same calls one at a time with no client library at all (bare_calls.cpp): what the
+#     server and the transport leave for any client;
 #   - wall time of `mcp-cpp tools list -- demo_server` and of the MCP Inspector's CLI (pinned in
 #     tests/interop) doing the same, whole processes.
 #
@@ -16,13 +18,14 @@ rounds="${2:-3}"
 n="${3:-5000}"
 demo="$build/examples/demo_server"
 calls="$build/bench/client_calls"
+bare="$build/bench/bare_calls"
 cli="$build/tools/mcp-cpp"
 npm_dir="$("$root/scripts/npm-cache.sh" "$root/tests/interop")"
 cp "$here/ts_client_calls.mjs" "$npm_dir/"
 inspector="$npm_dir/node_modules/.bin/mcp-inspector"
 
 log="$(mktemp)"
-"$demo" --http 127.0.0.1:0 --task-store :memory: 2>"$log" &
+"$demo" --http 127.0.0.1:0 --no-rate-limit --task-store :memory: 2>"$log" &
 pid=$!
 trap 'kill $pid 2>/dev/null; rm -f "$log"' EXIT
 for _ in $(seq 1 100); do
@@ -42,16 +45,18 @@ ms() {
 
 for round in $(seq 1 "$rounds"); do
   echo "== round $round"
+  "$bare" stdio "$n" -- "$demo" --no-rate-limit --task-store :memory:
+  "$bare" http "$n" "$url"
   for w in 1 16; do
-    "$calls" stdio "$n" "$w" -- "$demo" --task-store :memory:
-    node --no-warnings "$npm_dir/ts_client_calls.mjs" stdio "$n" "$w" -- "$demo" --task-store :memory:
+    "$calls" stdio "$n" "$w" -- "$demo" --no-rate-limit --task-store :memory:
+    node --no-warnings "$npm_dir/ts_client_calls.mjs" stdio "$n" "$w" -- "$demo" --no-rate-limit --task-store :memory:
     "$calls" http "$n" "$w" "$url"
     node --no-warnings "$npm_dir/ts_client_calls.mjs" http "$n" "$w" "$url"
   done
   ours=() theirs=()
   for _ in 1 2 3 4 5; do
-    ours+=("$(ms "$cli" tools list -- "$demo" --task-store :memory:)")
-    theirs+=("$(ms node "$inspector" --cli "$demo" --task-store :memory: --method tools/list)")
+    ours+=("$(ms "$cli" tools list -- "$demo" --no-rate-limit --task-store :memory:)")
+    theirs+=("$(ms node "$inspector" --cli "$demo" --no-rate-limit --task-store :memory: --method tools/list)")
   done
   echo "tools list wall time, ms: mcp-cpp ${ours[*]}; Inspector CLI ${theirs[*]}"
 done

@@ -23,7 +23,11 @@ let next = 0;
 const t0 = process.hrtime.bigint();
 await Promise.all(
   Array.from({ length: w }, async () => {
-    while (next++ < n) await client.callTool({ name: "echo", arguments: { text: "hello" } });
+    while (next++ < n) {
+      const r = await client.callTool({ name: "echo", arguments: { text: "hello" } });
+      // A refused call (a rate limit, say) is not the call being measured.
+      if (r.isError) throw new Error(`the tool failed: ${JSON.stringify(r)}`);
+    }
   }),
 );
 const s = Number(process.hrtime.bigint() - t0) / 1e9;
