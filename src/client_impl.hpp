@@ -84,7 +84,7 @@ struct client_session::impl final : detail::peer {
                                   in_flight, h = *handler, req = std::move(req)] {
       result<json::object> r = error{errc::internal_error, "no result"};
       try {
-        r = h(req.params);
+        r = h(req.params, in_flight->stop_source().get_token());
       } catch (const std::exception& e) {
         r = error{errc::internal_error, req.method + " failed: " + e.what()};
       }

@@ -37,6 +37,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -49,7 +50,11 @@ struct client_info {
 };
 
 /// Answers a request the server sends (sampling/createMessage, elicitation/create, roots/list).
-using client_request_handler = std::function<result<json::object>(const json::object& params)>;
+/// `stop` is requested when the server cancels the request (notifications/cancelled) or the
+/// session ends: the answer will be dropped, so a handler that waits (for a person, say)
+/// should give up then.
+using client_request_handler =
+    std::function<result<json::object>(const json::object& params, std::stop_token stop)>;
 
 /// What a confirmation hook is asked before a tools/call (the Tools page: a human in the loop).
 struct call_confirmation {

@@ -215,7 +215,8 @@ TEST(tools_cli_elicit, accept_defaults_fills_every_default) {
                      "score": {"type": "number", "default": 95.5},
                      "status": {"type": "string", "enum": ["active", "inactive"], "default": "active"},
                      "verified": {"type": "boolean", "default": true},
-                     "note": {"type": "string"}}}})"));
+                     "note": {"type": "string"}}}})"),
+                         {});
   ASSERT_TRUE(r);
   EXPECT_EQ(mcp::json::serialize(*r),
             R"({"action":"accept","content":{"name":"John Doe","age":30,"score":9.55E1,)"
@@ -225,11 +226,13 @@ TEST(tools_cli_elicit, accept_defaults_fills_every_default) {
 TEST(tools_cli_elicit, a_required_field_without_default_or_a_url_is_declined) {
   const auto handler = mcp::cli::elicitation_handler("accept-defaults");
   const auto form = handler(elicitation(R"({"message": "m", "requestedSchema": {"type": "object",
-      "properties": {"answer": {"type": "string"}}, "required": ["answer"]}})"));
+      "properties": {"answer": {"type": "string"}}, "required": ["answer"]}})"),
+                            {});
   ASSERT_TRUE(form);
   EXPECT_EQ(mcp::json::serialize(*form), R"({"action":"decline"})");
   const auto url = handler(
-      elicitation(R"({"mode": "url", "message": "m", "url": "https://x", "elicitationId": "e"})"));
+      elicitation(R"({"mode": "url", "message": "m", "url": "https://x", "elicitationId": "e"})"),
+      {});
   ASSERT_TRUE(url);
   EXPECT_EQ(mcp::json::serialize(*url), R"({"action":"decline"})");
 }
@@ -237,11 +240,11 @@ TEST(tools_cli_elicit, a_required_field_without_default_or_a_url_is_declined) {
 TEST(tools_cli_elicit, decline_and_ask_without_a_terminal_decline) {
   const auto schema = elicitation(R"({"message": "m", "requestedSchema": {"type": "object",
       "properties": {"a": {"type": "string", "default": "x"}}}})");
-  const auto declined = mcp::cli::elicitation_handler("decline")(schema);
+  const auto declined = mcp::cli::elicitation_handler("decline")(schema, {});
   ASSERT_TRUE(declined);
   EXPECT_EQ(mcp::json::serialize(*declined), R"({"action":"decline"})");
   if (::isatty(STDIN_FILENO) != 0) GTEST_SKIP() << "stdin is a terminal: ask would ask";
-  const auto asked = mcp::cli::elicitation_handler("ask")(schema);
+  const auto asked = mcp::cli::elicitation_handler("ask")(schema, {});
   ASSERT_TRUE(asked);
   EXPECT_EQ(mcp::json::serialize(*asked), R"({"action":"decline"})");
 }
@@ -257,7 +260,7 @@ TEST(tools_cli_connect, roots_are_offered_as_file_uris) {
     if (method == "roots/list") roots = &h;
   }
   ASSERT_NE(roots, nullptr);
-  const auto r = (*roots)(object{});
+  const auto r = (*roots)(object{}, {});
   ASSERT_TRUE(r);
   EXPECT_EQ(mcp::json::serialize(*r), R"({"roots":[{"uri":"file:///tmp/a%20b","name":"a b"},)"
                                       R"({"uri":"file:///srv/work","name":"work"}]})");

@@ -251,7 +251,8 @@ TEST_F(HttpClient, ServerToClientRequestOnThePostStream) {
   mcp::client_options o;
   o.capabilities = mcp::json::object{{"sampling", mcp::json::object{}}};
   o.request_handlers.emplace_back(
-      "sampling/createMessage", [](const mcp::json::object&) -> mcp::result<mcp::json::object> {
+      "sampling/createMessage",
+      [](const mcp::json::object&, std::stop_token) -> mcp::result<mcp::json::object> {
         return mcp::json::object{{"role", "assistant"},
                                  {"content", mcp::json::object{{"type", "text"}, {"text", "42"}}},
                                  {"model", "test"}};

@@ -112,7 +112,7 @@ TEST(client_tasks, a_task_that_elicits_is_answered_by_the_request_handlers) {
   std::atomic<int> asked{0};
   wire_pair w(
       s, {.capabilities = object{{"elicitation", object{}}},
-          .request_handlers = {{"elicitation/create", [&](const object& params) {
+          .request_handlers = {{"elicitation/create", [&](const object& params, std::stop_token) {
                                   ++asked;
                                   EXPECT_TRUE(params.at("_meta").as_object().contains(
                                       "io.modelcontextprotocol/related-task"));

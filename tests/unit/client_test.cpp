@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <condition_variable>
+#include <mutex>
 #include <thread>
 
 namespace {
@@ -124,16 +126,54 @@ TEST(client, progress_can_reset_the_timeout_up_to_a_hard_maximum) {
 
 TEST(client, answers_elicitation_when_declared) {
   auto s = make_server();
-  fixture f(s, {.capabilities = object{{"elicitation", object{}}},
-                .request_handlers = {
-                    {"elicitation/create", [](const object& p) -> mcp::result<object> {
-                       EXPECT_EQ(p.at("message"), "Name?");
-                       return object{{"action", "accept"}, {"content", object{{"name", "Ada"}}}};
-                     }}}});
+  fixture f(
+      s, {.capabilities = object{{"elicitation", object{}}},
+          .request_handlers = {
+              {"elicitation/create", [](const object& p, std::stop_token) -> mcp::result<object> {
+                 EXPECT_EQ(p.at("message"), "Name?");
+                 return object{{"action", "accept"}, {"content", object{{"name", "Ada"}}}};
+               }}}});
   ASSERT_TRUE(f.client->initialize());
   auto r = f.client->call_tool("elicit");
   ASSERT_TRUE(r);
   EXPECT_EQ(r->at("content").at(0).at("text"), "accept");
+}
+
+TEST(client, a_handler_is_told_when_the_server_stops_waiting_for_its_answer) {
+  mcp::server s({.info = {.name = "srv", .version = "1"}});
+  s.add_tool({.name = "sample_briefly", .description = "d"},
+             [](mcp::tool_context& ctx, const object&) {
+               auto r = ctx.sample("q", {.timeout = 200ms});
+               return r ? mcp::tool_error_result("answered: " + *r)
+                        : mcp::tool_error_result(r.error().message);
+             });
+  std::atomic<bool> stopped{false};
+  std::atomic<long long> waited_ms{-1};
+  mcp::client_options o{
+      .capabilities = object{{"sampling", object{}}},
+      .request_handlers = {{"sampling/createMessage",
+                            [&](const object&, std::stop_token stop) -> mcp::result<object> {
+                              // A person who never answers: wait for the stop (at most 10 s).
+                              const auto t0 = std::chrono::steady_clock::now();
+                              std::mutex mu;
+                              std::condition_variable_any cv;
+                              std::unique_lock lock(mu);
+                              cv.wait_for(lock, stop, 10s, [] { return false; });
+                              stopped = stop.stop_requested();
+                              waited_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                              std::chrono::steady_clock::now() - t0)
+                                              .count();
+                              return mcp::error{mcp::errc::user_rejected, "too late"};
+                            }}}};
+  fixture f(s, std::move(o));
+  ASSERT_TRUE(f.client->initialize());
+  auto r = f.client->call_tool("sample_briefly");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->at("isError"), true);
+  for (int i = 0; i < 500 && waited_ms.load() < 0; ++i) std::this_thread::sleep_for(10ms);
+  EXPECT_TRUE(stopped.load());  // the server's notifications/cancelled reached the handler
+  EXPECT_GE(waited_ms.load(), 150);
+  EXPECT_LT(waited_ms.load(), 5000);
 }
 
 TEST(client, close_fails_waiting_requests) {

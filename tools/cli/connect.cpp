@@ -43,10 +43,10 @@ client_options client_options_for(const server_target& target) {
                                       {"name", std::filesystem::path(path).filename().string()}});
     }
     opts.capabilities["roots"] = json::object{{"listChanged", false}};
-    opts.request_handlers.emplace_back("roots/list",
-                                       [roots](const json::object&) -> result<json::object> {
-                                         return json::object{{"roots", roots}};
-                                       });
+    opts.request_handlers.emplace_back(
+        "roots/list", [roots](const json::object&, std::stop_token) -> result<json::object> {
+          return json::object{{"roots", roots}};
+        });
   }
   return opts;
 }

@@ -5,9 +5,11 @@
 //   - sampling/createMessage (--sampling ask): the person at the terminal is the model: the
 //     request (system prompt, messages, token limit) is shown and the reply typed; an empty
 //     reply refuses (-1, as the spec says for a user who rejects the request).
-// Everything shown of the server goes through terminal_safe.
+// Everything shown of the server goes through terminal_safe. A request the server cancels (or
+// a session that ends) while the user is typing stops the prompt: the answer would be dropped.
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <iostream>
 #include <mutex>
 #include <optional>
@@ -15,6 +17,7 @@
 #include <vector>
 
 #include "tools_cli.hpp"
+#include <poll.h>
 #include <unistd.h>
 
 namespace mcp::cli {
@@ -25,6 +28,30 @@ std::mutex terminal_mu;                   // one elicitation on the terminal at 
 std::atomic<bool> prompt_reading{false};  // a command prompt (inspect) owns stdin now
 
 json::object decline() { return json::object{{"action", "decline"}}; }
+
+/// One line typed at the terminal (without its '\n'); nothing at the end of input or when
+/// `stop` is requested, which is then said on the terminal. Reads stdin itself (not through
+/// std::cin) so that a wait can end: the terminal hands over whole lines, so nothing typed
+/// is left buffered for another reader.
+std::optional<std::string> read_line(const std::stop_token& stop) {
+  std::string line;
+  for (;;) {
+    if (stop.stop_requested()) {
+      std::cerr << "\n(the server no longer waits for this answer)\n";
+      return std::nullopt;
+    }
+    pollfd p{.fd = STDIN_FILENO, .events = POLLIN, .revents = 0};
+    const int ready = ::poll(&p, 1, 100);
+    if (ready < 0 && errno != EINTR) return std::nullopt;
+    if (ready <= 0) continue;
+    char c = 0;
+    const auto n = ::read(STDIN_FILENO, &c, 1);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return line.empty() ? std::nullopt : std::optional<std::string>(line);
+    if (c == '\n') return line;
+    if (line.size() < (std::size_t{1} << 20U)) line.push_back(c);
+  }
+}
 
 std::string text_of(const json::object& o, std::string_view key) {
   const auto* v = o.if_contains(key);
@@ -56,7 +83,7 @@ std::optional<json::value> typed(const json::object& prop, const std::string& li
 
 /// A form answered on the terminal: each property asked in turn, then accept, decline or
 /// cancel. Returns nullopt when stdin ends.
-std::optional<json::object> ask_form(const json::object& params) {
+std::optional<json::object> ask_form(const json::object& params, const std::stop_token& stop) {
   const auto* schema = params.if_contains("requestedSchema");
   const json::object empty;
   const auto& s = schema != nullptr && schema->is_object() ? schema->get_object() : empty;
@@ -89,8 +116,9 @@ std::optional<json::object> ask_form(const json::object& params) {
         if (def != nullptr)
           std::cerr << " (default " << terminal_safe(json::serialize(*def)) << ")";
         std::cerr << ": " << std::flush;
-        std::string line;
-        if (!std::getline(std::cin, line)) return std::nullopt;
+        const auto typed_line = read_line(stop);
+        if (!typed_line) return std::nullopt;
+        const std::string& line = *typed_line;
         if (line.empty()) {
           if (def != nullptr) content[name] = *def;
           if (def != nullptr || !needed) break;
@@ -106,10 +134,10 @@ std::optional<json::object> ask_form(const json::object& params) {
     }
   }
   std::cerr << "Send this answer? [Y]es, [n]o (decline), [c]ancel: " << std::flush;
-  std::string answer;
-  if (!std::getline(std::cin, answer)) return std::nullopt;
-  if (answer == "n" || answer == "no") return decline();
-  if (answer == "c" || answer == "cancel") return json::object{{"action", "cancel"}};
+  const auto answer = read_line(stop);
+  if (!answer) return std::nullopt;
+  if (*answer == "n" || *answer == "no") return decline();
+  if (*answer == "c" || *answer == "cancel") return json::object{{"action", "cancel"}};
   return json::object{{"action", "accept"}, {"content", std::move(content)}};
 }
 
@@ -140,7 +168,7 @@ json::object form_defaults(const json::object& params) {
 }  // namespace
 
 client_request_handler elicitation_handler(const std::string& mode) {
-  return [mode](const json::object& params) -> result<json::object> {
+  return [mode](const json::object& params, std::stop_token stop) -> result<json::object> {
     const bool url_mode = text_of(params, "mode") == "url";
     if (mode == "decline") return decline();
     if (mode == "accept-defaults") {
@@ -165,11 +193,11 @@ client_request_handler elicitation_handler(const std::string& mode) {
                 << terminal_safe(text_of(params, "message")) << "\n  "
                 << terminal_safe(text_of(params, "url"))
                 << "\nPress Enter when done, or type n to decline: " << std::flush;
-      std::string answer;
-      if (!std::getline(std::cin, answer) || answer == "n") return decline();
+      const auto answer = read_line(stop);
+      if (!answer || *answer == "n") return decline();
       return json::object{{"action", "accept"}};
     }
-    if (auto answer = ask_form(params)) return *answer;
+    if (auto answer = ask_form(params, stop)) return *answer;
     return decline();
   };
 }
@@ -190,7 +218,7 @@ std::string shown(const json::value& block) {
 }  // namespace
 
 client_request_handler sampling_handler() {
-  return [](const json::object& params) -> result<json::object> {
+  return [](const json::object& params, std::stop_token stop) -> result<json::object> {
     const auto refuse = [](std::string why) { return error{errc::user_rejected, std::move(why)}; };
     if (::isatty(STDIN_FILENO) == 0) {
       std::cerr << "mcp-cpp: the server asks for a model reply; refused: stdin is not a terminal\n";
@@ -224,12 +252,10 @@ client_request_handler sampling_handler() {
       }
     }
     std::cerr << "Your reply as the model (one line; empty to refuse): " << std::flush;
-    std::string reply;
-    if (!std::getline(std::cin, reply) || reply.empty()) {
-      return refuse("the user rejected the sampling request");
-    }
+    const auto reply = read_line(stop);
+    if (!reply || reply->empty()) return refuse("the user rejected the sampling request");
     return json::object{{"role", "assistant"},
-                        {"content", json::object{{"type", "text"}, {"text", reply}}},
+                        {"content", json::object{{"type", "text"}, {"text", *reply}}},
                         {"model", "human at the mcp-cpp terminal"},
                         {"stopReason", "endTurn"}};
   };

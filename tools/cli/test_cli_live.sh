@@ -135,6 +135,18 @@ sampling)
       grep -q "Sampling failed: the user rejected" "$dir/out" || fail "no refusal"
     fi
   done
+  # Ctrl-C while the reply is being typed: the call is cancelled, the server withdraws its
+  # request, and the prompt stops waiting (stdin stays open 5 s longer: the command must not
+  # wait for it).
+  (sleep 0.7; printf '\003'; sleep 5) |
+    script -qec "sh -c 'trap : INT; t0=\$(date +%s%N); \"$cli\" tools call test_sampling prompt=hello --sampling ask --yes -- \"$demo\"; c=\$?; echo took_ms=\$(( (\$(date +%s%N) - t0) / 1000000 )); exit \$c'" \
+      /dev/null >"$dir/out" 2>&1
+  code=$?
+  [ $code = 2 ] || fail "Ctrl-C during sampling: exit status $code, not 2"
+  grep -q "the call was cancelled" "$dir/out" || fail "Ctrl-C did not cancel the call"
+  grep -q "the server no longer waits for this answer" "$dir/out" || fail "the prompt kept waiting"
+  took="$(sed -n 's/.*took_ms=\([0-9]*\).*/\1/p' "$dir/out")"
+  [ -n "$took" ] && [ "$took" -lt 3000 ] || fail "the command took ${took:-?} ms after Ctrl-C"
   # Without --sampling the capability is not offered: the server's tool says so.
   "$cli" tools call test_sampling prompt=hello --yes -- "$demo" </dev/null >"$dir/out" 2>&1
   [ $? = 1 ] || fail "sampling not offered: not a tool error"
