@@ -176,6 +176,10 @@ void add_bridge_command(CLI::App& app, int& exit_code, std::vector<std::string> 
   cmd->add_option("--max-sessions", l.max_sessions,
                   "--listen: sessions (child processes) at once; further clients get 503")
       ->check(CLI::Range(1, 100000));
+  cmd->add_option("--max-requests", l.max_requests,
+                  "--listen: requests a session may have in flight (sent to its child, not "
+                  "answered yet); more are refused with -32600")
+      ->check(CLI::Range(1, 1000000));
   cmd->add_option("--idle-timeout", l.idle_seconds,
                   "--listen: seconds a session may stay unused before its child is shut down")
       ->check(CLI::Range(1.0, 1.0e7));

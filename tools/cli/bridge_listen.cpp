@@ -147,19 +147,23 @@ std::string encode(const jsonrpc::message& m) {
 class child_session final : public server_session,
                             public std::enable_shared_from_this<child_session> {
  public:
-  child_session(std::shared_ptr<connection> out, std::shared_ptr<reaper> r, json_limits limits)
-      : out_(std::move(out)), reaper_(std::move(r)), limits_(limits) {}
+  /// `max_running`: requests forwarded and not answered that a session may have; more are
+  /// refused here.
+  child_session(std::shared_ptr<connection> out, std::shared_ptr<reaper> r, json_limits limits,
+                std::size_t max_running)
+      : out_(std::move(out)), reaper_(std::move(r)), limits_(limits), max_running_(max_running) {}
 
   /// Launches `argv` for a new session writing to `out`; null when it cannot be run.
   static std::shared_ptr<child_session> open(const std::vector<std::string>& argv,
                                              std::shared_ptr<connection> out,
-                                             std::shared_ptr<reaper> r, json_limits limits) {
+                                             std::shared_ptr<reaper> r, json_limits limits,
+                                             std::size_t max_running) {
     auto child = process_connection::spawn({.argv = argv});
     if (!child) {
       std::cerr << "mcp-cpp bridge: " << terminal_safe(child.error().message) << "\n";
       return nullptr;
     }
-    auto s = std::make_shared<child_session>(std::move(out), std::move(r), limits);
+    auto s = std::make_shared<child_session>(std::move(out), std::move(r), limits, max_running);
     s->child_ = *child;
     try {
       s->writing_ = std::thread([w = s->writer_, c = s->child_] { w->run(*c); });
@@ -192,7 +196,7 @@ class child_session final : public server_session,
       std::lock_guard lock(mu_);
       if (closed_) return;
       // A client that never waits for its answers is refused here.
-      refused = std::holds_alternative<jsonrpc::request>(m) && running_.size() >= max_running;
+      refused = std::holds_alternative<jsonrpc::request>(m) && running_.size() >= max_running_;
       if (const auto* r = std::get_if<jsonrpc::request>(&m); r != nullptr && !refused) {
         running_.push_back(r->id);
         // One initialize per session: a second one is the child's to refuse.
@@ -330,11 +334,10 @@ class child_session final : public server_session,
     return it == progress_.end() ? std::nullopt : std::optional(it->second);
   }
 
-  static constexpr std::size_t max_running = 4096;  ///< requests forwarded and not answered
-
   std::shared_ptr<connection> out_;
   std::shared_ptr<reaper> reaper_;
   json_limits limits_;
+  std::size_t max_running_;
   std::shared_ptr<process_connection> child_;
   std::shared_ptr<child_writer> writer_ = std::make_shared<child_writer>();
   std::thread writing_;  ///< runs writer_ until close
@@ -388,9 +391,9 @@ int run_bridge_listen(const bridge_listen_args& a) {
   int rc = exit_ok;
   {
     http_server http(
-        [argv = a.command, children, limits](std::shared_ptr<connection> out,
-                                             const session_options&) {
-          return child_session::open(argv, std::move(out), children, limits);
+        [argv = a.command, children, limits, max = a.max_requests](std::shared_ptr<connection> out,
+                                                                   const session_options&) {
+          return child_session::open(argv, std::move(out), children, limits, max);
         },
         opts, limits);
     try {

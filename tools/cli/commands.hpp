@@ -35,7 +35,8 @@ struct bridge_listen_args {
   std::vector<std::string> command;  ///< the stdio server, one child process per HTTP session
   std::vector<std::string> allowed_origins;
   std::vector<std::string> allowed_hosts;
-  std::size_t max_sessions = 32;  ///< each is a process
+  std::size_t max_sessions = 32;    ///< each is a process
+  std::size_t max_requests = 4096;  ///< per session, sent to its child and not answered yet
   double idle_seconds = 1800;
 };
 /// Serves until SIGINT/SIGTERM (bridge_listen.cpp). Returns the exit status.

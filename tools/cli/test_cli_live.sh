@@ -226,6 +226,29 @@ listen)
   stop_bridge  # SIGTERM: the last children are shut down too, and the bridge exits 0
   grep -q "tools/call" "$dir/wire" || fail "the demo saw no call"
 
+  # --max-requests: a session's requests beyond the cap are refused at the bridge (-32600)
+  # while the child works on the others; once those are answered, the session goes on.
+  start_bridge --max-requests 2 -- "$demo" --task-store :memory:
+  s5=$(post "" "$init" | session_of)
+  post "$s5" '{"jsonrpc":"2.0","method":"notifications/initialized"}' >/dev/null
+  for id in 11 12; do
+    post "$s5" '{"jsonrpc":"2.0","id":'$id',"method":"tools/call","params":{"name":"slow_count","arguments":{"steps":10,"step_ms":100}}}' \
+      >"$dir/slow$id" &
+    slow_calls="${slow_calls:-} $!"
+  done
+  i=0  # both slow calls are running once the third one is refused
+  until post "$s5" '{"jsonrpc":"2.0","id":13,"method":"ping"}' >"$dir/third" &&
+    grep -q '"id":13,"error":{"code":-32600,"message":"Invalid Request: too many requests in flight"' "$dir/third"; do
+    i=$((i + 1)); [ $i -gt 50 ] && fail "no refusal over --max-requests: $(cat "$dir/third")"
+    sleep 0.05
+  done
+  wait $slow_calls
+  grep -q '"id":11,"result":' "$dir/slow11" && grep -q '"id":12,"result":' "$dir/slow12" ||
+    fail "the calls under the cap were not answered"
+  post "$s5" '{"jsonrpc":"2.0","id":14,"method":"ping"}' | grep -q '"id":14,"result":{}' ||
+    fail "the session does not answer once its requests are done"
+  stop_bridge
+
   # A child that stops reading (after answering initialize) holds up nobody else, and does not
   # stop the bridge from ending.
   answer='{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"stuck","version":"1"}}}'
