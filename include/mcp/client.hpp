@@ -99,7 +99,9 @@ struct client_options {
   std::vector<std::pair<std::string, client_request_handler>> request_handlers{};
   /// Runs the request handlers. Default: one thread of the client's own, started on first use.
   std::shared_ptr<executor> handler_executor{};
-  /// Called for every notification from the server (method, params). Any thread.
+  /// Called for every notification from the server (method, params). Any thread, including one
+  /// blocked in a call of this session (the HTTP transport reads a call's answer stream on the
+  /// calling thread): it must not wait for a lock that such a caller holds.
   std::function<void(std::string_view, const json::object&)> on_notification{};
   /// Asked before every tools/call (also as a task), with the tool's listed definition (the
   /// list is fetched first when not cached). Null: every call proceeds.
@@ -113,7 +115,8 @@ struct client_options {
 /// Per-request options.
 struct request_options {
   std::chrono::milliseconds timeout{0};  ///< 0: the client's default
-  /// When set, a progressToken is sent and progress notifications are reported here.
+  /// When set, a progressToken is sent and progress notifications are reported here, on any
+  /// thread, the calling one included (see `client_options::on_notification`).
   std::function<void(const json::object& progress)> on_progress{};
   /// Receives the request's id as soon as it is sent (to cancel it from another thread).
   std::function<void(std::int64_t id)> on_sent{};

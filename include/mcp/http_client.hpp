@@ -67,9 +67,13 @@ struct http_client_options {
   std::shared_ptr<http_authorizer> authorizer{};
 };
 
-/// A client transport: each `send` is one POST (requests on a thread of their own, so that a
-/// `client_session` can wait, time out and cancel); answers, whether JSON or SSE, are handed to
-/// the receiver installed with `on_receive`, in order per stream.
+/// A client transport: each `send` is one POST; answers, whether JSON or SSE, are handed to
+/// the receiver installed with `on_receive`, in order per stream. A request whose sender waits
+/// for it (`send_context::sender_waits`: a blocking `client_session` call) runs on the
+/// sender's thread when a kept-alive connection is ready and there is no `authorizer`; its
+/// receiver calls then happen on that thread, inside the call. Other requests run on worker
+/// threads kept for the next ones. A timeout, a cancellation or `close` ends a request's
+/// exchange at once wherever it runs.
 ///
 /// With an `authorizer`, a request refused with 401 (or 403 and a challenge) is sent again when
 /// the authorizer obtained a new token, at most 3 times.

@@ -1,7 +1,8 @@
 // The Streamable HTTP client transport: blocking Beast I/O, one private io_context per
 // exchange (so every read and write has a deadline). A request whose sender waits for it runs
-// on the sender's thread; others run on worker threads (kept for the next requests; an idle one
-// ends after a while); plain
+// on the sender's thread when a kept-alive connection is ready for it (no connect to wait out,
+// no authorizer that may run a browser flow); others run on worker threads (kept for the next
+// requests; an idle one ends after a while); plain
 // HTTP or HTTPS (OpenSSL: TLS 1.2 or later, the server's certificate checked for its host).
 // Connections are kept alive: one that ended with a complete plain answer goes back to a small
 // idle pool; a pooled connection is checked before use, and a request that still finds it
@@ -62,10 +63,13 @@ struct http_client_connection::impl {
   bool expired = false;
   bool closed = false;
   std::size_t resumptions = 0;
+  // Sockets of exchanges in progress, for close() and cancellations: each is a dup() of the
+  // exchange's socket made at registration and closed (under `mu`) when it ends, so a number
+  // here always names that socket, even after the exchange's own descriptor was closed.
   std::set<int> live_fds;
   std::vector<std::unique_ptr<exchange>> idle;  // kept-alive connections, newest last
   std::size_t connections_opened = 0;
-  static constexpr std::size_t max_idle = 4;
+  static constexpr std::size_t max_idle = 16;
   // Workers run the requests (blocking exchanges) and are kept for the next ones: starting a
   // thread costs more than a call. A new one starts when every worker is busy; an idle one ends
   // after `worker_linger`. `threads` holds them all, with a flag set when one has ended.
@@ -80,6 +84,7 @@ struct http_client_connection::impl {
   // cancellation ends that exchange, since no one else would give up on it.
   std::map<std::string, int> watched_fds;
   std::condition_variable cancel_cv;  // wakes a resumption's pause at a cancellation or close
+  bool closing = false;               // close() began: no new exchange on a sender's thread
 
   /// Notes the request a notifications/cancelled names: it is not sent again after an
   /// authorization, and a stream that ends without its answer is not reported (the session no
@@ -95,7 +100,7 @@ struct http_client_connection::impl {
     if (rid == nullptr) return std::nullopt;
     std::string id = json::serialize(*rid);
     std::lock_guard lock(mu);
-    if (abandoned.size() >= 1024) abandoned.clear();
+    if (abandoned.size() >= 1024) abandoned.erase(abandoned.begin());  // bounded: one goes
     abandoned.insert(id);
     return id;
   }
@@ -238,12 +243,18 @@ struct http_client_connection::impl {
           ec = net::error::operation_aborted;
           return ex;
         }
-        if (watch != nullptr && abandoned.contains(*watch)) {
+        if (watch != nullptr && (closing || abandoned.contains(*watch))) {
           ec = net::error::operation_aborted;
           return ex;
         }
-        live_fds.insert(ex->native_handle());
-        if (watch != nullptr) watched_fds[*watch] = ex->native_handle();
+        const int registered = ::dup(ex->native_handle());
+        if (registered < 0) {
+          ec = net::error::no_descriptors;
+          return ex;
+        }
+        ex->registered_fd = registered;
+        live_fds.insert(registered);
+        if (watch != nullptr) watched_fds[*watch] = registered;
       }
       ec = ex->write(data, opts.read_timeout);
       const bool written = !ec;
@@ -261,10 +272,20 @@ struct http_client_connection::impl {
     }
   }
 
+  /// The exchange's registration ends (its socket may be closed from now on).
   void done(exchange& ex) {
     std::lock_guard lock(mu);
-    live_fds.erase(ex.native_handle());
-    std::erase_if(watched_fds, [fd = ex.native_handle()](const auto& w) { return w.second == fd; });
+    const int fd = std::exchange(ex.registered_fd, -1);
+    if (fd < 0) return;
+    live_fds.erase(fd);
+    std::erase_if(watched_fds, [fd](const auto& w) { return w.second == fd; });
+    ::close(fd);
+  }
+
+  /// A kept-alive connection is idle now (a request may then run on its sender's thread).
+  [[nodiscard]] bool connection_ready() {
+    std::lock_guard lock(mu);
+    return !closed && !closing && !idle.empty();
   }
 
   /// The exchange is over: its connection goes back to the pool when it can carry another.
@@ -350,7 +371,7 @@ struct http_client_connection::impl {
         const auto pause = std::min(parser.retry().value_or(std::chrono::milliseconds(100)),
                                     std::chrono::milliseconds(5000));
         if (cancel_cv.wait_for(lock, pause,
-                               [&] { return closed || abandoned.contains(id_text); })) {
+                               [&] { return closed || closing || abandoned.contains(id_text); })) {
           return;  // cancelled or closed meanwhile: the session expects no answer
         }
       }
@@ -513,13 +534,21 @@ void http_client_connection::send(std::string message, const send_context& ctx) 
   std::optional<json::value> id;
   if (ctx.request != nullptr) id = jsonrpc::id_to_json(*ctx.request);
   if (!id) {  // notification or response: a quick 202, on this thread
-    // A cancelled request run on its sender's thread is let go first: the sender is not kept
-    // waiting for this POST.
-    if (const auto cancelled = impl_->note_cancellation(message)) impl_->interrupt(*cancelled);
+    // A cancelled request run on its sender's thread is let go at once, and the cancellation
+    // is posted by a worker: the thread sending it (a timer, say) is not held by the server.
+    if (const auto cancelled = impl_->note_cancellation(message)) {
+      impl_->interrupt(*cancelled);
+      impl_->spawn(impl_, [m = impl_.get(), message = std::move(message)] {
+        m->post(message, std::nullopt);
+      });
+      return;
+    }
     impl_->post(message, std::nullopt);
     return;
   }
-  if (ctx.sender_waits) {  // on this thread: no hand-off to a worker and back
+  // On this thread, no hand-off to a worker and back, when every step can be interrupted: a
+  // connection is ready (no connect), and no authorizer may run a browser flow.
+  if (ctx.sender_waits && !impl_->opts.authorizer && impl_->connection_ready()) {
     const std::string watch = json::serialize(*id);
     impl_->post(message, id, &watch);
     impl_->settled(*id);
@@ -536,9 +565,14 @@ void http_client_connection::close() {
   bool expired = false;
   {
     std::lock_guard lock(impl_->mu);
-    if (impl_->closed) return;
+    if (impl_->closed || impl_->closing) return;
     sid = impl_->session_id;
     expired = impl_->expired;
+    // Senders waiting on their own exchanges are let go before the DELETE, which may take its
+    // time.
+    impl_->closing = true;
+    for (const auto& [id, fd] : impl_->watched_fds) ::shutdown(fd, SHUT_RDWR);
+    impl_->cancel_cv.notify_all();
   }
   if (!sid.empty() && !expired) {
     beast::error_code ec;

@@ -121,6 +121,8 @@ class exchange {
     return out;
   }
   int native_handle() { return tcp().socket().native_handle(); }
+  /// The pool's registration of this exchange's socket (a dup), -1 when not registered.
+  int registered_fd = -1;
 
   /// Marks the start of an idle period in the pool; remembers how long the server keeps an idle
   /// connection (`Keep-Alive: timeout=N`, less a second for the trip), capped by `limit`.

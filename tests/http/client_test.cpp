@@ -62,6 +62,29 @@ TEST_F(HttpClient, InitializeListAndCall) {
   EXPECT_EQ(mcp::json::serialize((*r)["content"]), R"([{"type":"text","text":"hello"}])");
 }
 
+TEST_F(HttpClient, AWaitingCallerCarriesItsOwnExchangeOnAKeptConnection) {
+  start();
+  auto conn = mcp::http_client_connection::create({.url = http_->url()});
+  mcp::client_session client(conn);
+  std::mutex mu;
+  std::vector<std::thread::id> answered_on;  // the thread each answer was delivered on
+  conn->on_receive([&](std::string_view m) {
+    if (m.find("\"result\"") != std::string_view::npos) {
+      std::lock_guard lock(mu);
+      answered_on.push_back(std::this_thread::get_id());
+    }
+    client.receive(m);
+  });
+  ASSERT_TRUE(client.initialize());  // its connection is kept for the calls
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(client.call_tool("echo", {{"text", "x"}}));
+  std::lock_guard lock(mu);
+  ASSERT_EQ(answered_on.size(), 4U);
+  for (std::size_t i = 1; i < answered_on.size(); ++i) {
+    EXPECT_EQ(answered_on[i], std::this_thread::get_id()) << "call " << i;
+  }
+  EXPECT_EQ(conn->connections_opened(), 1U);
+}
+
 TEST_F(HttpClient, ProgressOverSse) {
   start();
   client_pair c(http_->url());
