@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "http_test_util.hpp"
+#include "raw_http_server.hpp"
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -167,70 +168,20 @@ TEST_F(HttpClient, ReusesKeptAliveConnectionsAndReconnectsWhenTheServerClosedThe
 
 /// A raw HTTP server that answers the first request on a connection (kept alive) and reads the
 /// second, then closes the connection without answering. Counts the requests it read.
-class answer_once_server {
- public:
-  answer_once_server() {
-    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof a;
-    if (::bind(fd_, reinterpret_cast<sockaddr*>(&a), len) != 0 || ::listen(fd_, 8) != 0 ||
-        ::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len) != 0) {
-      throw std::runtime_error("answer_once_server: cannot listen");
-    }
-    port_ = ntohs(a.sin_port);
-    thread_ = std::thread([this] { run(); });
-  }
-  ~answer_once_server() {
-    ::shutdown(fd_, SHUT_RDWR);
-    ::close(fd_);
-    thread_.join();
-  }
-  [[nodiscard]] std::string url() const {
-    return "http://127.0.0.1:" + std::to_string(port_) + "/mcp";
-  }
+struct answer_once_server {
   std::atomic<int> requests{0};
-
- private:
-  /// Reads one request (head and Content-Length body); false at end of stream.
-  static bool read_request(int c, std::string& buf) {
-    for (;;) {
-      const auto head_end = buf.find("\r\n\r\n");
-      if (head_end != std::string::npos) {
-        std::size_t length = 0;
-        const auto cl = buf.find("Content-Length: ");
-        if (cl != std::string::npos && cl < head_end) length = std::stoul(buf.substr(cl + 16));
-        if (buf.size() >= head_end + 4 + length) {
-          buf.erase(0, head_end + 4 + length);
-          return true;
-        }
-      }
-      char tmp[4096];
-      const auto n = ::recv(c, tmp, sizeof tmp, 0);
-      if (n <= 0) return false;
-      buf.append(tmp, static_cast<std::size_t>(n));
+  raw_http_server http{[this](int c) {
+    std::string buf;
+    for (int on_this = 0; read_http_request(c, buf); ++on_this) {
+      ++requests;
+      if (on_this > 0) break;  // read, then dropped without an answer
+      static constexpr std::string_view answer =
+          "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 36\r\n\r\n"
+          R"({"jsonrpc":"2.0","id":1,"result":{}})";
+      ::send(c, answer.data(), answer.size(), MSG_NOSIGNAL);
     }
-  }
-  void run() {
-    for (;;) {
-      const int c = ::accept(fd_, nullptr, nullptr);
-      if (c < 0) return;
-      std::string buf;
-      for (int on_this = 0; read_request(c, buf); ++on_this) {
-        ++requests;
-        if (on_this > 0) break;  // read, then dropped without an answer
-        static constexpr std::string_view answer =
-            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 36\r\n\r\n"
-            R"({"jsonrpc":"2.0","id":1,"result":{}})";
-        ::send(c, answer.data(), answer.size(), MSG_NOSIGNAL);
-      }
-      ::close(c);
-    }
-  }
-  int fd_ = -1;
-  std::uint16_t port_ = 0;
-  std::thread thread_;
+  }};
+  [[nodiscard]] std::string url() const { return http.url(); }
 };
 
 TEST(HttpClientPool, NeverSendsAPostTwiceWhenTheServerDroppedItAfterReadingIt) {

@@ -15,10 +15,7 @@
 #include <thread>
 #include <vector>
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
+#include "raw_http_server.hpp"
 
 namespace mcp_test {
 namespace {
@@ -27,39 +24,11 @@ using namespace std::chrono_literals;
 
 /// Answers notifications with 202 and leaves every request without an answer: `sse` sends
 /// the head of an SSE stream first, with a session id. A DELETE gets no answer either. Counts
-/// the cancellations it was sent.
+/// the requests and the cancellations it was sent.
 class silent_server {
  public:
-  explicit silent_server(bool sse) : sse_(sse) {
-    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof addr;
-    if (::bind(fd_, reinterpret_cast<sockaddr*>(&addr), len) != 0 || ::listen(fd_, 16) != 0 ||
-        ::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-      throw std::runtime_error("silent_server: cannot listen");
-    }
-    port_ = ntohs(addr.sin_port);
-    accepter_ = std::thread([this] { accept_loop(); });
-  }
-  ~silent_server() {
-    ::shutdown(fd_, SHUT_RDWR);
-    ::close(fd_);
-    accepter_.join();
-    {
-      std::lock_guard lock(mu_);
-      for (const int c : conns_) ::shutdown(c, SHUT_RDWR);
-    }
-    for (auto& t : handlers_) t.join();
-    for (const int c : conns_) ::close(c);
-  }
-  silent_server(const silent_server&) = delete;
-  silent_server& operator=(const silent_server&) = delete;
-
-  [[nodiscard]] std::string url() const {
-    return "http://127.0.0.1:" + std::to_string(port_) + "/mcp";
-  }
+  explicit silent_server(bool sse) : sse_(sse) {}
+  [[nodiscard]] std::string url() const { return http_.url(); }
   /// Waits up to 5 s for `n` cancellations; true when they came.
   bool cancellations_reach(int n) const {
     for (int i = 0; i < 500 && cancellations_.load() < n; ++i) std::this_thread::sleep_for(10ms);
@@ -68,19 +37,10 @@ class silent_server {
   std::atomic<int> requests{0};
 
  private:
-  void accept_loop() {
-    for (;;) {
-      const int c = ::accept(fd_, nullptr, nullptr);
-      if (c < 0) return;
-      std::lock_guard lock(mu_);
-      conns_.push_back(c);
-      handlers_.emplace_back([this, c] { serve(c); });
-    }
-  }
   void serve(int c) {
     std::string buf;
     std::string body;
-    while (read_request(c, buf, body)) {
+    while (read_http_request(c, buf, &body)) {
       if (body.empty()) continue;  // DELETE: left without an answer
       if (body.find("\"method\":\"notifications/cancelled\"") != std::string::npos) {
         ++cancellations_;
@@ -100,35 +60,10 @@ class silent_server {
       }
     }
   }
-  /// Reads one request (head and Content-Length body) into `body`; false at end of stream.
-  static bool read_request(int c, std::string& buf, std::string& body) {
-    for (;;) {
-      const auto head_end = buf.find("\r\n\r\n");
-      if (head_end != std::string::npos) {
-        std::size_t length = 0;
-        const auto cl = buf.find("Content-Length: ");
-        if (cl != std::string::npos && cl < head_end) length = std::stoul(buf.substr(cl + 16));
-        if (buf.size() >= head_end + 4 + length) {
-          body = buf.substr(head_end + 4, length);
-          buf.erase(0, head_end + 4 + length);
-          return true;
-        }
-      }
-      char tmp[4096];
-      const auto n = ::recv(c, tmp, sizeof tmp, 0);
-      if (n <= 0) return false;
-      buf.append(tmp, static_cast<std::size_t>(n));
-    }
-  }
 
   bool sse_;
-  int fd_ = -1;
-  std::uint16_t port_ = 0;
-  std::thread accepter_;
-  std::mutex mu_;
-  std::vector<int> conns_;
-  std::vector<std::thread> handlers_;
   std::atomic<int> cancellations_{0};
+  raw_http_server http_{[this](int c) { serve(c); }};  // last: it calls serve()
 };
 
 struct session {

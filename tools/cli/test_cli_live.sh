@@ -232,11 +232,11 @@ listen)
   s5=$(post "" "$init" | session_of)
   post "$s5" '{"jsonrpc":"2.0","method":"notifications/initialized"}' >/dev/null
   for id in 11 12; do
-    post "$s5" '{"jsonrpc":"2.0","id":'$id',"method":"tools/call","params":{"name":"slow_count","arguments":{"steps":10,"step_ms":100}}}' \
+    post "$s5" '{"jsonrpc":"2.0","id":'$id',"method":"tools/call","params":{"name":"slow_count","arguments":{"steps":40,"step_ms":100}}}' \
       >"$dir/slow$id" &
     slow_calls="${slow_calls:-} $!"
   done
-  i=0  # both slow calls are running once the third one is refused
+  i=0  # both slow calls (4 s each) are running once the third one is refused
   until post "$s5" '{"jsonrpc":"2.0","id":13,"method":"ping"}' >"$dir/third" &&
     grep -q '"id":13,"error":{"code":-32600,"message":"Invalid Request: too many requests in flight"' "$dir/third"; do
     i=$((i + 1)); [ $i -gt 50 ] && fail "no refusal over --max-requests: $(cat "$dir/third")"
