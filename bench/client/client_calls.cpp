@@ -41,8 +41,8 @@ bool run(mcp::client_session& client, const char* transport, long n, long w) {
         if (!r) {
           std::fprintf(stderr, "call failed: %s\n", r.error().message.c_str());
           failed = true;
-        } else if (const auto* e = r->if_contains("isError"); e != nullptr && e->is_bool() &&
-                                                             e->get_bool()) {
+        } else if (const auto* e = r->if_contains("isError");
+                   e != nullptr && e->is_bool() && e->get_bool()) {
           // A refused call (a rate limit, say) is not the call being measured.
           std::fprintf(stderr, "the tool failed: %s\n", mcp::json::serialize(*r).c_str());
           failed = true;
