@@ -16,15 +16,23 @@ client_session::~client_session() { close(); }
 
 void client_session::receive(std::string_view message) { impl_->receive_text(message); }
 
-result<json::object> client_session::request(std::string_view method, json::object params,
-                                             const request_options& opts) {
+namespace {
+
+detail::outbound_options outbound(const request_options& opts, std::chrono::milliseconds fallback) {
   detail::outbound_options o;
-  o.timeout = opts.timeout.count() > 0 ? opts.timeout : impl_->opts.timeout;
+  o.timeout = opts.timeout.count() > 0 ? opts.timeout : fallback;
   o.on_progress = opts.on_progress;
   o.on_sent = opts.on_sent;
   o.reset_on_progress = opts.reset_on_progress;
   o.max_total = opts.max_total;
-  return impl_->request(method, std::move(params), std::move(o));
+  return o;
+}
+
+}  // namespace
+
+result<json::object> client_session::request(std::string_view method, json::object params,
+                                             const request_options& opts) {
+  return impl_->request(method, std::move(params), outbound(opts, impl_->opts.timeout));
 }
 
 void client_session::notify(std::string_view method, json::object params) {
@@ -53,31 +61,59 @@ result<json::object> client_session::initialize(const request_options& opts) {
   return r;
 }
 
-result<json::object> client_session::call_tool(std::string_view name, json::object arguments,
-                                               const request_options& opts) {
-  auto t0 = std::chrono::steady_clock::now();
-  auto record = [&](std::string outcome, std::string detail) {
-    impl_->audit(name, arguments, t0, std::move(outcome), std::move(detail));
-  };
-  if (impl_->opts.confirm && !impl_->confirmed(name, arguments, tools())) {
-    record("denied", "the confirmation hook denied it");
-    return error{errc::user_rejected, "tools/call " + std::string(name) + " was denied"};
-  }
-  t0 = std::chrono::steady_clock::now();  // the call's duration, not the person's
-  auto r = request("tools/call", json::object{{"name", name}, {"arguments", arguments}}, opts);
-  if (r) r = check_tool_result(name, std::move(*r));
+/// The confirmation hook's answer for a tools/call; false after recording the denial.
+bool client_session::call_allowed(std::string_view name, const json::object& arguments) {
+  if (!impl_->opts.confirm || impl_->confirmed(name, arguments, tools())) return true;
+  impl_->audit(name, arguments, std::chrono::steady_clock::now(), "denied",
+               "the confirmation hook denied it");
+  return false;
+}
+
+result<json::object> client_session::impl::finish_call(std::string_view name,
+                                                       const json::object& arguments,
+                                                       std::chrono::steady_clock::time_point t0,
+                                                       result<json::object> r) {
+  if (r) r = checked_result(name, std::move(*r));
   if (!r) {
     const auto& e = r.error();
-    record(e.is(errc::request_timeout) ? "timeout"
-           : e.is(errc::cancelled)     ? "cancelled"
-                                       : "error",
-           e.message);
+    audit(name, arguments, t0,
+          e.is(errc::request_timeout) ? "timeout"
+          : e.is(errc::cancelled)     ? "cancelled"
+                                      : "error",
+          e.message);
     return r;
   }
   const auto* is_error = r->if_contains("isError");
   const bool tool_error = is_error != nullptr && is_error->is_bool() && is_error->get_bool();
-  record(tool_error ? "tool_error" : "ok", tool_error ? joined_text(*r) : std::string());
+  audit(name, arguments, t0, tool_error ? "tool_error" : "ok",
+        tool_error ? joined_text(*r) : std::string());
   return r;
+}
+
+result<json::object> client_session::call_tool(std::string_view name, json::object arguments,
+                                               const request_options& opts) {
+  if (!call_allowed(name, arguments)) {
+    return error{errc::user_rejected, "tools/call " + std::string(name) + " was denied"};
+  }
+  const auto t0 = std::chrono::steady_clock::now();  // the call's duration, not the person's
+  auto r = request("tools/call", json::object{{"name", name}, {"arguments", arguments}}, opts);
+  return impl_->finish_call(name, arguments, t0, std::move(r));
+}
+
+std::int64_t client_session::call_tool_async(std::string_view name, json::object arguments,
+                                             call_callback done, const request_options& opts) {
+  if (!call_allowed(name, arguments)) {
+    done(error{errc::user_rejected, "tools/call " + std::string(name) + " was denied"});
+    return 0;
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  json::object params{{"name", name}, {"arguments", arguments}};
+  return impl_->request_async(
+      "tools/call", std::move(params), outbound(opts, impl_->opts.timeout),
+      [self = impl_, tool = std::string(name), arguments = std::move(arguments), t0,
+       done = std::move(done)](result<json::object> r) {
+        done(self->finish_call(tool, arguments, t0, std::move(r)));
+      });
 }
 
 confirm_handler confirm_unless_read_only(confirm_handler ask) {
@@ -102,13 +138,17 @@ result<std::vector<json::object>> client_session::tools() {
 
 result<json::object> client_session::check_tool_result(std::string_view name,
                                                        json::object r) const {
+  return impl_->checked_result(name, std::move(r));
+}
+
+result<json::object> client_session::impl::checked_result(std::string_view name, json::object r) {
   if (const auto* e = r.if_contains("isError"); e != nullptr && e->is_bool() && e->get_bool()) {
     return r;
   }
   std::shared_ptr<const impl::output_schema> schema;
   {
-    std::lock_guard lock(impl_->mu);
-    if (auto it = impl_->output_schemas.find(name); it != impl_->output_schemas.end()) {
+    std::lock_guard lock(mu);
+    if (auto it = output_schemas.find(name); it != output_schemas.end()) {
       schema = it->second;
     }
   }

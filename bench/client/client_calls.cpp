@@ -4,6 +4,8 @@
 //
 //   client_calls stdio N W -- CMD ARGS...   a server launched as a child process
 //   client_calls http N W URL               a Streamable HTTP server
+//   stdio-async, http-async                 the same, W calls in flight from one thread
+//                                           (call_tool_async; each answer starts the next)
 //
 // Prints one line: "<transport>: N calls in S s = X calls/s (window W)". Exits 1 at the first
 // call that fails, the tool's own errors (isError) included.
@@ -15,6 +17,8 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
+#include <future>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -24,7 +28,8 @@ namespace {
 
 int usage() {
   std::fprintf(stderr,
-               "usage: client_calls stdio N W -- CMD ARGS... | client_calls http N W URL\n");
+               "usage: client_calls stdio[-async] N W -- CMD ARGS... | "
+               "client_calls http[-async] N W URL\n");
   return 2;
 }
 
@@ -58,14 +63,54 @@ bool run(mcp::client_session& client, const char* transport, long n, long w) {
   return true;
 }
 
+/// N calls of echo with W in flight from this thread (call_tool_async: each answer starts the
+/// next call); false (after saying why) on the first failure.
+bool run_async(mcp::client_session& client, const char* transport, long n, long w) {
+  std::atomic<long> started{0};
+  std::atomic<long> in_flight{1};  // this thread's own share until every first call is sent
+  std::atomic<bool> failed{false};
+  std::promise<void> all_done;
+  std::function<void()> start_one;
+  auto on_answer = [&](mcp::result<mcp::json::object> r) {
+    if (!r) {
+      std::fprintf(stderr, "call failed: %s\n", r.error().message.c_str());
+      failed = true;
+    } else if (const auto* e = r->if_contains("isError");
+               e != nullptr && e->is_bool() && e->get_bool()) {
+      std::fprintf(stderr, "the tool failed: %s\n", mcp::json::serialize(*r).c_str());
+      failed = true;
+    }
+    if (!failed && started.fetch_add(1) < n) start_one();
+    if (in_flight.fetch_sub(1) == 1) all_done.set_value();
+  };
+  start_one = [&] {
+    ++in_flight;
+    client.call_tool_async("echo", mcp::json::object{{"text", "hello"}}, on_answer);
+  };
+  const auto t0 = std::chrono::steady_clock::now();
+  for (long i = 0; i < w && started.fetch_add(1) < n; ++i) start_one();
+  if (in_flight.fetch_sub(1) == 1) all_done.set_value();
+  all_done.get_future().wait();
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (failed) return false;
+  std::printf("%s: %ld calls in %.2f s = %.0f calls/s (window %ld, one thread)\n", transport, n, s,
+              static_cast<double>(n) / s, w);
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc < 5) return usage();
-  const std::string_view mode = argv[1];
+  std::string_view mode = argv[1];
   const long n = std::atol(argv[2]);
   const long w = std::atol(argv[3]);
   if (n <= 0 || w <= 0) return usage();
+  const bool async = mode.ends_with("-async");
+  if (async) mode.remove_suffix(6);
+  auto measure = [&](mcp::client_session& c, const char* transport) {
+    return async ? run_async(c, transport, n, w) : run(c, transport, n, w);
+  };
   if (mode == "stdio") {
     if (std::string_view(argv[4]) != "--" || argc < 6) return usage();
     auto launched =
@@ -74,7 +119,7 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "%s\n", launched.error().message.c_str());
       return 1;
     }
-    const bool ok = run(*launched->client, "mcp-cpp client, stdio", n, w);
+    const bool ok = measure(*launched->client, "mcp-cpp client, stdio");
     launched->client->close();
     return ok ? 0 : 1;
   }
@@ -86,7 +131,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s\n", init.error().message.c_str());
     return 1;
   }
-  const bool ok = run(client, "mcp-cpp client, http", n, w);
+  const bool ok = measure(client, "mcp-cpp client, http");
   client.close();
   return ok ? 0 : 1;
 }

@@ -4,6 +4,7 @@
 #   - calls/s of our client (client_calls) and of the TypeScript SDK client (ts_client_calls.mjs,
 #     the SDK pinned in tests/interop) against the same demo server, over stdio and HTTP, one
 #     call at a time and 16 in flight;
+#   - 16 calls in flight from one thread (client_calls stdio-async / http-async);
 #   - the same calls one at a time with no client library at all (bare_calls.cpp): what the
 #     server and the transport leave for any client;
 #   - wall time of `mcp-cpp tools list -- demo_server` and of the MCP Inspector's CLI (pinned in
@@ -53,6 +54,9 @@ for round in $(seq 1 "$rounds"); do
     "$calls" http "$n" "$w" "$url"
     node --no-warnings "$npm_dir/ts_client_calls.mjs" http "$n" "$w" "$url"
   done
+  # 16 in flight from one thread, as the TypeScript client keeps 16 promises (call_tool_async).
+  "$calls" stdio-async "$n" 16 -- "$demo" --no-rate-limit --task-store :memory:
+  "$calls" http-async "$n" 16 "$url"
   ours=() theirs=()
   for _ in 1 2 3 4 5; do
     ours+=("$(ms "$cli" tools list -- "$demo" --no-rate-limit --task-store :memory:)")

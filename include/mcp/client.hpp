@@ -197,6 +197,17 @@ class client_session {
   result<json::object> call_tool(std::string_view name, json::object arguments = {},
                                  const request_options& opts = {});
 
+  /// Receives the outcome of `call_tool_async`.
+  using call_callback = std::function<void(result<json::object>)>;
+  /// tools/call without waiting: `done` receives exactly what `call_tool` would return, once,
+  /// on the thread that receives the answer (a transport's reader or worker; or the timer
+  /// thread at a timeout, the closing thread at `close`). It must not block that thread; it may
+  /// start further calls. The confirmation hook, when set, runs first on this thread; a denial
+  /// is given to `done` before this returns. Returns the request's id (for `cancel`), 0 when
+  /// nothing was sent. Many calls may be in flight from one thread this way.
+  std::int64_t call_tool_async(std::string_view name, json::object arguments, call_callback done,
+                               const request_options& opts = {});
+
   /// tools/call with typed arguments and result. `in` is encoded with `to_json` (a described
   /// struct, or a `json::object`); the tool list is fetched first when the tool's outputSchema is
   /// not known yet; a successful result's structuredContent is validated against the tool's
@@ -308,6 +319,8 @@ class client_session {
   result<bool> learn_output_schema(std::string_view name);
   /// `r` (a CallToolResult of tool `name`), or why it breaks the tool's known outputSchema.
   result<json::object> check_tool_result(std::string_view name, json::object r) const;
+  /// Asks the confirmation hook about a tools/call; false (recorded) when it denies it.
+  bool call_allowed(std::string_view name, const json::object& arguments);
   /// The text blocks of a CallToolResult, joined by newlines.
   static std::string joined_text(const json::object& call_result);
 
