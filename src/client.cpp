@@ -3,6 +3,7 @@
 #include <mcp/client.hpp>
 #include <mcp/tool.hpp>
 
+#include <stdexcept>
 #include <unordered_set>
 
 #include "client_impl.hpp"
@@ -61,11 +62,19 @@ result<json::object> client_session::initialize(const request_options& opts) {
   return r;
 }
 
-/// The confirmation hook's answer for a tools/call; false after recording the denial.
-bool client_session::call_allowed(std::string_view name, const json::object& arguments) {
-  if (!impl_->opts.confirm || impl_->confirmed(name, arguments, tools())) return true;
-  impl_->audit(name, arguments, std::chrono::steady_clock::now(), "denied",
-               "the confirmation hook denied it");
+bool client_session::call_allowed(std::string_view name, const json::object& arguments,
+                                  bool may_list) {
+  if (!impl_->opts.confirm) return true;
+  const auto t0 = std::chrono::steady_clock::now();
+  result<std::vector<json::object>> listed = std::vector<json::object>{};
+  if (may_list) {
+    listed = tools();
+  } else {
+    std::lock_guard lock(impl_->mu);
+    if (impl_->tools_listed) listed = impl_->listed_tools;
+  }
+  if (impl_->confirmed(name, arguments, listed)) return true;
+  impl_->audit(name, arguments, t0, "denied", "the confirmation hook denied it");
   return false;
 }
 
@@ -92,7 +101,7 @@ result<json::object> client_session::impl::finish_call(std::string_view name,
 
 result<json::object> client_session::call_tool(std::string_view name, json::object arguments,
                                                const request_options& opts) {
-  if (!call_allowed(name, arguments)) {
+  if (!call_allowed(name, arguments, true)) {
     return error{errc::user_rejected, "tools/call " + std::string(name) + " was denied"};
   }
   const auto t0 = std::chrono::steady_clock::now();  // the call's duration, not the person's
@@ -102,7 +111,8 @@ result<json::object> client_session::call_tool(std::string_view name, json::obje
 
 std::int64_t client_session::call_tool_async(std::string_view name, json::object arguments,
                                              call_callback done, const request_options& opts) {
-  if (!call_allowed(name, arguments)) {
+  if (!done) throw std::invalid_argument("call_tool_async: no callback");
+  if (!call_allowed(name, arguments, false)) {
     done(error{errc::user_rejected, "tools/call " + std::string(name) + " was denied"});
     return 0;
   }
@@ -112,7 +122,10 @@ std::int64_t client_session::call_tool_async(std::string_view name, json::object
       "tools/call", std::move(params), outbound(opts, impl_->opts.timeout),
       [self = impl_, tool = std::string(name), arguments = std::move(arguments), t0,
        done = std::move(done)](result<json::object> r) {
-        done(self->finish_call(tool, arguments, t0, std::move(r)));
+        try {
+          done(self->finish_call(tool, arguments, t0, std::move(r)));
+        } catch (...) {  // documented as not throwing: never let it end a transport's thread
+        }
       });
 }
 

@@ -132,7 +132,6 @@ struct client_session::impl final : detail::peer {
                                           .server_trusted = opts.trust_server_annotations});
   }
 
-  /// Gives `opts.audit` (when set) the record of one call that started at `t0`.
   /// `r` (a CallToolResult of tool `name`), or why it breaks the tool's known outputSchema.
   [[nodiscard]] result<json::object> checked_result(std::string_view name, json::object r);
   /// A tools/call's answer `r`, checked against the outputSchema and recorded for the audit.
@@ -140,6 +139,7 @@ struct client_session::impl final : detail::peer {
                                    std::chrono::steady_clock::time_point t0,
                                    result<json::object> r);
 
+  /// Gives `opts.audit` (when set) the record of one call that started at `t0`.
   void audit(std::string_view tool, const json::object& arguments,
              std::chrono::steady_clock::time_point t0, std::string outcome, std::string detail) {
     if (!opts.audit) return;

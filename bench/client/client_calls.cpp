@@ -69,9 +69,10 @@ bool run_async(mcp::client_session& client, const char* transport, long n, long 
   std::atomic<long> started{0};
   std::atomic<long> in_flight{1};  // this thread's own share until every first call is sent
   std::atomic<bool> failed{false};
-  std::promise<void> all_done;
+  // Shared: the last callback may still be inside set_value when this function returns.
+  auto all_done = std::make_shared<std::promise<void>>();
   std::function<void()> start_one;
-  auto on_answer = [&](mcp::result<mcp::json::object> r) {
+  auto on_answer = [&, all_done](mcp::result<mcp::json::object> r) {
     if (!r) {
       std::fprintf(stderr, "call failed: %s\n", r.error().message.c_str());
       failed = true;
@@ -81,7 +82,7 @@ bool run_async(mcp::client_session& client, const char* transport, long n, long 
       failed = true;
     }
     if (!failed && started.fetch_add(1) < n) start_one();
-    if (in_flight.fetch_sub(1) == 1) all_done.set_value();
+    if (in_flight.fetch_sub(1) == 1) all_done->set_value();
   };
   start_one = [&] {
     ++in_flight;
@@ -89,8 +90,9 @@ bool run_async(mcp::client_session& client, const char* transport, long n, long 
   };
   const auto t0 = std::chrono::steady_clock::now();
   for (long i = 0; i < w && started.fetch_add(1) < n; ++i) start_one();
-  if (in_flight.fetch_sub(1) == 1) all_done.set_value();
-  all_done.get_future().wait();
+  if (in_flight.fetch_sub(1) == 1) all_done->set_value();
+  auto finished = all_done->get_future();
+  finished.wait();
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (failed) return false;
   std::printf("%s: %ld calls in %.2f s = %.0f calls/s (window %ld, one thread)\n", transport, n, s,

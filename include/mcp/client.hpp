@@ -85,7 +85,9 @@ struct call_record {
   std::chrono::milliseconds duration{0};
   std::string detail{};  ///< the error's message or why it was denied
 };
-/// Receives every tools/call record, on the calling thread, after the call. Must not throw.
+/// Receives every tools/call record after the call: on the calling thread for `call_tool`, on
+/// the thread that received the answer for `call_tool_async` (possibly several at once). Must
+/// not throw.
 using call_audit_sink = std::function<void(const call_record&)>;
 
 struct client_options {
@@ -200,11 +202,14 @@ class client_session {
   /// Receives the outcome of `call_tool_async`.
   using call_callback = std::function<void(result<json::object>)>;
   /// tools/call without waiting: `done` receives exactly what `call_tool` would return, once,
-  /// on the thread that receives the answer (a transport's reader or worker; or the timer
-  /// thread at a timeout, the closing thread at `close`). It must not block that thread; it may
-  /// start further calls. The confirmation hook, when set, runs first on this thread; a denial
-  /// is given to `done` before this returns. Returns the request's id (for `cancel`), 0 when
-  /// nothing was sent. Many calls may be in flight from one thread this way.
+  /// on the thread that receives the answer (a transport's reader or worker; the timer thread
+  /// at a timeout; the closing thread at `close`), or on this thread before returning (a
+  /// denial, a closed session, a transport that answers at once): do not hold a lock `done`
+  /// takes. `done` must not block or throw, and must own what it touches (it may run while or
+  /// just after the session closes); it may start further calls. The confirmation hook, when
+  /// set, runs first on this thread, with the tool's definition when a listing is cached (none
+  /// is fetched). Returns the request's id (for `cancel`), 0 when nothing was sent. Errors:
+  /// `std::invalid_argument` for an empty `done`. Many calls may be in flight from one thread.
   std::int64_t call_tool_async(std::string_view name, json::object arguments, call_callback done,
                                const request_options& opts = {});
 
@@ -319,8 +324,9 @@ class client_session {
   result<bool> learn_output_schema(std::string_view name);
   /// `r` (a CallToolResult of tool `name`), or why it breaks the tool's known outputSchema.
   result<json::object> check_tool_result(std::string_view name, json::object r) const;
-  /// Asks the confirmation hook about a tools/call; false (recorded) when it denies it.
-  bool call_allowed(std::string_view name, const json::object& arguments);
+  /// Asks the confirmation hook about a tools/call; false (recorded) when it denies it. The
+  /// hook sees the tool's definition from the cached listing, listed first when `may_list`.
+  bool call_allowed(std::string_view name, const json::object& arguments, bool may_list);
   /// The text blocks of a CallToolResult, joined by newlines.
   static std::string joined_text(const json::object& call_result);
 

@@ -12,6 +12,7 @@
 #include <mutex>
 #include <optional>
 #include <set>
+#include <stdexcept>
 #include <thread>
 
 namespace {
@@ -181,57 +182,81 @@ TEST(client, a_handler_is_told_when_the_server_stops_waiting_for_its_answer) {
 }
 
 TEST(client, many_calls_in_flight_from_one_thread_without_waiting) {
-  auto s = make_server();
+  // Declared before the fixture: callbacks of a failing run may come while it closes.
   std::mutex mu;
   std::vector<std::string> audited;
+  std::atomic<int> answered{0};
+  std::atomic<int> right{0};
+  auto s = make_server();
   fixture f(s, {.audit = [&](const mcp::call_record& r) {
               std::lock_guard lock(mu);
               audited.push_back(r.tool + ":" + r.outcome);
             }});
   ASSERT_TRUE(f.client->initialize());
-  constexpr int n = 20;
-  std::atomic<int> answered{0};
-  std::atomic<int> right{0};
+  // Three calls of a tool that takes 2 s are all started at once, without waiting.
+  const auto t0 = std::chrono::steady_clock::now();
   std::vector<std::int64_t> ids;
-  for (int i = 0; i < n; ++i) {
-    const auto tool = "t" + std::to_string(i % 5);
-    ids.push_back(f.client->call_tool_async(tool, {}, [&, i](mcp::result<object> r) {
-      if (r && r->at("content").at(0).at("text") == mcp::json::value(std::to_string(i % 5))) {
-        ++right;
-      }
+  for (int i = 0; i < 3; ++i) {
+    ids.push_back(f.client->call_tool_async("wait", {}, [&](mcp::result<object> r) {
+      if (r) ++right;
       ++answered;
     }));
   }
-  for (int k = 0; k < 500 && answered.load() < n; ++k) std::this_thread::sleep_for(10ms);
-  EXPECT_EQ(answered.load(), n);
-  EXPECT_EQ(right.load(), n);
-  EXPECT_EQ(std::set<std::int64_t>(ids.begin(), ids.end()).size(), std::size_t{n});
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 500ms);
+  EXPECT_EQ(answered.load(), 0);
+  // Then 20 quick ones, each with its own answer.
+  for (int i = 0; i < 20; ++i) {
+    ids.push_back(
+        f.client->call_tool_async("t" + std::to_string(i % 5), {}, [&, i](mcp::result<object> r) {
+          if (r && r->at("content").at(0).at("text") == mcp::json::value(std::to_string(i % 5))) {
+            ++right;
+          }
+          ++answered;
+        }));
+  }
+  for (int k = 0; k < 1000 && answered.load() < 23; ++k) std::this_thread::sleep_for(10ms);
+  EXPECT_EQ(answered.load(), 23);
+  EXPECT_EQ(right.load(), 23);
+  EXPECT_EQ(std::count(ids.begin(), ids.end(), 0), 0);
+  EXPECT_EQ(std::set<std::int64_t>(ids.begin(), ids.end()).size(), ids.size());
   std::lock_guard lock(mu);
-  EXPECT_EQ(audited.size(), std::size_t{n});
+  EXPECT_EQ(audited.size(), 23U);
   EXPECT_EQ(std::count(audited.begin(), audited.end(), "t3:ok"), 4);
+  EXPECT_EQ(std::count(audited.begin(), audited.end(), "wait:ok"), 3);
 }
 
 TEST(client, an_async_call_is_denied_timed_out_or_closed_like_a_blocking_one) {
+  std::mutex mu;
+  std::vector<std::string> audited;
   auto s = make_server();
-  fixture f(s, {.confirm = [](const mcp::call_confirmation& c) { return c.tool != "t1"; }});
+  fixture f(s, {.confirm = [](const mcp::call_confirmation& c) { return c.tool != "t1"; },
+                .audit =
+                    [&](const mcp::call_record& r) {
+                      std::lock_guard lock(mu);
+                      audited.push_back(r.tool + ":" + r.outcome);
+                    }});
   ASSERT_TRUE(f.client->initialize());
   std::optional<mcp::result<object>> denied;
   EXPECT_EQ(f.client->call_tool_async("t1", {}, [&](mcp::result<object> r) { denied = r; }), 0);
   ASSERT_TRUE(denied.has_value());  // before call_tool_async returned
   ASSERT_FALSE(*denied);
   EXPECT_TRUE(denied->error().is(mcp::errc::user_rejected));
-  std::promise<mcp::result<object>> timed_out;
-  f.client->call_tool_async("wait", {}, [&](mcp::result<object> r) { timed_out.set_value(r); },
+  auto timed_out = std::make_shared<std::promise<mcp::result<object>>>();
+  f.client->call_tool_async("wait", {},
+                            [timed_out](mcp::result<object> r) { timed_out->set_value(r); },
                             {.timeout = 50ms});
-  auto t = timed_out.get_future().get();
+  auto t = timed_out->get_future().get();
   ASSERT_FALSE(t);
   EXPECT_TRUE(t.error().is(mcp::errc::request_timeout)) << t.error().message;
-  std::promise<mcp::result<object>> closed;
-  f.client->call_tool_async("wait", {}, [&](mcp::result<object> r) { closed.set_value(r); });
+  auto closed = std::make_shared<std::promise<mcp::result<object>>>();
+  f.client->call_tool_async("wait", {}, [closed](mcp::result<object> r) { closed->set_value(r); });
   f.client->close();
-  auto c = closed.get_future().get();
+  auto c = closed->get_future().get();
   ASSERT_FALSE(c);
   EXPECT_TRUE(c.error().is(mcp::errc::connection_closed)) << c.error().message;
+  EXPECT_THROW(f.client->call_tool_async("t0", {}, nullptr), std::invalid_argument);
+  std::lock_guard lock(mu);
+  EXPECT_EQ(audited, (std::vector<std::string>{"t1:denied", "wait:timeout", "wait:error"}));
 }
 
 TEST(client, close_fails_waiting_requests) {
