@@ -226,27 +226,36 @@ listen)
   stop_bridge  # SIGTERM: the last children are shut down too, and the bridge exits 0
   grep -q "tools/call" "$dir/wire" || fail "the demo saw no call"
 
-  # --max-requests: a session's requests beyond the cap are refused at the bridge (-32600)
-  # while the child works on the others; once those are answered, the session goes on.
-  start_bridge --max-requests 2 -- "$demo" --task-store :memory:
+  # --max-requests: beyond the cap a session's requests are refused at the bridge (-32600), and
+  # a cancelled request frees its place. The child answers initialize, then only listens (what
+  # it is sent goes to a file; its shell keeps stdout open), so the requests stay in flight.
+  answer='{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"mute","version":"1"}}}'
+  start_bridge --max-requests 2 -- sh -c "read -r line; echo '$answer'; cat >'$dir/mute_in'"
   s5=$(post "" "$init" | session_of)
-  post "$s5" '{"jsonrpc":"2.0","method":"notifications/initialized"}' >/dev/null
+  [ -n "$s5" ] || fail "no session from the listening server"
+  held=
   for id in 11 12; do
-    post "$s5" '{"jsonrpc":"2.0","id":'$id',"method":"tools/call","params":{"name":"slow_count","arguments":{"steps":40,"step_ms":100}}}' \
-      >"$dir/slow$id" &
-    slow_calls="${slow_calls:-} $!"
+    curl -s -o /dev/null --max-time 30 -X POST "$url" -H 'Content-Type: application/json' \
+      -H 'Accept: application/json, text/event-stream' -H "Mcp-Session-Id: $s5" \
+      -d '{"jsonrpc":"2.0","id":'$id',"method":"ping"}' &
+    held="$held $!"
   done
-  i=0  # both slow calls (4 s each) are running once the third one is refused
-  until post "$s5" '{"jsonrpc":"2.0","id":13,"method":"ping"}' >"$dir/third" &&
-    grep -q '"id":13,"error":{"code":-32600,"message":"Invalid Request: too many requests in flight"' "$dir/third"; do
-    i=$((i + 1)); [ $i -gt 50 ] && fail "no refusal over --max-requests: $(cat "$dir/third")"
-    sleep 0.05
+  i=0  # both reached the child: two requests in flight
+  until [ "$(grep -c '"method":"ping"' "$dir/mute_in" 2>/dev/null)" = 2 ]; do
+    i=$((i + 1)); [ $i -gt 200 ] && fail "the held requests did not reach the child"; sleep 0.05
   done
-  wait $slow_calls
-  grep -q '"id":11,"result":' "$dir/slow11" && grep -q '"id":12,"result":' "$dir/slow12" ||
-    fail "the calls under the cap were not answered"
-  post "$s5" '{"jsonrpc":"2.0","id":14,"method":"ping"}' | grep -q '"id":14,"result":{}' ||
-    fail "the session does not answer once its requests are done"
+  post "$s5" '{"jsonrpc":"2.0","id":13,"method":"ping"}' |
+    grep -q '"id":13,"error":{"code":-32600,"message":"Invalid Request: too many requests in flight"' ||
+    fail "a request over --max-requests was not refused"
+  post "$s5" '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":11}}' |
+    grep -q "^HTTP/1.1 202" || fail "the cancellation was not accepted"
+  # Its place is free: the next request goes to the child (and waits there: curl gives up).
+  post "$s5" '{"jsonrpc":"2.0","id":14,"method":"ping"}' "" >/dev/null 2>&1 &
+  i=0
+  until grep -q '"id":14' "$dir/mute_in" 2>/dev/null; do
+    i=$((i + 1)); [ $i -gt 200 ] && fail "a cancelled request did not free its place"; sleep 0.05
+  done
+  kill $held $! 2>/dev/null
   stop_bridge
 
   # A child that stops reading (after answering initialize) holds up nobody else, and does not
