@@ -33,6 +33,20 @@ int usage() {
   return 2;
 }
 
+/// True when a call succeeded; else says why. A refused call (a rate limit, say: isError) is
+/// not the call being measured, so it counts as a failure too.
+bool answered_well(const mcp::result<mcp::json::object>& r) {
+  if (!r) {
+    std::fprintf(stderr, "call failed: %s\n", r.error().message.c_str());
+    return false;
+  }
+  if (const auto* e = r->if_contains("isError"); e != nullptr && e->is_bool() && e->get_bool()) {
+    std::fprintf(stderr, "the tool failed: %s\n", mcp::json::serialize(*r).c_str());
+    return false;
+  }
+  return true;
+}
+
 /// N calls of echo from W threads; false (after saying why) on the first failure.
 bool run(mcp::client_session& client, const char* transport, long n, long w) {
   std::atomic<long> next{0};
@@ -42,14 +56,7 @@ bool run(mcp::client_session& client, const char* transport, long n, long w) {
   for (long t = 0; t < w; ++t) {
     threads.emplace_back([&] {
       while (!failed && next.fetch_add(1) < n) {
-        auto r = client.call_tool("echo", mcp::json::object{{"text", "hello"}});
-        if (!r) {
-          std::fprintf(stderr, "call failed: %s\n", r.error().message.c_str());
-          failed = true;
-        } else if (const auto* e = r->if_contains("isError");
-                   e != nullptr && e->is_bool() && e->get_bool()) {
-          // A refused call (a rate limit, say) is not the call being measured.
-          std::fprintf(stderr, "the tool failed: %s\n", mcp::json::serialize(*r).c_str());
+        if (!answered_well(client.call_tool("echo", mcp::json::object{{"text", "hello"}}))) {
           failed = true;
         }
       }
@@ -73,14 +80,7 @@ bool run_async(mcp::client_session& client, const char* transport, long n, long 
   auto all_done = std::make_shared<std::promise<void>>();
   std::function<void()> start_one;
   auto on_answer = [&, all_done](mcp::result<mcp::json::object> r) {
-    if (!r) {
-      std::fprintf(stderr, "call failed: %s\n", r.error().message.c_str());
-      failed = true;
-    } else if (const auto* e = r->if_contains("isError");
-               e != nullptr && e->is_bool() && e->get_bool()) {
-      std::fprintf(stderr, "the tool failed: %s\n", mcp::json::serialize(*r).c_str());
-      failed = true;
-    }
+    if (!answered_well(r)) failed = true;
     if (!failed && started.fetch_add(1) < n) start_one();
     if (in_flight.fetch_sub(1) == 1) all_done->set_value();
   };
