@@ -149,11 +149,6 @@ result<std::vector<json::object>> client_session::tools() {
   return list_all_tools();
 }
 
-result<json::object> client_session::check_tool_result(std::string_view name,
-                                                       json::object r) const {
-  return impl_->checked_result(name, std::move(r));
-}
-
 result<json::object> client_session::impl::checked_result(std::string_view name, json::object r) {
   if (const auto* e = r.if_contains("isError"); e != nullptr && e->is_bool() && e->get_bool()) {
     return r;

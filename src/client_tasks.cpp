@@ -112,7 +112,7 @@ result<json::object> client_session::task_result(std::string_view task_id,
     if (auto it = impl_->task_tools.find(task_id); it != impl_->task_tools.end()) tool = it->second;
   }
   if (tool.empty()) return r;
-  return check_tool_result(tool, std::move(*r));
+  return impl_->checked_result(tool, std::move(*r));
 }
 
 result<std::vector<task_info>> client_session::list_all_tasks() {

@@ -47,8 +47,10 @@ class method_router {
 class feature {
  public:
   virtual ~feature() = default;
-  /// The capability to declare to session `s` at initialize (name and object; `s` tells its
-  /// era and caller), or nothing when the feature is not offered (e.g. nothing registered).
+  /// The capability to declare to session `s` at initialize (name and object), or nothing when
+  /// the feature is not offered (e.g. nothing registered). It may depend on the registered
+  /// entries, the session's era and whether its callers share a task owner, and on nothing else:
+  /// server_core::capabilities keeps the result per era and owner kind until a list changes.
   [[nodiscard]] virtual std::optional<std::pair<std::string, json::object>> capability(
       const server_session_impl& s) const = 0;
 };

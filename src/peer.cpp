@@ -1,7 +1,5 @@
 #include "peer.hpp"
 
-#include <atomic>
-
 #include "detail/answer_wait.hpp"
 #include "detail/message_storage.hpp"
 #include "detail/timer.hpp"

@@ -322,8 +322,6 @@ class client_session {
  private:
   /// Lists the tools when `name`'s outputSchema is not known and no listing is current.
   result<bool> learn_output_schema(std::string_view name);
-  /// `r` (a CallToolResult of tool `name`), or why it breaks the tool's known outputSchema.
-  result<json::object> check_tool_result(std::string_view name, json::object r) const;
   /// Asks the confirmation hook about a tools/call; false (recorded) when it denies it. The
   /// hook sees the tool's definition from the cached listing, listed first when `may_list`.
   bool call_allowed(std::string_view name, const json::object& arguments, bool may_list);
