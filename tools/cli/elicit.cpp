@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <iostream>
 #include <mutex>
 #include <optional>
@@ -24,7 +25,7 @@ namespace mcp::cli {
 
 namespace {
 
-std::mutex terminal_mu;                   // one elicitation on the terminal at a time
+std::timed_mutex terminal_mu;             // one elicitation on the terminal at a time
 std::atomic<bool> prompt_reading{false};  // a command prompt (inspect) owns stdin now
 
 json::object decline() { return json::object{{"action", "decline"}}; }
@@ -262,5 +263,9 @@ client_request_handler sampling_handler() {
 }
 
 void set_prompt_reading(bool reading) { prompt_reading = reading; }
+
+void wait_for_prompts(std::chrono::milliseconds at_most) {
+  if (terminal_mu.try_lock_for(at_most)) terminal_mu.unlock();
+}
 
 }  // namespace mcp::cli

@@ -9,6 +9,7 @@
 // connection or protocol error.
 #include <CLI/CLI.hpp>
 
+#include <chrono>
 #include <exception>
 #include <iostream>
 #include <string>
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "tools_cli.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"mcp-cpp: tools for the mcp-cpp Model Context Protocol SDK"};
@@ -54,5 +56,6 @@ int main(int argc, char** argv) {
     std::cerr << "mcp-cpp: " << e.what() << "\n";
     return mcp::cli::exit_usage;
   }
+  mcp::cli::wait_for_prompts(std::chrono::seconds(1));  // each session is closed by now
   return exit_code;
 }

@@ -97,6 +97,10 @@ client_request_handler sampling_handler();
 /// a server's request for input (not tied to a running call) is declined rather than read
 /// from the same stdin.
 void set_prompt_reading(bool reading);
+/// Waits up to `at_most` for a question on the terminal to end. Closing a session ends its
+/// questions (each says so on the terminal, within 100 ms); the command waits for that before
+/// it exits, so that the last thing printed is not cut off.
+void wait_for_prompts(std::chrono::milliseconds at_most);
 
 // ---- args.cpp ----
 
