@@ -5,6 +5,7 @@ mcp_add_test(mcp_core_tests
   unit/content_test.cpp
   unit/jsonrpc_test.cpp
   unit/server_test.cpp
+  unit/server_flow_test.cpp
   unit/pipeline_test.cpp
   unit/policy_test.cpp
   unit/audit_test.cpp
@@ -23,6 +24,7 @@ mcp_add_test(mcp_core_tests
   unit/uri_template_test.cpp
   unit/resource_test.cpp
   unit/task_store_test.cpp
+  unit/task_store_sqlite_test.cpp
 )
 target_include_directories(mcp_core_tests PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}
                                                   ${PROJECT_SOURCE_DIR}/src)

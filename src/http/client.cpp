@@ -1,9 +1,8 @@
 // The Streamable HTTP client transport: blocking Beast I/O, one private io_context per
 // exchange (so every read and write has a deadline). A request whose sender waits for it runs
 // on the sender's thread when a kept-alive connection is ready for it (no connect to wait out,
-// no authorizer that may run a browser flow); others run on worker threads (kept for the next
-// requests; an idle one ends after a while); plain
-// HTTP or HTTPS (OpenSSL: TLS 1.2 or later, the server's certificate checked for its host).
+// no authorizer that may run a browser flow); others run on worker threads (worker_pool.hpp);
+// plain HTTP or HTTPS (OpenSSL: TLS 1.2 or later, the server's certificate checked for its host).
 // Connections are kept alive: one that ended with a complete plain answer goes back to a small
 // idle pool; a pooled connection is checked before use, and a request that still finds it
 // closed is sent again on a new connection only when that cannot run it twice.
@@ -12,17 +11,14 @@
 
 #include <boost/url/parse.hpp>
 
-#include <atomic>
 #include <condition_variable>
-#include <deque>
-#include <list>
 #include <map>
 #include <mutex>
 #include <set>
-#include <thread>
 
 #include "http/client_exchange.hpp"
 #include "http/sse.hpp"
+#include "http/worker_pool.hpp"
 
 namespace mcp {
 
@@ -70,14 +66,7 @@ struct http_client_connection::impl {
   std::vector<std::unique_ptr<exchange>> idle;  // kept-alive connections, newest last
   std::size_t connections_opened = 0;
   static constexpr std::size_t max_idle = 16;
-  // Workers run the requests (blocking exchanges) and are kept for the next ones: starting a
-  // thread costs more than a call. A new one starts when every worker is busy; an idle one ends
-  // after `worker_linger`. `threads` holds them all, with a flag set when one has ended.
-  std::list<std::pair<std::thread, std::shared_ptr<std::atomic<bool>>>> threads;
-  std::condition_variable work_cv;
-  std::deque<std::function<void()>> jobs;
-  std::size_t idle_workers = 0;
-  static constexpr std::chrono::seconds worker_linger{10};
+  http_detail::worker_pool workers{std::chrono::seconds(10)};  // run the other requests
 
   std::set<std::string> abandoned;  // ids of requests the session cancelled (serialized)
   // Requests run on their sender's thread (serialized id → the socket carrying it now): a
@@ -436,55 +425,6 @@ struct http_client_connection::impl {
     if (status == 404) mark_expired_if_session();
     fail_request(id, status, body, why);
   }
-
-  /// Runs `work` on an idle worker, or on a new one when none is idle. `self` is this impl: a
-  /// worker keeps it alive until `close` ends the workers.
-  void spawn(const std::shared_ptr<impl>& self, std::function<void()> work) {
-    {
-      std::lock_guard lock(mu);
-      if (closed) return;
-      for (auto it = threads.begin(); it != threads.end();) {  // reap workers that ended
-        if (it->second->load()) {
-          it->first.join();
-          it = threads.erase(it);
-        } else {
-          ++it;
-        }
-      }
-      if (idle_workers > jobs.size()) {
-        jobs.push_back(std::move(work));
-        work_cv.notify_one();
-        return;
-      }
-      try {
-        auto ended = std::make_shared<std::atomic<bool>>(false);
-        threads.emplace_back(std::thread([self, ended] { self->work_loop(*ended); }), ended);
-        jobs.push_back(std::move(work));
-        return;
-      } catch (const std::system_error&) {
-        // No thread to be had: the request runs on the caller's thread instead.
-      }
-    }
-    work();
-  }
-
-  void work_loop(std::atomic<bool>& ended) {
-    std::unique_lock lock(mu);
-    for (;;) {
-      ++idle_workers;
-      const bool got =
-          work_cv.wait_for(lock, worker_linger, [&] { return closed || !jobs.empty(); });
-      --idle_workers;
-      if (closed || !got) break;
-      auto job = std::move(jobs.front());
-      jobs.pop_front();
-      lock.unlock();
-      job();
-      job = nullptr;  // its captures are released outside the lock
-      lock.lock();
-    }
-    ended.store(true);
-  }
 };
 
 http_client_connection::http_client_connection(http_client_options opts)
@@ -538,7 +478,7 @@ void http_client_connection::send(std::string message, const send_context& ctx) 
     // is posted by a worker: the thread sending it (a timer, say) is not held by the server.
     if (const auto cancelled = impl_->note_cancellation(message)) {
       impl_->interrupt(*cancelled);
-      impl_->spawn(impl_, [m = impl_.get(), message = std::move(message)] {
+      impl_->workers.run(impl_, [m = impl_.get(), message = std::move(message)] {
         m->post(message, std::nullopt);
       });
       return;
@@ -554,7 +494,7 @@ void http_client_connection::send(std::string message, const send_context& ctx) 
     impl_->settled(*id);
     return;
   }
-  impl_->spawn(impl_, [m = impl_.get(), message = std::move(message), id] {
+  impl_->workers.run(impl_, [m = impl_.get(), message = std::move(message), id] {
     m->post(message, id);
     m->settled(*id);
   });
@@ -585,28 +525,17 @@ void http_client_connection::close() {
     }
     impl_->done(*ex);
   }
-  std::list<std::pair<std::thread, std::shared_ptr<std::atomic<bool>>>> threads;
   std::vector<std::unique_ptr<exchange>> idle;
-  std::deque<std::function<void()>> dropped;
   {
     std::lock_guard lock(impl_->mu);
     impl_->closed = true;
     for (const int fd : impl_->live_fds) ::shutdown(fd, SHUT_RDWR);
     impl_->cancel_cv.notify_all();
-    threads.swap(impl_->threads);
-    dropped.swap(impl_->jobs);  // requests not started: never sent (the session fails them)
-    impl_->work_cv.notify_all();
     idle.swap(impl_->idle);
   }
-  dropped.clear();
-  for (auto& [t, f] : threads) {
-    if (!t.joinable()) continue;
-    if (t.get_id() == std::this_thread::get_id()) {
-      t.detach();  // close() called from a receiver on one of our threads: it ends by itself
-    } else {
-      t.join();
-    }
-  }
+  // Requests not started are never sent (the session fails them); a close() from a receiver
+  // on a worker lets that worker end by itself.
+  impl_->workers.close();
 }
 
 int http_client_connection::open_event_stream() {
@@ -622,7 +551,7 @@ int http_client_connection::open_event_stream() {
     impl_->done(*ex);
     return static_cast<int>(status);
   }
-  impl_->spawn(impl_, [m = impl_.get(), ex] { m->read_sse(*ex, std::nullopt); });
+  impl_->workers.run(impl_, [m = impl_.get(), ex] { m->read_sse(*ex, std::nullopt); });
   return 200;
 }
 

@@ -36,19 +36,6 @@ bool icontains(std::string_view hay, std::string_view needle) {
   return false;
 }
 
-bool is_loopback_name(std::string_view host) {
-  return iequals(host, "localhost") || host == "127.0.0.1" || host == "[::1]";
-}
-
-/// "name:port" or "[v6]:port" → the name part.
-std::string_view host_part(std::string_view authority) {
-  if (!authority.empty() && authority.front() == '[') {
-    const auto close = authority.find(']');
-    return close == std::string_view::npos ? authority : authority.substr(0, close + 1);
-  }
-  return authority.substr(0, authority.find(':'));
-}
-
 /// What the era of `version` has: a supported version, or empty (no header: the version the
 /// spec assumes then).
 const detail::era_traits& era_of_version(std::string_view version) {
@@ -100,35 +87,6 @@ request_handler::request_handler(session_source source, http_server_options opts
 }
 
 request_handler::~request_handler() = default;
-
-void request_handler::set_bound(bool loopback) { loopback_ = loopback; }
-
-bool request_handler::host_allowed(std::string_view host) const {
-  const auto name = host_part(host);
-  if (!opts_.allowed_hosts.empty()) {
-    return std::any_of(opts_.allowed_hosts.begin(), opts_.allowed_hosts.end(),
-                       [&](const std::string& h) { return iequals(h, name); });
-  }
-  if (!loopback_) return true;
-  return is_loopback_name(name);
-}
-
-bool request_handler::origin_allowed(std::string_view origin, bool& listed) const {
-  listed = std::any_of(opts_.allowed_origins.begin(), opts_.allowed_origins.end(),
-                       [&](const std::string& o) { return iequals(o, origin); });
-  if (listed) return true;
-  // Not listed: same-host origins are fine when the Host check applies to them too.
-  const auto scheme_end = origin.find("://");
-  if (scheme_end == std::string_view::npos) return false;
-  auto authority = origin.substr(scheme_end + 3);
-  authority = authority.substr(0, authority.find('/'));
-  const auto name = host_part(authority);
-  if (!opts_.allowed_hosts.empty()) {
-    return std::any_of(opts_.allowed_hosts.begin(), opts_.allowed_hosts.end(),
-                       [&](const std::string& h) { return iequals(h, name); });
-  }
-  return loopback_ && is_loopback_name(name);
-}
 
 http_response request_handler::handle(http_request& req) {
   try {

@@ -103,6 +103,8 @@ class request_handler {
   http_response get(http_request& req, const principal& who, std::string_view version,
                     headers extra);
   http_response del(http_request& req, const principal& who, headers extra);
+  // The Host and Origin checks (host_checks.cpp). `name_allowed`: a host name without its port.
+  [[nodiscard]] bool name_allowed(std::string_view name) const;
   [[nodiscard]] bool host_allowed(std::string_view host) const;
   [[nodiscard]] bool origin_allowed(std::string_view origin, bool& listed) const;
   std::shared_ptr<http_session> find_session(const http_request& req, const principal& who,
