@@ -7,7 +7,9 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <functional>
+#include <future>
 
 namespace {
 
@@ -193,6 +195,44 @@ TEST(client_typed, list_changed_makes_the_next_typed_call_list_again) {
   ASSERT_TRUE(r->ok());
   EXPECT_EQ(r->value().high, 12.0);
   EXPECT_EQ(s.lists.load(), 2);
+}
+
+TEST(client_typed, an_async_call_checks_structured_content_once_the_schema_is_listed) {
+  scripted_server s;
+  s.call_result = object{{"content", mcp::json::array{}},
+                         {"structuredContent", object{{"city", "Oslo"}, {"high", "warm"}}}};
+  const auto async_call = [&] {
+    std::promise<mcp::result<object>> outcome;
+    EXPECT_NE(
+        s.client->call_tool_async("forecast", object{{"city", "Oslo"}},
+                                  [&](mcp::result<object> r) { outcome.set_value(std::move(r)); }),
+        0);
+    auto done = outcome.get_future();
+    EXPECT_EQ(done.wait_for(std::chrono::seconds(5)), std::future_status::ready);
+    return done.get();
+  };
+  // No listing yet, and an async call fetches none: the result is not checked.
+  ASSERT_TRUE(async_call());
+  EXPECT_EQ(s.lists.load(), 0);
+  // Listed: the same result is refused as a blocking call refuses it.
+  ASSERT_TRUE(s.client->tools());
+  auto r = async_call();
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, -32602);
+  EXPECT_NE(r.error().message.find("does not match its outputSchema"), std::string::npos)
+      << r.error().message;
+  ASSERT_TRUE(r.error().data);
+  EXPECT_EQ(r.error().data->at("path"), "/high");
+  s.call_result = object{{"content", mcp::json::array{}}};
+  auto missing = async_call();
+  ASSERT_FALSE(missing);
+  EXPECT_NE(missing.error().message.find("no structuredContent"), std::string::npos);
+  s.call_result = object{{"content", mcp::json::array{}},
+                         {"structuredContent", object{{"city", "Oslo"}, {"high", 12}}}};
+  auto ok = async_call();
+  ASSERT_TRUE(ok) << ok.error().message;
+  EXPECT_EQ(ok->at("structuredContent").as_object().at("high"), 12);
+  EXPECT_EQ(s.lists.load(), 1);
 }
 
 }  // namespace
