@@ -128,17 +128,21 @@ struct scripted_server {
   std::atomic<int> lists{0};
 };
 
+/// The client's refusal of structuredContent whose `high` breaks the scripted outputSchema.
+void expect_refused_at_high(const mcp::error& e) {
+  EXPECT_EQ(e.code, -32602);
+  EXPECT_NE(e.message.find("does not match its outputSchema"), std::string::npos) << e.message;
+  ASSERT_TRUE(e.data);
+  EXPECT_EQ(e.data->at("path"), "/high");
+}
+
 TEST(client_typed, structured_content_breaking_the_output_schema_is_refused) {
   scripted_server s;
   s.call_result = object{{"content", mcp::json::array{}},
                          {"structuredContent", object{{"city", "Oslo"}, {"high", "warm"}}}};
   auto r = s.client->call_tool<forecast_out>("forecast", forecast_in{.city = "Oslo"});
   ASSERT_FALSE(r);
-  EXPECT_EQ(r.error().code, -32602);
-  EXPECT_NE(r.error().message.find("does not match its outputSchema"), std::string::npos)
-      << r.error().message;
-  ASSERT_TRUE(r.error().data);
-  EXPECT_EQ(r.error().data->at("path"), "/high");
+  expect_refused_at_high(r.error());
   EXPECT_EQ(s.lists.load(), 1);  // the typed call listed the tools to learn the schema
   // The untyped call checks too, now that the schema is known, without listing again.
   auto raw = s.client->call_tool("forecast", object{{"city", "Oslo"}});
@@ -218,11 +222,7 @@ TEST(client_typed, an_async_call_checks_structured_content_once_the_schema_is_li
   ASSERT_TRUE(s.client->tools());
   auto r = async_call();
   ASSERT_FALSE(r);
-  EXPECT_EQ(r.error().code, -32602);
-  EXPECT_NE(r.error().message.find("does not match its outputSchema"), std::string::npos)
-      << r.error().message;
-  ASSERT_TRUE(r.error().data);
-  EXPECT_EQ(r.error().data->at("path"), "/high");
+  expect_refused_at_high(r.error());
   s.call_result = object{{"content", mcp::json::array{}}};
   auto missing = async_call();
   ASSERT_FALSE(missing);

@@ -32,6 +32,7 @@ call() { "$cli" "$@" -- sh -c "$server_behind_tee"; }
 
 # Starts the demo over HTTP on a free port; its URL in $url.
 http_demo() {
+  : >"$dir/server"  # emptied first: the loop may read it before the server truncates it
   "$demo" --http 127.0.0.1:0 --task-store :memory: 2>"$dir/server" &
   server=$!
   i=0
@@ -160,6 +161,9 @@ listen)
   # `bridge --listen`: a child per session, shut down with its session; the HTTP server's checks.
   command -v curl >/dev/null || { echo "curl not found: SKIPPED"; exit 77; }
   start_bridge() {  # start_bridge ARGS... -- CMD: the bridge's pid in $server, its URL in $url
+    # Emptied first: the loop below may read the file before the new bridge truncates it, and
+    # would then take the URL of the bridge stopped before (a refused connection, "no session").
+    : >"$dir/bridge"
     "$cli" bridge --listen 127.0.0.1:0 "$@" 2>"$dir/bridge" </dev/null &
     server=$!
     i=0
