@@ -19,10 +19,10 @@ inline int serve(mcp::server& server, const std::string& http, mcp::http_server_
     std::fprintf(stderr, "%s: speaking MCP over stdio (Ctrl-D to stop)\n", name);
     return server.serve_stdio();
   }
-  const auto colon = http.rfind(':');
-  opts.host = colon == std::string::npos ? http : http.substr(0, colon);
-  if (colon != std::string::npos) {
-    opts.port = static_cast<std::uint16_t>(std::stoul(http.substr(colon + 1)));
+  if (!mcp::set_listen_address(opts, http)) {
+    std::fprintf(stderr, "%s: --http needs HOST:PORT (e.g. 127.0.0.1:8080), not '%s'\n", name,
+                 http.c_str());
+    return 2;
   }
   std::unique_ptr<mcp::http_server> srv;
   try {

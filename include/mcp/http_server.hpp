@@ -210,6 +210,12 @@ struct http_server_options {
   std::optional<protected_resource_options> protected_resource{};
 };
 
+/// Sets `opts.host` and `opts.port` from "HOST:PORT" as a command line gives it
+/// ("127.0.0.1:8080", "localhost:0", "[::1]:8080" for IPv6). Returns false and leaves `opts`
+/// unchanged when `address` has no host, no port, or a port that is not a number from 0 to
+/// 65535. Never throws; touches only `opts`.
+[[nodiscard]] bool set_listen_address(http_server_options& opts, std::string_view address);
+
 /// Opens the session of a new client for an `http_server` whose sessions are not an
 /// `mcp::server`'s: a proxy (`mcp-cpp bridge --listen` gives each client a child process of its
 /// own). `conn` is where the session writes; `opts.who` is the caller. The session receives the

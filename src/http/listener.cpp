@@ -254,6 +254,27 @@ int http_server::serve() {
   return 0;
 }
 
+bool set_listen_address(http_server_options& opts, std::string_view address) {
+  const auto colon = address.rfind(':');
+  if (colon == std::string_view::npos || colon == 0 || colon + 1 == address.size()) return false;
+  auto host = address.substr(0, colon);
+  if (host.front() == '[') {
+    if (host.size() < 3 || host.back() != ']') return false;
+    host = host.substr(1, host.size() - 2);
+  } else if (host.find(':') != std::string_view::npos) {
+    return false;  // an IPv6 address needs its brackets: "[::1]:8080"
+  }
+  unsigned long port = 0;
+  for (const char c : address.substr(colon + 1)) {
+    if (c < '0' || c > '9') return false;
+    port = port * 10 + static_cast<unsigned long>(c - '0');
+    if (port > 65535) return false;
+  }
+  opts.host = std::string(host);
+  opts.port = static_cast<std::uint16_t>(port);
+  return true;
+}
+
 std::uint16_t http_server::port() const { return impl_->port; }
 
 std::string http_server::url() const {

@@ -67,4 +67,23 @@ TEST_F(DemoServer, ListsAndCallsToolsOverHttp) {
   conn->close();
 }
 
+TEST(DemoServerArguments, AMalformedHttpAddressIsAUsageErrorNotACrash) {
+  for (const char* bad : {"host:abc", "127.0.0.1:99999", "127.0.0.1"}) {
+    std::mutex mu;
+    std::string said;
+    auto proc = mcp::process_connection::spawn(
+        {.argv = {MCP_DEMO_SERVER, "--http", bad, "--task-store", ":memory:"},
+         .on_stderr = [&](std::string_view line) {
+           std::lock_guard lock(mu);
+           said += std::string(line) + "\n";
+         }});
+    ASSERT_TRUE(proc) << proc.error().message;
+    (*proc)->start([](std::string_view) {});
+    (*proc)->close();  // waits for it to end
+    EXPECT_EQ((*proc)->exit_status(), 2) << bad;
+    std::lock_guard lock(mu);
+    EXPECT_NE(said.find("--http needs HOST:PORT"), std::string::npos) << bad << ": " << said;
+  }
+}
+
 }  // namespace

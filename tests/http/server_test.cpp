@@ -509,5 +509,26 @@ TEST_F(HttpServer, KeepAliveServesManyRequestsOnOneConnection) {
   EXPECT_NE(after.body.find("after"), std::string::npos);
 }
 
+TEST(HttpServerOptions, SetListenAddressTakesHostPortAndRefusesTheRest) {
+  mcp::http_server_options o;
+  ASSERT_TRUE(mcp::set_listen_address(o, "127.0.0.1:8080"));
+  EXPECT_EQ(o.host, "127.0.0.1");
+  EXPECT_EQ(o.port, 8080);
+  ASSERT_TRUE(mcp::set_listen_address(o, "[::1]:0"));
+  EXPECT_EQ(o.host, "::1");
+  EXPECT_EQ(o.port, 0);
+  ASSERT_TRUE(mcp::set_listen_address(o, "localhost:65535"));
+  EXPECT_EQ(o.host, "localhost");
+  EXPECT_EQ(o.port, 65535);
+  // Each of these leaves the options as they were (the demo once died on "host:abc").
+  for (const char* bad :
+       {"127.0.0.1", "127.0.0.1:", ":8080", "host:abc", "host:65536", "host:-1", "host:8080x",
+        "::1:8080", "[::1:8080", "[]:8080", "host:99999999999999999999"}) {
+    EXPECT_FALSE(mcp::set_listen_address(o, bad)) << bad;
+    EXPECT_EQ(o.host, "localhost") << bad;
+    EXPECT_EQ(o.port, 65535) << bad;
+  }
+}
+
 }  // namespace
 }  // namespace mcp_test

@@ -349,29 +349,11 @@ class child_session final : public server_session,
   std::map<std::string, jsonrpc::request_id> progress_;  ///< serialized token → request
 };
 
-/// Splits "HOST:PORT" ("[::1]:8080" for IPv6). False when malformed.
-bool split_listen(const std::string& s, std::string& host, std::uint16_t& port) {
-  const auto colon = s.rfind(':');
-  if (colon == std::string::npos || colon == 0 || colon + 1 == s.size()) return false;
-  host = s.substr(0, colon);
-  if (host.size() > 2 && host.front() == '[' && host.back() == ']') {
-    host = host.substr(1, host.size() - 2);
-  }
-  unsigned long value = 0;
-  for (char c : s.substr(colon + 1)) {
-    if (c < '0' || c > '9') return false;
-    value = value * 10 + static_cast<unsigned long>(c - '0');
-    if (value > 65535) return false;
-  }
-  port = static_cast<std::uint16_t>(value);
-  return true;
-}
-
 }  // namespace
 
 int run_bridge_listen(const bridge_listen_args& a) {
   http_server_options opts;
-  if (!split_listen(a.listen, opts.host, opts.port)) {
+  if (!set_listen_address(opts, a.listen)) {
     std::cerr << "mcp-cpp: --listen needs HOST:PORT (e.g. 127.0.0.1:8080), not '"
               << terminal_safe(a.listen) << "'\n";
     return exit_usage;
