@@ -62,20 +62,22 @@ result<json::object> client_session::initialize(const request_options& opts) {
   return r;
 }
 
-bool client_session::call_allowed(std::string_view name, const json::object& arguments,
-                                  bool may_list) {
-  if (!impl_->opts.confirm) return true;
+std::optional<error> client_session::denial(std::string_view name, const json::object& arguments,
+                                            bool may_list) {
+  if (!impl_->opts.confirm) return std::nullopt;
   const auto t0 = std::chrono::steady_clock::now();
-  result<std::vector<json::object>> listed = std::vector<json::object>{};
+  std::optional<json::object> definition;  // a copy of the one definition, not of the listing
   if (may_list) {
-    listed = tools();
+    if (auto listed = tools()) {
+      if (const auto* d = impl::definition_of(*listed, name)) definition = *d;
+    }
   } else {
     std::lock_guard lock(impl_->mu);
-    if (impl_->tools_listed) listed = impl_->listed_tools;
+    if (const auto* d = impl::definition_of(impl_->listed_tools, name)) definition = *d;
   }
-  if (impl_->confirmed(name, arguments, listed)) return true;
+  if (impl_->confirmed(name, arguments, definition ? &*definition : nullptr)) return std::nullopt;
   impl_->audit(name, arguments, t0, "denied", "the confirmation hook denied it");
-  return false;
+  return error{errc::user_rejected, "tools/call " + std::string(name) + " was denied"};
 }
 
 result<json::object> client_session::impl::finish_call(std::string_view name,
@@ -101,9 +103,7 @@ result<json::object> client_session::impl::finish_call(std::string_view name,
 
 result<json::object> client_session::call_tool(std::string_view name, json::object arguments,
                                                const request_options& opts) {
-  if (!call_allowed(name, arguments, true)) {
-    return error{errc::user_rejected, "tools/call " + std::string(name) + " was denied"};
-  }
+  if (auto denied = denial(name, arguments, true)) return *denied;
   const auto t0 = std::chrono::steady_clock::now();  // the call's duration, not the person's
   auto r = request("tools/call", json::object{{"name", name}, {"arguments", arguments}}, opts);
   return impl_->finish_call(name, arguments, t0, std::move(r));
@@ -112,8 +112,8 @@ result<json::object> client_session::call_tool(std::string_view name, json::obje
 std::int64_t client_session::call_tool_async(std::string_view name, json::object arguments,
                                              call_callback done, const request_options& opts) {
   if (!done) throw std::invalid_argument("call_tool_async: no callback");
-  if (!call_allowed(name, arguments, false)) {
-    done(error{errc::user_rejected, "tools/call " + std::string(name) + " was denied"});
+  if (auto denied = denial(name, arguments, false)) {
+    done(std::move(*denied));
     return 0;
   }
   const auto t0 = std::chrono::steady_clock::now();

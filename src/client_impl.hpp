@@ -115,17 +115,19 @@ struct client_session::impl final : detail::peer {
     if (opts.on_notification) opts.on_notification(n.method, n.params);
   }
 
-  /// Asks `opts.confirm` about a call (true: it may go); the tool list is fetched first when
-  /// not cached. `listed` is what `self.tools()` gave.
-  [[nodiscard]] bool confirmed(std::string_view tool, const json::object& arguments,
-                               const result<std::vector<json::object>>& listed) const {
-    const json::object* definition = nullptr;
-    if (listed) {
-      for (const auto& t : *listed) {
-        const auto* n = t.if_contains("name");
-        if (n != nullptr && n->is_string() && n->get_string() == tool) definition = &t;
-      }
+  /// The definition of tool `name` in `tools`, or null.
+  static const json::object* definition_of(const std::vector<json::object>& tools,
+                                           std::string_view name) {
+    for (const auto& t : tools) {
+      const auto* n = t.if_contains("name");
+      if (n != nullptr && n->is_string() && n->get_string() == name) return &t;
     }
+    return nullptr;
+  }
+
+  /// Asks `opts.confirm` about a call (true: it may go); `definition`: the tool's, when listed.
+  [[nodiscard]] bool confirmed(std::string_view tool, const json::object& arguments,
+                               const json::object* definition) const {
     return opts.confirm(call_confirmation{.tool = tool,
                                           .arguments = arguments,
                                           .definition = definition,

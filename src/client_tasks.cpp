@@ -66,11 +66,7 @@ result<task_info> client_session::call_tool_as_task(std::string_view name, json:
           "the server did not declare tasks.requests.tools.call: it runs no tool as a task"};
     }
   }
-  if (impl_->opts.confirm && !impl_->confirmed(name, arguments, tools())) {
-    impl_->audit(name, arguments, std::chrono::steady_clock::now(), "denied",
-                 "the confirmation hook denied it");
-    return error{errc::user_rejected, "tools/call " + std::string(name) + " was denied"};
-  }
+  if (auto denied = denial(name, arguments, true)) return *denied;
   const auto t0 = std::chrono::steady_clock::now();
   json::object task;
   if (ttl) task["ttl"] = ttl->count();

@@ -322,9 +322,10 @@ class client_session {
  private:
   /// Lists the tools when `name`'s outputSchema is not known and no listing is current.
   result<bool> learn_output_schema(std::string_view name);
-  /// Asks the confirmation hook about a tools/call; false (recorded) when it denies it. The
-  /// hook sees the tool's definition from the cached listing, listed first when `may_list`.
-  bool call_allowed(std::string_view name, const json::object& arguments, bool may_list);
+  /// Asks the confirmation hook about a tools/call: the refusal to return (recorded for the
+  /// audit) when it denies it. The hook sees the tool's definition from the cached listing,
+  /// listed first when `may_list`.
+  std::optional<error> denial(std::string_view name, const json::object& arguments, bool may_list);
   /// The text blocks of a CallToolResult, joined by newlines.
   static std::string joined_text(const json::object& call_result);
 
