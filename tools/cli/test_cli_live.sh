@@ -72,7 +72,7 @@ prompt)
   command -v script >/dev/null || { echo "SKIPPED: needs script(1)"; exit 77; }
   for answer in y n; do
     (sleep 0.3; printf '%s\n' $answer) |
-      script -qec "'$cli' tools call unlock_admin --audit '$dir/audit' -- '$demo' --task-store :memory:" \
+      script -qec "exec '$cli' tools call unlock_admin --audit '$dir/audit' -- '$demo' --task-store :memory:" \
         /dev/null >"$dir/$answer" 2>&1
     echo $? >"$dir/$answer.code"
   done
@@ -123,7 +123,7 @@ sampling)
   command -v script >/dev/null || { echo "SKIPPED: needs script(1)"; exit 77; }
   for answer in "typed by hand" ""; do
     (sleep 0.5; printf '%s\n' "$answer") |
-      script -qec "'$cli' tools call test_sampling prompt=hello --sampling ask --yes -- '$demo'" \
+      script -qec "exec '$cli' tools call test_sampling prompt=hello --sampling ask --yes -- '$demo'" \
         /dev/null >"$dir/out" 2>&1
     code=$?
     grep -q "The server asks for a model reply (at most 100 tokens)" "$dir/out" || fail "no request shown"
@@ -138,11 +138,12 @@ sampling)
   done
   # Ctrl-C while the reply is being typed: the call is cancelled, the server withdraws its
   # request, the prompt says so and stops waiting. stdin stays open 5 s longer: the command must
-  # not wait for it. The command is script's own child (no shell between them), so the status
-  # is its own.
+  # not wait for it. script(1) runs its command through $SHELL, and dash (/bin/sh) stays as the
+  # parent, in the terminal's process group, so the Ctrl-C would end the shell (status 130):
+  # `exec` makes the command script's own child whatever $SHELL is, so the status is its own.
   t0=$(date +%s%N)
   (sleep 0.7; printf '\003'; sleep 5) | {
-    script -qec "'$cli' tools call test_sampling prompt=hello --sampling ask --yes -- '$demo'" \
+    script -qec "exec '$cli' tools call test_sampling prompt=hello --sampling ask --yes -- '$demo'" \
       /dev/null >"$dir/out" 2>&1
     echo "$? $(date +%s%N)" >"$dir/end"
   }
