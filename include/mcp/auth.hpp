@@ -76,7 +76,8 @@ struct jwks_options {
   /// A token with an unknown `kid` makes the verifier load the keys again (the issuer may have
   /// rotated them), at most this often.
   std::chrono::seconds min_refresh{30};
-  std::chrono::milliseconds fetch_timeout{5000};  ///< URL: connect, TLS, request and response
+  /// URL: the whole fetch (host name lookup, connect, TLS, request and response).
+  std::chrono::milliseconds fetch_timeout{5000};
   /// https: trust the CA certificates in this PEM file instead of the system's (a private CA).
   std::string ca_file{};
 };

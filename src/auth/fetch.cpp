@@ -1,5 +1,6 @@
 // Fetching a JWKS document: one GET over HTTPS (certificate and host name verified against the
-// system's trust store) or plain HTTP to a loopback host, with a deadline and a size bound.
+// system's trust store) or plain HTTP to a loopback host, with a deadline and a size bound. The
+// deadline covers the whole exchange, the host name's lookup included.
 #include <boost/asio/connect.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/ssl.hpp>
@@ -7,8 +8,15 @@
 #include <boost/beast/http.hpp>
 #include <boost/url/parse.hpp>
 
+#include <charconv>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
+#include <system_error>
+#include <thread>
+#include <vector>
 
 #include "auth/jose.hpp"
 namespace mcp::auth::detail {
@@ -18,6 +26,7 @@ namespace net = boost::asio;
 namespace beast = boost::beast;
 namespace http = beast::http;
 using tcp = net::ip::tcp;
+using clock = std::chrono::steady_clock;
 
 bool loopback_host(std::string_view host) {
   return host == "localhost" || host == "127.0.0.1" || host == "[::1]" || host == "::1";
@@ -27,7 +36,8 @@ struct target {
   bool tls = false;
   std::string host;  ///< without brackets
   std::string port;
-  std::string path;  ///< path and query
+  std::uint16_t number = 0;  ///< the port's
+  std::string path;          ///< path and query
 };
 
 target parse_target(std::string_view url) {
@@ -40,6 +50,11 @@ target parse_target(std::string_view url) {
   if (u->host_type() == boost::urls::host_type::ipv6) t.host = u->host_ipv6_address().to_string();
   if (t.host.empty()) throw std::runtime_error("the URL has no host");
   t.port = u->has_port() ? std::string(u->port()) : (t.tls ? "443" : "80");
+  const auto [end, failed] =
+      std::from_chars(t.port.data(), t.port.data() + t.port.size(), t.number);
+  if (failed != std::errc() || end != t.port.data() + t.port.size() || t.number == 0) {
+    throw std::runtime_error("the URL's port is not a number from 1 to 65535");
+  }
   t.path = std::string(u->encoded_path());
   if (t.path.empty()) t.path = "/";
   if (u->has_query()) t.path += "?" + std::string(u->encoded_query());
@@ -50,8 +65,8 @@ target parse_target(std::string_view url) {
 /// pending at the deadline is cancelled (the socket closed) and fails with `timed_out`.
 class deadline_runner {
  public:
-  deadline_runner(net::io_context& ioc, tcp::socket& sock, std::chrono::milliseconds timeout)
-      : ioc_(ioc), sock_(sock), until_(std::chrono::steady_clock::now() + timeout) {}
+  deadline_runner(net::io_context& ioc, tcp::socket& sock, clock::time_point until)
+      : ioc_(ioc), sock_(sock), until_(until) {}
 
   /// `start(handler)` starts one operation whose handler takes an error code first.
   template <class Start>
@@ -77,8 +92,49 @@ class deadline_runner {
  private:
   net::io_context& ioc_;
   tcp::socket& sock_;
-  std::chrono::steady_clock::time_point until_;
+  clock::time_point until_;
 };
+
+/// The addresses of `t.host`, found by `until`. An address is used as it is. A name goes to the
+/// system resolver (getaddrinfo), which has timeouts of its own (5 s per server and attempt by
+/// default) that no deadline of ours can shorten: it runs on a thread of its own, waited for
+/// until `until` and then left to end by itself, its answer dropped. Throws
+/// `boost::system::system_error` (timed_out at the deadline, or the lookup's error).
+std::vector<tcp::endpoint> resolve(const target& t, clock::time_point until) {
+  boost::system::error_code ec;
+  const auto address = net::ip::make_address(t.host, ec);
+  if (!ec) return {tcp::endpoint(address, t.number)};
+  struct lookup {
+    std::mutex mu;
+    std::condition_variable cv;
+    bool done = false;
+    boost::system::error_code ec;
+    std::vector<tcp::endpoint> endpoints;
+  };
+  auto l = std::make_shared<lookup>();
+  try {
+    std::thread([l, host = t.host, port = t.port] {
+      net::io_context ioc;
+      tcp::resolver resolver(ioc);
+      boost::system::error_code failed;
+      std::vector<tcp::endpoint> found;
+      for (const auto& entry : resolver.resolve(host, port, failed)) found.push_back(entry);
+      const std::lock_guard lock(l->mu);
+      l->ec = failed;
+      l->endpoints = std::move(found);
+      l->done = true;
+      l->cv.notify_all();
+    }).detach();
+  } catch (const std::system_error& e) {
+    throw std::runtime_error(std::string("cannot start the host name lookup: ") + e.what());
+  }
+  std::unique_lock lock(l->mu);
+  if (!l->cv.wait_until(lock, until, [&] { return l->done; })) {
+    throw boost::system::system_error(net::error::timed_out);
+  }
+  if (l->ec) throw boost::system::system_error(l->ec);
+  return std::move(l->endpoints);
+}
 
 /// The request (one per connection: `Connection: close`), written and its answer read through
 /// `run`; the body of a 200 answer.
@@ -153,11 +209,10 @@ http_response http_request(const std::string& url, const http_call& call,
                            std::chrono::milliseconds timeout, std::size_t max_bytes) {
   if (auto why = unusable_url(url)) throw std::runtime_error(*why);
   const auto t = parse_target(url);
+  const auto until = clock::now() + timeout;
   net::io_context ioc;
   try {
-    // A name is resolved with the system resolver (its own timeouts); an address is not.
-    tcp::resolver resolver(ioc);
-    const auto endpoints = resolver.resolve(t.host, t.port);
+    const auto endpoints = resolve(t, until);
     net::ssl::context ctx(net::ssl::context::tls_client);
     std::optional<net::ssl::stream<tcp::socket>> tls;
     tcp::socket plain(ioc);
@@ -177,7 +232,7 @@ http_response http_request(const std::string& url, const http_call& call,
       tls->set_verify_callback(net::ssl::host_name_verification(t.host));
     }
     tcp::socket& sock = tls ? tls->next_layer() : plain;
-    deadline_runner run(ioc, sock, timeout);
+    deadline_runner run(ioc, sock, until);
     run([&](auto handler) { net::async_connect(sock, endpoints, std::move(handler)); });
     if (!tls) return exchange(plain, run, t, call, max_bytes);
     run([&](auto handler) {

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <thread>
 
+#include "auth/jose.hpp"
 #include "support/jwt_issuer.hpp"
 
 namespace {
@@ -272,6 +273,20 @@ TEST(JwtVerifier, AKeySourceThatNeverAnswersTimesOut) {
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("timed out"), std::string::npos) << e.what();
   }
+}
+
+TEST(FetchUrl, APortThatIsNotOneIsRefusedWithTheReason) {
+  using mcp::auth::detail::unusable_url;
+  EXPECT_EQ(unusable_url("https://keys.example:8443/jwks.json"), std::nullopt);
+  EXPECT_EQ(unusable_url("http://127.0.0.1:65535/k"), std::nullopt);
+  for (const char* url : {"https://keys.example:65536/k", "https://keys.example:/k",
+                          "https://keys.example:0/k", "http://127.0.0.1:99999999999999999999/k"}) {
+    const auto why = unusable_url(url);
+    ASSERT_TRUE(why.has_value()) << url;
+    EXPECT_NE(why->find("port is not a number from 1 to 65535"), std::string::npos) << *why;
+  }
+  // The verifier refuses such a key location when it is made, not at the first token.
+  EXPECT_THROW(verifier("https://keys.example:70000/jwks.json"), std::invalid_argument);
 }
 
 TEST(JwtVerifier, RemembersVerifiedTokensUntilTheyExpire) {

@@ -12,6 +12,16 @@ target_include_directories(mcp_auth_tests PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}
                                                   ${CMAKE_CURRENT_SOURCE_DIR}/http
                                                   ${PROJECT_SOURCE_DIR}/src)
 
+# A fetch whose host name lookup hangs (DNS that never answers, made in namespaces of the test's
+# own) ends at its deadline. Its own main makes that world before any thread starts; where it
+# cannot, it prints SKIPPED with the reason and exits 77.
+add_executable(mcp_auth_silent_dns_test auth/silent_dns_test.cpp)
+mcp_target_defaults(mcp_auth_silent_dns_test)
+target_link_libraries(mcp_auth_silent_dns_test PRIVATE mcp::auth GTest::gtest)
+target_include_directories(mcp_auth_silent_dns_test PRIVATE ${PROJECT_SOURCE_DIR}/src)
+add_test(NAME mcp_auth_silent_dns COMMAND mcp_auth_silent_dns_test)
+set_tests_properties(mcp_auth_silent_dns PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 60 LABELS auth)
+
 if(MCP_BUILD_EXAMPLES)
   # The demo binary started as a protected resource.
   mcp_add_test(mcp_auth_demo_tests auth/demo_auth_test.cpp)
