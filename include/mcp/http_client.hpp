@@ -54,6 +54,7 @@ struct http_client_options {
   /// always checked, and must be valid for the URL's host).
   std::string ca_file{};
   std::vector<std::pair<std::string, std::string>> headers{};  ///< extra (e.g. Authorization)
+  /// A new connection: host name lookup, TCP connect and TLS handshake, all within it.
   std::chrono::milliseconds connect_timeout{5000};
   /// Longest silence while reading an answer (SSE streams included).
   std::chrono::milliseconds read_timeout{60000};

@@ -9,16 +9,13 @@
 #include <boost/url/parse.hpp>
 
 #include <charconv>
-#include <condition_variable>
 #include <cstdint>
-#include <mutex>
 #include <optional>
 #include <stdexcept>
-#include <system_error>
-#include <thread>
 #include <vector>
 
 #include "auth/jose.hpp"
+#include "http/lookup.hpp"
 namespace mcp::auth::detail {
 namespace {
 
@@ -36,8 +33,7 @@ struct target {
   bool tls = false;
   std::string host;  ///< without brackets
   std::string port;
-  std::uint16_t number = 0;  ///< the port's
-  std::string path;          ///< path and query
+  std::string path;  ///< path and query
 };
 
 target parse_target(std::string_view url) {
@@ -50,9 +46,10 @@ target parse_target(std::string_view url) {
   if (u->host_type() == boost::urls::host_type::ipv6) t.host = u->host_ipv6_address().to_string();
   if (t.host.empty()) throw std::runtime_error("the URL has no host");
   t.port = u->has_port() ? std::string(u->port()) : (t.tls ? "443" : "80");
-  const auto [end, failed] =
-      std::from_chars(t.port.data(), t.port.data() + t.port.size(), t.number);
-  if (failed != std::errc() || end != t.port.data() + t.port.size() || t.number == 0) {
+  std::uint16_t number = 0;
+  const char* end = t.port.data() + t.port.size();
+  const auto parsed = std::from_chars(t.port.data(), end, number);
+  if (parsed.ec != std::errc() || parsed.ptr != end || number == 0) {
     throw std::runtime_error("the URL's port is not a number from 1 to 65535");
   }
   t.path = std::string(u->encoded_path());
@@ -94,47 +91,6 @@ class deadline_runner {
   tcp::socket& sock_;
   clock::time_point until_;
 };
-
-/// The addresses of `t.host`, found by `until`. An address is used as it is. A name goes to the
-/// system resolver (getaddrinfo), which has timeouts of its own (5 s per server and attempt by
-/// default) that no deadline of ours can shorten: it runs on a thread of its own, waited for
-/// until `until` and then left to end by itself, its answer dropped. Throws
-/// `boost::system::system_error` (timed_out at the deadline, or the lookup's error).
-std::vector<tcp::endpoint> resolve(const target& t, clock::time_point until) {
-  boost::system::error_code ec;
-  const auto address = net::ip::make_address(t.host, ec);
-  if (!ec) return {tcp::endpoint(address, t.number)};
-  struct lookup {
-    std::mutex mu;
-    std::condition_variable cv;
-    bool done = false;
-    boost::system::error_code ec;
-    std::vector<tcp::endpoint> endpoints;
-  };
-  auto l = std::make_shared<lookup>();
-  try {
-    std::thread([l, host = t.host, port = t.port] {
-      net::io_context ioc;
-      tcp::resolver resolver(ioc);
-      boost::system::error_code failed;
-      std::vector<tcp::endpoint> found;
-      for (const auto& entry : resolver.resolve(host, port, failed)) found.push_back(entry);
-      const std::lock_guard lock(l->mu);
-      l->ec = failed;
-      l->endpoints = std::move(found);
-      l->done = true;
-      l->cv.notify_all();
-    }).detach();
-  } catch (const std::system_error& e) {
-    throw std::runtime_error(std::string("cannot start the host name lookup: ") + e.what());
-  }
-  std::unique_lock lock(l->mu);
-  if (!l->cv.wait_until(lock, until, [&] { return l->done; })) {
-    throw boost::system::system_error(net::error::timed_out);
-  }
-  if (l->ec) throw boost::system::system_error(l->ec);
-  return std::move(l->endpoints);
-}
 
 /// The request (one per connection: `Connection: close`), written and its answer read through
 /// `run`; the body of a 200 answer.
@@ -212,7 +168,10 @@ http_response http_request(const std::string& url, const http_call& call,
   const auto until = clock::now() + timeout;
   net::io_context ioc;
   try {
-    const auto endpoints = resolve(t, until);
+    std::vector<tcp::endpoint> endpoints;
+    if (auto ec = http_detail::lookup(t.host, t.port, until, endpoints)) {
+      throw boost::system::system_error(ec);
+    }
     net::ssl::context ctx(net::ssl::context::tls_client);
     std::optional<net::ssl::stream<tcp::socket>> tls;
     tcp::socket plain(ioc);

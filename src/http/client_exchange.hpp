@@ -18,7 +18,9 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "http/lookup.hpp"
 #include <sys/socket.h>
 
 namespace mcp::http_detail {
@@ -36,13 +38,14 @@ class exchange {
     if (tls != nullptr) tls_ = std::make_unique<beast::ssl_stream<beast::tcp_stream>>(ctx_, *tls);
   }
 
+  /// Looks the host up, connects and (https) shakes hands, all within `timeout`.
   beast::error_code connect(const std::string& host, const std::string& port,
                             std::chrono::milliseconds timeout) {
-    tcp::resolver resolver(ctx_);
-    beast::error_code ec;
-    auto results = resolver.resolve(host, port, ec);
+    const auto until = std::chrono::steady_clock::now() + timeout;
+    std::vector<tcp::endpoint> results;
+    beast::error_code ec = lookup(host, port, until, results);
     if (ec) return ec;
-    tcp().expires_after(timeout);
+    tcp().expires_at(until);
     tcp().async_connect(results, [&](beast::error_code e, const tcp::endpoint&) { ec = e; });
     run(ec);
     if (!ec) tcp().socket().set_option(tcp::no_delay(true), ec);
@@ -57,7 +60,7 @@ class exchange {
       }
     }
     tls_->set_verify_callback(net::ssl::host_name_verification(host));
-    tcp().expires_after(timeout);
+    tcp().expires_at(until);
     tls_->async_handshake(net::ssl::stream_base::client, [&](beast::error_code e) { ec = e; });
     run(ec);
     return ec;

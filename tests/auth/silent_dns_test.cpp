@@ -1,4 +1,5 @@
-// A fetch whose host name lookup never gets an answer still ends at its deadline.
+// A fetch or an HTTP client connection whose host name lookup never gets an answer still ends
+// at its deadline.
 //
 // The process makes itself a world where DNS is silent, before anything else runs: its own
 // network namespace (loopback only, up), a mount namespace where /etc/resolv.conf names
@@ -7,6 +8,8 @@
 // may not make those namespaces (no user namespaces, no privilege), or where host names are not
 // looked up in DNS at all (nsswitch), it says SKIPPED and why, and exits 77.
 #include <mcp/auth.hpp>
+#include <mcp/client.hpp>
+#include <mcp/http_client.hpp>
 
 #include <gtest/gtest.h>
 
@@ -150,6 +153,19 @@ TEST(SilentDns, AVerifierWhoseKeysAreBehindAHungLookupRefusesInTime) {
   });
   EXPECT_NE(why.find("timed out"), std::string::npos) << why;
   EXPECT_LT(took, milliseconds(2000));
+}
+
+TEST(SilentDns, AnHttpClientConnectionFailsWithinItsConnectTimeout) {
+  auto conn = mcp::http_client_connection::create(
+      {.url = "http://mcp.silent.test:8080/mcp", .connect_timeout = milliseconds(300)});
+  mcp::client_session client(conn);
+  conn->on_receive([&client](std::string_view m) { client.receive(m); });
+  mcp::result<mcp::json::object> init = mcp::json::object{};
+  const auto took = time_of([&] { init = client.initialize(); });
+  ASSERT_FALSE(init) << "initialized through a DNS that never answers";
+  EXPECT_NE(init.error().message.find("timed out"), std::string::npos) << init.error().message;
+  EXPECT_LT(took, milliseconds(2000));
+  client.close();
 }
 
 }  // namespace

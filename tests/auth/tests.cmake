@@ -12,8 +12,8 @@ target_include_directories(mcp_auth_tests PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}
                                                   ${CMAKE_CURRENT_SOURCE_DIR}/http
                                                   ${PROJECT_SOURCE_DIR}/src)
 
-# A fetch whose host name lookup hangs (DNS that never answers, made in namespaces of the test's
-# own) ends at its deadline. Its own main makes that world before any thread starts; where it
+# A fetch or an HTTP client connection whose host name lookup hangs (DNS that never answers,
+# made in namespaces of the test's own) ends at its deadline. Its own main makes that world before any thread starts; where it
 # cannot, it prints SKIPPED with the reason and exits 77.
 add_executable(mcp_auth_silent_dns_test auth/silent_dns_test.cpp)
 mcp_target_defaults(mcp_auth_silent_dns_test)

@@ -1,0 +1,65 @@
+#include "http/lookup.hpp"
+
+#include <boost/asio/io_context.hpp>
+
+#include <charconv>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <system_error>
+#include <thread>
+#include <utility>
+
+namespace mcp::http_detail {
+
+namespace net = boost::asio;
+using tcp = net::ip::tcp;
+
+boost::system::error_code lookup(const std::string& host, const std::string& port,
+                                 std::chrono::steady_clock::time_point until,
+                                 std::vector<tcp::endpoint>& out) {
+  out.clear();
+  boost::system::error_code ec;
+  const auto address = net::ip::make_address(host, ec);
+  std::uint16_t number = 0;
+  const auto* end = port.data() + port.size();
+  if (!ec) {
+    const auto parsed = std::from_chars(port.data(), end, number);
+    if (parsed.ec != std::errc() || parsed.ptr != end) return net::error::invalid_argument;
+    out.emplace_back(address, number);
+    return {};
+  }
+  struct state {
+    std::mutex mu;
+    std::condition_variable cv;
+    bool done = false;
+    boost::system::error_code ec;
+    std::vector<tcp::endpoint> found;
+  };
+  auto s = std::make_shared<state>();
+  try {
+    std::thread([s, host, port] {
+      net::io_context ioc;
+      tcp::resolver resolver(ioc);
+      boost::system::error_code failed;
+      std::vector<tcp::endpoint> found;
+      for (const auto& entry : resolver.resolve(host, port, failed)) found.push_back(entry);
+      const std::lock_guard lock(s->mu);
+      s->ec = failed;
+      s->found = std::move(found);
+      s->done = true;
+      s->cv.notify_all();
+    }).detach();
+  } catch (const std::system_error&) {
+    return boost::system::errc::make_error_code(
+        boost::system::errc::resource_unavailable_try_again);
+  }
+  std::unique_lock lock(s->mu);
+  if (!s->cv.wait_until(lock, until, [&] { return s->done; })) return net::error::timed_out;
+  if (s->ec) return s->ec;
+  out = std::move(s->found);
+  return {};
+}
+
+}  // namespace mcp::http_detail
