@@ -150,6 +150,18 @@ void peer::send(std::string message, const jsonrpc::request_id* related) {
   conn_->send(std::move(message), send_context{.related_request = related});
 }
 
+void peer::send_cancellation(const jsonrpc::request_id& id, std::string_view reason) {
+  send_cancellation(jsonrpc::encode_notification(
+                        "notifications/cancelled",
+                        json::object{{"requestId", jsonrpc::id_to_json(id)}, {"reason", reason}}),
+                    id);
+}
+
+void peer::send_cancellation(std::string message, const jsonrpc::request_id& id) {
+  if (closed_.load()) return;
+  conn_->send(std::move(message), send_context{.cancels = &id});
+}
+
 /// Files the answer to `id` (null: the request was cancelled and gets none) with the batch it
 /// came in. False when `id` is not waiting in a batch. When it completes the batch, `out` is
 /// the batch's answer: a JSON array, or empty when no request in it was answered.
@@ -275,8 +287,7 @@ void peer::expire(std::int64_t id) {
   o.done(error{errc::request_timeout, o.method + " got no answer within " +
                                           std::to_string(limit.count()) + " ms" +
                                           (hard ? " (its hard maximum)" : "")});
-  send(jsonrpc::encode_notification("notifications/cancelled",
-                                    json::object{{"requestId", id}, {"reason", "timed out"}}));
+  send_cancellation(id, "timed out");
 }
 
 void peer::on_progress(const json::object& params) {
@@ -323,8 +334,7 @@ bool peer::finish_outbound(std::int64_t id, result<json::object> outcome) {
 void peer::cancel_outbound(std::int64_t id, std::string_view reason) {
   // The waiter first, then the peer (as in `expire`); nothing when it was answered already.
   if (!finish_outbound(id, error{errc::cancelled, "the request was cancelled"})) return;
-  send(jsonrpc::encode_notification("notifications/cancelled",
-                                    json::object{{"requestId", id}, {"reason", reason}}));
+  send_cancellation(id, reason);
 }
 
 result<json::object> peer::request(std::string_view method, json::object params,

@@ -102,6 +102,10 @@ class peer : public std::enable_shared_from_this<peer> {
   /// Sends any other message (notifications, answers without a request), related to an
   /// incoming request or standalone.
   void send(std::string message, const jsonrpc::request_id* related = nullptr);
+  /// Sends notifications/cancelled for `id` with `reason`.
+  void send_cancellation(const jsonrpc::request_id& id, std::string_view reason);
+  /// Sends `message`, a notifications/cancelled for `id` (send_context::cancels says which).
+  void send_cancellation(std::string message, const jsonrpc::request_id& id);
   /// Asks the transport to end the network connection carrying `request`'s answer stream (the
   /// peer resumes it). False when the transport cannot (see connection::close_request_stream).
   bool close_request_stream(const jsonrpc::request_id& request) {

@@ -42,6 +42,9 @@ struct send_context {
   /// long as a `notifications/cancelled` for the request, sent through this connection from
   /// another thread, or `close` ends that exchange promptly.
   bool sender_waits = false;
+  /// Set when the message is a `notifications/cancelled` this side sends: the request it gives
+  /// up (a transport that carries each request on an exchange of its own ends that exchange).
+  const jsonrpc::request_id* cancels = nullptr;
 };
 
 /// Where a session writes. Implemented by transports.

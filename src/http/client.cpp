@@ -75,19 +75,11 @@ struct http_client_connection::impl {
   std::condition_variable cancel_cv;  // wakes a resumption's pause at a cancellation or close
   bool closing = false;               // close() began: no new exchange on a sender's thread
 
-  /// Notes the request a notifications/cancelled names: it is not sent again after an
+  /// Notes request `id`, which the session cancelled: it is not sent again after an
   /// authorization, and a stream that ends without its answer is not reported (the session no
   /// longer waits for it, and the server sends no answer). Returns its serialized id.
-  std::optional<std::string> note_cancellation(std::string_view message) {
-    if (message.find("notifications/cancelled") == std::string_view::npos) return std::nullopt;
-    auto v = parse_json(message);
-    if (!v || !v->is_object()) return std::nullopt;
-    const auto* params = v->get_object().if_contains("params");
-    const auto* rid = params != nullptr && params->is_object()
-                          ? params->get_object().if_contains("requestId")
-                          : nullptr;
-    if (rid == nullptr) return std::nullopt;
-    std::string id = json::serialize(*rid);
+  std::string note_cancellation(const jsonrpc::request_id& cancelled) {
+    std::string id = json::serialize(jsonrpc::id_to_json(cancelled));
     std::lock_guard lock(mu);
     if (abandoned.size() >= 1024) abandoned.erase(abandoned.begin());  // bounded: one goes
     abandoned.insert(id);
@@ -476,8 +468,8 @@ void http_client_connection::send(std::string message, const send_context& ctx) 
   if (!id) {  // notification or response: a quick 202, on this thread
     // A cancelled request run on its sender's thread is let go at once, and the cancellation
     // is posted by a worker: the thread sending it (a timer, say) is not held by the server.
-    if (const auto cancelled = impl_->note_cancellation(message)) {
-      impl_->interrupt(*cancelled);
+    if (ctx.cancels != nullptr) {
+      impl_->interrupt(impl_->note_cancellation(*ctx.cancels));
       impl_->workers.run(impl_, [m = impl_.get(), message = std::move(message)] {
         m->post(message, std::nullopt);
       });

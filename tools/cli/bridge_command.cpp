@@ -133,14 +133,19 @@ int run_bridge(const bridge_args& a) {
           seen->sent(jsonrpc::id_to_json(req->id), req->method == "initialize");
           ctx.request = &req->id;
         }
-        conn->send(std::string(line), ctx);  // a stdin line is one message already
-        if (req != nullptr && req->method == "initialize") seen->wait(false, wait_limit);
         const auto* n = std::get_if<jsonrpc::notification>(&*m);
+        std::optional<jsonrpc::request_id> cancels;
+        if (n != nullptr && n->method == "notifications/cancelled") {
+          if (const auto* rid = n->params.if_contains("requestId")) {
+            seen->cancelled(*rid);
+            if (auto id = jsonrpc::id_from_json(*rid)) cancels = std::move(*id);
+          }
+        }
+        if (cancels) ctx.cancels = &*cancels;  // the transport ends that request's exchange
+        conn->send(std::string(line), ctx);    // a stdin line is one message already
+        if (req != nullptr && req->method == "initialize") seen->wait(false, wait_limit);
         if (n != nullptr && n->method == "notifications/initialized") {
           conn->open_event_stream();  // what the server sends on its own (405: it has none)
-        }
-        if (n != nullptr && n->method == "notifications/cancelled") {
-          if (const auto* rid = n->params.if_contains("requestId")) seen->cancelled(*rid);
         }
       },
       [&](std::size_t) {

@@ -117,6 +117,19 @@ bridge)
   grep -q '"id":2,"result":' "$dir/out" || fail "no answer to the call sent at the end of stdin"
   grep -q 'no JSON-RPC batches' "$dir/out" || fail "a batch was not refused"
   [ "$(grep -c . "$dir/out")" -ge 4 ] || fail "expected one line per message"
+  # A cancellation forwarded: the server stops the call, nothing is answered or reported for it,
+  # and the end of stdin does not wait for it (the call would take 10 s).
+  t0=$(date +%s)
+  {
+    echo '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"pipe","version":"1"}}}'
+    echo '{"jsonrpc":"2.0","method":"notifications/initialized"}'
+    echo '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow_count","arguments":{"steps":100,"step_ms":100}}}'
+    sleep 0.5
+    echo '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2,"reason":"stop"}}'
+  } | "$cli" bridge --url "$url" >"$dir/out" 2>"$dir/err" || fail "the cancelling bridge failed"
+  [ $(($(date +%s) - t0)) -lt 6 ] || fail "the bridge waited for the cancelled call"
+  ! grep -q '"id":2' "$dir/out" || fail "an answer for the cancelled call: $(cat "$dir/out")"
+  [ ! -s "$dir/err" ] || fail "the bridge reported: $(cat "$dir/err")"
   ;;
 sampling)
   # DEMO is the everything server here: its test_sampling asks the client's model.
