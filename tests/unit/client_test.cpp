@@ -14,6 +14,7 @@
 #include <set>
 #include <stdexcept>
 #include <thread>
+#include <vector>
 
 namespace {
 
@@ -257,6 +258,69 @@ TEST(client, an_async_call_is_denied_timed_out_or_closed_like_a_blocking_one) {
   EXPECT_THROW(f.client->call_tool_async("t0", {}, nullptr), std::invalid_argument);
   std::lock_guard lock(mu);
   EXPECT_EQ(audited, (std::vector<std::string>{"t1:denied", "wait:timeout", "wait:error"}));
+}
+
+/// Passes messages on to the memory connection, noting which request each cancellation names
+/// (send_context::cancels) and how many messages named none.
+class cancel_recorder final : public mcp::connection {
+ public:
+  explicit cancel_recorder(std::shared_ptr<mcp::connection> next) : next_(std::move(next)) {}
+  void send(std::string message, const mcp::send_context& ctx) override {
+    {
+      std::lock_guard lock(mu_);
+      const bool cancellation = message.find("notifications/cancelled") != std::string::npos;
+      if (ctx.cancels != nullptr) named_.push_back(mcp::jsonrpc::to_string(*ctx.cancels));
+      if (cancellation && ctx.cancels == nullptr) ++unnamed_cancellations_;
+    }
+    next_->send(std::move(message), ctx);
+  }
+  void close() override { next_->close(); }
+  std::vector<std::string> named() {
+    std::lock_guard lock(mu_);
+    return named_;
+  }
+  int unnamed_cancellations() {
+    std::lock_guard lock(mu_);
+    return unnamed_cancellations_;
+  }
+
+ private:
+  std::shared_ptr<mcp::connection> next_;
+  std::mutex mu_;
+  std::vector<std::string> named_;
+  int unnamed_cancellations_ = 0;
+};
+
+TEST(client, every_cancellation_tells_the_transport_which_request_it_gives_up) {
+  auto s = make_server();
+  auto [server_end, client_end] = mcp::make_memory_pair();
+  auto session = s.open_session(server_end);
+  server_end->on_receive([ss = session](std::string_view m) { ss->receive(m); });
+  auto recorder = std::make_shared<cancel_recorder>(client_end);
+  mcp::client_session client(recorder);
+  client_end->on_receive([&client](std::string_view m) { client.receive(m); });
+  ASSERT_TRUE(client.initialize());
+  // A timeout, then `cancel`, then one sent by hand (a string id too), then another notification.
+  std::int64_t timed_out = -1;
+  ASSERT_FALSE(client.call_tool(
+      "wait", {}, {.timeout = 30ms, .on_sent = [&](std::int64_t id) { timed_out = id; }}));
+  std::atomic<std::int64_t> sent{-1};
+  std::thread canceller([&] {
+    while (sent.load() < 0) std::this_thread::sleep_for(1ms);
+    client.cancel(sent.load(), "stop");
+  });
+  auto r = client.call_tool("wait", {}, {.on_sent = [&](std::int64_t id) { sent = id; }});
+  canceller.join();
+  ASSERT_FALSE(r);
+  EXPECT_TRUE(r.error().is(mcp::errc::cancelled)) << r.error().message;
+  client.notify("notifications/cancelled", {{"requestId", 41}, {"reason", "by hand"}});
+  client.notify("notifications/cancelled", {{"requestId", "job-7"}});
+  client.notify("notifications/roots/list_changed");
+  EXPECT_EQ(recorder->named(),
+            (std::vector<std::string>{std::to_string(timed_out), std::to_string(sent.load()), "41",
+                                      "\"job-7\""}));
+  EXPECT_EQ(recorder->unnamed_cancellations(), 0);
+  client.close();
 }
 
 TEST(client, close_fails_waiting_requests) {
