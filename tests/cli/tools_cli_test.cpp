@@ -6,9 +6,17 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
+#include <future>
 #include <sstream>
+#include <stop_token>
+#include <string>
+#include <string_view>
+#include <thread>
 
+#include <poll.h>
+#include <pty.h>
 #include <unistd.h>
 
 namespace {
@@ -247,6 +255,85 @@ TEST(tools_cli_elicit, decline_and_ask_without_a_terminal_decline) {
   const auto asked = mcp::cli::elicitation_handler("ask")(schema, {});
   ASSERT_TRUE(asked);
   EXPECT_EQ(mcp::json::serialize(*asked), R"({"action":"decline"})");
+}
+
+/// For the test's length, stdin and stderr are a fresh pseudo-terminal (the handlers ask only
+/// on a terminal): the test reads what is asked and types the answers.
+class on_a_terminal {
+ public:
+  on_a_terminal() {
+    if (::openpty(&master_, &slave_, nullptr, nullptr, nullptr) != 0) return;
+    saved_in_ = ::dup(STDIN_FILENO);
+    saved_err_ = ::dup(STDERR_FILENO);
+    ::dup2(slave_, STDIN_FILENO);
+    ::dup2(slave_, STDERR_FILENO);
+  }
+  ~on_a_terminal() {
+    if (saved_in_ >= 0) ::dup2(saved_in_, STDIN_FILENO);
+    if (saved_err_ >= 0) ::dup2(saved_err_, STDERR_FILENO);
+    for (const int fd : {saved_in_, saved_err_, slave_, master_}) {
+      if (fd >= 0) ::close(fd);
+    }
+  }
+  on_a_terminal(const on_a_terminal&) = delete;
+  on_a_terminal& operator=(const on_a_terminal&) = delete;
+  [[nodiscard]] bool ok() const { return saved_in_ >= 0 && saved_err_ >= 0; }
+  /// Waits up to 5 s for `text` on the terminal.
+  bool shows(std::string_view text) {
+    for (int i = 0; i < 50 && shown_.find(text) == std::string::npos; ++i) {
+      pollfd p{.fd = master_, .events = POLLIN, .revents = 0};
+      if (::poll(&p, 1, 100) <= 0) continue;
+      char buf[512];
+      const auto n = ::read(master_, buf, sizeof buf);
+      if (n > 0) shown_.append(buf, static_cast<std::size_t>(n));
+    }
+    return shown_.find(text) != std::string::npos;
+  }
+  void type(std::string_view keys) const { (void)!::write(master_, keys.data(), keys.size()); }
+
+ private:
+  int master_ = -1;
+  int slave_ = -1;
+  int saved_in_ = -1;
+  int saved_err_ = -1;
+  std::string shown_;
+};
+
+TEST(tools_cli_elicit, a_request_withdrawn_while_waiting_for_the_terminal_ends_at_once) {
+  on_a_terminal term;
+  if (!term.ok()) GTEST_SKIP() << "no pseudo-terminal here";
+  const auto sampling = mcp::cli::sampling_handler();
+  const auto params = elicitation(R"({"maxTokens": 5, "messages":
+      [{"role": "user", "content": {"type": "text", "text": "hi"}}]})");
+  std::stop_source first_stop;
+  std::stop_source second_stop;
+  std::future<mcp::result<object>> first;
+  std::future<mcp::result<object>> second;
+  struct withdraw_both {  // whatever fails, the questions end before their futures are joined
+    std::stop_source& a;
+    std::stop_source& b;
+    ~withdraw_both() {
+      a.request_stop();
+      b.request_stop();
+    }
+  } guard{first_stop, second_stop};
+  first = std::async(std::launch::async, [&] { return sampling(params, first_stop.get_token()); });
+  ASSERT_TRUE(term.shows("Your reply as the model")) << "the first question was not asked";
+  second =
+      std::async(std::launch::async, [&] { return sampling(params, second_stop.get_token()); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  second_stop.request_stop();  // the server withdraws the second while the first is asked
+  ASSERT_EQ(second.wait_for(std::chrono::seconds(2)), std::future_status::ready)
+      << "the withdrawn request waited for the question before it";
+  const auto withdrawn = second.get();
+  ASSERT_FALSE(withdrawn);
+  EXPECT_NE(withdrawn.error().message.find("withdrawn"), std::string::npos)
+      << withdrawn.error().message;
+  EXPECT_EQ(first.wait_for(std::chrono::milliseconds(0)), std::future_status::timeout);
+  term.type("typed\n");
+  const auto answered = first.get();
+  ASSERT_TRUE(answered) << answered.error().message;
+  EXPECT_EQ(answered->at("content").at("text").as_string(), "typed");
 }
 
 TEST(tools_cli_connect, roots_are_offered_as_file_uris) {

@@ -54,6 +54,16 @@ std::optional<std::string> read_line(const std::stop_token& stop) {
   }
 }
 
+/// The terminal, once the question before this one is answered; not owned when `stop` is
+/// requested first (the server withdrew this request while it waited its turn).
+std::unique_lock<std::timed_mutex> take_terminal(const std::stop_token& stop) {
+  std::unique_lock lock(terminal_mu, std::defer_lock);
+  while (!stop.stop_requested() && !lock.try_lock_for(std::chrono::milliseconds(100))) {
+  }
+  if (lock.owns_lock() && stop.stop_requested()) lock.unlock();
+  return lock;
+}
+
 std::string text_of(const json::object& o, std::string_view key) {
   const auto* v = o.if_contains(key);
   return v != nullptr && v->is_string() ? std::string(v->get_string()) : std::string();
@@ -188,7 +198,8 @@ client_request_handler elicitation_handler(const std::string& mode) {
                 << ") while no call was running: declined\n";
       return decline();
     }
-    std::lock_guard lock(terminal_mu);
+    const auto lock = take_terminal(stop);
+    if (!lock.owns_lock()) return decline();  // withdrawn while another question was asked
     if (url_mode) {
       std::cerr << "\nThe server asks you to open a page: "
                 << terminal_safe(text_of(params, "message")) << "\n  "
@@ -230,7 +241,8 @@ client_request_handler sampling_handler() {
                    "refused\n";
       return refuse("the user rejected the sampling request");
     }
-    std::lock_guard lock(terminal_mu);
+    const auto lock = take_terminal(stop);
+    if (!lock.owns_lock()) return refuse("the request was withdrawn before it was asked");
     std::cerr << "\nThe server asks for a model reply";
     if (const auto* m = params.if_contains("maxTokens"); m != nullptr && m->is_int64()) {
       std::cerr << " (at most " << m->get_int64() << " tokens)";
