@@ -88,7 +88,8 @@ struct http_client_options {
 class http_client_connection final : public connection,
                                      public std::enable_shared_from_this<http_client_connection> {
  public:
-  /// Errors: throws `std::invalid_argument` for a URL that is not http(s), and
+  /// Errors: throws `std::invalid_argument` for a URL that is not http(s) or whose port is not
+  /// a number from 1 to 65535, and
   /// `boost::system::system_error` for a `ca_file` that cannot be read.
   [[nodiscard]] static std::shared_ptr<http_client_connection> create(http_client_options opts);
   ~http_client_connection() override;

@@ -8,7 +8,6 @@
 #include <boost/beast/http.hpp>
 #include <boost/url/parse.hpp>
 
-#include <charconv>
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
@@ -32,7 +31,7 @@ bool loopback_host(std::string_view host) {
 struct target {
   bool tls = false;
   std::string host;  ///< without brackets
-  std::string port;
+  std::uint16_t port = 0;
   std::string path;  ///< path and query
 };
 
@@ -45,13 +44,9 @@ target parse_target(std::string_view url) {
   t.host = std::string(u->encoded_host());
   if (u->host_type() == boost::urls::host_type::ipv6) t.host = u->host_ipv6_address().to_string();
   if (t.host.empty()) throw std::runtime_error("the URL has no host");
-  t.port = u->has_port() ? std::string(u->port()) : (t.tls ? "443" : "80");
-  std::uint16_t number = 0;
-  const char* end = t.port.data() + t.port.size();
-  const auto parsed = std::from_chars(t.port.data(), end, number);
-  if (parsed.ec != std::errc() || parsed.ptr != end || number == 0) {
-    throw std::runtime_error("the URL's port is not a number from 1 to 65535");
-  }
+  // port_number(): 0 for a port that is empty, 0 or over 65535.
+  t.port = u->has_port() ? u->port_number() : (t.tls ? 443 : 80);
+  if (t.port == 0) throw std::runtime_error("the URL's port is not a number from 1 to 65535");
   t.path = std::string(u->encoded_path());
   if (t.path.empty()) t.path = "/";
   if (u->has_query()) t.path += "?" + std::string(u->encoded_query());
@@ -98,10 +93,10 @@ template <class Stream>
 http_response exchange(Stream& stream, deadline_runner& run, const target& t, const http_call& call,
                        std::size_t max_bytes) {
   http::request<http::string_body> req{http::string_to_verb(call.method), t.path, 11};
-  const bool default_port = t.port == (t.tls ? "443" : "80");
+  const bool default_port = t.port == (t.tls ? 443 : 80);
   const bool v6 = t.host.find(':') != std::string::npos;
   req.set(http::field::host,
-          (v6 ? "[" + t.host + "]" : t.host) + (default_port ? "" : ":" + t.port));
+          (v6 ? "[" + t.host + "]" : t.host) + (default_port ? "" : ":" + std::to_string(t.port)));
   req.set(http::field::user_agent, "mcp-cpp");
   req.set(http::field::connection, "close");
   for (const auto& [name, value] : call.headers) req.set(name, value);

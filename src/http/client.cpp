@@ -12,9 +12,11 @@
 #include <boost/url/parse.hpp>
 
 #include <condition_variable>
+#include <cstdint>
 #include <map>
 #include <mutex>
 #include <set>
+#include <stdexcept>
 
 #include "http/client_exchange.hpp"
 #include "http/sse.hpp"
@@ -50,7 +52,8 @@ std::string_view trim(std::string_view s) {
 struct http_client_connection::impl {
   http_client_options opts;
   std::unique_ptr<net::ssl::context> tls_ctx;  ///< https: verifies the server; null: http
-  std::string host, port, target, host_header;
+  std::string host, target, host_header;
+  std::uint16_t port = 0;
 
   mutable std::mutex mu;
   std::shared_ptr<std::function<void(std::string_view)>> receiver;
@@ -440,7 +443,14 @@ http_client_connection::http_client_connection(http_client_options opts)
   if (!impl_->host.empty() && impl_->host.front() == '[') {
     impl_->host = impl_->host.substr(1, impl_->host.size() - 2);
   }
-  impl_->port = u->has_port() ? std::string(u->port()) : (impl_->tls_ctx ? "443" : "80");
+  // port_number(): 0 for a port that is empty, 0 or over 65535.
+  impl_->port = u->has_port() ? u->port_number() : (impl_->tls_ctx ? 443 : 80);
+  if (impl_->port == 0) {
+    throw std::invalid_argument(
+        "http_client_connection: the URL's port is not a number from 1 "
+        "to 65535: " +
+        opts.url);
+  }
   impl_->target = std::string(u->encoded_target());
   if (impl_->target.empty()) impl_->target = "/";
   impl_->host_header = std::string(u->encoded_host_and_port());

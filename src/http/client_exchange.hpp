@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -39,7 +40,7 @@ class exchange {
   }
 
   /// Looks the host up, connects and (https) shakes hands, all within `timeout`.
-  beast::error_code connect(const std::string& host, const std::string& port,
+  beast::error_code connect(const std::string& host, std::uint16_t port,
                             std::chrono::milliseconds timeout) {
     const auto until = std::chrono::steady_clock::now() + timeout;
     std::vector<tcp::endpoint> results;

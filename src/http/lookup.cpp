@@ -2,9 +2,7 @@
 
 #include <boost/asio/io_context.hpp>
 
-#include <charconv>
 #include <condition_variable>
-#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <system_error>
@@ -16,18 +14,14 @@ namespace mcp::http_detail {
 namespace net = boost::asio;
 using tcp = net::ip::tcp;
 
-boost::system::error_code lookup(const std::string& host, const std::string& port,
+boost::system::error_code lookup(const std::string& host, std::uint16_t port,
                                  std::chrono::steady_clock::time_point until,
                                  std::vector<tcp::endpoint>& out) {
   out.clear();
   boost::system::error_code ec;
   const auto address = net::ip::make_address(host, ec);
-  std::uint16_t number = 0;
-  const auto* end = port.data() + port.size();
   if (!ec) {
-    const auto parsed = std::from_chars(port.data(), end, number);
-    if (parsed.ec != std::errc() || parsed.ptr != end) return net::error::invalid_argument;
-    out.emplace_back(address, number);
+    out.emplace_back(address, port);
     return {};
   }
   struct state {
@@ -44,7 +38,9 @@ boost::system::error_code lookup(const std::string& host, const std::string& por
       tcp::resolver resolver(ioc);
       boost::system::error_code failed;
       std::vector<tcp::endpoint> found;
-      for (const auto& entry : resolver.resolve(host, port, failed)) found.push_back(entry);
+      const auto answers =
+          resolver.resolve(host, std::to_string(port), tcp::resolver::numeric_service, failed);
+      for (const auto& entry : answers) found.push_back(entry);
       const std::lock_guard lock(s->mu);
       s->ec = failed;
       s->found = std::move(found);

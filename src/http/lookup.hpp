@@ -9,15 +9,16 @@
 #include <boost/system/error_code.hpp>
 
 #include <chrono>
+#include <cstdint>
 #include <string>
 #include <vector>
 
 namespace mcp::http_detail {
 
-/// The endpoints of `host` (a name, or an address without brackets) and `port` (digits), or
-/// the error: `timed_out` when `until` passes first, else the resolver's. Thread-safe; never
-/// throws (a thread that cannot be started is `resource_unavailable_try_again`).
-[[nodiscard]] boost::system::error_code lookup(const std::string& host, const std::string& port,
+/// The endpoints of `host` (a name, or an address without brackets) and `port`, or the error:
+/// `timed_out` when `until` passes first, else the resolver's. Thread-safe; never throws (a
+/// thread that cannot be started is `resource_unavailable_try_again`).
+[[nodiscard]] boost::system::error_code lookup(const std::string& host, std::uint16_t port,
                                                std::chrono::steady_clock::time_point until,
                                                std::vector<boost::asio::ip::tcp::endpoint>& out);
 

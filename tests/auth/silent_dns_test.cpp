@@ -14,22 +14,19 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <condition_variable>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <memory>
-#include <mutex>
 #include <stdexcept>
 #include <string>
-#include <thread>
 #include <utility>
+#include <vector>
 
 #include "auth/jose.hpp"
+#include "http/lookup.hpp"
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <net/if.h>
-#include <netdb.h>
 #include <netinet/in.h>
 #include <sched.h>
 #include <sys/ioctl.h>
@@ -95,21 +92,9 @@ std::string make_silent_dns() {
     return std::string("cannot listen on 127.0.0.1:53: ") + std::strerror(errno);
   }
   // The resolver must really be waiting on DNS: a lookup still unanswered after 1 s.
-  struct lookup {
-    std::mutex mu;
-    std::condition_variable cv;
-    bool done = false;
-  };
-  auto l = std::make_shared<lookup>();
-  std::thread([l] {
-    addrinfo* found = nullptr;
-    if (::getaddrinfo(silent_host, "443", nullptr, &found) == 0) ::freeaddrinfo(found);
-    const std::lock_guard lock(l->mu);
-    l->done = true;
-    l->cv.notify_all();
-  }).detach();
-  std::unique_lock lock(l->mu);
-  if (l->cv.wait_for(lock, std::chrono::seconds(1), [&] { return l->done; })) {
+  std::vector<boost::asio::ip::tcp::endpoint> found;
+  if (mcp::http_detail::lookup(silent_host, 443, clock_type::now() + std::chrono::seconds(1),
+                               found) != boost::asio::error::timed_out) {
     return "host names are not looked up in DNS here (nsswitch): a lookup ended at once";
   }
   return {};

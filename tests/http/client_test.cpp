@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <mutex>
+#include <stdexcept>
 #include <thread>
 
 #include "http_test_util.hpp"
@@ -47,6 +48,17 @@ class HttpClient : public ::testing::Test {
   mcp::server server_{mcp::server_options{.info = {.name = "http-test", .version = "1"}}};
   std::unique_ptr<mcp::http_server> http_;
 };
+
+TEST(HttpClientUrl, AUrlThatIsNotHttpOrHasNoUsablePortIsRefusedAtCreation) {
+  for (const char* url :
+       {"ftp://127.0.0.1:8080/mcp", "http://127.0.0.1:65536/mcp", "http://127.0.0.1:0/mcp",
+        "http://127.0.0.1:/mcp", "http://localhost:99999999999999999999/mcp"}) {
+    EXPECT_THROW((void)mcp::http_client_connection::create({.url = url}), std::invalid_argument)
+        << url;
+  }
+  EXPECT_NO_THROW((void)mcp::http_client_connection::create({.url = "http://127.0.0.1:65535/m"}));
+  EXPECT_NO_THROW((void)mcp::http_client_connection::create({.url = "http://localhost/mcp"}));
+}
 
 TEST_F(HttpClient, InitializeListAndCall) {
   start();
