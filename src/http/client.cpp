@@ -11,6 +11,7 @@
 
 #include <boost/url/parse.hpp>
 
+#include <charconv>
 #include <condition_variable>
 #include <cstdint>
 #include <map>
@@ -62,9 +63,10 @@ struct http_client_connection::impl {
   bool expired = false;
   bool closed = false;
   std::size_t resumptions = 0;
-  // Sockets of exchanges in progress, for close() and cancellations: each is a dup() of the
-  // exchange's socket made at registration and closed (under `mu`) when it ends, so a number
-  // here always names that socket, even after the exchange's own descriptor was closed.
+  // Sockets of exchanges in progress, for close() and cancellations: each is the exchange's
+  // shared_handle(), a dup() of its socket that lives as long as the exchange, and an exchange
+  // leaves this set (done()) before it is destroyed, so a number here always names that socket,
+  // even after the exchange's own descriptor was closed.
   std::set<int> live_fds;
   std::vector<std::unique_ptr<exchange>> idle;  // kept-alive connections, newest last
   std::size_t connections_opened = 0;
@@ -115,41 +117,34 @@ struct http_client_connection::impl {
     if (r && *r) (*r)(text);
   }
 
-  /// The request line and headers for one exchange.
-  std::string request_head(std::string_view method, std::string_view accept,
-                           std::string_view last_event_id, std::size_t body_size,
-                           std::string_view authorization = {}) {
+  /// One whole request: the request line, the headers, then `body`.
+  std::string request_text(std::string_view method, std::string_view accept,
+                           std::string_view last_event_id, std::string_view body,
+                           std::string_view authorization) {
     std::string h;
-    h += method;
-    h += ' ';
-    h += target;
-    h += " HTTP/1.1\r\nHost: ";
-    h += host_header;
-    h += "\r\nAccept: ";
-    h += accept;
-    h += "\r\n";
+    h.reserve(256 + target.size() + host_header.size() + last_event_id.size() +
+              authorization.size() + body.size());
+    const auto line = [&h](std::string_view name, std::string_view value) {
+      h.append(name).append(": ").append(value).append("\r\n");
+    };
+    h.append(method).append(" ").append(target).append(" HTTP/1.1\r\n");
+    line("Host", host_header);
+    line("Accept", accept);
     if (method == "POST") {
-      h += "Content-Type: application/json\r\nContent-Length: ";
-      h += std::to_string(body_size);
-      h += "\r\n";
+      char digits[24];
+      const auto end = std::to_chars(digits, digits + sizeof digits, body.size()).ptr;
+      line("Content-Type", "application/json");
+      line("Content-Length", std::string_view(digits, static_cast<std::size_t>(end - digits)));
     }
     {
       std::lock_guard lock(mu);
-      if (!session_id.empty()) h += "Mcp-Session-Id: " + session_id + "\r\n";
-      if (!version.empty()) h += "Mcp-Protocol-Version: " + version + "\r\n";
+      if (!session_id.empty()) line("Mcp-Session-Id", session_id);
+      if (!version.empty()) line("Mcp-Protocol-Version", version);
     }
-    if (!last_event_id.empty()) {
-      h += "Last-Event-ID: ";
-      h += last_event_id;
-      h += "\r\n";
-    }
-    if (!authorization.empty()) {
-      h += "Authorization: ";
-      h += authorization;
-      h += "\r\n";
-    }
-    for (const auto& [k, v] : opts.headers) h += k + ": " + v + "\r\n";
-    h += "\r\n";
+    if (!last_event_id.empty()) line("Last-Event-ID", last_event_id);
+    if (!authorization.empty()) line("Authorization", authorization);
+    for (const auto& [k, v] : opts.headers) line(k, v);
+    h.append("\r\n").append(body);
     return h;
   }
 
@@ -167,8 +162,7 @@ struct http_client_connection::impl {
     for (int attempt = 0;; ++attempt) {
       refusal_body.clear();
       const std::string auth = opts.authorizer ? opts.authorizer->authorization() : std::string();
-      auto ex =
-          open(request_head(method, accept, last_event_id, body.size(), auth) + body, ec, watch);
+      auto ex = open(request_text(method, accept, last_event_id, body, auth), ec, watch);
       if (ec || !opts.authorizer) return ex;
       const unsigned status = ex->status();
       const std::string challenge = ex->header_all("WWW-Authenticate");
@@ -231,7 +225,7 @@ struct http_client_connection::impl {
           ec = net::error::operation_aborted;
           return ex;
         }
-        const int registered = ::dup(ex->native_handle());
+        const int registered = ex->shared_handle();
         if (registered < 0) {
           ec = net::error::no_descriptors;
           return ex;
@@ -248,9 +242,9 @@ struct http_client_connection::impl {
         continue;  // the server had closed it: send again on a new connection
       }
       if (!ec) {
-        auto sid = ex->header("Mcp-Session-Id");
+        const auto sid = ex->header("Mcp-Session-Id");
         std::lock_guard lock(mu);
-        if (!sid.empty() && session_id.empty()) session_id = std::move(sid);
+        if (!sid.empty() && session_id.empty()) session_id = sid;
       }
       return ex;
     }
@@ -263,7 +257,6 @@ struct http_client_connection::impl {
     if (fd < 0) return;
     live_fds.erase(fd);
     std::erase_if(watched_fds, [fd](const auto& w) { return w.second == fd; });
-    ::close(fd);
   }
 
   /// A kept-alive connection is idle now (a request may then run on its sender's thread).
@@ -404,6 +397,10 @@ struct http_client_connection::impl {
     while (!(ec = ex->read_some(body, opts.read_timeout))) {
     }
     release(std::move(ex));
+    if (ec != bhttp::error::end_of_stream) {  // cut short, timed out: what came is not an answer
+      fail_request(id, 0, "HTTP response failed: " + ec.message());
+      return;
+    }
     if (status == 202) return;
     if (status == 200) {
       const auto t = trim(body);

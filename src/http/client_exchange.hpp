@@ -1,7 +1,10 @@
 // Internal to the Streamable HTTP client transport (client.cpp): one HTTP exchange on a
-// connection of its own, plain TCP or TLS over it, every step under a deadline on a private
-// io_context, with what the connection pool needs to know (is it reusable, idle too long,
-// closed by the server).
+// connection of its own, plain TCP or TLS over it, every step under a deadline, with what the
+// connection pool needs to know (is it reusable, idle too long, closed by the server). The
+// connect and TLS run on a private io_context; a plain connection's reads and writes are plain
+// system calls on the calling thread (a send, then poll and recv), because an exchange is
+// carried by one thread from start to end and the event loop's timer and epoll calls would
+// cost more system calls per request than the request itself.
 #pragma once
 
 #include <boost/asio/connect.hpp>
@@ -22,7 +25,9 @@
 #include <vector>
 
 #include "http/lookup.hpp"
+#include <poll.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 namespace mcp::http_detail {
 
@@ -30,6 +35,64 @@ namespace net = boost::asio;
 namespace beast = boost::beast;
 namespace bhttp = boost::beast::http;
 using tcp = net::ip::tcp;
+
+/// A connected socket read and written with a deadline by the calling thread (a Beast
+/// SyncReadStream): each wait is one poll() bounded by what is left until `until`.
+struct deadline_socket {
+  int fd;
+  std::chrono::steady_clock::time_point until;
+
+  /// Waits until `fd` is ready for `events`; beast::error::timeout at the deadline.
+  beast::error_code wait(short events) const {
+    if (fd < 0) return net::error::bad_descriptor;  // closed by a timeout before
+    for (;;) {
+      const auto left =
+          std::chrono::ceil<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());
+      if (left.count() <= 0) return beast::error::timeout;
+      pollfd p{fd, events, 0};
+      const int n = ::poll(&p, 1, static_cast<int>(std::min<long long>(left.count(), 1 << 30)));
+      if (n > 0) return {};
+      if (n < 0 && errno != EINTR) return {errno, beast::system_category()};
+    }
+  }
+  template <class MutableBuffers>
+  std::size_t read_some(const MutableBuffers& buffers, beast::error_code& ec) {
+    const net::mutable_buffer b = beast::buffers_front(buffers);
+    for (;;) {
+      if ((ec = wait(POLLIN))) return 0;
+      const auto n = ::recv(fd, b.data(), b.size(), MSG_DONTWAIT);
+      if (n > 0) return static_cast<std::size_t>(n);
+      if (n == 0) {
+        ec = net::error::eof;
+        return 0;
+      }
+      if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+        ec = {errno, beast::system_category()};
+        return 0;
+      }
+    }
+  }
+  template <class MutableBuffers>
+  std::size_t read_some(const MutableBuffers& buffers) {
+    beast::error_code ec;
+    const auto n = read_some(buffers, ec);
+    if (ec) throw beast::system_error(ec);
+    return n;
+  }
+  beast::error_code write(std::string_view data) const {
+    while (!data.empty()) {
+      const auto n = ::send(fd, data.data(), data.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+      if (n >= 0) {
+        data.remove_prefix(static_cast<std::size_t>(n));
+      } else if (errno == EAGAIN || errno == EWOULDBLOCK) {
+        if (auto ec = wait(POLLOUT)) return ec;
+      } else if (errno != EINTR) {
+        return {errno, beast::system_category()};
+      }
+    }
+    return {};
+  }
+};
 
 /// One HTTP exchange on its own connection, with deadlines: plain TCP, or TLS over it.
 class exchange {
@@ -68,11 +131,10 @@ class exchange {
   }
 
   beast::error_code write(const std::string& data, std::chrono::milliseconds timeout) {
+    if (!tls_) return plain_done(plain(timeout).write(data));
     beast::error_code ec;
     tcp().expires_after(timeout);
-    with_stream([&](auto& s) {
-      net::async_write(s, net::buffer(data), [&](beast::error_code e, std::size_t) { ec = e; });
-    });
+    net::async_write(*tls_, net::buffer(data), [&](beast::error_code e, std::size_t) { ec = e; });
     run(ec);
     return ec;
   }
@@ -81,11 +143,16 @@ class exchange {
     beast::error_code ec;
     parser_.emplace();
     parser_->body_limit(boost::none);
+    if (!tls_) {
+      guarded(ec, [&] {
+        auto socket = plain(timeout);
+        bhttp::read_header(socket, buffer_, *parser_, ec);
+      });
+      return plain_done(ec);
+    }
     tcp().expires_after(timeout);
-    with_stream([&](auto& s) {
-      bhttp::async_read_header(s, buffer_, *parser_,
-                               [&](beast::error_code e, std::size_t) { ec = e; });
-    });
+    bhttp::async_read_header(*tls_, buffer_, *parser_,
+                             [&](beast::error_code e, std::size_t) { ec = e; });
     run(ec);
     return ec;
   }
@@ -97,12 +164,18 @@ class exchange {
     parser_->get().body().data = buf;
     parser_->get().body().size = sizeof buf;
     beast::error_code ec;
-    tcp().expires_after(timeout);
-    with_stream([&](auto& s) {
-      bhttp::async_read_some(s, buffer_, *parser_,
+    if (!tls_) {
+      guarded(ec, [&] {
+        auto socket = plain(timeout);
+        bhttp::read_some(socket, buffer_, *parser_, ec);
+      });
+      ec = plain_done(ec);
+    } else {
+      tcp().expires_after(timeout);
+      bhttp::async_read_some(*tls_, buffer_, *parser_,
                              [&](beast::error_code e, std::size_t) { ec = e; });
-    });
-    run(ec);
+      run(ec);
+    }
     if (ec == bhttp::error::need_buffer) ec = {};
     // A TLS server that closes without close_notify ends the stream as a plain one would.
     if (ec == net::ssl::error::stream_truncated) ec = bhttp::error::end_of_stream;
@@ -111,9 +184,11 @@ class exchange {
   }
 
   unsigned status() const { return parser_->get().result_int(); }
-  std::string header(std::string_view name) const {
+  /// The value of header `name` ("" when absent), valid until the next read_header().
+  std::string_view header(std::string_view name) const {
     auto it = parser_->get().find(name);
-    return it == parser_->get().end() ? std::string() : std::string(it->value());
+    return it == parser_->get().end() ? std::string_view()
+                                      : std::string_view(it->value().data(), it->value().size());
   }
   /// Every value of a header that may repeat (`WWW-Authenticate`), joined with ", ".
   std::string header_all(std::string_view name) const {
@@ -125,15 +200,29 @@ class exchange {
     return out;
   }
   int native_handle() { return tcp().socket().native_handle(); }
-  /// The pool's registration of this exchange's socket (a dup), -1 when not registered.
+  /// A second descriptor of this connection's socket, made once and closed with the exchange:
+  /// its number names this socket for as long as the exchange lives, even after the exchange's
+  /// own descriptor was closed (a timeout). -1 when none could be made.
+  int shared_handle() {
+    if (dup_fd_ < 0) dup_fd_ = ::dup(native_handle());
+    return dup_fd_;
+  }
+  /// The pool's registration of this exchange's socket (shared_handle()), -1 when not
+  /// registered.
   int registered_fd = -1;
+
+  exchange(const exchange&) = delete;
+  exchange& operator=(const exchange&) = delete;
+  ~exchange() {
+    if (dup_fd_ >= 0) ::close(dup_fd_);
+  }
 
   /// Marks the start of an idle period in the pool; remembers how long the server keeps an idle
   /// connection (`Keep-Alive: timeout=N`, less a second for the trip), capped by `limit`.
   void park(std::chrono::milliseconds limit) {
     idle_since_ = std::chrono::steady_clock::now();
     reuse_within_ = limit;
-    const std::string ka = header("Keep-Alive");
+    const std::string_view ka = header("Keep-Alive");
     if (auto at = ka.find("timeout="); at != std::string::npos) {
       long seconds = 0;
       for (std::size_t i = at + 8; i < ka.size() && ka[i] >= '0' && ka[i] <= '9'; ++i) {
@@ -158,28 +247,39 @@ class exchange {
   }
 
  private:
-  /// Runs the exchange's one operation. Whatever Beast throws (its field container refuses a
-  /// header or trailer field of 64 KiB or more) fails the operation with `ec` and the
-  /// connection, never the calling thread.
-  void run(beast::error_code& ec) noexcept {
+  /// Runs one operation, `op`. Whatever Beast throws (its field container refuses a header or
+  /// trailer field of 64 KiB or more) fails the operation with `ec` and the connection, never
+  /// the calling thread.
+  template <class F>
+  void guarded(beast::error_code& ec, F&& op) noexcept {
     try {
-      ctx_.restart();
-      ctx_.run();
+      op();
     } catch (...) {
       ec = bhttp::error::bad_field;
       beast::error_code ignored;
       tcp().socket().close(ignored);
     }
   }
+  /// Runs the exchange's one asynchronous operation on the private io_context.
+  void run(beast::error_code& ec) noexcept {
+    guarded(ec, [&] {
+      ctx_.restart();
+      ctx_.run();
+    });
+  }
 
   beast::tcp_stream& tcp() { return tls_ ? tls_->next_layer() : plain_; }
-  template <class F>
-  void with_stream(F&& f) {
-    if (tls_) {
-      f(*tls_);
-    } else {
-      f(plain_);
+  /// The plain connection's socket, for one operation of at most `timeout`.
+  deadline_socket plain(std::chrono::milliseconds timeout) {
+    return {plain_.socket().native_handle(), std::chrono::steady_clock::now() + timeout};
+  }
+  /// Ends a plain operation as the event loop's would: a timeout closes the connection.
+  beast::error_code plain_done(beast::error_code ec) {
+    if (ec == beast::error::timeout) {
+      beast::error_code ignored;
+      plain_.socket().close(ignored);
     }
+    return ec;
   }
 
   net::io_context ctx_;
@@ -189,6 +289,7 @@ class exchange {
   std::optional<bhttp::response_parser<bhttp::buffer_body>> parser_;
   std::chrono::steady_clock::time_point idle_since_{};
   std::chrono::milliseconds reuse_within_{0};
+  int dup_fd_ = -1;
 };
 
 }  // namespace mcp::http_detail

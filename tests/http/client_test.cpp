@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <mutex>
 #include <stdexcept>
 #include <thread>
@@ -20,6 +22,8 @@
 
 namespace mcp_test {
 namespace {
+
+using namespace std::chrono_literals;
 
 struct client_pair {
   std::shared_ptr<mcp::http_client_connection> conn;
@@ -229,6 +233,84 @@ TEST(HttpClientPool, NeverSendsAPostTwiceWhenTheServerDroppedItAfterReadingIt) {
   EXPECT_EQ(srv.requests.load(), 2);
   EXPECT_EQ(conn->connections_opened(), 1U);
   conn->close();
+}
+
+/// A connection that sends `conn` a ping and returns what it delivered (one message) and how
+/// long that took; "" when nothing came within 10 s.
+std::pair<std::string, std::chrono::milliseconds> ping_through(
+    const std::shared_ptr<mcp::http_client_connection>& conn) {
+  std::mutex mu;
+  std::condition_variable cv;
+  std::string got;
+  conn->on_receive([&](std::string_view m) {
+    std::lock_guard lock(mu);
+    got = m;
+    cv.notify_all();
+  });
+  const auto t0 = std::chrono::steady_clock::now();
+  const mcp::jsonrpc::request_id id = 1;
+  conn->send(R"({"jsonrpc":"2.0","id":1,"method":"ping"})", {.request = &id});
+  std::unique_lock lock(mu);
+  cv.wait_for(lock, std::chrono::seconds(10), [&] { return !got.empty(); });
+  const auto took =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0);
+  std::string out = got;
+  lock.unlock();
+  conn->close();
+  return {out, took};
+}
+
+/// Writes `text` to connection `c`; false once the peer is gone.
+bool send_text(int c, std::string_view text) {
+  return ::send(c, text.data(), text.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(text.size());
+}
+
+TEST(HttpClientPool, AResponseHeadThatNeverEndsFailsTheRequestAtTheReadTimeout) {
+  // A header line every 50 ms: every read gets something, the head never ends. The read
+  // timeout bounds the whole head, not each read.
+  raw_http_server srv([](int c) {
+    std::string buf;
+    if (!read_http_request(c, buf) || !send_text(c, "HTTP/1.1 200 OK\r\n")) return;
+    for (int i = 0; i < 200 && send_text(c, "X-Drip: a\r\n"); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  });
+  const auto [got, took] =
+      ping_through(mcp::http_client_connection::create({.url = srv.url(), .read_timeout = 400ms}));
+  EXPECT_NE(got.find("\"error\""), std::string::npos) << got;
+  EXPECT_NE(got.find("timeout"), std::string::npos) << got;
+  EXPECT_GE(took, 350ms);
+  EXPECT_LT(took, 3000ms);
+}
+
+TEST(HttpClientPool, AResponseCutShortFailsTheRequestInsteadOfDeliveringThePart) {
+  raw_http_server srv([](int c) {
+    std::string buf;
+    if (read_http_request(c, buf)) {
+      send_text(c,
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 80\r\n\r\n"
+                R"({"jsonrpc":"2.0","id":1,)");
+    }
+  });  // the connection closes after 24 of the 80 bytes
+  const auto [got, took] = ping_through(mcp::http_client_connection::create({.url = srv.url()}));
+  EXPECT_NE(got.find("\"error\""), std::string::npos) << got;
+  EXPECT_NE(got.find("HTTP response failed"), std::string::npos) << got;
+  EXPECT_LT(took, 3000ms);
+}
+
+TEST(HttpClientPool, AHugeHeaderFieldFailsTheRequestNotTheProcess) {
+  raw_http_server srv([](int c) {
+    std::string buf;
+    if (read_http_request(c, buf)) {
+      send_text(c, "HTTP/1.1 200 OK\r\nX-Huge: " + std::string(70000, 'a') +
+                       "\r\nContent-Type: application/json\r\nContent-Length: 36\r\n\r\n"
+                       R"({"jsonrpc":"2.0","id":1,"result":{}})");
+    }
+  });
+  const auto [got, took] = ping_through(mcp::http_client_connection::create({.url = srv.url()}));
+  EXPECT_NE(got.find("\"error\""), std::string::npos) << got;
+  EXPECT_NE(got.find("HTTP request failed"), std::string::npos) << got;
+  EXPECT_LT(took, 3000ms);
 }
 
 TEST_F(HttpClient, ServerToClientRequestOnThePostStream) {
