@@ -122,7 +122,7 @@ struct http_client_connection::impl {
                            std::string_view last_event_id, std::string_view body,
                            std::string_view authorization) {
     std::string h;
-    h.reserve(256 + target.size() + host_header.size() + last_event_id.size() +
+    h.reserve(320 + accept.size() + target.size() + host_header.size() + last_event_id.size() +
               authorization.size() + body.size());
     const auto line = [&h](std::string_view name, std::string_view value) {
       h.append(name).append(": ").append(value).append("\r\n");
@@ -397,7 +397,8 @@ struct http_client_connection::impl {
     while (!(ec = ex->read_some(body, opts.read_timeout))) {
     }
     release(std::move(ex));
-    if (ec != bhttp::error::end_of_stream) {  // cut short, timed out: what came is not an answer
+    // An answer cut short or timed out is not an answer (a refusal's status says enough).
+    if ((status == 200 || status == 202) && ec != bhttp::error::end_of_stream) {
       fail_request(id, 0, "HTTP response failed: " + ec.message());
       return;
     }

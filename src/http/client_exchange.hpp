@@ -131,34 +131,37 @@ class exchange {
   }
 
   beast::error_code write(const std::string& data, std::chrono::milliseconds timeout) {
-    if (!tls_) return plain_done(plain(timeout).write(data));
+    if (!tls_) return finish(plain(timeout).write(data));
     beast::error_code ec;
     tcp().expires_after(timeout);
     net::async_write(*tls_, net::buffer(data), [&](beast::error_code e, std::size_t) { ec = e; });
     run(ec);
-    return ec;
+    return finish(ec);
   }
 
   beast::error_code read_header(std::chrono::milliseconds timeout) {
     beast::error_code ec;
     parser_.emplace();
     parser_->body_limit(boost::none);
+    failed_ = {};
     if (!tls_) {
       guarded(ec, [&] {
         auto socket = plain(timeout);
         bhttp::read_header(socket, buffer_, *parser_, ec);
       });
-      return plain_done(ec);
+      return finish(ec);
     }
     tcp().expires_after(timeout);
     bhttp::async_read_header(*tls_, buffer_, *parser_,
                              [&](beast::error_code e, std::size_t) { ec = e; });
     run(ec);
-    return ec;
+    return finish(ec);
   }
 
-  /// Reads some body bytes into `out` (appended). Returns an error at the end (end_of_stream).
+  /// Reads some body bytes into `out` (appended). Returns an error at the end (end_of_stream),
+  /// and the same error again once a read failed.
   beast::error_code read_some(std::string& out, std::chrono::milliseconds timeout) {
+    if (failed_) return failed_;
     if (parser_->is_done()) return bhttp::error::end_of_stream;
     char buf[16384];
     parser_->get().body().data = buf;
@@ -169,7 +172,6 @@ class exchange {
         auto socket = plain(timeout);
         bhttp::read_some(socket, buffer_, *parser_, ec);
       });
-      ec = plain_done(ec);
     } else {
       tcp().expires_after(timeout);
       bhttp::async_read_some(*tls_, buffer_, *parser_,
@@ -177,10 +179,15 @@ class exchange {
       run(ec);
     }
     if (ec == bhttp::error::need_buffer) ec = {};
-    // A TLS server that closes without close_notify ends the stream as a plain one would.
-    if (ec == net::ssl::error::stream_truncated) ec = bhttp::error::end_of_stream;
+    // A TLS server that closes without close_notify ends the stream as a plain close would: the
+    // end of a body that runs to the close, else a message cut short.
+    if (ec == net::ssl::error::stream_truncated) {
+      ec = {};
+      parser_->put_eof(ec);
+    }
     out.append(buf, sizeof buf - parser_->get().body().size);
-    return ec;
+    if (ec && ec != bhttp::error::end_of_stream) failed_ = ec;
+    return finish(ec);
   }
 
   unsigned status() const { return parser_->get().result_int(); }
@@ -214,7 +221,9 @@ class exchange {
   exchange(const exchange&) = delete;
   exchange& operator=(const exchange&) = delete;
   ~exchange() {
-    if (dup_fd_ >= 0) ::close(dup_fd_);
+    // Still registered only when an exception skipped the pool's done(): the number is then
+    // left open (never reused), since the pool may still shut it down.
+    if (dup_fd_ >= 0 && registered_fd < 0) ::close(dup_fd_);
   }
 
   /// Marks the start of an idle period in the pool; remembers how long the server keeps an idle
@@ -247,17 +256,15 @@ class exchange {
   }
 
  private:
-  /// Runs one operation, `op`. Whatever Beast throws (its field container refuses a header or
-  /// trailer field of 64 KiB or more) fails the operation with `ec` and the connection, never
-  /// the calling thread.
+  /// Runs one operation, `op`. Whatever Beast throws (its field container refuses a trailer
+  /// field of 64 KiB or more; the header limit keeps such fields out of the head) fails the
+  /// operation with bad_field, and finish() then the connection, never the calling thread.
   template <class F>
   void guarded(beast::error_code& ec, F&& op) noexcept {
     try {
       op();
     } catch (...) {
       ec = bhttp::error::bad_field;
-      beast::error_code ignored;
-      tcp().socket().close(ignored);
     }
   }
   /// Runs the exchange's one asynchronous operation on the private io_context.
@@ -273,11 +280,14 @@ class exchange {
   deadline_socket plain(std::chrono::milliseconds timeout) {
     return {plain_.socket().native_handle(), std::chrono::steady_clock::now() + timeout};
   }
-  /// Ends a plain operation as the event loop's would: a timeout closes the connection.
-  beast::error_code plain_done(beast::error_code ec) {
-    if (ec == beast::error::timeout) {
+  /// Ends an operation: after a timeout or a refused field the connection ends (shut down
+  /// through whichever descriptor is open, since the pool's duplicate would keep it open).
+  beast::error_code finish(beast::error_code ec) noexcept {
+    if (ec == beast::error::timeout || ec == bhttp::error::bad_field) {
+      const int fd = dup_fd_ >= 0 ? dup_fd_ : native_handle();
+      if (fd >= 0) ::shutdown(fd, SHUT_RDWR);
       beast::error_code ignored;
-      plain_.socket().close(ignored);
+      tcp().socket().close(ignored);
     }
     return ec;
   }
@@ -290,6 +300,7 @@ class exchange {
   std::chrono::steady_clock::time_point idle_since_{};
   std::chrono::milliseconds reuse_within_{0};
   int dup_fd_ = -1;
+  beast::error_code failed_;  ///< the first failed read of the body, returned from then on
 };
 
 }  // namespace mcp::http_detail
