@@ -58,6 +58,7 @@ struct deadline_socket {
   template <class MutableBuffers>
   std::size_t read_some(const MutableBuffers& buffers, beast::error_code& ec) {
     const net::mutable_buffer b = beast::buffers_front(buffers);
+    if (b.size() == 0) return 0;  // as a socket's read_some: nothing asked, nothing read
     for (;;) {
       if ((ec = wait(POLLIN))) return 0;
       const auto n = ::recv(fd, b.data(), b.size(), MSG_DONTWAIT);
