@@ -103,6 +103,10 @@ class exchange {
     if (tls != nullptr) tls_ = std::make_unique<beast::ssl_stream<beast::tcp_stream>>(ctx_, *tls);
   }
 
+  /// Takes `fd`, a connected stream socket, as this plain exchange's connection instead of
+  /// connect(): for the fuzz target, which reads a server's answer from a socket pair.
+  void adopt(int fd) { plain_.socket().assign(tcp::v4(), fd); }
+
   /// Looks the host up, connects and (https) shakes hands, all within `timeout`.
   beast::error_code connect(const std::string& host, std::uint16_t port,
                             std::chrono::milliseconds timeout) {
