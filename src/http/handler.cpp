@@ -4,7 +4,6 @@
 #include <mcp/jsonrpc.hpp>
 
 #include <algorithm>
-#include <cctype>
 #include <charconv>
 #include <stdexcept>
 #include <unordered_set>
@@ -15,9 +14,11 @@
 
 namespace mcp::http_detail {
 bool iequals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) ==
-                  std::tolower(static_cast<unsigned char>(y));
+  // ASCII only, as HTTP names and tokens are (std::tolower is a call per byte and follows the
+  // locale).
+  const auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c; };
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [&](char x, char y) {
+           return x == y || lower(x) == lower(y);
          });
 }
 

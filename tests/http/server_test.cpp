@@ -51,6 +51,25 @@ TEST_F(HttpServer, ToolCallAnswersJson) {
   EXPECT_NE(r.body.find(R"("text":"local")"), std::string::npos);
 }
 
+TEST_F(HttpServer, HeaderNamesAndTheHostMatchWhateverTheirCase) {
+  start();
+  auto sid = open_session(port_);
+  auto r = request(port_, "POST", call_body("2", "echo", R"({"text":"hi"})"),
+                   {{"HOST", "LocalHost:" + std::to_string(port_)},
+                    {"content-TYPE", "application/json"},
+                    {"aCCEPT", "application/json, TEXT/EVENT-STREAM"},
+                    {"mcp-SESSION-id", sid},
+                    {"Mcp-Protocol-VERSION", "2025-11-25"}});
+  EXPECT_EQ(r.status, 200U) << r.body;
+  EXPECT_NE(r.body.find(R"("text":"hi")"), std::string::npos) << r.body;
+  // The session header spelled another way is still the session header: a wrong id is 404.
+  r = request(port_, "POST", call_body("3", "echo", R"({"text":"hi"})"),
+              {{"Content-Type", "application/json"},
+               {"Accept", "application/json, text/event-stream"},
+               {"MCP-SESSION-ID", "00000000000000000000000000000000"}});
+  EXPECT_EQ(r.status, 404U) << r.body;
+}
+
 TEST_F(HttpServer, SessionHeaderMissingIs400UnknownIs404) {
   start();
   open_session(port_);
