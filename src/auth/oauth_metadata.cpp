@@ -8,6 +8,8 @@
 
 #include <stdexcept>
 
+#include "detail/ascii.hpp"
+
 namespace mcp::auth {
 namespace {
 
@@ -19,14 +21,7 @@ bool tchar(char c) {
   return std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
 }
 
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c; };
-    if (lower(a[i]) != lower(b[i])) return false;
-  }
-  return true;
-}
+using mcp::detail::iequals;
 
 /// A cursor over a header value (RFC 9110 §11.6.1 challenges).
 struct cursor {

@@ -13,15 +13,6 @@
 #include "protocol.hpp"
 
 namespace mcp::http_detail {
-bool iequals(std::string_view a, std::string_view b) {
-  // ASCII only, as HTTP names and tokens are (std::tolower is a call per byte and follows the
-  // locale).
-  const auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c; };
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [&](char x, char y) {
-           return x == y || lower(x) == lower(y);
-         });
-}
-
 namespace {
 
 constexpr std::string_view session_header = "mcp-session-id";

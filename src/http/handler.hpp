@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "detail/ascii.hpp"
 #include "http/session.hpp"
 #include "http/stream.hpp"
 
@@ -119,8 +120,7 @@ class request_handler {
   std::unique_ptr<bearer_gate> gate_;  ///< set with `protected_resource`
 };
 
-/// ASCII case-insensitive equality.
-[[nodiscard]] bool iequals(std::string_view a, std::string_view b);
+using mcp::detail::iequals;  ///< ASCII case-insensitive equality (detail/ascii.hpp)
 
 /// A plain error answer with a JSON-RPC error body (no id).
 [[nodiscard]] http_response error_response(unsigned status, int code, std::string message,
