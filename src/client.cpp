@@ -38,12 +38,8 @@ result<json::object> client_session::request(std::string_view method, json::obje
 
 void client_session::notify(std::string_view method, json::object params) {
   // A cancellation sent by hand tells the transport which request it gives up, as `cancel` does.
-  if (method == "notifications/cancelled") {
-    if (const auto* rid = params.if_contains("requestId")) {
-      if (auto id = jsonrpc::id_from_json(*rid)) {
-        return impl_->send_cancellation(jsonrpc::encode_notification(method, params), *id);
-      }
-    }
+  if (auto id = jsonrpc::cancelled_request(method, params)) {
+    return impl_->send_cancellation(jsonrpc::encode_notification(method, params), *id);
   }
   impl_->send(jsonrpc::encode_notification(method, params));
 }

@@ -21,6 +21,15 @@ std::string to_string(const request_id& id) {
   return s;
 }
 
+std::optional<request_id> cancelled_request(std::string_view method, const json::object& params) {
+  if (method != "notifications/cancelled") return std::nullopt;
+  const auto* rid = params.if_contains("requestId");
+  if (rid == nullptr) return std::nullopt;
+  auto id = id_from_json(*rid);
+  if (!id) return std::nullopt;
+  return std::move(*id);
+}
+
 result<request_id> id_from_json(const json::value& v) {
   switch (v.kind()) {
     case json::kind::int64:

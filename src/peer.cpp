@@ -53,8 +53,8 @@ void peer::dispatch(jsonrpc::message&& m) {
   if (auto* rq = std::get_if<jsonrpc::request>(&m)) {
     on_request(std::move(*rq));
   } else if (auto* n = std::get_if<jsonrpc::notification>(&m)) {
-    if (n->method == "notifications/cancelled") {
-      on_cancelled(n->params);
+    if (auto id = jsonrpc::cancelled_request(n->method, n->params)) {
+      on_cancelled(*id);
     } else if (n->method == "notifications/progress") {
       on_progress(n->params);
     }
@@ -180,15 +180,11 @@ bool peer::settle_batched(const jsonrpc::request_id& id, std::string* answer, st
   return true;
 }
 
-void peer::on_cancelled(const json::object& params) {
-  const auto* rid = params.if_contains("requestId");
-  if (!rid) return;
-  auto id = jsonrpc::id_from_json(*rid);
-  if (!id) return;
+void peer::on_cancelled(const jsonrpc::request_id& id) {
   std::shared_ptr<inbound_request> r;
   {
     std::lock_guard lock(mu_);
-    auto it = inbound_.find(*id);
+    auto it = inbound_.find(id);
     if (it == inbound_.end()) return;  // unknown or finished: ignored (REQ-101)
     r = std::move(it->second);
     inbound_.erase(it);
@@ -196,7 +192,7 @@ void peer::on_cancelled(const json::object& params) {
   r->cancelled_.store(true);
   r->stop_.request_stop();
   std::string batch;  // the cancelled request leaves its batch slot unanswered
-  if (settle_batched(*id, nullptr, batch) && !batch.empty()) send(std::move(batch));
+  if (settle_batched(id, nullptr, batch) && !batch.empty()) send(std::move(batch));
 }
 
 std::size_t peer::requests_in_flight() const {

@@ -167,7 +167,7 @@ class peer : public std::enable_shared_from_this<peer> {
   void dispatch(jsonrpc::message&& m);
   void receive_batch(json::array&& batch);
   void on_response(jsonrpc::response&& r);
-  void on_cancelled(const json::object& params);
+  void on_cancelled(const jsonrpc::request_id& id);
   void on_progress(const json::object& params);
   /// Fails or answers outgoing request `id`; false when it was settled already.
   bool finish_outbound(std::int64_t id, result<json::object> outcome);

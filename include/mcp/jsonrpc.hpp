@@ -22,6 +22,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <variant>
 
 namespace mcp::jsonrpc {
@@ -40,6 +41,12 @@ void append_id(std::string& out, const request_id& id);
 
 /// Converts an id to JSON.
 [[nodiscard]] json::value id_to_json(const request_id& id);
+
+/// The request a notification gives up: its `requestId` when `method` is
+/// `notifications/cancelled` and the id is valid, else nothing (MCP basic/utilities/cancellation).
+/// Thread-safe, never throws.
+[[nodiscard]] std::optional<request_id> cancelled_request(std::string_view method,
+                                                          const json::object& params);
 
 struct request {
   request_id id;

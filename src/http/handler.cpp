@@ -358,9 +358,9 @@ http_response request_handler::post(http_request& req, const principal& who,
   std::vector<jsonrpc::request_id> cancelled;
   for (const auto& m : body.messages) {
     const auto* n = std::get_if<jsonrpc::notification>(&m);
-    if (n == nullptr || n->method != "notifications/cancelled") continue;
-    if (const auto* rid = n->params.if_contains("requestId")) {
-      if (auto id = jsonrpc::id_from_json(*rid)) cancelled.push_back(std::move(*id));
+    if (n == nullptr) continue;
+    if (auto id = jsonrpc::cancelled_request(n->method, n->params)) {
+      cancelled.push_back(std::move(*id));
     }
   }
   auto forget_cancelled = [&] {

@@ -235,8 +235,8 @@ TEST(HttpClientPool, NeverSendsAPostTwiceWhenTheServerDroppedItAfterReadingIt) {
   conn->close();
 }
 
-/// A connection that sends `conn` a ping and returns what it delivered (one message) and how
-/// long that took; "" when nothing came within 10 s.
+/// Sends a ping on `conn` and returns what `conn` delivered for it (one message, "" when nothing
+/// came within 10 s) and how long that took; closes `conn`.
 std::pair<std::string, std::chrono::milliseconds> ping_through(
     const std::shared_ptr<mcp::http_client_connection>& conn) {
   std::mutex mu;
@@ -265,6 +265,14 @@ bool send_text(int c, std::string_view text) {
   return ::send(c, text.data(), text.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(text.size());
 }
 
+/// A server that reads one request on each connection, answers `bytes` and closes it.
+raw_http_server answering(std::string bytes) {
+  return raw_http_server([bytes = std::move(bytes)](int c) {
+    std::string buf;
+    if (read_http_request(c, buf)) send_text(c, bytes);
+  });
+}
+
 TEST(HttpClientPool, AResponseHeadThatNeverEndsFailsTheRequestAtTheReadTimeout) {
   // A header line every 50 ms: every read gets something, the head never ends. The read
   // timeout bounds the whole head, not each read.
@@ -284,14 +292,10 @@ TEST(HttpClientPool, AResponseHeadThatNeverEndsFailsTheRequestAtTheReadTimeout) 
 }
 
 TEST(HttpClientPool, AResponseCutShortFailsTheRequestInsteadOfDeliveringThePart) {
-  raw_http_server srv([](int c) {
-    std::string buf;
-    if (read_http_request(c, buf)) {
-      send_text(c,
-                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 80\r\n\r\n"
-                R"({"jsonrpc":"2.0","id":1,)");
-    }
-  });  // the connection closes after 24 of the 80 bytes
+  // The connection closes after 24 of the 80 bytes.
+  raw_http_server srv = answering(
+      "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 80\r\n\r\n"
+      R"({"jsonrpc":"2.0","id":1,)");
   const auto [got, took] = ping_through(mcp::http_client_connection::create({.url = srv.url()}));
   EXPECT_NE(got.find("\"error\""), std::string::npos) << got;
   EXPECT_NE(got.find("HTTP response failed"), std::string::npos) << got;
@@ -301,17 +305,12 @@ TEST(HttpClientPool, AResponseCutShortFailsTheRequestInsteadOfDeliveringThePart)
 TEST(HttpClientPool, AHugeTrailerFieldFailsTheRequestNotTheProcess) {
   // The header limit refuses a huge field in the head with an error code; a trailer field of
   // 64 KiB or more is refused by Beast's field container with an exception instead.
-  raw_http_server srv([](int c) {
-    std::string buf;
-    if (read_http_request(c, buf)) {
-      send_text(c,
-                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
-                "Transfer-Encoding: chunked\r\nTrailer: X-Huge\r\n\r\n24\r\n"
-                R"({"jsonrpc":"2.0","id":1,"result":{}})"
-                "\r\n0\r\nX-Huge: " +
-                    std::string(70000, 'a') + "\r\n\r\n");
-    }
-  });
+  raw_http_server srv = answering(
+      "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+      "Transfer-Encoding: chunked\r\nTrailer: X-Huge\r\n\r\n24\r\n"
+      R"({"jsonrpc":"2.0","id":1,"result":{}})"
+      "\r\n0\r\nX-Huge: " +
+      std::string(70000, 'a') + "\r\n\r\n");
   const auto [got, took] = ping_through(mcp::http_client_connection::create({.url = srv.url()}));
   EXPECT_NE(got.find("\"error\""), std::string::npos) << got;
   EXPECT_NE(got.find("HTTP response failed"), std::string::npos) << got;

@@ -85,4 +85,16 @@ TEST(jsonrpc, large_integer_ids_round_trip) {
   decode_bad(R"({"jsonrpc":"2.0","id":18446744073709551615,"method":"m"})");
 }
 
+TEST(jsonrpc, a_cancellation_names_the_request_it_gives_up) {
+  const std::string_view cancelled = "notifications/cancelled";
+  EXPECT_EQ(rpc::cancelled_request(cancelled, {{"requestId", 7}, {"reason", "stop"}}),
+            rpc::request_id{std::int64_t{7}});
+  EXPECT_EQ(rpc::cancelled_request(cancelled, {{"requestId", "a"}}), rpc::request_id{"a"});
+  // No id, an id that is not one, or another notification: nothing.
+  EXPECT_FALSE(rpc::cancelled_request(cancelled, {}));
+  EXPECT_FALSE(rpc::cancelled_request(cancelled, {{"requestId", nullptr}}));
+  EXPECT_FALSE(rpc::cancelled_request(cancelled, {{"requestId", 1.5}}));
+  EXPECT_FALSE(rpc::cancelled_request("notifications/progress", {{"requestId", 7}}));
+}
+
 }  // namespace

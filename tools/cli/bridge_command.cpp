@@ -135,14 +135,12 @@ int run_bridge(const bridge_args& a) {
         }
         const auto* n = std::get_if<jsonrpc::notification>(&*m);
         std::optional<jsonrpc::request_id> cancels;
-        if (n != nullptr && n->method == "notifications/cancelled") {
-          if (const auto* rid = n->params.if_contains("requestId")) {
-            seen->cancelled(*rid);
-            if (auto id = jsonrpc::id_from_json(*rid)) cancels = std::move(*id);
-          }
+        if (n != nullptr) cancels = jsonrpc::cancelled_request(n->method, n->params);
+        if (cancels) {
+          seen->cancelled(jsonrpc::id_to_json(*cancels));
+          ctx.cancels = &*cancels;  // the transport ends that request's exchange
         }
-        if (cancels) ctx.cancels = &*cancels;  // the transport ends that request's exchange
-        conn->send(std::string(line), ctx);    // a stdin line is one message already
+        conn->send(std::string(line), ctx);  // a stdin line is one message already
         if (req != nullptr && req->method == "initialize") seen->wait(false, wait_limit);
         if (n != nullptr && n->method == "notifications/initialized") {
           conn->open_event_stream();  // what the server sends on its own (405: it has none)

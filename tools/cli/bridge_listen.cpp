@@ -206,12 +206,9 @@ class child_session final : public server_session,
             progress_[json::serialize(*token)] = r->id;
           }
         }
-      } else if (const auto* n = std::get_if<jsonrpc::notification>(&m);
-                 n != nullptr && n->method == "notifications/cancelled") {
-        // The child will not answer it: forget it here too.
-        if (const auto* rid = n->params.if_contains("requestId")) {
-          if (auto id = jsonrpc::id_from_json(*rid)) forget(*id);
-        }
+      } else if (const auto* n = std::get_if<jsonrpc::notification>(&m)) {
+        // A cancelled request: the child will not answer it, so it is forgotten here too.
+        if (auto id = jsonrpc::cancelled_request(n->method, n->params)) forget(*id);
       }
     }
     if (refused) {
