@@ -315,7 +315,9 @@ result<void> client_session::unsubscribe(std::string_view uri) {
 
 result<void> client_session::set_log_level(std::string_view level) {
   if (!parse_log_level(level)) {
-    return error{errc::invalid_params, "'" + std::string(level) + "' is not a log level"};
+    std::string msg = "'";  // built in steps: GCC 12 misreads "x" + std::string as overlapping
+    msg.append(level).append("' is not a log level");
+    return error{errc::invalid_params, std::move(msg)};
   }
   if (!declared(server_result(), "logging", {})) {
     return error{errc::not_supported, "the server does not offer logging"};

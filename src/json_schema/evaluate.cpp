@@ -123,10 +123,12 @@ class evaluator {
   std::string instance_location() const {
     std::string s;
     for (const auto& seg : path_) {
-      if (seg.is_index)
-        s += "/" + std::to_string(seg.index);
-      else
+      if (seg.is_index) {
+        s += '/';
+        s += std::to_string(seg.index);
+      } else {
         append_pointer_token(s, seg.key);
+      }
     }
     return s;
   }

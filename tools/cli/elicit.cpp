@@ -222,9 +222,12 @@ std::string shown(const json::value& block) {
   const auto& b = block.get_object();
   const auto type = text_of(b, "type");
   if (type == "text") return terminal_safe(text_of(b, "text"));
-  return "[" + terminal_safe(type) +
-         (type == "image" || type == "audio" ? " " + terminal_safe(text_of(b, "mimeType")) : "") +
-         "]";
+  std::string out = "[";  // built in steps: GCC 12 misreads "x" + std::string as overlapping
+  out += terminal_safe(type);
+  if (type == "image" || type == "audio")
+    out.append(" ").append(terminal_safe(text_of(b, "mimeType")));
+  out += ']';
+  return out;
 }
 
 }  // namespace
