@@ -54,7 +54,8 @@ json::value id_to_json(const request_id& id) {
 
 namespace {
 
-decode_error invalid(std::string msg, std::optional<request_id> id = std::nullopt) {
+// Cold: the compiler moves the paths that call it out of the hot code (docs/design.md).
+[[gnu::cold]] decode_error invalid(std::string msg, std::optional<request_id> id = std::nullopt) {
   return decode_error{error{errc::invalid_request, "Invalid Request: " + std::move(msg)},
                       std::move(id)};
 }

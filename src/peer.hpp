@@ -98,7 +98,7 @@ class peer : public std::enable_shared_from_this<peer> {
   /// when the request was tracked and has been cancelled.
   void send_final(const jsonrpc::request_id& id, std::string message);
   void reply(const jsonrpc::request_id& id, const json::value& result);
-  void reply_error(const jsonrpc::request_id& id, const error& e);
+  [[gnu::cold]] void reply_error(const jsonrpc::request_id& id, const error& e);
   /// Sends any other message (notifications, answers without a request), related to an
   /// incoming request or standalone.
   void send(std::string message, const jsonrpc::request_id* related = nullptr);

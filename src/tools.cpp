@@ -96,7 +96,9 @@ std::shared_ptr<const json_schema::validator> compile_schema(const json::object&
   return std::make_shared<const json_schema::validator>(std::move(*v));
 }
 
-error invalid_params(std::string msg) { return error{errc::invalid_params, std::move(msg)}; }
+[[gnu::cold]] error invalid_params(std::string msg) {
+  return error{errc::invalid_params, std::move(msg)};
+}
 
 }  // namespace
 

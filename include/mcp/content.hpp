@@ -89,6 +89,6 @@ struct call_tool_result {
 };
 
 /// A result with `isError: true` and one text block: a tool execution error the model can read.
-[[nodiscard]] call_tool_result tool_error_result(std::string_view message);
+[[nodiscard, gnu::cold]] call_tool_result tool_error_result(std::string_view message);
 
 }  // namespace mcp

@@ -85,7 +85,8 @@ struct decode_error {
 /// Encodes a success response.
 [[nodiscard]] std::string encode_result(const request_id& id, const json::value& result);
 /// Encodes an error response; `id` absent means the id could not be read.
-[[nodiscard]] std::string encode_error(const std::optional<request_id>& id, const error& e);
+[[nodiscard, gnu::cold]] std::string encode_error(const std::optional<request_id>& id,
+                                                  const error& e);
 /// Encodes a request.
 [[nodiscard]] std::string encode_request(const request_id& id, std::string_view method,
                                          const json::object& params);
