@@ -25,8 +25,9 @@ if(MCP_FUZZ)
   list(APPEND MCP_SANITIZE_FLAGS -fsanitize=fuzzer-no-link)
 endif()
 
-# Code generation for the call path (both measured on the stdio echo call under callgrind:
-# 15,790 -> 15,211 instructions and 669 -> 616 L1i misses per call; bench/RESULTS.md).
+# Code generation for the call path (measured on the stdio echo call under callgrind, per call;
+# bench/RESULTS.md): -fno-semantic-interposition 15,790 -> 15,336 instructions and 669 -> 640
+# L1i misses, then -fno-plt 15,292 -> 15,211 and 638 -> 616.
 # -fno-semantic-interposition: the libraries are position-independent (they may go into a shared
 #   object), and without it GCC treats every exported function as replaceable at load time, so it
 #   neither inlines nor specialises calls to them inside the library. Nothing in the SDK relies
