@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <future>
 #include <mutex>
@@ -304,6 +305,11 @@ TEST(client, every_cancellation_tells_the_transport_which_request_it_gives_up) {
   std::int64_t timed_out = -1;
   ASSERT_FALSE(client.call_tool(
       "wait", {}, {.timeout = 30ms, .on_sent = [&](std::int64_t id) { timed_out = id; }}));
+  // The timer releases the caller first and sends the cancellation just after (peer::expire).
+  for (const auto until = std::chrono::steady_clock::now() + 5s;
+       recorder->named().empty() && std::chrono::steady_clock::now() < until;) {
+    std::this_thread::sleep_for(1ms);
+  }
   std::atomic<std::int64_t> sent{-1};
   std::thread canceller([&] {
     while (sent.load() < 0) std::this_thread::sleep_for(1ms);
