@@ -20,7 +20,7 @@ void fd_connection::send(std::string message, const send_context& /*ctx*/) {
   if (closed_) return;
   if (buffering_thread_ == std::this_thread::get_id()) {
     pending_ += message;
-    if (pending_.size() >= std::size_t{64} << 10U) {
+    if (pending_.size() >= flush_bytes) {
       write_locked(pending_);
       pending_.clear();
     }

@@ -6,6 +6,7 @@
 
 #include <thread>
 
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 namespace {
@@ -82,6 +83,41 @@ TEST(fd_connection, writes_one_line_per_message_and_stops_after_close) {
   std::vector<std::string> lines;
   mcp::read_lines(p.r, {}, [&](std::string_view l) { lines.emplace_back(l); });
   EXPECT_EQ(lines, (std::vector<std::string>{R"({"a":1})", R"({"b":2})"}));
+}
+
+/// Bytes readable from `fd` now, without blocking.
+std::size_t readable(int fd) {
+  int n = 0;
+  return ::ioctl(fd, FIONREAD, &n) == 0 ? static_cast<std::size_t>(n) : 0;
+}
+
+TEST(fd_connection, the_buffering_thread_writes_a_full_piece_at_once_and_the_rest_on_flush) {
+  pipe_fds p;
+  mcp::fd_connection c(p.w);
+  c.buffer_calling_thread();
+  const std::string answer(99, 'a');  // 100 bytes with its newline
+  std::size_t sent = 0;
+  while ((sent + 1) * 100 < mcp::fd_connection::flush_bytes) {
+    c.send(answer, {});
+    ++sent;
+  }
+  EXPECT_EQ(readable(p.r), 0U) << "below the bound, answers wait for flush()";
+  c.send(answer, {});  // reaches the bound: everything pending leaves in one write
+  ++sent;
+  EXPECT_EQ(readable(p.r), sent * 100);
+  c.send("tail", {});
+  EXPECT_EQ(readable(p.r), sent * 100);
+  // Another thread's message goes out at once, after what this thread has pending.
+  std::thread([&] { c.send("other", {}); }).join();
+  EXPECT_EQ(readable(p.r), sent * 100 + 11);
+  c.flush();
+  c.close();
+  p.close_write();
+  std::vector<std::string> lines;
+  mcp::read_lines(p.r, {}, [&](std::string_view l) { lines.emplace_back(l); });
+  ASSERT_EQ(lines.size(), sent + 2);
+  EXPECT_EQ(lines[sent], "tail");
+  EXPECT_EQ(lines[sent + 1], "other");
 }
 
 TEST(memory_pair, delivers_both_ways_and_closes_both_ends) {

@@ -37,12 +37,16 @@ class fd_connection final : public connection {
   void send(std::string message, const send_context& ctx) override;
   void close() override;
 
-  /// From now on, messages sent by the calling thread are buffered until `flush()` (or until
-  /// 64 KiB are pending); another thread's message is written at once, after what is pending
-  /// (messages leave in the order they were sent). A reader loop that
-  /// answers inline calls this once and flushes before it blocks for input, so the answers to
-  /// a burst of requests leave in one write.
+  /// From now on, messages sent by the calling thread are buffered until `flush()`, or until
+  /// `flush_bytes` are pending; another thread's message is written at once, after what is
+  /// pending (messages leave in the order they were sent). A reader loop that answers inline
+  /// calls this once and flushes before it blocks for input, so the answers to a burst of
+  /// requests leave in a few writes, and the first of them does not wait for the whole burst:
+  /// the peer reads them, and sends more, while the rest are being answered.
   void buffer_calling_thread();
+  /// How much the buffering thread's messages may wait for (about 25 small answers): a write
+  /// per such piece costs little next to producing it, and a pipelining peer works in parallel.
+  static constexpr std::size_t flush_bytes = std::size_t{2} << 10U;
   /// Writes what the buffering thread has pending. Thread-safe.
   void flush();
 
