@@ -352,8 +352,8 @@ bool tasks_feature::rerun(const task_record& t) {
   auto call = std::make_shared<call_state>(
       std::weak_ptr<server_session_impl>{},
       std::make_shared<task_run>(shared_from_this(), t.id, t.owner),
-      jsonrpc::request_id{"rerun:" + t.id}, std::move(entry), args->get_object(), std::move(meta),
-      std::make_shared<const principal>(std::move(who)),
+      jsonrpc::request_id{"rerun:" + t.id}, std::move(entry), json::value(args->get_object()),
+      std::move(meta), std::make_shared<const principal>(std::move(who)),
       std::make_shared<const std::vector<std::shared_ptr<call_interceptor>>>());
   {
     std::lock_guard lock(mu_);

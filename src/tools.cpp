@@ -210,16 +210,17 @@ void tools_feature::call(server_session_impl& s, jsonrpc::request&& req) {
   if (!name || !name->is_string()) {
     return s.reply_error(req.id, invalid_params("tools/call needs a string \"name\""));
   }
-  // Built in the message's storage: the moves below steal, they do not copy.
-  json::object args(p.storage());
-  if (auto* a = p.if_contains("arguments")) {
-    if (!a->is_object()) {
-      return s.reply_error(req.id, invalid_params("tools/call: \"arguments\" must be an object"));
-    }
-    args = std::move(a->get_object());
+  auto* a = p.if_contains("arguments");
+  if (a && !a->is_object()) {
+    return s.reply_error(req.id, invalid_params("tools/call: \"arguments\" must be an object"));
   }
-  json::object meta(p.storage());
-  if (auto* mt = p.if_contains("_meta"); mt && mt->is_object()) meta = std::move(mt->get_object());
+  // Moved out of the message once (no copy), then pilfered into the call: each further move
+  // would take, and later drop, a reference to the message's storage. Absent ones are empty,
+  // in the default storage.
+  auto* mt = p.if_contains("_meta");
+  if (mt && !mt->is_object()) mt = nullptr;
+  json::value args = a ? json::value(std::move(*a)) : json::value(json::object_kind);
+  json::object meta = mt ? json::object(std::move(mt->get_object())) : json::object();
   auto entry = find(name->get_string());
   if (!entry) {
     return s.reply_error(req.id,

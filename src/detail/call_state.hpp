@@ -32,15 +32,16 @@ using interceptor_chain = std::shared_ptr<const std::vector<std::shared_ptr<call
 
 class call_state final : public inbound_request, public std::enable_shared_from_this<call_state> {
  public:
+  /// `args` (an object) and `meta` are pilfered: left empty, in the default storage.
   call_state(std::weak_ptr<server_session_impl> session, std::shared_ptr<call_sink> sink,
-             jsonrpc::request_id id, std::shared_ptr<const tool_entry> entry, json::object args,
-             json::object meta, std::shared_ptr<const principal> who, interceptor_chain chain)
+             jsonrpc::request_id id, std::shared_ptr<const tool_entry> entry, json::value&& args,
+             json::object&& meta, std::shared_ptr<const principal> who, interceptor_chain chain)
       : inbound_request(std::move(id)),
         session_(std::move(session)),
         sink_(std::move(sink)),
         entry_(std::move(entry)),
-        args_(std::move(args)),
-        meta_(std::move(meta)),
+        args_(json::pilfer(args)),
+        meta_(json::pilfer(meta)),
         who_(std::move(who)),
         chain_(std::move(chain)) {
     active_sink_.store(sink_.get(), std::memory_order_relaxed);
