@@ -97,16 +97,16 @@ boost::system::result<message, decode_error> decode(json::value&& v) {
     auto* p = o->if_contains("params");
     if (p && !p->is_object()) return invalid("params must be an object", id);
     // Moved once out of the message (a move leaves the original in the message's storage,
-    // which costs a reference count), then pilfered into the request built in place: a local
-    // may be left pilfered, an element of the message may not (its key is freed through it).
+    // which costs a reference count), then pilfered into the request: a local may be left
+    // pilfered, an element of the message may not (its key is freed through its value).
     json::object params = p ? json::object(std::move(p->get_object())) : json::object(v.storage());
     std::string m(method->get_string());
     if (has_id) {
-      return {boost::system::in_place_value, std::in_place_type<request>, std::move(*id),
-              std::move(m), json::pilfer(params)};
+      return {boost::system::in_place_value,
+              request{std::move(*id), std::move(m), json::object(json::pilfer(params))}};
     }
-    return {boost::system::in_place_value, std::in_place_type<notification>, std::move(m),
-            json::pilfer(params)};
+    return {boost::system::in_place_value,
+            notification{std::move(m), json::object(json::pilfer(params))}};
   }
 
   auto* res = o->if_contains("result");

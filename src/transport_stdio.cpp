@@ -19,6 +19,10 @@ void fd_connection::send(std::string message, const send_context& /*ctx*/) {
   std::lock_guard lock(mu_);
   if (closed_) return;
   if (buffering_thread_ == std::this_thread::get_id()) {
+    if (pending_.empty() && message.size() >= flush_bytes) {
+      write_locked(message);  // a piece on its own: no copy into the buffer
+      return;
+    }
     pending_ += message;
     if (pending_.size() >= flush_bytes) {
       write_locked(pending_);

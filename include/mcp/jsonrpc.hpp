@@ -11,7 +11,7 @@
 // Example:
 //
 //   auto v = mcp::parse_json(R"({"jsonrpc":"2.0","id":7,"method":"ping"})");
-//   auto m = mcp::jsonrpc::decode(*v);
+//   auto m = mcp::jsonrpc::decode(std::move(*v));
 //   if (auto* req = std::get_if<mcp::jsonrpc::request>(&*m))
 //     std::string reply = mcp::jsonrpc::encode_result(req->id, mcp::json::object{});
 #pragma once

@@ -32,7 +32,8 @@ using interceptor_chain = std::shared_ptr<const std::vector<std::shared_ptr<call
 
 class call_state final : public inbound_request, public std::enable_shared_from_this<call_state> {
  public:
-  /// `args` (an object) and `meta` are pilfered: left empty, in the default storage.
+  /// `args` (an object) and `meta` are pilfered (left null and empty, in the default storage):
+  /// pass locals, never an element of a container (Boost.JSON frees a key through its value).
   call_state(std::weak_ptr<server_session_impl> session, std::shared_ptr<call_sink> sink,
              jsonrpc::request_id id, std::shared_ptr<const tool_entry> entry, json::value&& args,
              json::object&& meta, std::shared_ptr<const principal> who, interceptor_chain chain)
