@@ -36,13 +36,14 @@ struct bridge_args {
 /// What the bridge tracks between its two sides: the requests forwarded and not answered yet
 /// (so that the end of stdin waits for their answers), and the initialize request (its answer
 /// carries the protocol version, and nothing else is forwarded before it: the session id comes
-/// with it).
+/// with it). Requests are known by their id's JSON text (`jsonrpc::to_string`).
 class traffic {
  public:
-  void sent(const json::value& id, bool initialize) {
+  void sent(const jsonrpc::request_id& id, bool initialize) {
+    auto key = jsonrpc::to_string(id);
     std::lock_guard lock(mu_);
-    pending_.insert(json::serialize(id));
-    if (initialize) initialize_ = json::serialize(id);
+    if (initialize) initialize_ = key;
+    pending_.insert(std::move(key));
   }
   /// A message from the server: when it answers a forwarded request, that one is done. Returns
   /// the negotiated protocol version when it answers initialize.
@@ -50,9 +51,11 @@ class traffic {
     const auto* o = message.if_object();
     const auto* id = o != nullptr ? o->if_contains("id") : nullptr;
     if (id == nullptr || o->contains("method")) return std::nullopt;
+    const auto rid = jsonrpc::id_from_json(*id);
+    if (!rid) return std::nullopt;  // answers no request the bridge could have forwarded
+    const auto key = jsonrpc::to_string(*rid);
     std::optional<std::string> version;
     std::lock_guard lock(mu_);
-    const auto key = json::serialize(*id);
     pending_.erase(key);
     if (initialize_ && *initialize_ == key) {
       initialize_.reset();
@@ -66,9 +69,10 @@ class traffic {
     return version;
   }
   /// The client cancelled request `id`: no answer will come for it.
-  void cancelled(const json::value& id) {
+  void cancelled(const jsonrpc::request_id& id) {
+    const auto key = jsonrpc::to_string(id);
     std::lock_guard lock(mu_);
-    pending_.erase(json::serialize(id));
+    pending_.erase(key);
     cv_.notify_all();
   }
   /// Waits (at most `limit`) until initialize is answered; with `all`, until every forwarded
@@ -130,14 +134,14 @@ int run_bridge(const bridge_args& a) {
         const auto* req = std::get_if<jsonrpc::request>(&*m);
         send_context ctx;
         if (req != nullptr) {
-          seen->sent(jsonrpc::id_to_json(req->id), req->method == "initialize");
+          seen->sent(req->id, req->method == "initialize");
           ctx.request = &req->id;
         }
         const auto* n = std::get_if<jsonrpc::notification>(&*m);
         std::optional<jsonrpc::request_id> cancels;
         if (n != nullptr) cancels = jsonrpc::cancelled_request(n->method, n->params);
         if (cancels) {
-          seen->cancelled(jsonrpc::id_to_json(*cancels));
+          seen->cancelled(*cancels);
           ctx.cancels = &*cancels;  // the transport ends that request's exchange
         }
         conn->send(std::string(line), ctx);  // a stdin line is one message already
