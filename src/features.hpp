@@ -55,6 +55,10 @@ class feature {
       const server_session_impl& s) const = 0;
 };
 
+/// A -32602 answer for a feature's method. Cold: the compiler keeps the paths that build one
+/// out of the hot code (docs/design.md).
+[[nodiscard, gnu::cold]] error invalid_params(std::string msg);
+
 /// Lists that announce changes (`notifications/<list>/list_changed`), by index.
 inline constexpr std::size_t max_lists = 4;
 

@@ -17,6 +17,8 @@ namespace mcp {
 
 namespace detail {
 
+error invalid_params(std::string msg) { return error{errc::invalid_params, std::move(msg)}; }
+
 void method_router::add(std::string method, std::string capability, method_handler handler) {
   if (methods_.contains(method)) throw std::logic_error("method registered twice: " + method);
   methods_.emplace(std::move(method), method_entry{std::move(capability), std::move(handler)});

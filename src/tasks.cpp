@@ -27,10 +27,6 @@ sys_clock::time_point now_ms() {
   return std::chrono::time_point_cast<std::chrono::milliseconds>(sys_clock::now());
 }
 
-[[gnu::cold]] error invalid_params(std::string msg) {
-  return error{errc::invalid_params, std::move(msg)};
-}
-
 /// `params.taskId` as a string, or the -32602 to answer.
 result<std::string> task_id_of(const jsonrpc::request& req) {
   const auto* id = req.params.if_contains("taskId");

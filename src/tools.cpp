@@ -96,10 +96,6 @@ std::shared_ptr<const json_schema::validator> compile_schema(const json::object&
   return std::make_shared<const json_schema::validator>(std::move(*v));
 }
 
-[[gnu::cold]] error invalid_params(std::string msg) {
-  return error{errc::invalid_params, std::move(msg)};
-}
-
 }  // namespace
 
 tools_feature::tools_feature(server_core& core)
