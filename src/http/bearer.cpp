@@ -154,8 +154,9 @@ std::variant<principal, http_response> bearer_gate::admit(const http_request& re
   return std::move(*v.who);
 }
 
-std::optional<http_response> bearer_gate::check_requests(
-    const server* srv, const std::vector<jsonrpc::message>& messages, const principal& who) const {
+std::optional<http_response> bearer_gate::check_requests(const server* srv,
+                                                         std::span<const jsonrpc::message> messages,
+                                                         const principal& who) const {
   if (srv == nullptr) return std::nullopt;  // a proxy: no tool's scopes are known here
   for (const auto& m : messages) {
     const auto* r = std::get_if<jsonrpc::request>(&m);

@@ -10,6 +10,7 @@
 #include <mcp/http_server.hpp>
 
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -36,7 +37,7 @@ class bearer_gate {
   /// 403 `insufficient_scope` when `who` lacks scopes a request among `messages` needs (the
   /// server says which: `server::missing_scopes`; nothing when `srv` is null).
   [[nodiscard]] std::optional<http_response> check_requests(
-      const server* srv, const std::vector<jsonrpc::message>& messages, const principal& who) const;
+      const server* srv, std::span<const jsonrpc::message> messages, const principal& who) const;
 
   /// The `resource_metadata` URL given in challenges.
   [[nodiscard]] const std::string& metadata_url() const { return metadata_url_; }

@@ -23,11 +23,15 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
+#include <charconv>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "http/conn_stream.hpp"
@@ -41,22 +45,32 @@ namespace beast = boost::beast;
 namespace bhttp = boost::beast::http;
 using tcp = net::ip::tcp;
 
+inline void append_number(std::string& out, std::uint64_t n) {
+  char digits[20];
+  const auto end = std::to_chars(std::begin(digits), std::end(digits), n).ptr;
+  out.append(digits, static_cast<std::size_t>(end - digits));
+}
+
 inline void append_head(std::string& out, unsigned status) {
-  out += "HTTP/1.1 ";
-  out += std::to_string(status);
+  out += std::string_view("HTTP/1.1 ");
+  append_number(out, status);
   out += ' ';
   out += bhttp::obsolete_reason(static_cast<bhttp::status>(status));
-  out += "\r\n";
+  out += std::string_view("\r\n");
 }
 
 inline void append_headers(std::string& out,
                            const std::vector<std::pair<std::string, std::string>>& h) {
   for (const auto& [k, v] : h) {
     out += k;
-    out += ": ";
+    out += std::string_view(": ");
     // A value never ends the header early (CR and LF become spaces).
-    for (const char c : v) out.push_back(c == '\r' || c == '\n' ? ' ' : c);
-    out += "\r\n";
+    const std::size_t at = out.size();
+    out += v;
+    for (std::size_t i = at; i < out.size(); ++i) {
+      if (out[i] == '\r' || out[i] == '\n') out[i] = ' ';
+    }
+    out += std::string_view("\r\n");
   }
 }
 
@@ -233,7 +247,8 @@ class http_conn : public std::enable_shared_from_this<http_conn> {
     http_request req;
     req.method = msg.method_string();
     req.target = msg.target();
-    req.headers.reserve(16);
+    req.headers = std::move(header_views_);  // reused: its capacity stays with the connection
+    req.headers.clear();
     for (const auto& f : msg) req.headers.emplace_back(f.name_string(), f.value());
     req.body = std::move(msg.body());
     http_response res;
@@ -244,6 +259,8 @@ class http_conn : public std::enable_shared_from_this<http_conn> {
       res = error_response(500, errc::internal_error, "Internal Server Error");
       keep_alive_ = false;
     }
+    header_views_ = std::move(req.headers);
+    header_views_.clear();  // they pointed into the reader's message
     reader_.reset();
     if (!res.stream) return write_plain(std::move(res), keep_alive_);
 
@@ -327,23 +344,25 @@ class http_conn : public std::enable_shared_from_this<http_conn> {
     out_.clear();
     append_head(out_, r.status);
     if (!r.content_type.empty()) {
-      out_ += "Content-Type: ";
+      out_ += std::string_view("Content-Type: ");
       out_ += r.content_type;
-      out_ += "\r\n";
+      out_ += std::string_view("\r\n");
     }
-    out_ += "Content-Length: ";
-    out_ += std::to_string(r.body.size());
-    out_ += "\r\n";
+    out_ += std::string_view("Content-Length: ");
+    append_number(out_, r.body.size());
+    out_ += std::string_view("\r\n");
     append_headers(out_, r.headers);
     if (!keep_alive) {
-      out_ += "Connection: close\r\n";
+      out_ += std::string_view("Connection: close\r\n");
     } else {
-      out_ += "Keep-Alive: timeout=";
-      out_ += std::to_string(
-          std::chrono::duration_cast<std::chrono::seconds>(opts().keep_alive_timeout).count());
-      out_ += "\r\n";
+      out_ += std::string_view("Keep-Alive: timeout=");
+      append_number(
+          out_,
+          static_cast<std::uint64_t>(
+              std::chrono::duration_cast<std::chrono::seconds>(opts().keep_alive_timeout).count()));
+      out_ += std::string_view("\r\n");
     }
-    out_ += "\r\n";
+    out_ += std::string_view("\r\n");
     out_ += r.body;
     write_out(keep_alive);
   }
@@ -430,6 +449,7 @@ class http_conn : public std::enable_shared_from_this<http_conn> {
   bool read_after_peek_ = false;
   bool sse_counted_ = false;
   std::string out_;
+  std::vector<http_header> header_views_;  ///< `on_request`'s, kept for their capacity
   std::vector<std::pair<std::string, std::string>> headers_;
   std::shared_ptr<response_stream> rs_;
   std::uint64_t generation_ = 0;

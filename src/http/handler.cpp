@@ -3,6 +3,8 @@
 #include <mcp/json.hpp>
 #include <mcp/jsonrpc.hpp>
 
+#include <boost/container/small_vector.hpp>
+
 #include <algorithm>
 #include <charconv>
 #include <stdexcept>
@@ -176,7 +178,7 @@ std::shared_ptr<http_session> request_handler::find_session(const http_request& 
                                "Bad Request: Mcp-Session-Id header is required");
     return nullptr;
   }
-  auto s = sessions_.find(std::string(sid));
+  auto s = sessions_.find(sid);
   // A session that ended on its own (a proxy's upstream went away) is forgotten.
   if (s && s->conn->closed()) {
     sessions_.end(s->id);
@@ -191,11 +193,12 @@ std::shared_ptr<http_session> request_handler::find_session(const http_request& 
 }
 
 /// A POST body decoded once: its messages (handed to the session as they are), the ids of the
-/// requests among them (they need answers) and the initialize request, if any.
+/// requests among them (they need answers) and the initialize request, if any. A POST usually
+/// carries one message: it fits in place, with no vector allocated.
 struct post_body {
   bool batch = false;
-  std::vector<jsonrpc::message> messages;
-  std::vector<jsonrpc::request_id> requests;
+  boost::container::small_vector<jsonrpc::message, 1> messages;
+  boost::container::small_vector<jsonrpc::request_id, 1> requests;
   const jsonrpc::request* initialize = nullptr;
 };
 

@@ -19,8 +19,12 @@ void routing_connection::send(std::string message, const send_context& ctx) {
     if (ctx.related_request != nullptr) {
       auto it = by_request_.find(*ctx.related_request);
       if (it == by_request_.end()) return;  // not ours (answered already): drop
-      target = it->second;
-      if (ctx.is_final_response) by_request_.erase(it);
+      if (ctx.is_final_response) {
+        target = std::move(it->second);
+        by_request_.erase(it);
+      } else {
+        target = it->second;
+      }
     } else {
       target = standalone_;  // no GET stream: standalone messages are dropped (spec allows)
     }
@@ -52,7 +56,7 @@ bool routing_connection::close_request_stream(const jsonrpc::request_id& request
   return target->request_disconnect();
 }
 
-bool routing_connection::register_requests(const std::vector<jsonrpc::request_id>& keys,
+bool routing_connection::register_requests(std::span<const jsonrpc::request_id> keys,
                                            const std::shared_ptr<response_stream>& s) {
   std::lock_guard lock(mu_);
   if (closed_) return false;
@@ -167,7 +171,7 @@ bool session_table::add(const std::shared_ptr<http_session>& s) {
   return true;
 }
 
-std::shared_ptr<http_session> session_table::find(const std::string& id) const {
+std::shared_ptr<http_session> session_table::find(std::string_view id) const {
   std::lock_guard lock(mu_);
   auto it = sessions_.find(id);
   return it == sessions_.end() ? nullptr : it->second;
@@ -207,7 +211,7 @@ void session_table::expire() {
 }
 
 void session_table::clear() {
-  std::unordered_map<std::string, std::shared_ptr<http_session>> all;
+  decltype(sessions_) all;
   {
     std::lock_guard lock(mu_);
     all.swap(sessions_);

@@ -16,10 +16,13 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
+#include "detail/string_hash.hpp"
 #include "http/stream.hpp"
 
 namespace mcp::http_detail {
@@ -33,7 +36,7 @@ class routing_connection final : public connection {
 
   /// Routes the answers to these request ids to `s`. False (nothing registered) when one of the
   /// ids is already in flight.
-  bool register_requests(const std::vector<jsonrpc::request_id>& keys,
+  bool register_requests(std::span<const jsonrpc::request_id> keys,
                          const std::shared_ptr<response_stream>& s);
   /// Installs the standalone (GET) stream. False when one is attached already.
   bool set_standalone(const std::shared_ptr<response_stream>& s);
@@ -76,7 +79,7 @@ class session_table {
   [[nodiscard]] static std::string new_id();
   /// Adds a session; false when the table is full.
   bool add(const std::shared_ptr<http_session>& s);
-  [[nodiscard]] std::shared_ptr<http_session> find(const std::string& id) const;
+  [[nodiscard]] std::shared_ptr<http_session> find(std::string_view id) const;
   /// Removes and closes a session. False when unknown.
   bool end(const std::string& id);
   /// Ends sessions idle for longer than the timeout (idle: no request for that long, no request
@@ -93,7 +96,9 @@ class session_table {
   std::chrono::milliseconds idle_;
   std::shared_ptr<event_store> store_;
   mutable std::mutex mu_;
-  std::unordered_map<std::string, std::shared_ptr<http_session>> sessions_;
+  std::unordered_map<std::string, std::shared_ptr<http_session>, detail::string_hash,
+                     std::equal_to<>>
+      sessions_;
 };
 
 }  // namespace mcp::http_detail

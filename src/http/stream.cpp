@@ -15,6 +15,12 @@ response_stream::response_stream(config c) : cfg_(std::move(c)) {
   }
 }
 
+void response_stream::clear_pending_locked() {
+  pending_.clear();
+  taken_ = 0;
+  pending_bytes_ = 0;
+}
+
 std::string response_stream::event_id(std::uint64_t seq) const {
   return std::to_string(cfg_.number) + "-" + std::to_string(seq);
 }
@@ -46,8 +52,7 @@ void response_stream::emit_locked(std::string_view message) {
     // The client does not keep up: cut the writer off (it sees `superseded` and closes).
     ++generation_;
     writer_ = writer::gone;
-    pending_.clear();
-    pending_bytes_ = 0;
+    clear_pending_locked();
     cut_off_ = true;  // the writer must still be woken to notice
   }
 }
@@ -67,7 +72,10 @@ void response_stream::push(std::string message, bool is_final) {
     if (is_final) ++finals_;
     const bool all_done = !cfg_.standalone && finals_ >= cfg_.expected_finals;
     if (mode_ == mode::undecided) {
-      if (is_final) {
+      if (is_final && all_done && !cfg_.batch && held_finals_.empty()) {
+        mode_ = mode::json;  // the one answer of a single request, kept as it is
+        json_body_ = std::move(message);
+      } else if (is_final) {
         held_finals_.push_back(std::move(message));
         if (all_done) {
           mode_ = mode::json;
@@ -164,16 +172,17 @@ response_stream::taken response_stream::take(std::uint64_t generation, std::size
     t.finished = true;
     return t;
   }
-  while (!pending_.empty()) {
-    auto& ev = pending_.front();
+  for (; taken_ < pending_.size(); ++taken_) {
+    auto& ev = pending_[taken_];
     if (ev.message) {
       if (max_messages != 0 && t.messages == max_messages) break;
       ++t.messages;
     }
     t.bytes += ev.bytes;
     pending_bytes_ -= ev.bytes.size();
-    pending_.pop_front();
+    std::string().swap(ev.bytes);  // its memory goes now, not when the rest is taken
   }
+  if (taken_ == pending_.size()) clear_pending_locked();
   t.finished = finished_ && pending_.empty();
   if (disconnect_ && pending_.empty()) {
     t.disconnect = !t.finished;
@@ -188,8 +197,7 @@ void response_stream::detach(std::uint64_t generation) {
   writer_ = writer::gone;
   waker_ = nullptr;
   disconnect_ = false;  // meant for the connection that just went away
-  pending_.clear();
-  pending_bytes_ = 0;
+  clear_pending_locked();
 }
 
 bool response_stream::rewind(std::uint64_t after_seq) {
@@ -202,8 +210,7 @@ bool response_stream::rewind(std::uint64_t after_seq) {
     events = cfg_.store->events_after(cfg_.session, cfg_.number, after_seq);
   }
   if (!events) return false;
-  pending_.clear();
-  pending_bytes_ = 0;
+  clear_pending_locked();
   for (auto& e : *events) {
     pending_event ev;
     ev.message = true;

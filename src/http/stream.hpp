@@ -16,7 +16,6 @@
 
 #include <chrono>
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <mutex>
 #include <optional>
@@ -102,6 +101,7 @@ class response_stream {
   void to_sse_locked();
   void emit_locked(std::string_view message);
   std::function<void()> finish_locked();  // returns on_finished to run after unlocking
+  void clear_pending_locked();
   std::string event_id(std::uint64_t seq) const;
 
   config cfg_;
@@ -110,7 +110,10 @@ class response_stream {
   writer writer_ = writer::none_yet;
   std::uint64_t generation_ = 0;
   std::function<void()> waker_;
-  std::deque<pending_event> pending_;
+  // Events to write: [taken_, size()) are pending, the ones before were taken. A vector, not a
+  // deque: a stream that never becomes SSE allocates nothing for it.
+  std::vector<pending_event> pending_;
+  std::size_t taken_ = 0;
   std::size_t pending_bytes_ = 0;
   bool cut_off_ = false;
   bool disconnect_ = false;               // request_disconnect() not yet seen by the writer
