@@ -1,0 +1,102 @@
+// src/http/stream.hpp: what a session produces for one HTTP response, taken by its writer.
+#include "http/stream.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace {
+
+using mcp::http_detail::response_stream;
+using mode = response_stream::mode;
+
+/// A stream's configuration, not resumable.
+response_stream::config config(std::size_t expected_finals, bool batch, bool force_sse) {
+  response_stream::config c;
+  c.expected_finals = expected_finals;
+  c.batch = batch;
+  c.force_sse = force_sse;
+  return c;
+}
+
+/// The `data:` lines of SSE bytes, in order.
+std::vector<std::string> data_lines(const std::string& sse) {
+  std::vector<std::string> out;
+  for (std::size_t at = sse.find("data: "); at != std::string::npos;
+       at = sse.find("data: ", at + 1)) {
+    out.push_back(sse.substr(at + 6, sse.find('\n', at) - at - 6));
+  }
+  return out;
+}
+
+TEST(response_stream, a_single_answer_is_the_json_body_as_pushed) {
+  response_stream s(config(1, false, false));
+  const auto gen = s.attach([] {});
+  EXPECT_EQ(s.take(gen).kind, mode::undecided);
+  s.push(R"({"jsonrpc":"2.0","id":1,"result":{}})", true);
+  auto t = s.take(gen);
+  EXPECT_EQ(t.kind, mode::json);
+  EXPECT_EQ(t.bytes, R"({"jsonrpc":"2.0","id":1,"result":{}})");
+  EXPECT_TRUE(t.finished);
+  EXPECT_TRUE(s.finished());
+}
+
+TEST(response_stream, a_batch_answer_is_an_array_once_every_answer_came) {
+  response_stream s(config(2, true, false));
+  const auto gen = s.attach([] {});
+  s.push(R"({"id":1})", true);
+  EXPECT_EQ(s.take(gen).kind, mode::undecided);
+  s.push(R"({"id":2})", true);
+  auto t = s.take(gen);
+  EXPECT_EQ(t.kind, mode::json);
+  EXPECT_EQ(t.bytes, R"([{"id":1},{"id":2}])");
+  EXPECT_TRUE(t.finished);
+}
+
+TEST(response_stream, takes_at_most_the_budget_in_order_and_keeps_the_rest) {
+  response_stream s(config(1, false, true));
+  int wakes = 0;
+  const auto gen = s.attach([&] { ++wakes; });
+  s.push("n1", false);
+  s.push("n2", false);
+  s.push("n3", false);
+  EXPECT_EQ(wakes, 3);
+
+  auto t = s.take(gen, 2);
+  EXPECT_EQ(t.kind, mode::sse);
+  EXPECT_EQ(t.messages, 2U);
+  EXPECT_EQ(data_lines(t.bytes), (std::vector<std::string>{"n1", "n2"}));
+  EXPECT_FALSE(t.finished);
+
+  s.push("final", true);  // lands after what was left
+  t = s.take(gen, 1);
+  EXPECT_EQ(data_lines(t.bytes), (std::vector<std::string>{"n3"}));
+  EXPECT_FALSE(t.finished);
+  t = s.take(gen, 1);
+  EXPECT_EQ(data_lines(t.bytes), (std::vector<std::string>{"final"}));
+  EXPECT_TRUE(t.finished);
+  t = s.take(gen);
+  EXPECT_TRUE(t.bytes.empty());
+  EXPECT_EQ(t.messages, 0U);
+  EXPECT_TRUE(t.finished);
+}
+
+TEST(response_stream, a_writer_that_went_away_leaves_nothing_for_the_next) {
+  response_stream s(config(1, false, true));
+  const auto first = s.attach([] {});
+  s.push("n1", false);
+  s.push("n2", false);
+  EXPECT_EQ(s.take(first, 1).messages, 1U);
+  s.detach(first);
+  auto gone = s.take(first);  // nothing was kept for it (the stream is not resumable)
+  EXPECT_FALSE(gone.superseded);
+  EXPECT_TRUE(gone.bytes.empty());
+  const auto second = s.attach([] {});
+  EXPECT_TRUE(s.take(first).superseded);
+  s.push("n3", false);
+  auto t = s.take(second);
+  EXPECT_EQ(data_lines(t.bytes), (std::vector<std::string>{"n3"}));
+}
+
+}  // namespace
