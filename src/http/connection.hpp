@@ -23,6 +23,7 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <cstdint>
@@ -356,10 +357,9 @@ class http_conn : public std::enable_shared_from_this<http_conn> {
       out_ += std::string_view("Connection: close\r\n");
     } else {
       out_ += std::string_view("Keep-Alive: timeout=");
-      append_number(
-          out_,
-          static_cast<std::uint64_t>(
-              std::chrono::duration_cast<std::chrono::seconds>(opts().keep_alive_timeout).count()));
+      const auto seconds =
+          std::chrono::duration_cast<std::chrono::seconds>(opts().keep_alive_timeout).count();
+      append_number(out_, static_cast<std::uint64_t>(std::max<decltype(seconds)>(seconds, 0)));
       out_ += std::string_view("\r\n");
     }
     out_ += std::string_view("\r\n");

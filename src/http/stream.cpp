@@ -16,7 +16,11 @@ response_stream::response_stream(config c) : cfg_(std::move(c)) {
 }
 
 void response_stream::clear_pending_locked() {
-  pending_.clear();
+  if (pending_.capacity() > 64) {
+    std::vector<pending_event>().swap(pending_);  // a backlog's room goes with it
+  } else {
+    pending_.clear();
+  }
   taken_ = 0;
   pending_bytes_ = 0;
 }

@@ -99,4 +99,26 @@ TEST(response_stream, a_writer_that_went_away_leaves_nothing_for_the_next) {
   EXPECT_EQ(data_lines(t.bytes), (std::vector<std::string>{"n3"}));
 }
 
+TEST(response_stream, a_writer_that_falls_behind_is_cut_off_counting_only_what_is_pending) {
+  auto c = config(1, false, true);
+  c.max_pending_bytes = 64;
+  response_stream s(std::move(c));
+  int wakes = 0;
+  const auto gen = s.attach([&] { ++wakes; });
+  s.push("n1", false);  // each event "data: nN\n\n": 10 bytes
+  s.push("n2", false);
+  EXPECT_EQ(data_lines(s.take(gen, 1).bytes), (std::vector<std::string>{"n1"}));
+  const std::string fits(40, 'f');  // 48 bytes: with n2 pending, 58 (n1 was taken)
+  s.push(fits, false);
+  auto t = s.take(gen);
+  ASSERT_FALSE(t.superseded);
+  EXPECT_EQ(data_lines(t.bytes), (std::vector<std::string>{"n2", fits}));
+  s.push(std::string(100, 'x'), false);  // 108 bytes: over the bound, cut off
+  EXPECT_EQ(wakes, 4);                   // woken to notice
+  EXPECT_TRUE(s.take(gen).superseded);
+  const auto next = s.attach([] {});
+  s.push("n3", false);
+  EXPECT_EQ(data_lines(s.take(next).bytes), (std::vector<std::string>{"n3"}));
+}
+
 }  // namespace
