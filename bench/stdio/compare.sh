@@ -29,9 +29,10 @@ grep -q 'if (out.size() >= 2048) flush_out();' "$work/limit_stdio_pieces.cpp" ||
   { echo "compare.sh: the kit's limit_stdio.cpp changed shape; patch not applied" >&2; exit 1; }
 g++ -O2 -std=c++17 "$work/limit_stdio_pieces.cpp" -o "$work/limit_stdio_pieces"
 
+# compare.mjs runs each command with bash: the paths are quoted for it.
 cat > "$work/servers.txt" <<SERVERS
-limit-stdio         stdio  -  $work/limit_stdio
-limit-stdio-pieces  stdio  -  $work/limit_stdio_pieces
-demo-stdio          stdio  -  $demo --no-rate-limit --task-store :memory:
+limit-stdio         stdio  -  $(printf '%q' "$work/limit_stdio")
+limit-stdio-pieces  stdio  -  $(printf '%q' "$work/limit_stdio_pieces")
+demo-stdio          stdio  -  $(printf '%q' "$demo") --no-rate-limit --task-store :memory:
 SERVERS
 node "$kit/compare.mjs" "$work/servers.txt" --runs "$rounds" --n "$calls" --ref-stdio limit-stdio

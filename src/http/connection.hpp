@@ -264,6 +264,13 @@ class http_conn : public std::enable_shared_from_this<http_conn> {
     header_views_.clear();  // they pointed into the reader's message
     reader_.reset();
     if (!res.stream) return write_plain(std::move(res), keep_alive_);
+    if (auto body = res.stream->take_json_answer()) {
+      // Answered while the handler ran: written at once, with no writer to attach and wake.
+      res.stream.reset();
+      res.content_type = "application/json";
+      res.body = std::move(*body);
+      return write_plain(std::move(res), keep_alive_);
+    }
 
     // An answer that comes from a stream: JSON now, or SSE now or later.
     headers_ = std::move(res.headers);

@@ -156,6 +156,13 @@ bool response_stream::request_disconnect() {
   return true;
 }
 
+std::optional<std::string> response_stream::take_json_answer() {
+  std::lock_guard lock(mu_);
+  if (mode_ != mode::json || writer_ != writer::none_yet) return std::nullopt;
+  writer_ = writer::gone;
+  return std::move(json_body_);
+}
+
 std::uint64_t response_stream::attach(std::function<void()> waker) {
   std::lock_guard lock(mu_);
   writer_ = writer::attached;

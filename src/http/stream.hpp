@@ -71,6 +71,10 @@ class response_stream {
   bool request_disconnect();
 
   // ---- consumer side ----
+  /// The JSON body of a stream that was answered before any writer attached (every answer came
+  /// while the POST was handled: tools that answer inline). The stream then wants no writer.
+  /// Nullopt otherwise (still undecided, SSE, or a writer attached). Thread-safe.
+  std::optional<std::string> take_json_answer();
   /// Becomes the stream's writer; `waker` is called (any thread, no lock held) when there is
   /// something to take. Returns the writer's generation.
   std::uint64_t attach(std::function<void()> waker);

@@ -42,6 +42,24 @@ TEST(response_stream, a_single_answer_is_the_json_body_as_pushed) {
   EXPECT_TRUE(s.finished());
 }
 
+TEST(response_stream, an_answer_that_came_before_any_writer_is_taken_without_one) {
+  response_stream s(config(1, false, false));
+  EXPECT_FALSE(s.take_json_answer());  // not answered yet
+  s.push(R"({"id":1})", true);
+  EXPECT_EQ(s.take_json_answer(), R"({"id":1})");
+  EXPECT_FALSE(s.take_json_answer());  // taken once
+
+  response_stream late(config(1, false, false));
+  const auto gen = late.attach([] {});
+  late.push(R"({"id":2})", true);
+  EXPECT_FALSE(late.take_json_answer());  // its writer takes it
+  EXPECT_EQ(late.take(gen).bytes, R"({"id":2})");
+
+  response_stream sse(config(1, false, true));
+  sse.push(R"({"id":3})", true);
+  EXPECT_FALSE(sse.take_json_answer());
+}
+
 TEST(response_stream, a_batch_answer_is_an_array_once_every_answer_came) {
   response_stream s(config(2, true, false));
   const auto gen = s.attach([] {});
