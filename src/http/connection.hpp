@@ -266,10 +266,7 @@ class http_conn : public std::enable_shared_from_this<http_conn> {
     if (!res.stream) return write_plain(std::move(res), keep_alive_);
     if (auto body = res.stream->take_json_answer()) {
       // Answered while the handler ran: written at once, with no writer to attach and wake.
-      res.stream.reset();
-      res.content_type = "application/json";
-      res.body = std::move(*body);
-      return write_plain(std::move(res), keep_alive_);
+      return write_json(std::move(res.headers), std::move(*body));
     }
 
     // An answer that comes from a stream: JSON now, or SSE now or later.
@@ -313,13 +310,9 @@ class http_conn : public std::enable_shared_from_this<http_conn> {
     if (phase_ == phase::waiting) {
       if (t.kind == response_stream::mode::undecided) return;  // the waker calls again
       if (t.kind == response_stream::mode::json) {
-        http_response r;
-        r.status = 200;
-        r.headers = std::move(headers_);
-        r.content_type = "application/json";
-        r.body = std::move(t.bytes);
+        auto h = std::move(headers_);
         end_stream();
-        return write_plain(std::move(r), keep_alive_);
+        return write_json(std::move(h), std::move(t.bytes));
       }
       phase_ = phase::sse;
       sse_counted_ = true;
@@ -346,6 +339,15 @@ class http_conn : public std::enable_shared_from_this<http_conn> {
       return write_out(t.finished && keep_alive_);
     }
     write_out(true, true);
+  }
+
+  /// A stream's JSON answer: 200 with `h` and `body`.
+  void write_json(headers h, std::string body) {
+    http_response r;
+    r.headers = std::move(h);
+    r.content_type = "application/json";
+    r.body = std::move(body);
+    write_plain(std::move(r), keep_alive_);
   }
 
   void write_plain(http_response r, bool keep_alive) {

@@ -76,23 +76,19 @@ void response_stream::push(std::string message, bool is_final) {
     if (is_final) ++finals_;
     const bool all_done = !cfg_.standalone && finals_ >= cfg_.expected_finals;
     if (mode_ == mode::undecided) {
-      if (is_final && all_done && !cfg_.batch && held_finals_.empty()) {
-        mode_ = mode::json;  // the one answer of a single request, kept as it is
+      if (!is_final) {
+        to_sse_locked();
+        emit_locked(message);
+      } else if (!cfg_.batch) {
+        mode_ = mode::json;  // the one request's answer is the body, as it is
         json_body_ = std::move(message);
-      } else if (is_final) {
+      } else {
         held_finals_.push_back(std::move(message));
         if (all_done) {
           mode_ = mode::json;
-          if (cfg_.batch) {
-            json_body_ = jsonrpc::encode_batch(held_finals_);
-          } else {
-            json_body_ = std::move(held_finals_.front());
-          }
+          json_body_ = jsonrpc::encode_batch(held_finals_);
           held_finals_.clear();
         }
-      } else {
-        to_sse_locked();
-        emit_locked(message);
       }
     } else {
       emit_locked(message);

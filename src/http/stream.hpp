@@ -31,7 +31,7 @@ class response_stream {
     std::uint64_t number = 0;               ///< stream number within the session
     std::shared_ptr<event_store> store;     ///< null: not resumable
     bool standalone = false;                ///< the GET stream: SSE, never finishes by itself
-    std::size_t expected_finals = 1;        ///< requests in the POST
+    std::size_t expected_finals = 1;        ///< requests in the POST (1 unless a batch)
     bool batch = false;                     ///< the POST was a batch: JSON answer is an array
     bool force_sse = false;                 ///< SSE even when JSON would do
     bool replay = false;                    ///< an ended stream, rebuilt from the store
