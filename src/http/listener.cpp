@@ -86,6 +86,10 @@ struct http_server::impl {
         if (c) c->check_deadline(now);
         return !c;
       });
+      // After a burst of connections, the list gives its room back.
+      if (loop.conns.capacity() > 64 && loop.conns.size() < loop.conns.capacity() / 4) {
+        loop.conns.shrink_to_fit();
+      }
       sweep_connections(loop);
     });
   }
