@@ -122,7 +122,11 @@ inline constexpr std::size_t read_size = 16384;
 class http_conn : public std::enable_shared_from_this<http_conn> {
  public:
   http_conn(conn_stream&& stream, request_handler& handler, io_loop& loop)
-      : socket_(std::move(stream)), handler_(handler), ctx_(loop.ctx), loop_(loop) {}
+      : socket_(std::move(stream)),
+        handler_(handler),
+        ctx_(loop.ctx),
+        loop_(loop),
+        reader_(request_limits{opts().max_header_bytes, opts().max_body_bytes}) {}
 
   ~http_conn() { end_stream(); }
 
@@ -166,7 +170,7 @@ class http_conn : public std::enable_shared_from_this<http_conn> {
   /// Starts reading the next request: whatever is already buffered (pipelined) first.
   void read_request() {
     phase_ = phase::reading;
-    reader_.emplace(request_limits{opts().max_header_bytes, opts().max_body_bytes});
+    reader_.reset();
     continue_sent_ = false;
     // A kept-alive connection waits for its next request's first byte up to keep_alive_timeout;
     // from that byte on, the header and body timeouts apply.
@@ -184,13 +188,13 @@ class http_conn : public std::enable_shared_from_this<http_conn> {
   }
 
   void on_read(beast::error_code ec, std::size_t n) {
-    if (n != 0 && !reader_->started()) expires_after(opts().header_timeout);
+    if (n != 0 && !reader_.started()) expires_after(opts().header_timeout);
     if (ec) {
       // The peer closed (or the read failed): what arrived before still counts.
       if (buffer_.size() != 0) parse_buffered(false);
-      if (!reader_ || reader_->state() != request_reader::status::need_more) return;
-      reader_->end_of_input();
-      if (reader_->state() == request_reader::status::failed) return fail_read();
+      if (reader_.state() != request_reader::status::need_more) return;
+      reader_.end_of_input();
+      if (reader_.state() == request_reader::status::failed) return fail_read();
       return close();
     }
     parse_buffered();
@@ -199,11 +203,11 @@ class http_conn : public std::enable_shared_from_this<http_conn> {
   /// Feeds the buffered bytes to the reader, then acts on its state. `more`: read on when the
   /// request is not complete.
   void parse_buffered(bool more = true) {
-    const bool had_header = reader_->header_done();
+    const bool had_header = reader_.header_done();
     const auto data = buffer_.data();
     buffer_.consume(
-        reader_->feed(std::string_view(static_cast<const char*>(data.data()), data.size())));
-    switch (reader_->state()) {
+        reader_.feed(std::string_view(static_cast<const char*>(data.data()), data.size())));
+    switch (reader_.state()) {
       case request_reader::status::complete:
         return on_request();
       case request_reader::status::failed:
@@ -212,10 +216,9 @@ class http_conn : public std::enable_shared_from_this<http_conn> {
         break;
     }
     if (!more) return;
-    if (reader_->header_done() && !had_header) {
+    if (reader_.header_done() && !had_header) {
       expires_after(opts().body_timeout);
-      if (!continue_sent_ &&
-          beast::iequals(reader_->message()[bhttp::field::expect], "100-continue")) {
+      if (!continue_sent_ && reader_.expects_continue()) {
         // The client waits for this before sending the body (curl does for larger bodies).
         continue_sent_ = true;
         static constexpr std::string_view go_on = "HTTP/1.1 100 Continue\r\n\r\n";
@@ -233,7 +236,7 @@ class http_conn : public std::enable_shared_from_this<http_conn> {
   }
 
   void fail_read() {
-    const unsigned status = reader_->failure_status();
+    const unsigned status = reader_.failure_status();
     const char* text = status == 413   ? "Payload Too Large"
                        : status == 431 ? "Request Header Fields Too Large"
                        : status == 500 ? "Internal Server Error"
@@ -242,16 +245,13 @@ class http_conn : public std::enable_shared_from_this<http_conn> {
   }
 
   void on_request() {
-    auto& msg = reader_->message();
-    keep_alive_ = msg.keep_alive();
+    keep_alive_ = reader_.keep_alive();
     ++served_;
     http_request req;
-    req.method = msg.method_string();
-    req.target = msg.target();
-    req.headers = std::move(header_views_);  // reused: its capacity stays with the connection
-    req.headers.clear();
-    for (const auto& f : msg) req.headers.emplace_back(f.name_string(), f.value());
-    req.body = std::move(msg.body());
+    req.method = reader_.method();
+    req.target = reader_.target();
+    req.headers = reader_.headers();
+    req.body = reader_.body();
     http_response res;
     try {
       res = handler_.handle(req);
@@ -260,9 +260,6 @@ class http_conn : public std::enable_shared_from_this<http_conn> {
       res = error_response(500, errc::internal_error, "Internal Server Error");
       keep_alive_ = false;
     }
-    header_views_ = std::move(req.headers);
-    header_views_.clear();  // they pointed into the reader's message
-    reader_.reset();
     if (!res.stream) return write_plain(std::move(res), keep_alive_);
     if (auto body = res.stream->take_json_answer()) {
       // Answered while the handler ran: written at once, with no writer to attach and wake.
@@ -448,7 +445,7 @@ class http_conn : public std::enable_shared_from_this<http_conn> {
   io_loop& loop_;
   clock::time_point deadline_ = clock::time_point::max();
   beast::flat_buffer buffer_;
-  std::optional<request_reader> reader_;
+  request_reader reader_;   ///< reset for each request; its storage is reused
   std::size_t served_ = 0;  ///< requests read on this connection
   bool continue_sent_ = false;
   phase phase_ = phase::reading;
@@ -458,7 +455,6 @@ class http_conn : public std::enable_shared_from_this<http_conn> {
   bool read_after_peek_ = false;
   bool sse_counted_ = false;
   std::string out_;
-  std::vector<http_header> header_views_;  ///< `on_request`'s, kept for their capacity
   std::vector<std::pair<std::string, std::string>> headers_;
   std::shared_ptr<response_stream> rs_;
   std::uint64_t generation_ = 0;

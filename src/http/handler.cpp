@@ -38,13 +38,6 @@ const detail::era_traits& era_of_version(std::string_view version) {
 
 }  // namespace
 
-std::string_view http_request::header(std::string_view name) const {
-  for (const auto& [k, v] : headers) {
-    if (iequals(k, name)) return v;
-  }
-  return {};
-}
-
 http_response error_response(unsigned status, int code, std::string message, headers extra) {
   http_response r;
   r.status = status;
@@ -82,7 +75,7 @@ request_handler::request_handler(session_source source, http_server_options opts
 
 request_handler::~request_handler() = default;
 
-http_response request_handler::handle(http_request& req) {
+http_response request_handler::handle(const http_request& req) {
   try {
     // The endpoint.
     std::string_view path = req.target;
@@ -133,7 +126,7 @@ http_response request_handler::handle(http_request& req) {
       }
       who = std::move(std::get<principal>(admitted));
     } else if (opts_.authenticate) {
-      auto p = opts_.authenticate(http_request_view{req.method, req.target, req.headers});
+      auto p = opts_.authenticate(req);
       if (!p) {
         auto r = error_response(401, errc::invalid_request, "Unauthorized");
         r.headers = std::move(extra);
@@ -203,7 +196,7 @@ struct post_body {
 };
 
 /// Checks the headers of a POST, then parses and decodes its body. An error answer on failure.
-std::optional<http_response> request_handler::decode_post(http_request& req, post_body& body,
+std::optional<http_response> request_handler::decode_post(const http_request& req, post_body& body,
                                                           const headers& extra) const {
   const auto accept = req.header("accept");
   if (!icontains(accept, "application/json") || !icontains(accept, "text/event-stream")) {
@@ -327,7 +320,7 @@ std::optional<http_response> request_handler::open_target(const http_request& re
   return std::nullopt;
 }
 
-http_response request_handler::post(http_request& req, const principal& who,
+http_response request_handler::post(const http_request& req, const principal& who,
                                     std::string_view version, headers extra) {
   post_body body;
   if (auto e = decode_post(req, body, extra)) return std::move(*e);
@@ -390,9 +383,9 @@ http_response request_handler::post(http_request& req, const principal& who,
     }
   }
   response_stream::config cfg;
-  if (t.hs) {
+  if (t.hs && opts_.resumable) {  // the session id names the stream's events in the store
     cfg.session = t.hs->id;
-    cfg.store = opts_.resumable ? opts_.events : nullptr;
+    cfg.store = opts_.events;
   }
   cfg.number = t.conn->next_stream_number();
   cfg.expected_finals = body.requests.size();
@@ -436,7 +429,7 @@ http_response request_handler::post(http_request& req, const principal& who,
   return r;
 }
 
-http_response request_handler::get(http_request& req, const principal& who,
+http_response request_handler::get(const http_request& req, const principal& who,
                                    std::string_view version, headers extra) {
   auto fail = [&](unsigned status, errc code, std::string msg) {
     return error_response(status, code, std::move(msg), extra);
@@ -521,7 +514,7 @@ http_response request_handler::get(http_request& req, const principal& who,
   return r;
 }
 
-http_response request_handler::del(http_request& req, const principal& who, headers extra) {
+http_response request_handler::del(const http_request& req, const principal& who, headers extra) {
   if (opts_.stateless || !opts_.allow_delete) {
     auto r = error_response(405, errc::invalid_request,
                             "Method Not Allowed: sessions cannot be ended by the client");

@@ -23,15 +23,10 @@
 
 namespace mcp::http_detail {
 
-/// A parsed request. The views point into the I/O layer's buffers and stay valid during
-/// `handle`.
-struct http_request {
-  std::string_view method;
-  std::string_view target;
-  std::vector<http_header> headers;
-  std::string body;
-  /// The first value of header `name` (case-insensitive), or empty.
-  [[nodiscard]] std::string_view header(std::string_view name) const;
+/// A parsed request: what an authenticator sees, and the body. The views point into the I/O
+/// layer's request reader and stay valid during `handle`.
+struct http_request : http_request_view {
+  std::string_view body;
 };
 
 /// Response headers besides Content-Type.
@@ -39,9 +34,9 @@ using headers = std::vector<std::pair<std::string, std::string>>;
 
 struct http_response {
   unsigned status = 200;
-  http_detail::headers headers;  ///< besides Content-Type
-  std::string content_type;      ///< plain responses
-  std::string body;              ///< plain responses
+  http_detail::headers headers;   ///< besides Content-Type
+  std::string_view content_type;  ///< plain responses (a literal)
+  std::string body;               ///< plain responses
   /// Non-null: the body is this stream's output (JSON, or SSE with status 200).
   std::shared_ptr<response_stream> stream;
 };
@@ -70,7 +65,7 @@ class request_handler {
   request_handler& operator=(const request_handler&) = delete;
 
   /// Handles one request. Never throws. Thread-safe.
-  http_response handle(http_request& req);
+  http_response handle(const http_request& req);
 
   /// Whether the listener is bound to a loopback address (for the Host check); set once bound.
   void set_bound(bool loopback);
@@ -91,9 +86,9 @@ class request_handler {
     std::string negotiated;
   };
 
-  http_response post(http_request& req, const principal& who, std::string_view version,
+  http_response post(const http_request& req, const principal& who, std::string_view version,
                      headers extra);
-  std::optional<http_response> decode_post(http_request& req, post_body& body,
+  std::optional<http_response> decode_post(const http_request& req, post_body& body,
                                            const headers& extra) const;
   /// Whether callers are told apart (a protected resource or an authenticator).
   [[nodiscard]] bool authenticates() const { return gate_ || opts_.authenticate; }
@@ -101,9 +96,9 @@ class request_handler {
   std::optional<http_response> open_target(const http_request& req, const principal& who,
                                            std::string_view version, const post_body& body,
                                            post_target& t, const headers& extra);
-  http_response get(http_request& req, const principal& who, std::string_view version,
+  http_response get(const http_request& req, const principal& who, std::string_view version,
                     headers extra);
-  http_response del(http_request& req, const principal& who, headers extra);
+  http_response del(const http_request& req, const principal& who, headers extra);
   // The Host and Origin checks (host_checks.cpp). `name_allowed`: a host name without its port.
   [[nodiscard]] bool name_allowed(std::string_view name) const;
   [[nodiscard]] bool host_allowed(std::string_view host) const;

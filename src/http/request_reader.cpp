@@ -1,26 +1,126 @@
 #include "http/request_reader.hpp"
 
 #include <boost/asio/buffer.hpp>
+#include <boost/beast/core/string.hpp>
 #include <boost/beast/http/error.hpp>
 
+#include <algorithm>
+#include <limits>
 #include <new>
-#include <stdexcept>
 
 namespace mcp::http_detail {
 
 namespace bhttp = boost::beast::http;
 
-request_reader::request_reader(const request_limits& limits) : limits_(limits) {
-  parser_.emplace();
+namespace {
+// What a reader keeps between requests; more is given back when the next one starts.
+constexpr std::size_t kept_bytes = 4096;
+constexpr std::size_t kept_fields = 64;
+
+template <class T>
+void clear_keeping(T& storage, std::size_t most) {
+  if (storage.capacity() > most) {
+    T().swap(storage);
+  } else {
+    storage.clear();
+  }
+}
+}  // namespace
+
+// ---- request_parser: Beast's callbacks ----
+
+void request_parser::on_request_impl(verb, view method_str, view target, int, error_code&) {
+  to_.on_request_line(method_str, target);
+}
+
+void request_parser::on_response_impl(int, view, int, error_code& ec) {
+  ec = bhttp::error::bad_version;  // a request parser never sees a status line
+}
+
+void request_parser::on_field_impl(field name, view name_string, view value, error_code&) {
+  if (to_.header_done_) return;  // a chunked body's trailer: parsed, not kept
+  to_.on_field(name_string, value,
+               name == field::expect && boost::beast::iequals(value, "100-continue"));
+}
+
+void request_parser::on_header_impl(error_code&) { to_.on_header(); }
+
+void request_parser::on_body_init_impl(const boost::optional<std::uint64_t>& content_length,
+                                       error_code&) {
+  // Beast has checked the length against the body limit already.
+  if (content_length) to_.body_.reserve(static_cast<std::size_t>(*content_length));
+}
+
+std::size_t request_parser::on_body_impl(view body, error_code&) {
+  to_.body_.append(body.data(), body.size());
+  return body.size();
+}
+
+void request_parser::on_chunk_header_impl(std::uint64_t, view, error_code&) {}
+
+std::size_t request_parser::on_chunk_body_impl(std::uint64_t, view body, error_code&) {
+  to_.body_.append(body.data(), body.size());
+  return body.size();
+}
+
+void request_parser::on_finish_impl(error_code&) {}
+
+// ---- request_reader ----
+
+request_reader::request_reader(const request_limits& limits) : limits_(limits) { start_parser(); }
+
+void request_reader::start_parser() {
+  parser_.emplace(*this);
   parser_->header_limit(static_cast<std::uint32_t>(
-      std::min<std::size_t>(limits.max_header_bytes, std::numeric_limits<std::uint32_t>::max())));
-  parser_->body_limit(limits.max_body_bytes);
+      std::min<std::size_t>(limits_.max_header_bytes, std::numeric_limits<std::uint32_t>::max())));
+  parser_->body_limit(limits_.max_body_bytes);
   parser_->eager(true);
 }
 
-bool request_reader::header_done() const noexcept { return parser_->is_header_done(); }
+void request_reader::reset() {
+  clear_keeping(text_, kept_bytes);
+  clear_keeping(pieces_, 2 * kept_fields + 2);
+  clear_keeping(headers_, kept_fields);
+  clear_keeping(body_, kept_bytes);
+  method_ = {};
+  target_ = {};
+  state_ = status::need_more;
+  started_ = false;
+  header_done_ = false;
+  expects_continue_ = false;
+  failure_status_ = 0;
+  failure_reason_ = {};
+  start_parser();
+}
 
-bhttp::request<bhttp::string_body>& request_reader::message() { return parser_->get(); }
+bool request_reader::keep_alive() const noexcept { return header_done_ && parser_->keep_alive(); }
+
+void request_reader::on_request_line(std::string_view method, std::string_view target) {
+  pieces_.push_back({text_.size(), method.size()});
+  text_ += method;
+  pieces_.push_back({text_.size(), target.size()});
+  text_ += target;
+}
+
+void request_reader::on_field(std::string_view name, std::string_view value, bool expect_continue) {
+  pieces_.push_back({text_.size(), name.size()});
+  text_ += name;
+  pieces_.push_back({text_.size(), value.size()});
+  text_ += value;
+  expects_continue_ = expects_continue_ || expect_continue;
+}
+
+void request_reader::on_header() {
+  // `text_` is complete: its views stay valid until `reset`.
+  header_done_ = true;
+  const auto view_of = [&](const piece& p) { return std::string_view(text_).substr(p.at, p.size); };
+  method_ = view_of(pieces_[0]);
+  target_ = view_of(pieces_[1]);
+  headers_.reserve((pieces_.size() - 2) / 2);
+  for (std::size_t i = 2; i + 1 < pieces_.size(); i += 2) {
+    headers_.emplace_back(view_of(pieces_[i]), view_of(pieces_[i + 1]));
+  }
+}
 
 void request_reader::fail(unsigned http_status, std::string_view reason) noexcept {
   state_ = status::failed;
@@ -57,11 +157,6 @@ std::size_t request_reader::feed(std::string_view bytes) noexcept {
       }
       if (n == 0) break;
     }
-  } catch (const std::length_error&) {
-    // Beast's field container refuses a name or value of 64 KiB or more (a trailer field:
-    // the header limit keeps them out of the header).
-    fail(431, "header field too large");
-    return used;
   } catch (const std::bad_alloc&) {
     fail(500, "out of memory");
     return used;
@@ -72,7 +167,7 @@ std::size_t request_reader::feed(std::string_view bytes) noexcept {
   // What is left unparsed waits for more: a header, a chunk-size line or a trailer that Beast
   // parses only once it is whole. Bound it.
   if (bytes.size() - used > limits_.max_header_bytes) {
-    fail(431, parser_->is_header_done() ? "chunk header or trailer too large" : "header too large");
+    fail(431, header_done_ ? "chunk header or trailer too large" : "header too large");
   }
   return used;
 }

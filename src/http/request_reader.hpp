@@ -2,28 +2,38 @@
 //
 // Reads one HTTP/1.1 request from bytes, sans-I/O: Beast's parser with the server's limits, and
 // the limits Beast's parser does not apply itself. The listener feeds it what the socket
-// delivered; the fuzz target feeds it anything. It never throws: whatever Beast's parser or its
-// field container throws (a trailer field of 64 KiB or more throws `std::length_error`) ends in
-// a failed state with the HTTP status to answer.
+// delivered; the fuzz target feeds it anything. It never throws: an allocation failure ends in a
+// failed state with the HTTP status to answer.
+//
+// Beast checks the syntax (request line, fields, Content-Length, chunked framing); the reader
+// keeps what it is given in storage of its own that is reused from one request to the next: the
+// request line and the header fields in one string, their views in one vector, the body in a
+// string. A kept-alive connection reads request after request without allocating for the head.
+// A chunked body's trailer fields are parsed and dropped: they are not part of the header.
 //
 // Limits: the header and each chunk-size line and the trailer of a chunked body must fit in
 // `max_header_bytes` (else 431), the body in `max_body_bytes` (else 413). Bytes the parser has
 // not consumed never exceed `max_header_bytes`, so a request costs at most that much buffer
-// beyond its body.
+// beyond its body. Storage above 4 KiB is given back when the next request starts.
 //
 // Example:
 //
 //   request_reader r({.max_header_bytes = 16384, .max_body_bytes = 4 << 20});
 //   std::size_t used = r.feed(bytes);   // consume `used` bytes of the input
-//   if (r.state() == request_reader::status::complete) handle(r.message());
+//   if (r.state() == request_reader::status::complete) handle(r.method(), r.headers(), r.body());
+//   r.reset();                          // the next request on the connection
 #pragma once
 
-#include <boost/beast/http/parser.hpp>
-#include <boost/beast/http/string_body.hpp>
+#include <mcp/http_server.hpp>
+
+#include <boost/beast/http/basic_parser.hpp>
 
 #include <cstddef>
 #include <optional>
+#include <span>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace mcp::http_detail {
 
@@ -32,16 +42,50 @@ struct request_limits {
   std::size_t max_body_bytes = std::size_t{4} << 20U;
 };
 
-/// One request being read. Not thread-safe (one connection's loop owns it).
+class request_reader;
+
+/// Beast's request parser, handing what it parses to a `request_reader`.
+class request_parser final : public boost::beast::http::basic_parser<true> {
+ public:
+  explicit request_parser(request_reader& to) : to_(to) {}
+
+ private:
+  using field = boost::beast::http::field;
+  using verb = boost::beast::http::verb;
+  using error_code = boost::beast::error_code;
+  using view = boost::beast::string_view;
+  void on_request_impl(verb method, view method_str, view target, int version,
+                       error_code& ec) override;
+  void on_response_impl(int code, view reason, int version, error_code& ec) override;
+  void on_field_impl(field name, view name_string, view value, error_code& ec) override;
+  void on_header_impl(error_code& ec) override;
+  void on_body_init_impl(const boost::optional<std::uint64_t>& content_length,
+                         error_code& ec) override;
+  std::size_t on_body_impl(view body, error_code& ec) override;
+  void on_chunk_header_impl(std::uint64_t size, view extensions, error_code& ec) override;
+  std::size_t on_chunk_body_impl(std::uint64_t remain, view body, error_code& ec) override;
+  void on_finish_impl(error_code& ec) override;
+
+  request_reader& to_;
+};
+
+/// One request being read; `reset` starts the next. Not thread-safe (one connection's loop owns
+/// it).
 class request_reader {
  public:
   enum class status {
     need_more,  ///< feed more bytes
-    complete,   ///< `message()` holds the request
+    complete,   ///< the request is here
     failed,     ///< answer `failure_status()` and close the connection
   };
 
   explicit request_reader(const request_limits& limits);
+  request_reader(const request_reader&) = delete;
+  request_reader& operator=(const request_reader&) = delete;
+
+  /// Starts reading the next request, keeping the storage (up to 4 KiB of head, 64 fields and
+  /// 4 KiB of body; more is given back). Views from the last request become invalid.
+  void reset();
 
   /// Parses as much of `bytes` as it can and returns how many it consumed; the caller keeps
   /// the rest and feeds it again with more appended. After `complete` or `failed` it consumes
@@ -55,23 +99,55 @@ class request_reader {
   /// True once any byte of the request arrived.
   [[nodiscard]] bool started() const noexcept { return started_; }
   /// True once the header is complete (the body may still be coming).
-  [[nodiscard]] bool header_done() const noexcept;
-  /// The request; valid when `state() == complete` (its header also once `header_done()`).
-  [[nodiscard]] boost::beast::http::request<boost::beast::http::string_body>& message();
+  [[nodiscard]] bool header_done() const noexcept { return header_done_; }
+
+  /// The request line and header fields (name as received, value), once `header_done()`; they
+  /// stay valid until `reset`.
+  [[nodiscard]] std::string_view method() const noexcept { return method_; }
+  [[nodiscard]] std::string_view target() const noexcept { return target_; }
+  [[nodiscard]] std::span<const http_header> headers() const noexcept { return headers_; }
+  /// The header says `Expect: 100-continue`.
+  [[nodiscard]] bool expects_continue() const noexcept { return expects_continue_; }
+  /// The connection may stay open after this request (HTTP/1.1 without `Connection: close`, or
+  /// HTTP/1.0 with `keep-alive`). Once `header_done()`.
+  [[nodiscard]] bool keep_alive() const noexcept;
+  /// The body, once `complete`; the caller may move it out.
+  [[nodiscard]] std::string& body() noexcept { return body_; }
+
   /// 400, 413, 431 or 500 when `failed`.
   [[nodiscard]] unsigned failure_status() const noexcept { return failure_status_; }
   /// A short reason for the failure, for logs (not for the peer).
   [[nodiscard]] std::string_view failure_reason() const noexcept { return failure_reason_; }
 
  private:
+  friend class request_parser;
+
   void fail(unsigned http_status, std::string_view reason) noexcept;
+  /// Called by the parser: the head's pieces are appended to `text_`, their offsets kept.
+  void on_request_line(std::string_view method, std::string_view target);
+  void on_field(std::string_view name, std::string_view value, bool expect_continue);
+  void on_header();
+  void start_parser();
 
   request_limits limits_;
-  std::optional<boost::beast::http::request_parser<boost::beast::http::string_body>> parser_;
+  std::optional<request_parser> parser_;
   status state_ = status::need_more;
   bool started_ = false;
+  bool header_done_ = false;
+  bool expects_continue_ = false;
   unsigned failure_status_ = 0;
   std::string_view failure_reason_;
+
+  std::string text_;  ///< method, target, then each field's name and value
+  struct piece {
+    std::size_t at;
+    std::size_t size;
+  };
+  std::vector<piece> pieces_;  ///< in `text_`: method, target, name, value, name, value, ...
+  std::vector<http_header> headers_;
+  std::string_view method_;
+  std::string_view target_;
+  std::string body_;
 };
 
 }  // namespace mcp::http_detail

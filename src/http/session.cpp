@@ -114,10 +114,7 @@ void routing_connection::forget_request(const jsonrpc::request_id& request) {
   target->settle_unanswered();
 }
 
-bool routing_connection::closed() const {
-  std::lock_guard lock(mu_);
-  return closed_;
-}
+bool routing_connection::closed() const { return closed_.load(std::memory_order_acquire); }
 
 bool routing_connection::busy() const {
   std::lock_guard lock(mu_);
@@ -134,7 +131,13 @@ std::int64_t now_ms() {
 }
 }  // namespace
 
-void http_session::touch() { last_used_ms.store(now_ms(), std::memory_order_relaxed); }
+void http_session::touch() {
+  // Written only when it changed: every request of the session reads it, on any I/O thread.
+  const auto now = now_ms();
+  if (last_used_ms.load(std::memory_order_relaxed) != now) {
+    last_used_ms.store(now, std::memory_order_relaxed);
+  }
+}
 
 // ---- session_table ----
 

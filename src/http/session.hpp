@@ -56,7 +56,7 @@ class routing_connection final : public connection {
 
  private:
   mutable std::mutex mu_;
-  bool closed_ = false;
+  std::atomic<bool> closed_{false};  ///< written under `mu_`; `closed()` reads it without
   std::unordered_map<jsonrpc::request_id, std::shared_ptr<response_stream>> by_request_;
   std::shared_ptr<response_stream> standalone_;
   std::atomic<std::uint64_t> numbers_{0};

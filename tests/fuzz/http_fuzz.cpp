@@ -1,11 +1,12 @@
 // The HTTP server's read path and protocol handler, sans sockets: the input is a byte stream
 // on one connection (pipelined requests) read by the request_reader with the server's limits
-// (Beast's parser: headers, chunked bodies, trailers), each complete request handled by the
-// request_handler (sessions, Last-Event-ID, methods, content types). The literal text SESSION
-// in the input is replaced by the id of a session the target opened, so that session paths are
-// reachable. The first byte chooses stateful or stateless mode (bit 0) and whether the server
-// is an OAuth protected resource (bit 1: bearer tokens "good" and "admin" are valid, the tool
-// "code" needs scope admin; the metadata document and the 401/403 challenges are reachable).
+// (Beast's parser: headers, chunked bodies, trailers; one reader reset per request), each complete
+// request handled by the request_handler (sessions, Last-Event-ID, methods, content types). The
+// literal text SESSION in the input is replaced by the id of a session the target opened, so that
+// session paths are reachable. The first byte chooses stateful or stateless mode (bit 0) and
+// whether the server is an OAuth protected resource (bit 1: bearer tokens "good" and "admin" are
+// valid, the tool "code" needs scope admin; the metadata document and the 401/403 challenges are
+// reachable).
 #include <mcp/json.hpp>
 
 #include <cstdint>
@@ -27,12 +28,11 @@ struct fixture {
 };
 
 http_response handle(request_handler& h, request_reader& r) {
-  auto& msg = r.message();
   http_request req;
-  req.method = msg.method_string();
-  req.target = msg.target();
-  for (const auto& f : msg) req.headers.emplace_back(f.name_string(), f.value());
-  req.body = std::move(msg.body());
+  req.method = r.method();
+  req.target = r.target();
+  req.headers = r.headers();
+  req.body = r.body();
   return h.handle(req);
 }
 
@@ -100,8 +100,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     at += session.size();
   }
   std::string_view rest = input;
+  request_reader r({opts.max_header_bytes, opts.max_body_bytes});  // reset per request, as a
+                                                                   // connection does
   for (int requests = 0; requests < 64 && !rest.empty(); ++requests) {
-    request_reader r({opts.max_header_bytes, opts.max_body_bytes});
+    if (requests != 0) r.reset();
     rest.remove_prefix(r.feed(rest));
     if (r.state() == request_reader::status::need_more) r.end_of_input();
     if (r.state() != request_reader::status::complete) break;
