@@ -260,11 +260,16 @@ class http_conn : public std::enable_shared_from_this<http_conn> {
       res = error_response(500, errc::internal_error, "Internal Server Error");
       keep_alive_ = false;
     }
-    if (!res.stream) return write_plain(std::move(res), keep_alive_);
+    if (!res.stream) {
+      reader_.trim();
+      return write_plain(std::move(res), keep_alive_);
+    }
     if (auto body = res.stream->take_json_answer()) {
       // Answered while the handler ran: written at once, with no writer to attach and wake.
+      reader_.trim();
       return write_json(std::move(res.headers), std::move(*body));
     }
+    reader_.trim(true);  // the answer comes later, perhaps much later: keep nothing meanwhile
 
     // An answer that comes from a stream: JSON now, or SSE now or later.
     headers_ = std::move(res.headers);
@@ -350,7 +355,7 @@ class http_conn : public std::enable_shared_from_this<http_conn> {
   void write_plain(http_response r, bool keep_alive) {
     out_.clear();
     append_head(out_, r.status);
-    if (!r.content_type.empty()) {
+    if (r.content_type != nullptr) {
       out_ += std::string_view("Content-Type: ");
       out_ += r.content_type;
       out_ += std::string_view("\r\n");

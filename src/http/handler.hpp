@@ -34,9 +34,9 @@ using headers = std::vector<std::pair<std::string, std::string>>;
 
 struct http_response {
   unsigned status = 200;
-  http_detail::headers headers;   ///< besides Content-Type
-  std::string_view content_type;  ///< plain responses (a literal)
-  std::string body;               ///< plain responses
+  http_detail::headers headers;        ///< besides Content-Type
+  const char* content_type = nullptr;  ///< plain responses: a literal, or none
+  std::string body;                    ///< plain responses
   /// Non-null: the body is this stream's output (JSON, or SSE with status 200).
   std::shared_ptr<response_stream> stream;
 };

@@ -13,12 +13,26 @@ namespace mcp::http_detail {
 namespace bhttp = boost::beast::http;
 
 namespace {
-// What a reader keeps between requests; more is given back when the next one starts.
-constexpr std::size_t kept_bytes = 4096;
-constexpr std::size_t kept_fields = 64;
+// What a reader keeps for the next request; `trim` gives back the rest. Sanitizer builds keep
+// nothing, so that a view used after its request reads freed memory.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr bool keep_any = false;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+constexpr bool keep_any = false;
+#else
+constexpr bool keep_any = true;
+#endif
+#else
+constexpr bool keep_any = true;
+#endif
+constexpr std::size_t kept_head_bytes = keep_any ? 1024 : 0;
+constexpr std::size_t kept_fields = keep_any ? 32 : 0;
+constexpr std::size_t kept_body_bytes = keep_any ? 4096 : 0;
 
+/// Empties `storage`; frees it when its capacity is above `most`.
 template <class T>
-void clear_keeping(T& storage, std::size_t most) {
+void clear_keeping(T& storage, std::size_t most) noexcept {
   if (storage.capacity() > most) {
     T().swap(storage);
   } else {
@@ -77,13 +91,17 @@ void request_reader::start_parser() {
   parser_->eager(true);
 }
 
-void request_reader::reset() {
-  clear_keeping(text_, kept_bytes);
-  clear_keeping(pieces_, 2 * kept_fields + 2);
-  clear_keeping(headers_, kept_fields);
-  clear_keeping(body_, kept_bytes);
+void request_reader::trim(bool all) noexcept {
   method_ = {};
   target_ = {};
+  clear_keeping(text_, all ? 0 : kept_head_bytes);
+  clear_keeping(pieces_, all ? 0 : 2 * kept_fields + 2);
+  clear_keeping(headers_, all ? 0 : kept_fields);
+  clear_keeping(body_, all ? 0 : kept_body_bytes);
+}
+
+void request_reader::reset() {
+  trim();
   state_ = status::need_more;
   started_ = false;
   header_done_ = false;
@@ -95,31 +113,34 @@ void request_reader::reset() {
 
 bool request_reader::keep_alive() const noexcept { return header_done_ && parser_->keep_alive(); }
 
+void request_reader::add_piece(std::string_view s) {
+  // Beast parses at most `header_limit` bytes of head (a 32-bit count), so offsets fit.
+  pieces_.push_back(
+      {static_cast<std::uint32_t>(text_.size()), static_cast<std::uint32_t>(s.size())});
+  text_ += s;
+}
+
 void request_reader::on_request_line(std::string_view method, std::string_view target) {
-  pieces_.push_back({text_.size(), method.size()});
-  text_ += method;
-  pieces_.push_back({text_.size(), target.size()});
-  text_ += target;
+  add_piece(method);
+  add_piece(target);
 }
 
 void request_reader::on_field(std::string_view name, std::string_view value, bool expect_continue) {
-  pieces_.push_back({text_.size(), name.size()});
-  text_ += name;
-  pieces_.push_back({text_.size(), value.size()});
-  text_ += value;
+  add_piece(name);
+  add_piece(value);
   expects_continue_ = expects_continue_ || expect_continue;
 }
 
 void request_reader::on_header() {
-  // `text_` is complete: its views stay valid until `reset`.
-  header_done_ = true;
+  // `text_` is complete: its views stay valid until `trim` or `reset`.
   const auto view_of = [&](const piece& p) { return std::string_view(text_).substr(p.at, p.size); };
-  method_ = view_of(pieces_[0]);
-  target_ = view_of(pieces_[1]);
   headers_.reserve((pieces_.size() - 2) / 2);
   for (std::size_t i = 2; i + 1 < pieces_.size(); i += 2) {
     headers_.emplace_back(view_of(pieces_[i]), view_of(pieces_[i + 1]));
   }
+  method_ = view_of(pieces_[0]);
+  target_ = view_of(pieces_[1]);
+  header_done_ = true;
 }
 
 void request_reader::fail(unsigned http_status, std::string_view reason) noexcept {

@@ -7,14 +7,19 @@
 //
 // Beast checks the syntax (request line, fields, Content-Length, chunked framing); the reader
 // keeps what it is given in storage of its own that is reused from one request to the next: the
-// request line and the header fields in one string, their views in one vector, the body in a
-// string. A kept-alive connection reads request after request without allocating for the head.
-// A chunked body's trailer fields are parsed and dropped: they are not part of the header.
+// request line and the header fields in one string (with their offsets, and their views once
+// the header is complete), the body in another. A kept-alive connection whose requests are
+// alike reads them without allocating for the head or the body. A chunked body's trailer fields
+// are parsed and not kept: they are not part of the header (Beast still reads a `Connection`
+// field among them for `keep_alive`).
 //
 // Limits: the header and each chunk-size line and the trailer of a chunked body must fit in
 // `max_header_bytes` (else 431), the body in `max_body_bytes` (else 413). Bytes the parser has
-// not consumed never exceed `max_header_bytes`, so a request costs at most that much buffer
-// beyond its body. Storage above 4 KiB is given back when the next request starts.
+// not consumed never exceed `max_header_bytes`. Besides the caller's input buffer, a request
+// costs its body, its head's text, and 48 bytes per field (offsets and views); `trim` gives
+// that back once the request is handled, keeping at most 1 KiB of head text, 32 fields and
+// 4 KiB of body for the next request (nothing in sanitizer builds, so that a view kept too long
+// reads freed memory, not the next request's bytes).
 //
 // Example:
 //
@@ -29,6 +34,7 @@
 #include <boost/beast/http/basic_parser.hpp>
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
@@ -83,9 +89,13 @@ class request_reader {
   request_reader(const request_reader&) = delete;
   request_reader& operator=(const request_reader&) = delete;
 
-  /// Starts reading the next request, keeping the storage (up to 4 KiB of head, 64 fields and
-  /// 4 KiB of body; more is given back). Views from the last request become invalid.
+  /// Starts reading the next request, keeping what storage `trim` left. Views from the last
+  /// request become invalid.
   void reset();
+  /// Gives back the request's storage beyond what is kept for the next one (everything when
+  /// `all`), leaving `state()` as it is. Views of the request become invalid: call it once the
+  /// request is handled.
+  void trim(bool all = false) noexcept;
 
   /// Parses as much of `bytes` as it can and returns how many it consumed; the caller keeps
   /// the rest and feeds it again with more appended. After `complete` or `failed` it consumes
@@ -104,15 +114,17 @@ class request_reader {
   /// The request line and header fields (name as received, value), once `header_done()`; they
   /// stay valid until `reset`.
   [[nodiscard]] std::string_view method() const noexcept { return method_; }
+  /// The request-target, as received.
   [[nodiscard]] std::string_view target() const noexcept { return target_; }
   [[nodiscard]] std::span<const http_header> headers() const noexcept { return headers_; }
-  /// The header says `Expect: 100-continue`.
+  /// A field of the header says `Expect: 100-continue`.
   [[nodiscard]] bool expects_continue() const noexcept { return expects_continue_; }
-  /// The connection may stay open after this request (HTTP/1.1 without `Connection: close`, or
-  /// HTTP/1.0 with `keep-alive`). Once `header_done()`.
+  /// The connection may stay open after this request: HTTP/1.1 without a `close` token, or
+  /// HTTP/1.0 with a `keep-alive` token, in any `Connection` (or `Proxy-Connection`) field,
+  /// trailer fields included. False before `header_done()`.
   [[nodiscard]] bool keep_alive() const noexcept;
   /// The body, once `complete`; the caller may move it out.
-  [[nodiscard]] std::string& body() noexcept { return body_; }
+  [[nodiscard]] std::string_view body() const noexcept { return body_; }
 
   /// 400, 413, 431 or 500 when `failed`.
   [[nodiscard]] unsigned failure_status() const noexcept { return failure_status_; }
@@ -127,6 +139,7 @@ class request_reader {
   void on_request_line(std::string_view method, std::string_view target);
   void on_field(std::string_view name, std::string_view value, bool expect_continue);
   void on_header();
+  void add_piece(std::string_view s);
   void start_parser();
 
   request_limits limits_;
@@ -139,12 +152,12 @@ class request_reader {
   std::string_view failure_reason_;
 
   std::string text_;  ///< method, target, then each field's name and value
-  struct piece {
-    std::size_t at;
-    std::size_t size;
+  struct piece {      // the header is at most `max_header_bytes` (bounded to 32 bits)
+    std::uint32_t at;
+    std::uint32_t size;
   };
-  std::vector<piece> pieces_;  ///< in `text_`: method, target, name, value, name, value, ...
-  std::vector<http_header> headers_;
+  std::vector<piece> pieces_;         ///< in `text_`: method, target, name, value, name, value, ...
+  std::vector<http_header> headers_;  ///< views of the fields, once the header is complete
   std::string_view method_;
   std::string_view target_;
   std::string body_;

@@ -33,7 +33,10 @@ http_response handle(request_handler& h, request_reader& r) {
   req.target = r.target();
   req.headers = r.headers();
   req.body = r.body();
-  return h.handle(req);
+  auto res = h.handle(req);
+  (void)r.keep_alive();
+  r.trim(res.stream != nullptr);  // as a connection does once the request is handled
+  return res;
 }
 
 }  // namespace

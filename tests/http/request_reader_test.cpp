@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <iterator>
 #include <string>
 #include <utility>
 #include <vector>
@@ -89,6 +90,7 @@ TEST(request_reader, a_small_trailer_is_accepted_and_is_not_a_header) {
   feed_all(r, chunked_post("X-T: v\r\nMcp-Session-Id: s\r\n"), 5);
   ASSERT_EQ(r.state(), status::complete);
   EXPECT_EQ(r.body(), "{}");
+  ASSERT_EQ(r.headers().size(), 2U);  // Host and Transfer-Encoding
   for (const auto& [name, value] : r.headers()) {
     EXPECT_NE(name, "X-T");
     EXPECT_NE(name, "Mcp-Session-Id");
@@ -98,14 +100,14 @@ TEST(request_reader, a_small_trailer_is_accepted_and_is_not_a_header) {
 TEST(request_reader, gives_the_request_line_and_every_field_as_received) {
   request_reader r(limits);
   feed_all(r,
-           "PUT /mcp?x=1 HTTP/1.1\r\nHost: h\r\nX-Dup: 1\r\nx-dup: 2\r\nExpect: 100-Continue\r\n"
+           "PUT /mcp?x=1 HTTP/1.1\r\nX-Dup: 1\r\nHost: h\r\nx-dup: 2\r\nExpect: 100-Continue\r\n"
            "Content-Length: 2\r\n\r\nab",
            3);
   ASSERT_EQ(r.state(), status::complete);
   EXPECT_EQ(r.method(), "PUT");
   EXPECT_EQ(r.target(), "/mcp?x=1");
-  const std::vector<mcp::http_header> want{{"Host", "h"},
-                                           {"X-Dup", "1"},
+  const std::vector<mcp::http_header> want{{"X-Dup", "1"},
+                                           {"Host", "h"},
                                            {"x-dup", "2"},
                                            {"Expect", "100-Continue"},
                                            {"Content-Length", "2"}};
@@ -121,6 +123,10 @@ TEST(request_reader, says_whether_the_connection_stays_open) {
       {"GET / HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n", false},
       {"GET / HTTP/1.0\r\n\r\n", false},
       {"GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n", true},
+      // Every Connection field counts (RFC 9110 joins them into one list), trailers too.
+      {"GET / HTTP/1.1\r\nConnection: keep-alive\r\nConnection: close\r\n\r\n", false},
+      {"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nConnection: close\r\n\r\n",
+       false},
   };
   for (const auto& [text, open] : cases) {
     request_reader r(limits);
@@ -129,6 +135,53 @@ TEST(request_reader, says_whether_the_connection_stays_open) {
     EXPECT_EQ(r.keep_alive(), open) << text;
     EXPECT_FALSE(r.expects_continue());
   }
+}
+
+TEST(request_reader, joins_a_body_of_many_chunks) {
+  request_reader r(limits);
+  feed_all(r,
+           "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n2;x=y\r\nde\r\n"
+           "1\r\nf\r\n0\r\n\r\n",
+           1);
+  ASSERT_EQ(r.state(), status::complete);
+  EXPECT_EQ(r.body(), "abcdef");
+}
+
+TEST(request_reader, storage_kept_between_alike_requests_holds_only_the_current_one) {
+  // Below the kept sizes, reset() keeps the storage: each request must still read as itself.
+  const std::string requests[] = {
+      "POST /first/target HTTP/1.1\r\nHost: one\r\nX-A: 1\r\nX-B: 2\r\nContent-Length: "
+      "11\r\n\r\nhello world",
+      "GET /b HTTP/1.1\r\nHost: h\r\n\r\n",
+      "DELETE /c?q HTTP/1.1\r\nMcp-Session-Id: s\r\nContent-Length: 3\r\n\r\nxyz",
+      "GET /b HTTP/1.1\r\nHost: h\r\n\r\n",
+  };
+  const std::vector<std::vector<mcp::http_header>> fields = {
+      {{"Host", "one"}, {"X-A", "1"}, {"X-B", "2"}, {"Content-Length", "11"}},
+      {{"Host", "h"}},
+      {{"Mcp-Session-Id", "s"}, {"Content-Length", "3"}},
+      {{"Host", "h"}},
+  };
+  const char* const methods[] = {"POST", "GET", "DELETE", "GET"};
+  const char* const targets[] = {"/first/target", "/b", "/c?q", "/b"};
+  const char* const bodies[] = {"hello world", "", "xyz", ""};
+  request_reader r(limits);
+  for (int round = 0; round < 2; ++round) {
+    for (std::size_t i = 0; i < std::size(requests); ++i) {
+      r.reset();
+      feed_all(r, requests[i], 5);
+      ASSERT_EQ(r.state(), status::complete) << i;
+      EXPECT_EQ(r.method(), methods[i]);
+      EXPECT_EQ(r.target(), targets[i]);
+      EXPECT_EQ(std::vector<mcp::http_header>(r.headers().begin(), r.headers().end()), fields[i]);
+      EXPECT_EQ(r.body(), bodies[i]);
+      if (i % 2 == 1) r.trim();  // as a connection does once a request is handled
+    }
+  }
+  r.trim(true);
+  EXPECT_TRUE(r.headers().empty());
+  EXPECT_TRUE(r.method().empty());
+  EXPECT_EQ(r.state(), status::complete);  // trim keeps the state: the request was read
 }
 
 TEST(request_reader, reset_reads_the_next_request_with_nothing_of_the_last) {
