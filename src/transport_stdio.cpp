@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "detail/clear_keeping.hpp"
 #include <unistd.h>
 
 namespace mcp {
@@ -120,8 +121,7 @@ int read_lines(int fd, const line_reader_options& opts,
         skipped = 0;
       } else if (!line.empty()) {
         emit(line);
-        line.clear();
-        if (line.capacity() > buf.size()) std::string().swap(line);
+        detail::clear_keeping(line, buf.size());
       }
       chunk.remove_prefix(nl + 1);
     }

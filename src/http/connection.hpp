@@ -260,16 +260,12 @@ class http_conn : public std::enable_shared_from_this<http_conn> {
       res = error_response(500, errc::internal_error, "Internal Server Error");
       keep_alive_ = false;
     }
-    if (!res.stream) {
-      reader_.trim();
-      return write_plain(std::move(res), keep_alive_);
-    }
-    if (auto body = res.stream->take_json_answer()) {
-      // Answered while the handler ran: written at once, with no writer to attach and wake.
-      reader_.trim();
-      return write_json(std::move(res.headers), std::move(*body));
-    }
-    reader_.trim(true);  // the answer comes later, perhaps much later: keep nothing meanwhile
+    // Answered while the handler ran: written at once, with no writer to attach and wake.
+    auto answer = res.stream ? res.stream->take_json_answer() : std::nullopt;
+    // An answer still to come may take long: the request keeps nothing meanwhile.
+    reader_.trim(res.stream && !answer);
+    if (!res.stream) return write_plain(std::move(res), keep_alive_);
+    if (answer) return write_json(std::move(res.headers), std::move(*answer));
 
     // An answer that comes from a stream: JSON now, or SSE now or later.
     headers_ = std::move(res.headers);

@@ -8,6 +8,8 @@
 #include <limits>
 #include <new>
 
+#include "detail/clear_keeping.hpp"
+
 namespace mcp::http_detail {
 
 namespace bhttp = boost::beast::http;
@@ -29,16 +31,6 @@ constexpr bool keep_any = true;
 constexpr std::size_t kept_head_bytes = keep_any ? 1024 : 0;
 constexpr std::size_t kept_fields = keep_any ? 32 : 0;
 constexpr std::size_t kept_body_bytes = keep_any ? 4096 : 0;
-
-/// Empties `storage`; frees it when its capacity is above `most`.
-template <class T>
-void clear_keeping(T& storage, std::size_t most) noexcept {
-  if (storage.capacity() > most) {
-    T().swap(storage);
-  } else {
-    storage.clear();
-  }
-}
 }  // namespace
 
 // ---- request_parser: Beast's callbacks ----
@@ -92,6 +84,7 @@ void request_reader::start_parser() {
 }
 
 void request_reader::trim(bool all) noexcept {
+  using detail::clear_keeping;
   method_ = {};
   target_ = {};
   clear_keeping(text_, all ? 0 : kept_head_bytes);

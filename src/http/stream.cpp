@@ -4,6 +4,7 @@
 
 #include <utility>
 
+#include "detail/clear_keeping.hpp"
 #include "http/sse.hpp"
 
 namespace mcp::http_detail {
@@ -16,11 +17,7 @@ response_stream::response_stream(config c) : cfg_(std::move(c)) {
 }
 
 void response_stream::clear_pending_locked() {
-  if (pending_.capacity() > 64) {
-    std::vector<pending_event>().swap(pending_);  // a backlog's room goes with it
-  } else {
-    pending_.clear();
-  }
+  detail::clear_keeping(pending_, 64);  // a backlog's room goes with it
   taken_ = 0;
   pending_bytes_ = 0;
 }
