@@ -243,7 +243,8 @@ void add_interactive_tools(mcp::server& s) {
                              {"message", "Please authorize access at example.com"}};
                const auto* el = ctx.client_capabilities().if_contains("elicitation");
                if (!el || !el->is_object() || !el->get_object().contains("url")) {
-                 return mcp::url_elicitation_required(array{params});  // a JSON-RPC error
+                 // a JSON-RPC error (-32042), not a tool failure: the explicit way out
+                 throw mcp::protocol_error(mcp::url_elicitation_required(array{params}));
                }
                return elicit_and_report(ctx, std::move(params));
              });

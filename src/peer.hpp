@@ -11,6 +11,7 @@
 // notifications of the base protocol it implements (cancelled, progress).
 #pragma once
 
+#include <mcp/detail/unique_function.hpp>
 #include <mcp/jsonrpc.hpp>
 #include <mcp/transport.hpp>
 
@@ -69,7 +70,7 @@ struct outbound_options {
 
 /// The answer to an outgoing request: the result object, or the peer's JSON-RPC error,
 /// `errc::request_timeout`, `errc::cancelled` or `errc::connection_closed`.
-using outbound_callback = std::function<void(result<json::object>)>;
+using outbound_callback = unique_function<void(result<json::object>)>;
 
 class peer : public std::enable_shared_from_this<peer> {
  public:

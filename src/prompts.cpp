@@ -3,6 +3,7 @@
 // variables.
 #include "prompts.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "listing.hpp"
@@ -63,9 +64,8 @@ prompts_feature::prompts_feature(server_core& core)
         });
   });
   core.router.add("prompts/get", "prompts", [this](server_session_impl& s, jsonrpc::request&& r) {
-    s.answer_later(std::move(r), [this](server_session_impl& self, const jsonrpc::request& q) {
-      return get(self, q);
-    });
+    s.answer_later(std::move(r), [this](server_session_impl& /*self*/, const jsonrpc::request& q,
+                                        const std::shared_ptr<pending_answer>& p) { get(q, p); });
   });
 }
 
@@ -108,43 +108,88 @@ bool prompts_feature::remove(std::string_view name) {
   return core_.remove_listed(prompts, list_index_, name);
 }
 
-result<json::value> prompts_feature::get(const server_session_impl& s,
-                                         const jsonrpc::request& req) const {
+namespace {
+
+/// Where a prompt handler's reply goes: the prompts/get answer, for the request's revision.
+class prompt_target final : public reply_target<get_prompt_result> {
+ public:
+  explicit prompt_target(std::shared_ptr<pending_answer> p) : p_(std::move(p)) {}
+  void complete(result<get_prompt_result>&& got) override {
+    if (!got) return fail_request(std::move(got).error());
+    const auto e = p_->revision();
+    json::array messages;
+    for (const auto& m : got->messages) {
+      const auto* type = m.content.if_contains("type");
+      if (type != nullptr && type->is_string() && !content_type_known(type->get_string(), e)) {
+        continue;  // e.g. a resource_link for a 2025-03-26 client
+      }
+      messages.emplace_back(json::object{{"role", m.role}, {"content", m.content}});
+    }
+    json::object out;
+    if (got->description) out["description"] = *got->description;
+    out["messages"] = std::move(messages);
+    if (!got->meta.empty()) out["_meta"] = got->meta;
+    p_->finish(std::move(out));
+  }
+  void fail_request(error&& e) override { p_->finish(std::move(e)); }
+
+ private:
+  std::shared_ptr<pending_answer> p_;
+};
+
+}  // namespace
+
+void prompts_feature::get(const jsonrpc::request& req,
+                          const std::shared_ptr<pending_answer>& p) const {
+  auto target = std::make_shared<prompt_target>(p);
+  auto fail = [&](std::string msg) { target->fail_request(bad_params(std::move(msg))); };
   const auto& params = req.params;
   const auto* n = params.if_contains("name");
-  if (!n || !n->is_string()) return bad_params("prompts/get needs a string \"name\"");
+  if (!n || !n->is_string()) return fail("prompts/get needs a string \"name\"");
   auto entry = prompts.find(n->get_string());
-  if (!entry) return bad_params("Unknown prompt: " + std::string(n->get_string()));
-  const auto who = s.who();  // kept alive during the call
-  if (auto why = refusal(*who, entry->spec.name); !why.empty()) {
-    return bad_params("Access denied: prompt " + entry->spec.name +
-                      " may not be used by this caller: " + why);
+  if (!entry) return fail("Unknown prompt: " + std::string(n->get_string()));
+  if (auto why = refusal(p->caller(), entry->spec.name); !why.empty()) {
+    return fail("Access denied: prompt " + entry->spec.name +
+                " may not be used by this caller: " + why);
   }
   auto args = string_map(params.if_contains("arguments"), "arguments");
-  if (!args) return args.error();
+  if (!args) return target->fail_request(std::move(args).error());
   for (const auto& a : entry->spec.arguments) {
     if (a.required && !args->contains(a.name)) {
-      return bad_params("Missing required argument \"" + a.name + "\" for prompt \"" +
-                        entry->spec.name + "\"");
+      return fail("Missing required argument \"" + a.name + "\" for prompt \"" + entry->spec.name +
+                  "\"");
     }
   }
-  prompt_request pr{.name = entry->spec.name, .arguments = std::move(*args), .caller = {}};
-  pr.caller = who.get();
-  auto got = entry->handler(pr);
-  if (!got) return got.error();
-  const auto e = s.session_era();
-  json::array messages;
-  for (const auto& m : got->messages) {
-    const auto* type = m.content.if_contains("type");
-    if (type != nullptr && type->is_string() && !content_type_known(type->get_string(), e)) {
-      continue;  // e.g. a resource_link for a 2025-03-26 client
+  prompt_request pr{
+      .name = entry->spec.name, .arguments = std::move(*args), .caller = &p->caller()};
+  const prompt_handler& handler = entry->handler;
+  p->keep_alive = std::move(entry);
+  request_context ctx(p);
+  handler(ctx, pr, reply<get_prompt_result>(std::move(target)));
+}
+
+std::vector<prompt_argument> prompt_traits::arguments_of(const json::object& schema) {
+  std::vector<prompt_argument> out;
+  const auto* props = schema.if_contains("properties");
+  if (props == nullptr || !props->is_object()) return out;
+  std::vector<std::string_view> required;
+  if (const auto* r = schema.if_contains("required"); r != nullptr && r->is_array()) {
+    for (const auto& x : r->get_array()) {
+      if (x.is_string()) required.emplace_back(x.get_string());
     }
-    messages.emplace_back(json::object{{"role", m.role}, {"content", m.content}});
   }
-  json::object out;
-  if (got->description) out["description"] = *got->description;
-  out["messages"] = std::move(messages);
-  if (!got->meta.empty()) out["_meta"] = got->meta;
+  for (const auto& [name, prop] : props->get_object()) {
+    prompt_argument a{.name = std::string(name)};
+    if (const auto* o = prop.if_object()) {
+      if (const auto* t = o->if_contains("title"); t && t->is_string())
+        a.title = std::string(t->get_string());
+      if (const auto* d = o->if_contains("description"); d && d->is_string()) {
+        a.description = std::string(d->get_string());
+      }
+    }
+    a.required = std::find(required.begin(), required.end(), name) != required.end();
+    out.push_back(std::move(a));
+  }
   return out;
 }
 
@@ -155,8 +200,9 @@ completion_feature::completion_feature(server_core& core, const resources_featur
     : resources_(resources), prompts_(prompts) {
   core.router.add(
       "completion/complete", "completions", [this](server_session_impl& s, jsonrpc::request&& r) {
-        s.answer_later(std::move(r), [this](server_session_impl& self, const jsonrpc::request& q) {
-          return complete(self, q);
+        s.answer_later(std::move(r), [this](server_session_impl& self, const jsonrpc::request& q,
+                                            const std::shared_ptr<pending_answer>& p) {
+          p->finish(complete(self, q));
         });
       });
 }

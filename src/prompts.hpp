@@ -16,6 +16,7 @@ namespace mcp::detail {
 
 class server_core;
 class server_session_impl;
+class pending_answer;
 
 struct prompt_entry {
   prompt_spec spec;
@@ -39,8 +40,7 @@ class prompts_feature final : public feature {
   catalog<prompt_entry> prompts;
 
  private:
-  [[nodiscard]] result<json::value> get(const server_session_impl& s,
-                                        const jsonrpc::request& req) const;
+  void get(const jsonrpc::request& req, const std::shared_ptr<pending_answer>& p) const;
 
   server_core& core_;
   std::size_t list_index_;

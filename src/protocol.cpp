@@ -15,7 +15,7 @@ constexpr auto versions_newest_first = [] {
   }
   return v;
 }();
-static_assert(versions_newest_first.front() == latest_protocol_version);
+static_assert(versions_newest_first[1] == latest_protocol_version);
 }  // namespace
 
 std::span<const std::string_view> supported_protocol_versions() noexcept {

@@ -16,8 +16,8 @@
 namespace mcp::detail {
 
 /// A protocol revision, oldest first (the values index per-era caches).
-enum class era : std::uint8_t { v2024_11_05, v2025_03_26, v2025_06_18, v2025_11_25 };
-inline constexpr std::size_t era_count = 4;
+enum class era : std::uint8_t { v2024_11_05, v2025_03_26, v2025_06_18, v2025_11_25, v2026_07_28 };
+inline constexpr std::size_t era_count = 5;
 
 /// What one revision has.
 struct era_traits {
@@ -39,6 +39,17 @@ struct era_traits {
   bool resource_link;  ///< ResourceLink
   // Features.
   bool tasks;  ///< the tasks utility (tasks/*, `params.task` on tools/call)
+  // Lifecycle (2026-07-28 is stateless).
+  /// Every request carries its revision, the client's capabilities and info in `_meta`; there
+  /// is no initialize, no session and no server-to-client request (handlers ask for input in
+  /// rounds: input_required results), and every result says its `resultType` and carries
+  /// `_meta` serverInfo.
+  bool per_request_meta;
+  /// discover, the lists and resources/read say how long they may be cached (`ttlMs`,
+  /// `cacheScope`).
+  bool cacheable_results;
+  /// The JSON-RPC code for a resource that does not exist (-32002 before 2026-07-28, then -32602).
+  int resource_not_found_code;
 };
 
 inline constexpr std::array<era_traits, era_count> era_table{{
@@ -55,7 +66,10 @@ inline constexpr std::array<era_traits, era_count> era_table{{
      .tool_execution = false,
      .audio = false,
      .resource_link = false,
-     .tasks = false},
+     .tasks = false,
+     .per_request_meta = false,
+     .cacheable_results = false,
+     .resource_not_found_code = -32002},
     {.id = era::v2025_03_26,
      .version = "2025-03-26",
      .batches = true,
@@ -69,7 +83,10 @@ inline constexpr std::array<era_traits, era_count> era_table{{
      .tool_execution = false,
      .audio = true,
      .resource_link = false,
-     .tasks = false},
+     .tasks = false,
+     .per_request_meta = false,
+     .cacheable_results = false,
+     .resource_not_found_code = -32002},
     {.id = era::v2025_06_18,
      .version = "2025-06-18",
      .batches = false,
@@ -83,7 +100,10 @@ inline constexpr std::array<era_traits, era_count> era_table{{
      .tool_execution = false,
      .audio = true,
      .resource_link = true,
-     .tasks = false},
+     .tasks = false,
+     .per_request_meta = false,
+     .cacheable_results = false,
+     .resource_not_found_code = -32002},
     {.id = era::v2025_11_25,
      .version = "2025-11-25",
      .batches = false,
@@ -97,7 +117,27 @@ inline constexpr std::array<era_traits, era_count> era_table{{
      .tool_execution = true,
      .audio = true,
      .resource_link = true,
-     .tasks = true},
+     .tasks = true,
+     .per_request_meta = false,
+     .cacheable_results = false,
+     .resource_not_found_code = -32002},
+    {.id = era::v2026_07_28,
+     .version = "2026-07-28",
+     .batches = false,
+     .sse_priming = false,
+     .tool_annotations = true,
+     .titles = true,
+     .structured_output = true,
+     .result_meta = true,
+     .icons = true,
+     .annotation_last_modified = true,
+     .tool_execution = false,
+     .audio = true,
+     .resource_link = true,
+     .tasks = false,
+     .per_request_meta = true,
+     .cacheable_results = true,
+     .resource_not_found_code = -32602},
 }};
 
 /// The row of `e`.
@@ -121,6 +161,9 @@ inline constexpr std::array<era_traits, era_count> era_table{{
 
 /// The newest era.
 inline constexpr era latest_era = era_table.back().id;
+/// The newest era with an initialize handshake: what `initialize` counter-offers, and what a
+/// session that has not negotiated reads as.
+inline constexpr era latest_legacy_era = era::v2025_11_25;
 
 /// Streamable HTTP: the version a request without `MCP-Protocol-Version` (and no session to
 /// tell) is read as (basic/transports, "Protocol Version Header").

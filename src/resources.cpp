@@ -91,9 +91,9 @@ resources_feature::resources_feature(server_core& core)
                       });
         });
   r.add("resources/read", "resources", [this](server_session_impl& s, jsonrpc::request&& req) {
-    s.answer_later(std::move(req), [this](server_session_impl& self, const jsonrpc::request& q) {
-      return read(self, q);
-    });
+    s.answer_later(std::move(req),
+                   [this](server_session_impl& /*self*/, const jsonrpc::request& q,
+                          const std::shared_ptr<pending_answer>& p) { read(q, p); });
   });
   r.add("resources/subscribe", "resources",
         [this](server_session_impl& s, jsonrpc::request&& req) { subscribe(s, req, true); });
@@ -162,47 +162,69 @@ bool resources_feature::remove_template(std::string_view uri_template) {
   return core_.remove_listed(templates, list_index_, uri_template);
 }
 
-result<json::value> resources_feature::read(const server_session_impl& s,
-                                            const jsonrpc::request& req) const {
+namespace {
+
+/// Where a read handler's reply goes: the resources/read answer, for the request's revision.
+class read_target final : public reply_target<read_resource_result> {
+ public:
+  explicit read_target(std::shared_ptr<pending_answer> p) : p_(std::move(p)) {}
+  void complete(result<read_resource_result>&& got) override {
+    if (!got) return fail_request(std::move(got).error());
+    json::array contents;
+    for (const auto& item : got->contents) contents.emplace_back(item.to_json());
+    json::object out{{"contents", std::move(contents)}};
+    if (!got->meta.empty()) out["_meta"] = got->meta;
+    p_->finish(std::move(out));
+  }
+  void fail_request(error&& e) override {
+    // A resource that does not exist has the code of the request's revision.
+    if (e.is(errc::resource_not_found)) e.code = traits(p_->revision()).resource_not_found_code;
+    p_->finish(std::move(e));
+  }
+
+ private:
+  std::shared_ptr<pending_answer> p_;
+};
+
+}  // namespace
+
+void resources_feature::read(const jsonrpc::request& req,
+                             const std::shared_ptr<pending_answer>& p) const {
+  auto target = std::make_shared<read_target>(p);
+  auto fail = [&](error e) { target->fail_request(std::move(e)); };
   const auto* u = req.params.if_contains("uri");
-  if (!u || !u->is_string()) {
-    return error{errc::invalid_params, "resources/read needs a string \"uri\""};
+  if (!u || !u->is_string())
+    return fail(error{errc::invalid_params, "resources/read needs a string \"uri\""});
+  resource_request rr{.uri = std::string(u->get_string()), .variables = {}, .caller = &p->caller()};
+  if (auto why = refusal(p->caller(), rr.uri); !why.empty()) {
+    return fail(error{errc::invalid_params, "Access denied: resource " + rr.uri +
+                                                " may not be read by this caller: " + why});
   }
-  resource_request rr{.uri = std::string(u->get_string()), .variables = {}, .caller = {}};
-  const auto who = s.who();  // kept alive during the call
-  rr.caller = who.get();
-  if (auto why = refusal(*who, rr.uri); !why.empty()) {
-    return error{errc::invalid_params,
-                 "Access denied: resource " + rr.uri + " may not be read by this caller: " + why};
-  }
-  resource_handler handler;
+  const resource_handler* handler = nullptr;
   if (auto r = resources.find(rr.uri)) {
-    handler = r->handler;
+    handler = &r->handler;
+    p->keep_alive = std::move(r);
   } else {
     for (const auto& t : templates.all()) {
       if (auto vars = t->tmpl.match(rr.uri)) {
         for (const auto& [name, value] : *vars) {
           if (!detail::valid_utf8(value)) {
             // Percent-decoding made bytes that are not text: no handler gets them as a string.
-            return error{errc::invalid_params, "Invalid params: variable \"" + name +
-                                                   "\" of the URI (template \"" + t->tmpl.text() +
-                                                   "\") does not decode to UTF-8 text"};
+            return fail(error{errc::invalid_params,
+                              "Invalid params: variable \"" + name + "\" of the URI (template \"" +
+                                  t->tmpl.text() + "\") does not decode to UTF-8 text"});
           }
         }
         rr.variables = std::move(*vars);
-        handler = t->handler;
+        handler = &t->handler;
+        p->keep_alive = t;
         break;
       }
     }
   }
-  if (!handler) return resource_not_found(rr.uri);
-  auto got = handler(rr);
-  if (!got) return got.error();
-  json::array contents;
-  for (const auto& item : got->contents) contents.emplace_back(item.to_json());
-  json::object out{{"contents", std::move(contents)}};
-  if (!got->meta.empty()) out["_meta"] = got->meta;
-  return out;
+  if (handler == nullptr) return fail(resource_not_found(rr.uri));
+  request_context ctx(p);
+  (*handler)(ctx, rr, reply<read_resource_result>(std::move(target)));
 }
 
 void resources_feature::subscribe(server_session_impl& s, const jsonrpc::request& req,

@@ -17,6 +17,7 @@ namespace mcp::detail {
 
 class server_core;
 class server_session_impl;
+class pending_answer;
 
 struct resource_entry {
   resource_spec spec;
@@ -53,8 +54,7 @@ class resources_feature final : public feature {
   catalog<template_entry> templates;  ///< keyed by the template text
 
  private:
-  [[nodiscard]] result<json::value> read(const server_session_impl& s,
-                                         const jsonrpc::request& req) const;
+  void read(const jsonrpc::request& req, const std::shared_ptr<pending_answer>& p) const;
   void subscribe(server_session_impl& s, const jsonrpc::request& req, bool on) const;
 
   server_core& core_;

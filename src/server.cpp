@@ -31,7 +31,7 @@ const method_entry* method_router::find(std::string_view method) const {
 
 server_core::server_core(server_options o)
     : opts(std::move(o)),
-      exec(opts.handler_executor ? opts.handler_executor : make_thread_pool(4)),
+      exec(opts.handler_executor ? opts.handler_executor : make_thread_pool(thread_pool_options{})),
       pipeline_(std::make_shared<const std::vector<std::shared_ptr<call_interceptor>>>()) {
   // Capabilities are declared in this order.
   tools = std::make_shared<tools_feature>(*this);
@@ -155,7 +155,9 @@ void server::add_async_tool(tool_spec spec, async_tool_handler handler) {
   core_->tools->add(std::move(spec), std::move(handler));
 }
 
-bool server::remove_tool(std::string_view name) { return core_->tools->remove(name); }
+bool server::remove_tool(std::string_view name, running_calls running) {
+  return core_->tools->remove(name, running == running_calls::cancel);
+}
 
 bool server::set_tool_enabled(std::string_view name, bool enabled) {
   return core_->tools->set_enabled(name, enabled);
@@ -170,11 +172,11 @@ std::optional<scope_shortfall> server::missing_scopes(const jsonrpc::request& re
   return core_->tools->shortfall(req, who);
 }
 
-void server::add_resource(resource_spec spec, resource_handler handler) {
+void server::add_raw_resource(resource_spec spec, resource_handler handler) {
   core_->resources->add(std::move(spec), std::move(handler));
 }
 
-void server::add_resource_template(resource_template_spec spec, resource_handler handler) {
+void server::add_raw_template(resource_template_spec spec, resource_handler handler) {
   core_->resources->add_template(std::move(spec), std::move(handler));
 }
 
@@ -186,7 +188,7 @@ bool server::remove_resource_template(std::string_view uri_template) {
 
 void server::notify_resource_updated(std::string_view uri) { core_->resources->updated(uri); }
 
-void server::add_prompt(prompt_spec spec, prompt_handler handler) {
+void server::add_raw_prompt(prompt_spec spec, prompt_handler handler) {
   core_->prompts->add(std::move(spec), std::move(handler));
 }
 

@@ -86,8 +86,10 @@ void server_session_impl::on_initialize(const jsonrpc::request& req) {
     return reply_error(req.id,
                        error{errc::invalid_params, "initialize: capabilities must be an object"});
   }
-  // A version we speak is echoed; any other gets the latest as a counter-offer.
-  const auto chosen = find_era(ver->get_string()).value_or(latest_era);
+  // A version we speak with initialize is echoed; any other gets the latest such as a
+  // counter-offer (2026-07-28 has no initialize).
+  auto chosen = find_era(ver->get_string()).value_or(latest_legacy_era);
+  if (traits(chosen).per_request_meta) chosen = latest_legacy_era;
   json::object result;
   {
     std::lock_guard lock(init_mu_);
@@ -97,7 +99,11 @@ void server_session_impl::on_initialize(const jsonrpc::request& req) {
     }
     era_ = chosen;
     version_ = std::string(traits(chosen).version);
-    if (caps) client_caps_ = caps->get_object();
+    if (caps) {
+      auto declared = std::make_shared<const json::object>(caps->get_object());
+      std::lock_guard caps_lock(caps_mu_);
+      client_caps_ = std::move(declared);
+    }
     declared_ = declare_capabilities();
     result = json::object{{"protocolVersion", version_},
                           {"capabilities", *declared_},
@@ -123,24 +129,43 @@ std::shared_ptr<const json::object> server_session_impl::declare_capabilities() 
 }
 
 void server_session_impl::answer_later(
-    jsonrpc::request&& req,
-    std::function<result<json::value>(server_session_impl&, const jsonrpc::request&)> work) {
-  auto in_flight = std::make_shared<inbound_request>(req.id);
-  if (!track(in_flight)) return;
-  core_->exec->post([self = self(), in_flight, req = std::move(req), work = std::move(work)] {
-    if (in_flight->cancelled()) return;
-    result<json::value> r = error{errc::internal_error, "no result"};
+    jsonrpc::request&& req, std::function<void(server_session_impl&, const jsonrpc::request&,
+                                               const std::shared_ptr<pending_answer>&)>
+                                work) {
+  json::object meta;
+  if (auto* m = req.params.if_contains("_meta"); m != nullptr && m->is_object()) {
+    meta = m->get_object();
+  }
+  auto state = std::make_shared<pending_answer>(self(), req.id, std::move(meta), who(), origin());
+  if (!track(state)) return;
+  core_->exec->post([self = self(), state, req = std::move(req), work = std::move(work)] {
+    if (state->cancelled()) return;
     try {
-      r = work(*self, req);
+      work(*self, req, state);
+    } catch (const protocol_error& e) {
+      state->finish(e.get());
     } catch (const std::exception& e) {
-      r = error{errc::internal_error, req.method + " failed: " + e.what()};
+      state->finish(error{errc::internal_error, req.method + " failed: " + e.what()});
     } catch (...) {
-      r = error{errc::internal_error, req.method + " failed"};
+      state->finish(error{errc::internal_error, req.method + " failed"});
     }
-    if (!self->untrack(*in_flight)) return;  // cancelled meanwhile
-    if (r) return self->reply(req.id, *r);
-    self->reply_error(req.id, r.error());
   });
+}
+
+void pending_answer::finish(result<json::value> r) {
+  if (answered_.exchange(true)) return;
+  auto s = session();
+  if (!s || !s->untrack(*this)) return;  // cancelled, or the session ended
+  if (r) return s->reply(id(), *r);
+  s->reply_error(id(), r.error());
+}
+
+std::optional<error> server_session_impl::refusal(std::string_view method,
+                                                  const json::object& params) const {
+  auto missing = missing_client_capability(method, params, *client_capabilities());
+  if (!missing) return std::nullopt;
+  return error{errc::not_supported, "the client did not declare the \"" + *missing +
+                                        "\" capability needed for " + std::string(method)};
 }
 
 result<json::object> server_session_impl::request_client(std::string_view method,
@@ -148,10 +173,7 @@ result<json::object> server_session_impl::request_client(std::string_view method
                                                          std::chrono::milliseconds timeout,
                                                          const jsonrpc::request_id* related,
                                                          std::stop_token stop) {
-  if (auto missing = missing_capability(method, params)) {
-    return error{errc::not_supported, "the client did not declare the \"" + *missing +
-                                          "\" capability needed for " + std::string(method)};
-  }
+  if (auto refused = refusal(method, params)) return std::move(*refused);
   outbound_options o;
   o.timeout = timeout;
   o.related = related;
@@ -159,29 +181,32 @@ result<json::object> server_session_impl::request_client(std::string_view method
                  "the tool call was cancelled");
 }
 
-/// The capability a server-to-client request needs that the client did not declare.
-std::optional<std::string> server_session_impl::missing_capability(
-    std::string_view method, const json::object& params) const {
-  auto declared = [&](std::string_view cap) { return client_caps_.contains(cap); };
-  auto sub = [&](std::string_view cap, std::string_view key) {
-    const auto* c = client_caps_.if_contains(cap);
-    return c != nullptr && c->is_object() && c->get_object().contains(key);
+void server_session_impl::request_client_async(std::string_view method, json::object params,
+                                               std::chrono::milliseconds timeout,
+                                               const jsonrpc::request_id* related,
+                                               std::stop_token stop,
+                                               unique_function<void(result<json::object>)> done) {
+  if (auto refused = refusal(method, params)) return done(std::move(*refused));
+  if (stop.stop_requested()) return done(error{errc::cancelled, "the request was cancelled"});
+  // The stop callback lives as long as the request is pending: it is owned by the callback the
+  // peer keeps, and ends with it (also when the stop itself ends the request).
+  struct pending {
+    unique_function<void(result<json::object>)> done;
+    std::optional<std::stop_callback<std::function<void()>>> on_stop;
   };
-  if (method == "sampling/createMessage") {
-    if (!declared("sampling")) return "sampling";
-    if ((params.contains("tools") || params.contains("toolChoice")) && !sub("sampling", "tools")) {
-      return "sampling.tools";
-    }
-  } else if (method == "elicitation/create") {
-    if (!declared("elicitation")) return "elicitation";
-    const auto* mode = params.if_contains("mode");
-    if (mode && mode->is_string() && mode->get_string() == "url" && !sub("elicitation", "url")) {
-      return "elicitation.url";
-    }
-  } else if (method == "roots/list") {
-    if (!declared("roots")) return "roots";
-  }
-  return std::nullopt;
+  auto p = std::make_shared<pending>();
+  p->done = std::move(done);
+  outbound_options o;
+  o.timeout = timeout;
+  o.related = related;
+  const auto id = request_async(method, std::move(params), std::move(o),
+                                [p](result<json::object> r) { p->done(std::move(r)); });
+  if (id == 0) return;  // closed: `done` ran
+  std::weak_ptr<peer> self = weak_from_this();
+  p->on_stop.emplace(stop, std::function<void()>([self, id] {
+                       if (auto s = self.lock())
+                         s->cancel_outbound(id, "the request was cancelled");
+                     }));
 }
 
 void server_session_impl::notify_list_changed(std::size_t k, std::uint64_t generation,

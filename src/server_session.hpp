@@ -17,6 +17,7 @@
 #include <stop_token>
 #include <string>
 
+#include "detail/request_state.hpp"
 #include "features.hpp"
 #include "peer.hpp"
 #include "protocol.hpp"
@@ -24,6 +25,22 @@
 namespace mcp::detail {
 
 class server_core;
+class server_session_impl;
+
+/// A request a feature answers later (resources/read, prompts/get, completion/complete): the
+/// state its handler's request_context wraps. `finish` answers it once.
+class pending_answer final : public request_state {
+ public:
+  using request_state::request_state;
+  [[nodiscard]] bool finished() const noexcept override { return answered_.load(); }
+  /// Answers once (later calls are ignored): the result, or a JSON-RPC error; nothing when the
+  /// request was cancelled or its session ended. A 2026-07-28 handler that asked the client
+  /// something it has not answered yet ends its round with input_required instead.
+  void finish(result<json::value> r);
+
+ private:
+  std::atomic<bool> answered_{false};
+};
 
 /// Per-session state slots a feature may claim (see server_core::add_state_slot).
 inline constexpr std::size_t max_state_slots = 4;
@@ -65,18 +82,29 @@ class server_session_impl final : public server_session, public peer {
   [[nodiscard]] const std::string& task_owner() const noexcept { return task_owner_; }
   /// True when callers that cannot be told apart share that owner (no tasks/list then).
   [[nodiscard]] bool shared_task_owner() const noexcept { return shared_task_owner_; }
-  /// The client's declared capabilities (from initialize).
-  [[nodiscard]] const json::object& client_capabilities() const noexcept { return client_caps_; }
+  /// The client's declared capabilities (from initialize; empty before). Shared by requests
+  /// that keep them (a request_state), so none refers into the session.
+  [[nodiscard]] std::shared_ptr<const json::object> client_capabilities() const {
+    std::lock_guard lock(caps_mu_);
+    return client_caps_;
+  }
+  /// How a request of this session is served: its revision and the client's capabilities.
+  [[nodiscard]] request_origin origin() const {
+    return {.revision = era_, .client_caps = client_capabilities()};
+  }
   [[nodiscard]] bool log_enabled(log_level level) const noexcept {
     return initialized_.load() && level >= level_.load();
   }
   void set_log_level(log_level level) noexcept { level_.store(level); }
 
-  /// Runs `work` on the executor as a request in flight (cancellable, its id reserved) and
-  /// answers with what it returns. An exception becomes -32603 naming the method.
-  void answer_later(
-      jsonrpc::request&& req,
-      std::function<result<json::value>(server_session_impl&, const jsonrpc::request&)> work);
+  /// Runs `work` on the executor as a request in flight (cancellable, its id reserved), with
+  /// the request's state; `work` (or what it starts) answers through `pending_answer::finish`,
+  /// now or later. An exception escaping `work` becomes -32603 naming the method (a
+  /// `protocol_error` its own error).
+  void answer_later(jsonrpc::request&& req,
+                    std::function<void(server_session_impl&, const jsonrpc::request&,
+                                       const std::shared_ptr<pending_answer>&)>
+                        work);
 
   /// Sends a request to the client on behalf of incoming request `related` and waits for the
   /// answer; `stop` gives up (the client is told). Errors: `errc::not_supported` when the
@@ -85,6 +113,11 @@ class server_session_impl final : public server_session, public peer {
   result<json::object> request_client(std::string_view method, json::object params,
                                       std::chrono::milliseconds timeout,
                                       const jsonrpc::request_id* related, std::stop_token stop);
+  /// `request_client` without waiting: `done` runs once, on the thread that receives the
+  /// answer (or a timer's, or this one); `stop` withdraws the request (the client is told).
+  void request_client_async(std::string_view method, json::object params,
+                            std::chrono::milliseconds timeout, const jsonrpc::request_id* related,
+                            std::stop_token stop, unique_function<void(result<json::object>)> done);
 
   /// Sends `method` (a list_changed notification) unless this session was told of change
   /// number `generation` of list `k` already, or initialized after it.
@@ -113,8 +146,9 @@ class server_session_impl final : public server_session, public peer {
  private:
   void on_initialize(const jsonrpc::request& req);
   [[nodiscard]] std::shared_ptr<const json::object> declare_capabilities() const;
-  [[nodiscard]] std::optional<std::string> missing_capability(std::string_view method,
-                                                              const json::object& params) const;
+  /// The refusal of a request to the client whose capability it did not declare, if any.
+  [[nodiscard]] std::optional<error> refusal(std::string_view method,
+                                             const json::object& params) const;
 
   std::shared_ptr<server_core> core_;
   mutable std::mutex who_mu_;
@@ -126,8 +160,9 @@ class server_session_impl final : public server_session, public peer {
   std::mutex init_mu_;      ///< serialises initialize
   std::atomic<bool> initialized_{false};
   std::string version_;  ///< written before initialized_ is set, read after
-  era era_ = latest_era;
-  json::object client_caps_;
+  era era_ = latest_legacy_era;
+  mutable std::mutex caps_mu_;
+  std::shared_ptr<const json::object> client_caps_ = std::make_shared<const json::object>();
   /// The capabilities sent in the InitializeResult (shared by sessions alike: see
   /// server_core::capabilities); written before initialized_ is set, read after.
   std::shared_ptr<const json::object> declared_;

@@ -289,7 +289,7 @@ bool tasks_feature::become_task(call_state& call) {
   {
     std::lock_guard lock(mu_);
     ++unfinished_per_owner_[owner];
-    live_[rec.id] = live_task{call.weak_from_this(), s, owner, {}};
+    live_[rec.id] = live_task{call.weak_self(), s, owner, {}};
     purge = ++created_ % 256 == 0;
   }
   if (purge) (void)store_->purge_expired(sys_clock::now());

@@ -1,24 +1,33 @@
 #include <mcp/executor.hpp>
 
+#include <algorithm>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
 #include <thread>
 #include <vector>
 
+#include "detail/fallback_executor.hpp"
+
 namespace mcp {
 namespace {
 
-/// A fixed pool. The queue lives in a shared state that every worker also holds, because the
-/// pool may be destroyed by one of its own workers (when a handler drops the last reference to
-/// the server): that worker is detached instead of joined and finishes on the shared state.
+/// A pool of `min` workers that grows to `max` while every worker is busy. The queue lives in a
+/// shared state that every worker also holds, because the pool may be destroyed by one of its
+/// own workers (when a handler drops the last reference to the server): that worker is
+/// detached instead of joined and finishes on the shared state. Workers above `min` end after
+/// `idle` without work; they are detached (they hold the state, not the pool).
 class thread_pool final : public executor {
  public:
-  explicit thread_pool(std::size_t n) : state_(std::make_shared<state>()) {
-    workers_.reserve(n);
-    for (std::size_t i = 0; i < n; ++i) {
-      workers_.emplace_back([s = state_] { run(*s); });
+  thread_pool(std::size_t min, std::size_t max, std::chrono::milliseconds idle)
+      : state_(std::make_shared<state>()) {
+    state_->max = std::max(min, max);
+    state_->idle_timeout = idle;
+    workers_.reserve(min);
+    for (std::size_t i = 0; i < min; ++i) {
+      workers_.emplace_back([s = state_] { run(*s, false); });
     }
+    state_->threads = min;
   }
   ~thread_pool() override {
     {
@@ -37,10 +46,24 @@ class thread_pool final : public executor {
   thread_pool(const thread_pool&) = delete;
   thread_pool& operator=(const thread_pool&) = delete;
 
-  void post(std::function<void()> work) override {
+  void post(unique_function<void()> work) override {
+    bool grow = false;
     {
       std::lock_guard lock(state_->mu);
       state_->queue.push_back(std::move(work));
+      // Every thread is busy (or about to be, with what is queued): start one more.
+      if (state_->queue.size() > state_->idle && state_->threads < state_->max) {
+        ++state_->threads;
+        grow = true;
+      }
+    }
+    if (grow) {
+      try {
+        std::thread([s = state_] { run(*s, true); }).detach();
+      } catch (...) {  // no thread to be had: the queued work waits for a running one
+        std::lock_guard lock(state_->mu);
+        --state_->threads;
+      }
     }
     state_->cv.notify_one();
   }
@@ -49,17 +72,32 @@ class thread_pool final : public executor {
   struct state {
     std::mutex mu;
     std::condition_variable cv;
-    std::deque<std::function<void()>> queue;
+    std::deque<unique_function<void()>> queue;
+    std::size_t threads = 0;  ///< running workers
+    std::size_t idle = 0;     ///< workers waiting for work
+    std::size_t max = 1;
+    std::chrono::milliseconds idle_timeout{10000};
     bool stopping = false;
   };
 
-  static void run(state& s) {
+  static void run(state& s, bool extra) {
     for (;;) {
-      std::function<void()> work;
+      unique_function<void()> work;
       {
         std::unique_lock lock(s.mu);
-        s.cv.wait(lock, [&] { return s.stopping || !s.queue.empty(); });
-        if (s.queue.empty()) return;  // stopping and drained
+        ++s.idle;
+        const auto ready = [&] { return s.stopping || !s.queue.empty(); };
+        bool woke = true;
+        if (extra) {
+          woke = s.cv.wait_for(lock, s.idle_timeout, ready);
+        } else {
+          s.cv.wait(lock, ready);
+        }
+        --s.idle;
+        if (!woke || s.queue.empty()) {  // idle too long, or stopping and drained
+          --s.threads;
+          return;
+        }
         work = std::move(s.queue.front());
         s.queue.pop_front();
       }
@@ -74,7 +112,20 @@ class thread_pool final : public executor {
 }  // namespace
 
 std::shared_ptr<executor> make_thread_pool(std::size_t threads) {
-  return std::make_shared<thread_pool>(threads == 0 ? 1 : threads);
+  const auto n = threads == 0 ? 1 : threads;
+  return std::make_shared<thread_pool>(n, n, std::chrono::milliseconds(0));
 }
+
+std::shared_ptr<executor> make_thread_pool(const thread_pool_options& opts) {
+  const auto n = opts.threads == 0 ? 1 : opts.threads;
+  return std::make_shared<thread_pool>(n, opts.max_threads, opts.idle_timeout);
+}
+
+namespace detail {
+executor& fallback_executor() {
+  static const auto pool = make_thread_pool(thread_pool_options{.threads = 1});
+  return *pool;
+}
+}  // namespace detail
 
 }  // namespace mcp

@@ -36,14 +36,9 @@ void invoke(const std::shared_ptr<call_state>& call) {
   } running{*call};
   tool_context ctx(call);
   try {
-    call->entry().handler(ctx, call->arguments(), responder(call));
-  } catch (const error_exception& e) {
-    // A thrown -32042 (URL elicitation required) is a protocol answer, not a tool failure.
-    if (e.get().is(errc::url_elicitation_required)) {
-      call->complete(e.get());
-    } else {
-      call->complete(tool_error_result(e.what()));
-    }
+    (*call->entry().handler)(ctx, call->arguments(), responder(call));
+  } catch (const protocol_error& e) {
+    call->complete(e.get());  // the one explicit way to a JSON-RPC error
   } catch (const std::exception& e) {
     call->complete(tool_error_result(e.what()));
   } catch (...) {
@@ -58,13 +53,17 @@ void run_handler(call_state& c) {
     if (!s || !s->core().tasks->become_task(c)) return;
   }
   const auto& entry = c.entry();
+  if (entry.runs->removed.load(std::memory_order_relaxed)) {
+    c.complete(tool_error_result("Tool \"" + c.tool() + "\" was removed"));
+    return;
+  }
   if (!entry.input_validator->is_valid(c.arguments_value())) {
     auto errors =
         entry.input_validator->validate(c.arguments_value(), json_schema::mode::all_errors);
     c.complete(tool_error_result(invalid_arguments_text(c, errors)));
     return;
   }
-  auto call = c.shared_from_this();
+  auto call = c.self();
   if (call->run_inline()) return invoke(call);
   auto* exec = call->sink().exec(*call);
   if (exec == nullptr) return;  // the session ended: nobody waits for the answer
@@ -107,6 +106,15 @@ result<json::object> call_sink::request_client(call_state& call, std::string_vie
   if (!s) return error{errc::connection_closed, "the session has ended"};
   return s->request_client(method, std::move(params), timeout, &call.id(),
                            call.stop_source().get_token());
+}
+
+void call_sink::request_client_async(call_state& call, std::string_view method, json::object params,
+                                     std::chrono::milliseconds timeout,
+                                     unique_function<void(result<json::object>)> done) {
+  auto s = call.session();
+  if (!s) return done(error{errc::connection_closed, "the session has ended"});
+  s->request_client_async(method, std::move(params), timeout, &call.id(),
+                          call.stop_source().get_token(), std::move(done));
 }
 
 void tools_feature::run(const std::shared_ptr<call_state>& call) const {

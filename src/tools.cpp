@@ -126,13 +126,32 @@ void tools_feature::add(tool_spec spec, async_tool_handler handler) {
   }
   for (std::size_t i = 0; i < era_count; ++i) e->wire[i] = wire::tool(spec, static_cast<era>(i));
   e->spec = std::move(spec);
-  e->handler = std::move(handler);
+  e->handler = std::make_shared<const async_tool_handler>(std::move(handler));
   const auto name = e->spec.name;
   core_.add_listed<tool_entry>(tools_, list_index_, name, std::move(e), "tool");
 }
 
-bool tools_feature::remove(std::string_view name) {
-  return core_.remove_listed(tools_, list_index_, name);
+bool tools_feature::remove(std::string_view name, bool cancel) {
+  auto e = tools_.find(name);
+  if (!e || !core_.remove_listed(tools_, list_index_, name)) return false;
+  auto& runs = *e->runs;
+  runs.removed.store(true);
+  std::vector<std::shared_ptr<call_state>> running;
+  std::unique_lock lock(runs.mu);
+  if (cancel) {
+    for (auto* c = runs.head; c != nullptr; c = c->next_run()) {
+      if (auto sp = c->weak_self().lock()) running.push_back(std::move(sp));
+    }
+    lock.unlock();
+    for (const auto& c : running) c->stop_source().request_stop();
+    running.clear();  // outside the lock: the last reference may end a call
+    lock.lock();
+  }
+  // A handler removing its own tool does not wait for itself.
+  const auto* current = call_state::current();
+  const std::size_t own = current != nullptr && current->entry().runs.get() == &runs ? 1 : 0;
+  runs.cv.wait(lock, [&] { return runs.count <= own; });
+  return true;
 }
 
 void tools_feature::changed() { core_.list_changed(list_index_); }

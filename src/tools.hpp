@@ -9,7 +9,10 @@
 #include <mcp/server.hpp>
 
 #include <array>
+#include <atomic>
+#include <condition_variable>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <variant>
 #include <vector>
@@ -24,12 +27,26 @@ class call_state;
 class server_core;
 class server_session_impl;
 
+/// The calls of one tool not yet released (their handler done and the call answered), linked
+/// through their states: `remove_tool` waits for them, or stops them first. Shared by the
+/// entry's copies.
+struct tool_runs {
+  std::mutex mu;
+  std::condition_variable cv;
+  call_state* head = nullptr;  ///< guarded by mu
+  std::size_t count = 0;       ///< guarded by mu
+  std::atomic<bool> removed{false};
+};
+
 struct tool_entry {
   tool_spec spec;
   std::array<std::string, era_count> wire;  ///< serialized Tool object per era
   std::shared_ptr<const json_schema::validator> input_validator;
   std::shared_ptr<const json_schema::validator> output_validator;  ///< null: no outputSchema
-  async_tool_handler handler;
+  /// Shared by the entry's copies (enabling and disabling copies an entry; handlers may be
+  /// move-only).
+  std::shared_ptr<const async_tool_handler> handler;
+  std::shared_ptr<tool_runs> runs = std::make_shared<tool_runs>();
   bool enabled = true;
 };
 
@@ -62,6 +79,11 @@ class call_sink {
   virtual result<json::object> request_client(call_state& call, std::string_view method,
                                               json::object params,
                                               std::chrono::milliseconds timeout);
+  /// The same without waiting: `done` runs once, on some thread. Default: on the call's
+  /// session, holding no thread while the client answers.
+  virtual void request_client_async(call_state& call, std::string_view method, json::object params,
+                                    std::chrono::milliseconds timeout,
+                                    unique_function<void(result<json::object>)> done);
 };
 
 class tools_feature final : public feature,
@@ -73,7 +95,9 @@ class tools_feature final : public feature,
 
   /// Validates the spec, compiles its schemas and adds it. Throws std::invalid_argument.
   void add(tool_spec spec, async_tool_handler handler);
-  bool remove(std::string_view name);
+  /// Removes tool `name`, then waits until no call of it runs (except one running on this
+  /// thread), first stopping them when `cancel`. False when there was none.
+  bool remove(std::string_view name, bool cancel);
   /// Tells initialized sessions that tools/list may have changed (debounced).
   void changed();
   /// The scopes a tools/call `req` needs that `who` lacks (see `server::missing_scopes`).

@@ -8,6 +8,10 @@
 // Registration-time programmer errors (an invalid tool name, a duplicate, a schema that does
 // not compile) throw `std::invalid_argument` instead: they are bugs, found at start-up.
 //
+// In a tool handler, every failure becomes a result with `isError: true` (the error rule of
+// mcp/typed_tool.hpp); `throw mcp::protocol_error(e)` is the one way to answer a request with a
+// JSON-RPC error instead.
+//
 // Example:
 //
 //   mcp::result<int> parse_port(std::string_view s) {
@@ -46,6 +50,10 @@ enum class errc : int {
   cancelled = 3,          ///< the operation was cancelled locally
   limit_exceeded = 4,     ///< a size, depth or rate limit was hit
   not_supported = 5,      ///< the peer did not declare the needed capability
+  /// 2026-07-28: the client must answer an input request first; the handler returns, and its
+  /// round ends with an `input_required` result (see `request_context::request`).
+  input_required = 6,
+  tool_failed = 7,  ///< a tool's own failure (`tool_error`): sent as an `isError` result
 };
 
 /// An error: a code, a one-sentence message and optional free-form data.
@@ -80,6 +88,15 @@ class error_exception : public std::runtime_error {
 
  private:
   error error_;
+};
+
+/// Thrown by a handler to answer its request with the JSON-RPC error `e` instead of a result: the
+/// one explicit way out of the error rule (mcp/typed_tool.hpp), e.g.
+/// `throw mcp::protocol_error(mcp::url_elicitation_required(...))`. Resource and prompt
+/// handlers may throw it too (their returned errors are JSON-RPC errors already).
+class protocol_error : public error_exception {
+ public:
+  using error_exception::error_exception;
 };
 
 /// Found by boost::system::result through ADL; throws `error_exception`.

@@ -50,7 +50,7 @@ class tool_call {
   [[nodiscard]] const json::object& arguments() const noexcept;
   [[nodiscard]] const principal& caller() const noexcept;
   /// The handler's context (cancellation, progress, logging).
-  [[nodiscard]] tool_context context() const noexcept { return tool_context(state_); }
+  [[nodiscard]] tool_context context() const noexcept;
   /// Finishes the call now with `r` (filters still run). Later completions are ignored.
   void finish(call_tool_result r) const;
   /// Finishes the call now with a JSON-RPC error.

@@ -1,33 +1,44 @@
 // File: mcp/resource.hpp
 //
-// Resources (MCP 2025-11-25 server/resources) and argument completion (server/utilities/
-// completion). Defines what a server registers with `server::add_resource` and
+// Resources (MCP server/resources) and argument completion (server/utilities/completion).
+// Defines what a server registers with `server::add_resource` and
 // `server::add_resource_template`, what their read handlers see and return, and the completion
 // callback shared with prompts (`completion_handler`).
 //
+// A read handler has the shapes of a tool handler (mcp/typed_tool.hpp) with other types.
+// Parameters, each at most once, in any order: `const resource_request&` (the URI, the template
+// variables, the caller), `request_context&` (cancellation, progress, logging, requests to the
+// client: mcp/context.hpp), `reply<Out>` (completes later; the handler returns void), and, for
+// templates, a struct described with MCP_FIELDS whose fields are the template's variables
+// (strings). Out, returned as it is, in a `result<Out>`, or from a coroutine
+// (`boost::asio::awaitable<Out>`, with <mcp/asio.hpp>): `read_resource_result`, `std::string`
+// (text contents of the URI read, with the spec's MIME type), `resource_contents`, or
+// `std::vector<resource_contents>`. Errors (returned or thrown) are JSON-RPC errors: return
+// `resource_not_found(uri)` for a URI that does not exist.
+//
 // Example:
 //
-//   server.add_resource({.uri = "config://app", .name = "app-config", .mime_type =
-//   "application/json"},
-//                       [](const mcp::resource_request& r) ->
-//                       mcp::result<mcp::read_resource_result> {
-//                         return mcp::read_resource_result{{mcp::resource_contents::text_of(
-//                             r.uri, R"({"debug":true})", "application/json")}};
-//                       });
+//   server.add_resource({.uri = "config://app", .name = "app-config",
+//                        .mime_type = "application/json"},
+//                       [] { return std::string(R"({"debug":true})"); });
+//   struct user_vars { std::string id; };
+//   MCP_FIELDS(user_vars, (id))
 //   server.add_resource_template(
 //       {.uri_template = "users://{id}/profile", .name = "user-profile",
 //        .complete = [](const mcp::completion_request& c) {
 //          return mcp::completion_result{.values = {"alice", "bob"}};
 //        }},
-//       [](const mcp::resource_request& r) -> mcp::result<mcp::read_resource_result> {
-//         const auto& id = r.variables.at("id");
-//         if (id != "alice") return mcp::resource_not_found(r.uri);   // -32002
-//         return mcp::read_resource_result{{mcp::resource_contents::text_of(r.uri, "Alice")}};
+//       [](const user_vars& v, const mcp::resource_request& r) -> mcp::result<std::string> {
+//         if (v.id != "alice") return mcp::resource_not_found(r.uri);
+//         return std::string("Alice");
 //       });
 //   server.notify_resource_updated("config://app");   // to every subscribed session
 #pragma once
 
 #include <mcp/content.hpp>
+#include <mcp/context.hpp>
+#include <mcp/detail/handler_traits.hpp>
+#include <mcp/detail/unique_function.hpp>
 #include <mcp/error.hpp>
 #include <mcp/json.hpp>
 #include <mcp/tool.hpp>
@@ -64,8 +75,8 @@ struct completion_result {
 
 /// Completes one argument. Runs on the server's executor (the handler pool), like a tool; it
 /// should still be quick (clients complete while the user types). Must be thread-safe (several
-/// sessions may complete at once).
-using completion_handler = std::function<completion_result(const completion_request&)>;
+/// sessions may complete at once). May be move-only.
+using completion_handler = unique_function<completion_result(const completion_request&)>;
 
 // ---------------------------------------------------------------------------------------------
 // Resources
@@ -129,13 +140,104 @@ struct resource_request {
   const principal* caller = nullptr;  ///< who is reading; valid during the call
 };
 
-/// Reads a resource. Runs on the server's executor (the handler pool), like a tool, so it may
-/// take its time without holding up the connection. Must be thread-safe. Return
-/// `resource_not_found(uri)` for a URI that does not exist; other errors go to the client as
-/// JSON-RPC errors as they are. A thrown exception becomes -32603 (internal error).
-using resource_handler = std::function<result<read_resource_result>(const resource_request&)>;
+/// A read handler in its raw form: completes `done` once, now or later, from any thread. Runs
+/// on the server's executor (the handler pool), like a tool, so it may take its time without
+/// holding up the connection. Must be thread-safe; may be move-only. A thrown exception becomes
+/// -32603 (internal error); a thrown `protocol_error` its error. The typed forms (banner) are
+/// adapted to this one.
+using resource_handler =
+    unique_function<void(request_context&, const resource_request&, reply<read_resource_result>)>;
 
-/// The -32002 error for `uri` (`data: {"uri": ...}`).
+/// The error for a resource `uri` that does not exist (`data: {"uri": ...}`): -32002 for
+/// clients of 2025-11-25 and older, -32602 for 2026-07-28 (the server sends the code the
+/// request's revision has).
 [[nodiscard]] error resource_not_found(std::string_view uri);
+
+namespace detail {
+
+template <class T>
+constexpr bool is_read_output_v =
+    std::is_same_v<T, read_resource_result> || std::is_same_v<T, resource_contents> ||
+    std::is_same_v<T, std::vector<resource_contents>> ||
+    std::is_convertible_v<const T&, std::string_view>;
+
+/// How resource read handlers plug into handler_adapter (mcp/detail/handler_traits.hpp).
+struct resource_traits {
+  using context = request_context;
+  using request = resource_request;
+  using done = reply<read_resource_result>;
+  struct prepared {
+    std::optional<std::string> mime_type;
+  };
+  static constexpr const char* what = "add_resource";
+
+  template <class Out>
+  class sink_type final : public outcome_sink<Out> {
+   public:
+    sink_type(done d, const prepared& p, const resource_request& r) : done_(std::move(d)) {
+      if constexpr (std::is_convertible_v<const Out&, std::string_view>) {
+        mime_ = p.mime_type;
+        uri_ = r.uri;
+      }
+    }
+    void value(Out&& out) override {
+      using T = std::remove_cvref_t<Out>;
+      if constexpr (std::is_same_v<T, read_resource_result>) {
+        done_(std::move(out));
+      } else if constexpr (std::is_same_v<T, resource_contents>) {
+        done_(read_resource_result{.contents = {std::move(out)}});
+      } else if constexpr (std::is_same_v<T, std::vector<resource_contents>>) {
+        done_(read_resource_result{.contents = std::move(out)});
+      } else {
+        done_(read_resource_result{.contents = {resource_contents::text_of(
+                                       uri_, std::string(std::string_view(out)), mime_)}});
+      }
+    }
+    void failure(error&& e) override { done_(std::move(e)); }
+    void protocol(error&& e) override { done_.fail_request(std::move(e)); }
+
+   private:
+    done done_;
+    std::optional<std::string> mime_;  ///< for text: the spec's MIME type
+    std::string uri_;                  ///< for text: the URI read
+  };
+
+  template <class In, class Out, bool TakesRequest, class Spec>
+  static prepared prepare(Spec& spec) {
+    static_assert(std::is_void_v<Out> || is_read_output_v<Out>,
+                  "mcp::server::add_resource: a read handler returns read_resource_result, "
+                  "std::string (text), resource_contents or std::vector<resource_contents> (in "
+                  "a result<...> or a coroutine, or through reply<...>)");
+    static_assert(!std::is_void_v<Out>,
+                  "mcp::server::add_resource: a read handler returns what it read");
+    static_assert(std::is_void_v<In> || described_struct<In>,
+                  "mcp::server::add_resource_template: the template's variables are taken as a "
+                  "struct described with MCP_FIELDS whose fields are strings");
+    return {spec.mime_type};
+  }
+
+  template <class In>
+  static result<In> decode(const resource_request& r, const prepared& /*p*/) {
+    result<In> in = mcp::from_json<In>(string_object(r.variables));
+    if (!in) {
+      return error{errc::invalid_params,
+                   "Invalid params: the variables of " + r.uri + ": " + in.error().message};
+    }
+    return in;
+  }
+};
+
+/// A typed read handler adapted to `resource_handler`.
+template <class F>
+using typed_resource = handler_adapter<resource_traits, F>;
+
+/// A handler already in the raw form.
+template <class F>
+concept raw_resource_shaped = std::is_null_pointer_v<F> ||
+    (std::is_same_v<typename handler_signature<F>::args,
+                    boost::mp11::mp_list<request_context&, const resource_request&,
+                                         reply<read_resource_result>>>);
+
+}  // namespace detail
 
 }  // namespace mcp

@@ -118,10 +118,12 @@ class server {
  public:
   explicit server(server_options opts = {});
   ~server();
+  /// A server stays where it was made (handlers and transports refer to it): it is neither
+  /// copied nor moved. Hold it in a std::unique_ptr to hand it around.
   server(const server&) = delete;
   server& operator=(const server&) = delete;
-  server(server&&) noexcept = default;
-  server& operator=(server&&) noexcept = default;
+  server(server&&) = delete;
+  server& operator=(server&&) = delete;
 
   /// Adds a typed tool: `handler` is a function or function object taking the arguments as a
   /// described struct and/or a `tool_context&`, returning a struct, text, content or a
@@ -148,8 +150,16 @@ class server {
   /// Adds an asynchronous raw tool. Throws like the typed form.
   void add_async_tool(tool_spec spec, async_tool_handler handler);
 
-  /// Removes a tool; false if there was none. Calls already running finish normally.
-  bool remove_tool(std::string_view name);
+  /// What `remove_tool` does with calls of the tool that are running.
+  enum class running_calls {
+    wait,    ///< let them finish, and return when they have
+    cancel,  ///< fire their stop tokens, and return when they have finished
+  };
+  /// Removes a tool (new calls of it get -32602), then returns once no call of it runs any
+  /// more, so that what its handler refers to (an object bound with the member-function form)
+  /// may go. A call of the tool running on this thread (a tool removing itself) is not waited
+  /// for. False if there was no such tool. Thread-safe.
+  bool remove_tool(std::string_view name, running_calls running = running_calls::wait);
   /// Enables or disables a tool (disabled tools are not listed and cannot be called); false if
   /// there is no such tool.
   bool set_tool_enabled(std::string_view name, bool enabled);
@@ -167,14 +177,30 @@ class server {
   [[nodiscard]] std::optional<scope_shortfall> missing_scopes(const jsonrpc::request& req,
                                                               const principal& who) const;
 
-  /// Adds a resource (see mcp/resource.hpp). Initialized sessions get a debounced
-  /// `notifications/resources/list_changed`. Thread-safe.
+  /// Adds a resource; `handler` reads it (its shapes: mcp/resource.hpp). Initialized sessions
+  /// get a debounced `notifications/resources/list_changed`. Thread-safe.
   /// Throws `std::invalid_argument` on an empty URI or name, a duplicate URI or an empty handler.
-  void add_resource(resource_spec spec, resource_handler handler);
+  template <class F>
+  void add_resource(resource_spec spec, F&& handler) {
+    if constexpr (detail::raw_resource_shaped<std::decay_t<F>>) {
+      add_raw_resource(std::move(spec), resource_handler(std::forward<F>(handler)));
+    } else {
+      detail::typed_resource<std::decay_t<F>> typed(spec, std::forward<F>(handler));
+      add_raw_resource(std::move(spec), resource_handler(std::move(typed)));
+    }
+  }
   /// Adds a resource template; reads of matching URIs that are not plain resources go to
   /// `handler` with the template's variables. Thread-safe. Throws `std::invalid_argument` on an
   /// invalid or duplicate template, an empty name or handler.
-  void add_resource_template(resource_template_spec spec, resource_handler handler);
+  template <class F>
+  void add_resource_template(resource_template_spec spec, F&& handler) {
+    if constexpr (detail::raw_resource_shaped<std::decay_t<F>>) {
+      add_raw_template(std::move(spec), resource_handler(std::forward<F>(handler)));
+    } else {
+      detail::typed_resource<std::decay_t<F>> typed(spec, std::forward<F>(handler));
+      add_raw_template(std::move(spec), resource_handler(std::move(typed)));
+    }
+  }
   /// Removes a resource (by URI) or a template (by its template text); false if there was none.
   bool remove_resource(std::string_view uri);
   bool remove_resource_template(std::string_view uri_template);
@@ -182,10 +208,20 @@ class server {
   /// Thread-safe; never blocks on the network.
   void notify_resource_updated(std::string_view uri);
 
-  /// Adds a prompt (see mcp/prompt.hpp). Initialized sessions get a debounced
-  /// `notifications/prompts/list_changed`. Thread-safe. Throws `std::invalid_argument` on an
-  /// empty or duplicate name, an empty or duplicate argument name, or an empty handler.
-  void add_prompt(prompt_spec spec, prompt_handler handler);
+  /// Adds a prompt; `handler` produces its messages (its shapes: mcp/prompt.hpp; the arguments
+  /// are inferred from a typed handler's struct when `spec.arguments` is empty). Initialized
+  /// sessions get a debounced `notifications/prompts/list_changed`. Thread-safe. Throws
+  /// `std::invalid_argument` on an empty or duplicate name, an empty or duplicate argument name,
+  /// or an empty handler.
+  template <class F>
+  void add_prompt(prompt_spec spec, F&& handler) {
+    if constexpr (detail::raw_prompt_shaped<std::decay_t<F>>) {
+      add_raw_prompt(std::move(spec), prompt_handler(std::forward<F>(handler)));
+    } else {
+      detail::typed_prompt<std::decay_t<F>> typed(spec, std::forward<F>(handler));
+      add_raw_prompt(std::move(spec), prompt_handler(std::move(typed)));
+    }
+  }
   /// Removes a prompt; false if there was none.
   bool remove_prompt(std::string_view name);
 
@@ -204,6 +240,10 @@ class server {
   [[nodiscard]] const server_options& options() const noexcept;
 
  private:
+  void add_raw_resource(resource_spec spec, resource_handler handler);
+  void add_raw_template(resource_template_spec spec, resource_handler handler);
+  void add_raw_prompt(prompt_spec spec, prompt_handler handler);
+
   std::shared_ptr<detail::server_core> core_;
 };
 

@@ -1,9 +1,9 @@
 // File: mcp/tool.hpp
 //
-// What a tool is (MCP 2025-11-25 `Tool`) and what its handler sees. `tool_spec` is an aggregate
-// meant for designated initializers; `tool_context` gives a running handler its cancellation
-// token, progress and logging, the caller's principal, and requests back to the client
-// (sampling, elicitation, roots) when the client declared them.
+// What a tool is (MCP `Tool`) and what its handler sees. `tool_spec` is an aggregate meant for
+// designated initializers; `tool_context` is the `request_context` of mcp/context.hpp
+// (cancellation, progress, logging, the caller, requests to the client) plus what only a tool
+// call has (its task, SSE polling).
 //
 // Example:
 //
@@ -17,16 +17,16 @@
 //                    .annotations = {.destructive_hint = true}},
 //                   [](mcp::tool_context& ctx, const deploy_in& in) -> mcp::result<std::string> {
 //                     auto answer = ctx.elicit<confirm>("Deploy " + in.service + " now?");
-//                     if (!answer) return answer.error();  // e.g. no elicitation capability
+//                     if (!answer) return answer.error();  // an isError result saying why
 //                     if (!answer->accepted() || !answer->content->proceed) return "Not deployed";
 //                     ctx.progress(0.5, 1.0, "deploying");
 //                     return "Deployed " + in.service;
 //                   });
 #pragma once
 
-#include <mcp/checked_json.hpp>
 #include <mcp/content.hpp>
-#include <mcp/detail/elicitation.hpp>
+#include <mcp/context.hpp>
+#include <mcp/detail/unique_function.hpp>
 #include <mcp/error.hpp>
 #include <mcp/json.hpp>
 #include <mcp/reflect.hpp>
@@ -93,185 +93,64 @@ struct tool_spec {
   bool run_inline = false;
 };
 
-/// A tool execution error: becomes a result with `isError: true` and this text.
+/// A tool execution error: becomes a result with `isError: true` and this text. Converts to an
+/// `mcp::error` (code `errc::tool_failed`), so a handler returning `result<T>` may return it.
 struct tool_error {
   std::string message;
+  // NOLINTNEXTLINE(google-explicit-constructor): returned where a result<T> is expected
+  operator error() const& { return error{errc::tool_failed, message}; }
+  // NOLINTNEXTLINE(google-explicit-constructor)
+  operator error() && { return error{errc::tool_failed, std::move(message)}; }
 };
 
-/// What a typed handler returns: its output, or a tool error.
+/// What a typed handler returns: its output, or a failure. The same as `result<T>` (the error
+/// rule of mcp/typed_tool.hpp: any error becomes an `isError` result).
 template <class T>
-using tool_result = std::variant<T, tool_error>;
+using tool_result = result<T>;
 
-/// Log levels of `notifications/message` (RFC 5424), least to most severe.
-enum class log_level { debug, info, notice, warning, error, critical, alert, emergency };
-
-/// The wire name of a level ("warning", ...).
-[[nodiscard]] std::string_view to_string(log_level l) noexcept;
-/// Parses a wire level name.
-[[nodiscard]] std::optional<log_level> parse_log_level(std::string_view s) noexcept;
-
-/// What the user did with an elicitation form.
-enum class elicit_action { accept, decline, cancel };
-
-/// The answer to a typed elicitation (`tool_context::elicit<T>`).
-template <class T>
-struct elicit_result {
-  elicit_action action = elicit_action::cancel;
-  /// The submitted form, decoded and validated against `schema_for<T>()`; set exactly when
-  /// the user accepted.
-  std::optional<T> content{};
-
-  /// True when the user submitted the form.
-  [[nodiscard]] bool accepted() const noexcept { return action == elicit_action::accept; }
-};
-
-/// How `tool_context::sample` asks the client's model.
-struct sampling_options {
-  std::string system_prompt{};                ///< `systemPrompt`, sent when not empty
-  std::int64_t max_tokens = 1000;             ///< `maxTokens`
-  std::optional<double> temperature{};        ///< `temperature`
-  std::vector<std::string> model_hints{};     ///< `modelPreferences.hints[].name`
-  std::chrono::milliseconds timeout{60'000};  ///< how long to wait for the answer
-};
-
-namespace detail {
-class call_state;
-
-/// An elicitation answer before decoding (see tool_context::elicit<T>).
-struct form_answer {
-  elicit_action action = elicit_action::cancel;
-  json::value content{};  ///< the `content` object when accepted ({} when the client sent none)
-};
-}  // namespace detail
-
-/// What a running handler sees. Valid for the duration of the call (an asynchronous handler
-/// may keep it until it completes its responder).
+/// What a running tool handler sees: the request context (mcp/context.hpp) plus what only a
+/// tool call has. Valid until the call is answered (an asynchronous handler may keep it, or a
+/// copy, until it completes).
 ///
 /// Thread-safety: all member functions may be called from any thread while the call runs.
-class tool_context {
+class tool_context : public request_context {
  public:
-  explicit tool_context(std::shared_ptr<detail::call_state> state) noexcept
-      : state_(std::move(state)) {}
+  explicit tool_context(std::shared_ptr<detail::request_state> state) noexcept
+      : request_context(std::move(state)) {}
 
-  /// Requested when the client cancels the call, the deadline passes or the session ends.
-  [[nodiscard]] std::stop_token stop_token() const noexcept;
-  /// Shorthand for `stop_token().stop_requested()`.
-  [[nodiscard]] bool cancelled() const noexcept { return stop_token().stop_requested(); }
-
-  /// Sends `notifications/progress` when the client asked for progress (a progressToken);
-  /// otherwise does nothing. Values that do not increase are dropped (the spec requires
-  /// increasing progress), as are calls after the call completed.
-  void progress(double progress, std::optional<double> total = std::nullopt,
-                std::string_view message = {}) const;
-
-  /// Sends `notifications/message` if `level` passes the level the client set.
-  void log(log_level level, const json::value& data, std::string_view logger = {}) const;
-
-  /// Who is calling.
-  [[nodiscard]] const principal& caller() const noexcept;
-  /// The request's `_meta` (may be empty).
-  [[nodiscard]] const json::object& request_meta() const noexcept;
-  /// The id of the task this call runs as (a task-augmented tools/call), else empty. The
-  /// request's `_meta` carries it as `io.modelcontextprotocol/related-task` too, so audit and
-  /// pipeline code sees it.
+  /// The id of the task this call runs as (a task-augmented tools/call), else empty.
   [[nodiscard]] std::string_view task_id() const noexcept;
-  /// The client's declared capabilities (from initialize).
-  [[nodiscard]] const json::object& client_capabilities() const noexcept;
-  /// The negotiated protocol version.
-  [[nodiscard]] const std::string& protocol_version() const noexcept;
-
-  /// Sends a request to the client and waits for its result (blocking this handler thread).
-  /// Errors: `errc::not_supported` when the client did not declare the capability the method
-  /// needs (sampling, elicitation, roots) or when called from an inline handler;
-  /// `errc::request_timeout`; `errc::cancelled` when this call was cancelled; the client's
-  /// JSON-RPC error otherwise.
-  [[nodiscard]] result<json::object> request(
-      std::string_view method, json::object params,
-      std::chrono::milliseconds timeout = std::chrono::seconds(60)) const;
-
-  /// `sampling/createMessage` (needs the client's `sampling` capability).
-  [[nodiscard]] result<json::object> create_message(json::object params) const {
-    return request("sampling/createMessage", std::move(params));
-  }
-  /// `elicitation/create` (needs the client's `elicitation` capability).
-  [[nodiscard]] result<json::object> elicit(json::object params) const {
-    return request("elicitation/create", std::move(params));
-  }
-  /// Asks the user to fill in a form built from the flat struct `T` (a form-mode
-  /// `elicitation/create`: `requestedSchema` is `schema_for<T>()`, so members become fields
-  /// with their titles, descriptions, defaults, enums and bounds, and members that are
-  /// std::optional or defaulted are not required). Blocks this handler thread until the user
-  /// answers or `timeout` passes. A T that is not a flat struct of primitives, or a field
-  /// keyword outside the elicitation subset, is a compile error.
-  /// Errors: those of `request` (`errc::not_supported` without the client's `elicitation`
-  /// capability, `errc::request_timeout`, `errc::cancelled`, ...); `errc::invalid_params`
-  /// when the answer has no valid action or its content does not match T (the message names
-  /// the field). Thread-safe.
-  template <class T>
-  [[nodiscard]] result<elicit_result<T>> elicit(
-      std::string_view message,
-      std::chrono::milliseconds timeout = std::chrono::minutes(10)) const {
-    static_assert(detail::check_form<T>());
-    static const json::object schema = schema_for<T>();
-    result<detail::form_answer> answer = elicit_form(message, schema, timeout);
-    if (!answer) return answer.error();
-    elicit_result<T> out{.action = answer->action, .content = std::nullopt};
-    if (out.accepted()) {
-      result<T> content = from_json_checked<T>(answer->content);
-      if (!content) {
-        error e = std::move(content.error());
-        e.message = "the client's elicitation answer does not match the form: " + e.message;
-        return e;
-      }
-      out.content = std::move(*content);
-    }
-    return out;
-  }
-
-  /// Asks the client's model to answer `prompt` (`sampling/createMessage` with one user text
-  /// message) and returns the text of its answer (the text blocks, joined). Blocks this
-  /// handler thread until the answer or `opts.timeout`.
-  /// Errors: those of `request` (`errc::not_supported` without the client's `sampling`
-  /// capability, ...); `errc::internal_error` when the answer holds no text. Thread-safe.
-  [[nodiscard]] result<std::string> sample(std::string_view prompt,
-                                           const sampling_options& opts = {}) const;
-
-  /// `roots/list` (needs the client's `roots` capability).
-  [[nodiscard]] result<json::object> list_roots() const { return request("roots/list", {}); }
 
   /// Streamable HTTP: closes the connection that carries this call's SSE stream now, while the
   /// call keeps running; the client reconnects with `Last-Event-ID` and receives the rest
   /// (progress, the result). Lets a long call hold no connection (SSE polling). Returns false,
-  /// doing nothing, where that is not possible: stdio, a stateless server, a client older than
-  /// 2025-11-25 (no priming event to resume from), or a call that already finished.
+  /// doing nothing, where that is not possible: stdio, a stateless server or a 2026-07-28
+  /// request, a client older than 2025-11-25 (no priming event to resume from), or a call that
+  /// already finished.
   bool close_sse_stream() const;
-
- private:
-  /// Sends a form-mode `elicitation/create` and reads the action (and content) of the answer.
-  [[nodiscard]] result<detail::form_answer> elicit_form(std::string_view message,
-                                                        const json::object& schema,
-                                                        std::chrono::milliseconds timeout) const;
-
-  std::shared_ptr<detail::call_state> state_;
 };
 
-/// The -32042 error (URL elicitation required) with `data.elicitations`: each item is the params
-/// of an `elicitation/create` in URL mode (`mode: "url"`, `elicitationId`, `url`, `message`).
-/// A tool returns it as a JSON-RPC error with `responder::fail`, or by throwing
-/// `error_exception(url_elicitation_required(...))` from any handler (other thrown errors become
-/// tool errors).
+/// The -32042 error (URL elicitation required, 2025-11-25) with `data.elicitations`: each item is
+/// the params of an `elicitation/create` in URL mode (`mode: "url"`, `elicitationId`, `url`,
+/// `message`). A JSON-RPC error, not a tool failure: `throw mcp::protocol_error(
+/// url_elicitation_required(...))` from any handler, or `responder::fail` (returned as a
+/// `result<T>` error it would be an isError result, like every other returned error).
 [[nodiscard]] error url_elicitation_required(
     json::array elicitations, std::string message = "This request requires more information.");
 
-/// Completes an asynchronous call. Exactly the first `finish` counts; later ones are ignored.
-/// Thread-safe; may be completed from any thread, after the handler returned.
+namespace detail {
+class call_state;
+}
+
+/// Completes an asynchronous raw call. Exactly the first `finish` or `fail` counts; later ones
+/// are ignored. Thread-safe; may be completed from any thread, after the handler returned.
 class responder {
  public:
   explicit responder(std::shared_ptr<detail::call_state> state) noexcept
       : state_(std::move(state)) {}
-  /// Completes the call with `r`.
+  /// Completes the call with `r` (an isError result is a tool failure the model reads).
   void finish(call_tool_result r) const;
-  /// Completes the call with a JSON-RPC error instead of a result (protocol errors only).
+  /// Completes the call with a JSON-RPC error instead of a result: the explicit protocol error.
   void fail(error e) const;
 
  private:
@@ -279,9 +158,10 @@ class responder {
 };
 
 /// A raw handler: JSON arguments in, a result out. No argument decoding (the inputSchema is
-/// still enforced by the pipeline).
-using raw_tool_handler = std::function<call_tool_result(tool_context&, const json::object&)>;
-/// An asynchronous raw handler: completes through the responder, possibly later, from any thread.
-using async_tool_handler = std::function<void(tool_context&, const json::object&, responder)>;
+/// still enforced by the pipeline). May be move-only.
+using raw_tool_handler = unique_function<call_tool_result(tool_context&, const json::object&)>;
+/// An asynchronous raw handler: completes through the responder, possibly later, from any
+/// thread. May be move-only.
+using async_tool_handler = unique_function<void(tool_context&, const json::object&, responder)>;
 
 }  // namespace mcp

@@ -6,15 +6,30 @@
 // already validated against the inputSchema) and turns what `f` returns into the result. Users
 // do not call this header directly.
 //
+// THE ERROR RULE. Everything a tool handler returns or throws as a failure becomes a result with
+// `isError: true` carrying its message, so the model reads why and can correct itself: an
+// `mcp::error` in a returned `result<R>` (whatever its code: -32602 from a decoder, a timeout or
+// a declined elicitation, an answer that does not match the form), a `tool_error`, any thrown
+// exception. A JSON-RPC error answer is only ever sent through one explicit, named call:
+// `throw mcp::protocol_error(e)` from any handler (or `reply.fail_request(e)`,
+// `responder::fail(e)` where the handler completes through one). The -32042 URL-elicitation
+// answer of 2025-11-25 is such a case: `throw mcp::protocol_error(mcp::url_elicitation_required(
+// ...))`.
+//
 // Handlers: free functions, function pointers, lambdas and other function objects with one
-// call signature (noexcept or not, mutable or not), and member functions bound to an object
-// (`server.add_tool(spec, &engine::run, &eng)`). Parameters, each at most once, in any order:
+// call signature (noexcept or not, mutable or not, move-only or not), and member functions
+// bound to an object (`server.add_tool(spec, &engine::run, &eng)`). Parameters, each at most
+// once, in any order:
 //   const In& (or In, In&&)  the arguments, decoded: a struct described with MCP_FIELDS (or
 //                            BOOST_DESCRIBE_STRUCT), a std::map<std::string, T> or
 //                            json::object. Without it the tool takes no arguments
 //                            (inputSchema {"type":"object","additionalProperties":false}).
 //   tool_context&            the call's context: cancellation, progress, logging, elicitation
 //                            and sampling (mcp/tool.hpp). It is not part of the schema.
+//   reply<Out>               completes the call later, from any thread (the handler then
+//                            returns void): `reply(out)`, `reply(result<Out>)`, or
+//                            `reply.fail_request(e)` for a JSON-RPC error. Out is inferred
+//                            from it exactly as from a return type.
 // Return types:
 //   Out                  a described struct or a string map: structuredContent plus the same
 //                        JSON as text, and an inferred outputSchema; any other JSON-mapped
@@ -24,12 +39,10 @@
 //   std::vector<json::object>  content blocks
 //   call_tool_result     the result as it is
 //   void                 an empty result
-//   tool_result<R>       R, or an isError result with the tool_error's message
-//   result<R>            R, or the error: one with a JSON-RPC code (negative, e.g. -32042 from
-//                        url_elicitation_required) is the JSON-RPC error answer; an SDK-local one
-//                        (a failed ctx.elicit: timeout, not supported, ...) an isError result
-// A thrown exception becomes an isError result with its what() (a thrown -32042 error_exception
-// a JSON-RPC error). A handler shape outside these lists is a compile error saying what to fix.
+//   result<R>            R, or an isError result with the error's message (the error rule)
+//   boost::asio::awaitable<R>  a coroutine (include <mcp/asio.hpp>): R as above, once it
+//                        completes; it runs on the server's Asio executor
+// A handler shape outside these lists is a compile error saying what to fix.
 //
 // Example:
 //
@@ -39,9 +52,18 @@
 //   MCP_FIELDS(add_out, (sum))
 //   add_out add(const add_in& in) noexcept { return {in.a + in.b}; }
 //   server.add_tool({.name = "add", .description = "Add two numbers"}, add);
+//
+//   server.add_tool({.name = "lookup", .description = "Look a key up"},
+//                   [&db](const lookup_in& in, mcp::reply<lookup_out> reply) {
+//                     db.async_get(in.key, [reply = std::move(reply)](auto value) mutable {
+//                       if (!value) return reply(mcp::tool_error{"no such key"});
+//                       reply(lookup_out{*value});
+//                     });
+//                   });
 #pragma once
 
 #include <mcp/content.hpp>
+#include <mcp/detail/handler_traits.hpp>
 #include <mcp/error.hpp>
 #include <mcp/json.hpp>
 #include <mcp/reflect.hpp>
@@ -49,116 +71,27 @@
 
 #include <boost/mp11/algorithm.hpp>
 
-#include <functional>
-#include <stdexcept>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <type_traits>
 #include <utility>
-#include <variant>
 #include <vector>
 
 namespace mcp::detail {
 
-// ---------------------------------------------------------------------------------- signature
-
-/// True when `F`'s call signature can be seen: a function (pointer) or a class with one
-/// non-template operator() (what std::function's deduction guides accept).
-template <class F>
-concept deducible_signature = requires {
-  std::function{std::declval<std::decay_t<F>>()};
-};
-
-template <class F>
-struct signature_of;
-template <class R, class... A>
-struct signature_of<std::function<R(A...)>> {
-  using ret = R;
-  using args = boost::mp11::mp_list<A...>;
-};
-/// The return type `ret` and the parameter types `args` (an mp_list) of `F`.
-template <class F>
-using signature_t = signature_of<decltype(std::function{std::declval<std::decay_t<F>>()})>;
-
-template <class M>
-struct member_signature;
-template <class R, class C, class... A>
-struct member_signature<R (C::*)(A...)> {
-  using type = std::function<R(A...)>;
-};
-template <class R, class C, class... A>
-struct member_signature<R (C::*)(A...) noexcept> : member_signature<R (C::*)(A...)> {};
-template <class R, class C, class... A>
-struct member_signature<R (C::*)(A...) const> : member_signature<R (C::*)(A...)> {};
-template <class R, class C, class... A>
-struct member_signature<R (C::*)(A...) const noexcept> : member_signature<R (C::*)(A...)> {};
-
-/// A member function bound to an object, callable with the member function's parameters (so
-/// that its signature can be seen, which std::bind_front's result does not allow).
-template <class M, class Obj, class Sig = typename member_signature<M>::type>
-class bound_member;
-template <class M, class Obj, class R, class... A>
-class bound_member<M, Obj, std::function<R(A...)>> {
- public:
-  bound_member(M method, Obj* object) : method_(method), object_(object) {
-    if (method_ == nullptr || object_ == nullptr) {
-      throw std::invalid_argument("add_tool: the member function or its object is null");
-    }
-  }
-  R operator()(A... a) const { return (object_->*method_)(std::forward<A>(a)...); }
-
- private:
-  M method_;
-  Obj* object_;
-};
-
-template <class P>
-constexpr bool is_context_v = std::is_same_v<std::remove_cvref_t<P>, tool_context>;
-template <class P>
-struct is_context : std::bool_constant<is_context_v<P>> {};
-
-/// `signature_t<F>`, or no parameters and void when `F`'s signature cannot be seen (a
-/// static_assert then says so, without a cascade of other errors).
-template <class F, bool = deducible_signature<F>>
-struct handler_signature {
-  using ret = void;
-  using args = boost::mp11::mp_list<>;
-};
-template <class F>
-struct handler_signature<F, true> : signature_t<F> {};
-
 /// A raw handler's shape: it goes to `add_tool(tool_spec, raw_tool_handler)`.
 template <class F>
-concept raw_shaped = deducible_signature<F> &&
-    std::is_same_v<typename signature_t<F>::args,
-                   boost::mp11::mp_list<tool_context&, const json::object&>> &&
-    std::is_convertible_v<typename signature_t<F>::ret, call_tool_result>;
+concept raw_shaped = std::is_null_pointer_v<F> ||
+    (deducible_signature<F>&&
+         std::is_same_v<typename handler_signature<F>::args,
+                        boost::mp11::mp_list<tool_context&, const json::object&>>&&
+             std::is_convertible_v<typename handler_signature<F>::ret, call_tool_result>);
 
 /// What the typed `server::add_tool` takes: anything but a raw handler (a handler of no
 /// supported shape then fails a static_assert that says what to fix).
 template <class F>
 concept typed_handler = !raw_shaped<F>;
-
-// ------------------------------------------------------------------------------------ results
-
-template <class R>
-struct is_tool_result : std::false_type {};
-template <class T>
-struct is_tool_result<std::variant<T, tool_error>> : std::true_type {};
-template <class R>
-struct is_result : std::false_type {};
-template <class T>
-struct is_result<result<T>> : std::true_type {};
-
-/// The output value a return type `R` carries (through tool_result and result).
-template <class R>
-struct output_of {
-  using type = R;
-};
-template <class T>
-struct output_of<std::variant<T, tool_error>> : output_of<T> {};
-template <class T>
-struct output_of<result<T>> : output_of<T> {};
 
 template <class T>
 constexpr bool is_text_v = false;
@@ -168,7 +101,7 @@ requires(!std::is_void_v<T>) constexpr bool is_text_v<T> =
 template <class T>
 constexpr bool is_content_v =
     std::is_same_v<T, json::object> || std::is_same_v<T, std::vector<json::object>> ||
-    std::is_same_v<T, call_tool_result> || std::is_void_v<T>;
+    std::is_same_v<T, call_tool_result> || std::is_void_v<T> || std::is_same_v<T, none>;
 
 /// The result for a handler's output value.
 template <class O>
@@ -176,6 +109,8 @@ call_tool_result to_call_result(O&& out) {
   using T = std::remove_cvref_t<O>;
   if constexpr (std::is_same_v<T, call_tool_result>) {
     return std::forward<O>(out);
+  } else if constexpr (std::is_same_v<T, none>) {
+    return call_tool_result{};
   } else {
     call_tool_result r;
     if constexpr (is_text_v<T>) {
@@ -194,137 +129,70 @@ call_tool_result to_call_result(O&& out) {
   }
 }
 
-/// Completes the call with what the handler returned.
-template <class R>
-void complete(const responder& done, R&& r) {
-  using T = std::remove_cvref_t<R>;
-  if constexpr (is_result<T>::value) {
-    if (r.has_error()) {
-      const error& e = r.error();
-      // SDK-local codes (positive) are not JSON-RPC codes: the tool failed, the model reads why.
-      if (e.code > 0) return done.finish(tool_error_result(e.message));
-      return done.fail(e);
-    }
-    if constexpr (std::is_void_v<typename T::value_type>) {
-      done.finish(call_tool_result{});
-    } else {
-      complete(done, std::move(*r));
-    }
-  } else if constexpr (is_tool_result<T>::value) {
-    if (auto* e = std::get_if<tool_error>(&r)) return done.finish(tool_error_result(e->message));
-    complete(done, std::get<0>(std::forward<R>(r)));
-  } else {
-    done.finish(to_call_result(std::forward<R>(r)));
-  }
-}
+/// How tools plug into handler_adapter (mcp/detail/handler_traits.hpp).
+struct tool_traits {
+  using context = tool_context;
+  using request = json::object;  ///< the arguments as they came (a handler may take them raw)
+  using done = responder;
+  struct prepared {
+    std::string name;
+  };
+  static constexpr const char* what = "add_tool";
 
-// ------------------------------------------------------------------------------------ adapter
+  /// The error rule: a failure is an isError result; a JSON-RPC error only when asked for.
+  template <class Out>
+  class sink_type final : public outcome_sink<Out> {
+   public:
+    sink_type(responder done, const prepared& /*p*/, const json::object& /*args*/)
+        : done_(std::move(done)) {}
+    void value(Out&& out) override { done_.finish(to_call_result(std::move(out))); }
+    void failure(error&& e) override { done_.finish(tool_error_result(e.message)); }
+    void protocol(error&& e) override { done_.fail(std::move(e)); }
 
-template <class F>
-struct is_std_function : std::false_type {};
-template <class S>
-struct is_std_function<std::function<S>> : std::true_type {};
+   private:
+    responder done_;
+  };
 
-/// Turns a typed handler into an asynchronous raw one (see the banner for the shapes).
-template <class F>
-class typed_tool {
-  static_assert(deducible_signature<F>,
-                "mcp::server::add_tool: cannot see the handler's parameter types (a generic lambda "
-                "or an overloaded function object?); write them out, e.g. "
-                "[](const forecast_in& in) { ... }");
-  using sig = handler_signature<F>;
-  using params = typename sig::args;
-  using inputs = boost::mp11::mp_remove_if<params, is_context>;
-  static_assert(boost::mp11::mp_count_if<params, is_context>::value <= 1,
-                "mcp::server::add_tool: the handler takes mcp::tool_context& at most once");
-  static_assert(boost::mp11::mp_size<inputs>::value <= 1,
-                "mcp::server::add_tool: the handler takes at most one arguments parameter (a "
-                "struct holding every argument) besides mcp::tool_context&");
-
- public:
-  using ret_type = typename sig::ret;
-  using out_type = typename output_of<ret_type>::type;
-  using in_param = boost::mp11::mp_eval_if_c<boost::mp11::mp_empty<inputs>::value, void,
-                                             boost::mp11::mp_front, inputs>;
-  using in_type = std::remove_cvref_t<in_param>;
-
-  static_assert(std::is_void_v<in_type> || described_struct<in_type> ||
-                    is_string_map<in_type>::value || std::is_same_v<in_type, json::object> ||
-                    traits_from_json<in_type>,
-                "mcp::server::add_tool: a tool's arguments are a JSON object; take them as a "
-                "struct described with MCP_FIELDS (or BOOST_DESCRIBE_STRUCT), a "
-                "std::map<std::string, T> or mcp::json::object");
-  static_assert(!std::is_lvalue_reference_v<in_param> ||
-                    std::is_const_v<std::remove_reference_t<in_param>>,
-                "mcp::server::add_tool: take the arguments as const In&, In or In&&");
-
-  typed_tool(tool_spec& spec, F fn) : fn_(std::move(fn)), name_(spec.name) {
-    if constexpr (std::is_pointer_v<F> || is_std_function<F>::value) {
-      if (!fn_) throw std::invalid_argument("tool \"" + spec.name + "\": handler is empty");
-    }
+  template <class In, class Out, bool TakesRequest>
+  static prepared prepare(tool_spec& spec) {
+    static_assert(std::is_void_v<In> || described_struct<In> || is_string_map<In>::value ||
+                      traits_from_json<In>,
+                  "mcp::server::add_tool: a tool's arguments are a JSON object; take them as a "
+                  "struct described with MCP_FIELDS (or BOOST_DESCRIBE_STRUCT), a "
+                  "std::map<std::string, T> or const mcp::json::object&");
     if (!spec.input_schema) {
-      if constexpr (std::is_void_v<in_type>) {
-        spec.input_schema = json::object{{"type", "object"}, {"additionalProperties", false}};
+      if constexpr (!std::is_void_v<In>) {
+        spec.input_schema = mcp::schema_for<In>();
+      } else if constexpr (TakesRequest) {
+        spec.input_schema = json::object{{"type", "object"}};
       } else {
-        spec.input_schema = mcp::schema_for<in_type>();
+        spec.input_schema = json::object{{"type", "object"}, {"additionalProperties", false}};
       }
     }
-    if constexpr (!is_text_v<out_type> && !is_content_v<out_type>) {
+    if constexpr (!is_text_v<Out> && !is_content_v<Out>) {
       if (!spec.output_schema) {
-        json::object s = mcp::schema_for<out_type>();
+        json::object s = mcp::schema_for<Out>();
         if (const auto* t = s.if_contains("type"); t != nullptr && *t == "object") {
           spec.output_schema = std::move(s);
         }
       }
     }
-  }
-
-  void operator()(tool_context& ctx, const json::object& args, const responder& done) {
-    if constexpr (std::is_void_v<in_type>) {
-      int none = 0;
-      run(ctx, none, done);
-    } else if constexpr (std::is_same_v<in_param, const json::object&>) {
-      run(ctx, args, done);  // the arguments as they are: no decoding, no copy
-    } else {
-      result<in_type> in = mcp::from_json<in_type>(args);
-      if (!in) {
-        return done.finish(tool_error_result("Invalid arguments for tool \"" + name_ +
-                                             "\": " + in.error().message));
-      }
-      run(ctx, *in, done);
-    }
-  }
-
- private:
-  /// The argument for a parameter of type P: the context, or the decoded input.
-  template <class P, class In>
-  static decltype(auto) pick(tool_context& ctx, In& in) {
-    if constexpr (is_context_v<P>) {
-      return (ctx);
-    } else if constexpr (std::is_lvalue_reference_v<P>) {
-      return static_cast<const In&>(in);
-    } else {
-      return std::move(in);
-    }
-  }
-
-  template <class In, class... P>
-  decltype(auto) call(tool_context& ctx, In& in, boost::mp11::mp_list<P...>) {
-    return fn_(pick<P>(ctx, in)...);
+    return {spec.name};
   }
 
   template <class In>
-  void run(tool_context& ctx, In& in, const responder& done) {
-    if constexpr (std::is_void_v<ret_type>) {
-      call(ctx, in, params{});
-      done.finish(call_tool_result{});
-    } else {
-      complete(done, call(ctx, in, params{}));
+  static result<In> decode(const json::object& args, const prepared& p) {
+    result<In> in = mcp::from_json<In>(args);
+    if (!in) {
+      return error{errc::invalid_params,
+                   "Invalid arguments for tool \"" + p.name + "\": " + in.error().message};
     }
+    return in;
   }
-
-  F fn_;
-  std::string name_;
 };
+
+/// Turns a typed handler into an asynchronous raw one (see the banner for the shapes).
+template <class F>
+using typed_tool = handler_adapter<tool_traits, F>;
 
 }  // namespace mcp::detail

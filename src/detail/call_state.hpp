@@ -1,9 +1,10 @@
 // Internal: the state of one running tools/call, shared by the pipeline, the handler's
-// tool_context/responder and the session that owns the request. It is the request's record in
-// the peer core (an `inbound_request`), so cancellation stops it and a duplicate id is refused
-// without a second allocation. It holds the interceptor chain it runs through (so interceptors
-// outlive their calls), the pipeline's `next`, result filters and end hooks in place: a call
-// through the built-in interceptors allocates nothing beyond the call itself.
+// tool_context/responder and the session that owns the request. It is a `request_state` (the
+// request's record in the peer core, so cancellation stops it and a duplicate id is refused
+// without a second allocation), whose notifications and requests go through its sink. It holds the
+// interceptor chain it runs through (so interceptors outlive their calls), the pipeline's `next`,
+// result filters and end hooks in place: a call through the built-in interceptors allocates nothing
+// beyond the call itself.
 #pragma once
 
 #include <mcp/pipeline.hpp>
@@ -19,6 +20,7 @@
 #include <variant>
 #include <vector>
 
+#include "detail/request_state.hpp"
 #include "detail/spinlock.hpp"
 #include "detail/timer.hpp"
 #include "peer.hpp"
@@ -30,30 +32,32 @@ class server_session_impl;
 
 using interceptor_chain = std::shared_ptr<const std::vector<std::shared_ptr<call_interceptor>>>;
 
-class call_state final : public inbound_request, public std::enable_shared_from_this<call_state> {
+class call_state final : public request_state {
  public:
   /// `args` (an object) and `meta` are pilfered (left null and empty, in the default storage):
   /// pass locals, never an element of a container (Boost.JSON frees a key through its value).
   call_state(std::weak_ptr<server_session_impl> session, std::shared_ptr<call_sink> sink,
              jsonrpc::request_id id, std::shared_ptr<const tool_entry> entry, json::value&& args,
-             json::object&& meta, std::shared_ptr<const principal> who, interceptor_chain chain)
-      : inbound_request(std::move(id)),
-        session_(std::move(session)),
+             json::object&& meta, std::shared_ptr<const principal> who, interceptor_chain chain,
+             request_origin origin = {})
+      : request_state(std::move(session), std::move(id), std::move(meta), std::move(who),
+                      std::move(origin)),
         sink_(std::move(sink)),
         entry_(std::move(entry)),
         args_(json::pilfer(args)),
-        meta_(json::pilfer(meta)),
-        who_(std::move(who)),
         chain_(std::move(chain)) {
     active_sink_.store(sink_.get(), std::memory_order_relaxed);
-    if (const auto* t = meta_.if_contains("progressToken")) {
-      if (t->is_string() || t->is_int64() || t->is_uint64()) progress_token_ = *t;
-    }
+    link_run();
   }
   ~call_state() override {
     run_end_hooks();
     run_release_hooks();
   }
+
+  /// The call whose handler runs on this thread, if any.
+  [[nodiscard]] static const call_state* current() noexcept { return invoking_; }
+  /// The next unreleased call of the same tool (see tool_runs; guarded by its mutex).
+  [[nodiscard]] call_state* next_run() const noexcept { return run_next_; }
   call_state(const call_state&) = delete;
   call_state& operator=(const call_state&) = delete;
 
@@ -89,7 +93,7 @@ class call_state final : public inbound_request, public std::enable_shared_from_
       arg = timer_arg_;
     }
     if (fn == nullptr || done()) return;
-    const auto handle = schedule_timer(when, weak_from_this(), fn, arg);
+    const auto handle = schedule_timer(when, std::weak_ptr<void>(weak_from_this()), fn, arg);
     on_end([](void*, std::uint64_t h) { cancel_timer(h); }, nullptr, handle);
   }
 
@@ -146,10 +150,29 @@ class call_state final : public inbound_request, public std::enable_shared_from_
   [[nodiscard]] const json::object& arguments() const noexcept { return args_.get_object(); }
   /// The arguments as a value (an object), for the validator without a copy.
   [[nodiscard]] const json::value& arguments_value() const noexcept { return args_; }
-  [[nodiscard]] const json::object& meta() const noexcept { return meta_; }
-  [[nodiscard]] const principal& caller() const noexcept { return *who_; }
   [[nodiscard]] bool run_inline() const noexcept { return entry_->spec.run_inline; }
-  [[nodiscard]] std::shared_ptr<server_session_impl> session() const { return session_.lock(); }
+  [[nodiscard]] std::shared_ptr<call_state> self() {
+    return std::static_pointer_cast<call_state>(shared_from_this());
+  }
+  [[nodiscard]] std::weak_ptr<call_state> weak_self() { return self(); }
+
+  // ---- request_state, through the sink ----
+  [[nodiscard]] bool finished() const noexcept override { return done(); }
+  [[nodiscard]] std::optional<jsonrpc::request_id> related() const override {
+    return sink().related(*this);
+  }
+  void annotate(json::object& params) const override { sink().annotate(*this, params); }
+  [[nodiscard]] executor* exec() const override { return sink().exec(*this); }
+  [[nodiscard]] bool inline_handler() const noexcept override { return run_inline(); }
+  result<json::object> ask_client(std::string_view method, json::object params,
+                                  std::chrono::milliseconds timeout) override {
+    return sink().request_client(*this, method, std::move(params), timeout);
+  }
+  void ask_client_async(std::string_view method, json::object params,
+                        std::chrono::milliseconds timeout,
+                        unique_function<void(result<json::object>)> done) override {
+    sink().request_client_async(*this, method, std::move(params), timeout, std::move(done));
+  }
   /// Where the outcome goes. Set at construction; a task-augmented call switches it once, after
   /// the interceptors and before the handler (`become`), so the handler sees only the last.
   [[nodiscard]] call_sink& sink() const noexcept {
@@ -208,23 +231,6 @@ class call_state final : public inbound_request, public std::enable_shared_from_
     sink().deliver(*this, std::move(outcome));
   }
 
-  /// Progress: the notification's params, or nothing when it must be dropped (no token, the
-  /// call ended, or the value does not increase).
-  std::optional<json::object> next_progress(double value, std::optional<double> total,
-                                            std::string_view message) {
-    if (!progress_token_ || done()) return std::nullopt;
-    std::lock_guard lock(mu_);
-    if (has_progress_ && value <= last_progress_) return std::nullopt;
-    has_progress_ = true;
-    last_progress_ = value;
-    json::object p;
-    p["progressToken"] = *progress_token_;
-    p["progress"] = value;
-    if (total) p["total"] = *total;
-    if (!message.empty()) p["message"] = message;
-    return p;
-  }
-
  private:
   struct end_hook {
     void (*fn)(void*, std::uint64_t) = nullptr;
@@ -244,19 +250,46 @@ class call_state final : public inbound_request, public std::enable_shared_from_
     }
     for (std::size_t i = 0; i < n; ++i) hooks[i].fn(hooks[i].ctx, hooks[i].arg);
   }
-  void run_release_hooks() { run_hooks(releases_, release_count_); }
+  void run_release_hooks() {
+    run_hooks(releases_, release_count_);
+    unlink_run();
+  }
+  /// Counts this call among its tool's unreleased calls (remove_tool waits for them).
+  void link_run() {
+    auto& runs = *entry_->runs;
+    std::lock_guard lock(runs.mu);
+    run_next_ = runs.head;
+    if (run_next_ != nullptr) run_next_->run_prev_ = this;
+    runs.head = this;
+    ++runs.count;
+    run_linked_ = true;
+  }
+  /// Released: no longer counted (once).
+  void unlink_run() {
+    auto& runs = *entry_->runs;
+    std::lock_guard lock(runs.mu);
+    if (!run_linked_) return;
+    run_linked_ = false;
+    if (run_prev_ != nullptr) {
+      run_prev_->run_next_ = run_next_;
+    } else {
+      runs.head = run_next_;
+    }
+    if (run_next_ != nullptr) run_next_->run_prev_ = run_prev_;
+    run_prev_ = run_next_ = nullptr;
+    if (--runs.count == 0 || runs.removed.load()) runs.cv.notify_all();
+  }
   void run_end_hooks() { run_hooks(hooks_, hook_count_); }
 
   /// The pipeline's `next`: the next interceptor, or after the last one `after_chain_`.
   void advance() {
     const auto i = step_.fetch_add(1);
     if (i < chain_->size()) {
-      (*chain_)[i]->intercept(tool_call(shared_from_this()), next_);
+      (*chain_)[i]->intercept(tool_call(self()), next_);
     } else if (i == chain_->size() && !done()) {
       after_chain_(*this);
     }
   }
-  std::weak_ptr<server_session_impl> session_;
   std::shared_ptr<call_sink> sink_;
   std::shared_ptr<call_sink> task_sink_;  ///< set once by `become`, before it is published
   /// The sink in use: `sink_`, or `task_sink_` once the call became a task. An atomic pointer
@@ -264,9 +297,6 @@ class call_state final : public inbound_request, public std::enable_shared_from_
   std::atomic<call_sink*> active_sink_{nullptr};
   std::shared_ptr<const tool_entry> entry_;
   json::value args_;  ///< always an object
-  json::object meta_;
-  std::shared_ptr<const principal> who_;
-  std::optional<json::value> progress_token_;
   interceptor_chain chain_;
   clock::time_point timer_when_{};
   targeted_fn timer_fn_ = nullptr;
@@ -275,7 +305,7 @@ class call_state final : public inbound_request, public std::enable_shared_from_
   void (*after_chain_)(call_state&) = nullptr;
   std::function<void()> next_{[this] { advance(); }};  ///< captures only `this`: no allocation
   std::atomic<bool> done_{false};
-  spinlock mu_;  ///< guards filters, hooks and progress (short sections, rarely contended)
+  spinlock mu_;  ///< guards filters and hooks (short sections, rarely contended)
   std::array<std::function<void(call_tool_result&)>, 4> filters_;
   std::size_t filter_count_ = 0;
   std::vector<std::function<void(call_tool_result&)>> more_filters_;
@@ -285,10 +315,11 @@ class call_state final : public inbound_request, public std::enable_shared_from_
   std::size_t release_count_ = 0;
   bool handler_active_ = false;
   const call_state* outer_invoking_ = nullptr;  ///< `invoking_` before this handler started
+  call_state* run_prev_ = nullptr;  ///< in the tool's list of unreleased calls (tool_runs::mu)
+  call_state* run_next_ = nullptr;
+  bool run_linked_ = false;
   /// The call whose handler runs on this thread (so that `complete` knows who answers).
   static inline thread_local const call_state* invoking_ = nullptr;
-  bool has_progress_ = false;
-  double last_progress_ = 0;
 };
 
 /// What the SDK's own interceptors reach behind a `tool_call` handle.

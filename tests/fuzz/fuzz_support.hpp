@@ -26,7 +26,7 @@ class sink_connection final : public mcp::connection {
 /// Work posted by the server runs when `drain` is called, on the caller's thread.
 class queue_executor final : public mcp::executor {
  public:
-  void post(std::function<void()> work) override {
+  void post(mcp::unique_function<void()> work) override {
     std::lock_guard lock(mu_);
     q_.push_back(std::move(work));
   }

@@ -6,6 +6,7 @@ set(MCP_PUBLIC_HEADERS
   checked_json.hpp
   client.hpp
   content.hpp
+  context.hpp
   error.hpp
   executor.hpp
   http_client.hpp

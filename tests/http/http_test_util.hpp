@@ -296,6 +296,9 @@ inline std::string call_body(const std::string& id, const std::string& tool,
 /// A server with the test tools behind a real listener on 127.0.0.1 (any free port).
 class http_fixture : public ::testing::Test {
  protected:
+  explicit http_fixture(mcp::server_options opts = mcp::server_options{.info = {.name = "http-test",
+                                                                                .version = "1"}})
+      : server_(std::move(opts)) {}
   void start(mcp::http_server_options opts = {}) {
     add_test_tools(server_);
     http_ = std::make_unique<mcp::http_server>(server_, std::move(opts));
@@ -306,7 +309,7 @@ class http_fixture : public ::testing::Test {
     if (http_) http_->stop();
   }
 
-  mcp::server server_{mcp::server_options{.info = {.name = "http-test", .version = "1"}}};
+  mcp::server server_;
   std::unique_ptr<mcp::http_server> http_;
   std::uint16_t port_ = 0;
 };

@@ -34,9 +34,10 @@ std::string rpc(const std::string& id, const std::string& method, const std::str
 
 class HttpTasks : public http_fixture {
  protected:
+  HttpTasks()
+      : http_fixture(mcp::server_options{.info = {.name = "http-tasks", .version = "1"},
+                                         .task_max_ttl = std::chrono::minutes(1)}) {}
   void SetUp() override {
-    server_ = mcp::server(mcp::server_options{.info = {.name = "http-tasks", .version = "1"},
-                                              .task_max_ttl = std::chrono::minutes(1)});
     server_.add_tool({.name = "job",
                       .description = "a short job",
                       .task_support_mode = mcp::task_support::optional},

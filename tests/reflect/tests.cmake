@@ -65,7 +65,7 @@ add_test(NAME reflect_compile_fail.NONE
 _mcp_typed_tool_compile_fail(GENERIC_LAMBDA "cannot see the handler's parameter types")
 _mcp_typed_tool_compile_fail(BIND_FRONT "cannot see the handler's parameter types")
 _mcp_typed_tool_compile_fail(TWO_INPUTS "at most one arguments parameter")
-_mcp_typed_tool_compile_fail(TWO_CONTEXTS "takes mcp::tool_context& at most once")
+_mcp_typed_tool_compile_fail(TWO_CONTEXTS "takes its context \\(mcp::tool_context& or mcp::request_context&\\) at most once")
 _mcp_typed_tool_compile_fail(SCALAR_INPUT "a tool's arguments are a JSON object")
 _mcp_typed_tool_compile_fail(UNDESCRIBED_INPUT "a tool's arguments are a JSON object")
 _mcp_typed_tool_compile_fail(MUTABLE_REF_INPUT "take the arguments as const In&, In or In&&")
@@ -79,7 +79,8 @@ set_tests_properties(typed_tool_compile_fail.NONE PROPERTIES TIMEOUT 120)
 
 # The detail parts of the typed tool API each compile on their own too (tests/headers checks
 # the public headers).
-foreach(_header reflect_pp reflect_meta reflect_encode reflect_decode reflect_schema elicitation)
+foreach(_header reflect_pp reflect_meta reflect_encode reflect_decode reflect_schema elicitation
+                unique_function handler_traits)
   add_test(NAME detail_header_alone.${_header}
     COMMAND ${CMAKE_CXX_COMPILER} ${_mcp_reflect_cxx_flags} -x c++
             -include ${PROJECT_SOURCE_DIR}/include/mcp/detail/${_header}.hpp /dev/null)

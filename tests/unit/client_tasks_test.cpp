@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <filesystem>
+#include <memory>
 #include <thread>
 
 namespace {
@@ -32,8 +33,10 @@ struct name_form {
 };
 MCP_FIELDS(name_form, (name))
 
-mcp::server make_server() {
-  mcp::server s({.task_poll_interval = 20ms});
+/// A server with the fixtures (a server is pinned: it is handed around by pointer).
+std::unique_ptr<mcp::server> make_server() {
+  auto owner = std::make_unique<mcp::server>(mcp::server_options{.task_poll_interval = 20ms});
+  auto& s = *owner;
   s.add_tool(
       {.name = "sleeper", .description = "d", .task_support_mode = mcp::task_support::optional},
       [](mcp::tool_context& ctx, const sleep_in& in) -> sleep_out {
@@ -48,7 +51,7 @@ mcp::server make_server() {
         if (!a || !a->accepted()) return mcp::tool_error{"no name"};
         return "hello " + a->content->name;
       });
-  return s;
+  return owner;
 }
 
 struct wire_pair {
@@ -72,7 +75,8 @@ struct wire_pair {
 };
 
 TEST(client_tasks, a_tool_called_as_a_task_gives_its_result_and_its_status) {
-  auto s = make_server();
+  auto owner = make_server();
+  auto& s = *owner;
   wire_pair w(s);
   auto t = w.client->call_tool_as_task("sleeper", object{{"ms", 30}}, 60s);
   ASSERT_TRUE(t) << t.error().message;
@@ -91,7 +95,8 @@ TEST(client_tasks, a_tool_called_as_a_task_gives_its_result_and_its_status) {
 }
 
 TEST(client_tasks, cancel_and_the_errors_of_a_task_that_ended) {
-  auto s = make_server();
+  auto owner = make_server();
+  auto& s = *owner;
   wire_pair w(s);
   auto t = w.client->call_tool_as_task("sleeper", object{{"ms", 5000}});
   ASSERT_TRUE(t);
@@ -108,7 +113,8 @@ TEST(client_tasks, cancel_and_the_errors_of_a_task_that_ended) {
 }
 
 TEST(client_tasks, a_task_that_elicits_is_answered_by_the_request_handlers) {
-  auto s = make_server();
+  auto owner = make_server();
+  auto& s = *owner;
   std::atomic<int> asked{0};
   wire_pair w(
       s, {.capabilities = object{{"elicitation", object{}}},

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <future>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -34,8 +35,11 @@ struct fixture {
   std::unique_ptr<mcp::client_session> client;
 };
 
-mcp::server make_server() {
-  mcp::server s({.info = {.name = "srv", .version = "1"}, .page_size = 2});
+/// A server with the fixtures (a server is pinned: it is handed around by pointer).
+std::unique_ptr<mcp::server> make_server() {
+  auto owner = std::make_unique<mcp::server>(
+      mcp::server_options{.info = {.name = "srv", .version = "1"}, .page_size = 2});
+  auto& s = *owner;
   for (int i = 0; i < 5; ++i) {
     s.add_tool({.name = "t" + std::to_string(i), .description = "d"},
                [i](mcp::tool_context&, const object&) {
@@ -67,11 +71,12 @@ mcp::server make_server() {
     out.content.push_back(mcp::text_content(r->at("action").as_string()));
     return out;
   });
-  return s;
+  return owner;
 }
 
 TEST(client, initializes_lists_every_page_and_calls) {
-  auto s = make_server();
+  auto owner = make_server();
+  auto& s = *owner;
   fixture f(s);
   auto init = f.client->initialize();
   ASSERT_TRUE(init) << init.error().message;
@@ -88,7 +93,8 @@ TEST(client, initializes_lists_every_page_and_calls) {
 }
 
 TEST(client, progress_reaches_the_callback) {
-  auto s = make_server();
+  auto owner = make_server();
+  auto& s = *owner;
   fixture f(s);
   ASSERT_TRUE(f.client->initialize());
   std::vector<double> seen;
@@ -102,7 +108,8 @@ TEST(client, progress_reaches_the_callback) {
 }
 
 TEST(client, timeout_sends_cancel_and_the_server_stops) {
-  auto s = make_server();
+  auto owner = make_server();
+  auto& s = *owner;
   fixture f(s);
   ASSERT_TRUE(f.client->initialize());
   auto r = f.client->call_tool("wait", {}, {.timeout = 50ms});
@@ -114,7 +121,8 @@ TEST(client, timeout_sends_cancel_and_the_server_stops) {
 }
 
 TEST(client, progress_can_reset_the_timeout_up_to_a_hard_maximum) {
-  auto s = make_server();
+  auto owner = make_server();
+  auto& s = *owner;
   fixture f(s);
   ASSERT_TRUE(f.client->initialize());
   auto quiet = f.client->call_tool("ticks", {}, {.timeout = 150ms});
@@ -132,7 +140,8 @@ TEST(client, progress_can_reset_the_timeout_up_to_a_hard_maximum) {
 }
 
 TEST(client, answers_elicitation_when_declared) {
-  auto s = make_server();
+  auto owner = make_server();
+  auto& s = *owner;
   fixture f(
       s, {.capabilities = object{{"elicitation", object{}}},
           .request_handlers = {
@@ -189,7 +198,8 @@ TEST(client, many_calls_in_flight_from_one_thread_without_waiting) {
   std::vector<std::string> audited;
   std::atomic<int> answered{0};
   std::atomic<int> right{0};
-  auto s = make_server();
+  auto owner = make_server();
+  auto& s = *owner;
   fixture f(s, {.audit = [&](const mcp::call_record& r) {
               std::lock_guard lock(mu);
               audited.push_back(r.tool + ":" + r.outcome);
@@ -230,7 +240,8 @@ TEST(client, many_calls_in_flight_from_one_thread_without_waiting) {
 TEST(client, an_async_call_is_denied_timed_out_or_closed_like_a_blocking_one) {
   std::mutex mu;
   std::vector<std::string> audited;
-  auto s = make_server();
+  auto owner = make_server();
+  auto& s = *owner;
   fixture f(s, {.confirm = [](const mcp::call_confirmation& c) { return c.tool != "t1"; },
                 .audit =
                     [&](const mcp::call_record& r) {
@@ -293,7 +304,8 @@ class cancel_recorder final : public mcp::connection {
 };
 
 TEST(client, every_cancellation_tells_the_transport_which_request_it_gives_up) {
-  auto s = make_server();
+  auto owner = make_server();
+  auto& s = *owner;
   auto [server_end, client_end] = mcp::make_memory_pair();
   auto session = s.open_session(server_end);
   server_end->on_receive([ss = session](std::string_view m) { ss->receive(m); });
@@ -330,7 +342,8 @@ TEST(client, every_cancellation_tells_the_transport_which_request_it_gives_up) {
 }
 
 TEST(client, close_fails_waiting_requests) {
-  auto s = make_server();
+  auto owner = make_server();
+  auto& s = *owner;
   fixture f(s);
   ASSERT_TRUE(f.client->initialize());
   std::thread closer([&] {

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <functional>
 #include <future>
+#include <memory>
 
 namespace {
 
@@ -40,8 +41,11 @@ struct wire_pair {
   std::unique_ptr<mcp::client_session> client;
 };
 
-mcp::server make_server() {
-  mcp::server s({.info = {.name = "srv", .version = "1"}});
+/// A server with the fixtures (a server is pinned: it is handed around by pointer).
+std::unique_ptr<mcp::server> make_server() {
+  auto owner =
+      std::make_unique<mcp::server>(mcp::server_options{.info = {.name = "srv", .version = "1"}});
+  auto& s = *owner;
   s.add_tool({.name = "forecast", .description = "d"},
              [](const forecast_in& in) -> mcp::result<forecast_out> {
                if (in.city == "Atlantis") return mcp::error{400, "no such city"};
@@ -49,11 +53,12 @@ mcp::server make_server() {
              });
   s.add_tool({.name = "greet", .description = "d"},
              [](const forecast_in& in) { return "hello " + in.city; });
-  return s;
+  return owner;
 }
 
 TEST(client_typed, encodes_the_input_and_decodes_the_structured_result) {
-  auto s = make_server();
+  auto owner = make_server();
+  auto& s = *owner;
   wire_pair w(s);
   auto r = w.client->call_tool<forecast_out>("forecast", forecast_in{.city = "Oslo", .days = 5});
   ASSERT_TRUE(r) << r.error().message;
@@ -64,7 +69,8 @@ TEST(client_typed, encodes_the_input_and_decodes_the_structured_result) {
 }
 
 TEST(client_typed, a_tool_error_is_a_reply_not_a_protocol_error) {
-  auto s = make_server();
+  auto owner = make_server();
+  auto& s = *owner;
   wire_pair w(s);
   auto r = w.client->call_tool<forecast_out>("forecast", forecast_in{.city = "Atlantis"});
   ASSERT_TRUE(r) << r.error().message;
@@ -82,7 +88,8 @@ TEST(client_typed, a_tool_error_is_a_reply_not_a_protocol_error) {
 }
 
 TEST(client_typed, a_text_tool_decodes_as_a_string) {
-  auto s = make_server();
+  auto owner = make_server();
+  auto& s = *owner;
   wire_pair w(s);
   auto r = w.client->call_tool<std::string>("greet", forecast_in{.city = "Oslo"});
   ASSERT_TRUE(r) << r.error().message;

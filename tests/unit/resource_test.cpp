@@ -7,6 +7,7 @@
 
 #include <array>
 #include <atomic>
+#include <memory>
 #include <thread>
 
 #include "support/wire.hpp"
@@ -20,14 +21,17 @@ using mcp::test::j;
 using mcp::test::wire;
 using namespace std::chrono_literals;
 
-mcp::resource_handler text_reader(std::string text) {
+auto text_reader(std::string text) {
   return [text](const mcp::resource_request& r) -> mcp::result<mcp::read_resource_result> {
     return mcp::read_resource_result{{mcp::resource_contents::text_of(r.uri, text, "text/plain")}};
   };
 }
 
-mcp::server make_server(std::size_t page_size = 100) {
-  mcp::server s({.info = {.name = "res", .version = "1"}, .page_size = page_size});
+/// A server with the fixtures (a server is pinned: it is handed around by pointer).
+std::unique_ptr<mcp::server> make_server(std::size_t page_size = 100) {
+  auto owner = std::make_unique<mcp::server>(
+      mcp::server_options{.info = {.name = "res", .version = "1"}, .page_size = page_size});
+  auto& s = *owner;
   s.add_resource({.uri = "test://a",
                   .name = "a",
                   .title = "Resource A",
@@ -84,7 +88,7 @@ mcp::server make_server(std::size_t page_size = 100) {
                                   mcp::prompt_message::assistant(mcp::embedded_text_resource(
                                       "test://a", "alpha", "text/plain"))}};
                });
-  return s;
+  return owner;
 }
 
 TEST(resources, capabilities_are_declared_only_for_what_is_registered) {
@@ -92,7 +96,8 @@ TEST(resources, capabilities_are_declared_only_for_what_is_registered) {
   wire w0(empty);
   EXPECT_EQ(w0.initialize().at("result").at("capabilities"), j(R"({"logging":{}})"));
 
-  auto s = make_server();
+  auto owner = make_server();
+  auto& s = *owner;
   wire w(s);
   EXPECT_EQ(w.initialize().at("result").at("capabilities"),
             j(R"({"logging":{},"resources":{"subscribe":true,"listChanged":true},
@@ -111,7 +116,8 @@ TEST(resources, capabilities_are_declared_only_for_what_is_registered) {
 }
 
 TEST(resources, list_has_exact_wire_form_and_pages_with_opaque_cursors) {
-  auto s = make_server(2);
+  auto owner = make_server(2);
+  auto& s = *owner;
   wire w(s);
   w.initialize();
   auto p1 = w.call("resources/list", {}, 1);
@@ -134,7 +140,8 @@ TEST(resources, list_has_exact_wire_form_and_pages_with_opaque_cursors) {
 }
 
 TEST(resources, read_text_blob_template_and_missing) {
-  auto s = make_server();
+  auto owner = make_server();
+  auto& s = *owner;
   wire w(s);
   w.initialize();
   EXPECT_EQ(w.call("resources/read", object{{"uri", "test://a"}}, 1),
@@ -158,7 +165,8 @@ TEST(resources, read_text_blob_template_and_missing) {
 }
 
 TEST(resources, a_slow_read_does_not_hold_up_the_session) {
-  auto s = make_server();
+  auto owner = make_server();
+  auto& s = *owner;
   std::atomic<bool> release{false};
   s.add_resource({.uri = "test://slow", .name = "slow"},
                  [&](const mcp::resource_request& r) -> mcp::result<mcp::read_resource_result> {
@@ -180,7 +188,8 @@ TEST(resources, a_slow_read_does_not_hold_up_the_session) {
 }
 
 TEST(resources, templates_list) {
-  auto s = make_server();
+  auto owner = make_server();
+  auto& s = *owner;
   wire w(s);
   w.initialize();
   EXPECT_EQ(w.call("resources/templates/list", {}, 1).at("result"),
@@ -189,7 +198,8 @@ TEST(resources, templates_list) {
 }
 
 TEST(resources, subscribers_get_updated_and_unsubscribed_do_not) {
-  auto s = make_server();
+  auto owner = make_server();
+  auto& s = *owner;
   wire a(s);
   wire b(s);
   a.initialize();
@@ -210,7 +220,8 @@ TEST(resources, subscribers_get_updated_and_unsubscribed_do_not) {
 }
 
 TEST(resources, list_changed_after_initialize_only) {
-  auto s = make_server();
+  auto owner = make_server();
+  auto& s = *owner;
   wire w(s);
   w.initialize();
   EXPECT_FALSE(w.next(60ms));  // registrations before initialize are not announced
@@ -230,7 +241,8 @@ TEST(resources, list_changed_after_initialize_only) {
 }
 
 TEST(resources, registration_errors_throw) {
-  auto s = make_server();
+  auto owner = make_server();
+  auto& s = *owner;
   EXPECT_THROW(s.add_resource({.uri = "test://a", .name = "dup"}, text_reader("x")),
                std::invalid_argument);
   EXPECT_THROW(s.add_resource({.uri = "", .name = "x"}, text_reader("x")), std::invalid_argument);
@@ -252,7 +264,8 @@ TEST(resources, registration_errors_throw) {
 }
 
 TEST(prompts, list_and_get_with_arguments) {
-  auto s = make_server();
+  auto owner = make_server();
+  auto& s = *owner;
   wire w(s);
   w.initialize();
   EXPECT_EQ(w.call("prompts/list", {}, 1).at("result"),
@@ -278,7 +291,8 @@ TEST(prompts, list_and_get_with_arguments) {
 }
 
 TEST(prompts, messages_a_client_version_lacks_are_left_out) {
-  auto s = make_server();
+  auto owner = make_server();
+  auto& s = *owner;
   const std::array<std::byte, 2> pcm{std::byte{1}, std::byte{2}};
   s.add_prompt({.name = "media"}, [&](const mcp::prompt_request&) {
     return mcp::get_prompt_result{
@@ -326,7 +340,8 @@ TEST(prompts, pagination) {
 }
 
 TEST(completion, prompt_arguments_and_template_variables) {
-  auto s = make_server();
+  auto owner = make_server();
+  auto& s = *owner;
   wire w(s);
   w.initialize();
   auto t = w.call("completion/complete",
@@ -386,6 +401,11 @@ TEST(elicitation, a_tool_can_answer_url_elicitation_required) {
       });
   s.add_tool({.name = "throws_it", .description = "Throws", .run_inline = true},
              [](mcp::tool_context&, const object&) -> mcp::call_tool_result {
+               throw mcp::protocol_error(mcp::url_elicitation_required(array{}, "Go there"));
+             });
+  // Thrown as a plain error_exception (what result<T>::value() throws), it is a tool failure.
+  s.add_tool({.name = "throws_plain", .description = "Throws", .run_inline = true},
+             [](mcp::tool_context&, const object&) -> mcp::call_tool_result {
                throw mcp::error_exception(mcp::url_elicitation_required(array{}, "Go there"));
              });
   wire w(s);
@@ -397,6 +417,10 @@ TEST(elicitation, a_tool_can_answer_url_elicitation_required) {
   auto t = w.call("tools/call", object{{"name", "throws_it"}}, 2);
   EXPECT_EQ(t.at("error").at("code"), -32042);
   EXPECT_EQ(t.at("error").at("data"), j(R"({"elicitations":[]})"));
+  auto plain = w.call("tools/call", object{{"name", "throws_plain"}}, 3);
+  EXPECT_EQ(plain.at("result"),
+            j(R"({"content":[{"type":"text","text":"Go there"}],"isError":true})"))
+      << mcp::to_json_string(plain);
 }
 
 TEST(elicitation, form_schemas_with_defaults_and_every_enum_style_pass_through_unchanged) {
@@ -471,7 +495,8 @@ TEST(elicitation, url_mode_needs_the_client_capability) {
 namespace {
 
 TEST(resources, a_template_variable_that_decodes_to_invalid_utf8_is_refused_with_32602) {
-  auto s = make_server();
+  auto owner = make_server();
+  auto& s = *owner;
   bool called = false;
   s.add_resource_template(
       {.uri_template = "file:///{name}", .name = "files"},

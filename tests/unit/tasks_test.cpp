@@ -87,7 +87,7 @@ TEST(tasks, handlers_run_on_the_task_executor_when_one_is_given) {
   struct counting : mcp::executor {
     std::shared_ptr<mcp::executor> inner = mcp::make_thread_pool(1);
     std::atomic<int> posted{0};
-    void post(std::function<void()> work) override {
+    void post(mcp::unique_function<void()> work) override {
       ++posted;
       inner->post(std::move(work));
     }

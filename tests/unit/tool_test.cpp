@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <string>
 
 #include "support/wire.hpp"
@@ -40,8 +41,10 @@ using mcp::test::j;
 using mcp::test::wire;
 using namespace tool_test;
 
-mcp::server make_server() {
-  mcp::server s;
+/// A server with the fixtures (a server is pinned: it is handed around by pointer).
+std::unique_ptr<mcp::server> make_server() {
+  auto owner = std::make_unique<mcp::server>();
+  auto& s = *owner;
   s.add_tool({.name = "ask", .description = "Asks for a profile"},
              [](mcp::tool_context& ctx) -> mcp::result<std::string> {
                auto r = ctx.elicit<profile>("Please confirm your profile");
@@ -61,7 +64,7 @@ mcp::server make_server() {
                                                    .temperature = 0.5,
                                                    .model_hints = {"small"}});
              });
-  return s;
+  return owner;
 }
 
 /// Starts tools/call `name`, answers the server's request to the client with `result`, and
@@ -82,7 +85,8 @@ std::string text_of(const mcp::json::value& response) {
 }
 
 TEST(tool_context, elicit_sends_the_form_of_a_flat_struct) {
-  auto s = make_server();
+  auto owner = make_server();
+  auto& s = *owner;
   wire w(s);
   w.initialize("2025-11-25", object{{"elicitation", object{}}});
   auto [request, response] =
@@ -104,23 +108,28 @@ TEST(tool_context, elicit_sends_the_form_of_a_flat_struct) {
 }
 
 TEST(tool_context, elicit_reports_declines_and_checks_the_answer) {
-  auto s = make_server();
+  auto owner = make_server();
+  auto& s = *owner;
   wire w(s);
   w.initialize("2025-11-25", object{{"elicitation", object{}}});
   EXPECT_EQ(text_of(answer(w, "ask", j(R"({"action":"decline"})")).second), "declined");
   EXPECT_EQ(text_of(answer(w, "ask", j(R"({"action":"cancel"})")).second), "cancelled");
   auto [req, bad] = answer(w, "ask", j(R"({"action":"accept","content":{"age":200}})"));
-  // The answer is validated like tool arguments: a JSON-RPC error naming the field.
-  EXPECT_EQ(bad.at("error").at("code"), -32602) << mcp::to_json_string(bad);
-  EXPECT_EQ(bad.at("error").at("message"),
+  // The answer is validated like tool arguments. The handler returns the error (-32602), and
+  // by the error rule the model reads it: an isError result naming the field.
+  EXPECT_TRUE(bad.at("result").at("isError").as_bool()) << mcp::to_json_string(bad);
+  EXPECT_EQ(text_of(bad),
             "the client's elicitation answer does not match the form: /age: 200 is greater than "
             "the maximum 150");
   auto [req2, no_action] = answer(w, "ask", j(R"({"content":{}})"));
-  EXPECT_EQ(no_action.at("error").at("code"), -32602) << mcp::to_json_string(no_action);
+  EXPECT_TRUE(no_action.at("result").at("isError").as_bool()) << mcp::to_json_string(no_action);
+  EXPECT_EQ(text_of(no_action),
+            "the client's elicitation answer has no action accept, decline or cancel");
 }
 
 TEST(tool_context, elicit_needs_the_capability) {
-  auto s = make_server();
+  auto owner = make_server();
+  auto& s = *owner;
   wire w(s);
   w.initialize();
   auto r = w.call("tools/call", object{{"name", "ask"}});
@@ -129,7 +138,8 @@ TEST(tool_context, elicit_needs_the_capability) {
 }
 
 TEST(tool_context, sample_returns_the_text_of_the_answer) {
-  auto s = make_server();
+  auto owner = make_server();
+  auto& s = *owner;
   wire w(s);
   w.initialize("2025-11-25", object{{"sampling", object{}}});
   auto [request, response] =
@@ -148,7 +158,9 @@ TEST(tool_context, sample_returns_the_text_of_the_answer) {
   EXPECT_EQ(text_of(blocks), "ab");
   auto [r3, image] = answer(w, "poem", j(R"({"role":"assistant","model":"m",
       "content":{"type":"image","data":"","mimeType":"image/png"}})"));
-  EXPECT_EQ(image.at("error").at("code"), -32603) << mcp::to_json_string(image);
+  EXPECT_EQ(image.at("result"), j(R"({"content":[{"type":"text",
+      "text":"the client's sampling answer holds no text"}],"isError":true})"))
+      << mcp::to_json_string(image);
 }
 
 }  // namespace

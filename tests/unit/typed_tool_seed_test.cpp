@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -79,8 +80,10 @@ using mcp::test::j;
 using mcp::test::wire;
 using namespace seed;
 
-mcp::server seed_server() {
-  mcp::server s;
+/// A server with the fixtures (a server is pinned: it is handed around by pointer).
+std::unique_ptr<mcp::server> seed_server() {
+  auto owner = std::make_unique<mcp::server>();
+  auto& s = *owner;
   s.add_tool({.name = "get_weather",
               .title = "Weather Information Provider",
               .description = "Get current weather information for a location",
@@ -110,7 +113,7 @@ mcp::server seed_server() {
     if (in.b == 0) throw std::invalid_argument("Cannot divide by zero");
     return std::to_string(in.a / in.b);
   });
-  return s;
+  return owner;
 }
 
 object tool(wire& w, std::string_view name) {
@@ -123,7 +126,8 @@ object tool(wire& w, std::string_view name) {
 }
 
 TEST(typed_tool_seed, get_weather_is_listed_as_the_docs_show) {
-  auto s = seed_server();
+  auto owner = seed_server();
+  auto& s = *owner;
   wire w(s);
   w.initialize();
   // The whole Tool object of the docs' tools/list answer.
@@ -147,7 +151,8 @@ TEST(typed_tool_seed, get_weather_is_listed_as_the_docs_show) {
 }
 
 TEST(typed_tool_seed, required_optional_and_nullable) {
-  auto s = seed_server();
+  auto owner = seed_server();
+  auto& s = *owner;
   wire w(s);
   w.initialize();
   const object schema = tool(w, "example").at("inputSchema").as_object();
@@ -162,7 +167,8 @@ TEST(typed_tool_seed, required_optional_and_nullable) {
 }
 
 TEST(typed_tool_seed, literal_enums_with_a_default) {
-  auto s = seed_server();
+  auto owner = seed_server();
+  auto& s = *owner;
   wire w(s);
   w.initialize();
   EXPECT_EQ(tool(w, "create_event").at("inputSchema"), j(R"({"type":"object","properties":{
@@ -183,7 +189,8 @@ TEST(typed_tool_seed, literal_enums_with_a_default) {
 }
 
 TEST(typed_tool_seed, a_nested_model_is_a_nested_object) {
-  auto s = seed_server();
+  auto owner = seed_server();
+  auto& s = *owner;
   wire w(s);
   w.initialize();
   EXPECT_EQ(tool(w, "search").at("inputSchema"), j(R"({"type":"object","properties":{
@@ -202,7 +209,8 @@ TEST(typed_tool_seed, a_nested_model_is_a_nested_object) {
 }
 
 TEST(typed_tool_seed, plain_returns_and_raised_errors) {
-  auto s = seed_server();
+  auto owner = seed_server();
+  auto& s = *owner;
   wire w(s);
   w.initialize();
   auto greet =

@@ -224,15 +224,14 @@ TEST(typed_tool, every_return_type) {
   s.add_tool({.name = "tool_error", .description = "d"},
              []() -> mcp::tool_result<outlook_out> { return mcp::tool_error{"no data"}; });
   s.add_tool({.name = "protocol_error", .description = "d"}, []() -> mcp::result<outlook_out> {
-    return mcp::url_elicitation_required(array{object{{"mode", "url"}}});
+    throw mcp::protocol_error(mcp::url_elicitation_required(array{object{{"mode", "url"}}}));
   });
   s.add_tool({.name = "local_error", .description = "d"}, []() -> mcp::result<std::string> {
     return mcp::error{mcp::errc::request_timeout, "the user did not answer"};
   });
-  s.add_tool({.name = "nested", .description = "d"},
-             []() -> mcp::result<mcp::tool_result<std::string>> {
-               return mcp::tool_result<std::string>{mcp::tool_error{"inner"}};
-             });
+  s.add_tool({.name = "nested", .description = "d"}, []() -> mcp::result<mcp::result<std::string>> {
+    return mcp::result<std::string>{mcp::tool_error{"inner"}};
+  });
   s.add_tool({.name = "result_void", .description = "d"}, []() -> mcp::result<void> { return {}; });
   s.add_tool({.name = "throws", .description = "d"},
              []() -> std::string { throw std::runtime_error("Cannot divide by zero"); });
@@ -267,6 +266,63 @@ TEST(typed_tool, every_return_type) {
   for (const char* name : {"text", "block", "blocks", "whole", "nothing", "number", "nested"}) {
     EXPECT_FALSE(listed(w, name).contains("outputSchema")) << name;
   }
+}
+
+// The error rule (mcp/typed_tool.hpp): every failure a tool handler returns or throws is an
+// isError result with its message; a JSON-RPC error only through protocol_error (or a reply's
+// fail_request). One tool per way a failure used to take.
+TEST(typed_tool, every_failure_is_an_is_error_result_the_model_reads) {
+  mcp::server s;
+  auto fails_with = [&s](std::string name, mcp::error e) {
+    s.add_tool({.name = name, .description = "d"}, [e]() -> mcp::result<std::string> { return e; });
+  };
+  fails_with("invalid_params", {mcp::errc::invalid_params, "city must not be empty"});
+  fails_with("user_rejected", {mcp::errc::user_rejected, "the user said no"});
+  fails_with("parse_error", {mcp::errc::parse_error, "the backend's answer is not JSON"});
+  fails_with("url_elicitation", mcp::url_elicitation_required(array{}, "Sign in first"));
+  fails_with("not_supported", {mcp::errc::not_supported, "no elicitation capability"});
+  s.add_tool({.name = "parsed", .description = "d"}, []() -> mcp::result<std::string> {
+    auto v = mcp::parse_json("{not json");
+    if (!v) return v.error();
+    return std::string("parsed");
+  });
+  s.add_tool({.name = "value_of_error", .description = "d"}, []() -> std::string {
+    mcp::result<std::string> r = mcp::error{mcp::errc::invalid_params, "bad key"};
+    return r.value();  // throws error_exception
+  });
+  s.add_tool({.name = "throws_int", .description = "d"}, []() -> std::string { throw 42; });
+  s.add_tool({.name = "reply_fails", .description = "d"}, [](mcp::reply<std::string> reply) {
+    reply(mcp::error{mcp::errc::invalid_params, "replied with a failure"});
+  });
+  s.add_tool({.name = "reply_protocol", .description = "d"}, [](mcp::reply<std::string> reply) {
+    reply.fail_request(mcp::error{mcp::errc::invalid_params, "a protocol error on purpose"});
+  });
+  s.add_tool({.name = "thrown_protocol", .description = "d"}, []() -> std::string {
+    throw mcp::protocol_error(mcp::error{mcp::errc::invalid_request, "refused on purpose"});
+  });
+  wire w(s);
+  w.initialize();
+  auto is_error_with = [&w](std::string_view tool, std::string_view text) {
+    auto r = call(w, tool);
+    ASSERT_TRUE(r.as_object().contains("result")) << tool << ": " << mcp::to_json_string(r);
+    EXPECT_EQ(r.at("result"), j(R"({"isError":true,"content":[{"type":"text","text":)" +
+                                mcp::to_json_string(mcp::json::string(text)) + "}]}"))
+        << tool;
+  };
+  is_error_with("invalid_params", "city must not be empty");
+  is_error_with("user_rejected", "the user said no");
+  is_error_with("parse_error", "the backend's answer is not JSON");
+  is_error_with("url_elicitation", "Sign in first");
+  is_error_with("not_supported", "no elicitation capability");
+  EXPECT_TRUE(call(w, "parsed").at("result").at("isError").as_bool());
+  is_error_with("value_of_error", "bad key");
+  is_error_with("throws_int", "the handler failed with an unknown exception");
+  is_error_with("reply_fails", "replied with a failure");
+  // The explicit ways out are JSON-RPC errors, as they say.
+  EXPECT_EQ(call(w, "reply_protocol").at("error"),
+            j(R"({"code":-32602,"message":"a protocol error on purpose"})"));
+  EXPECT_EQ(call(w, "thrown_protocol").at("error"),
+            j(R"({"code":-32600,"message":"refused on purpose"})"));
 }
 
 TEST(typed_tool, a_given_schema_is_kept_and_the_decoder_still_runs) {

@@ -1,0 +1,104 @@
+// Internal: the state of one incoming request a handler serves (a tools/call, a resources/read,
+// a prompts/get), behind the public `request_context`. It is the request's record in the peer
+// core (an `inbound_request`), so a cancellation stops it; it knows the session (weakly), the
+// caller, the request's `_meta`, the revision it is served in and the client's capabilities for
+// it, sends the handler's progress and log notifications, and carries the handler's requests to
+// the client: as server-to-client requests (2025-11-25 and older) or as an input round
+// (2026-07-28, `round`). A tool call's state (call_state.hpp) derives from it and routes through
+// its sink (a task routes differently).
+#pragma once
+
+#include <mcp/context.hpp>
+#include <mcp/jsonrpc.hpp>
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string_view>
+
+#include "detail/spinlock.hpp"
+#include "peer.hpp"
+#include "protocol.hpp"
+
+namespace mcp::detail {
+
+class server_session_impl;
+class input_round;
+
+/// The revision a request is served in and what the client declared for it.
+struct request_origin {
+  era revision = latest_legacy_era;
+  /// The client's capabilities: the session's (from initialize), or this request's `_meta`
+  /// (2026-07-28). Never null.
+  std::shared_ptr<const json::object> client_caps;
+  /// 2026-07-28: the request's `_meta` logLevel (nothing: no log messages). Older revisions
+  /// read the session's level instead.
+  std::optional<mcp::log_level> level{};
+};
+
+class request_state : public inbound_request, public std::enable_shared_from_this<request_state> {
+ public:
+  /// `meta` is pilfered (left empty in the default storage): pass a local.
+  request_state(std::weak_ptr<server_session_impl> session, jsonrpc::request_id id,
+                json::object&& meta, std::shared_ptr<const principal> who, request_origin origin);
+  ~request_state() override;
+  request_state(const request_state&) = delete;
+  request_state& operator=(const request_state&) = delete;
+
+  [[nodiscard]] std::shared_ptr<server_session_impl> session() const { return session_.lock(); }
+  [[nodiscard]] const principal& caller() const noexcept { return *who_; }
+  [[nodiscard]] const std::shared_ptr<const principal>& caller_ptr() const noexcept { return who_; }
+  [[nodiscard]] const json::object& meta() const noexcept { return meta_; }
+  [[nodiscard]] era revision() const noexcept { return origin_.revision; }
+  [[nodiscard]] const json::object& client_caps() const noexcept { return *origin_.client_caps; }
+  /// Whether a log message of `level` goes out for this request.
+  [[nodiscard]] bool log_enabled(log_level level) const;
+
+  /// True once the request was answered (its later progress and logs are dropped).
+  [[nodiscard]] virtual bool finished() const noexcept = 0;
+  /// The incoming request this one's notifications and requests relate to; none: standalone.
+  [[nodiscard]] virtual std::optional<jsonrpc::request_id> related() const { return id(); }
+  /// Adds what every notification and request of this one carries (a task's `_meta`).
+  virtual void annotate(json::object& params) const { (void)params; }
+  /// Where the handler runs; null when nobody waits any more (the session ended).
+  [[nodiscard]] virtual executor* exec() const;
+  /// True for handlers run on the receiving thread (they may not wait for the client).
+  [[nodiscard]] virtual bool inline_handler() const noexcept { return false; }
+  /// Sends a request to the client for this one and waits (older revisions).
+  virtual result<json::object> ask_client(std::string_view method, json::object params,
+                                          std::chrono::milliseconds timeout);
+  /// The same without waiting: `done` runs once, on some thread.
+  virtual void ask_client_async(std::string_view method, json::object params,
+                                std::chrono::milliseconds timeout,
+                                unique_function<void(result<json::object>)> done);
+
+  /// Progress: the notification's params, or nothing when it must be dropped (no token, the
+  /// request was answered, or the value does not increase).
+  std::optional<json::object> next_progress(double value, std::optional<double> total,
+                                            std::string_view message);
+
+  /// 2026-07-28, on tools/call, prompts/get and resources/read: the input round this run of
+  /// the handler belongs to (input_round.hpp). Null otherwise. Set before the handler runs.
+  std::shared_ptr<input_round> round;
+  /// What the handler needs alive while it may still complete (its registry entry: a handler
+  /// completing later must outlive the entry's removal).
+  std::shared_ptr<const void> keep_alive;
+
+ private:
+  std::weak_ptr<server_session_impl> session_;
+  std::shared_ptr<const principal> who_;
+  json::object meta_;
+  request_origin origin_;
+  std::optional<json::value> progress_token_;
+  spinlock progress_mu_;
+  bool has_progress_ = false;
+  double last_progress_ = 0;
+};
+
+/// The capability a request to the client needs that `caps` lacks ("sampling",
+/// "elicitation.url", ...), or nothing.
+[[nodiscard]] std::optional<std::string> missing_client_capability(std::string_view method,
+                                                                   const json::object& params,
+                                                                   const json::object& caps);
+
+}  // namespace mcp::detail
