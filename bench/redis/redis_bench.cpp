@@ -1,5 +1,6 @@
 // Redis behind the task store, measured against the other stores in the same run:
-//   - task_round_trip/store:0|1|2: create -> update (completed) -> get of a new task, on the memory,
+//   - task_round_trip/store:0|1|2: create -> update (completed) -> get of a new task, on the
+//   memory,
 //     SQLite and Redis stores (the Redis one on a redis-server started here, over loopback TCP);
 //   - redis_get: one GET from the client's pool (one round trip), with p50/p99 per operation;
 //   - redis_task_get: the task store's get (one EVALSHA), with p50/p99: what a tasks/get adds.
@@ -15,9 +16,8 @@
 #include <string>
 #include <vector>
 
-#include <unistd.h>
-
 #include "redis/redis_server.hpp"
+#include <unistd.h>
 
 namespace {
 
@@ -106,8 +106,11 @@ BENCHMARK(redis_get)->Unit(benchmark::kMicrosecond);
 void redis_task_get(benchmark::State& state) {
   auto store = open_store(2);
   const auto now = std::chrono::system_clock::now();
-  if (!store || !store->create({.id = "g", .owner = "alice", .created_at = now,
-                                .last_updated_at = now, .method = "tools/call"})) {
+  if (!store || !store->create({.id = "g",
+                                .owner = "alice",
+                                .created_at = now,
+                                .last_updated_at = now,
+                                .method = "tools/call"})) {
     state.SkipWithError("no redis-server");
     return;
   }

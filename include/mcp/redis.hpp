@@ -52,15 +52,15 @@ struct redis_options {
   std::chrono::milliseconds connect_timeout{2000};  ///< to connect, authenticate and select
   /// For one command or pipeline: waiting for a free connection, writing and reading.
   std::chrono::milliseconds command_timeout{2000};
-  std::size_t pool_size = 4;           ///< connections at most (opened when first needed)
-  std::string key_prefix = "mcp:";     ///< starts every key (and channel) this SDK uses
-  std::size_t max_reply_bytes = std::size_t{64} << 20U;  ///< one reply's strings together
+  std::size_t pool_size = 4;        ///< connections at most (opened when first needed)
+  std::string key_prefix = "mcp:";  ///< starts every key (and channel) this SDK uses
+  std::size_t max_reply_bytes = std::size_t{64} << 20U;    ///< one reply's strings together
   std::size_t max_reply_elements = std::size_t{1} << 20U;  ///< one reply's array elements
 };
 
 /// A parsed `redis_options::url`.
 struct redis_endpoint {
-  std::string host{};       ///< TCP host (empty for a unix socket)
+  std::string host{};  ///< TCP host (empty for a unix socket)
   std::uint16_t port = 6379;
   std::string unix_path{};  ///< the socket's path (empty for TCP)
   std::string user{};       ///< AUTH user (Redis 6 ACL); empty: the default user

@@ -36,9 +36,8 @@ class pool_client final : public redis_client {
 
   result<redis_reply> command(std::span<const std::string_view> args) override {
     if (args.empty()) return error{errc::invalid_params, "redis: a command needs a name"};
-    auto r = with_connection([&](connection& c, steady::time_point deadline) {
-      return c.exchange_one(args, deadline);
-    });
+    auto r = with_connection(
+        [&](connection& c, steady::time_point deadline) { return c.exchange_one(args, deadline); });
     if (!r) return r.error();
     if (r->type == redis_reply::kind::error) return redis_detail::error_reply(*r);
     return r;
@@ -47,9 +46,8 @@ class pool_client final : public redis_client {
   result<std::vector<redis_reply>> pipeline(
       std::span<const std::vector<std::string_view>> commands) override {
     if (commands.empty()) return std::vector<redis_reply>{};
-    return with_connection([&](connection& c, steady::time_point deadline) {
-      return c.exchange(commands, deadline);
-    });
+    return with_connection(
+        [&](connection& c, steady::time_point deadline) { return c.exchange(commands, deadline); });
   }
 
   result<redis_reply> eval(const redis_script& script, std::span<const std::string_view> keys,
@@ -71,9 +69,8 @@ class pool_client final : public redis_client {
     cmd.insert(cmd.end(), {"EVALSHA", sha, nkeys});
     cmd.insert(cmd.end(), keys.begin(), keys.end());
     cmd.insert(cmd.end(), args.begin(), args.end());
-    auto r = with_connection([&](connection& c, steady::time_point deadline) {
-      return c.exchange_one(cmd, deadline);
-    });
+    auto r = with_connection(
+        [&](connection& c, steady::time_point deadline) { return c.exchange_one(cmd, deadline); });
     if (!r) return r.error();
     if (r->type == redis_reply::kind::error && r->str.rfind("NOSCRIPT", 0) == 0) {
       // Redis lost its script cache (a restart, SCRIPT FLUSH): EVAL runs and caches it again.
@@ -96,9 +93,7 @@ class pool_client final : public redis_client {
 
   bool subscribed(std::chrono::milliseconds timeout) override { return sub_->confirmed(timeout); }
 
-  [[nodiscard]] const std::string& key_prefix() const noexcept override {
-    return opts_.key_prefix;
-  }
+  [[nodiscard]] const std::string& key_prefix() const noexcept override { return opts_.key_prefix; }
 
  private:
   /// Runs `f` on a connection of the pool, before the command timeout.

@@ -2,11 +2,10 @@
 // bounded by the operation's deadline (see connection.hpp).
 #include "redis/connection.hpp"
 
-#include <hiredis/hiredis.h>
-
 #include <cerrno>
 #include <cstring>
 
+#include <hiredis/hiredis.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/time.h>
@@ -50,9 +49,8 @@ result<std::unique_ptr<connection>> connection::open(const redis_endpoint& ep,
                                                      const redis_options& opts) {
   const auto deadline = steady::now() + opts.connect_timeout;
   const timeval tv = to_timeval(opts.connect_timeout);
-  redisContext* ctx = ep.unix_path.empty()
-                          ? redisConnectWithTimeout(ep.host.c_str(), ep.port, tv)
-                          : redisConnectUnixWithTimeout(ep.unix_path.c_str(), tv);
+  redisContext* ctx = ep.unix_path.empty() ? redisConnectWithTimeout(ep.host.c_str(), ep.port, tv)
+                                           : redisConnectUnixWithTimeout(ep.unix_path.c_str(), tv);
   if (ctx == nullptr) return closed("cannot allocate a connection");
   if (ctx->err != 0) {
     std::string why = ctx->errstr;
@@ -60,7 +58,8 @@ result<std::unique_ptr<connection>> connection::open(const redis_endpoint& ep,
     redisFree(ctx);
     const std::string where =
         ep.unix_path.empty() ? ep.host + ":" + std::to_string(ep.port) : ep.unix_path;
-    if (timed_out) return error{errc::request_timeout, "redis: connecting to " + where + " timed out"};
+    if (timed_out)
+      return error{errc::request_timeout, "redis: connecting to " + where + " timed out"};
     return closed("cannot connect to " + where + ": " + why);
   }
   std::unique_ptr<connection> c(new connection(ctx, opts));

@@ -20,7 +20,7 @@ namespace mcp {
 
 namespace {
 
-constexpr std::size_t max_batch = 128;  // queued operations sent in one pipeline
+constexpr std::size_t max_batch = 128;    // queued operations sent in one pipeline
 constexpr std::size_t max_broken = 4096;  // streams remembered as having lost an event
 
 const redis_script erase_script(R"lua(
@@ -150,7 +150,8 @@ class redis_event_store final : public event_store {
     const std::string& id = entry.elements[0].str;
     stored_event ev;
     const auto [p, ec] = std::from_chars(id.data(), id.data() + id.size(), ev.seq);
-    if (ec != std::errc{} || std::string_view(p, static_cast<std::size_t>(id.data() + id.size() - p)) != "-0") {
+    if (ec != std::errc{} ||
+        std::string_view(p, static_cast<std::size_t>(id.data() + id.size() - p)) != "-0") {
       return std::nullopt;
     }
     ev.data = entry.elements[1].elements[1].str;

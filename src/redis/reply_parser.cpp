@@ -5,10 +5,10 @@
 // as out of memory) when an array would pass `max_elements` or the strings `max_bytes`.
 #include "redis/reply_parser.hpp"
 
-#include <hiredis/read.h>
-
 #include <memory>
 #include <new>
+
+#include <hiredis/read.h>
 
 namespace mcp::redis_detail {
 
@@ -136,8 +136,8 @@ result<std::optional<redis_reply>> reply_parser::next() {
     if (budget_.exceeded != nullptr) {
       return error{errc::limit_exceeded, std::string("redis: ") + budget_.exceeded};
     }
-    return error{errc::internal_error, std::string("redis: a reply does not parse (") +
-                                           reader_->errstr + ")"};
+    return error{errc::internal_error,
+                 std::string("redis: a reply does not parse (") + reader_->errstr + ")"};
   }
   if (obj == nullptr) return std::optional<redis_reply>{};  // the budget goes on counting
   std::unique_ptr<redis_reply> root(static_cast<redis_reply*>(obj));

@@ -4,11 +4,10 @@
 #include <algorithm>
 #include <vector>
 
+#include "redis/connection.hpp"
 #include <fcntl.h>
 #include <poll.h>
 #include <unistd.h>
-
-#include "redis/connection.hpp"
 
 namespace mcp::redis_detail {
 
@@ -113,8 +112,7 @@ void subscriber::stop() {
   }
 }
 
-void subscriber::dispatch(const std::string& channel, std::string_view message,
-                          bool resubscribed) {
+void subscriber::dispatch(const std::string& channel, std::string_view message, bool resubscribed) {
   std::vector<std::shared_ptr<entry>> targets;
   {
     const std::lock_guard lock(mu_);

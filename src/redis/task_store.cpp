@@ -24,12 +24,11 @@ constexpr std::size_t batch = 1'000;      // tasks one sweep script handles
 constexpr std::int64_t max_pexpireat = 253'402'300'799'999;
 
 error corrupt(const char* what) {
-  return error{errc::internal_error, std::string("task store: a stored task has a corrupt ") + what};
+  return error{errc::internal_error,
+               std::string("task store: a stored task has a corrupt ") + what};
 }
 
-error storage(const error& e) {
-  return error{errc::internal_error, "task store: " + e.message};
-}
+error storage(const error& e) { return error{errc::internal_error, "task store: " + e.message}; }
 
 std::optional<std::int64_t> to_int(std::string_view s) {
   std::int64_t v = 0;
@@ -105,7 +104,8 @@ result<std::pair<std::uint64_t, task_record>> read_task(const redis_reply& r, bo
 }
 
 /// An optional task from a script answering the fields or nil.
-result<std::optional<task_record>> read_optional(const result<redis_reply>& r, std::string_view id) {
+result<std::optional<task_record>> read_optional(const result<redis_reply>& r,
+                                                 std::string_view id) {
   if (!r) return storage(r.error());
   if (r->is_nil()) return std::optional<task_record>{};
   auto t = read_task(*r, false);
@@ -150,14 +150,26 @@ class redis_task_store final : public task_store {
     if (task.ttl) {
       const std::int64_t c = detail::to_epoch_ms(task.created_at);
       const std::int64_t t = std::max<std::int64_t>(task.ttl->count(), 0);
-      const std::int64_t at = t > std::numeric_limits<std::int64_t>::max() - c ? max_pexpireat : c + t;
+      const std::int64_t at =
+          t > std::numeric_limits<std::int64_t>::max() - c ? max_pexpireat : c + t;
       expiry = std::to_string(at);
       pexpireat = std::to_string(std::clamp<std::int64_t>(at, 1, max_pexpireat));
     }
     const std::string_view keys[] = {key, owner_key, unfinished_key_, expiry_key_, seq_key_};
-    const std::string_view args[] = {task.id, task.owner, to_string(task.status),
-                                     task.status_message, created, updated, ttl, poll,
-                                     task.method, payload, input, rerun, expiry, pexpireat};
+    const std::string_view args[] = {task.id,
+                                     task.owner,
+                                     to_string(task.status),
+                                     task.status_message,
+                                     created,
+                                     updated,
+                                     ttl,
+                                     poll,
+                                     task.method,
+                                     payload,
+                                     input,
+                                     rerun,
+                                     expiry,
+                                     pexpireat};
     auto r = client_->eval(create_script, keys, args);
     if (!r) return storage(r.error());
     if (r->type != redis_reply::kind::integer) {
@@ -186,7 +198,7 @@ class redis_task_store final : public task_store {
     const std::string payload = boost::json::serialize(u.payload);
     const std::string input = input_field(u.input_request, u.input_response);
     const std::string_view keys[] = {key};
-    const std::string_view args[] = {prefix_, id, owner, now, to_string(u.status),
+    const std::string_view args[] = {prefix_,          id,      owner, now,     to_string(u.status),
                                      u.status_message, payload, input, channel_};
     return read_optional(client_->eval(update_script, keys, args), id);
   } catch (const std::exception& e) {
@@ -231,7 +243,8 @@ class redis_task_store final : public task_store {
       t->second.id = id.str;
       page.tasks.push_back(std::move(t->second));
     }
-    if (r->elements[0].integer == 1 && last != 0) page.next_cursor = detail::encode_task_cursor(last);
+    if (r->elements[0].integer == 1 && last != 0)
+      page.next_cursor = detail::encode_task_cursor(last);
     return page;
   } catch (const std::exception& e) {
     return error{errc::internal_error, std::string("task store: ") + e.what()};

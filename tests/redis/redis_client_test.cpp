@@ -18,8 +18,7 @@ using namespace std::chrono_literals;
 using mcp::redis_reply;
 using mcp::test::redis_server;
 
-std::shared_ptr<mcp::redis_client> client_for(const std::string& url,
-                                              mcp::redis_options o = {}) {
+std::shared_ptr<mcp::redis_client> client_for(const std::string& url, mcp::redis_options o = {}) {
   o.url = url;
   auto c = mcp::make_redis_client(o);
   if (!c) ADD_FAILURE() << c.error().message;
@@ -140,8 +139,11 @@ TEST_F(redis_client_test, error_replies_are_errors_and_the_connection_goes_on) {
 }
 
 TEST_F(redis_client_test, a_pipeline_is_one_exchange_with_one_reply_per_command) {
-  const std::vector<std::vector<std::string_view>> cmds = {
-      {"SET", "a", "1"}, {"INCR", "a"}, {"LPUSH", "a", "x"}, {"GET", "a"}, {"LRANGE", "l", "0", "-1"}};
+  const std::vector<std::vector<std::string_view>> cmds = {{"SET", "a", "1"},
+                                                           {"INCR", "a"},
+                                                           {"LPUSH", "a", "x"},
+                                                           {"GET", "a"},
+                                                           {"LRANGE", "l", "0", "-1"}};
   const auto r = client_->pipeline(cmds);
   ASSERT_TRUE(r) << r.error().message;
   ASSERT_EQ(r->size(), 5U);
@@ -250,8 +252,8 @@ TEST(redis_auth, a_wrong_or_missing_password_is_a_clear_error) {
   ASSERT_FALSE(r);
   EXPECT_TRUE(r.error().is(mcp::errc::connection_closed));
   EXPECT_NE(r.error().message.find("AUTH was refused"), std::string::npos) << r.error().message;
-  auto store = mcp::make_redis_task_store({.url = "redis://:nope@127.0.0.1:" +
-                                                  std::to_string(server.port())});
+  auto store = mcp::make_redis_task_store(
+      {.url = "redis://:nope@127.0.0.1:" + std::to_string(server.port())});
   ASSERT_FALSE(store);
   EXPECT_NE(store.error().message.find("AUTH"), std::string::npos) << store.error().message;
   auto none = client_for(base);

@@ -37,8 +37,8 @@ class redis_server {
 
   /// The redis-server program, or nothing when it is not installed.
   static std::optional<std::string> binary() {
-    for (const char* p : {"/usr/bin/redis-server", "/usr/local/bin/redis-server",
-                          "/usr/sbin/redis-server"}) {
+    for (const char* p :
+         {"/usr/bin/redis-server", "/usr/local/bin/redis-server", "/usr/sbin/redis-server"}) {
       if (::access(p, X_OK) == 0) return std::string(p);
     }
     return std::nullopt;
@@ -131,11 +131,11 @@ class redis_server {
   bool spawn() {
     const auto bin = binary();
     if (!bin) return false;
-    std::vector<std::string> argv = {*bin,         "--port",       std::to_string(port_),
-                                     "--bind",     "127.0.0.1",    "--save",
-                                     "",           "--appendonly", "no",
-                                     "--dir",      dir_.string(),  "--daemonize",
-                                     "no",         "--logfile",    (dir_ / "redis.log").string()};
+    std::vector<std::string> argv = {*bin,     "--port",       std::to_string(port_),
+                                     "--bind", "127.0.0.1",    "--save",
+                                     "",       "--appendonly", "no",
+                                     "--dir",  dir_.string(),  "--daemonize",
+                                     "no",     "--logfile",    (dir_ / "redis.log").string()};
     if (!opts_.password.empty()) {
       argv.insert(argv.end(), {"--requirepass", opts_.password});
     }

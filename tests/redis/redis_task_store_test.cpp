@@ -40,10 +40,10 @@ std::shared_ptr<mcp::task_store> redis_store(const std::string& prefix) {
   return s ? *s : nullptr;
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    redis, task_store_contract,
-    ::testing::Values(store_maker{"redis", [](const auto&) { return redis_store(unique_prefix()); }}),
-    mcp::test::contract::maker_name);
+INSTANTIATE_TEST_SUITE_P(redis, task_store_contract,
+                         ::testing::Values(store_maker{
+                             "redis", [](const auto&) { return redis_store(unique_prefix()); }}),
+                         mcp::test::contract::maker_name);
 
 std::shared_ptr<mcp::redis_client> raw_client() {
   auto c = mcp::make_redis_client({.url = shared_server().url(), .key_prefix = ""});

@@ -17,10 +17,12 @@ std::shared_ptr<mcp::task_store> sqlite_store(const mcp::test::temp_db& db) {
   return s ? *s : nullptr;
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    both, task_store_contract,
-    ::testing::Values(store_maker{"memory", [](const auto&) { return mcp::make_memory_task_store(); }},
-                      store_maker{"sqlite", sqlite_store}),
-    mcp::test::contract::maker_name);
+INSTANTIATE_TEST_SUITE_P(both, task_store_contract,
+                         ::testing::Values(store_maker{"memory",
+                                                       [](const auto&) {
+                                                         return mcp::make_memory_task_store();
+                                                       }},
+                                           store_maker{"sqlite", sqlite_store}),
+                         mcp::test::contract::maker_name);
 
 }  // namespace
