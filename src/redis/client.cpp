@@ -29,7 +29,9 @@ class pool_client final : public redis_client {
   pool_client(redis_endpoint ep, redis_options opts)
       : ep_(std::move(ep)),
         opts_(std::move(opts)),
-        sub_(std::make_shared<redis_detail::subscriber>(ep_, opts_)) {}
+        sub_(std::make_shared<redis_detail::subscriber>(ep_, opts_)) {
+    idle_.reserve(opts_.pool_size);
+  }
   pool_client(const pool_client&) = delete;
   pool_client& operator=(const pool_client&) = delete;
   ~pool_client() override { sub_->stop(); }
@@ -96,6 +98,16 @@ class pool_client final : public redis_client {
   [[nodiscard]] const std::string& key_prefix() const noexcept override { return opts_.key_prefix; }
 
  private:
+  /// Gives a lent connection back when it goes out of scope, whatever happens.
+  struct lent {
+    lent(pool_client* p, std::unique_ptr<connection> conn) : pool(p), c(std::move(conn)) {}
+    pool_client* pool;
+    std::unique_ptr<connection> c;
+    lent(const lent&) = delete;
+    lent& operator=(const lent&) = delete;
+    ~lent() { pool->release(std::move(c)); }
+  };
+
   /// Runs `f` on a connection of the pool, before the command timeout.
   template <class F>
   auto with_connection(F&& f) noexcept -> decltype(f(std::declval<connection&>(), steady::now())) {
@@ -103,9 +115,8 @@ class pool_client final : public redis_client {
       const auto deadline = steady::now() + opts_.command_timeout;
       auto c = acquire(deadline);
       if (!c) return c.error();
-      auto r = f(**c, deadline);
-      release(std::move(*c));
-      return r;
+      const lent l{this, std::move(*c)};
+      return f(*l.c, deadline);
     } catch (const std::exception& e) {  // an allocation failure
       return error{errc::internal_error, std::string("redis: ") + e.what()};
     }
@@ -127,7 +138,7 @@ class pool_client final : public redis_client {
       }
     }
     if (steady::now() < down_until_) {
-      return error{errc::connection_closed, "redis: unavailable (" + last_failure_ + ")"};
+      return error{errc::connection_closed, last_failure_};
     }
     ++open_;
     lock.unlock();
@@ -141,11 +152,13 @@ class pool_client final : public redis_client {
     return c.error();
   }
 
-  void release(std::unique_ptr<connection> c) {
+  void release(std::unique_ptr<connection> c) noexcept {
     const std::lock_guard lock(mu_);
-    if (!c->broken()) {
-      idle_.push_back(std::move(c));
-    } else {
+    try {
+      if (!c->broken()) idle_.push_back(std::move(c));
+    } catch (...) {  // no room to keep it: closed below
+    }
+    if (c) {
       --open_;
       c.reset();
     }

@@ -179,6 +179,12 @@ class redis_event_store final : public event_store {
       const auto lost = send(batch);
       lock.lock();
       for (const auto& key : lost) mark_broken(key);
+      if (stop_ && !lost.empty()) {
+        // Going away while Redis fails: what is left would only wait for its timeouts.
+        sent_ += queue_.size();
+        queue_.clear();
+        queued_bytes_ = 0;
+      }
       for (const auto& o : batch) {
         if (o.erase) {
           const std::string prefix = session_key(o.session) + ":";
