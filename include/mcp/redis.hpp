@@ -155,7 +155,8 @@ class redis_client {
   /// and subscribed again it calls `on_message(channel, {})` with `resubscribed` set, since
   /// messages published in between are lost. The subscription is asked for at once; messages
   /// published before Redis confirmed it are not delivered (`subscribed` waits for that).
-  /// Errors: none at the call (a Redis that is down is retried in the background).
+  /// Errors: none at the call (a Redis that is down is retried in the background); nullptr
+  /// only when memory or a thread could not be had.
   virtual redis_subscription subscribe(
       std::string channel,
       std::function<void(std::string_view message, bool resubscribed)> on_message) = 0;
@@ -175,7 +176,10 @@ class redis_client {
 /// A task store in Redis (see mcp/task_store.hpp), keys `<prefix>task:<id>` (a hash, expiring
 /// at the task's ttl), `<prefix>tasks:owner:<owner>` (creation order), `<prefix>tasks:unfinished`,
 /// `<prefix>tasks:expiry`, `<prefix>tasks:seq`; status changes are published on
-/// `<prefix>tasks:changed`, which `watch` subscribes to. Several processes may share it. Errors:
+/// `<prefix>tasks:changed`, which `watch` subscribes to (it waits up to 500 ms for Redis to
+/// confirm the subscription, so that a change made after it returns is pushed; on the client's
+/// subscriber thread). A page of `list` is at most 10,000 tasks and must fit
+/// `max_reply_bytes`. Several processes may share the store. Errors:
 /// those of `make_redis_client`, and `errc::internal_error` when Redis does not answer PING.
 [[nodiscard]] result<std::shared_ptr<task_store>> make_redis_task_store(redis_options options);
 /// The same, on an existing client (sharing its pool and subscriber).

@@ -90,7 +90,11 @@ class pool_client final : public redis_client {
   redis_subscription subscribe(
       std::string channel,
       std::function<void(std::string_view message, bool resubscribed)> on_message) override {
-    return sub_->add(std::move(channel), std::move(on_message));
+    try {
+      return sub_->add(std::move(channel), std::move(on_message));
+    } catch (...) {  // no memory, or no thread could start
+      return nullptr;
+    }
   }
 
   bool subscribed(std::chrono::milliseconds timeout) override { return sub_->confirmed(timeout); }

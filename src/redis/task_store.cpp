@@ -317,12 +317,17 @@ class redis_task_store final : public task_store {
 
   std::shared_ptr<void> watch(std::function<void(std::string_view task_id)> on_change) override {
     if (!on_change) return nullptr;
-    auto sub = client_->subscribe(
-        channel_, [fn = std::move(on_change)](std::string_view id, bool resubscribed) {
-          fn(resubscribed ? std::string_view() : id);
-        });
-    (void)client_->subscribed(std::chrono::milliseconds(500));
-    return sub;
+    try {
+      auto sub = client_->subscribe(
+          channel_, [fn = std::move(on_change)](std::string_view id, bool resubscribed) {
+            fn(resubscribed ? std::string_view() : id);
+          });
+      // Changes made once watch returned are seen (unless Redis cannot be reached just now).
+      (void)client_->subscribed(std::chrono::milliseconds(500));
+      return sub;
+    } catch (...) {
+      return nullptr;
+    }
   }
 
  private:

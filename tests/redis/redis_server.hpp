@@ -7,6 +7,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -35,8 +36,13 @@ class redis_server {
     bool unix_socket = false;  ///< listen on a unix socket in the temp dir too
   };
 
-  /// The redis-server program, or nothing when it is not installed.
+  /// The redis-server program (`MCP_REDIS_SERVER` when set, else Debian's), or nothing when it
+  /// is not installed.
   static std::optional<std::string> binary() {
+    if (const char* env = std::getenv("MCP_REDIS_SERVER"); env != nullptr && *env != '\0') {
+      if (::access(env, X_OK) == 0) return std::string(env);
+      return std::nullopt;
+    }
     for (const char* p :
          {"/usr/bin/redis-server", "/usr/local/bin/redis-server", "/usr/sbin/redis-server"}) {
       if (::access(p, X_OK) == 0) return std::string(p);
