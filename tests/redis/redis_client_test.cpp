@@ -335,4 +335,43 @@ TEST_F(redis_client_test, a_subscription_may_be_dropped_inside_its_own_callback)
   EXPECT_EQ(calls, 1);
 }
 
+TEST_F(redis_client_test, subscriptions_come_and_go_from_many_threads_while_messages_flow) {
+  auto publisher = client_for(server_.url());
+  std::atomic<bool> stop{false};
+  std::thread pub([&] {
+    while (!stop) {
+      for (const char* ch : {"c0", "c1", "c2"}) (void)publisher->command({"PUBLISH", ch, "m"});
+    }
+  });
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 30; ++i) {
+        auto sub =
+            client_->subscribe("c" + std::to_string((t + i) % 3), [](std::string_view, bool) {});
+        std::this_thread::sleep_for(std::chrono::milliseconds(i % 3));
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  // A subscription made after the others went still works.
+  inbox last;
+  auto sub = client_->subscribe("c1", last.callback());
+  ASSERT_TRUE(client_->subscribed(5s));
+  EXPECT_TRUE(last.wait_for(1));
+  stop = true;
+  pub.join();
+  // Redis was told of every unsubscription: only the last one is left.
+  const auto numsub = [&](const char* ch) {
+    return publisher->command({"PUBSUB", "NUMSUB", ch})->elements[1].integer;
+  };
+  const auto deadline = std::chrono::steady_clock::now() + 5s;
+  while ((numsub("c0") != 0 || numsub("c2") != 0) && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(10ms);
+  }
+  EXPECT_EQ(numsub("c0"), 0);
+  EXPECT_EQ(numsub("c1"), 1);
+  EXPECT_EQ(numsub("c2"), 0);
+}
+
 }  // namespace

@@ -6,6 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <thread>
+#include <vector>
+
 #include "redis/redis_server.hpp"
 
 namespace {
@@ -109,6 +112,26 @@ TEST_F(redis_event_store_test, a_lost_event_makes_the_replay_refused) {
   ASSERT_TRUE(tiny);
   tiny->append("q", 1, 1, std::string(100, 'x'));
   EXPECT_FALSE(tiny->events_after("q", 1, 0));
+}
+
+TEST_F(redis_event_store_test, streams_appended_from_many_threads_replay_whole) {
+  auto store = open(unique_prefix(), {.max_events_per_stream = 1000});
+  ASSERT_TRUE(store);
+  std::vector<std::thread> threads;
+  for (std::uint64_t stream = 1; stream <= 4; ++stream) {
+    threads.emplace_back([&, stream] {
+      for (std::uint64_t i = 1; i <= 300; ++i) {
+        store->append("s", stream, i, std::to_string(stream) + ":" + std::to_string(i));
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (std::uint64_t stream = 1; stream <= 4; ++stream) {
+    const auto all = store->events_after("s", stream, 0);
+    ASSERT_TRUE(all) << stream;
+    ASSERT_EQ(all->size(), 300U);
+    EXPECT_EQ(all->back().data, std::to_string(stream) + ":300");
+  }
 }
 
 }  // namespace
