@@ -60,26 +60,28 @@ struct redis_options {
 
 /// A parsed `redis_options::url`.
 struct redis_endpoint {
-  std::string host{};  ///< TCP host (empty for a unix socket)
-  std::uint16_t port = 6379;
-  std::string unix_path{};  ///< the socket's path (empty for TCP)
-  std::string user{};       ///< AUTH user (Redis 6 ACL); empty: the default user
-  std::string password{};   ///< AUTH password; empty: no AUTH
-  int db = 0;               ///< SELECT index
+  std::string host{};         ///< TCP host (empty for a unix socket)
+  std::uint16_t port = 6379;  ///< TCP port (0 for a unix socket)
+  std::string unix_path{};    ///< the socket's path (empty for TCP)
+  std::string user{};         ///< AUTH user (Redis 6 ACL); empty: the default user
+  std::string password{};     ///< AUTH password; empty: no AUTH
+  int db = 0;                 ///< SELECT index
 };
 
 /// Parses a Redis URL (see `redis_options::url`). Errors: `errc::invalid_params` naming what is
 /// wrong (scheme, host, port, db, escape); URLs longer than 4 KiB are refused.
 [[nodiscard]] result<redis_endpoint> parse_redis_url(std::string_view url);
 
-/// One Redis reply (RESP2). Nested errors stay elements of kind `error`.
+/// One Redis reply (RESP2). Nested errors stay elements of kind `error`. A plain value.
 struct redis_reply {
+  /// RESP2's reply types: null bulk or array, integer, bulk string, simple string, error, array.
   enum class kind : std::uint8_t { nil, integer, string, status, error, array };
-  kind type = kind::nil;
+  kind type = kind::nil;                ///< which of the members below holds the reply
   std::int64_t integer = 0;             ///< for `integer`
   std::string str{};                    ///< for `string`, `status` and `error`
   std::vector<redis_reply> elements{};  ///< for `array`
 
+  /// Shorthands for `type ==` nil, string (a bulk string) and array.
   [[nodiscard]] bool is_nil() const noexcept { return type == kind::nil; }
   [[nodiscard]] bool is_string() const noexcept { return type == kind::string; }
   [[nodiscard]] bool is_array() const noexcept { return type == kind::array; }
