@@ -1,7 +1,11 @@
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
-install(TARGETS mcp_json mcp mcp_http mcp_auth EXPORT mcp-targets
+set(_mcp_installed mcp_json mcp mcp_http mcp_auth)
+if(MCP_HAVE_REDIS)
+  list(APPEND _mcp_installed mcp_redis)  # links hiredis by its path
+endif()
+install(TARGETS ${_mcp_installed} EXPORT mcp-targets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}

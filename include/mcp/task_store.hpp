@@ -30,6 +30,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -143,6 +144,24 @@ class task_store {
   /// Every non-terminal, unexpired task of every owner, oldest first. A server reads them once
   /// when it starts: it runs again those whose tool allows it and fails the others.
   virtual result<std::vector<task_record>> unfinished() = 0;
+
+  /// Push instead of polling, for stores that several processes share (optional). A store that
+  /// implements it calls `on_change(task_id)` after every status change applied to a task
+  /// (`update` that won, `fail_unfinished`) by any process sharing its storage, this one
+  /// included; with an empty id when changes may have been missed (the store lost its link to
+  /// the others and has it back): re-read every task you wait for. Calls come on a thread of the
+  /// store's, never on a thread inside a store member, one at a time, and carry only the id: read
+  /// the task with `get` (the watcher knows its owner). Dropping the handle stops the calls; once
+  /// its destructor returns no call is running (unless it is dropped inside `on_change`), so do
+  /// not drop it while holding a lock that `on_change` takes. A call comes after the change is
+  /// stored, so a `get` made then sees it (or a later one).
+  ///
+  /// Returns the subscription's handle, or nullptr when the store does not push (the default;
+  /// the memory and SQLite stores): poll `get` instead. Never throws.
+  virtual std::shared_ptr<void> watch(std::function<void(std::string_view task_id)> on_change) {
+    (void)on_change;
+    return nullptr;
+  }
 };
 
 /// A store in memory (lost when the process exits). Thread-safe.

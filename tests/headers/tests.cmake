@@ -19,6 +19,7 @@ set(MCP_PUBLIC_HEADERS
   policy.hpp
   prompt.hpp
   protocol.hpp
+  redis.hpp
   reflect.hpp
   resource.hpp
   server.hpp

@@ -1,0 +1,19 @@
+# Redis tests (mcp::redis; built when hiredis is found): the client, the task store (the store
+# contract of tests/unit plus what only Redis does), the event store and failures (Redis killed,
+# paused, a wrong password). Each test starts a real redis-server (Debian's) on 127.0.0.1 and an
+# ephemeral port, and is reported skipped (exit 77) with the reason when redis-server is missing.
+if(MCP_HAVE_REDIS)
+  add_executable(mcp_redis_tests
+    redis/main.cpp
+    redis/redis_client_test.cpp
+    redis/redis_task_store_test.cpp
+    redis/redis_event_store_test.cpp
+    redis/redis_failure_test.cpp
+  )
+  target_link_libraries(mcp_redis_tests PRIVATE mcp::redis GTest::gtest GTest::gmock)
+  target_include_directories(mcp_redis_tests PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}
+                                                     ${PROJECT_SOURCE_DIR}/src)
+  mcp_target_defaults(mcp_redis_tests)
+  gtest_discover_tests(mcp_redis_tests DISCOVERY_TIMEOUT 60
+    PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77 LABELS redis)
+endif()
