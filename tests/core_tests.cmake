@@ -1,6 +1,8 @@
 # Tests of the core library: unit tests mirror include/mcp/, wire tests drive sessions.
 mcp_add_test(mcp_core_tests
   unit/error_test.cpp
+  unit/asio_test.cpp
+  unit/context_test.cpp
   unit/json_test.cpp
   unit/content_test.cpp
   unit/jsonrpc_test.cpp

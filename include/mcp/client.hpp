@@ -200,7 +200,7 @@ class client_session {
                                  const request_options& opts = {});
 
   /// Receives the outcome of `call_tool_async`.
-  using call_callback = std::function<void(result<json::object>)>;
+  using call_callback = unique_function<void(result<json::object>)>;
   /// tools/call without waiting: `done` receives exactly what `call_tool` would return, once,
   /// on the thread that receives the answer (a transport's reader or worker; the timer thread
   /// at a timeout; the closing thread at `close`), or on this thread before returning (a
@@ -228,7 +228,33 @@ class client_session {
       return error{errc::invalid_params, "tool arguments must encode as a JSON object"};
     }
     if (auto listed = learn_output_schema(name); !listed) return listed.error();
-    auto r = call_tool(name, std::move(args.get_object()), opts);
+    return decode_reply<Out>(name, call_tool(name, std::move(args.get_object()), opts));
+  }
+
+  /// `call_tool<Out>` without waiting: `done` receives what it would return, once, as
+  /// `call_tool_async` says (on the thread receiving the answer, ...). No listing is fetched
+  /// first: the outputSchema is checked when a listing of this client knows it. Returns the
+  /// request's id (0 when nothing was sent). mcp/asio.hpp has the completion-token form.
+  template <class Out, class In = json::object>
+  std::int64_t call_tool_async(std::string_view name, const In& in,
+                               unique_function<void(result<tool_reply<Out>>)> done,
+                               const request_options& opts = {}) {
+    json::value args = to_json(in);
+    if (!args.is_object()) {
+      done(error{errc::invalid_params, "tool arguments must encode as a JSON object"});
+      return 0;
+    }
+    return call_tool_async(
+        name, std::move(args.get_object()),
+        [tool = std::string(name), done = std::move(done)](result<json::object> r) mutable {
+          done(decode_reply<Out>(tool, std::move(r)));
+        },
+        opts);
+  }
+
+  /// Decodes a CallToolResult (or the error of getting one) for the typed calls.
+  template <class Out>
+  static result<tool_reply<Out>> decode_reply(std::string_view name, result<json::object> r) {
     if (!r) return r.error();
     std::string text = joined_text(*r);
     if (const auto* e = r->if_contains("isError"); e != nullptr && e->is_bool() && e->get_bool()) {
@@ -326,9 +352,12 @@ class client_session {
   /// audit) when it denies it. The hook sees the tool's definition from the cached listing,
   /// listed first when `may_list`.
   std::optional<error> denial(std::string_view name, const json::object& arguments, bool may_list);
+
+ public:
   /// The text blocks of a CallToolResult, joined by newlines.
   static std::string joined_text(const json::object& call_result);
 
+ private:
   struct impl;
   std::shared_ptr<impl> impl_;
 };

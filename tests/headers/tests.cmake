@@ -1,6 +1,7 @@
 # Every public header compiles on its own (it includes what it uses), with the project's full
 # warning set: one generated translation unit per header, built as part of the test build.
 set(MCP_PUBLIC_HEADERS
+  asio.hpp
   audit.hpp
   auth.hpp
   checked_json.hpp
