@@ -27,7 +27,10 @@ mcp_add_test(mcp_core_tests
   unit/resource_test.cpp
   unit/task_store_test.cpp
   unit/task_store_sqlite_test.cpp
+  unit/version_test.cpp
 )
+set_source_files_properties(unit/version_test.cpp PROPERTIES
+  COMPILE_DEFINITIONS MCP_PROJECT_VERSION="${PROJECT_VERSION}")
 target_include_directories(mcp_core_tests PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}
                                                   ${PROJECT_SOURCE_DIR}/src)
 # The task store tests make a foreign SQLite database by hand.

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Consumer test: MODE=install builds and installs mcp-cpp into a temporary prefix and builds a
-# program with find_package(mcp); MODE=subdirectory builds it with add_subdirectory.
+# program with find_package(mcp), linked to the shared libraries and again to the static ones
+# (MCP_USE_STATIC_LIBS); MODE=subdirectory builds it with add_subdirectory.
 set -euo pipefail
 mode="$1" src="$2" work="$3"
 rm -rf "$work" && mkdir -p "$work"
@@ -19,3 +20,15 @@ else
 fi
 cmake --build "$work/app" -j"$(nproc)" >/dev/null
 "$work/app/consumer"
+if [[ "$mode" == install ]]; then
+  readelf -d "$work/app/consumer" | grep -q "NEEDED.*libmcp_auth.so" ||
+    { echo "consumer: not linked to the shared libmcp_auth" >&2; exit 1; }
+  cmake -S "$src/tests/consumer" -B "$work/app-static" -DCMAKE_PREFIX_PATH="$work/prefix" \
+    -DMCP_USE_STATIC_LIBS=ON "${launcher[@]}" >/dev/null
+  cmake --build "$work/app-static" -j"$(nproc)" >/dev/null
+  if readelf -d "$work/app-static/consumer" | grep -q "NEEDED.*libmcp"; then
+    echo "consumer: MCP_USE_STATIC_LIBS=ON still linked a shared libmcp" >&2
+    exit 1
+  fi
+  "$work/app-static/consumer"
+fi

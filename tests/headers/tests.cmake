@@ -32,6 +32,7 @@ set(MCP_PUBLIC_HEADERS
   transport/stdio.hpp
   typed_tool.hpp
   uri_template.hpp
+  version.hpp
 )
 # A header added to include/mcp/ without being listed here fails the configure step.
 file(GLOB _mcp_found RELATIVE ${PROJECT_SOURCE_DIR}/include/mcp

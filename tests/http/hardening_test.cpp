@@ -72,7 +72,7 @@ TEST_F(HttpHardening, InvalidUtf8InHeadersNeverMakesInvalidJson) {
   };
   for (const auto& [name, value, refused] : cases) {
     auto headers = post_headers(sid);
-    std::erase_if(headers, [&](const auto& h) { return h.first == name; });
+    std::erase_if(headers, [&key = name](const auto& h) { return h.first == key; });
     headers.emplace_back(name, value);
     auto r = request(port_, "POST", call_body("3", "echo", R"({"text":"x"})"), headers);
     if (refused) {

@@ -1,0 +1,46 @@
+# A pkg-config file per library (mcp-json.pc, mcp.pc, mcp-http.pc, mcp-auth.pc), for builds
+# without CMake:
+#
+#   c++ -std=c++20 server.cpp $(pkg-config --cflags --libs mcp) -o server
+#
+# `Libs` is what a program linked to the shared libraries needs; `pkg-config --static` adds
+# `Libs.private`, what the static libraries link. The system libraries behind the private
+# dependencies (SQLite, OpenSSL) are named in Libs.private, not Requires.private: pkg-config reads
+# Requires.private for --cflags as well, so it would make libsqlite3-dev and libssl-dev necessary
+# for every build, when only a static link needs them. Boost ships no .pc files.
+#
+# `prefix` is written at install time (CMAKE_INSTALL_PREFIX then: /usr in the Debian packages).
+
+# _mcp_pkgconfig(<file> <library> <description> REQUIRES <module>... PRIVATE <flag>...)
+function(_mcp_pkgconfig file library description)
+  cmake_parse_arguments(PARSE_ARGV 3 arg "" "" "REQUIRES;PRIVATE")
+  list(JOIN arg_REQUIRES ", " requires)
+  list(JOIN arg_PRIVATE " " private)
+  set(in ${PROJECT_BINARY_DIR}/pkgconfig/${file}.pc.in)
+  set(out ${PROJECT_BINARY_DIR}/pkgconfig/${file}.pc)
+  set(MCP_PC_PREFIX "@MCP_PC_PREFIX@")  # kept for the install step
+  file(CONFIGURE OUTPUT ${in} @ONLY CONTENT [[prefix=@MCP_PC_PREFIX@
+libdir=${prefix}/@CMAKE_INSTALL_LIBDIR@
+includedir=${prefix}/@CMAKE_INSTALL_INCLUDEDIR@
+
+Name: @file@
+Description: @description@
+Version: @PROJECT_VERSION@
+Requires: @requires@
+Libs: -L${libdir} -l@library@
+Libs.private: @private@
+Cflags: -I${includedir}
+]])
+  install(CODE "set(MCP_PC_PREFIX \"\${CMAKE_INSTALL_PREFIX}\")
+    configure_file(\"${in}\" \"${out}\" @ONLY)" COMPONENT dev)
+  install(FILES ${out} DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig COMPONENT dev)
+endfunction()
+
+_mcp_pkgconfig(mcp-json mcp_json "mcp-cpp: JSON values, reflection, the JSON Schema validator"
+               PRIVATE -lboost_url)
+_mcp_pkgconfig(mcp mcp "mcp-cpp: C++20 SDK for the Model Context Protocol (stdio, in-memory)"
+               REQUIRES mcp-json PRIVATE -lboost_url -lsqlite3)
+_mcp_pkgconfig(mcp-http mcp_http "mcp-cpp: Streamable HTTP server and client (TLS with OpenSSL)"
+               REQUIRES mcp PRIVATE -lboost_url -lssl -lcrypto)
+_mcp_pkgconfig(mcp-auth mcp_auth "mcp-cpp: OAuth 2.1 for servers (JWT, introspection) and clients"
+               REQUIRES mcp-http PRIVATE -lboost_url -lssl -lcrypto)
