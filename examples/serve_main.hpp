@@ -24,6 +24,7 @@ inline int serve(mcp::server& server, const std::string& http, mcp::http_server_
                  http.c_str());
     return 2;
   }
+  opts.handle_signals = true;  // Ctrl-C or SIGTERM: a clean stop
   std::unique_ptr<mcp::http_server> srv;
   try {
     srv = std::make_unique<mcp::http_server>(server, std::move(opts));

@@ -15,7 +15,8 @@ constexpr auto versions_newest_first = [] {
   }
   return v;
 }();
-static_assert(versions_newest_first[1] == latest_protocol_version);
+static_assert(versions_newest_first[0] == latest_protocol_version);
+static_assert(versions_newest_first[1] == latest_legacy_protocol_version);
 }  // namespace
 
 std::span<const std::string_view> supported_protocol_versions() noexcept {

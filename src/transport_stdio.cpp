@@ -1,12 +1,18 @@
 #include <mcp/server.hpp>
 #include <mcp/transport/stdio.hpp>
 
+#include <array>
 #include <cerrno>
 #include <csignal>
+#include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "detail/clear_keeping.hpp"
+#include <poll.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 
 namespace mcp {
@@ -88,8 +94,37 @@ int read_lines(int fd, const line_reader_options& opts,
     if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
     if (!l.empty()) on_line(l);
   };
+  // With a stop token, each read waits in poll() on `fd` and an eventfd the token's callback
+  // writes to; without one, read() alone (no extra system call per read).
+  int wake = -1;
+  std::optional<std::stop_callback<std::function<void()>>> on_stop;
+  if (opts.stop.stop_possible()) {
+    wake = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (wake < 0) return errno;
+    on_stop.emplace(opts.stop, std::function<void()>([wake] {
+                      const std::uint64_t one = 1;
+                      (void)!::write(wake, &one, sizeof one);
+                    }));
+  }
+  struct closer {
+    int fd;
+    ~closer() {
+      if (fd >= 0) ::close(fd);
+    }
+  } close_wake{wake};
   for (;;) {
     if (on_idle) on_idle();
+    if (wake >= 0) {
+      std::array<pollfd, 2> fds{{{fd, POLLIN, 0}, {wake, POLLIN, 0}}};
+      if (::poll(fds.data(), fds.size(), -1) < 0) {
+        if (errno == EINTR) continue;
+        return errno;
+      }
+      if ((fds[1].revents & POLLIN) != 0) {
+        on_stop.reset();  // the callback no longer writes to `wake` once this returns
+        return 0;
+      }
+    }
     const ssize_t n = ::read(fd, buf.data(), buf.size());
     if (n < 0) {
       if (errno == EINTR) continue;
@@ -128,7 +163,7 @@ int read_lines(int fd, const line_reader_options& opts,
   }
 }
 
-int server::serve_stdio() {
+int server::serve_stdio(std::stop_token stop) {
   std::signal(SIGPIPE, SIG_IGN);  // a vanished client must not kill the server
   auto out = std::make_shared<fd_connection>(STDOUT_FILENO);
   // Tasks belong to the local user: a server restarted on the same task store serves them.
@@ -137,7 +172,7 @@ int server::serve_stdio() {
   out->buffer_calling_thread();  // inline answers leave together, flushed before each read
   const std::size_t max_line = options().max_line_bytes;
   const int rc = read_lines(
-      STDIN_FILENO, {.max_line_bytes = max_line},
+      STDIN_FILENO, {.max_line_bytes = max_line, .stop = std::move(stop)},
       [&](std::string_view line) { session->receive(line); },
       [&](std::size_t size) {
         out->send(jsonrpc::encode_error(

@@ -92,7 +92,7 @@ using call_audit_sink = std::function<void(const call_record&)>;
 
 struct client_options {
   client_info info{};
-  std::string protocol_version{latest_protocol_version};  ///< requested in initialize
+  std::string protocol_version{latest_legacy_protocol_version};  ///< requested in initialize
   json::object capabilities{};  ///< declared as-is (e.g. {"sampling":{}, "elicitation":{}})
   std::chrono::milliseconds timeout{30000};  ///< default per request
   json_limits limits{};

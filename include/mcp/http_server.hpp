@@ -15,12 +15,21 @@
 //
 // The client side is mcp/http_client.hpp.
 //
+// The server runs its own I/O threads (`io_threads`), or on an io_context the application gives
+// it and runs (beside the application's own sockets and timers). To answer MCP requests inside
+// an HTTP server of the application's, mount an `http_endpoint` (mcp/http_endpoint.hpp) instead.
+//
 // Example:
 //
 //   mcp::server server({.info = {.name = "demo", .version = "1.0"}});
 //   // ... add tools ...
-//   mcp::http_server http(server, {.port = 8080});
-//   return http.serve();   // blocks until SIGINT/SIGTERM; http://127.0.0.1:8080/mcp
+//   mcp::http_server http(server, {.port = 8080, .handle_signals = true});
+//   return http.serve();   // until SIGINT/SIGTERM; http://127.0.0.1:8080/mcp
+//
+//   boost::asio::io_context io;                       // or on the application's loop
+//   mcp::http_server on_app(server, io, {.port = 8081});
+//   on_app.start();
+//   io.run();
 #pragma once
 
 #include <mcp/server.hpp>
@@ -33,9 +42,14 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <stop_token>
 #include <string>
 #include <string_view>
 #include <vector>
+
+namespace boost::asio {
+class io_context;
+}
 
 namespace mcp {
 
@@ -155,7 +169,10 @@ struct http_server_options {
   std::string host = "127.0.0.1";  ///< address to bind (an IP literal or "localhost")
   std::uint16_t port = 0;          ///< 0: an ephemeral port, see `http_server::port()`
   std::string path = "/mcp";       ///< the one endpoint
-  std::size_t io_threads = 1;      ///< threads running Asio
+  std::size_t io_threads = 1;      ///< threads running Asio (not on the application's io_context)
+  /// `serve()` also returns on SIGINT or SIGTERM (it waits for them with Asio's signal_set
+  /// while it serves). Off: the server leaves signals alone.
+  bool handle_signals = false;
 
   bool stateless = false;  ///< no session ids; every POST is self-contained; GET/DELETE get 405
   http_response_mode response_mode = http_response_mode::json_when_possible;
@@ -231,9 +248,14 @@ using session_opener = std::function<std::shared_ptr<server_session>(
 /// Handlers never run on the I/O threads unless their tool is `run_inline`.
 class http_server {
  public:
-  /// Binds nothing yet. `srv` must outlive this object. Throws `std::invalid_argument` on
-  /// inconsistent `protected_resource` options.
+  /// Binds nothing yet; runs `opts.io_threads` threads of its own once started. `srv` must
+  /// outlive this object. Throws `std::invalid_argument` on inconsistent `protected_resource`
+  /// options.
   http_server(server& srv, http_server_options opts = {});
+  /// The same on the application's `io`: no threads of its own (`io_threads` is ignored); its
+  /// handlers run on a strand of `io`, on whichever threads run it. `io` must outlive `srv`'s
+  /// sessions (answers are posted to it) and keep running while the server serves.
+  http_server(server& srv, boost::asio::io_context& io, http_server_options opts = {});
   /// Serves the sessions `open` makes (see `session_opener`); each received message is parsed
   /// within `limits`. Stateful only: throws `std::invalid_argument` with `opts.stateless`. With
   /// `protected_resource`, every request needs `required_scopes` (no tool's scopes are known).
@@ -247,12 +269,14 @@ class http_server {
   /// when already started.
   void start();
   /// Closes the listener, every connection and every session (running calls are cancelled);
-  /// joins the I/O threads. Idempotent. Must not be called from an I/O thread (a handler of a
-  /// `run_inline` tool).
+  /// joins the I/O threads. Idempotent. Must not be called from an I/O thread of the server's
+  /// own (a handler of a `run_inline` tool); on the application's io_context it may be called
+  /// from anywhere, that io_context running.
   void stop();
-  /// `start` (unless started already), then blocks until SIGINT/SIGTERM or `stop`, then stops.
-  /// Returns 0 (or 1 when binding failed, after printing why on stderr).
-  int serve();
+  /// `start` (unless started already), then blocks until `stop`, `stop_token` is requested or,
+  /// with `handle_signals`, SIGINT or SIGTERM; then stops. Returns 0 (or 1 when binding failed,
+  /// after printing why on stderr). Not on a thread that runs the server's io_context.
+  int serve(std::stop_token stop_token = {});
   /// Blocks until `stop` was called.
   void wait();
 
@@ -266,6 +290,8 @@ class http_server {
   [[nodiscard]] std::size_t sse_stream_count() const;
 
  private:
+  void stop_server_and_signals();
+
   struct impl;
   std::unique_ptr<impl> impl_;
 };

@@ -42,6 +42,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -233,8 +234,11 @@ class server {
   [[nodiscard]] std::shared_ptr<server_session> open_session(std::shared_ptr<connection> conn,
                                                              session_options opts = {});
 
-  /// Serves one client over stdin/stdout until stdin ends; returns the process exit code.
-  int serve_stdio();
+  /// Serves one client over stdin/stdout until stdin ends or `stop` is requested (from another
+  /// thread, a signal handler's std::stop_source, ...); then running calls are cancelled and it
+  /// returns the process exit code (0, or 1 after a read error). Ignores SIGPIPE (a client
+  /// that went away must not end the process); no other signal is touched.
+  int serve_stdio(std::stop_token stop = {});
 
   /// The options the server was built with.
   [[nodiscard]] const server_options& options() const noexcept;

@@ -20,6 +20,7 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
@@ -102,10 +103,16 @@ inline void run_loop(net::io_context& ctx) noexcept {
   }
 }
 
-/// One I/O thread's io_context and the connections that live on it.
+/// One I/O loop and the connections that live on it: an io_context of the server's own run by
+/// one thread, or a strand of the application's io_context (whatever threads run it, the
+/// loop's handlers never run concurrently).
 struct io_loop {
-  io_loop() : ctx(std::make_shared<net::io_context>(1)), sweeper(*ctx) {}
+  io_loop() : ctx(std::make_shared<net::io_context>(1)), exec(ctx->get_executor()), sweeper(exec) {}
+  explicit io_loop(net::io_context& app) : exec(net::make_strand(app)), sweeper(exec) {}
+  /// The server's own io_context; null on the application's (which outlives the server's
+  /// sessions: wakers post to it).
   std::shared_ptr<net::io_context> ctx;  // shared: wakers may outlive the server
+  net::any_io_executor exec;             ///< where the loop's handlers run
   net::steady_timer sweeper;
   // Touched only on this loop's thread:
   std::vector<std::weak_ptr<http_conn>> conns;

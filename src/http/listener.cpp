@@ -17,7 +17,9 @@
 
 #include <condition_variable>
 #include <cstdio>
+#include <future>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <thread>
 
@@ -34,39 +36,44 @@ using tcp = net::ip::tcp;
 // ---------------------------------------------------------------------------------------------
 
 struct http_server::impl {
-  static std::vector<std::unique_ptr<http_detail::io_loop>> make_loops(std::size_t n) {
+  static std::vector<std::unique_ptr<http_detail::io_loop>> make_loops(std::size_t n,
+                                                                       net::io_context* app) {
     std::vector<std::unique_ptr<http_detail::io_loop>> loops;
+    if (app != nullptr) {
+      loops.push_back(std::make_unique<http_detail::io_loop>(*app));
+      return loops;
+    }
     for (std::size_t i = 0; i < std::max<std::size_t>(1, n); ++i) {
       loops.push_back(std::make_unique<http_detail::io_loop>());
     }
     return loops;
   }
 
-  impl(http_detail::session_source source, http_server_options o)
+  impl(http_detail::session_source source, http_server_options o, net::io_context* app)
       : opts(std::move(o)),
-        loops(make_loops(opts.io_threads)),
-        acceptor(*loops[0]->ctx),
-        sessions_sweeper(*loops[0]->ctx),
+        external(app != nullptr),
+        loops(make_loops(opts.io_threads, app)),
+        acceptor(loops[0]->exec),
+        sessions_sweeper(loops[0]->exec),
         handler(std::move(source), opts,
-                [c = loops[0]->ctx](std::function<void()> f) { net::post(*c, std::move(f)); }) {}
+                [e = loops[0]->exec](std::function<void()> f) { net::post(e, std::move(f)); }) {}
 
   void accept() {
     // Connections are dealt to the loops in turn.
     auto& loop = *loops[next_loop++ % loops.size()];
-    acceptor.async_accept(
-        loop.ctx->get_executor(), [this, &loop](beast::error_code ec, tcp::socket s) {
-          if (ec) {
-            if (ec == net::error::operation_aborted || !acceptor.is_open()) return;
-            return accept();
-          }
-          beast::error_code ignored;
-          s.set_option(tcp::no_delay(true), ignored);
-          s.set_option(net::socket_base::keep_alive(true), ignored);
-          auto stream = tls ? http_detail::conn_stream(std::move(s), *tls)
-                            : http_detail::conn_stream(std::move(s));
-          std::make_shared<http_detail::http_conn>(std::move(stream), handler, loop)->start();
-          accept();
-        });
+    acceptor.async_accept(loop.exec, [this, &loop](beast::error_code ec, tcp::socket s) {
+      if (ec) {
+        if (ec == net::error::operation_aborted || !acceptor.is_open()) return;
+        return accept();
+      }
+      beast::error_code ignored;
+      s.set_option(tcp::no_delay(true), ignored);
+      s.set_option(net::socket_base::keep_alive(true), ignored);
+      auto stream = tls ? http_detail::conn_stream(std::move(s), *tls)
+                        : http_detail::conn_stream(std::move(s));
+      std::make_shared<http_detail::http_conn>(std::move(stream), handler, loop)->start();
+      accept();
+    });
   }
 
   /// How often each loop checks its connections' deadlines: a quarter of the shortest timeout,
@@ -124,6 +131,7 @@ struct http_server::impl {
   }
 
   http_server_options opts;
+  bool external;  ///< on the application's io_context: no threads of our own
   std::unique_ptr<net::ssl::context> tls = make_tls(opts);
   std::vector<std::unique_ptr<http_detail::io_loop>> loops;
   std::size_t next_loop = 0;  // used by the accept handler only (loop 0's thread)
@@ -136,6 +144,7 @@ struct http_server::impl {
   bool started = false;
   bool stopped = false;
   bool signalled = false;
+  std::optional<net::signal_set> signals;  ///< `handle_signals`, while serving
   std::uint16_t port = 0;
   std::string host;
 };
@@ -143,15 +152,24 @@ struct http_server::impl {
 http_server::http_server(server& srv, http_server_options opts) {
   if (opts.resumable && !opts.stateless && !opts.events) opts.events = make_memory_event_store();
   impl_ = std::make_unique<impl>(
-      http_detail::session_source{.srv = &srv, .limits = srv.options().limits}, std::move(opts));
+      http_detail::session_source{.srv = &srv, .limits = srv.options().limits}, std::move(opts),
+      nullptr);
+}
+
+http_server::http_server(server& srv, boost::asio::io_context& io, http_server_options opts) {
+  if (opts.resumable && !opts.stateless && !opts.events) opts.events = make_memory_event_store();
+  impl_ = std::make_unique<impl>(
+      http_detail::session_source{.srv = &srv, .limits = srv.options().limits}, std::move(opts),
+      &io);
 }
 
 http_server::http_server(session_opener open, http_server_options opts, json_limits limits) {
   if (opts.stateless) throw std::invalid_argument("http_server: a session opener needs sessions");
   if (!open) throw std::invalid_argument("http_server: no session opener");
   if (opts.resumable && !opts.events) opts.events = make_memory_event_store();
-  impl_ = std::make_unique<impl>(
-      http_detail::session_source{.open = std::move(open), .limits = limits}, std::move(opts));
+  impl_ =
+      std::make_unique<impl>(http_detail::session_source{.open = std::move(open), .limits = limits},
+                             std::move(opts), nullptr);
 }
 
 http_server::~http_server() { stop(); }
@@ -173,11 +191,14 @@ void http_server::start() {
   m.port = m.acceptor.local_endpoint().port();
   m.host = address.is_v6() ? "[" + address.to_string() + "]" : address.to_string();
   m.handler.set_bound(address.is_loopback());
-  m.accept();
-  m.sweep_sessions();
+  // The acceptor and the sweeps run on loop 0 (its strand, on the application's io_context).
+  net::dispatch(m.loops[0]->exec, [&m] {
+    m.accept();
+    m.sweep_sessions();
+  });
   for (auto& loop : m.loops) {
-    m.sweep_connections(*loop);
-    m.threads.emplace_back([ctx = loop->ctx] { http_detail::run_loop(*ctx); });
+    net::dispatch(loop->exec, [&m, l = loop.get()] { m.sweep_connections(*l); });
+    if (loop->ctx) m.threads.emplace_back([ctx = loop->ctx] { http_detail::run_loop(*ctx); });
   }
 }
 
@@ -192,21 +213,43 @@ void http_server::stop() {
     }
     m.stopped = true;
   }
-  net::post(*m.loops[0]->ctx, [&m] {
+  auto close_all = [&m] {
     beast::error_code ec;
     m.acceptor.close(ec);
     m.sessions_sweeper.cancel();
-  });
+    if (m.signals) m.signals->cancel(ec);
+  };
+  auto close_loop = [](http_detail::io_loop& l) {
+    l.stopping = true;
+    l.sweeper.cancel();
+    for (auto& w : l.conns) {
+      if (auto c = w.lock()) c->shutdown();
+    }
+    l.conns.clear();
+  };
   m.handler.sessions().clear();
+  if (m.external) {
+    // The application's io_context runs on: the closes run on the loop's strand, and this
+    // returns once they have (at once when called on that strand).
+    auto& loop = *m.loops[0];
+    if (loop.exec.target<net::strand<net::io_context::executor_type>>()->running_in_this_thread()) {
+      close_all();
+      close_loop(loop);
+    } else {
+      std::promise<void> closed;
+      net::post(loop.exec, [&] {
+        close_all();
+        close_loop(loop);
+        closed.set_value();
+      });
+      closed.get_future().wait();
+    }
+    m.cv.notify_all();
+    return;
+  }
+  net::post(m.loops[0]->exec, close_all);
   for (auto& loop : m.loops) {
-    net::post(*loop->ctx, [l = loop.get()] {
-      l->stopping = true;
-      l->sweeper.cancel();
-      for (auto& w : l->conns) {
-        if (auto c = w.lock()) c->shutdown();
-      }
-      l->conns.clear();
-    });
+    net::post(loop->exec, [l = loop.get(), close_loop] { close_loop(*l); });
   }
   // Let the closes run, then stop the loops.
   for (int i = 0; i < 50; ++i) {
@@ -228,7 +271,7 @@ void http_server::wait() {
   impl_->cv.wait(lock, [this] { return impl_->stopped; });
 }
 
-int http_server::serve() {
+int http_server::serve(std::stop_token stop) {
   try {
     bool started = false;
     {
@@ -241,21 +284,44 @@ int http_server::serve() {
                  static_cast<unsigned>(impl_->opts.port), e.what());
     return 1;
   }
-  net::signal_set signals(*impl_->loops[0]->ctx, SIGINT, SIGTERM);
-  signals.async_wait([this](beast::error_code ec, int) {
-    if (ec) return;
+  auto wake = [this] {
     std::lock_guard lock(impl_->mu);
-    impl_->cv.notify_all();
     impl_->signalled = true;
-  });
+    impl_->cv.notify_all();
+  };
+  if (impl_->opts.handle_signals) {
+    std::promise<void> armed;
+    net::dispatch(impl_->loops[0]->exec, [this, &armed, wake] {
+      impl_->signals.emplace(impl_->loops[0]->exec, SIGINT, SIGTERM);
+      impl_->signals->async_wait([wake](beast::error_code ec, int) {
+        if (!ec) wake();
+      });
+      armed.set_value();
+    });
+    armed.get_future().wait();
+  }
+  std::stop_callback on_stop(stop, wake);
   {
     std::unique_lock lock(impl_->mu);
     impl_->cv.wait(lock, [this] { return impl_->stopped || impl_->signalled; });
   }
-  beast::error_code ec;
-  signals.cancel(ec);
-  stop();
+  stop_server_and_signals();
   return 0;
+}
+
+void http_server::stop_server_and_signals() {
+  stop();
+  std::promise<void> done;
+  net::post(impl_->loops[0]->exec, [this, &done] {
+    impl_->signals.reset();
+    done.set_value();
+  });
+  // The server's own loops have stopped: nothing runs the post; the signal set goes with them.
+  if (impl_->external) {
+    done.get_future().wait();
+  } else {
+    impl_->signals.reset();
+  }
 }
 
 bool set_listen_address(http_server_options& opts, std::string_view address) {

@@ -25,8 +25,15 @@ if(MCP_BUILD_EXAMPLES)
     COMMAND ${MCP_CONFORMANCE_RUN} --bridge $<TARGET_FILE:mcp-cpp> --version 0.2.0-alpha.12
             --suite active --expect 31
             --results ${CMAKE_CURRENT_BINARY_DIR}/conformance-bridged-alpha)
+  # The same fixtures mounted at /mcp in an application's own Beast server (examples/
+  # embedded_app.cpp: an http_endpoint and mcp::async_write_response on the application's loop).
+  add_test(NAME mcp_conformance_server_embedded_0_2_0_alpha
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/conformance/run_suite.sh server
+            --server $<TARGET_FILE:embedded_app> --version 0.2.0-alpha.12 --suite active
+            --expect 31 --results ${CMAKE_CURRENT_BINARY_DIR}/conformance-embedded-alpha)
   set_tests_properties(mcp_conformance_server_0_1_16 mcp_conformance_server_0_2_0_alpha
     mcp_conformance_server_bridged_0_1_16 mcp_conformance_server_bridged_0_2_0_alpha
+    mcp_conformance_server_embedded_0_2_0_alpha
     PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 1200 LABELS conformance)
 
   # The client side: the 2025-11-25 client scenarios with mcp-cpp as the client (18 on 0.1.16, 19

@@ -3,6 +3,7 @@
 set(MCP_PUBLIC_HEADERS
   asio.hpp
   audit.hpp
+  beast.hpp
   auth.hpp
   checked_json.hpp
   client.hpp
@@ -11,6 +12,7 @@ set(MCP_PUBLIC_HEADERS
   error.hpp
   executor.hpp
   http_client.hpp
+  http_endpoint.hpp
   http_server.hpp
   json.hpp
   json_schema.hpp

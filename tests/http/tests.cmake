@@ -6,6 +6,7 @@ mcp_add_test(mcp_http_tests
   http/server_test.cpp
   http/client_test.cpp
   http/client_waits_test.cpp
+  http/embedding_test.cpp
   http/hardening_test.cpp
   http/request_reader_test.cpp
   http/stream_test.cpp

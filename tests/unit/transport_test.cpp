@@ -4,7 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <stop_token>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -120,6 +124,24 @@ TEST(fd_connection, the_buffering_thread_writes_a_full_piece_at_once_and_the_res
   ASSERT_EQ(lines.size(), sent + 2);
   EXPECT_EQ(lines[sent], "tail");
   EXPECT_EQ(lines[sent + 1], "other");
+}
+
+TEST(read_lines, a_stop_token_ends_a_blocked_read) {
+  pipe_fds p;  // the write end stays open: without the stop, reading would block for ever
+  std::stop_source stop;
+  std::vector<std::string> lines;
+  std::thread stopper([&] {
+    p.write_all("one\n");
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    stop.request_stop();
+  });
+  const int rc = mcp::read_lines(p.r, {.stop = stop.get_token()},
+                                 [&](std::string_view l) { lines.emplace_back(l); });
+  stopper.join();
+  EXPECT_EQ(rc, 0);
+  EXPECT_EQ(lines, (std::vector<std::string>{"one"}));
+  // A token already stopped returns at once.
+  EXPECT_EQ(mcp::read_lines(p.r, {.stop = stop.get_token()}, [](std::string_view) {}), 0);
 }
 
 TEST(memory_pair, delivers_both_ways_and_closes_both_ends) {

@@ -350,6 +350,7 @@ class child_session final : public server_session,
 
 int run_bridge_listen(const bridge_listen_args& a) {
   http_server_options opts;
+  opts.handle_signals = true;  // Ctrl-C or SIGTERM: every session closed, each child shut down
   if (!set_listen_address(opts, a.listen)) {
     std::cerr << "mcp-cpp: --listen needs HOST:PORT (e.g. 127.0.0.1:8080), not '"
               << terminal_safe(a.listen) << "'\n";

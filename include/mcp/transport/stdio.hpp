@@ -19,6 +19,7 @@
 #include <cstddef>
 #include <functional>
 #include <mutex>
+#include <stop_token>
 #include <string_view>
 #include <thread>
 
@@ -63,13 +64,17 @@ class fd_connection final : public connection {
 
 struct line_reader_options {
   std::size_t max_line_bytes = std::size_t{4} << 20U;  ///< longer lines are skipped
+  /// Stops reading when requested (reading then waits in poll() on the descriptor and a wake-up
+  /// descriptor; without a token it blocks in read() alone).
+  std::stop_token stop{};
 };
 
 /// Reads newline-delimited messages from `fd` until end of file or a read error, calling
 /// `on_line` for each non-empty line (without its '\n' or a trailing '\r'). A line longer
 /// than the limit is skipped whole and reported through `on_oversized` with its length so far.
 /// `on_idle` runs after the lines of each read were handled, before the next read may block.
-/// Blocks the calling thread. Returns 0 on end of file, else the errno of the failed read.
+/// Blocks the calling thread. Returns 0 on end of file or when `opts.stop` was requested, else
+/// the errno of the failed read.
 int read_lines(int fd, const line_reader_options& opts,
                const std::function<void(std::string_view)>& on_line,
                const std::function<void(std::size_t)>& on_oversized = {},
