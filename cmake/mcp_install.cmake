@@ -1,7 +1,7 @@
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
-install(TARGETS mcp_json mcp mcp_http mcp_auth EXPORT mcp-targets
+install(TARGETS mcp_json mcp mcp_http mcp_auth mcp_observe EXPORT mcp-targets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
