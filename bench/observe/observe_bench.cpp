@@ -196,6 +196,44 @@ void tracer_only(benchmark::State& state) {
 }
 BENCHMARK(tracer_only);
 
+/// The caller's share with both observers: tracer (into a sink that drops) and metrics.
+void tracer_and_metrics_caller_share(benchmark::State& state) {
+  auto obs =
+      o::combine({o::make_tracer({.sink = [](o::span_record&& r) { benchmark::DoNotOptimize(r); }}),
+                  o::make_metrics()});
+  std::uint64_t i = 0;
+  for (auto _ : state) observe_one(obs.get(), ++i);
+}
+BENCHMARK(tracer_and_metrics_caller_share);
+
+/// The exporter thread's share: a batch of 512 spans encoded and POSTed to the collector (in a
+/// child process), per span.
+void export_batch_per_span(benchmark::State& state) {
+  discard_collector collector;
+  std::vector<o::span_record> batch;
+  auto tracer =
+      o::make_tracer({.sink = [&batch](o::span_record&& r) { batch.push_back(std::move(r)); }});
+  for (std::uint64_t i = 0; i < 512; ++i) observe_one(tracer.get(), i);
+  auto exporter = o::make_otlp_exporter({.endpoint = collector.url(),
+                                         .max_queue = 1024,
+                                         .max_batch = 512,
+                                         .batch_delay = std::chrono::hours(1)});
+  if (!exporter) {
+    state.SkipWithError(exporter.error().message.c_str());
+    return;
+  }
+  std::vector<o::span_record> copy;
+  for (auto _ : state) {
+    state.PauseTiming();
+    copy = batch;
+    state.ResumeTiming();
+    for (auto& r : copy) (*exporter)->export_span(std::move(r));
+    (*exporter)->flush(std::chrono::seconds(30));
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * 512);
+}
+BENCHMARK(export_batch_per_span)->MeasureProcessCPUTime()->UseRealTime();
+
 void otlp_json_per_span(benchmark::State& state) {
   std::vector<o::span_record> batch;
   auto tracer =

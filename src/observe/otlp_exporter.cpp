@@ -11,6 +11,7 @@
 #include <ctime>
 #include <mutex>
 #include <random>
+#include <span>
 #include <thread>
 
 #include "http/fetch.hpp"
@@ -170,7 +171,7 @@ struct otlp_exporter::impl {
     }
   }
 
-  void send_spans(const std::vector<span_record>& batch) {
+  void send_spans(std::span<const span_record> batch) {
     request.body.clear();
     write_otlp_traces(batch, opts.resource, request.body);
     auto answer = post(traces_url);
@@ -196,7 +197,7 @@ struct otlp_exporter::impl {
   }
 
   void run() {
-    std::vector<span_record> batch;  // swapped with the queue: both keep their capacity
+    std::vector<span_record> taken;  // swapped with the queue: both keep their capacity
     std::unique_lock lock(mu);
     auto next_batch = steady::now() + opts.batch_delay;
     auto next_metrics = steady::now() + opts.metrics_interval;
@@ -208,19 +209,17 @@ struct otlp_exporter::impl {
       const auto generation = flush_requested;
       const bool flushing = generation != flush_done;
       const bool stop = stopping;
-      // Full batches go at once; the rest when its time came, or for a flush or the end.
+      // A full batch goes at once, with whatever queued beside it; the rest when its time
+      // came, or for a flush or the end. The queue is taken whole (no span is moved twice).
       const bool all = flushing || stop || steady::now() >= next_batch;
       while (!queue.empty() && !abandon && (all || queue.size() >= opts.max_batch)) {
-        batch.clear();
-        if (queue.size() <= opts.max_batch) {
-          batch.swap(queue);
-        } else {
-          const auto end = queue.begin() + static_cast<std::ptrdiff_t>(opts.max_batch);
-          batch.assign(std::make_move_iterator(queue.begin()), std::make_move_iterator(end));
-          queue.erase(queue.begin(), end);
-        }
+        taken.clear();
+        taken.swap(queue);
         lock.unlock();
-        send_spans(batch);
+        const std::span<const span_record> spans(taken);
+        for (std::size_t at = 0; at < spans.size(); at += opts.max_batch) {
+          send_spans(spans.subspan(at, std::min(opts.max_batch, spans.size() - at)));
+        }
         lock.lock();
       }
       if (all) next_batch = steady::now() + opts.batch_delay;

@@ -200,7 +200,7 @@ void append_sum(std::string& out, const metric_data& m, std::uint64_t now) {
 
 }  // namespace
 
-void write_otlp_traces(const std::vector<span_record>& spans, const resource_attributes& resource,
+void write_otlp_traces(std::span<const span_record> spans, const resource_attributes& resource,
                        std::string& out) {
   out.reserve(out.size() + 512 + spans.size() * 768);
   out += "{\"resourceSpans\":[{";

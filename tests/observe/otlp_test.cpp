@@ -29,7 +29,8 @@ span_record sample_span() {
 
 TEST(OtlpJson, Traces) {
   std::string body;
-  write_otlp_traces({sample_span()}, {{"service.name", "weather"}}, body);
+  const std::vector<span_record> spans{sample_span()};
+  write_otlp_traces(spans, {{"service.name", "weather"}}, body);
   auto v = mcp::parse_json(body);
   ASSERT_TRUE(v) << body;
   const auto& rs = v->at("resourceSpans").at(0);
@@ -60,7 +61,8 @@ TEST(OtlpJson, RootClientSpanWithoutStatusOrState) {
   r.context.trace_state.clear();
   r.status = span_status::unset;
   std::string body;
-  write_otlp_traces({r, r}, {}, body);
+  const std::vector<span_record> both{r, r};
+  write_otlp_traces(both, {}, body);
   auto v = mcp::parse_json(body);
   ASSERT_TRUE(v) << body;
   const auto& spans = v->at("resourceSpans").at(0).at("scopeSpans").at(0).at("spans").as_array();

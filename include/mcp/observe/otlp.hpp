@@ -29,6 +29,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -105,7 +106,7 @@ class otlp_exporter {
 
 /// The OTLP/JSON `ExportTraceServiceRequest` of `spans` (one resource, one scope), appended to
 /// `out`. Thread-safe.
-void write_otlp_traces(const std::vector<span_record>& spans, const resource_attributes& resource,
+void write_otlp_traces(std::span<const span_record> spans, const resource_attributes& resource,
                        std::string& out);
 /// The OTLP/JSON `ExportMetricsServiceRequest` of `snap` (cumulative temporality). Thread-safe.
 void write_otlp_metrics(const metrics_snapshot& snap, const resource_attributes& resource,
