@@ -232,7 +232,8 @@ class observer {
   /// A task of `tool` reached `task_status` (working, input_required, completed, failed,
   /// cancelled). Default: nothing.
   virtual void on_task_status(std::string_view tool, std::string_view task_status);
-  /// A stream (an SSE stream of Streamable HTTP) opened (`delta` +1) or closed (-1).
+  /// A stream (an SSE stream of Streamable HTTP) opened (`delta` +1) or closed (-1). Default:
+  /// nothing.
   virtual void on_stream(kind side, int delta);
 
   /// Writes the span's `traceparent` (and `tracestate`, and `baggage` when there is one) into

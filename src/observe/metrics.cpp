@@ -1,7 +1,8 @@
 // The metrics observer (mcp/observe/metrics.hpp): series found by their start attributes once
-// per operation (a shared lock and a hash lookup; the key is built in a per-thread buffer), then
-// recorded with relaxed atomic adds. Each series keeps its own start time for cumulative
-// export. Counters of operations and errors are sums of the histograms, made at collection.
+// per operation (the key built in a per-thread buffer, looked up in a per-thread cache, else in
+// a map under a shared lock), then recorded with relaxed atomic adds. Each series keeps its own
+// start time for cumulative export. Counters of operations and errors are sums of the histograms,
+// made at collection.
 #include <mcp/observe/metrics.hpp>
 
 #include <atomic>
@@ -108,8 +109,14 @@ struct group {
   template <class F>
   void each_point(F&& f) {
     f(ok.read(base, start_unix_ns), static_cast<const variant_series*>(nullptr));
-    std::lock_guard lock(mu);
-    for (const auto& v : variants) f(v->cell.read(v->attributes, v->start_unix_ns), v.get());
+    // Variants are never removed: read them outside the lock that recorders take.
+    std::vector<const variant_series*> all;
+    {
+      std::lock_guard lock(mu);
+      all.reserve(variants.size());
+      for (const auto& v : variants) all.push_back(v.get());
+    }
+    for (const auto* v : all) f(v->cell.read(v->attributes, v->start_unix_ns), v);
   }
 };
 

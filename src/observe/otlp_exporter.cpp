@@ -213,19 +213,28 @@ struct otlp_exporter::impl {
       // came, or for a flush or the end. The queue is taken whole (no span is moved twice).
       const bool all = flushing || stop || steady::now() >= next_batch;
       while (!queue.empty() && !abandon && (all || queue.size() >= opts.max_batch)) {
-        taken.clear();
-        taken.swap(queue);
+        taken.swap(queue);  // `taken` was emptied last time: the queue keeps its capacity
         lock.unlock();
         const std::span<const span_record> spans(taken);
         for (std::size_t at = 0; at < spans.size(); at += opts.max_batch) {
-          send_spans(spans.subspan(at, std::min(opts.max_batch, spans.size() - at)));
+          const auto batch = spans.subspan(at, std::min(opts.max_batch, spans.size() - at));
+          try {
+            send_spans(batch);
+          } catch (...) {  // out of memory encoding it: the batch is lost, the thread goes on
+            spans_failed.fetch_add(batch.size(), std::memory_order_relaxed);
+          }
         }
+        taken.clear();  // the records are freed outside the lock callers take
         lock.lock();
       }
       if (all) next_batch = steady::now() + opts.batch_delay;
       if (opts.metrics && !abandon && (flushing || stop || steady::now() >= next_metrics)) {
         lock.unlock();
-        send_metrics();
+        try {
+          send_metrics();
+        } catch (...) {  // out of memory: this export is lost
+          metric_failures.fetch_add(1, std::memory_order_relaxed);
+        }
         lock.lock();
         next_metrics = steady::now() + opts.metrics_interval;
       }

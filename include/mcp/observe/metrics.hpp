@@ -9,10 +9,10 @@
 // Prometheus mapping: `mcp_server_operation_duration_seconds_bucket{...,le="0.01"}`), as a
 // snapshot, or have `otlp_exporter` push them (mcp/observe/otlp.hpp).
 //
-// Recording is lock-free after the first operation of an attribute set: an atomic add per
-// bucket and to the sum. A set of attributes is a series; past `max_series` per metric, new
-// sets go to one series marked `otel.metric.overflow=true`, so a peer inventing names cannot
-// grow memory without bound.
+// Recording takes no lock once a thread has seen an attribute set (a per-thread cache in front
+// of a shared-locked map): a relaxed atomic add to a bucket and one to the sum. A set of attributes
+// is a series; past `max_series` per metric, new sets go to one series marked
+// `otel.metric.overflow=true`, so a peer inventing names cannot grow memory without bound.
 //
 // Example:
 //
