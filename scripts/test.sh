@@ -48,11 +48,11 @@ if [[ $quick == 0 ]]; then
   step "fuzz: seeds, past findings, then 20 s of each target (preset fuzz, clang 14)"
   scripts/fuzz.sh --ci 20 || status=1
 
-  step "build: ThreadSanitizer (preset tsan: the session, client, HTTP, auth, process, timer and pool tests)"
+  step "build: ThreadSanitizer (preset tsan: the session, client, HTTP, auth, observation, process, timer and pool tests)"
   cmake --preset tsan >/dev/null
   cmake --build --preset tsan -j"$jobs"
   step "concurrency tests under ThreadSanitizer"
-  for t in mcp_core_tests mcp_http_tests mcp_auth_tests; do
+  for t in mcp_core_tests mcp_http_tests mcp_auth_tests mcp_observe_tests; do
     TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$root/tests/tsan.supp" \
       "build/tsan/tests/$t" --gtest_brief=1 || status=1
   done

@@ -1,129 +1,22 @@
-// Fetching a JWKS document: one GET over HTTPS (certificate and host name verified against the
-// system's trust store) or plain HTTP to a loopback host, with a deadline and a size bound. The
-// deadline covers the whole exchange, the host name's lookup included.
-#include <boost/asio/connect.hpp>
-#include <boost/asio/ip/tcp.hpp>
-#include <boost/asio/ssl.hpp>
-#include <boost/beast/core.hpp>
-#include <boost/beast/http.hpp>
-#include <boost/url/parse.hpp>
-
-#include <cstdint>
-#include <optional>
+// The auth fetches (JWKS documents, tokens, metadata, introspection): one exchange through
+// `http_detail::fetch` (deadline over the whole exchange, host name lookup included; a size
+// bound), allowed over HTTPS, or plain HTTP to a loopback host only.
 #include <stdexcept>
-#include <vector>
 
 #include "auth/jose.hpp"
-#include "http/lookup.hpp"
+
 namespace mcp::auth::detail {
 namespace {
 
-namespace net = boost::asio;
-namespace beast = boost::beast;
-namespace http = beast::http;
-using tcp = net::ip::tcp;
-using clock = std::chrono::steady_clock;
-
 bool loopback_host(std::string_view host) {
   return host == "localhost" || host == "127.0.0.1" || host == "[::1]" || host == "::1";
-}
-
-struct target {
-  bool tls = false;
-  std::string host;  ///< without brackets
-  std::uint16_t port = 0;
-  std::string path;  ///< path and query
-};
-
-target parse_target(std::string_view url) {
-  auto u = boost::urls::parse_absolute_uri(url);
-  if (!u) throw std::runtime_error("not an absolute URL: " + std::string(url));
-  target t;
-  t.tls = u->scheme() == "https";
-  if (!t.tls && u->scheme() != "http") throw std::runtime_error("not an http(s) URL");
-  t.host = std::string(u->encoded_host());
-  if (u->host_type() == boost::urls::host_type::ipv6) t.host = u->host_ipv6_address().to_string();
-  if (t.host.empty()) throw std::runtime_error("the URL has no host");
-  // port_number(): 0 for a port that is empty, 0 or over 65535.
-  t.port = u->has_port() ? u->port_number() : (t.tls ? 443 : 80);
-  if (t.port == 0) throw std::runtime_error("the URL's port is not a number from 1 to 65535");
-  t.path = std::string(u->encoded_path());
-  if (t.path.empty()) t.path = "/";
-  if (u->has_query()) t.path += "?" + std::string(u->encoded_query());
-  return t;
-}
-
-/// Runs asynchronous operations one at a time, all within one deadline: an operation still
-/// pending at the deadline is cancelled (the socket closed) and fails with `timed_out`.
-class deadline_runner {
- public:
-  deadline_runner(net::io_context& ioc, tcp::socket& sock, clock::time_point until)
-      : ioc_(ioc), sock_(sock), until_(until) {}
-
-  /// `start(handler)` starts one operation whose handler takes an error code first.
-  template <class Start>
-  void operator()(Start&& start) {
-    beast::error_code result = net::error::timed_out;
-    bool done = false;
-    start([&result, &done](beast::error_code ec, auto&&...) {
-      result = ec;
-      done = true;
-    });
-    ioc_.restart();
-    ioc_.run_until(until_);
-    if (!done) {
-      beast::error_code ignored;
-      sock_.close(ignored);  // the operation completes with operation_aborted
-      ioc_.restart();
-      ioc_.run();
-      result = net::error::timed_out;
-    }
-    if (result) throw boost::system::system_error(result);
-  }
-
- private:
-  net::io_context& ioc_;
-  tcp::socket& sock_;
-  clock::time_point until_;
-};
-
-/// The request (one per connection: `Connection: close`), written and its answer read through
-/// `run`; the body of a 200 answer.
-template <class Stream>
-http_response exchange(Stream& stream, deadline_runner& run, const target& t, const http_call& call,
-                       std::size_t max_bytes) {
-  http::request<http::string_body> req{http::string_to_verb(call.method), t.path, 11};
-  const bool default_port = t.port == (t.tls ? 443 : 80);
-  const bool v6 = t.host.find(':') != std::string::npos;
-  req.set(http::field::host,
-          (v6 ? "[" + t.host + "]" : t.host) + (default_port ? "" : ":" + std::to_string(t.port)));
-  req.set(http::field::user_agent, "mcp-cpp");
-  req.set(http::field::connection, "close");
-  for (const auto& [name, value] : call.headers) req.set(name, value);
-  if (!call.body.empty() || call.method == "POST") {
-    req.body() = call.body;
-    req.prepare_payload();
-  }
-  run([&](auto handler) { http::async_write(stream, req, std::move(handler)); });
-  beast::flat_buffer buffer;
-  http::response_parser<http::string_body> parser;
-  parser.body_limit(max_bytes);
-  parser.header_limit(16384);
-  run([&](auto handler) { http::async_read(stream, buffer, parser, std::move(handler)); });
-  auto& res = parser.get();
-  http_response out{
-      .status = res.result_int(), .body = std::move(res.body()), .www_authenticate = {}};
-  if (auto it = res.find(http::field::www_authenticate); it != res.end()) {
-    out.www_authenticate = std::string(it->value());
-  }
-  return out;
 }
 
 }  // namespace
 
 bool loopback_url(std::string_view url) {
   try {
-    return loopback_host(parse_target(url).host);
+    return loopback_host(http_detail::parse_fetch_target(url).host);
   } catch (const std::exception&) {
     return false;
   }
@@ -131,7 +24,7 @@ bool loopback_url(std::string_view url) {
 
 std::optional<std::string> unusable_url(std::string_view url) {
   try {
-    const auto t = parse_target(url);
+    const auto t = http_detail::parse_fetch_target(url);
     if (!t.tls && !loopback_host(t.host)) {
       return "the URL must be https (http only for a loopback host): " + std::string(url);
     }
@@ -159,44 +52,7 @@ std::string http_exchange(const std::string& url, const http_call& call,
 http_response http_request(const std::string& url, const http_call& call,
                            std::chrono::milliseconds timeout, std::size_t max_bytes) {
   if (auto why = unusable_url(url)) throw std::runtime_error(*why);
-  const auto t = parse_target(url);
-  const auto until = clock::now() + timeout;
-  net::io_context ioc;
-  try {
-    std::vector<tcp::endpoint> endpoints;
-    if (auto ec = http_detail::lookup(t.host, t.port, until, endpoints)) {
-      throw boost::system::system_error(ec);
-    }
-    net::ssl::context ctx(net::ssl::context::tls_client);
-    std::optional<net::ssl::stream<tcp::socket>> tls;
-    tcp::socket plain(ioc);
-    if (t.tls) {
-      if (call.ca_file.empty()) {
-        ctx.set_default_verify_paths();
-      } else {
-        ctx.load_verify_file(call.ca_file);
-      }
-      ctx.set_verify_mode(net::ssl::verify_peer);
-      tls.emplace(ioc, ctx);
-      // SSL_set_tlsext_host_name, without the macro's cast.
-      if (SSL_ctrl(tls->native_handle(), SSL_CTRL_SET_TLSEXT_HOSTNAME, TLSEXT_NAMETYPE_host_name,
-                   const_cast<char*>(t.host.c_str())) != 1) {
-        throw std::runtime_error("cannot set the TLS server name");
-      }
-      tls->set_verify_callback(net::ssl::host_name_verification(t.host));
-    }
-    tcp::socket& sock = tls ? tls->next_layer() : plain;
-    deadline_runner run(ioc, sock, until);
-    run([&](auto handler) { net::async_connect(sock, endpoints, std::move(handler)); });
-    if (!tls) return exchange(plain, run, t, call, max_bytes);
-    run([&](auto handler) {
-      tls->async_handshake(net::ssl::stream_base::client, std::move(handler));
-    });
-    // No TLS shutdown: the request said `Connection: close`, and the body is complete.
-    return exchange(*tls, run, t, call, max_bytes);
-  } catch (const boost::system::system_error& e) {
-    throw std::runtime_error("cannot fetch " + url + ": " + e.code().message());
-  }
+  return http_detail::fetch(url, call, timeout, max_bytes);
 }
 
 }  // namespace mcp::auth::detail

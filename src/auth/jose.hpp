@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "http/fetch.hpp"
 #include <openssl/evp.h>
 
 namespace mcp::auth {
@@ -93,24 +94,16 @@ class verdict_cache {
 /// The time now, in unix seconds.
 [[nodiscard]] std::int64_t unix_now();
 
-/// One HTTP exchange with a deadline: the body of a 200 answer of at most `max_bytes`.
-/// `url` as `fetch_url` accepts. Throws `std::runtime_error` with the reason otherwise.
-struct http_call {
-  std::string method = "GET";
-  std::string ca_file{};  ///< https: trust these PEM certificates instead of the system's
-  std::vector<std::pair<std::string, std::string>> headers{};
-  std::string body{};
-};
+/// A request of `http_request` (method, ca_file, headers, body).
+using http_call = http_detail::fetch_request;
 /// An HTTP answer, whatever its status.
-struct http_response {
-  unsigned status = 0;
-  std::string body;
-  std::string www_authenticate;  ///< the header's value, when present
-};
-/// One HTTP exchange with a deadline, like `http_exchange`, returning any status. Throws
-/// `std::runtime_error` when no complete answer (body at most `max_bytes`) arrives.
+using http_response = http_detail::fetch_response;
+/// One HTTP exchange with a deadline (`http_detail::fetch`) to a URL that `unusable_url`
+/// accepts, returning any status. Throws `std::runtime_error` with the reason otherwise, or when
+/// no complete answer (body at most `max_bytes`) arrives.
 [[nodiscard]] http_response http_request(const std::string& url, const http_call& call,
                                          std::chrono::milliseconds timeout, std::size_t max_bytes);
+/// The same, the body of a 200 answer; any other status throws `std::runtime_error`.
 [[nodiscard]] std::string http_exchange(const std::string& url, const http_call& call,
                                         std::chrono::milliseconds timeout, std::size_t max_bytes);
 

@@ -8,17 +8,22 @@
 
 namespace mcp::detail {
 
-std::string random_hex(std::size_t bytes) {
-  std::vector<unsigned char> raw(bytes);
+void random_bytes(void* out, std::size_t n) {
+  auto* p = static_cast<unsigned char*>(out);
   std::size_t got = 0;
-  while (got < raw.size()) {
-    const auto n = ::getrandom(raw.data() + got, raw.size() - got, 0);
-    if (n < 0) {
+  while (got < n) {
+    const auto r = ::getrandom(p + got, n - got, 0);
+    if (r < 0) {
       if (errno == EINTR) continue;
       throw std::system_error(errno, std::generic_category(), "getrandom");
     }
-    got += static_cast<std::size_t>(n);
+    got += static_cast<std::size_t>(r);
   }
+}
+
+std::string random_hex(std::size_t bytes) {
+  std::vector<unsigned char> raw(bytes);
+  random_bytes(raw.data(), raw.size());
   static constexpr char hex[] = "0123456789abcdef";
   std::string id;
   id.reserve(2 * bytes);

@@ -1,11 +1,15 @@
 // Internal: unguessable identifiers from the kernel's CSPRNG (getrandom(2)), for HTTP session
-// ids and task ids.
+// ids, task ids and trace and span ids.
 #pragma once
 
 #include <cstddef>
 #include <string>
 
 namespace mcp::detail {
+
+/// Fills `out` with `n` random bytes. Thread-safe.
+/// Throws `std::system_error` if the kernel refuses (it does not block once seeded at boot).
+void random_bytes(void* out, std::size_t n);
 
 /// `bytes` random bytes as lowercase hex (2 × `bytes` characters). Thread-safe.
 /// Throws `std::system_error` if the kernel refuses (it does not block once seeded at boot).

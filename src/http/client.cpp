@@ -20,6 +20,7 @@
 #include <stdexcept>
 
 #include "http/client_exchange.hpp"
+#include "http/fetch.hpp"
 #include "http/sse.hpp"
 #include "http/worker_pool.hpp"
 
@@ -441,8 +442,7 @@ http_client_connection::http_client_connection(http_client_options opts)
   if (!impl_->host.empty() && impl_->host.front() == '[') {
     impl_->host = impl_->host.substr(1, impl_->host.size() - 2);
   }
-  // port_number(): 0 for a port that is empty, 0 or over 65535.
-  impl_->port = u->has_port() ? u->port_number() : (impl_->tls_ctx ? 443 : 80);
+  impl_->port = u->has_port() ? http_detail::url_port(u->port()) : (impl_->tls_ctx ? 443 : 80);
   if (impl_->port == 0) {
     throw std::invalid_argument(
         "http_client_connection: the URL's port is not a number from 1 "

@@ -18,6 +18,12 @@ set(MCP_PUBLIC_HEADERS
   json_schema.hpp
   jsonrpc.hpp
   oauth.hpp
+  observe.hpp
+  observe/conventions.hpp
+  observe/metrics.hpp
+  observe/metrics_server.hpp
+  observe/otlp.hpp
+  observe/tracing.hpp
   pipeline.hpp
   policy.hpp
   prompt.hpp
@@ -38,7 +44,8 @@ set(MCP_PUBLIC_HEADERS
 )
 # A header added to include/mcp/ without being listed here fails the configure step.
 file(GLOB _mcp_found RELATIVE ${PROJECT_SOURCE_DIR}/include/mcp
-     ${PROJECT_SOURCE_DIR}/include/mcp/*.hpp ${PROJECT_SOURCE_DIR}/include/mcp/transport/*.hpp)
+     ${PROJECT_SOURCE_DIR}/include/mcp/*.hpp ${PROJECT_SOURCE_DIR}/include/mcp/transport/*.hpp
+     ${PROJECT_SOURCE_DIR}/include/mcp/observe/*.hpp)
 foreach(_h IN LISTS _mcp_found)
   if(NOT _h IN_LIST MCP_PUBLIC_HEADERS)
     message(FATAL_ERROR "include/mcp/${_h} is not listed in tests/headers/tests.cmake")

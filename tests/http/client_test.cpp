@@ -56,7 +56,8 @@ class HttpClient : public ::testing::Test {
 TEST(HttpClientUrl, AUrlThatIsNotHttpOrHasNoUsablePortIsRefusedAtCreation) {
   for (const char* url :
        {"ftp://127.0.0.1:8080/mcp", "http://127.0.0.1:65536/mcp", "http://127.0.0.1:0/mcp",
-        "http://127.0.0.1:/mcp", "http://localhost:99999999999999999999/mcp"}) {
+        "http://127.0.0.1:/mcp", "http://localhost:99999999999999999999/mcp",
+        "http://127.0.0.1:99999/mcp", "http://127.0.0.1:131073/mcp"}) {
     EXPECT_THROW((void)mcp::http_client_connection::create({.url = url}), std::invalid_argument)
         << url;
   }

@@ -1,0 +1,120 @@
+// File: mcp/observe/otlp.hpp
+//
+// An OTLP/HTTP exporter with JSON encoding (target `mcp::observe`): spans POSTed to
+// `{endpoint}/v1/traces`, metrics (cumulative) to `{endpoint}/v1/metrics`, over HTTP or HTTPS,
+// from one background thread. Spans wait in a bounded queue (a full queue drops the span and
+// counts it: a call is never held up), go out in batches of `max_batch` or every
+// `batch_delay`, and a batch that meets 429, 502, 503, 504 or no answer is sent again after an
+// exponential backoff (or the server's `Retry-After`), up to `max_attempts` times. Other
+// refusals are not retried (the OTLP specification's rules).
+//
+// Example:
+//
+//   auto metrics = mcp::observe::make_metrics();
+//   auto exporter = mcp::observe::make_otlp_exporter(
+//       {.endpoint = "http://127.0.0.1:4318", .metrics = metrics});
+//   if (!exporter) return exporter.error();  // a bad URL
+//   auto tracer = mcp::observe::make_tracer({.sink = (*exporter)->span_sink()});
+//   ... // at exit:
+//   (*exporter)->shutdown();
+#pragma once
+
+#include <mcp/error.hpp>
+#include <mcp/observe/metrics.hpp>
+#include <mcp/observe/tracing.hpp>
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace mcp::observe {
+
+struct otlp_options {
+  /// Base URL (http or https); `/v1/traces` and `/v1/metrics` are appended (a trailing `/` is
+  /// dropped first), as for OTEL_EXPORTER_OTLP_ENDPOINT.
+  std::string endpoint = "http://localhost:4318";
+  /// https: trust these PEM certificates instead of the system's.
+  std::string ca_file{};
+  /// Extra request headers (e.g. an API key).
+  std::vector<std::pair<std::string, std::string>> headers{};
+  /// Resource attributes of every request.
+  resource_attributes resource{{"service.name", "unknown_service"}};
+  std::size_t max_queue = 2048;                 ///< spans waiting; more are dropped (counted)
+  std::size_t max_batch = 512;                  ///< spans per request
+  std::chrono::milliseconds batch_delay{5000};  ///< longest wait of a queued span
+  std::chrono::milliseconds timeout{10000};     ///< per request (lookup, connect, answer)
+  /// Exported every `metrics_interval`, and at flush and shutdown; null: no metrics.
+  std::shared_ptr<observe::metrics> metrics{};
+  std::chrono::milliseconds metrics_interval{60000};
+  int max_attempts = 5;                             ///< tries per request, the first included
+  std::chrono::milliseconds initial_backoff{1000};  ///< doubled per retry, with jitter
+  std::chrono::milliseconds max_backoff{30000};     ///< also caps `Retry-After`
+};
+
+/// Counts since the exporter started.
+struct otlp_stats {
+  std::uint64_t spans_exported = 0;  ///< accepted by the collector
+  std::uint64_t spans_dropped = 0;   ///< not queued: the queue was full (or shut down)
+  std::uint64_t spans_failed = 0;    ///< given up after the tries, refused, or rejected
+  std::uint64_t metric_exports = 0;  ///< metrics requests accepted
+  std::uint64_t metric_failures = 0;
+  std::uint64_t requests = 0;  ///< HTTP requests made, retries included
+  std::uint64_t retries = 0;
+};
+
+/// The exporter. Thread-safety: every member may be called from any thread at once.
+class otlp_exporter {
+ public:
+  ~otlp_exporter();  ///< `shutdown()` with its default timeout
+  otlp_exporter(const otlp_exporter&) = delete;
+  otlp_exporter& operator=(const otlp_exporter&) = delete;
+
+  /// Queues a finished span; never blocks on I/O and never throws. Dropped (and counted) when
+  /// the queue is full or the exporter is shut down.
+  void export_span(span_record&& s) noexcept;
+  /// A sink for `tracer_options::sink` that queues into this exporter. It may outlive the
+  /// exporter: spans it gets after `shutdown` are dropped.
+  [[nodiscard]] std::function<void(span_record&&)> span_sink();
+
+  /// Sends what is queued (and the metrics, when set) now, and waits until it went out or
+  /// `timeout` passes. True when everything queued before the call was sent (or given up).
+  bool flush(std::chrono::milliseconds timeout = std::chrono::milliseconds(10000));
+  /// Flushes within `timeout`, then stops the thread; later spans are dropped. Idempotent.
+  void shutdown(std::chrono::milliseconds timeout = std::chrono::milliseconds(5000));
+
+  [[nodiscard]] otlp_stats stats() const;
+
+  struct impl;
+
+ private:
+  friend result<std::shared_ptr<otlp_exporter>> make_otlp_exporter(otlp_options opts);
+  explicit otlp_exporter(std::shared_ptr<impl> im);
+  std::shared_ptr<impl> impl_;
+};
+
+/// Starts an exporter (its thread). Errors: `errc::invalid_params` for an endpoint that is not
+/// an http(s) URL with a host, or limits that are zero.
+[[nodiscard]] result<std::shared_ptr<otlp_exporter>> make_otlp_exporter(otlp_options opts);
+
+/// The OTLP/JSON `ExportTraceServiceRequest` of `spans` (one resource, one scope), appended to
+/// `out`. Thread-safe.
+void write_otlp_traces(std::span<const span_record> spans, const resource_attributes& resource,
+                       std::string& out);
+/// The OTLP/JSON `ExportMetricsServiceRequest` of `snap` (cumulative temporality). Thread-safe.
+void write_otlp_metrics(const metrics_snapshot& snap, const resource_attributes& resource,
+                        std::string& out);
+
+/// The wait a `Retry-After` value asks for: delta-seconds, or an HTTP-date relative to `now`;
+/// nothing when it is neither. Thread-safe.
+[[nodiscard]] std::optional<std::chrono::seconds> parse_retry_after(
+    std::string_view value, std::chrono::system_clock::time_point now);
+
+}  // namespace mcp::observe

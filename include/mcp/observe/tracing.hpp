@@ -1,0 +1,104 @@
+// File: mcp/observe/tracing.hpp
+//
+// Spans of MCP operations by the OpenTelemetry MCP conventions (target `mcp::observe`): named
+// `{mcp.method.name} {target}`, kind CLIENT for what this endpoint sent and SERVER for what it
+// received, parented by the trace context an incoming message carried in `params._meta` (or by
+// the span the operation runs within), with the conventions' attributes, `error.type`,
+// `rpc.response.status_code` and status. Two observers:
+//
+// - `make_tracer` records spans itself (ids from the CSPRNG, parent-based sampling with a ratio
+//   for new traces) and hands each finished one to a sink, e.g. `otlp_exporter::span_sink()`
+//   (mcp/observe/otlp.hpp);
+// - `make_callback_observer` hands span starts and ends to an application that already traces
+//   with opentelemetry-cpp or another tracer: its tracer makes the span, and the ids it returns
+//   are what goes into the outgoing `_meta` (docs/observation.md shows a bridge).
+//
+// Example:
+//
+//   auto exporter = mcp::observe::make_otlp_exporter({.endpoint = "http://127.0.0.1:4318"});
+//   auto tracer = mcp::observe::make_tracer({.sink = (*exporter)->span_sink()});
+//   auto observer = mcp::observe::combine({tracer, mcp::observe::make_metrics()});
+#pragma once
+
+#include <mcp/observe.hpp>
+#include <mcp/observe/conventions.hpp>
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mcp::observe {
+
+/// A span's status: UNSET, or ERROR when `error.type` is set (never OK, as the conventions say).
+enum class span_status : std::uint8_t { unset, error };
+
+/// A finished span. A plain value; safe to move between threads.
+struct span_record {
+  std::string name{};
+  kind side = kind::server;  ///< SERVER for received operations, CLIENT for sent ones
+  trace_context context;     ///< its own trace id, span id, flags and tracestate
+  std::array<std::uint8_t, 8> parent_span_id{};  ///< all zero: a root span
+  bool parent_remote = false;                    ///< the parent came from `_meta`
+  std::uint64_t start_unix_ns = 0;
+  std::uint64_t end_unix_ns = 0;
+  std::vector<attribute> attributes;
+  span_status status = span_status::unset;
+  std::string status_message{};  ///< the JSON-RPC error's message, with status ERROR
+};
+
+struct tracer_options {
+  /// Receives every finished, sampled span, on the thread that ended it. Must be quick and must
+  /// not throw (`otlp_exporter::span_sink()` only queues it). Required.
+  std::function<void(span_record&&)> sink{};
+  /// The probability that a new trace (no parent) is sampled; a span with a parent follows the
+  /// parent's sampled flag. Unsampled spans still propagate their context.
+  double root_sample_ratio = 1.0;
+};
+
+/// A span recorder. Throws `std::invalid_argument` when `sink` is empty or the ratio is not in
+/// [0, 1].
+[[nodiscard]] std::shared_ptr<observer> make_tracer(tracer_options opts);
+
+/// What an application's tracer is told when a span starts. The references are valid during
+/// the call only.
+struct span_start_event {
+  const operation& op;
+  std::string_view name{};                   ///< `span_name(op)`
+  const trace_context& parent;               ///< invalid: no parent (a new trace)
+  bool parent_remote = false;                ///< the parent came from `_meta`
+  std::string_view baggage{};                ///< the parent's baggage (validated)
+  const std::vector<attribute>& attributes;  ///< `operation_attributes(op, span)`
+};
+
+/// What the application's tracer answers: the ids it gave the span (propagated in `_meta`;
+/// invalid: propagate nothing) and whatever it needs again at the end.
+struct bridged_span {
+  trace_context context{};
+  std::shared_ptr<void> user{};
+};
+
+/// What it is told when the span ends.
+struct span_end_event {
+  const bridged_span& span;
+  const outcome& result;
+  const error_classification& error;  ///< `error.type` and `rpc.response.status_code` to add
+  std::chrono::nanoseconds duration;
+};
+
+struct callback_options {
+  /// Called when a span starts; required. An exception is swallowed (the span is not traced).
+  std::function<bridged_span(const span_start_event&)> on_start{};
+  /// Called when it ends; required. An exception is swallowed.
+  std::function<void(const span_end_event&)> on_end{};
+};
+
+/// An observer that hands span events to an application's tracer. Both functions may be
+/// called from any thread, also at once. Throws `std::invalid_argument` when one is empty.
+[[nodiscard]] std::shared_ptr<observer> make_callback_observer(callback_options opts);
+
+}  // namespace mcp::observe

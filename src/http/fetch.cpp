@@ -1,0 +1,169 @@
+// One HTTP exchange within a deadline (fetch.hpp): Beast over a socket of its own, plain or TLS,
+// each step run on a private io_context until the deadline.
+#include "http/fetch.hpp"
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/http/span_body.hpp>
+#include <boost/url/parse.hpp>
+
+#include <charconv>
+#include <optional>
+#include <stdexcept>
+
+#include "http/lookup.hpp"
+
+namespace mcp::http_detail {
+namespace {
+
+namespace net = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = net::ip::tcp;
+using clock = std::chrono::steady_clock;
+
+/// Runs asynchronous operations one at a time, all within one deadline: an operation still
+/// pending at the deadline is cancelled (the socket closed) and fails with `timed_out`.
+class deadline_runner {
+ public:
+  deadline_runner(net::io_context& ioc, tcp::socket& sock, clock::time_point until)
+      : ioc_(ioc), sock_(sock), until_(until) {}
+
+  /// `start(handler)` starts one operation whose handler takes an error code first.
+  template <class Start>
+  void operator()(Start&& start) {
+    beast::error_code result = net::error::timed_out;
+    bool done = false;
+    start([&result, &done](beast::error_code ec, auto&&...) {
+      result = ec;
+      done = true;
+    });
+    ioc_.restart();
+    ioc_.run_until(until_);
+    if (!done) {
+      beast::error_code ignored;
+      sock_.close(ignored);  // the operation completes with operation_aborted
+      ioc_.restart();
+      ioc_.run();
+      result = net::error::timed_out;
+    }
+    if (result) throw boost::system::system_error(result);
+  }
+
+ private:
+  net::io_context& ioc_;
+  tcp::socket& sock_;
+  clock::time_point until_;
+};
+
+/// The request (one per connection: `Connection: close`), written and its answer read through
+/// `run`.
+template <class Stream>
+fetch_response exchange(Stream& stream, deadline_runner& run, const fetch_target& t,
+                        const fetch_request& call, std::size_t max_bytes) {
+  // The body is sent from the caller's string, not copied (an OTLP batch is hundreds of KB).
+  http::request<http::span_body<const char>> req{http::string_to_verb(call.method), t.path, 11};
+  const bool default_port = t.port == (t.tls ? 443 : 80);
+  const bool v6 = t.host.find(':') != std::string::npos;
+  req.set(http::field::host,
+          (v6 ? "[" + t.host + "]" : t.host) + (default_port ? "" : ":" + std::to_string(t.port)));
+  req.set(http::field::user_agent, "mcp-cpp");
+  req.set(http::field::connection, "close");
+  for (const auto& [name, value] : call.headers) req.set(name, value);
+  if (!call.body.empty() || call.method == "POST") {
+    req.body() = {call.body.data(), call.body.size()};
+    req.prepare_payload();
+  }
+  run([&](auto handler) { http::async_write(stream, req, std::move(handler)); });
+  beast::flat_buffer buffer;
+  http::response_parser<http::string_body> parser;
+  parser.body_limit(max_bytes);
+  parser.header_limit(16384);
+  run([&](auto handler) { http::async_read(stream, buffer, parser, std::move(handler)); });
+  auto& res = parser.get();
+  fetch_response out{.status = res.result_int(), .body = std::move(res.body())};
+  if (auto it = res.find(http::field::www_authenticate); it != res.end()) {
+    out.www_authenticate = std::string(it->value());
+  }
+  if (auto it = res.find(http::field::retry_after); it != res.end()) {
+    out.retry_after = std::string(it->value());
+  }
+  return out;
+}
+
+}  // namespace
+
+std::uint16_t url_port(std::string_view text) noexcept {
+  unsigned port = 0;
+  const auto r = std::from_chars(text.data(), text.data() + text.size(), port);
+  if (text.empty() || r.ec != std::errc{} || r.ptr != text.data() + text.size() || port > 65535) {
+    return 0;
+  }
+  return static_cast<std::uint16_t>(port);
+}
+
+fetch_target parse_fetch_target(std::string_view url) {
+  auto u = boost::urls::parse_absolute_uri(url);
+  if (!u) throw std::runtime_error("not an absolute URL: " + std::string(url));
+  fetch_target t;
+  t.tls = u->scheme() == "https";
+  if (!t.tls && u->scheme() != "http") throw std::runtime_error("not an http(s) URL");
+  t.host = std::string(u->encoded_host());
+  if (u->host_type() == boost::urls::host_type::ipv6) t.host = u->host_ipv6_address().to_string();
+  if (t.host.empty()) throw std::runtime_error("the URL has no host");
+  t.port = u->has_port() ? url_port(u->port()) : (t.tls ? 443 : 80);
+  if (t.port == 0) throw std::runtime_error("the URL's port is not a number from 1 to 65535");
+  t.path = std::string(u->encoded_path());
+  if (t.path.empty()) t.path = "/";
+  if (u->has_query()) t.path += "?" + std::string(u->encoded_query());
+  return t;
+}
+
+fetch_response fetch(const std::string& url, const fetch_request& call,
+                     std::chrono::milliseconds timeout, std::size_t max_bytes) {
+  const auto t = parse_fetch_target(url);
+  const auto until = clock::now() + timeout;
+  net::io_context ioc;
+  try {
+    std::vector<tcp::endpoint> endpoints;
+    if (auto ec = lookup(t.host, t.port, until, endpoints)) {
+      throw boost::system::system_error(ec);
+    }
+    // A TLS context only for https: making one costs more than a plain exchange on loopback.
+    std::optional<net::ssl::context> ctx;
+    std::optional<net::ssl::stream<tcp::socket>> tls;
+    tcp::socket plain(ioc);
+    if (t.tls) {
+      ctx.emplace(net::ssl::context::tls_client);
+      if (call.ca_file.empty()) {
+        ctx->set_default_verify_paths();
+      } else {
+        ctx->load_verify_file(call.ca_file);
+      }
+      ctx->set_verify_mode(net::ssl::verify_peer);
+      tls.emplace(ioc, *ctx);
+      // SSL_set_tlsext_host_name, without the macro's cast.
+      if (SSL_ctrl(tls->native_handle(), SSL_CTRL_SET_TLSEXT_HOSTNAME, TLSEXT_NAMETYPE_host_name,
+                   const_cast<char*>(t.host.c_str())) != 1) {
+        throw std::runtime_error("cannot set the TLS server name");
+      }
+      tls->set_verify_callback(net::ssl::host_name_verification(t.host));
+    }
+    tcp::socket& sock = tls ? tls->next_layer() : plain;
+    deadline_runner run(ioc, sock, until);
+    run([&](auto handler) { net::async_connect(sock, endpoints, std::move(handler)); });
+    if (!tls) return exchange(plain, run, t, call, max_bytes);
+    run([&](auto handler) {
+      tls->async_handshake(net::ssl::stream_base::client, std::move(handler));
+    });
+    // No TLS shutdown: the request said `Connection: close`, and the body is complete.
+    return exchange(*tls, run, t, call, max_bytes);
+  } catch (const boost::system::system_error& e) {
+    throw std::runtime_error("cannot fetch " + url + ": " + e.code().message());
+  }
+}
+
+}  // namespace mcp::http_detail

@@ -1,0 +1,54 @@
+// Internal: one HTTP/1.1 exchange over HTTP or HTTPS with a deadline covering all of it (host
+// name lookup, connect, TLS handshake, request, answer) and a bound on the answer's body, on a
+// connection of its own (`Connection: close`). For short exchanges made now and then: the auth
+// fetches (key sets, tokens, metadata) and the OTLP exporter.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace mcp::http_detail {
+
+/// An http or https URL taken apart.
+struct fetch_target {
+  bool tls = false;
+  std::string host;  ///< without brackets
+  std::uint16_t port = 0;
+  std::string path;  ///< path and query
+};
+
+/// A URL's port text as a number from 1 to 65535; 0 when it is empty, not a number or out of
+/// range (Boost.URL 1.81's `port_number()` wraps 99999 to 34463).
+[[nodiscard]] std::uint16_t url_port(std::string_view port_text) noexcept;
+
+/// Parses an absolute http(s) URL. Throws `std::runtime_error` with the reason.
+[[nodiscard]] fetch_target parse_fetch_target(std::string_view url);
+
+struct fetch_request {
+  std::string method = "GET";
+  std::string ca_file{};  ///< https: trust these PEM certificates instead of the system's
+  std::vector<std::pair<std::string, std::string>> headers{};
+  std::string body{};
+};
+
+/// An HTTP answer, whatever its status.
+struct fetch_response {
+  unsigned status = 0;
+  std::string body{};
+  std::string www_authenticate{};  ///< the header's value, when present
+  std::string retry_after{};       ///< the header's value, when present
+};
+
+/// One exchange with `url` (http or https to any host: the caller decides which are allowed).
+/// https checks the certificate and the host name against `ca_file` or the system's trust
+/// store. Throws `std::runtime_error` when no complete answer (body at most `max_bytes`)
+/// arrives within `timeout`. Thread-safe (nothing shared).
+[[nodiscard]] fetch_response fetch(const std::string& url, const fetch_request& req,
+                                   std::chrono::milliseconds timeout, std::size_t max_bytes);
+
+}  // namespace mcp::http_detail

@@ -1,0 +1,524 @@
+// The metrics observer (mcp/observe/metrics.hpp): series found by their start attributes once
+// per operation (the key built in a per-thread buffer, looked up in a per-thread cache, else in
+// a map under a shared lock), then recorded with relaxed atomic adds. Each series keeps its own
+// start time for cumulative export. Counters of operations and errors are sums of the histograms,
+// made at collection.
+#include <mcp/observe/metrics.hpp>
+
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <shared_mutex>
+#include <unordered_map>
+
+#include "detail/spinlock.hpp"
+#include "detail/string_hash.hpp"
+
+namespace mcp::observe {
+namespace {
+
+using steady = std::chrono::steady_clock;
+
+constexpr std::array<std::uint64_t, duration_bounds.size()> bounds_ns = {
+    10'000'000,     20'000'000,     50'000'000,      100'000'000,    200'000'000,
+    500'000'000,    1'000'000'000,  2'000'000'000,   5'000'000'000,  10'000'000'000,
+    30'000'000'000, 60'000'000'000, 120'000'000'000, 300'000'000'000};
+
+/// Error variants kept per attribute set; more go to one `_OTHER` series.
+constexpr std::size_t max_error_variants = 32;
+
+std::uint64_t unix_now_ns() {
+  return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                        std::chrono::system_clock::now().time_since_epoch())
+                                        .count());
+}
+
+std::uint64_t elapsed_ns(steady::time_point since, steady::time_point until) {
+  const auto d = until - since;
+  return d.count() < 0 ? 0
+                       : static_cast<std::uint64_t>(
+                             std::chrono::duration_cast<std::chrono::nanoseconds>(d).count());
+}
+
+struct histogram_cell {
+  std::array<std::atomic<std::uint64_t>, duration_buckets> buckets{};
+  std::atomic<std::uint64_t> sum_ns{0};
+
+  void record(std::uint64_t ns) noexcept {
+    std::size_t i = 0;
+    while (i < bounds_ns.size() && ns > bounds_ns[i]) ++i;
+    buckets[i].fetch_add(1, std::memory_order_relaxed);
+    sum_ns.fetch_add(ns, std::memory_order_relaxed);
+  }
+
+  [[nodiscard]] histogram_point read(const std::vector<attribute>& attrs,
+                                     std::uint64_t start) const {
+    histogram_point p{.attributes = attrs, .start_unix_ns = start};
+    for (std::size_t i = 0; i < buckets.size(); ++i) {
+      p.bucket_counts[i] = buckets[i].load(std::memory_order_relaxed);
+      p.count += p.bucket_counts[i];
+    }
+    p.sum = static_cast<double>(sum_ns.load(std::memory_order_relaxed)) / 1e9;
+    return p;
+  }
+};
+
+/// One outcome variant of a group: its extra attributes and its cell.
+struct variant_series {
+  std::string error_type;
+  std::string status_code;
+  std::vector<attribute> attributes;
+  std::uint64_t start_unix_ns = 0;
+  histogram_cell cell;
+};
+
+/// The series of one set of start attributes: the success series inline, error variants aside.
+struct group {
+  std::string_view key;  ///< the family's map key (stable); empty for the overflow group
+  std::vector<attribute> base;
+  std::vector<attribute> counter_attributes;  ///< method and target, for the derived counters
+  std::string counter_key;                    ///< the same as a key
+  std::uint64_t start_unix_ns = unix_now_ns();
+  histogram_cell ok;
+  detail::spinlock mu;
+  std::vector<std::unique_ptr<variant_series>> variants;
+
+  histogram_cell& cell_for(const error_classification& c) {
+    if (c.error_type.empty() && c.status_code.empty()) return ok;
+    std::lock_guard lock(mu);
+    for (const auto& v : variants) {
+      if (v->error_type == c.error_type && v->status_code == c.status_code) return v->cell;
+    }
+    const bool full = variants.size() >= max_error_variants;
+    auto v = std::make_unique<variant_series>();
+    v->error_type = full ? "_OTHER" : c.error_type;
+    v->status_code = full ? "" : c.status_code;
+    if (full) {
+      for (const auto& o : variants) {
+        if (o->error_type == v->error_type && o->status_code.empty()) return o->cell;
+      }
+    }
+    v->attributes = base;
+    if (!v->error_type.empty()) v->attributes.push_back({attr::error_type, v->error_type});
+    if (!v->status_code.empty()) v->attributes.push_back({attr::status_code, v->status_code});
+    v->start_unix_ns = unix_now_ns();
+    variants.push_back(std::move(v));
+    return variants.back()->cell;
+  }
+
+  template <class F>
+  void each_point(F&& f) {
+    f(ok.read(base, start_unix_ns), static_cast<const variant_series*>(nullptr));
+    // Variants are never removed: read them outside the lock that recorders take.
+    std::vector<const variant_series*> all;
+    {
+      std::lock_guard lock(mu);
+      all.reserve(variants.size());
+      for (const auto& v : variants) all.push_back(v.get());
+    }
+    for (const auto* v : all) f(v->cell.read(v->attributes, v->start_unix_ns), v);
+  }
+};
+
+std::atomic<std::uint64_t> next_family_id{1};
+
+/// A family's recent lookups on this thread: (family, key hash) -> group, checked against the
+/// group's key, so that a known attribute set costs no lock.
+struct cache_slot {
+  std::uint64_t family = 0;
+  std::size_t hash = 0;
+  group* found = nullptr;
+};
+
+/// Groups by key, in creation order, capped.
+struct group_family {
+  const std::uint64_t id = next_family_id.fetch_add(1, std::memory_order_relaxed);
+  std::shared_mutex mu;
+  std::unordered_map<std::string, std::unique_ptr<group>, detail::string_hash, std::equal_to<>>
+      by_key;
+  std::vector<group*> order;
+  std::unique_ptr<group> overflow;
+  std::size_t cap = 0;
+
+  template <class Make>
+  group* find(std::string_view key, Make&& make) {
+    thread_local std::array<cache_slot, 64> cache{};
+    const auto hash = std::hash<std::string_view>{}(key);
+    auto& slot = cache[(hash ^ id) % cache.size()];
+    if (slot.family == id && slot.hash == hash && slot.found->key == key) return slot.found;
+    bool cacheable = true;
+    group* g = find_locked(key, std::forward<Make>(make), cacheable);
+    if (cacheable) slot = {id, hash, g};
+    return g;
+  }
+
+ private:
+  template <class Make>
+  group* find_locked(std::string_view key, Make&& make, bool& cacheable) {
+    {
+      std::shared_lock lock(mu);
+      if (auto it = by_key.find(key); it != by_key.end()) return it->second.get();
+    }
+    std::unique_lock lock(mu);
+    if (auto it = by_key.find(key); it != by_key.end()) return it->second.get();
+    if (by_key.size() >= cap) {
+      cacheable = false;  // its key is none of the keys that lead to it
+      if (!overflow) {
+        overflow = std::make_unique<group>();
+        overflow->base = {{attr::overflow, true}};
+        overflow->counter_attributes = overflow->base;
+        overflow->counter_key = "\x01overflow";
+        order.push_back(overflow.get());
+      }
+      return overflow.get();
+    }
+    auto g = std::make_unique<group>();
+    make(*g);
+    auto* raw = g.get();
+    auto [it, fresh] = by_key.emplace(std::string(key), std::move(g));
+    raw->key = it->first;
+    order.push_back(raw);
+    return raw;
+  }
+};
+
+struct counter_series {
+  std::vector<attribute> attributes;
+  std::uint64_t start_unix_ns = unix_now_ns();
+  std::int64_t value = 0;
+};
+
+/// Counters of rare events (denials, task statuses), under a mutex.
+struct counter_family {
+  std::mutex mu;
+  std::map<std::string, std::size_t, std::less<>> index;
+  std::vector<counter_series> series;
+  std::size_t cap = 0;
+
+  /// Adds one to the series of `key`, made with `make()` the first time.
+  template <class Make>
+  void add(const std::string& key, Make&& make) {
+    std::lock_guard lock(mu);
+    auto it = index.find(key);
+    if (it == index.end()) {
+      if (index.size() >= cap) {
+        it = index.find(std::string_view("\x01overflow"));
+        if (it == index.end()) {
+          it = index.emplace("\x01overflow", series.size()).first;
+          series.push_back({.attributes = {{attr::overflow, true}}});
+        }
+      } else {
+        it = index.emplace(key, series.size()).first;
+        series.push_back({.attributes = make()});
+      }
+    }
+    ++series[it->second].value;
+  }
+
+  void read(std::vector<number_point>& out) {
+    std::lock_guard lock(mu);
+    for (const auto& s : series) out.push_back({s.attributes, s.value, s.start_unix_ns});
+  }
+};
+
+struct gauge {
+  std::atomic<std::int64_t> value{0};
+  std::atomic<bool> used{false};
+  void add(std::int64_t d) {
+    used.store(true, std::memory_order_relaxed);
+    value.fetch_add(d, std::memory_order_relaxed);
+  }
+};
+
+/// Appends `s` with its length first, so that keys of different field splits never collide.
+void key_field(std::string& key, std::string_view s) {
+  const auto n = static_cast<std::uint32_t>(s.size());
+  key.append(reinterpret_cast<const char*>(&n), sizeof n);
+  key.append(s);
+}
+
+std::size_t side_index(kind k) { return k == kind::server ? 0 : 1; }
+
+}  // namespace
+
+struct metrics::impl {
+  metrics_options opts;
+  std::uint64_t start_unix_ns = unix_now_ns();
+  std::array<group_family, 2> operations;  // [server, client]
+  std::array<group_family, 2> sessions;
+  std::array<counter_family, 2> denials;
+  counter_family tasks;
+  std::array<gauge, 2> active_sessions;
+  std::array<gauge, 2> active_streams;
+
+  explicit impl(metrics_options o) : opts(std::move(o)) {
+    for (auto* f : {&operations[0], &operations[1], &sessions[0], &sessions[1]}) {
+      f->cap = opts.max_series;
+    }
+    denials[0].cap = denials[1].cap = tasks.cap = opts.max_series;
+  }
+
+  group* operation_group(const operation& op) {
+    thread_local std::string key;
+    key.clear();
+    key_field(key, op.method);
+    if (!target_key(op.method).empty()) key_field(key, op.target);
+    key_field(key, op.protocol_version);
+    key += static_cast<char>(op.transport);
+    key_field(key, op.network_protocol_name);
+    key_field(key, op.network_protocol_version);
+    if (op.side == kind::client) {
+      key_field(key, op.peer_address);
+      key_field(key, std::to_string(op.peer_port));
+    }
+    if (opts.resource_uri_attribute) key_field(key, op.resource_uri);
+    return operations[side_index(op.side)].find(key, [&](group& g) {
+      g.base = operation_attributes(op, attribute_use::metric, opts.resource_uri_attribute);
+      g.counter_attributes.push_back({attr::method_name, std::string(op.method)});
+      key_field(g.counter_key, op.method);
+      if (const auto k = target_key(op.method); !k.empty() && !op.target.empty()) {
+        g.counter_attributes.push_back({k, std::string(op.target)});
+        key_field(g.counter_key, op.target);
+      }
+    });
+  }
+
+  group* session_group(const session_info& info) {
+    thread_local std::string key;
+    key.clear();
+    key_field(key, info.protocol_version);
+    key += static_cast<char>(info.transport);
+    key_field(key, info.network_protocol_name);
+    key_field(key, info.network_protocol_version);
+    if (info.side == kind::client) {
+      key_field(key, info.peer_address);
+      key_field(key, std::to_string(info.peer_port));
+    }
+    return sessions[side_index(info.side)].find(
+        key, [&](group& g) { g.base = session_attributes(info); });
+  }
+};
+
+metrics::metrics(metrics_options opts) : impl_(std::make_unique<impl>(std::move(opts))) {}
+metrics::~metrics() = default;
+
+std::shared_ptr<metrics> make_metrics(metrics_options opts) {
+  return std::shared_ptr<metrics>(new metrics(std::move(opts)));
+}
+
+const resource_attributes& metrics::resource() const noexcept { return impl_->opts.resource; }
+
+span metrics::on_start(const operation& op) {
+  span s;
+  s.active = true;
+  s.start = now_if_unset(op.start);
+  s.word = reinterpret_cast<std::uintptr_t>(impl_->operation_group(op));
+  // The side is needed at the end to classify; it travels in the low bit (groups are aligned).
+  s.word |= op.side == kind::client ? 1U : 0U;
+  return s;
+}
+
+void metrics::on_end(span& s, const outcome& o) {
+  if (!s.active || s.word == 0) return;
+  const auto side = (s.word & 1U) != 0 ? kind::client : kind::server;
+  auto* g = reinterpret_cast<group*>(s.word & ~std::uintptr_t{1});
+  const auto ns = elapsed_ns(s.start, now_if_unset(o.end));
+  if (o.status == status::ok) {
+    g->ok.record(ns);
+  } else {
+    g->cell_for(classify(side, o)).record(ns);
+  }
+  s.active = false;
+}
+
+void metrics::record(const operation& op, const outcome& o, double seconds) {
+  auto* g = impl_->operation_group(op);
+  const auto ns = seconds <= 0 ? 0 : static_cast<std::uint64_t>(seconds * 1e9 + 0.5);
+  g->cell_for(classify(op.side, o)).record(ns);
+}
+
+span metrics::on_session_start(const session_info& info) {
+  impl_->active_sessions[side_index(info.side)].add(1);
+  span s;
+  s.active = true;
+  s.start = steady::now();
+  s.word = reinterpret_cast<std::uintptr_t>(impl_->session_group(info)) |
+           (info.side == kind::client ? 1U : 0U);
+  return s;
+}
+
+void metrics::on_session_end(span& s, std::string_view error_type) {
+  if (!s.active || s.word == 0) return;
+  const auto side = (s.word & 1U) != 0 ? kind::client : kind::server;
+  impl_->active_sessions[side_index(side)].add(-1);
+  auto* g = reinterpret_cast<group*>(s.word & ~std::uintptr_t{1});
+  error_classification c;
+  c.error_type = std::string(error_type);
+  g->cell_for(c).record(elapsed_ns(s.start, steady::now()));
+  s.active = false;
+}
+
+void metrics::on_denial(const denial& d) {
+  std::string key;
+  key_field(key, d.method);
+  key_field(key, d.target);
+  key_field(key, d.reason);
+  impl_->denials[side_index(d.side)].add(key, [&d] {
+    std::vector<attribute> a{{attr::method_name, std::string(d.method)}};
+    if (const auto k = target_key(d.method); !k.empty() && !d.target.empty()) {
+      a.push_back({k, std::string(d.target)});
+    }
+    if (!d.reason.empty()) a.push_back({attr::denial_reason, std::string(d.reason)});
+    return a;
+  });
+}
+
+void metrics::on_task_status(std::string_view tool, std::string_view task_status) {
+  std::string key;
+  key_field(key, tool);
+  key_field(key, task_status);
+  impl_->tasks.add(key, [&] {
+    std::vector<attribute> a;
+    if (!tool.empty()) a.push_back({attr::tool_name, std::string(tool)});
+    a.push_back({attr::task_status, std::string(task_status)});
+    return a;
+  });
+}
+
+void metrics::on_stream(kind side, int delta) {
+  impl_->active_streams[side_index(side)].add(delta);
+}
+
+namespace {
+
+/// Operations and errors per (method, target), summed from a histogram family.
+void derive_counters(group_family& f, metric_data& ops, metric_data& errs) {
+  std::map<std::string, std::size_t, std::less<>> op_index;
+  std::map<std::string, std::size_t, std::less<>> err_index;
+  std::shared_lock lock(f.mu);
+  for (auto* g : f.order) {
+    g->each_point([&](const histogram_point& p, const variant_series* v) {
+      if (p.count == 0) return;
+      auto [it, fresh] = op_index.try_emplace(g->counter_key, ops.number_points.size());
+      if (fresh) ops.number_points.push_back({g->counter_attributes, 0, g->start_unix_ns});
+      ops.number_points[it->second].value += static_cast<std::int64_t>(p.count);
+      if (v == nullptr || v->error_type.empty()) return;
+      std::string key = g->counter_key;
+      key_field(key, v->error_type);
+      auto [eit, efresh] = err_index.try_emplace(std::move(key), errs.number_points.size());
+      if (efresh) {
+        auto attrs = g->counter_attributes;
+        attrs.push_back({attr::error_type, v->error_type});
+        errs.number_points.push_back({std::move(attrs), 0, v->start_unix_ns});
+      }
+      errs.number_points[eit->second].value += static_cast<std::int64_t>(p.count);
+    });
+  }
+}
+
+void read_histograms(group_family& f, metric_data& m) {
+  std::shared_lock lock(f.mu);
+  for (auto* g : f.order) {
+    g->each_point([&m](histogram_point p, const variant_series*) {
+      if (p.count > 0) m.histogram_points.push_back(std::move(p));
+    });
+  }
+}
+
+}  // namespace
+
+metrics_snapshot metrics::snapshot() const {
+  auto& im = *impl_;
+  metrics_snapshot snap;
+  snap.time_unix_ns = unix_now_ns();
+  auto push = [&snap](metric_data m) {
+    if (!m.histogram_points.empty() || !m.number_points.empty()) {
+      snap.metrics.push_back(std::move(m));
+    }
+  };
+  using t = metric_type;
+  for (const auto side : {kind::server, kind::client}) {
+    const bool server = side == kind::server;
+    metric_data m{
+        .name = server ? "mcp.server.operation.duration" : "mcp.client.operation.duration",
+        .description = server ? "MCP request or notification duration as observed on the "
+                                "receiver from the time it was received until the result "
+                                "or ack is sent."
+                              : "The duration of the MCP request or notification as "
+                                "observed on the sender from the time it was sent until "
+                                "the response or ack is received.",
+        .unit = "s",
+        .type = t::histogram};
+    read_histograms(im.operations[side_index(side)], m);
+    push(std::move(m));
+  }
+  for (const auto side : {kind::server, kind::client}) {
+    const bool server = side == kind::server;
+    metric_data m{.name = server ? "mcp.server.session.duration" : "mcp.client.session.duration",
+                  .description = server ? "The duration of the MCP session as observed on the MCP "
+                                          "server."
+                                        : "The duration of the MCP session as observed on the MCP "
+                                          "client.",
+                  .unit = "s",
+                  .type = t::histogram};
+    read_histograms(im.sessions[side_index(side)], m);
+    push(std::move(m));
+  }
+  for (const auto side : {kind::server, kind::client}) {
+    const bool server = side == kind::server;
+    metric_data ops{.name = server ? "mcp.server.operations" : "mcp.client.operations",
+                    .description = server ? "MCP requests and notifications received."
+                                          : "MCP requests and notifications sent.",
+                    .unit = "{operation}",
+                    .type = t::counter};
+    metric_data errs{.name = server ? "mcp.server.errors" : "mcp.client.errors",
+                     .description = server ? "MCP operations received that ended with an error."
+                                           : "MCP operations sent that ended with an error.",
+                     .unit = "{error}",
+                     .type = t::counter};
+    derive_counters(im.operations[side_index(side)], ops, errs);
+    push(std::move(ops));
+    push(std::move(errs));
+  }
+  for (const auto side : {kind::server, kind::client}) {
+    const bool server = side == kind::server;
+    metric_data m{.name = server ? "mcp.server.denials" : "mcp.client.denials",
+                  .description = server ? "Calls refused by a policy or an interceptor."
+                                        : "Calls refused before they were sent.",
+                  .unit = "{denial}",
+                  .type = t::counter};
+    im.denials[side_index(side)].read(m.number_points);
+    push(std::move(m));
+  }
+  {
+    metric_data m{.name = "mcp.server.tasks",
+                  .description = "Tasks that reached a status.",
+                  .unit = "{task}",
+                  .type = t::counter};
+    im.tasks.read(m.number_points);
+    push(std::move(m));
+  }
+  auto gauge_metric = [&](const gauge& g, std::string_view name, std::string_view description,
+                          std::string_view unit) {
+    if (!g.used.load(std::memory_order_relaxed)) return;
+    metric_data m{
+        .name = name, .description = description, .unit = unit, .type = t::up_down_counter};
+    m.number_points.push_back({{}, g.value.load(std::memory_order_relaxed), im.start_unix_ns});
+    snap.metrics.push_back(std::move(m));
+  };
+  gauge_metric(im.active_sessions[0], "mcp.server.active_sessions", "MCP sessions open.",
+               "{session}");
+  gauge_metric(im.active_sessions[1], "mcp.client.active_sessions", "MCP sessions open.",
+               "{session}");
+  gauge_metric(im.active_streams[0], "mcp.server.active_streams", "SSE streams open.", "{stream}");
+  gauge_metric(im.active_streams[1], "mcp.client.active_streams", "SSE streams open.", "{stream}");
+  return snap;
+}
+
+std::string metrics::prometheus_text() const {
+  std::string out;
+  write_prometheus(snapshot(), impl_->opts.resource, out);
+  return out;
+}
+
+}  // namespace mcp::observe

@@ -1,0 +1,326 @@
+// The OTLP/HTTP exporter's queue and thread (mcp/observe/otlp.hpp). Callers only take the queue's
+// lock to push a span (the thread holds it only to take a batch out) and wake the thread only
+// when a batch is full; the thread also wakes every `batch_delay` and `metrics_interval`. HTTP
+// goes through `http_detail::fetch`, one connection per request.
+#include <mcp/observe/otlp.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <charconv>
+#include <condition_variable>
+#include <ctime>
+#include <mutex>
+#include <random>
+#include <span>
+#include <thread>
+
+#include "http/fetch.hpp"
+
+namespace mcp::observe {
+
+namespace {
+
+using steady = std::chrono::steady_clock;
+
+constexpr std::size_t max_answer_bytes = std::size_t{4} << 20U;  // the specification's advice
+
+bool retryable(unsigned status) {
+  return status == 429 || status == 502 || status == 503 || status == 504;
+}
+
+/// `rejectedSpans` / `rejectedDataPoints` of a partial success answer; 0 when none.
+std::uint64_t rejected(std::string_view body, std::string_view field) {
+  if (body.find("partialSuccess") == std::string_view::npos) return 0;
+  auto v = parse_json(body, {.max_size = max_answer_bytes, .max_depth = 16});
+  if (!v || !v->is_object()) return 0;
+  const auto* ps = v->as_object().if_contains("partialSuccess");
+  if (ps == nullptr || !ps->is_object()) return 0;
+  const auto* n = ps->as_object().if_contains(field);
+  if (n == nullptr) return 0;
+  if (n->is_string()) {
+    std::uint64_t x = 0;
+    const auto s = n->get_string();
+    std::from_chars(s.data(), s.data() + s.size(), x);
+    return x;
+  }
+  if (n->is_int64() && n->get_int64() > 0) return static_cast<std::uint64_t>(n->get_int64());
+  if (n->is_uint64()) return n->get_uint64();
+  return 0;
+}
+
+}  // namespace
+
+std::optional<std::chrono::seconds> parse_retry_after(std::string_view v,
+                                                      std::chrono::system_clock::time_point now) {
+  while (!v.empty() && (v.front() == ' ' || v.front() == '\t')) v.remove_prefix(1);
+  while (!v.empty() && (v.back() == ' ' || v.back() == '\t')) v.remove_suffix(1);
+  if (v.empty()) return std::nullopt;
+  if (std::all_of(v.begin(), v.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    if (v.size() > 9) return std::chrono::seconds(999'999'999);
+    long long s = 0;
+    std::from_chars(v.data(), v.data() + v.size(), s);
+    return std::chrono::seconds(s);
+  }
+  // IMF-fixdate: "Sun, 06 Nov 1994 08:49:37 GMT".
+  if (v.size() != 29 || v.substr(3, 2) != ", " || v.substr(25) != " GMT") return std::nullopt;
+  static constexpr std::string_view months = "JanFebMarAprMayJunJulAugSepOctNovDec";
+  const auto num = [&v](std::size_t at, std::size_t n, int& out) {
+    const auto r = std::from_chars(v.data() + at, v.data() + at + n, out);
+    return r.ec == std::errc{} && r.ptr == v.data() + at + n;
+  };
+  std::tm tm{};
+  int day = 0, year = 0, hour = 0, minute = 0, second = 0;
+  const auto month = months.find(v.substr(8, 3));
+  if (!num(5, 2, day) || !num(12, 4, year) || !num(17, 2, hour) || !num(20, 2, minute) ||
+      !num(23, 2, second) || month == std::string_view::npos || month % 3 != 0 || v[7] != ' ' ||
+      v[11] != ' ' || v[16] != ' ' || v[19] != ':' || v[22] != ':') {
+    return std::nullopt;
+  }
+  tm.tm_mday = day;
+  tm.tm_mon = static_cast<int>(month / 3);
+  tm.tm_year = year - 1900;
+  tm.tm_hour = hour;
+  tm.tm_min = minute;
+  tm.tm_sec = second;
+  const auto when = std::chrono::system_clock::from_time_t(timegm(&tm));
+  const auto d = std::chrono::duration_cast<std::chrono::seconds>(when - now);
+  return std::max(d, std::chrono::seconds(0));
+}
+
+struct otlp_exporter::impl {
+  otlp_options opts;
+  std::string traces_url;
+  std::string metrics_url;
+
+  std::mutex mu;
+  std::condition_variable wake;      // the thread
+  std::condition_variable finished;  // flush waiters
+  std::vector<span_record> queue;
+  bool stopping = false;
+  bool abandon = false;  // shutdown's time is up: no more retries
+  bool exited = false;
+  std::uint64_t flush_requested = 0;
+  std::uint64_t flush_done = 0;
+  std::mutex join_mu;  // one joiner at a time
+  std::thread worker;
+
+  void join() {
+    std::lock_guard lock(join_mu);
+    if (worker.joinable()) worker.join();
+  }
+
+  std::atomic<std::uint64_t> spans_exported{0}, spans_dropped{0}, spans_failed{0},
+      metric_exports{0}, metric_failures{0}, requests{0}, retries{0};
+
+  std::minstd_rand jitter{std::random_device{}()};
+
+  void enqueue(span_record&& s) noexcept {
+    bool wake_thread = false;
+    {
+      std::lock_guard lock(mu);
+      if (stopping || queue.size() >= opts.max_queue) {
+        spans_dropped.fetch_add(1, std::memory_order_relaxed);
+        return;
+      }
+      try {
+        queue.push_back(std::move(s));
+      } catch (...) {
+        spans_dropped.fetch_add(1, std::memory_order_relaxed);
+        return;
+      }
+      wake_thread = queue.size() == opts.max_batch;
+    }
+    if (wake_thread) wake.notify_one();
+  }
+
+  /// Waits `d` unless shutdown gives up first; false when it did.
+  bool pause(std::chrono::milliseconds d) {
+    std::unique_lock lock(mu);
+    return !wake.wait_for(lock, d, [this] { return abandon; });
+  }
+
+  /// The request the thread sends, its body reused from one export to the next (a batch's
+  /// JSON is hundreds of KB: allocated anew each time, glibc would map and unmap it).
+  http_detail::fetch_request request;
+
+  /// POSTs `request` with retries. The answer's body on a 2xx, else nothing.
+  std::optional<std::string> post(const std::string& url) {
+    const auto& req = request;
+    for (int attempt = 1;; ++attempt) {
+      requests.fetch_add(1, std::memory_order_relaxed);
+      std::optional<std::chrono::milliseconds> wait;
+      try {
+        auto res = http_detail::fetch(url, req, opts.timeout, max_answer_bytes);
+        if (res.status >= 200 && res.status < 300) return std::move(res.body);
+        if (!retryable(res.status)) return std::nullopt;
+        if (auto ra = parse_retry_after(res.retry_after, std::chrono::system_clock::now())) {
+          wait = std::min<std::chrono::milliseconds>(*ra, opts.max_backoff);
+        }
+      } catch (const std::exception&) {  // no answer: retried with backoff
+      }
+      if (attempt >= opts.max_attempts) return std::nullopt;
+      if (!wait) {
+        auto base = opts.initial_backoff * (1LL << std::min(attempt - 1, 20));
+        base = std::min<std::chrono::milliseconds>(base, opts.max_backoff);
+        // Jitter: between half and all of the backoff.
+        std::uniform_int_distribution<long long> pick(base.count() / 2, base.count());
+        wait = std::chrono::milliseconds(pick(jitter));
+      }
+      retries.fetch_add(1, std::memory_order_relaxed);
+      if (!pause(*wait)) return std::nullopt;
+    }
+  }
+
+  void send_spans(std::span<const span_record> batch) {
+    request.body.clear();
+    write_otlp_traces(batch, opts.resource, request.body);
+    auto answer = post(traces_url);
+    if (!answer) {
+      spans_failed.fetch_add(batch.size(), std::memory_order_relaxed);
+      return;
+    }
+    const auto refused = std::min<std::uint64_t>(rejected(*answer, "rejectedSpans"), batch.size());
+    spans_failed.fetch_add(refused, std::memory_order_relaxed);
+    spans_exported.fetch_add(batch.size() - refused, std::memory_order_relaxed);
+  }
+
+  void send_metrics() {
+    auto snap = opts.metrics->snapshot();
+    if (snap.metrics.empty()) return;  // no empty envelopes
+    request.body.clear();
+    write_otlp_metrics(snap, opts.resource, request.body);
+    if (post(metrics_url)) {
+      metric_exports.fetch_add(1, std::memory_order_relaxed);
+    } else {
+      metric_failures.fetch_add(1, std::memory_order_relaxed);
+    }
+  }
+
+  void run() {
+    std::vector<span_record> taken;  // swapped with the queue: both keep their capacity
+    std::unique_lock lock(mu);
+    auto next_batch = steady::now() + opts.batch_delay;
+    auto next_metrics = steady::now() + opts.metrics_interval;
+    for (;;) {
+      const auto until = opts.metrics ? std::min(next_batch, next_metrics) : next_batch;
+      wake.wait_until(lock, until, [&] {
+        return stopping || queue.size() >= opts.max_batch || flush_requested != flush_done;
+      });
+      const auto generation = flush_requested;
+      const bool flushing = generation != flush_done;
+      const bool stop = stopping;
+      // A full batch goes at once, with whatever queued beside it; the rest when its time
+      // came, or for a flush or the end. The queue is taken whole (no span is moved twice).
+      const bool all = flushing || stop || steady::now() >= next_batch;
+      while (!queue.empty() && !abandon && (all || queue.size() >= opts.max_batch)) {
+        taken.swap(queue);  // `taken` was emptied last time: the queue keeps its capacity
+        lock.unlock();
+        const std::span<const span_record> spans(taken);
+        for (std::size_t at = 0; at < spans.size(); at += opts.max_batch) {
+          const auto batch = spans.subspan(at, std::min(opts.max_batch, spans.size() - at));
+          try {
+            send_spans(batch);
+          } catch (...) {  // out of memory encoding it: the batch is lost, the thread goes on
+            spans_failed.fetch_add(batch.size(), std::memory_order_relaxed);
+          }
+        }
+        taken.clear();  // the records are freed outside the lock callers take
+        lock.lock();
+      }
+      if (all) next_batch = steady::now() + opts.batch_delay;
+      if (opts.metrics && !abandon && (flushing || stop || steady::now() >= next_metrics)) {
+        lock.unlock();
+        try {
+          send_metrics();
+        } catch (...) {  // out of memory: this export is lost
+          metric_failures.fetch_add(1, std::memory_order_relaxed);
+        }
+        lock.lock();
+        next_metrics = steady::now() + opts.metrics_interval;
+      }
+      if (flushing) {
+        flush_done = generation;
+        finished.notify_all();
+      }
+      if (stop) break;
+    }
+    spans_failed.fetch_add(queue.size(), std::memory_order_relaxed);
+    queue.clear();
+    exited = true;
+    finished.notify_all();
+  }
+};
+
+otlp_exporter::otlp_exporter(std::shared_ptr<impl> im) : impl_(std::move(im)) {}
+
+otlp_exporter::~otlp_exporter() { shutdown(); }
+
+result<std::shared_ptr<otlp_exporter>> make_otlp_exporter(otlp_options opts) {
+  std::string base = opts.endpoint;
+  while (!base.empty() && base.back() == '/') base.pop_back();
+  try {
+    (void)http_detail::parse_fetch_target(base + "/v1/traces");
+  } catch (const std::exception& e) {
+    return error(errc::invalid_params, "OTLP endpoint: " + std::string(e.what()));
+  }
+  if (opts.max_queue == 0 || opts.max_batch == 0 || opts.max_attempts < 1 ||
+      opts.batch_delay.count() <= 0 || opts.metrics_interval.count() <= 0 ||
+      opts.timeout.count() <= 0) {
+    return error(errc::invalid_params, "OTLP exporter: queue, batch, tries and times must be > 0");
+  }
+  auto im = std::make_shared<otlp_exporter::impl>();
+  im->traces_url = base + "/v1/traces";
+  im->metrics_url = base + "/v1/metrics";
+  im->opts = std::move(opts);
+  im->request = {.method = "POST", .ca_file = im->opts.ca_file, .headers = im->opts.headers};
+  im->request.headers.emplace_back("Content-Type", "application/json");
+  im->queue.reserve(std::min(im->opts.max_queue, im->opts.max_batch));
+  im->worker = std::thread([raw = im.get()] { raw->run(); });
+  return std::shared_ptr<otlp_exporter>(new otlp_exporter(std::move(im)));
+}
+
+void otlp_exporter::export_span(span_record&& s) noexcept { impl_->enqueue(std::move(s)); }
+
+std::function<void(span_record&&)> otlp_exporter::span_sink() {
+  return [im = impl_](span_record&& s) { im->enqueue(std::move(s)); };
+}
+
+bool otlp_exporter::flush(std::chrono::milliseconds timeout) {
+  std::unique_lock lock(impl_->mu);
+  if (impl_->exited) return impl_->queue.empty();
+  const auto generation = ++impl_->flush_requested;
+  impl_->wake.notify_one();
+  return impl_->finished.wait_for(lock, timeout,
+                                  [&] { return impl_->flush_done >= generation || impl_->exited; });
+}
+
+void otlp_exporter::shutdown(std::chrono::milliseconds timeout) {
+  {
+    std::unique_lock lock(impl_->mu);
+    if (impl_->stopping) {
+      lock.unlock();
+      impl_->join();
+      return;
+    }
+    impl_->stopping = true;
+    impl_->wake.notify_one();
+    impl_->finished.wait_for(lock, timeout, [&] { return impl_->exited; });
+    impl_->abandon = true;  // an export still running gives up its retries
+    impl_->wake.notify_all();
+  }
+  impl_->join();
+}
+
+otlp_stats otlp_exporter::stats() const {
+  const auto& im = *impl_;
+  constexpr auto r = std::memory_order_relaxed;
+  return {.spans_exported = im.spans_exported.load(r),
+          .spans_dropped = im.spans_dropped.load(r),
+          .spans_failed = im.spans_failed.load(r),
+          .metric_exports = im.metric_exports.load(r),
+          .metric_failures = im.metric_failures.load(r),
+          .requests = im.requests.load(r),
+          .retries = im.retries.load(r)};
+}
+
+}  // namespace mcp::observe

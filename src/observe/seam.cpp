@@ -1,0 +1,113 @@
+// The observer's defaults, propagation into `_meta`, and the fan-out to several observers.
+#include <mcp/observe.hpp>
+
+#include <array>
+
+namespace mcp::observe {
+
+span observer::on_session_start(const session_info&) { return {}; }
+void observer::on_session_end(span&, std::string_view) {}
+void observer::on_denial(const denial&) {}
+void observer::on_task_status(std::string_view, std::string_view) {}
+void observer::on_stream(kind, int) {}
+
+void observer::inject(const span& s, json::object& meta) const {
+  if (!s.context.valid()) return;
+  meta["traceparent"] = s.context.traceparent();
+  if (s.context.trace_state.empty()) {
+    meta.erase("tracestate");
+  } else {
+    meta["tracestate"] = s.context.trace_state;
+  }
+  if (s.baggage.empty()) {
+    meta.erase("baggage");
+  } else {
+    meta["baggage"] = s.baggage;
+  }
+}
+
+namespace {
+
+/// Forwards to each part; a combined span keeps the parts' spans.
+class combined final : public observer {
+ public:
+  explicit combined(std::vector<std::shared_ptr<observer>> parts) : parts_(std::move(parts)) {}
+
+  // The clock is read once for all the parts.
+  span on_start(const operation& op) override {
+    operation timed = op;
+    timed.start = now_if_unset(op.start);
+    return gather([&timed](observer& o) { return o.on_start(timed); });
+  }
+  void on_end(span& s, const outcome& o) override {
+    outcome timed = o;
+    timed.end = now_if_unset(o.end);
+    scatter(s, [&timed](observer& p, span& part) { p.on_end(part, timed); });
+  }
+  span on_session_start(const session_info& info) override {
+    return gather([&info](observer& o) { return o.on_session_start(info); });
+  }
+  void on_session_end(span& s, std::string_view error_type) override {
+    scatter(s, [error_type](observer& p, span& part) { p.on_session_end(part, error_type); });
+  }
+  void on_denial(const denial& d) override {
+    for (const auto& p : parts_) p->on_denial(d);
+  }
+  void on_task_status(std::string_view tool, std::string_view task_status) override {
+    for (const auto& p : parts_) p->on_task_status(tool, task_status);
+  }
+  void on_stream(kind side, int delta) override {
+    for (const auto& p : parts_) p->on_stream(side, delta);
+  }
+
+ private:
+  /// The parts' spans: two inline (the usual tracer and metrics), more aside.
+  struct parts_state final : span_state {
+    std::array<span, 2> first;
+    std::vector<span> rest;
+    span& operator[](std::size_t i) { return i < first.size() ? first[i] : rest[i - first.size()]; }
+  };
+
+  template <class Start>
+  span gather(Start&& start) {
+    auto st = std::make_unique<parts_state>();
+    if (parts_.size() > st->first.size()) st->rest.resize(parts_.size() - st->first.size());
+    span out;
+    for (std::size_t i = 0; i < parts_.size(); ++i) {
+      span& part = (*st)[i];
+      part = start(*parts_[i]);
+      if (!part) continue;
+      if (!out) out.start = part.start;
+      out.active = true;
+      if (!out.context.valid() && part.context.valid()) {
+        out.context = part.context;
+        out.baggage = part.baggage;
+      }
+    }
+    if (out) out.state = std::move(st);
+    return out;
+  }
+
+  template <class End>
+  void scatter(span& s, End&& end) {
+    auto* st = static_cast<parts_state*>(s.state.get());
+    if (st == nullptr) return;
+    for (std::size_t i = 0; i < parts_.size(); ++i) {
+      if ((*st)[i]) end(*parts_[i], (*st)[i]);
+    }
+    s.active = false;
+  }
+
+  std::vector<std::shared_ptr<observer>> parts_;
+};
+
+}  // namespace
+
+std::shared_ptr<observer> combine(std::vector<std::shared_ptr<observer>> parts) {
+  std::erase(parts, nullptr);
+  if (parts.empty()) return nullptr;
+  if (parts.size() == 1) return std::move(parts.front());
+  return std::make_shared<combined>(std::move(parts));
+}
+
+}  // namespace mcp::observe

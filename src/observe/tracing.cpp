@@ -1,0 +1,204 @@
+// The span recorder and the callback observer (mcp/observe/tracing.hpp).
+#include <mcp/observe/tracing.hpp>
+
+#include <stdexcept>
+
+namespace mcp::observe {
+namespace {
+
+using steady = std::chrono::steady_clock;
+
+/// Unix time of a steady-clock reading: the offset between the two clocks is taken once per
+/// tracer (as OpenTelemetry SDKs anchor span times), so a span costs two clock reads, and none
+/// when the engine gives its own.
+class unix_clock {
+ public:
+  unix_clock()
+      : offset_ns_(
+            std::chrono::duration_cast<std::chrono::nanoseconds>(
+                std::chrono::system_clock::now().time_since_epoch())
+                .count() -
+            std::chrono::duration_cast<std::chrono::nanoseconds>(steady::now().time_since_epoch())
+                .count()) {}
+
+  [[nodiscard]] std::uint64_t at(steady::time_point t) const {
+    const auto ns =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count() +
+        offset_ns_;
+    return ns < 0 ? 0 : static_cast<std::uint64_t>(ns);
+  }
+
+ private:
+  std::int64_t offset_ns_;
+};
+
+/// The parent of an operation: the in-process span it runs within, else the context its
+/// message carried; with the baggage to pass on.
+struct parent_info {
+  trace_context context;
+  bool remote = false;
+  std::string baggage;
+};
+
+parent_info find_parent(const operation& op) {
+  parent_info p;
+  if (op.parent != nullptr && op.parent->context.valid()) {
+    p.context = op.parent->context;
+    p.baggage = op.parent->baggage;
+    return p;
+  }
+  p.context = remote_parent(op.remote, &p.baggage);
+  p.remote = p.context.valid();
+  return p;
+}
+
+void add_error_attributes(std::vector<attribute>& attrs, const error_classification& c) {
+  if (!c.error_type.empty()) attrs.push_back({attr::error_type, c.error_type});
+  if (!c.status_code.empty()) attrs.push_back({attr::status_code, c.status_code});
+}
+
+class tracer final : public observer {
+ public:
+  explicit tracer(tracer_options opts) : opts_(std::move(opts)) {
+    if (!opts_.sink) throw std::invalid_argument("make_tracer: the sink is empty");
+    if (!(opts_.root_sample_ratio >= 0 && opts_.root_sample_ratio <= 1)) {
+      throw std::invalid_argument("make_tracer: root_sample_ratio must be in [0, 1]");
+    }
+  }
+
+  span on_start(const operation& op) override {
+    span s;
+    s.active = true;
+    s.start = now_if_unset(op.start);
+    auto parent = find_parent(op);
+    trace_context& ctx = s.context;
+    if (parent.context.valid()) {
+      ctx.trace_id = parent.context.trace_id;
+      ctx.flags = parent.context.flags;
+      ctx.trace_state = parent.context.trace_state;
+    } else {
+      ctx.trace_id = new_trace_id();
+      ctx.flags = sample_root(ctx.trace_id) ? 1 : 0;
+    }
+    ctx.span_id = new_span_id();
+    s.baggage = std::move(parent.baggage);
+    if (!ctx.sampled()) return s;
+    auto st = std::make_unique<recording>();
+    auto& r = st->record;
+    r.name = span_name(op);
+    r.side = op.side;
+    r.context = ctx;
+    if (parent.context.valid()) r.parent_span_id = parent.context.span_id;
+    r.parent_remote = parent.remote;
+    r.start_unix_ns = clock_.at(s.start);
+    r.attributes = operation_attributes(op, attribute_use::span);
+    s.state = std::move(st);
+    return s;
+  }
+
+  void on_end(span& s, const outcome& o) override {
+    s.active = false;
+    auto* st = static_cast<recording*>(s.state.get());
+    if (st == nullptr) return;
+    auto& r = st->record;
+    r.end_unix_ns = std::max(r.start_unix_ns, clock_.at(now_if_unset(o.end)));
+    const auto c = classify(r.side, o);
+    add_error_attributes(r.attributes, c);
+    if (c.error) {
+      r.status = span_status::error;
+      if (o.status == status::rpc_error) r.status_message = std::string(o.message);
+    }
+    try {
+      opts_.sink(std::move(r));
+    } catch (...) {  // NOLINT(bugprone-empty-catch): a sink must not throw; the span is lost
+    }
+    s.state.reset();
+  }
+
+ private:
+  struct recording final : span_state {
+    span_record record;
+  };
+
+  /// Ratio sampling on the trace id's last 8 bytes (random).
+  [[nodiscard]] bool sample_root(const std::array<std::uint8_t, 16>& id) const {
+    if (opts_.root_sample_ratio >= 1) return true;
+    if (opts_.root_sample_ratio <= 0) return false;
+    std::uint64_t x = 0;
+    for (std::size_t i = 8; i < 16; ++i) x = (x << 8U) | id[i];
+    return static_cast<double>(x >> 11U) < opts_.root_sample_ratio * 9007199254740992.0;  // 2^53
+  }
+
+  tracer_options opts_;
+  unix_clock clock_;
+};
+
+class callback_observer final : public observer {
+ public:
+  explicit callback_observer(callback_options opts) : opts_(std::move(opts)) {
+    if (!opts_.on_start || !opts_.on_end) {
+      throw std::invalid_argument("make_callback_observer: on_start and on_end are required");
+    }
+  }
+
+  span on_start(const operation& op) override {
+    span s;
+    s.start = now_if_unset(op.start);
+    auto parent = find_parent(op);
+    const auto name = span_name(op);
+    const auto attrs = operation_attributes(op, attribute_use::span);
+    auto st = std::make_unique<bridged>();
+    st->side = op.side;
+    try {
+      st->span = opts_.on_start({.op = op,
+                                 .name = name,
+                                 .parent = parent.context,
+                                 .parent_remote = parent.remote,
+                                 .baggage = parent.baggage,
+                                 .attributes = attrs});
+    } catch (...) {
+      return s;  // not traced
+    }
+    s.active = true;
+    s.context = st->span.context;
+    s.baggage = std::move(parent.baggage);
+    s.state = std::move(st);
+    return s;
+  }
+
+  void on_end(span& s, const outcome& o) override {
+    s.active = false;
+    auto* st = static_cast<bridged*>(s.state.get());
+    if (st == nullptr) return;
+    const auto c = classify(st->side, o);
+    try {
+      opts_.on_end({.span = st->span,
+                    .result = o,
+                    .error = c,
+                    .duration = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                        now_if_unset(o.end) - s.start)});
+    } catch (...) {  // NOLINT(bugprone-empty-catch): the application's error; nothing to do
+    }
+    s.state.reset();
+  }
+
+ private:
+  struct bridged final : span_state {
+    bridged_span span;
+    kind side = kind::server;
+  };
+
+  callback_options opts_;
+};
+
+}  // namespace
+
+std::shared_ptr<observer> make_tracer(tracer_options opts) {
+  return std::make_shared<tracer>(std::move(opts));
+}
+
+std::shared_ptr<observer> make_callback_observer(callback_options opts) {
+  return std::make_shared<callback_observer>(std::move(opts));
+}
+
+}  // namespace mcp::observe

@@ -1,0 +1,367 @@
+// Our OTLP/HTTP exporter against a local receiver (otlp-sink.mjs, node) that validates every
+// body strictly and decodes it with the opentelemetry-proto definitions (the protobufjs module
+// pinned in package.json): span names, kinds, parents, flags, attributes and status by the MCP
+// conventions, the metrics; a 503 with Retry-After retried after the wait it asks; a 400 not
+// retried; a partial success counted; a full queue dropping. The npm package is installed by
+// scripts/npm-cache.sh. Prints SKIPPED and exits 77 when node or npm is missing.
+#include <mcp/observe/otlp.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "support/subprocess.hpp"
+
+namespace {
+
+using namespace mcp::observe;
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+std::string node_modules;  // the installed pin's node_modules
+const std::string here = MCP_SOURCE_DIR "/tests/observe";
+
+/// The receiver, started with extra environment; its JSON lines.
+class sink {
+ public:
+  explicit sink(std::vector<std::string> env) {
+    out_ = fs::temp_directory_path() /
+           ("mcp-otlp-" + std::to_string(::getpid()) + "-" + std::to_string(++count_) + ".jsonl");
+    std::vector<std::string> argv = {"/usr/bin/env", "NODE_PATH=" + node_modules,
+                                     "OUT=" + out_.string(), "PORT=0"};
+    argv.insert(argv.end(), env.begin(), env.end());
+    argv.push_back("node");
+    argv.push_back(here + "/otlp-sink.mjs");
+    proc_ = std::make_unique<mcp::test::subprocess>(argv);
+    if (auto line = proc_->read_line(30s)) {
+      auto v = mcp::parse_json(*line);
+      if (v && v->is_object()) port_ = static_cast<int>(v->at("port").to_number<int>());
+    }
+  }
+  ~sink() {
+    proc_->close_stdin();
+    (void)proc_->wait(5s);
+    std::error_code ec;
+    fs::remove(out_, ec);
+  }
+  sink(const sink&) = delete;
+  sink& operator=(const sink&) = delete;
+
+  [[nodiscard]] std::string endpoint() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  [[nodiscard]] bool ok() const { return port_ > 0; }
+  std::string log() { return proc_->drain_stderr(); }
+
+  /// Every request received so far.
+  [[nodiscard]] std::vector<mcp::json::object> lines() const {
+    std::vector<mcp::json::object> out;
+    std::ifstream in(out_);
+    std::string line;
+    while (std::getline(in, line)) {
+      auto v = mcp::parse_json(line, {.max_size = 64 << 20});
+      if (v && v->is_object()) out.push_back(v->as_object());
+    }
+    return out;
+  }
+
+ private:
+  static inline int count_ = 0;
+  fs::path out_;
+  int port_ = 0;
+  std::unique_ptr<mcp::test::subprocess> proc_;
+};
+
+/// Attributes of a decoded span or point as key -> text.
+std::map<std::string, std::string> attrs(const mcp::json::value& holder) {
+  std::map<std::string, std::string> out;
+  const auto* list = holder.as_object().if_contains("attributes");
+  if (list == nullptr) return out;
+  for (const auto& kv : list->as_array()) {
+    const auto& v = kv.at("value").as_object();
+    std::string text;
+    if (const auto* s = v.if_contains("stringValue")) text = s->as_string();
+    if (const auto* i = v.if_contains("intValue")) {
+      text = i->is_string() ? std::string(i->as_string()) : std::to_string(i->to_number<long>());
+    }
+    if (const auto* b = v.if_contains("boolValue")) text = b->as_bool() ? "true" : "false";
+    out[std::string(kv.at("key").as_string())] = text;
+  }
+  return out;
+}
+
+std::string text(const mcp::json::object& o, std::string_view key) {
+  const auto* v = o.if_contains(key);
+  if (v == nullptr) return "<none>";
+  if (v->is_string()) return std::string(v->as_string());
+  return mcp::to_json_string(*v);
+}
+
+otlp_options fast(const sink& s) {
+  return {.endpoint = s.endpoint(),
+          .resource = {{"service.name", "otlp-test"}},
+          .batch_delay = 200ms,
+          .timeout = 5s,
+          .metrics_interval = std::chrono::hours(1),
+          .initial_backoff = 50ms,
+          .max_backoff = 5s};
+}
+
+constexpr std::string_view remote = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+
+TEST(OtlpExporter, SpansAndMetricsDecodeByTheConventions) {
+  sink s({});
+  ASSERT_TRUE(s.ok()) << s.log();
+  auto m = make_metrics();
+  auto opts = fast(s);
+  opts.metrics = m;
+  auto e = make_otlp_exporter(opts);
+  ASSERT_TRUE(e) << e.error().message;
+  auto observer = combine({make_tracer({.sink = (*e)->span_sink()}), m});
+
+  auto call = observer->on_start({.side = kind::server,
+                                  .method = "tools/call",
+                                  .target = "get-weather",
+                                  .request_id = "7",
+                                  .protocol_version = "2025-11-25",
+                                  .transport = network_transport::pipe,
+                                  .remote = {remote, "rojo=00f067aa0ba902b7", ""}});
+  auto sampling = observer->on_start({.side = kind::client,
+                                      .method = "sampling/createMessage",
+                                      .request_id = "1",
+                                      .transport = network_transport::pipe,
+                                      .parent = &call});
+  observer->on_end(sampling, {.status = status::rpc_error, .code = -32603, .message = "no model"});
+  observer->on_end(call, {.status = status::tool_error});
+  auto note = observer->on_start({.side = kind::server,
+                                  .method = "notifications/initialized",
+                                  .transport = network_transport::pipe});
+  observer->on_end(note, {});
+  ASSERT_TRUE((*e)->flush(20s));
+  const auto st = (*e)->stats();
+  EXPECT_EQ(st.spans_exported, 3U);
+  EXPECT_EQ(st.metric_exports, 1U);
+
+  std::map<std::string, mcp::json::object> spans;
+  bool metrics_seen = false;
+  for (const auto& line : s.lines()) {
+    ASSERT_EQ(text(line, "status"), "200") << mcp::to_json_string(line);
+    ASSERT_EQ(text(line, "ok"), "true") << mcp::to_json_string(line);
+    const auto& decoded = line.at("decoded");
+    if (line.at("path").as_string() == "/v1/metrics") {
+      metrics_seen = true;
+      const auto& rm = decoded.at("resourceMetrics").at(0);
+      EXPECT_EQ(attrs(rm.at("resource"))["service.name"], "otlp-test");
+      std::map<std::string, mcp::json::value> by_name;
+      for (const auto& metric : rm.at("scopeMetrics").at(0).at("metrics").as_array()) {
+        by_name[std::string(metric.at("name").as_string())] = metric;
+      }
+      ASSERT_TRUE(by_name.count("mcp.server.operation.duration"));
+      const auto& hist = by_name["mcp.server.operation.duration"].at("histogram");
+      EXPECT_EQ(hist.at("aggregationTemporality").to_number<int>(), 2);
+      std::uint64_t count = 0;
+      for (const auto& p : hist.at("dataPoints").as_array()) {
+        count += std::stoull(text(p.as_object(), "count"));
+        EXPECT_EQ(p.at("bucketCounts").as_array().size(), 15U);
+      }
+      EXPECT_EQ(count, 2U);  // tools/call and the notification
+      ASSERT_TRUE(by_name.count("mcp.client.operation.duration"));
+      const auto& cp = by_name["mcp.client.operation.duration"].at("histogram").at("dataPoints");
+      EXPECT_EQ(attrs(cp.at(0))["error.type"], "-32603");
+      continue;
+    }
+    const auto& rs = decoded.at("resourceSpans").at(0);
+    EXPECT_EQ(attrs(rs.at("resource"))["service.name"], "otlp-test");
+    const auto& scope = rs.at("scopeSpans").at(0);
+    EXPECT_EQ(scope.at("scope").at("name").as_string(), "mcp-cpp");
+    for (const auto& sp : scope.at("spans").as_array()) {
+      spans[std::string(sp.at("name").as_string())] = sp.as_object();
+    }
+  }
+  EXPECT_TRUE(metrics_seen);
+  ASSERT_EQ(spans.size(), 3U);
+  const auto& server = spans.at("tools/call get-weather");
+  EXPECT_EQ(text(server, "kind"), "2");
+  EXPECT_EQ(text(server, "traceId"), "4bf92f3577b34da6a3ce929d0e0e4736");
+  EXPECT_EQ(text(server, "parentSpanId"), "00f067aa0ba902b7");
+  EXPECT_EQ(text(server, "traceState"), "rojo=00f067aa0ba902b7");
+  EXPECT_EQ(text(server, "flags"), "769");  // 0x301: sampled, remote parent
+  EXPECT_EQ(text(server, "spanId"), call.context.span_id_hex());
+  auto a = attrs(server);
+  EXPECT_EQ(a["mcp.method.name"], "tools/call");
+  EXPECT_EQ(a["gen_ai.tool.name"], "get-weather");
+  EXPECT_EQ(a["gen_ai.operation.name"], "execute_tool");
+  EXPECT_EQ(a["jsonrpc.request.id"], "7");
+  EXPECT_EQ(a["mcp.protocol.version"], "2025-11-25");
+  EXPECT_EQ(a["network.transport"], "pipe");
+  EXPECT_EQ(a["error.type"], "tool_error");
+  EXPECT_EQ(text(server.at("status").as_object(), "code"), "2");
+  EXPECT_GE(std::stoull(text(server, "endTimeUnixNano")),
+            std::stoull(text(server, "startTimeUnixNano")));
+
+  const auto& client = spans.at("sampling/createMessage");
+  EXPECT_EQ(text(client, "kind"), "3");
+  EXPECT_EQ(text(client, "traceId"), "4bf92f3577b34da6a3ce929d0e0e4736");
+  EXPECT_EQ(text(client, "parentSpanId"), call.context.span_id_hex());
+  EXPECT_EQ(text(client, "flags"), "257");  // 0x101: sampled, local parent
+  a = attrs(client);
+  EXPECT_EQ(a["error.type"], "-32603");
+  EXPECT_EQ(a["rpc.response.status_code"], "-32603");
+  EXPECT_EQ(text(client.at("status").as_object(), "message"), "no model");
+
+  const auto& root = spans.at("notifications/initialized");
+  EXPECT_EQ(text(root, "kind"), "2");
+  EXPECT_EQ(text(root, "parentSpanId"), "<none>");
+  EXPECT_NE(text(root, "traceId"), "4bf92f3577b34da6a3ce929d0e0e4736");
+  EXPECT_FALSE(root.contains("status"));
+  EXPECT_EQ(attrs(root).count("jsonrpc.request.id"), 0U);
+  (*e)->shutdown();
+}
+
+span_record one_span() {
+  span_record r;
+  r.name = "ping";
+  r.context.trace_id = new_trace_id();
+  r.context.span_id = new_span_id();
+  r.context.flags = 1;
+  r.start_unix_ns = 1;
+  r.end_unix_ns = 2;
+  return r;
+}
+
+TEST(OtlpExporter, A503WithRetryAfterIsRetriedAfterThatWait) {
+  sink s({"FAIL_FIRST=1", "FAIL_STATUS=503", "RETRY_AFTER=1"});
+  ASSERT_TRUE(s.ok()) << s.log();
+  auto e = make_otlp_exporter(fast(s));
+  ASSERT_TRUE(e);
+  (*e)->export_span(one_span());
+  ASSERT_TRUE((*e)->flush(20s));
+  const auto lines = s.lines();
+  ASSERT_EQ(lines.size(), 2U);
+  EXPECT_EQ(text(lines[0], "status"), "503");
+  EXPECT_EQ(text(lines[1], "status"), "200");
+  EXPECT_EQ(text(lines[1], "ok"), "true");
+  const auto waited = lines[1].at("t").to_number<long>() - lines[0].at("t").to_number<long>();
+  EXPECT_GE(waited, 950) << "Retry-After: 1 was not honoured";
+  const auto st = (*e)->stats();
+  EXPECT_EQ(st.requests, 2U);
+  EXPECT_EQ(st.retries, 1U);
+  EXPECT_EQ(st.spans_exported, 1U);
+  EXPECT_EQ(st.spans_failed, 0U);
+}
+
+TEST(OtlpExporter, A429WithoutRetryAfterBacksOffExponentially) {
+  sink s({"FAIL_FIRST=2", "FAIL_STATUS=429"});
+  ASSERT_TRUE(s.ok()) << s.log();
+  auto e = make_otlp_exporter(fast(s));
+  ASSERT_TRUE(e);
+  (*e)->export_span(one_span());
+  ASSERT_TRUE((*e)->flush(20s));
+  const auto lines = s.lines();
+  ASSERT_EQ(lines.size(), 3U);
+  EXPECT_EQ(text(lines[2], "status"), "200");
+  const auto t = [&](std::size_t i) { return lines[i].at("t").to_number<long>(); };
+  EXPECT_GE(t(1) - t(0), 20);  // 50 ms with jitter down to half
+  EXPECT_GE(t(2) - t(1), 45);  // 100 ms, likewise
+  EXPECT_EQ((*e)->stats().retries, 2U);
+  EXPECT_EQ((*e)->stats().spans_exported, 1U);
+}
+
+TEST(OtlpExporter, A400IsNotRetried) {
+  sink s({"FAIL_FIRST=5", "FAIL_STATUS=400"});
+  ASSERT_TRUE(s.ok()) << s.log();
+  auto e = make_otlp_exporter(fast(s));
+  ASSERT_TRUE(e);
+  (*e)->export_span(one_span());
+  (*e)->export_span(one_span());
+  ASSERT_TRUE((*e)->flush(20s));
+  EXPECT_EQ(s.lines().size(), 1U);
+  const auto st = (*e)->stats();
+  EXPECT_EQ(st.requests, 1U);
+  EXPECT_EQ(st.retries, 0U);
+  EXPECT_EQ(st.spans_failed, 2U);
+}
+
+TEST(OtlpExporter, APartialSuccessCountsTheRejected) {
+  sink s({"PARTIAL=1"});
+  ASSERT_TRUE(s.ok()) << s.log();
+  auto e = make_otlp_exporter(fast(s));
+  ASSERT_TRUE(e);
+  for (int i = 0; i < 3; ++i) (*e)->export_span(one_span());
+  ASSERT_TRUE((*e)->flush(20s));
+  const auto st = (*e)->stats();
+  EXPECT_EQ(st.requests, 1U);
+  EXPECT_EQ(st.spans_exported, 2U);
+  EXPECT_EQ(st.spans_failed, 1U);
+}
+
+TEST(OtlpExporter, AFullQueueDropsWhatDoesNotFitAndSendsTheRest) {
+  sink s({});
+  ASSERT_TRUE(s.ok()) << s.log();
+  auto opts = fast(s);
+  opts.max_queue = 4;
+  opts.max_batch = 100;  // never reached: the thread waits for the flush
+  opts.batch_delay = std::chrono::hours(1);
+  auto e = make_otlp_exporter(opts);
+  ASSERT_TRUE(e);
+  for (int i = 0; i < 20; ++i) (*e)->export_span(one_span());
+  EXPECT_EQ((*e)->stats().spans_dropped, 16U);
+  ASSERT_TRUE((*e)->flush(20s));
+  EXPECT_EQ((*e)->stats().spans_exported, 4U);
+  const auto lines = s.lines();
+  ASSERT_EQ(lines.size(), 1U);
+  EXPECT_EQ(text(lines[0], "ok"), "true");
+  EXPECT_EQ(lines[0]
+                .at("decoded")
+                .at("resourceSpans")
+                .at(0)
+                .at("scopeSpans")
+                .at(0)
+                .at("spans")
+                .as_array()
+                .size(),
+            4U);
+}
+
+TEST(OtlpExporter, RequestsCarryAtMostABatch) {
+  sink s({});
+  ASSERT_TRUE(s.ok()) << s.log();
+  auto opts = fast(s);
+  opts.max_batch = 3;
+  opts.batch_delay = std::chrono::hours(1);
+  auto e = make_otlp_exporter(opts);
+  ASSERT_TRUE(e);
+  for (int i = 0; i < 7; ++i) (*e)->export_span(one_span());
+  ASSERT_TRUE((*e)->flush(20s));
+  EXPECT_EQ((*e)->stats().spans_exported, 7U);
+  std::uint64_t received = 0;
+  const auto lines = s.lines();
+  EXPECT_GE(lines.size(), 3U);
+  for (const auto& line : lines) {
+    EXPECT_EQ(text(line, "ok"), "true");
+    const auto& spans =
+        line.at("decoded").at("resourceSpans").at(0).at("scopeSpans").at(0).at("spans");
+    EXPECT_LE(spans.as_array().size(), 3U);
+    received += spans.as_array().size();
+  }
+  EXPECT_EQ(received, 7U);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (std::system("command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1") != 0) {
+    std::puts("SKIPPED: node or npm not found");
+    return 77;
+  }
+  mcp::test::subprocess install(
+      {"/bin/bash", MCP_SOURCE_DIR "/scripts/npm-cache.sh", MCP_SOURCE_DIR "/tests/observe"});
+  const auto dir = install.read_line(std::chrono::seconds(600));
+  if (install.wait(std::chrono::seconds(60)) != 0 || !dir) {
+    std::fprintf(stderr, "npm install failed: %s\n", install.drain_stderr().c_str());
+    return 1;
+  }
+  node_modules = *dir + "/node_modules";
+  ::testing::InitGoogleTest(&argc, argv);
+  return RUN_ALL_TESTS();
+}

@@ -1,0 +1,154 @@
+// OTLP/JSON bodies and the exporter's parts that need no collector (mcp/observe/otlp.hpp): the
+// trace and metrics encodings (parsed back and checked field by field), Retry-After, the
+// options it refuses, and dropping when the queue is full. The exchange with a collector is in
+// otlp_exporter_test.cpp.
+#include <mcp/observe/otlp.hpp>
+
+#include <gtest/gtest.h>
+
+namespace {
+
+using namespace mcp::observe;
+
+span_record sample_span() {
+  span_record r;
+  r.name = "tools/call get-weather";
+  r.side = kind::server;
+  r.context = *parse_traceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01");
+  r.context.trace_state = "rojo=1";
+  r.parent_span_id = {1, 2, 3, 4, 5, 6, 7, 8};
+  r.parent_remote = true;
+  r.start_unix_ns = 1767225600000000000ULL;
+  r.end_unix_ns = 1767225600012345678ULL;
+  r.attributes = {{attr::method_name, std::string("tools/call")},
+                  {attr::client_port, std::int64_t{51234}}};
+  r.status = span_status::error;
+  r.status_message = "boom \"quoted\"";
+  return r;
+}
+
+TEST(OtlpJson, Traces) {
+  std::string body;
+  const std::vector<span_record> spans{sample_span()};
+  write_otlp_traces(spans, {{"service.name", "weather"}}, body);
+  auto v = mcp::parse_json(body);
+  ASSERT_TRUE(v) << body;
+  const auto& rs = v->at("resourceSpans").at(0);
+  EXPECT_EQ(rs.at("resource").at("attributes").at(0).at("key").as_string(), "service.name");
+  EXPECT_EQ(rs.at("resource").at("attributes").at(0).at("value").at("stringValue").as_string(),
+            "weather");
+  const auto& scope = rs.at("scopeSpans").at(0);
+  EXPECT_EQ(scope.at("scope").at("name").as_string(), "mcp-cpp");
+  const auto& s = scope.at("spans").at(0).as_object();
+  EXPECT_EQ(s.at("traceId").as_string(), "4bf92f3577b34da6a3ce929d0e0e4736");
+  EXPECT_EQ(s.at("spanId").as_string(), "00f067aa0ba902b7");
+  EXPECT_EQ(s.at("parentSpanId").as_string(), "0102030405060708");
+  EXPECT_EQ(s.at("traceState").as_string(), "rojo=1");
+  EXPECT_EQ(s.at("flags").as_int64(), 0x301);  // sampled, parent known to be remote
+  EXPECT_EQ(s.at("kind").as_int64(), 2);       // SERVER
+  EXPECT_EQ(s.at("startTimeUnixNano").as_string(), "1767225600000000000");
+  EXPECT_EQ(s.at("endTimeUnixNano").as_string(), "1767225600012345678");
+  EXPECT_EQ(s.at("attributes").at(1).at("value").at("intValue").as_string(), "51234");
+  EXPECT_EQ(s.at("status").at("code").as_int64(), 2);
+  EXPECT_EQ(s.at("status").at("message").as_string(), "boom \"quoted\"");
+}
+
+TEST(OtlpJson, RootClientSpanWithoutStatusOrState) {
+  auto r = sample_span();
+  r.side = kind::client;
+  r.parent_span_id = {};
+  r.parent_remote = false;
+  r.context.trace_state.clear();
+  r.status = span_status::unset;
+  std::string body;
+  const std::vector<span_record> both{r, r};
+  write_otlp_traces(both, {}, body);
+  auto v = mcp::parse_json(body);
+  ASSERT_TRUE(v) << body;
+  const auto& spans = v->at("resourceSpans").at(0).at("scopeSpans").at(0).at("spans").as_array();
+  ASSERT_EQ(spans.size(), 2U);
+  const auto& s = spans[0].as_object();
+  EXPECT_FALSE(s.contains("parentSpanId"));
+  EXPECT_FALSE(s.contains("traceState"));
+  EXPECT_FALSE(s.contains("status"));
+  EXPECT_EQ(s.at("kind").as_int64(), 3);  // CLIENT
+  EXPECT_EQ(s.at("flags").as_int64(), 0x101);
+}
+
+TEST(OtlpJson, Metrics) {
+  auto m = make_metrics();
+  m->record({.method = "tools/call", .target = "t"}, {}, 0.015);
+  m->record({.method = "tools/call", .target = "t"}, {}, 0.5);
+  m->on_stream(kind::server, 1);
+  std::string body;
+  write_otlp_metrics(m->snapshot(), {{"service.name", "x"}}, body);
+  auto v = mcp::parse_json(body);
+  ASSERT_TRUE(v) << body;
+  const auto& metrics = v->at("resourceMetrics").at(0).at("scopeMetrics").at(0).at("metrics");
+  const auto& h = metrics.at(0).as_object();
+  EXPECT_EQ(h.at("name").as_string(), "mcp.server.operation.duration");
+  EXPECT_EQ(h.at("unit").as_string(), "s");
+  const auto& hist = h.at("histogram").as_object();
+  EXPECT_EQ(hist.at("aggregationTemporality").as_int64(), 2);
+  const auto& p = hist.at("dataPoints").at(0).as_object();
+  EXPECT_EQ(p.at("count").as_string(), "2");
+  EXPECT_DOUBLE_EQ(p.at("sum").to_number<double>(), 0.515);
+  EXPECT_EQ(p.at("bucketCounts").as_array().size(), 15U);
+  EXPECT_EQ(p.at("bucketCounts").at(1).as_string(), "1");
+  EXPECT_EQ(p.at("bucketCounts").at(5).as_string(), "1");
+  EXPECT_EQ(p.at("explicitBounds").as_array().size(), 14U);
+  EXPECT_DOUBLE_EQ(p.at("explicitBounds").at(13).to_number<double>(), 300);
+  const auto& ops = metrics.at(1).as_object();
+  EXPECT_EQ(ops.at("name").as_string(), "mcp.server.operations");
+  EXPECT_TRUE(ops.at("sum").at("isMonotonic").as_bool());
+  EXPECT_EQ(ops.at("sum").at("dataPoints").at(0).at("asInt").as_string(), "2");
+  const auto& streams = metrics.at(2).as_object();
+  EXPECT_EQ(streams.at("name").as_string(), "mcp.server.active_streams");
+  EXPECT_FALSE(streams.at("sum").as_object().contains("isMonotonic"));  // false is the default
+}
+
+TEST(RetryAfter, SecondsAndHttpDates) {
+  const auto now = std::chrono::system_clock::from_time_t(784111777);  // Sun, 06 Nov 1994 08:49:37
+  EXPECT_EQ(parse_retry_after("1", now), std::chrono::seconds(1));
+  EXPECT_EQ(parse_retry_after(" 120 ", now), std::chrono::seconds(120));
+  EXPECT_EQ(parse_retry_after("Sun, 06 Nov 1994 08:49:47 GMT", now), std::chrono::seconds(10));
+  EXPECT_EQ(parse_retry_after("Sun, 06 Nov 1994 08:49:00 GMT", now), std::chrono::seconds(0));
+  EXPECT_EQ(parse_retry_after("99999999999999999999", now), std::chrono::seconds(999'999'999));
+  for (const std::string_view bad :
+       {"", "-1", "1.5", "soon", "Sun, 06 Xyz 1994 08:49:47 GMT", "Sun, 06 Nov 1994 08:49:47 UTC",
+        "Sun, 6 Nov 1994 08:49:47 GMT"}) {
+    EXPECT_FALSE(parse_retry_after(bad, now)) << bad;
+  }
+}
+
+TEST(Exporter, RefusesBadEndpointsAndLimits) {
+  EXPECT_FALSE(make_otlp_exporter({.endpoint = "ftp://x"}));
+  EXPECT_FALSE(make_otlp_exporter({.endpoint = "not a url"}));
+  EXPECT_FALSE(make_otlp_exporter({.endpoint = "http://127.0.0.1:99999"}));
+  EXPECT_FALSE(make_otlp_exporter({.endpoint = "http://127.0.0.1:4318", .max_queue = 0}));
+}
+
+TEST(Exporter, AFullQueueDropsAndCountsWithoutBlocking) {
+  // Nothing listens on port 9 of 127.0.0.1 (discard): the spans that were queued fail.
+  auto e = make_otlp_exporter({.endpoint = "http://127.0.0.1:9",
+                               .max_queue = 4,
+                               .max_batch = 100,
+                               .batch_delay = std::chrono::hours(1),
+                               .timeout = std::chrono::milliseconds(500),
+                               .max_attempts = 1});
+  ASSERT_TRUE(e) << e.error().message;
+  auto sink = (*e)->span_sink();
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < 10; ++i) sink(sample_span());
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(100));
+  EXPECT_EQ((*e)->stats().spans_dropped, 6U);
+  (*e)->shutdown(std::chrono::seconds(5));
+  const auto st = (*e)->stats();
+  EXPECT_EQ(st.spans_failed, 4U);
+  EXPECT_EQ(st.spans_exported, 0U);
+  EXPECT_EQ(st.requests, 1U);
+  sink(sample_span());  // after shutdown: dropped
+  EXPECT_EQ((*e)->stats().spans_dropped, 7U);
+}
+
+}  // namespace
