@@ -39,7 +39,7 @@ endfunction()
 _mcp_pkgconfig(mcp-json mcp_json "mcp-cpp: JSON values, reflection, the JSON Schema validator"
                PRIVATE -lboost_url)
 _mcp_pkgconfig(mcp mcp "mcp-cpp: C++20 SDK for the Model Context Protocol (stdio, in-memory)"
-               REQUIRES mcp-json PRIVATE -lboost_url -lsqlite3)
+               REQUIRES mcp-json PRIVATE -lboost_url -lsqlite3 -lcrypto)
 _mcp_pkgconfig(mcp-http mcp_http "mcp-cpp: Streamable HTTP server and client (TLS with OpenSSL)"
                REQUIRES mcp PRIVATE -lboost_url -lssl -lcrypto)
 _mcp_pkgconfig(mcp-auth mcp_auth "mcp-cpp: OAuth 2.1 for servers (JWT, introspection) and clients"

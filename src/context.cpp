@@ -141,43 +141,45 @@ std::string request_context::protocol_version() const {
 }
 
 result<json::object> request_context::request(std::string_view method, json::object params,
-                                              std::chrono::milliseconds timeout) const {
+                                              const ask_options& opts) const {
   if (state_->inline_handler()) return inline_refusal();
-  if (const auto& round = state_->round) return round->ask(method, std::move(params));
+  if (const auto& round = state_->round) return round->ask(method, std::move(params), opts.key);
   state_->annotate(params);
-  return state_->ask_client(method, std::move(params), timeout);
+  return state_->ask_client(method, std::move(params), opts.timeout);
 }
 
 void request_context::request_async(std::string_view method, json::object params,
                                     unique_function<void(result<json::object>)> done,
-                                    std::chrono::milliseconds timeout) const {
+                                    const ask_options& opts) const {
   if (state_->inline_handler()) return done(inline_refusal());
-  if (const auto& round = state_->round) return done(round->ask(method, std::move(params)));
+  if (const auto& round = state_->round) {
+    return done(round->ask(method, std::move(params), opts.key));
+  }
   state_->annotate(params);
-  state_->ask_client_async(method, std::move(params), timeout, std::move(done));
+  state_->ask_client_async(method, std::move(params), opts.timeout, std::move(done));
 }
 
 result<detail::form_answer> request_context::elicit_form(std::string_view message,
                                                          const json::object& schema,
-                                                         std::chrono::milliseconds timeout) const {
-  return read_form_answer(request("elicitation/create", form_params(message, schema), timeout));
+                                                         const ask_options& opts) const {
+  return read_form_answer(request("elicitation/create", form_params(message, schema), opts));
 }
 
 void request_context::elicit_form_async(std::string_view message, const json::object& schema,
                                         unique_function<void(result<detail::form_answer>)> done,
-                                        std::chrono::milliseconds timeout) const {
+                                        const ask_options& opts) const {
   request_async(
       "elicitation/create", form_params(message, schema),
       [done = std::move(done)](result<json::object> r) mutable {
         done(read_form_answer(std::move(r)));
       },
-      timeout);
+      opts);
 }
 
 result<std::string> request_context::sample(std::string_view prompt,
                                             const sampling_options& opts) const {
-  return sampled_text(
-      request("sampling/createMessage", sampling_params(prompt, opts), opts.timeout));
+  return sampled_text(request("sampling/createMessage", sampling_params(prompt, opts),
+                              ask_options{.key = opts.key, .timeout = opts.timeout}));
 }
 
 void request_context::sample_async(std::string_view prompt, const sampling_options& opts,
@@ -187,7 +189,7 @@ void request_context::sample_async(std::string_view prompt, const sampling_optio
       [done = std::move(done)](result<json::object> r) mutable {
         done(sampled_text(std::move(r)));
       },
-      opts.timeout);
+      ask_options{.key = opts.key, .timeout = opts.timeout});
 }
 
 const json::value* request_context::round_state() const noexcept {

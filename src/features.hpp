@@ -8,6 +8,7 @@
 #include <mcp/jsonrpc.hpp>
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -30,17 +31,26 @@ struct method_entry {
   method_handler handler;
 };
 
-/// Method name → handler. Filled while the server is built, read-only afterwards (so lookups
-/// need no lock).
+/// Which eras a method is served in: the sessioned ones (initialize, 2025-11-25 and older),
+/// the per-request one (2026-07-28), or both. A method may have one handler per era.
+enum class served_in : std::uint8_t { legacy = 1, modern = 2, both = 3 };
+
+/// Method name → handler, per era. Filled while the server is built, read-only afterwards (so
+/// lookups need no lock).
 class method_router {
  public:
-  /// Registers `method`. Throws std::logic_error when it is registered already.
-  void add(std::string method, std::string capability, method_handler handler);
-  /// The entry for `method`, or null.
-  [[nodiscard]] const method_entry* find(std::string_view method) const;
+  /// Registers `method` for `eras`. Throws std::logic_error when one of them has it already.
+  void add(std::string method, std::string capability, method_handler handler,
+           served_in eras = served_in::both);
+  /// The entry for `method` in a legacy (`modern` false) or the modern era, or null.
+  [[nodiscard]] const method_entry* find(std::string_view method, bool modern) const;
 
  private:
-  std::unordered_map<std::string, method_entry, string_hash, std::equal_to<>> methods_;
+  struct entries {
+    std::optional<method_entry> legacy;
+    std::optional<method_entry> modern;
+  };
+  std::unordered_map<std::string, entries, string_hash, std::equal_to<>> methods_;
 };
 
 /// A server feature. Implementations are thread-safe.

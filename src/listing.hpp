@@ -51,6 +51,7 @@ void answer_list(server_session_impl& s, const jsonrpc::request& req, const cata
     message += R"(,"nextCursor":)";
     append_json_string(message, *next);
   }
+  s.append_result_fields(message, &s.core().opts.list_cache);
   message += "}}";
   s.send_final(req.id, std::move(message));
 }

@@ -7,7 +7,8 @@ namespace mcp::detail {
 
 logging_feature::logging_feature(server_core& core) {
   core.router.add(
-      "logging/setLevel", "logging", [](server_session_impl& s, jsonrpc::request&& req) {
+      "logging/setLevel", "logging",
+      [](server_session_impl& s, jsonrpc::request&& req) {
         const auto* l = req.params.if_contains("level");
         auto level = (l && l->is_string()) ? parse_log_level(l->get_string()) : std::nullopt;
         if (!level) {
@@ -18,7 +19,8 @@ logging_feature::logging_feature(server_core& core) {
         }
         s.set_log_level(*level);
         s.reply(req.id, json::object{});
-      });
+      },
+      served_in::legacy);  // 2026-07-28: a level per request, in `_meta`
 }
 
 std::optional<std::pair<std::string, json::object>> logging_feature::capability(

@@ -135,6 +135,7 @@ class peer : public std::enable_shared_from_this<peer> {
   void close_peer();
   [[nodiscard]] bool peer_closed() const noexcept { return closed_.load(); }
   [[nodiscard]] connection& conn() const noexcept { return *conn_; }
+  [[nodiscard]] const std::shared_ptr<connection>& conn_ptr() const noexcept { return conn_; }
   [[nodiscard]] std::size_t requests_in_flight() const;
 
  protected:

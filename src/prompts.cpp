@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "listing.hpp"
+#include "rounds.hpp"
 #include "server_core.hpp"
 #include "server_session.hpp"
 #include "wire.hpp"
@@ -143,6 +144,11 @@ void prompts_feature::get(const jsonrpc::request& req,
                           const std::shared_ptr<pending_answer>& p) const {
   auto target = std::make_shared<prompt_target>(p);
   auto fail = [&](std::string msg) { target->fail_request(bad_params(std::move(msg))); };
+  if (traits(p->revision()).per_request_meta) {  // 2026-07-28: what was answered so far
+    auto round = open_round(core_, req, p->caller(), p->client_caps());
+    if (!round) return target->fail_request(std::move(round).error());
+    p->round = std::move(*round);
+  }
   const auto& params = req.params;
   const auto* n = params.if_contains("name");
   if (!n || !n->is_string()) return fail("prompts/get needs a string \"name\"");

@@ -10,6 +10,7 @@
 
 #include "detail/utf8.hpp"
 #include "listing.hpp"
+#include "rounds.hpp"
 #include "server_core.hpp"
 #include "server_session.hpp"
 #include "wire.hpp"
@@ -95,10 +96,15 @@ resources_feature::resources_feature(server_core& core)
                    [this](server_session_impl& /*self*/, const jsonrpc::request& q,
                           const std::shared_ptr<pending_answer>& p) { read(q, p); });
   });
-  r.add("resources/subscribe", "resources",
-        [this](server_session_impl& s, jsonrpc::request&& req) { subscribe(s, req, true); });
-  r.add("resources/unsubscribe", "resources",
-        [this](server_session_impl& s, jsonrpc::request&& req) { subscribe(s, req, false); });
+  // 2026-07-28 subscribes through subscriptions/listen instead.
+  r.add(
+      "resources/subscribe", "resources",
+      [this](server_session_impl& s, jsonrpc::request&& req) { subscribe(s, req, true); },
+      served_in::legacy);
+  r.add(
+      "resources/unsubscribe", "resources",
+      [this](server_session_impl& s, jsonrpc::request&& req) { subscribe(s, req, false); },
+      served_in::legacy);
 }
 
 std::optional<std::pair<std::string, json::object>> resources_feature::capability(
@@ -167,13 +173,19 @@ namespace {
 /// Where a read handler's reply goes: the resources/read answer, for the request's revision.
 class read_target final : public reply_target<read_resource_result> {
  public:
-  explicit read_target(std::shared_ptr<pending_answer> p) : p_(std::move(p)) {}
+  /// `cache`: the caching hint of what is read (kept alive with the request's entry).
+  read_target(std::shared_ptr<pending_answer> p, const cache_policy* cache)
+      : p_(std::move(p)), cache_(cache) {}
   void complete(result<read_resource_result>&& got) override {
     if (!got) return fail_request(std::move(got).error());
     json::array contents;
     for (const auto& item : got->contents) contents.emplace_back(item.to_json());
     json::object out{{"contents", std::move(contents)}};
     if (!got->meta.empty()) out["_meta"] = got->meta;
+    if (traits(p_->revision()).cacheable_results && cache_ != nullptr) {
+      out["ttlMs"] = std::max<std::int64_t>(0, cache_->ttl.count());
+      out["cacheScope"] = cache_->shared ? "public" : "private";
+    }
     p_->finish(std::move(out));
   }
   void fail_request(error&& e) override {
@@ -184,14 +196,20 @@ class read_target final : public reply_target<read_resource_result> {
 
  private:
   std::shared_ptr<pending_answer> p_;
+  const cache_policy* cache_;
 };
 
 }  // namespace
 
 void resources_feature::read(const jsonrpc::request& req,
                              const std::shared_ptr<pending_answer>& p) const {
-  auto target = std::make_shared<read_target>(p);
+  auto target = std::make_shared<read_target>(p, &core_.opts.read_cache);
   auto fail = [&](error e) { target->fail_request(std::move(e)); };
+  if (traits(p->revision()).per_request_meta) {  // 2026-07-28: what was answered so far
+    auto round = open_round(core_, req, p->caller(), p->client_caps());
+    if (!round) return fail(std::move(round).error());
+    p->round = std::move(*round);
+  }
   const auto* u = req.params.if_contains("uri");
   if (!u || !u->is_string())
     return fail(error{errc::invalid_params, "resources/read needs a string \"uri\""});
@@ -203,6 +221,7 @@ void resources_feature::read(const jsonrpc::request& req,
   const resource_handler* handler = nullptr;
   if (auto r = resources.find(rr.uri)) {
     handler = &r->handler;
+    if (r->spec.cache) target = std::make_shared<read_target>(p, &*r->spec.cache);
     p->keep_alive = std::move(r);
   } else {
     for (const auto& t : templates.all()) {
@@ -217,6 +236,7 @@ void resources_feature::read(const jsonrpc::request& req,
         }
         rr.variables = std::move(*vars);
         handler = &t->handler;
+        if (t->spec.cache) target = std::make_shared<read_target>(p, &*t->spec.cache);
         p->keep_alive = t;
         break;
       }

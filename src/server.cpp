@@ -12,6 +12,7 @@
 #include "server_session.hpp"
 #include "tasks.hpp"
 #include "tools.hpp"
+#include "wire.hpp"
 
 namespace mcp {
 
@@ -19,18 +20,31 @@ namespace detail {
 
 error invalid_params(std::string msg) { return error{errc::invalid_params, std::move(msg)}; }
 
-void method_router::add(std::string method, std::string capability, method_handler handler) {
-  if (methods_.contains(method)) throw std::logic_error("method registered twice: " + method);
-  methods_.emplace(std::move(method), method_entry{std::move(capability), std::move(handler)});
+void method_router::add(std::string method, std::string capability, method_handler handler,
+                        served_in eras) {
+  auto& e = methods_[method];
+  const bool legacy = (static_cast<unsigned>(eras) & 1U) != 0;
+  const bool modern = (static_cast<unsigned>(eras) & 2U) != 0;
+  if ((legacy && e.legacy) || (modern && e.modern)) {
+    throw std::logic_error("method registered twice: " + method);
+  }
+  if (legacy) e.legacy.emplace(method_entry{capability, handler});
+  if (modern) e.modern.emplace(method_entry{std::move(capability), std::move(handler)});
 }
 
-const method_entry* method_router::find(std::string_view method) const {
+const method_entry* method_router::find(std::string_view method, bool modern) const {
   auto it = methods_.find(method);
-  return it == methods_.end() ? nullptr : &it->second;
+  if (it == methods_.end()) return nullptr;
+  const auto& e = modern ? it->second.modern : it->second.legacy;
+  return e ? &*e : nullptr;
 }
 
 server_core::server_core(server_options o)
     : opts(std::move(o)),
+      server_info_2026(wire::implementation(opts.info, era::v2026_07_28)),
+      server_info_meta_2026(R"("io.modelcontextprotocol/serverInfo":)" +
+                            to_json_string(server_info_2026)),
+      sealer(opts.input_rounds),
       exec(opts.handler_executor ? opts.handler_executor : make_thread_pool(thread_pool_options{})),
       pipeline_(std::make_shared<const std::vector<std::shared_ptr<call_interceptor>>>()) {
   // Capabilities are declared in this order.
@@ -153,6 +167,12 @@ void server::add_tool(tool_spec spec, raw_tool_handler handler) {
 
 void server::add_async_tool(tool_spec spec, async_tool_handler handler) {
   core_->tools->add(std::move(spec), std::move(handler));
+}
+
+std::optional<error> server::check_param_headers(
+    const jsonrpc::request& req,
+    const std::function<std::optional<std::string_view>(std::string_view)>& header) const {
+  return core_->tools->check_param_headers(req, header);
 }
 
 bool server::remove_tool(std::string_view name, running_calls running) {

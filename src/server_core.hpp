@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "catalog.hpp"
+#include "detail/round_state.hpp"
 #include "features.hpp"
 
 namespace mcp::detail {
@@ -34,6 +35,12 @@ class server_core : public std::enable_shared_from_this<server_core> {
   server_core& operator=(const server_core&) = delete;
 
   server_options opts;
+  /// The server's Implementation object for 2026-07-28 results' `_meta`, as a value and as the
+  /// `"io.modelcontextprotocol/serverInfo":{...}` member text.
+  json::value server_info_2026;
+  std::string server_info_meta_2026;
+  /// Seals and opens the state of 2026-07-28 input rounds (detail/round_state.hpp).
+  round_sealer sealer;
   std::shared_ptr<executor> exec;
   method_router router;
   /// In the order their capabilities are declared.

@@ -2,6 +2,7 @@
 #include "server_session.hpp"
 
 #include "detail/random.hpp"
+#include "rounds.hpp"
 #include "server_core.hpp"
 #include "wire.hpp"
 
@@ -41,6 +42,12 @@ server_session_impl::~server_session_impl() { close(); }
 
 void server_session_impl::close() {
   if (peer_closed()) return;
+  std::shared_ptr<server_session_impl> twin;
+  {
+    std::lock_guard lock(state_mu_);
+    twin = std::move(twin_);
+  }
+  if (twin) twin->close();
   close_peer();
   if (!stateless_) core_->remove_session(this);
 }
@@ -56,13 +63,19 @@ std::optional<std::string> server_session_impl::batch_refused() const {
 }
 
 void server_session_impl::on_request(jsonrpc::request&& req) {
+  if (modern()) return on_modern_request(std::move(req));
+  // A 2026-07-28 request on a legacy connection (stdio serves both eras): the twin serves it.
+  if (has_request_revision(req)) {
+    if (auto twin = modern_twin()) twin->receive(jsonrpc::message(std::move(req)));
+    return;
+  }
   if (req.method == "ping") return reply(req.id, json::object{});
   if (req.method == "initialize") return on_initialize(req);
   if (!initialized_.load()) {
     return reply_error(
         req.id, error{errc::invalid_request, "Server not initialized: send initialize first"});
   }
-  const auto* m = core_->router.find(req.method);
+  const auto* m = core_->router.find(req.method, false);
   // A method of a feature this session was not offered (nothing registered) is unknown too.
   if (m == nullptr || (!m->capability.empty() && !declared_->contains(m->capability))) {
     return reply_error(req.id, error{errc::method_not_found, "Method not found: " + req.method});
@@ -70,9 +83,18 @@ void server_session_impl::on_request(jsonrpc::request&& req) {
   m->handler(*this, std::move(req));
 }
 
-void server_session_impl::on_notification(jsonrpc::notification&& /*n*/) {
+void server_session_impl::on_notification(jsonrpc::notification&& n) {
   // cancelled and progress are handled by the peer core; notifications/initialized and
-  // roots/list_changed need no action; unknown notifications are ignored, never answered.
+  // roots/list_changed need no action; unknown notifications are ignored, never answered. A
+  // cancellation may be for a 2026-07-28 request the twin serves.
+  if (!modern() && n.method == "notifications/cancelled") {
+    std::shared_ptr<server_session_impl> twin;
+    {
+      std::lock_guard lock(state_mu_);
+      twin = twin_;
+    }
+    if (twin) twin->receive(jsonrpc::message(std::move(n)));
+  }
 }
 
 void server_session_impl::on_initialize(const jsonrpc::request& req) {
@@ -99,11 +121,7 @@ void server_session_impl::on_initialize(const jsonrpc::request& req) {
     }
     era_ = chosen;
     version_ = std::string(traits(chosen).version);
-    if (caps) {
-      auto declared = std::make_shared<const json::object>(caps->get_object());
-      std::lock_guard caps_lock(caps_mu_);
-      client_caps_ = std::move(declared);
-    }
+    if (caps) client_caps_ = std::make_shared<const json::object>(caps->get_object());
     declared_ = declare_capabilities();
     result = json::object{{"protocolVersion", version_},
                           {"capabilities", *declared_},
@@ -136,7 +154,8 @@ void server_session_impl::answer_later(
   if (auto* m = req.params.if_contains("_meta"); m != nullptr && m->is_object()) {
     meta = m->get_object();
   }
-  auto state = std::make_shared<pending_answer>(self(), req.id, std::move(meta), who(), origin());
+  auto state =
+      std::make_shared<pending_answer>(self(), req.id, std::move(meta), who(), origin_of(req));
   if (!track(state)) return;
   core_->exec->post([self = self(), state, req = std::move(req), work = std::move(work)] {
     if (state->cancelled()) return;
@@ -156,6 +175,7 @@ void pending_answer::finish(result<json::value> r) {
   if (answered_.exchange(true)) return;
   auto s = session();
   if (!s || !s->untrack(*this)) return;  // cancelled, or the session ended
+  if (auto answer = close_round(*s, *this, !r)) return s->send_final(id(), std::move(*answer));
   if (r) return s->reply(id(), *r);
   s->reply_error(id(), r.error());
 }

@@ -72,6 +72,9 @@ class server_session_impl final : public server_session, public peer {
   }
   /// The negotiated era and version (fixed once initialized).
   [[nodiscard]] era session_era() const noexcept { return era_; }
+  /// True for a session serving 2026-07-28 requests: no handshake, every request carries its
+  /// revision and the client's capabilities in `_meta` (session_modern.cpp).
+  [[nodiscard]] bool modern() const noexcept { return traits(era_).per_request_meta; }
   [[nodiscard]] const std::string& version() const noexcept { return version_; }
   /// Who is calling (from the transport; see `set_caller`).
   [[nodiscard]] std::shared_ptr<const principal> who() const {
@@ -83,15 +86,28 @@ class server_session_impl final : public server_session, public peer {
   /// True when callers that cannot be told apart share that owner (no tasks/list then).
   [[nodiscard]] bool shared_task_owner() const noexcept { return shared_task_owner_; }
   /// The client's declared capabilities (from initialize; empty before). Shared by requests
-  /// that keep them (a request_state), so none refers into the session.
+  /// that keep them (a request_state), so none refers into the session. Written once, before
+  /// `initialized_` is set, like `declared_`: read without a lock after.
   [[nodiscard]] std::shared_ptr<const json::object> client_capabilities() const {
-    std::lock_guard lock(caps_mu_);
     return client_caps_;
   }
-  /// How a request of this session is served: its revision and the client's capabilities.
-  [[nodiscard]] request_origin origin() const {
-    return {.revision = era_, .client_caps = client_capabilities()};
-  }
+  /// How request `req` is served: its revision, the client's capabilities (the session's, or
+  /// in 2026-07-28 those of the request's `_meta`) and its log level (2026-07-28).
+  [[nodiscard]] request_origin origin_of(const jsonrpc::request& req) const;
+
+  /// Answers `id` with `result`, completed as the era wants every result (2026-07-28:
+  /// `resultType` "complete" unless it has one, `_meta` serverInfo). Results written as text
+  /// get the same through `append_result_fields`.
+  void reply(const jsonrpc::request_id& id, json::value result);
+  using peer::reply_error;
+  /// Appends what a result written as text ends with in this session's era, before its closing
+  /// brace: nothing before 2026-07-28; then `,"resultType":"complete"`, the caching hint when
+  /// `cache` is given, and `,"_meta":{serverInfo}` unless `meta_written` (the caller merged
+  /// `server_info_meta()` into a `_meta` of its own).
+  void append_result_fields(std::string& out, const cache_policy* cache,
+                            bool meta_written = false) const;
+  /// `"io.modelcontextprotocol/serverInfo":{...}` (a member, for a result's `_meta`).
+  [[nodiscard]] const std::string& server_info_meta() const;
   [[nodiscard]] bool log_enabled(log_level level) const noexcept {
     return initialized_.load() && level >= level_.load();
   }
@@ -145,6 +161,14 @@ class server_session_impl final : public server_session, public peer {
 
  private:
   void on_initialize(const jsonrpc::request& req);
+  /// 2026-07-28 (session_modern.cpp): a request of that era, on a modern session.
+  void on_modern_request(jsonrpc::request&& req);
+  /// Why a 2026-07-28 request's `_meta` cannot be served (-32602, -32022), or nothing.
+  [[nodiscard]] std::optional<error> check_request_meta(const jsonrpc::request& req) const;
+  void on_discover(const jsonrpc::request& req);
+  /// The session that serves 2026-07-28 requests arriving on this legacy session's connection
+  /// (stdio serves both eras on one channel); made on first use.
+  std::shared_ptr<server_session_impl> modern_twin();
   [[nodiscard]] std::shared_ptr<const json::object> declare_capabilities() const;
   /// The refusal of a request to the client whose capability it did not declare, if any.
   [[nodiscard]] std::optional<error> refusal(std::string_view method,
@@ -161,7 +185,6 @@ class server_session_impl final : public server_session, public peer {
   std::atomic<bool> initialized_{false};
   std::string version_;  ///< written before initialized_ is set, read after
   era era_ = latest_legacy_era;
-  mutable std::mutex caps_mu_;
   std::shared_ptr<const json::object> client_caps_ = std::make_shared<const json::object>();
   /// The capabilities sent in the InitializeResult (shared by sessions alike: see
   /// server_core::capabilities); written before initialized_ is set, read after.
@@ -171,6 +194,10 @@ class server_session_impl final : public server_session, public peer {
 
   mutable std::mutex state_mu_;
   std::array<std::shared_ptr<void>, max_state_slots> states_{};
+  std::shared_ptr<server_session_impl> twin_;  ///< guarded by state_mu_
 };
+
+/// True when `req` names a revision in its `_meta` (a 2026-07-28 request, whatever it says).
+[[nodiscard]] bool has_request_revision(const jsonrpc::request& req) noexcept;
 
 }  // namespace mcp::detail

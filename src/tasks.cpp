@@ -192,16 +192,24 @@ class task_run final : public call_sink {
 
 tasks_feature::tasks_feature(server_core& core)
     : core_(core), store_(core.opts.task_store ? core.opts.task_store : make_memory_task_store()) {
-  core.router.add("tasks/get", "tasks",
-                  [this](server_session_impl& s, jsonrpc::request&& r) { get(s, std::move(r)); });
-  core.router.add("tasks/result", "tasks", [this](server_session_impl& s, jsonrpc::request&& r) {
-    get_result(s, std::move(r));
-  });
-  core.router.add("tasks/list", "tasks",
-                  [this](server_session_impl& s, jsonrpc::request&& r) { list(s, std::move(r)); });
-  core.router.add("tasks/cancel", "tasks", [this](server_session_impl& s, jsonrpc::request&& r) {
-    cancel(s, std::move(r));
-  });
+  // 2025-11-25 tasks; 2026-07-28 has the tasks extension's methods instead (tasks_ext.cpp).
+  auto& r = core.router;
+  r.add(
+      "tasks/get", "tasks",
+      [this](server_session_impl& s, jsonrpc::request&& q) { get(s, std::move(q)); },
+      served_in::legacy);
+  r.add(
+      "tasks/result", "tasks",
+      [this](server_session_impl& s, jsonrpc::request&& q) { get_result(s, std::move(q)); },
+      served_in::legacy);
+  r.add(
+      "tasks/list", "tasks",
+      [this](server_session_impl& s, jsonrpc::request&& q) { list(s, std::move(q)); },
+      served_in::legacy);
+  r.add(
+      "tasks/cancel", "tasks",
+      [this](server_session_impl& s, jsonrpc::request&& q) { cancel(s, std::move(q)); },
+      served_in::legacy);
 }
 
 std::optional<std::pair<std::string, json::object>> tasks_feature::capability(

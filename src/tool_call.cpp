@@ -2,6 +2,7 @@
 // handler (inline or on the executor, exceptions mapped to results), then the outcome: output
 // checks, trimming to the session's era, the response.
 #include "detail/call_state.hpp"
+#include "rounds.hpp"
 #include "server_core.hpp"
 #include "server_session.hpp"
 #include "tasks.hpp"
@@ -126,6 +127,14 @@ void tools_feature::run(const std::shared_ptr<call_state>& call) const {
 void tools_feature::deliver(call_state& call, std::variant<call_tool_result, error> outcome) {
   auto s = call.session();
   if (!s || !s->untrack(call)) return;  // cancelled, or the session ended
+  if (call.round) {                     // 2026-07-28: the round may decide the answer
+    const bool failed =
+        std::holds_alternative<error>(outcome) || std::get<call_tool_result>(outcome).is_error;
+    if (auto answer = close_round(*s, call, failed)) {
+      s->send_final(call.id(), std::move(*answer));
+      return;
+    }
+  }
   if (auto* e = std::get_if<error>(&outcome)) {
     s->send_final(call.id(), jsonrpc::encode_error(call.id(), *e));
     return;
@@ -144,7 +153,14 @@ void tools_feature::deliver(call_state& call, std::variant<call_tool_result, err
   message += R"({"jsonrpc":"2.0","id":)";
   jsonrpc::append_id(message, call.id());
   message += R"(,"result":)";
-  wire::append_tool_result(message, r, structured ? &*structured : nullptr, s->session_era());
+  if (s->modern()) {
+    wire::append_tool_result(message, r, structured ? &*structured : nullptr, s->session_era(),
+                             s->server_info_meta(), true);
+    s->append_result_fields(message, nullptr, true);
+    message += '}';
+  } else {
+    wire::append_tool_result(message, r, structured ? &*structured : nullptr, s->session_era());
+  }
   message += '}';
   s->send_final(call.id(), std::move(message));
 }

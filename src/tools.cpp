@@ -7,6 +7,7 @@
 #include "detail/call_state.hpp"
 #include "detail/scopes.hpp"
 #include "listing.hpp"
+#include "rounds.hpp"
 #include "server_core.hpp"
 #include "server_session.hpp"
 #include "tasks.hpp"
@@ -121,6 +122,7 @@ void tools_feature::add(tool_spec spec, async_tool_handler handler) {
   auto e = std::make_shared<tool_entry>();
   if (!spec.input_schema) spec.input_schema = json::object{{"type", "object"}};
   e->input_validator = compile_schema(*spec.input_schema, "inputSchema", spec.name);
+  e->param_headers = param_headers_of(*spec.input_schema, spec.name);
   if (spec.output_schema) {
     e->output_validator = compile_schema(*spec.output_schema, "outputSchema", spec.name);
   }
@@ -166,6 +168,20 @@ std::optional<scope_shortfall> tools_feature::shortfall(const jsonrpc::request& 
   auto lacking = missing_scopes(e->spec.scopes, who);
   if (lacking.empty()) return std::nullopt;
   return scope_shortfall{"tool " + e->spec.name, std::move(lacking)};
+}
+
+std::optional<error> tools_feature::check_param_headers(
+    const jsonrpc::request& req,
+    const std::function<std::optional<std::string_view>(std::string_view)>& header) const {
+  if (req.method != "tools/call") return std::nullopt;
+  const auto* name = req.params.if_contains("name");
+  if (name == nullptr || !name->is_string()) return std::nullopt;
+  auto e = find(name->get_string());
+  if (!e || e->param_headers.empty()) return std::nullopt;
+  static const json::object none;
+  const auto* args = req.params.if_contains("arguments");
+  return detail::check_param_headers(
+      e->param_headers, args != nullptr && args->is_object() ? args->get_object() : none, header);
 }
 
 bool tools_feature::set_enabled(std::string_view name, bool enabled) {
@@ -220,6 +236,14 @@ void tools_feature::list(server_session_impl& s, const jsonrpc::request& req) co
 }
 
 void tools_feature::call(server_session_impl& s, jsonrpc::request&& req) {
+  auto origin = s.origin_of(req);  // before `_meta` leaves the params
+  // 2026-07-28: what the client answered so far (before the params are taken apart).
+  std::shared_ptr<input_round> round;
+  if (s.modern()) {
+    auto opened = open_round(core_, req, *s.who(), *origin.client_caps);
+    if (!opened) return s.reply_error(req.id, opened.error());
+    round = std::move(*opened);
+  }
   auto& p = req.params;
   const auto* name = p.if_contains("name");
   if (!name || !name->is_string()) {
@@ -266,10 +290,11 @@ void tools_feature::call(server_session_impl& s, jsonrpc::request&& req) {
   }
   auto call = std::make_shared<call_state>(s.self(), shared_from_this(), req.id, std::move(entry),
                                            std::move(args), std::move(meta), std::move(who),
-                                           core_.pipeline());
+                                           core_.pipeline(), std::move(origin));
   // A task call runs through the interceptors as a plain call (a rate limit or an access check
   // refuses it without creating a task); it becomes a task just before the handler.
   if (task != nullptr) call->task_request = task->get_object();
+  call->round = std::move(round);
   if (!s.track(call)) return;
   run(call);
 }

@@ -19,6 +19,7 @@
 
 #include "catalog.hpp"
 #include "features.hpp"
+#include "param_headers.hpp"
 #include "protocol.hpp"
 
 namespace mcp::detail {
@@ -47,6 +48,8 @@ struct tool_entry {
   /// move-only).
   std::shared_ptr<const async_tool_handler> handler;
   std::shared_ptr<tool_runs> runs = std::make_shared<tool_runs>();
+  /// Input properties annotated with `x-mcp-header` (2026-07-28 Streamable HTTP).
+  std::vector<param_header> param_headers;
   bool enabled = true;
 };
 
@@ -100,6 +103,10 @@ class tools_feature final : public feature,
   bool remove(std::string_view name, bool cancel);
   /// Tells initialized sessions that tools/list may have changed (debounced).
   void changed();
+  /// See `server::check_param_headers`.
+  [[nodiscard]] std::optional<error> check_param_headers(
+      const jsonrpc::request& req,
+      const std::function<std::optional<std::string_view>(std::string_view)>& header) const;
   /// The scopes a tools/call `req` needs that `who` lacks (see `server::missing_scopes`).
   [[nodiscard]] std::optional<scope_shortfall> shortfall(const jsonrpc::request& req,
                                                          const principal& who) const;

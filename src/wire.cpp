@@ -148,7 +148,7 @@ void drop_unknown_content(json::array& content, era e) {
 }
 
 void append_tool_result(std::string& out, const call_tool_result& r, const json::value* structured,
-                        era e) {
+                        era e, std::string_view meta_member, bool open) {
   const auto& t = traits(e);
   out += R"({"content":[)";
   bool first = true;
@@ -165,11 +165,20 @@ void append_tool_result(std::string& out, const call_tool_result& r, const json:
     append_json(out, *structured);
   }
   if (r.is_error) out += R"(,"isError":true)";
-  if (!r.meta.empty() && t.result_meta) {
+  const bool meta = !r.meta.empty() && t.result_meta;
+  if (meta || !meta_member.empty()) {
     out += R"(,"_meta":)";
-    append_json(out, r.meta);
+    if (meta) {
+      append_json(out, r.meta);
+      out.pop_back();  // its '}'
+      if (!meta_member.empty()) out += ',';
+    } else {
+      out += '{';
+    }
+    out += meta_member;
+    out += '}';
   }
-  out += '}';
+  if (!open) out += '}';
 }
 
 }  // namespace mcp::detail::wire

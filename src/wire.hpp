@@ -32,9 +32,11 @@ namespace mcp::detail::wire {
 [[nodiscard]] json::object prompt(const prompt_spec& s, era e);
 
 /// Appends the `CallToolResult` `r` (its structuredContent given apart, as a value) as era `e`
-/// has it: without `structuredContent`, `_meta` or content blocks the era lacks.
+/// has it: without `structuredContent`, `_meta` or content blocks the era lacks. `meta_member`
+/// (a `"key":value` text) is added to its `_meta` (2026-07-28: the server's identity), and the
+/// object is left open for more fields when `open` (the caller closes it).
 void append_tool_result(std::string& out, const call_tool_result& r, const json::value* structured,
-                        era e);
+                        era e, std::string_view meta_member = {}, bool open = false);
 /// Removes from a content array the blocks era `e` does not know.
 void drop_unknown_content(json::array& content, era e);
 

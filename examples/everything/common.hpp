@@ -34,5 +34,7 @@ void add_content_tools(mcp::server& s);
 void add_interactive_tools(mcp::server& s);
 void add_resources(mcp::server& s);
 void add_prompts(mcp::server& s);
+void add_round_tools(mcp::server& s);
+void add_diagnostic_tools(mcp::server& s);
 
 }  // namespace everything

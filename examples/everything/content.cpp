@@ -55,9 +55,15 @@ void add_content_tools(mcp::server& s) {
   auto schema = mcp::parse_json(R"({
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "type": "object",
-    "$defs": {"address": {"type": "object",
+    "$defs": {"address": {"$anchor": "addressDef", "type": "object",
                           "properties": {"street": {"type": "string"}, "city": {"type": "string"}}}},
-    "properties": {"name": {"type": "string"}, "address": {"$ref": "#/$defs/address"}},
+    "properties": {"name": {"type": "string"}, "address": {"$ref": "#/$defs/address"},
+                   "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+                   "phone": {"type": "string"}, "email": {"type": "string"}},
+    "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+    "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+    "then": {"required": ["phone"]},
+    "else": {"required": ["email"]},
     "additionalProperties": false})");
   s.add_tool({.name = "json_schema_2020_12_tool",
               .description = "A tool whose inputSchema uses JSON Schema 2020-12 keywords.",

@@ -17,6 +17,8 @@ void add_fixtures(mcp::server& s) {
   add_interactive_tools(s);
   add_resources(s);
   add_prompts(s);
+  add_round_tools(s);
+  add_diagnostic_tools(s);
 }
 
 }  // namespace everything

@@ -199,7 +199,7 @@ auto async_elicit(const request_context& ctx, std::string_view message, Token&& 
                   std::chrono::milliseconds timeout = std::chrono::minutes(10)) {
   return detail::async_with<result<elicit_result<T>>>(
       std::forward<Token>(token), [&ctx, m = std::string(message), timeout](auto done) mutable {
-        ctx.elicit_async<T>(m, std::move(done), timeout);
+        ctx.elicit_async<T>(m, std::move(done), ask_options{.key = {}, .timeout = timeout});
       });
 }
 

@@ -73,6 +73,16 @@ struct elicit_result {
   [[nodiscard]] bool accepted() const noexcept { return action == elicit_action::accept; }
 };
 
+/// How a handler asks the client something (`request_context::request`, `elicit<T>`,
+/// `list_roots`).
+struct ask_options {
+  /// 2026-07-28: the question's key in the round's `inputRequests` (unique within the request).
+  /// Empty: "<kind>-<n>" ("elicitation-1", "sampling-2", ...) by the order of asking.
+  std::string key{};
+  /// Older revisions: how long to wait for the client's answer.
+  std::chrono::milliseconds timeout{std::chrono::seconds(60)};
+};
+
 /// How `request_context::sample` asks the client's model.
 struct sampling_options {
   std::string system_prompt{};                ///< `systemPrompt`, sent when not empty
@@ -80,6 +90,7 @@ struct sampling_options {
   std::optional<double> temperature{};        ///< `temperature`
   std::vector<std::string> model_hints{};     ///< `modelPreferences.hints[].name`
   std::chrono::milliseconds timeout{60'000};  ///< how long to wait for the answer
+  std::string key{};                          ///< the question's key (see `ask_options::key`)
 };
 
 namespace detail {
@@ -152,13 +163,24 @@ class request_context {
   /// cancelled; the client's JSON-RPC error otherwise.
   [[nodiscard]] result<json::object> request(
       std::string_view method, json::object params,
-      std::chrono::milliseconds timeout = std::chrono::seconds(60)) const;
+      std::chrono::milliseconds timeout = std::chrono::seconds(60)) const {
+    return request(method, std::move(params), ask_options{.key = {}, .timeout = timeout});
+  }
+  /// The same with a key for the question (see `ask_options`).
+  [[nodiscard]] result<json::object> request(std::string_view method, json::object params,
+                                             const ask_options& opts) const;
   /// `request` without waiting: `done` gets the same outcome exactly once, on some thread (the
   /// one receiving the answer, a timer's, or this one before returning). `done` must not block
   /// for long. Holds no thread while the client thinks.
   void request_async(std::string_view method, json::object params,
                      unique_function<void(result<json::object>)> done,
-                     std::chrono::milliseconds timeout = std::chrono::seconds(60)) const;
+                     std::chrono::milliseconds timeout = std::chrono::seconds(60)) const {
+    request_async(method, std::move(params), std::move(done),
+                  ask_options{.key = {}, .timeout = timeout});
+  }
+  void request_async(std::string_view method, json::object params,
+                     unique_function<void(result<json::object>)> done,
+                     const ask_options& opts) const;
 
   /// `sampling/createMessage` (needs the client's `sampling` capability).
   [[nodiscard]] result<json::object> create_message(json::object params) const {
@@ -169,7 +191,9 @@ class request_context {
     return request("elicitation/create", std::move(params));
   }
   /// `roots/list` (needs the client's `roots` capability).
-  [[nodiscard]] result<json::object> list_roots() const { return request("roots/list", {}); }
+  [[nodiscard]] result<json::object> list_roots(const ask_options& opts = {}) const {
+    return request("roots/list", {}, opts);
+  }
 
   /// Asks the user to fill in a form built from the flat struct `T` (a form-mode
   /// `elicitation/create`: `requestedSchema` is `schema_for<T>()`, so members become fields
@@ -183,14 +207,26 @@ class request_context {
   [[nodiscard]] result<elicit_result<T>> elicit(
       std::string_view message,
       std::chrono::milliseconds timeout = std::chrono::minutes(10)) const {
+    return elicit<T>(message, ask_options{.key = {}, .timeout = timeout});
+  }
+  /// The same with a key for the question (see `ask_options`).
+  template <class T>
+  [[nodiscard]] result<elicit_result<T>> elicit(std::string_view message,
+                                                const ask_options& opts) const {
     static_assert(detail::check_form<T>());
     static const json::object schema = schema_for<T>();
-    return detail::decode_form<T>(elicit_form(message, schema, timeout));
+    return detail::decode_form<T>(elicit_form(message, schema, opts));
   }
   /// `elicit<T>` without waiting: `done` gets the same outcome once (see `request_async`).
   template <class T>
   void elicit_async(std::string_view message, unique_function<void(result<elicit_result<T>>)> done,
                     std::chrono::milliseconds timeout = std::chrono::minutes(10)) const {
+    elicit_async<T>(message, std::move(done), ask_options{.key = {}, .timeout = timeout});
+  }
+  /// The same with a key for the question (see `ask_options`).
+  template <class T>
+  void elicit_async(std::string_view message, unique_function<void(result<elicit_result<T>>)> done,
+                    const ask_options& opts) const {
     static_assert(detail::check_form<T>());
     static const json::object schema = schema_for<T>();
     elicit_form_async(
@@ -198,7 +234,7 @@ class request_context {
         [done = std::move(done)](result<detail::form_answer> a) mutable {
           done(detail::decode_form<T>(std::move(a)));
         },
-        timeout);
+        opts);
   }
 
   /// Asks the client's model to answer `prompt` (`sampling/createMessage` with one user text
@@ -229,10 +265,10 @@ class request_context {
  private:
   [[nodiscard]] result<detail::form_answer> elicit_form(std::string_view message,
                                                         const json::object& schema,
-                                                        std::chrono::milliseconds timeout) const;
+                                                        const ask_options& opts) const;
   void elicit_form_async(std::string_view message, const json::object& schema,
                          unique_function<void(result<detail::form_answer>)> done,
-                         std::chrono::milliseconds timeout) const;
+                         const ask_options& opts) const;
 };
 
 namespace detail {

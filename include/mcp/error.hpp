@@ -42,7 +42,14 @@ enum class errc : int {
   invalid_params = -32602,
   internal_error = -32603,
   resource_not_found = -32002,
-  url_elicitation_required = -32042,
+  url_elicitation_required = -32042,  ///< 2025-11-25 (removed in 2026-07-28)
+  header_mismatch = -32020,           ///< 2026-07-28: an HTTP header disagrees with the body
+  /// 2026-07-28: the request needs a client capability it did not declare
+  /// (`data.requiredCapabilities`).
+  missing_required_client_capability = -32021,
+  /// 2026-07-28: the server does not serve the requested revision (`data.supported`,
+  /// `data.requested`).
+  unsupported_protocol_version = -32022,
   user_rejected = -1,
 
   connection_closed = 1,  ///< the peer or the transport went away

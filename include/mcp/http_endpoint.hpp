@@ -49,6 +49,7 @@ class http_body_stream {
     /// text/event-stream, the first time).
     std::string bytes;
     bool finished = false;    ///< nothing more comes: end the response
+    unsigned status = 200;    ///< json: the response's status
     bool disconnect = false;  ///< end the response and the connection (the client resumes)
   };
 

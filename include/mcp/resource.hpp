@@ -45,6 +45,7 @@
 #include <mcp/transport.hpp>
 #include <mcp/uri_template.hpp>
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -81,6 +82,14 @@ using completion_handler = unique_function<completion_result(const completion_re
 // ---------------------------------------------------------------------------------------------
 // Resources
 
+/// How long a 2026-07-28 client may keep a result before asking again (`ttlMs`), and whether
+/// caches shared by several callers may hold it (`cacheScope`: "public") or only the caller's
+/// own ("private"). A list_changed notification ends a cached list sooner.
+struct cache_policy {
+  std::chrono::milliseconds ttl{0};  ///< 0: stale at once (ask every time)
+  bool shared = false;               ///< "public"; false: "private"
+};
+
 /// A resource the server lists (`Resource`).
 struct resource_spec {
   std::string uri;   ///< unique in the server
@@ -92,6 +101,8 @@ struct resource_spec {
   std::vector<icon> icons{};
   std::optional<content_annotations> annotations{};
   json::object meta{};  ///< `_meta`
+  /// 2026-07-28: how long reads of it may be cached; unset: `server_options::read_cache`.
+  std::optional<cache_policy> cache{};
 };
 
 /// A parameterised family of resources (`ResourceTemplate`), read through URIs that match
@@ -107,6 +118,8 @@ struct resource_template_spec {
   json::object meta{};
   /// Completes template variables (`ref/resource`); unset: no suggestions.
   completion_handler complete{};
+  /// 2026-07-28: how long reads of its resources may be cached; unset: the server's.
+  std::optional<cache_policy> cache{};
 };
 
 /// One item of `contents` (`TextResourceContents` or `BlobResourceContents`).

@@ -59,12 +59,28 @@ struct server_info {
   std::optional<std::string> website_url{};
 };
 
+/// 2026-07-28 input rounds: how the state a round hands the client (`requestState`) is sealed.
+struct input_round_options {
+  /// The AES-256-GCM key (32 bytes). Empty: a random key made when the server is (retries must
+  /// then reach this process). Give the same key to every process that may serve a retry.
+  std::string key{};
+  /// Or read the key from this file (32 bytes, or 64 hex digits); used when `key` is empty.
+  std::string key_file{};
+  /// A round's state is refused after this long.
+  std::chrono::milliseconds expiry{std::chrono::minutes(10)};
+  /// Refuse a state that was used once already (kept until it expires), so a retry cannot be
+  /// replayed. Off: the same state may be retried (a client that lost the answer retries).
+  bool single_use = false;
+};
+
 struct server_options {
   server_info info{};
   std::optional<std::string> instructions{};
   std::size_t page_size = 100;  ///< items per page of tools/, resources/, templates/, prompts/list
   std::chrono::milliseconds list_changed_debounce{20};
-  std::shared_ptr<executor> handler_executor{};        ///< default: make_thread_pool(4)
+  /// Where handlers run. Default: a pool sized for blocking handlers (4 threads, up to 64 while
+  /// all are busy; mcp/executor.hpp).
+  std::shared_ptr<executor> handler_executor{};
   json_limits limits{};                                ///< per incoming message
   std::size_t max_line_bytes = std::size_t{4} << 20U;  ///< stdio: longest accepted line
   log_level default_log_level = log_level::info;       ///< before the client sets one
@@ -82,6 +98,12 @@ struct server_options {
   /// `output_limits`), always installed first: size, UTF-8, base64 and MIME types, control
   /// sequences in text. Each rule can be turned off here.
   output_limit_options output{};
+  /// 2026-07-28 caching hints. Lists may differ between callers (policies, scopes): private by
+  /// default. A resource may set its own (`resource_spec::cache`).
+  cache_policy discover_cache{.ttl = std::chrono::minutes(1)};  ///< server/discover
+  cache_policy list_cache{.ttl = std::chrono::minutes(1)};      ///< the four lists
+  cache_policy read_cache{};                                    ///< resources/read
+  input_round_options input_rounds{};
 };
 
 class server_session;
@@ -130,8 +152,10 @@ class server {
   /// described struct and/or a `tool_context&`, returning a struct, text, content or a
   /// result (the shapes are listed in mcp/typed_tool.hpp). inputSchema and outputSchema are
   /// inferred unless `spec` gives them; arguments are validated against the inputSchema,
-  /// then decoded. Throws `std::invalid_argument` on a bad or duplicate name, a null handler
-  /// or a schema that does not compile. A handler of no supported shape is a compile error.
+  /// then decoded. Throws `std::invalid_argument` on a bad or duplicate name, a null handler,
+  /// a schema that does not compile, or an `x-mcp-header` annotation that is not a header name
+  /// (an RFC 9110 token, unique in the tool, on a top-level string, integer or boolean
+  /// property). A handler of no supported shape is a compile error.
   template <class F>
   requires detail::typed_handler<F>
   void add_tool(tool_spec spec, F&& handler) {
@@ -177,6 +201,15 @@ class server {
   /// Thread-safe.
   [[nodiscard]] std::optional<scope_shortfall> missing_scopes(const jsonrpc::request& req,
                                                               const principal& who) const;
+  /// 2026-07-28 Streamable HTTP: whether the `Mcp-Param-<Name>` headers of tools/call `req`
+  /// agree with its arguments, for the input properties the tool marks with `x-mcp-header`
+  /// (plain values, or `=?base64?...?=`; integers compared as numbers). `header(name)` gives a
+  /// header's value, nothing when it is absent. The -32020 error naming the first header that
+  /// is missing, unexpected, malformed or different; nothing when they agree, or `req` is not a
+  /// tools/call of a known tool. Thread-safe.
+  [[nodiscard]] std::optional<error> check_param_headers(
+      const jsonrpc::request& req,
+      const std::function<std::optional<std::string_view>(std::string_view name)>& header) const;
 
   /// Adds a resource; `handler` reads it (its shapes: mcp/resource.hpp). Initialized sessions
   /// get a debounced `notifications/resources/list_changed`. Thread-safe.

@@ -38,7 +38,7 @@ class input_round {
   /// question is kept for the InputRequiredResult). Errors: `errc::not_supported` when the
   /// client did not declare the capability the method needs on this request, or the method is
   /// not one that can be asked. Thread-safe.
-  result<json::object> ask(std::string_view method, json::object params);
+  result<json::object> ask(std::string_view method, json::object params, std::string_view key);
 
   /// Whether the handler asked something the client has not answered.
   [[nodiscard]] bool has_questions() const {
@@ -62,9 +62,7 @@ class input_round {
   }
   [[nodiscard]] std::set<std::string, std::less<>> asked() const {
     std::lock_guard lock(mu_);
-    auto all = asked_;
-    for (const auto& [k, v] : questions_) all.emplace(k);
-    return all;
+    return asked_;
   }
 
   /// The handler's state from the round before (null in the first round).
@@ -80,6 +78,11 @@ class input_round {
     std::lock_guard lock(mu_);
     return next_ ? next_ : saved_;
   }
+
+  // What the round's state is bound to (rounds.cpp); set before the handler runs.
+  std::string principal;
+  std::string method;
+  std::string digest;
 
  private:
   mutable std::mutex mu_;

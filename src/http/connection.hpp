@@ -272,7 +272,9 @@ class http_conn : public std::enable_shared_from_this<http_conn> {
     // An answer still to come may take long: the request keeps nothing meanwhile.
     reader_.trim(res.stream && !answer);
     if (!res.stream) return write_plain(std::move(res), keep_alive_);
-    if (answer) return write_json(std::move(res.headers), std::move(*answer));
+    if (answer) {
+      return write_json(std::move(res.headers), std::move(*answer), res.stream->json_status());
+    }
 
     // An answer that comes from a stream: JSON now, or SSE now or later.
     headers_ = std::move(res.headers);
@@ -317,7 +319,7 @@ class http_conn : public std::enable_shared_from_this<http_conn> {
       if (t.kind == response_stream::mode::json) {
         auto h = std::move(headers_);
         end_stream();
-        return write_json(std::move(h), std::move(t.bytes));
+        return write_json(std::move(h), std::move(t.bytes), t.status);
       }
       phase_ = phase::sse;
       sse_counted_ = true;
@@ -346,9 +348,11 @@ class http_conn : public std::enable_shared_from_this<http_conn> {
     write_out(true, true);
   }
 
-  /// A stream's JSON answer: 200 with `h` and `body`.
-  void write_json(headers h, std::string body) {
+  /// A stream's JSON answer: `status` (200, or what a 2026-07-28 error maps to) with `h` and
+  /// `body`.
+  void write_json(headers h, std::string body, unsigned status) {
     http_response r;
+    r.status = status;
     r.headers = std::move(h);
     r.content_type = "application/json";
     r.body = std::move(body);

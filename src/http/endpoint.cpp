@@ -135,6 +135,7 @@ http_endpoint_response http_endpoint::handle(const http_request_view& request,
     if (r.stream) {
       // Answered while the request was handled: a plain JSON response, no stream to read.
       if (auto answer = r.stream->take_json_answer()) {
+        out.status = r.stream->json_status();
         out.content_type = "application/json";
         out.body = std::move(*answer);
       } else {

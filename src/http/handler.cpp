@@ -47,6 +47,16 @@ http_response error_response(unsigned status, int code, std::string message, hea
   return r;
 }
 
+http_response error_response(unsigned status, const jsonrpc::request_id& id, const error& e,
+                             headers extra) {
+  http_response r;
+  r.status = status;
+  r.headers = std::move(extra);
+  r.content_type = "application/json";
+  r.body = jsonrpc::encode_error(id, e);
+  return r;
+}
+
 http_response error_response(unsigned status, errc code, std::string message, headers extra) {
   return error_response(status, static_cast<int>(code), std::move(message), std::move(extra));
 }
@@ -110,7 +120,7 @@ http_response request_handler::handle(const http_request& req) {
           r.headers.emplace_back("Access-Control-Allow-Methods", "GET, POST, DELETE, OPTIONS");
           r.headers.emplace_back("Access-Control-Allow-Headers",
                                  "Content-Type, Accept, Authorization, Mcp-Session-Id, "
-                                 "Mcp-Protocol-Version, Last-Event-ID");
+                                 "Mcp-Protocol-Version, Last-Event-ID, Mcp-Method, Mcp-Name");
           r.headers.emplace_back("Access-Control-Max-Age", "600");
           return r;
         }
@@ -135,12 +145,23 @@ http_response request_handler::handle(const http_request& req) {
       }
       who = std::move(*p);
     }
-    // Protocol version header.
+    // Protocol version header (a POST's is read with its body: 2026-07-28 requests name their
+    // revision there too).
     const auto version = req.header(version_header);
-    if (!version.empty() && !is_supported_protocol_version(version)) {
+    if (req.method != "POST" && !version.empty() && !is_supported_protocol_version(version)) {
       auto r = error_response(400, errc::invalid_request,
                               "Bad Request: Unsupported protocol version: " + std::string(version));
       r.headers = std::move(extra);
+      return r;
+    }
+    if (req.method != "POST" && !version.empty() &&
+        detail::traits(detail::era_of(version)).per_request_meta) {
+      // 2026-07-28 has no GET stream and no session to end.
+      auto r =
+          error_response(405, errc::invalid_request,
+                         "Method Not Allowed: " + std::string(version) + " is served by POST only");
+      r.headers = std::move(extra);
+      r.headers.emplace_back("Allow", "POST");
       return r;
     }
     http_response r;
@@ -184,16 +205,6 @@ std::shared_ptr<http_session> request_handler::find_session(const http_request& 
   }
   return s;
 }
-
-/// A POST body decoded once: its messages (handed to the session as they are), the ids of the
-/// requests among them (they need answers) and the initialize request, if any. A POST usually
-/// carries one message: it fits in place, with no vector allocated.
-struct post_body {
-  bool batch = false;
-  boost::container::small_vector<jsonrpc::message, 1> messages;
-  boost::container::small_vector<jsonrpc::request_id, 1> requests;
-  const jsonrpc::request* initialize = nullptr;
-};
 
 /// Checks the headers of a POST, then parses and decodes its body. An error answer on failure.
 std::optional<http_response> request_handler::decode_post(const http_request& req, post_body& body,
@@ -329,6 +340,13 @@ http_response request_handler::post(const http_request& req, const principal& wh
       refused->headers.insert(refused->headers.begin(), extra.begin(), extra.end());
       return std::move(*refused);
     }
+  }
+  // 2026-07-28 (handler_modern.cpp): the revision is in the header or the body's `_meta`.
+  if (is_modern(version, body)) return post_modern(req, who, version, std::move(extra), body);
+  if (!version.empty() && !is_supported_protocol_version(version)) {
+    return error_response(400, errc::invalid_request,
+                          "Bad Request: Unsupported protocol version: " + std::string(version),
+                          std::move(extra));
   }
   // The stream cap refuses what surely opens a stream; a POST that may still be answered with
   // JSON is let through (it can become SSE above the cap).

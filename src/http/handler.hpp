@@ -9,6 +9,8 @@
 
 #include <mcp/http_server.hpp>
 
+#include <boost/container/small_vector.hpp>
+
 #include <atomic>
 #include <functional>
 #include <map>
@@ -41,7 +43,16 @@ struct http_response {
   std::shared_ptr<response_stream> stream;
 };
 
-struct post_body;
+/// A POST body decoded once: its messages (handed to the session as they are), the ids of the
+/// requests among them (they need answers) and the initialize request, if any. A POST usually
+/// carries one message: it fits in place, with no vector allocated.
+struct post_body {
+  bool batch = false;
+  boost::container::small_vector<jsonrpc::message, 1> messages;
+  boost::container::small_vector<jsonrpc::request_id, 1> requests;
+  const jsonrpc::request* initialize = nullptr;
+};
+
 class bearer_gate;
 
 /// Where a handler's sessions come from: an `mcp::server` of this process, or a proxy's opener.
@@ -88,6 +99,13 @@ class request_handler {
 
   http_response post(const http_request& req, const principal& who, std::string_view version,
                      headers extra);
+  // 2026-07-28 (handler_modern.cpp).
+  /// Whether a POST is served in the per-request era: its `MCP-Protocol-Version` is such a
+  /// revision, or its body names one in `_meta`.
+  [[nodiscard]] static bool is_modern(std::string_view version, const post_body& body);
+  /// A 2026-07-28 POST: the headers checked against the body, then a session of its own.
+  http_response post_modern(const http_request& req, const principal& who, std::string_view version,
+                            headers extra, post_body& body);
   std::optional<http_response> decode_post(const http_request& req, post_body& body,
                                            const headers& extra) const;
   /// Whether callers are told apart (a protected resource or an authenticator).
@@ -120,6 +138,9 @@ using mcp::detail::iequals;  ///< ASCII case-insensitive equality (detail/ascii.
 /// A plain error answer with a JSON-RPC error body (no id).
 [[nodiscard]] http_response error_response(unsigned status, int code, std::string message,
                                            headers extra = {});
+/// The same for request `id`, with error `e` as it is (its data included).
+[[nodiscard]] http_response error_response(unsigned status, const jsonrpc::request_id& id,
+                                           const error& e, headers extra = {});
 [[nodiscard]] http_response error_response(unsigned status, errc code, std::string message,
                                            headers extra = {});
 

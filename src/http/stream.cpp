@@ -38,6 +38,17 @@ void response_stream::to_sse_locked() {
   held_finals_.clear();
 }
 
+void response_stream::to_json_locked(std::string body) {
+  mode_ = mode::json;
+  json_body_ = std::move(body);
+  if (cfg_.json_status) status_ = cfg_.json_status(json_body_);
+}
+
+unsigned response_stream::json_status() const {
+  std::lock_guard lock(mu_);
+  return status_;
+}
+
 void response_stream::emit_locked(std::string_view message) {
   const std::uint64_t seq = ++seq_;
   const bool keep = resumable();
@@ -77,13 +88,11 @@ void response_stream::push(std::string message, bool is_final) {
         to_sse_locked();
         emit_locked(message);
       } else if (!cfg_.batch) {
-        mode_ = mode::json;  // the one request's answer is the body, as it is
-        json_body_ = std::move(message);
+        to_json_locked(std::move(message));  // the one request's answer is the body, as it is
       } else {
         held_finals_.push_back(std::move(message));
         if (all_done) {
-          mode_ = mode::json;
-          json_body_ = jsonrpc::encode_batch(held_finals_);
+          to_json_locked(jsonrpc::encode_batch(held_finals_));
           held_finals_.clear();
         }
       }
@@ -109,8 +118,7 @@ void response_stream::settle_unanswered() {
       if (held_finals_.empty()) {
         to_sse_locked();  // nothing to answer with: an SSE stream that ends
       } else {
-        mode_ = mode::json;  // a batch: the answers that came
-        json_body_ = jsonrpc::encode_batch(held_finals_);
+        to_json_locked(jsonrpc::encode_batch(held_finals_));  // a batch: the answers that came
         held_finals_.clear();
       }
     }
@@ -173,6 +181,7 @@ response_stream::taken response_stream::take(std::uint64_t generation, std::size
   t.kind = mode_;
   if (mode_ == mode::json) {
     t.bytes = std::move(json_body_);
+    t.status = status_;
     t.finished = true;
     return t;
   }
@@ -196,12 +205,17 @@ response_stream::taken response_stream::take(std::uint64_t generation, std::size
 }
 
 void response_stream::detach(std::uint64_t generation) {
-  std::lock_guard lock(mu_);
-  if (generation != generation_) return;
-  writer_ = writer::gone;
-  waker_ = nullptr;
-  disconnect_ = false;  // meant for the connection that just went away
-  clear_pending_locked();
+  std::function<void()> abandoned;
+  {
+    std::lock_guard lock(mu_);
+    if (generation != generation_) return;
+    writer_ = writer::gone;
+    waker_ = nullptr;
+    disconnect_ = false;  // meant for the connection that just went away
+    clear_pending_locked();
+    if (!finished_) abandoned = std::exchange(cfg_.on_abandoned, nullptr);
+  }
+  if (abandoned) abandoned();
 }
 
 bool response_stream::rewind(std::uint64_t after_seq) {

@@ -38,6 +38,12 @@ class response_stream {
     bool priming = false;                   ///< start SSE with a priming event (2025-11-25)
     std::chrono::milliseconds retry{1000};  ///< sent with the priming event
     std::function<void()> on_finished{};    ///< runs once, when the stream ends (any thread)
+    /// Runs once when the writer goes away before the stream ended (a 2026-07-28 client closing
+    /// its stream cancels the request; any thread, no lock held).
+    std::function<void()> on_abandoned{};
+    /// The HTTP status of a JSON answer, from its body (2026-07-28 maps some error codes to
+    /// 400 and 404); unset: 200.
+    std::function<unsigned(std::string_view body)> json_status{};
     /// A writer that falls this far behind (a client not reading) is cut off; the client may
     /// resume from the store.
     std::size_t max_pending_bytes = std::size_t{8} << 20U;
@@ -47,6 +53,7 @@ class response_stream {
   /// What the consumer gets from `take`.
   struct taken {
     mode kind = mode::undecided;
+    unsigned status = 200;     ///< json: the response's status
     std::string bytes;         ///< the JSON body (json) or encoded SSE events (sse)
     std::size_t messages = 0;  ///< message events in `bytes`
     bool finished = false;     ///< nothing more will come after `bytes`
@@ -87,6 +94,8 @@ class response_stream {
   bool rewind(std::uint64_t after_seq);
 
   [[nodiscard]] std::uint64_t number() const noexcept { return cfg_.number; }
+  /// The status of the JSON answer (see `config::json_status`); 200 until there is one.
+  [[nodiscard]] unsigned json_status() const;
   [[nodiscard]] bool standalone() const noexcept { return cfg_.standalone; }
   /// True while a writer is attached.
   [[nodiscard]] bool attached() const;
@@ -103,6 +112,7 @@ class response_stream {
   };
 
   void to_sse_locked();
+  void to_json_locked(std::string body);
   void emit_locked(std::string_view message);
   std::function<void()> finish_locked();  // returns on_finished to run after unlocking
   void clear_pending_locked();
@@ -123,6 +133,7 @@ class response_stream {
   bool disconnect_ = false;               // request_disconnect() not yet seen by the writer
   std::vector<std::string> held_finals_;  // finals received while undecided
   std::string json_body_;
+  unsigned status_ = 200;
   std::size_t finals_ = 0;
   std::uint64_t seq_ = 0;
   bool finished_ = false;

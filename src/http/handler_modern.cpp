@@ -1,0 +1,195 @@
+// Streamable HTTP in the 2026-07-28 revision: every POST stands alone. Its headers must agree
+// with its body (MCP-Protocol-Version with `_meta`, Mcp-Method with the method, Mcp-Name with
+// the name, URI or task id, Mcp-Param-* with the arguments a tool marks), else 400 with -32020;
+// then it is served by a session of its own that lives as long as the request (no session id,
+// no event ids, no resumption). The answer is JSON, or an SSE stream when notifications come
+// first; some errors have HTTP statuses of their own (-32601: 404; -32020, -32021, -32022: 400).
+// A client that closes the stream cancels the request.
+#include <mcp/json.hpp>
+#include <mcp/protocol.hpp>
+
+#include "http/handler.hpp"
+#include "param_headers.hpp"
+#include "protocol.hpp"
+
+namespace mcp::http_detail {
+
+namespace {
+
+constexpr std::string_view version_key = "io.modelcontextprotocol/protocolVersion";
+constexpr std::string_view caps_key = "io.modelcontextprotocol/clientCapabilities";
+
+const json::object* meta_of(const jsonrpc::request& r) {
+  const auto* m = r.params.if_contains("_meta");
+  return m != nullptr && m->is_object() ? &m->get_object() : nullptr;
+}
+
+std::string_view meta_version(const jsonrpc::request& r) {
+  const auto* m = meta_of(r);
+  const auto* v = m != nullptr ? m->if_contains(version_key) : nullptr;
+  return v != nullptr && v->is_string() ? std::string_view(v->get_string()) : std::string_view();
+}
+
+bool is_modern_version(std::string_view v) {
+  const auto e = detail::find_era(v);
+  return e && detail::traits(*e).per_request_meta;
+}
+
+json::array modern_versions() {
+  json::array out;
+  for (auto it = detail::era_table.rbegin(); it != detail::era_table.rend(); ++it) {
+    if (it->per_request_meta) out.emplace_back(it->version);
+  }
+  return out;
+}
+
+/// The request parameter a method's `Mcp-Name` mirrors, if it has one.
+std::string_view name_param(std::string_view method) {
+  if (method == "tools/call" || method == "prompts/get") return "name";
+  if (method == "resources/read") return "uri";
+  if (method == "tasks/get" || method == "tasks/update" || method == "tasks/cancel") {
+    return "taskId";
+  }
+  return {};
+}
+
+/// 404 for -32601, 400 for -32020, -32021 and -32022, 200 otherwise.
+unsigned status_of(std::string_view body) {
+  if (body.find(R"("error")") == std::string_view::npos) return 200;
+  auto v = parse_json(body);
+  if (!v || !v->is_object()) return 200;
+  const auto* e = v->get_object().if_contains("error");
+  const auto* code = e != nullptr && e->is_object() ? e->get_object().if_contains("code") : nullptr;
+  if (code == nullptr || !code->is_int64()) return 200;
+  switch (code->get_int64()) {
+    case static_cast<int>(errc::method_not_found):
+      return 404;
+    case static_cast<int>(errc::header_mismatch):
+    case static_cast<int>(errc::missing_required_client_capability):
+    case static_cast<int>(errc::unsupported_protocol_version):
+      return 400;
+    default:
+      return 200;
+  }
+}
+
+}  // namespace
+
+bool request_handler::is_modern(std::string_view version, const post_body& body) {
+  if (!version.empty() && is_modern_version(version)) return true;
+  if (body.batch || body.messages.size() != 1) return false;
+  const auto* rq = std::get_if<jsonrpc::request>(&body.messages.front());
+  return rq != nullptr && !meta_version(*rq).empty();
+}
+
+http_response request_handler::post_modern(const http_request& req, const principal& who,
+                                           std::string_view version, headers extra,
+                                           post_body& body) {
+  extra.emplace_back("X-Accel-Buffering", "no");
+  if (body.batch) {
+    return error_response(400, errc::invalid_request,
+                          "Invalid Request: 2026-07-28 takes one message per POST", extra);
+  }
+  auto* rq = std::get_if<jsonrpc::request>(&body.messages.front());
+  if (rq == nullptr) {
+    // A notification (a cancellation: closing the stream cancels already) or a response:
+    // nothing to answer, no session to give it to.
+    http_response r;
+    r.status = 202;
+    r.headers = std::move(extra);
+    return r;
+  }
+  auto refuse = [&](unsigned status, error e) { return error_response(status, rq->id, e, extra); };
+  auto mismatch = [&](std::string msg) {
+    return refuse(400, error{errc::header_mismatch, "Header mismatch: " + std::move(msg)});
+  };
+  // The revision: the header must be there and agree with `_meta`, which must be complete.
+  if (version.empty()) return mismatch("MCP-Protocol-Version is required");
+  const auto* meta = meta_of(*rq);
+  const auto* mv = meta != nullptr ? meta->if_contains(version_key) : nullptr;
+  const auto* caps = meta != nullptr ? meta->if_contains(caps_key) : nullptr;
+  if (mv == nullptr || !mv->is_string() || caps == nullptr || !caps->is_object()) {
+    return refuse(400, error{errc::invalid_params,
+                             "Invalid params: _meta needs io.modelcontextprotocol/protocolVersion "
+                             "and io.modelcontextprotocol/clientCapabilities"});
+  }
+  if (!is_modern_version(version)) {
+    if (mv->get_string() != version) {
+      return mismatch("MCP-Protocol-Version differs from the request's _meta protocolVersion");
+    }
+    return refuse(
+        400,
+        error{errc::unsupported_protocol_version,
+              "Unsupported protocol version: " + std::string(version),
+              json::value(json::object{{"supported", modern_versions()}, {"requested", version}})});
+  }
+  if (mv->get_string() != version) {
+    return mismatch("MCP-Protocol-Version differs from the request's _meta protocolVersion");
+  }
+  // Routing headers mirror the body exactly (after trimming, and the base64 sentinel decoded).
+  const auto method_header = req.header("mcp-method");
+  if (method_header.empty()) return mismatch("Mcp-Method is required");
+  auto method = detail::decode_header_value(method_header);
+  if (!method || *method != rq->method) return mismatch("Mcp-Method differs from the method");
+  if (const auto key = name_param(rq->method); !key.empty()) {
+    const auto* p = rq->params.if_contains(key);
+    const auto name_header = req.header("mcp-name");
+    if (name_header.empty()) return mismatch("Mcp-Name is required for " + rq->method);
+    auto name = detail::decode_header_value(name_header);
+    if (!name || p == nullptr || !p->is_string() || *name != p->get_string()) {
+      return mismatch("Mcp-Name differs from the request's " + std::string(key));
+    }
+  }
+  if (source_.srv != nullptr) {
+    auto bad = source_.srv->check_param_headers(
+        *rq, [&req](std::string_view name) -> std::optional<std::string_view> {
+          for (const auto& [k, v] : req.headers) {
+            if (iequals(k, name)) return v;
+          }
+          return std::nullopt;
+        });
+    if (bad) return refuse(400, *bad);
+  }
+
+  // A session of its own, for this request only.
+  if (body.requests.empty()) body.requests.push_back(rq->id);
+  auto conn = std::make_shared<routing_connection>();
+  auto session =
+      source_.open_session(conn, session_options{.who = who,
+                                                 .assume_initialized = std::string(version),
+                                                 .task_owner = task_owner(who, "anonymous"),
+                                                 .shared_task_owner = !authenticates()});
+  if (!session) {
+    return error_response(503, errc::internal_error, "Service Unavailable: no session to open",
+                          extra);
+  }
+  response_stream::config cfg;
+  cfg.number = 1;
+  cfg.expected_finals = 1;
+  cfg.force_sse = opts_.response_mode == http_response_mode::always_sse;
+  cfg.json_status = status_of;
+  // The session ends with its answer, or when the client stops waiting for it (which cancels
+  // what still runs: a listen stream, a long call). Answered while `receive` runs (inline
+  // handlers), this thread closes it right after.
+  auto delivering = std::make_shared<std::atomic<bool>>(true);
+  cfg.on_finished = [session, delivering, defer = defer_] {
+    if (delivering->exchange(false)) return;
+    defer([session] { session->close(); });
+  };
+  cfg.on_abandoned = [session, defer = defer_] { defer([session] { session->close(); }); };
+  auto stream = std::make_shared<response_stream>(std::move(cfg));
+  if (!conn->register_requests(body.requests, stream)) {
+    session->close();
+    return error_response(409, errc::invalid_request,
+                          "Conflict: a request with this id is already in progress", extra);
+  }
+  session->receive(std::move(body.messages.front()));
+  if (!delivering->exchange(false)) session->close();
+  http_response r;
+  r.status = 200;
+  r.headers = std::move(extra);
+  r.stream = std::move(stream);
+  return r;
+}
+
+}  // namespace mcp::http_detail

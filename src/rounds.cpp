@@ -1,0 +1,106 @@
+#include "rounds.hpp"
+
+#include "detail/request_state.hpp"
+#include "detail/round_state.hpp"
+#include "server_core.hpp"
+#include "server_session.hpp"
+
+namespace mcp::detail {
+
+namespace {
+
+/// {"sampling":{}} for "sampling", {"elicitation":{"url":{}}} for "elicitation.url".
+json::object capability_object(std::string_view dotted) {
+  json::object out;
+  json::object* at = &out;
+  while (!dotted.empty()) {
+    const auto dot = dotted.find('.');
+    auto& next = (*at)[dotted.substr(0, dot)];
+    next = json::object{};
+    at = &next.get_object();
+    if (dot == std::string_view::npos) break;
+    dotted.remove_prefix(dot + 1);
+  }
+  return out;
+}
+
+}  // namespace
+
+result<std::shared_ptr<input_round>> open_round(server_core& core, const jsonrpc::request& req,
+                                                const principal& who, const json::object& caps) {
+  const auto& params = req.params;
+  std::map<std::string, json::object, std::less<>> answers;
+  std::set<std::string, std::less<>> asked;
+  std::optional<json::value> saved;
+  const auto digest = params_digest(params);
+  const auto key = who.key();
+  if (const auto* state = params.if_contains("requestState")) {
+    if (!state->is_string()) {
+      return error{errc::invalid_params, "Invalid params: requestState must be a string"};
+    }
+    auto opened = core.sealer.open(state->get_string(), key, req.method, digest);
+    if (!opened) return opened.error();
+    answers = std::move(opened->answers);
+    asked = std::move(opened->asked);
+    saved = std::move(opened->saved);
+  }
+  if (const auto* responses = params.if_contains("inputResponses")) {
+    if (!responses->is_object()) {
+      return error{errc::invalid_params, "Invalid params: inputResponses must be an object"};
+    }
+    for (const auto& [k, v] : responses->get_object()) {
+      if (!v.is_object()) {
+        return error{errc::invalid_params,
+                     "Invalid params: inputResponses." + std::string(k) + " must be an object"};
+      }
+      answers.insert_or_assign(std::string(k), v.get_object());  // unknown keys match nothing
+    }
+  }
+  auto round =
+      std::make_shared<input_round>(std::move(answers), std::move(asked), std::move(saved), caps);
+  round->principal = key;
+  round->method = req.method;
+  round->digest = digest;
+  return round;
+}
+
+std::optional<std::string> close_round(server_session_impl& s, const request_state& r,
+                                       bool failed) {
+  const auto& round = r.round;
+  if (!round) return std::nullopt;
+  if (round->has_questions()) {
+    round_contents c{.principal = round->principal,
+                     .method = round->method,
+                     .digest = round->digest,
+                     .answers = {},
+                     .asked = round->asked(),
+                     .saved = round->next_state(),
+                     .nonce = {}};
+    for (auto& [k, v] : round->answers()) {
+      if (c.asked.contains(k)) c.answers.emplace(k, std::move(v));  // what may be asked again
+    }
+    std::string out;
+    out.reserve(512);
+    out += R"({"jsonrpc":"2.0","id":)";
+    jsonrpc::append_id(out, r.id());
+    out += R"(,"result":{"resultType":"input_required","inputRequests":)";
+    append_json(out, json::value(round->questions()));
+    out += R"(,"requestState":)";
+    append_json_string(out, s.core().sealer.seal(std::move(c)));
+    out += R"(,"_meta":{)";
+    out += s.server_info_meta();
+    out += "}}}";
+    return out;
+  }
+  if (auto missing = round->missing_capability(); missing && failed) {
+    return jsonrpc::encode_error(
+        r.id(),
+        error{errc::missing_required_client_capability,
+              "The request needs the client capability \"" + *missing +
+                  "\", which it did not declare",
+              json::value(json::object{{"requiredCapabilities", capability_object(*missing)}})});
+  }
+  return std::nullopt;
+}
+
+}  // namespace mcp::detail

@@ -1,0 +1,160 @@
+// The server face of a session in the 2026-07-28 revision: no handshake and no session state;
+// every request names its revision and the client's capabilities in `_meta`, every result says
+// its `resultType` and carries the server's identity, server/discover says what the server
+// offers. A legacy session (stdio) hands such requests to a twin session of this kind on the
+// same connection, so one channel serves both eras.
+#include <mcp/protocol.hpp>
+
+#include "server_core.hpp"
+#include "server_session.hpp"
+#include "wire.hpp"
+
+namespace mcp::detail {
+
+namespace {
+
+constexpr std::string_view version_key = "io.modelcontextprotocol/protocolVersion";
+constexpr std::string_view caps_key = "io.modelcontextprotocol/clientCapabilities";
+constexpr std::string_view level_key = "io.modelcontextprotocol/logLevel";
+
+const json::object* request_meta(const jsonrpc::request& req) {
+  const auto* m = req.params.if_contains("_meta");
+  return m != nullptr && m->is_object() ? &m->get_object() : nullptr;
+}
+
+/// The revisions served per request (newest first).
+json::array modern_versions() {
+  json::array out;
+  for (auto it = era_table.rbegin(); it != era_table.rend(); ++it) {
+    if (it->per_request_meta) out.emplace_back(it->version);
+  }
+  return out;
+}
+
+}  // namespace
+
+bool has_request_revision(const jsonrpc::request& req) noexcept {
+  const auto* meta = request_meta(req);
+  return meta != nullptr && meta->contains(version_key);
+}
+
+std::optional<error> server_session_impl::check_request_meta(const jsonrpc::request& req) const {
+  const auto* meta = request_meta(req);
+  std::string missing;
+  const auto* version = meta != nullptr ? meta->if_contains(version_key) : nullptr;
+  const auto* caps = meta != nullptr ? meta->if_contains(caps_key) : nullptr;
+  if (version == nullptr || !version->is_string()) missing += version_key;
+  if (caps == nullptr || !caps->is_object()) {
+    if (!missing.empty()) missing += ", ";
+    missing += caps_key;
+  }
+  if (!missing.empty()) {
+    return error{errc::invalid_params, "Invalid params: missing or invalid _meta keys: " + missing};
+  }
+  const auto e = find_era(version->get_string());
+  if (!e || !traits(*e).per_request_meta) {
+    return error{errc::unsupported_protocol_version,
+                 "Unsupported protocol version: " + std::string(version->get_string()),
+                 json::value(json::object{{"supported", modern_versions()},
+                                          {"requested", version->get_string()}})};
+  }
+  if (const auto* level = meta->if_contains(level_key)) {
+    if (!level->is_string() || !parse_log_level(level->get_string())) {
+      return error{errc::invalid_params,
+                   "Invalid params: _meta logLevel must be one of debug, info, notice, warning, "
+                   "error, critical, alert, emergency"};
+    }
+  }
+  return std::nullopt;
+}
+
+request_origin server_session_impl::origin_of(const jsonrpc::request& req) const {
+  if (!modern()) return {.revision = era_, .client_caps = client_capabilities()};
+  request_origin o{.revision = era_, .client_caps = nullptr};
+  if (const auto* meta = request_meta(req)) {
+    if (const auto* caps = meta->if_contains(caps_key); caps != nullptr && caps->is_object()) {
+      o.client_caps = std::make_shared<const json::object>(caps->get_object());
+    }
+    if (const auto* level = meta->if_contains(level_key); level != nullptr && level->is_string()) {
+      o.level = parse_log_level(level->get_string());
+    }
+  }
+  return o;
+}
+
+void server_session_impl::on_modern_request(jsonrpc::request&& req) {
+  // The method first: a removed or unknown one is -32601 whatever else the request says.
+  const bool discover = req.method == "server/discover";
+  const auto* m = discover ? nullptr : core_->router.find(req.method, true);
+  if (!discover &&
+      (m == nullptr || (!m->capability.empty() && !declared_->contains(m->capability)))) {
+    return reply_error(req.id, error{errc::method_not_found, "Method not found: " + req.method});
+  }
+  if (auto refused = check_request_meta(req)) return reply_error(req.id, *refused);
+  if (discover) return on_discover(req);
+  m->handler(*this, std::move(req));
+}
+
+void server_session_impl::on_discover(const jsonrpc::request& req) {
+  std::string out;
+  out.reserve(512);
+  out += R"({"jsonrpc":"2.0","id":)";
+  jsonrpc::append_id(out, req.id);
+  out += R"(,"result":{"supportedVersions":)";
+  append_json(out, json::value(modern_versions()));
+  out += R"(,"capabilities":)";
+  append_json(out, *declared_);
+  if (core_->opts.instructions) {
+    out += R"(,"instructions":)";
+    append_json_string(out, *core_->opts.instructions);
+  }
+  append_result_fields(out, &core_->opts.discover_cache);
+  out += "}}";
+  send_final(req.id, std::move(out));
+}
+
+void server_session_impl::reply(const jsonrpc::request_id& id, json::value result) {
+  if (modern() && result.is_object()) {
+    auto& o = result.get_object();
+    if (!o.contains("resultType")) o["resultType"] = "complete";
+    auto& meta = o["_meta"];
+    if (!meta.is_object()) meta = json::object{};
+    meta.get_object()["io.modelcontextprotocol/serverInfo"] = core_->server_info_2026;
+  }
+  peer::reply(id, result);
+}
+
+void server_session_impl::append_result_fields(std::string& out, const cache_policy* cache,
+                                               bool meta_written) const {
+  if (!modern()) return;
+  out += R"(,"resultType":"complete")";
+  if (cache != nullptr) {
+    out += R"(,"ttlMs":)";
+    out += std::to_string(std::max<std::int64_t>(0, cache->ttl.count()));
+    out += cache->shared ? R"(,"cacheScope":"public")" : R"(,"cacheScope":"private")";
+  }
+  if (!meta_written) {
+    out += R"(,"_meta":{)";
+    out += server_info_meta();
+    out += '}';
+  }
+}
+
+const std::string& server_session_impl::server_info_meta() const {
+  return core_->server_info_meta_2026;
+}
+
+std::shared_ptr<server_session_impl> server_session_impl::modern_twin() {
+  std::lock_guard lock(state_mu_);
+  if (!twin_ && !peer_closed()) {
+    twin_ = std::static_pointer_cast<server_session_impl>(
+        make_session(core_, conn_ptr(),
+                     session_options{.who = *who(),
+                                     .assume_initialized = std::string(traits(latest_era).version),
+                                     .task_owner = task_owner_,
+                                     .shared_task_owner = shared_task_owner_}));
+  }
+  return twin_;
+}
+
+}  // namespace mcp::detail
