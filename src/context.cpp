@@ -145,7 +145,7 @@ result<json::object> request_context::request(std::string_view method, json::obj
   if (state_->inline_handler()) return inline_refusal();
   if (const auto& round = state_->round) return round->ask(method, std::move(params), opts.key);
   state_->annotate(params);
-  return state_->ask_client(method, std::move(params), opts.timeout);
+  return state_->ask_client(method, std::move(params), opts.timeout, opts.key);
 }
 
 void request_context::request_async(std::string_view method, json::object params,
@@ -156,7 +156,7 @@ void request_context::request_async(std::string_view method, json::object params
     return done(round->ask(method, std::move(params), opts.key));
   }
   state_->annotate(params);
-  state_->ask_client_async(method, std::move(params), opts.timeout, std::move(done));
+  state_->ask_client_async(method, std::move(params), opts.timeout, opts.key, std::move(done));
 }
 
 result<detail::form_answer> request_context::elicit_form(std::string_view message,

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "detail/timer.hpp"
+#include "listen.hpp"
 #include "logging.hpp"
 #include "prompts.hpp"
 #include "resources.hpp"
@@ -54,7 +55,8 @@ server_core::server_core(server_options o)
   prompts = std::make_shared<prompts_feature>(*this);
   auto completion = std::make_shared<completion_feature>(*this, *resources, *prompts);
   tasks = std::make_shared<tasks_feature>(*this);
-  features = {tools, logging, resources, prompts, completion, tasks};
+  listens = std::make_shared<listen_feature>(*this);
+  features = {tools, logging, resources, prompts, completion, tasks, listens};
 }
 
 server_core::~server_core() = default;
@@ -146,6 +148,7 @@ void server_core::notify_list(std::size_t k) {
   }
   const auto generation = generations_[k].load();
   for (const auto& s : live_sessions()) s->notify_list_changed(k, generation, list_methods_[k]);
+  listens->list_changed(k, list_methods_[k]);  // 2026-07-28 subscriptions
 }
 
 }  // namespace detail
@@ -206,7 +209,10 @@ bool server::remove_resource_template(std::string_view uri_template) {
   return core_->resources->remove_template(uri_template);
 }
 
-void server::notify_resource_updated(std::string_view uri) { core_->resources->updated(uri); }
+void server::notify_resource_updated(std::string_view uri) {
+  core_->resources->updated(uri);
+  core_->listens->resource_updated(uri);  // 2026-07-28 subscriptions
+}
 
 void server::add_raw_prompt(prompt_spec spec, prompt_handler handler) {
   core_->prompts->add(std::move(spec), std::move(handler));

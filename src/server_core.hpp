@@ -26,6 +26,7 @@ class tools_feature;
 class resources_feature;
 class prompts_feature;
 class tasks_feature;
+class listen_feature;
 
 class server_core : public std::enable_shared_from_this<server_core> {
  public:
@@ -49,6 +50,7 @@ class server_core : public std::enable_shared_from_this<server_core> {
   std::shared_ptr<resources_feature> resources;
   std::shared_ptr<prompts_feature> prompts;
   std::shared_ptr<tasks_feature> tasks;
+  std::shared_ptr<listen_feature> listens;
 
   /// The interceptor chain, replaced (never mutated) on `use`.
   [[nodiscard]] std::shared_ptr<const std::vector<std::shared_ptr<call_interceptor>>> pipeline()

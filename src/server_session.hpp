@@ -108,6 +108,9 @@ class server_session_impl final : public server_session, public peer {
                             bool meta_written = false) const;
   /// `"io.modelcontextprotocol/serverInfo":{...}` (a member, for a result's `_meta`).
   [[nodiscard]] const std::string& server_info_meta() const;
+  /// The capabilities this session offers (declared at initialize, or in 2026-07-28 by
+  /// server/discover).
+  [[nodiscard]] const json::object& declared_capabilities() const noexcept { return *declared_; }
   [[nodiscard]] bool log_enabled(log_level level) const noexcept {
     return initialized_.load() && level >= level_.load();
   }

@@ -79,6 +79,7 @@ request_origin server_session_impl::origin_of(const jsonrpc::request& req) const
       o.level = parse_log_level(level->get_string());
     }
   }
+  if (!o.client_caps) o.client_caps = std::make_shared<const json::object>();
   return o;
 }
 

@@ -43,7 +43,9 @@ std::optional<task_status> task_status_from_string(std::string_view s) noexcept 
 bool is_allowed_transition(task_status from, task_status to) noexcept {
   if (is_terminal(from)) return false;
   if (is_terminal(to)) return true;
-  return from != to;  // working <-> input_required
+  // working <-> input_required, and input_required to itself: the questions it waits on change
+  // (2026-07-28 tasks ask several at once and are answered one by one).
+  return from != to || to == task_status::input_required;
 }
 
 namespace {

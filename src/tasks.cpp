@@ -12,6 +12,7 @@
 #include "detail/rfc3339.hpp"
 #include "detail/task_store_common.hpp"
 #include "detail/timer.hpp"
+#include "listen.hpp"
 #include "server_core.hpp"
 #include "server_session.hpp"
 
@@ -93,8 +94,10 @@ json::object task_json(const task_record& t) {
 /// requests carry the related-task `_meta`; they are not tied to the (answered) tools/call.
 class task_run final : public call_sink {
  public:
-  task_run(std::shared_ptr<tasks_feature> f, std::string id, std::string owner)
-      : feature_(std::move(f)), id_(std::move(id)), owner_(std::move(owner)) {}
+  /// `modern`: a task of the 2026-07-28 extension (questions wait for tasks/update; no
+  /// related-task `_meta`).
+  task_run(std::shared_ptr<tasks_feature> f, std::string id, std::string owner, bool modern = false)
+      : feature_(std::move(f)), id_(std::move(id)), owner_(std::move(owner)), modern_(modern) {}
 
   void deliver(call_state& call, std::variant<call_tool_result, error> outcome) override {
     task_update u;
@@ -116,7 +119,7 @@ class task_run final : public call_sink {
         u.status = r.is_error ? task_status::failed : task_status::completed;
         if (r.is_error) u.status_message = failure_text(r);
         json::object result = std::move(r).to_json();
-        add_related_task(result, id_);
+        if (!modern_) add_related_task(result, id_);
         u.payload = json::object{{"result", std::move(result)}};
       }
     }
@@ -128,7 +131,7 @@ class task_run final : public call_sink {
   }
 
   void annotate(const call_state& /*call*/, json::object& params) const override {
-    add_related_task(params, id_);
+    if (!modern_) add_related_task(params, id_);
   }
 
   executor* exec(const call_state& /*call*/) const override {
@@ -138,8 +141,29 @@ class task_run final : public call_sink {
   }
 
   result<json::object> request_client(call_state& call, std::string_view method,
-                                      json::object params,
-                                      std::chrono::milliseconds timeout) override {
+                                      json::object params, std::chrono::milliseconds timeout,
+                                      std::string_view key) override {
+    if (modern_) {  // kept with the task until tasks/update answers it
+      struct answer_wait {
+        std::mutex mu;
+        std::condition_variable_any cv;
+        std::optional<result<json::object>> got;
+      };
+      auto w = std::make_shared<answer_wait>();
+      feature_->ask_input(id_, owner_, std::string(key), method, std::move(params),
+                          [w](result<json::object> r) {
+                            std::lock_guard lock(w->mu);
+                            w->got = std::move(r);
+                            w->cv.notify_all();
+                          });
+      std::unique_lock lock(w->mu);
+      auto stop = call.stop_source().get_token();
+      if (!w->cv.wait_for(lock, stop, timeout, [&] { return w->got.has_value(); })) {
+        return error{stop.stop_requested() ? errc::cancelled : errc::request_timeout,
+                     std::string(method) + " got no answer (tasks/update) in time"};
+      }
+      return std::move(*w->got);
+    }
     // What is asked, and then the answer, are stored with the task while it waits.
     json::object asked{{"method", method}, {"params", params}};
     if (!feature_->set_input_state(
@@ -153,6 +177,22 @@ class task_run final : public call_sink {
                                .input_response = answer ? json::object{{"result", *answer}}
                                                         : error_payload(answer.error())});
     return answer;
+  }
+
+  void request_client_async(call_state& call, std::string_view method, json::object params,
+                            std::chrono::milliseconds timeout, std::string_view key,
+                            unique_function<void(result<json::object>)> done) override {
+    if (modern_) {
+      return feature_->ask_input(id_, owner_, std::string(key), method, std::move(params),
+                                 std::move(done));
+    }
+    // A 2025-11-25 task's question may wait for a tasks/result to carry it: on a thread.
+    auto* ex = exec(call);
+    if (ex == nullptr) return done(error{errc::connection_closed, "the session has ended"});
+    ex->post([call = call.self(), m = std::string(method), p = std::move(params), timeout,
+              k = std::string(key), done = std::move(done)]() mutable {
+      done(call->sink().request_client(*call, m, std::move(p), timeout, k));
+    });
   }
 
  private:
@@ -188,6 +228,7 @@ class task_run final : public call_sink {
   std::shared_ptr<tasks_feature> feature_;
   std::string id_;
   std::string owner_;
+  bool modern_;
 };
 
 tasks_feature::tasks_feature(server_core& core)
@@ -210,11 +251,29 @@ tasks_feature::tasks_feature(server_core& core)
       "tasks/cancel", "tasks",
       [this](server_session_impl& s, jsonrpc::request&& q) { cancel(s, std::move(q)); },
       served_in::legacy);
+  // The extension's: a request that does not declare it gets -32021 (not -32601).
+  r.add(
+      "tasks/get", "",
+      [this](server_session_impl& s, jsonrpc::request&& q) { get_detailed(s, std::move(q)); },
+      served_in::modern);
+  r.add(
+      "tasks/update", "",
+      [this](server_session_impl& s, jsonrpc::request&& q) { update(s, std::move(q)); },
+      served_in::modern);
+  r.add(
+      "tasks/cancel", "",
+      [this](server_session_impl& s, jsonrpc::request&& q) { cancel_ext(s, std::move(q)); },
+      served_in::modern);
 }
 
 std::optional<std::pair<std::string, json::object>> tasks_feature::capability(
     const server_session_impl& s) const {
-  if (!traits(s.session_era()).tasks || !core_.tools->offers_tasks()) return std::nullopt;
+  if (!core_.tools->offers_tasks()) return std::nullopt;
+  if (s.modern()) {  // the tasks extension
+    return std::pair{std::string("extensions"),
+                     json::object{{"io.modelcontextprotocol/tasks", json::object{}}}};
+  }
+  if (!traits(s.session_era()).tasks) return std::nullopt;
   json::object caps;
   // Callers that share one owner would see each other's tasks in a list.
   if (!s.shared_task_owner()) caps["list"] = json::object{};
@@ -302,9 +361,17 @@ bool tasks_feature::become_task(call_state& call) {
   }
   if (purge) (void)store_->purge_expired(sys_clock::now());
   // The CreateTaskResult goes out before the handler runs, so before any status notification.
-  s->reply(call.id(), json::object{{"task", task_json(rec)}});
-  call.become(std::make_shared<task_run>(shared_from_this(), rec.id, owner));
-  if (call.done()) {  // an interceptor's timer (a deadline) ended it in between
+  const bool modern = s->modern();
+  if (modern) {  // flat, with its own result type
+    auto created = task_json_2026(rec);
+    created["resultType"] = "task";
+    s->reply(call.id(), std::move(created));
+  } else {
+    s->reply(call.id(), json::object{{"task", task_json(rec)}});
+  }
+  call.become(std::make_shared<task_run>(shared_from_this(), rec.id, owner, modern));
+  call.round.reset();  // a task's questions wait with it (tasks/update), not in a round
+  if (call.done()) {   // an interceptor's timer (a deadline) ended it in between
     finish(rec.id, owner,
            {.status = task_status::failed,
             .status_message = "The call ended before its handler ran",
@@ -384,6 +451,7 @@ void tasks_feature::finish(const std::string& id, const std::string& owner, task
   auto stored = store_->update(id, owner, u);
   auto live = take_live(id);
   if (!live) return;  // cancelled: the cancel answered the waiters
+  drop_inputs(*live, "the task has ended");
   task_record rec;
   if (stored && *stored) {
     rec = std::move(**stored);
@@ -463,8 +531,9 @@ void tasks_feature::answer(const std::shared_ptr<result_waiter>& w, const task_r
 
 void tasks_feature::announce(const task_record& t,
                              const std::weak_ptr<server_session_impl>& session) {
+  core_.listens->task_changed(t.owner, t.id, detailed_task_json(t));  // 2026-07-28 listeners
   auto s = session.lock();
-  if (!s || !s->initialized()) return;
+  if (!s || !s->initialized() || s->modern()) return;
   s->send(jsonrpc::encode_notification("notifications/tasks/status", task_json(t)));
 }
 

@@ -16,6 +16,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -88,12 +89,34 @@ class tasks_feature final : public feature, public std::enable_shared_from_this<
                                               std::stop_token stop);
   [[nodiscard]] server_core& core() const noexcept { return core_; }
 
+  // ---- the 2026-07-28 tasks extension (tasks_ext.cpp) ----
+  /// Whether request `req` (of a modern session) declares the tasks extension.
+  [[nodiscard]] static bool declares_extension(const server_session_impl& s,
+                                               const jsonrpc::request& req);
+  /// Whether client capabilities `caps` declare it.
+  [[nodiscard]] static bool declares_extension(const json::object& caps);
+  /// The -32021 answer naming the extension.
+  [[nodiscard]] static error extension_required(std::string what);
+  /// A task's question to the client (2026-07-28): kept with the task, which is then
+  /// input_required, until tasks/update answers it under `key` ("<kind>-<n>" when empty);
+  /// `done` gets the answer, or an error when the task ends first.
+  void ask_input(const std::string& id, const std::string& owner, std::string key,
+                 std::string_view method, json::object params,
+                 unique_function<void(result<json::object>)> done);
+
  private:
+  /// A question of a 2026-07-28 task waiting for tasks/update.
+  struct pending_input {
+    json::object question;  ///< {method, params}
+    unique_function<void(result<json::object>)> done;
+  };
   struct live_task {
     std::weak_ptr<call_state> call;
     std::weak_ptr<server_session_impl> session;  ///< where status notifications go
     std::string owner;
     std::vector<std::shared_ptr<result_waiter>> waiters;
+    std::map<std::string, pending_input, std::less<>> inputs{};  ///< 2026-07-28
+    unsigned asked = 0;
   };
 
   /// The caller's task named by `params.taskId`, or the error to answer (-32602: no such task
@@ -115,6 +138,16 @@ class tasks_feature final : public feature, public std::enable_shared_from_this<
   void watch_foreign(std::shared_ptr<result_waiter> w, std::string owner);
   /// Runs stored task `t` again (recover): its handler, with no session, past the interceptors.
   bool rerun(const task_record& t);
+  // 2026-07-28 (tasks_ext.cpp): tasks/get with the result inline, tasks/update, tasks/cancel.
+  void get_detailed(server_session_impl& s, jsonrpc::request&& req);
+  void update(server_session_impl& s, jsonrpc::request&& req);
+  void cancel_ext(server_session_impl& s, jsonrpc::request&& req);
+  /// Stores the questions task `id` waits on (input_required) or that it waits on none
+  /// (working), and announces it.
+  void store_inputs(const std::string& id, const std::string& owner,
+                    const std::map<std::string, pending_input, std::less<>>& inputs);
+  /// Fails the questions task `id` still waits on (it ended).
+  void drop_inputs(live_task& live, const std::string& why);
 
   server_core& core_;
   std::shared_ptr<task_store> store_;
@@ -128,5 +161,9 @@ class tasks_feature final : public feature, public std::enable_shared_from_this<
 
 /// The Task object of `t` as sent on the wire (tasks/get, CreateTaskResult, notifications).
 [[nodiscard]] json::object task_json(const task_record& t);
+/// 2026-07-28: the flat Task fields of `t` (`ttlMs`, `pollIntervalMs`), and the DetailedTask
+/// (with the result, error or questions the task's status calls for).
+[[nodiscard]] json::object task_json_2026(const task_record& t);
+[[nodiscard]] json::object detailed_task_json(const task_record& t);
 
 }  // namespace mcp::detail

@@ -2,13 +2,25 @@
 #include <mcp/tool.hpp>
 
 #include "detail/call_state.hpp"
+#include "detail/input_round.hpp"
+#include "server_core.hpp"
 #include "server_session.hpp"
+#include "tasks.hpp"
 
 namespace mcp {
 
 bool tool_context::close_sse_stream() const {
   auto s = state_->session();
   return s && !s->peer_closed() && !state_->finished() && s->close_request_stream(state_->id());
+}
+
+bool tool_context::become_task() {
+  auto call = std::static_pointer_cast<detail::call_state>(state_);
+  if (!call->task_request || !call->entry().spec.deferred_task) return false;
+  if (call->round && call->round->has_questions()) return false;
+  auto s = call->session();
+  if (!s) return false;
+  return s->core().tasks->become_task(*call);  // from here, questions wait with the task
 }
 
 std::string_view tool_context::task_id() const noexcept {

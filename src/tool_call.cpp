@@ -49,7 +49,9 @@ void invoke(const std::shared_ptr<call_state>& call) {
 
 /// After the last interceptor: input validation, then the handler, inline or on the executor.
 void run_handler(call_state& c) {
-  if (c.task_request) {  // the interceptors let a task-augmented call through: the task starts
+  if (c.task_request && !c.entry().spec.deferred_task) {
+    // The interceptors let a task-augmented call through: the task starts (a deferred one when
+    // its handler says so).
     auto s = c.session();
     if (!s || !s->core().tasks->become_task(c)) return;
   }
@@ -102,7 +104,8 @@ void call_sink::annotate(const call_state& /*call*/, json::object& /*params*/) c
 
 result<json::object> call_sink::request_client(call_state& call, std::string_view method,
                                                json::object params,
-                                               std::chrono::milliseconds timeout) {
+                                               std::chrono::milliseconds timeout,
+                                               std::string_view /*key*/) {
   auto s = call.session();
   if (!s) return error{errc::connection_closed, "the session has ended"};
   return s->request_client(method, std::move(params), timeout, &call.id(),
@@ -110,7 +113,7 @@ result<json::object> call_sink::request_client(call_state& call, std::string_vie
 }
 
 void call_sink::request_client_async(call_state& call, std::string_view method, json::object params,
-                                     std::chrono::milliseconds timeout,
+                                     std::chrono::milliseconds timeout, std::string_view /*key*/,
                                      unique_function<void(result<json::object>)> done) {
   auto s = call.session();
   if (!s) return done(error{errc::connection_closed, "the session has ended"});

@@ -274,6 +274,17 @@ void tools_feature::call(server_session_impl& s, jsonrpc::request&& req) {
   // Tasks (2025-11-25): `task` is read only where the era has tasks; elsewhere it is ignored.
   const auto mode = entry->spec.task_support_mode.value_or(task_support::forbidden);
   const auto* task = traits(s.session_era()).tasks ? p.if_contains("task") : nullptr;
+  static const json::value no_ttl = json::object{};
+  if (s.modern() && mode != task_support::forbidden) {
+    // 2026-07-28, the tasks extension: the server decides; a request that cannot take a task
+    // gets none, and -32021 when the tool runs only as one.
+    const bool ext = tasks_feature::declares_extension(*origin.client_caps);
+    if (!ext && mode == task_support::required) {
+      return s.reply_error(req.id,
+                           tasks_feature::extension_required("Tool \"" + entry->spec.name + "\""));
+    }
+    if (ext) task = &no_ttl;
+  }
   if (task != nullptr) {
     if (mode == task_support::forbidden) {
       return s.reply_error(

@@ -79,13 +79,15 @@ class call_sink {
   [[nodiscard]] virtual executor* exec(const call_state& call) const;
   /// Sends a request to the client for the call and waits for the answer (elicitation,
   /// sampling, roots). Default: on the call's session, related to the tools/call request.
+  /// `key`: the question's name (a 2026-07-28 task keeps it until tasks/update answers it).
   virtual result<json::object> request_client(call_state& call, std::string_view method,
                                               json::object params,
-                                              std::chrono::milliseconds timeout);
+                                              std::chrono::milliseconds timeout,
+                                              std::string_view key);
   /// The same without waiting: `done` runs once, on some thread. Default: on the call's
   /// session, holding no thread while the client answers.
   virtual void request_client_async(call_state& call, std::string_view method, json::object params,
-                                    std::chrono::milliseconds timeout,
+                                    std::chrono::milliseconds timeout, std::string_view key,
                                     unique_function<void(result<json::object>)> done);
 };
 

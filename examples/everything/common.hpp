@@ -36,5 +36,6 @@ void add_resources(mcp::server& s);
 void add_prompts(mcp::server& s);
 void add_round_tools(mcp::server& s);
 void add_diagnostic_tools(mcp::server& s);
+void add_task_tools(mcp::server& s);
 
 }  // namespace everything

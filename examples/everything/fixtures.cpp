@@ -19,6 +19,7 @@ void add_fixtures(mcp::server& s) {
   add_prompts(s);
   add_round_tools(s);
   add_diagnostic_tools(s);
+  add_task_tools(s);
 }
 
 }  // namespace everything

@@ -51,7 +51,8 @@ enum class task_status { working, input_required, completed, failed, cancelled }
   return s == task_status::completed || s == task_status::failed || s == task_status::cancelled;
 }
 /// True when the spec's status machine allows `from` -> `to` (working -> input_required,
-/// input_required -> working, and any non-terminal status to a terminal one).
+/// input_required -> working, input_required -> input_required when the questions a task waits
+/// on change, and any non-terminal status to a terminal one).
 [[nodiscard]] bool is_allowed_transition(task_status from, task_status to) noexcept;
 
 /// One task as stored. Times are wall-clock (`createdAt`/`lastUpdatedAt` on the wire).

@@ -91,6 +91,11 @@ struct tool_spec {
   /// Run the handler on the I/O thread instead of the executor. Only for handlers that never
   /// block; such handlers cannot send requests to the client.
   bool run_inline = false;
+  /// A call that may run as a task starts as a plain call, and becomes one when its handler
+  /// calls `tool_context::become_task` (after asking the client what it needs: in 2026-07-28
+  /// those questions are answered in input rounds, before any task exists). Default: the task
+  /// starts before the handler runs.
+  bool deferred_task = false;
 };
 
 /// A tool execution error: becomes a result with `isError: true` and this text. Converts to an
@@ -120,6 +125,13 @@ class tool_context : public request_context {
 
   /// The id of the task this call runs as (a task-augmented tools/call), else empty.
   [[nodiscard]] std::string_view task_id() const noexcept;
+  /// For a tool with `deferred_task`: turns the call into a task now. The request is answered
+  /// with the task at once, and the handler goes on as the task (its result is the task's;
+  /// later questions to the client wait with the task: tasks/result in 2025-11-25, tasks/update
+  /// in 2026-07-28). False, leaving the call as it is, when the client cannot take a task here
+  /// (it did not ask for one, or did not declare the tasks extension), when it is one already,
+  /// or when questions of this round are still unanswered. Call it from the handler's thread.
+  bool become_task();
 
   /// Streamable HTTP: closes the connection that carries this call's SSE stream now, while the
   /// call keeps running; the client reconnects with `Last-Event-ID` and receives the rest

@@ -165,13 +165,14 @@ class call_state final : public request_state {
   [[nodiscard]] executor* exec() const override { return sink().exec(*this); }
   [[nodiscard]] bool inline_handler() const noexcept override { return run_inline(); }
   result<json::object> ask_client(std::string_view method, json::object params,
-                                  std::chrono::milliseconds timeout) override {
-    return sink().request_client(*this, method, std::move(params), timeout);
+                                  std::chrono::milliseconds timeout,
+                                  std::string_view key) override {
+    return sink().request_client(*this, method, std::move(params), timeout, key);
   }
   void ask_client_async(std::string_view method, json::object params,
-                        std::chrono::milliseconds timeout,
+                        std::chrono::milliseconds timeout, std::string_view key,
                         unique_function<void(result<json::object>)> done) override {
-    sink().request_client_async(*this, method, std::move(params), timeout, std::move(done));
+    sink().request_client_async(*this, method, std::move(params), timeout, key, std::move(done));
   }
   /// Where the outcome goes. Set at construction; a task-augmented call switches it once, after
   /// the interceptors and before the handler (`become`), so the handler sees only the last.

@@ -40,7 +40,8 @@ executor* request_state::exec() const {
 }
 
 result<json::object> request_state::ask_client(std::string_view method, json::object params,
-                                               std::chrono::milliseconds timeout) {
+                                               std::chrono::milliseconds timeout,
+                                               std::string_view /*key*/) {
   auto s = session();
   if (!s) return error{errc::connection_closed, "the session has ended"};
   const auto rel = related();
@@ -49,7 +50,7 @@ result<json::object> request_state::ask_client(std::string_view method, json::ob
 }
 
 void request_state::ask_client_async(std::string_view method, json::object params,
-                                     std::chrono::milliseconds timeout,
+                                     std::chrono::milliseconds timeout, std::string_view /*key*/,
                                      unique_function<void(result<json::object>)> done) {
   auto s = session();
   if (!s) return done(error{errc::connection_closed, "the session has ended"});

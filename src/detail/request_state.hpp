@@ -64,12 +64,13 @@ class request_state : public inbound_request, public std::enable_shared_from_thi
   [[nodiscard]] virtual executor* exec() const;
   /// True for handlers run on the receiving thread (they may not wait for the client).
   [[nodiscard]] virtual bool inline_handler() const noexcept { return false; }
-  /// Sends a request to the client for this one and waits (older revisions).
+  /// Sends a request to the client for this one and waits (older revisions; a 2026-07-28
+  /// task keeps the question under `key` until tasks/update answers it).
   virtual result<json::object> ask_client(std::string_view method, json::object params,
-                                          std::chrono::milliseconds timeout);
+                                          std::chrono::milliseconds timeout, std::string_view key);
   /// The same without waiting: `done` runs once, on some thread.
   virtual void ask_client_async(std::string_view method, json::object params,
-                                std::chrono::milliseconds timeout,
+                                std::chrono::milliseconds timeout, std::string_view key,
                                 unique_function<void(result<json::object>)> done);
 
   /// Progress: the notification's params, or nothing when it must be dropped (no token, the

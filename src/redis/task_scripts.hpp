@@ -26,7 +26,7 @@ local function terminal(s) return s == 'completed' or s == 'failed' or s == 'can
 local function allowed(from, to)
   if terminal(from) then return false end
   if terminal(to) then return true end
-  return from ~= to
+  return from ~= to or to == 'input_required'
 end
 local function expiry_member(id, owner) return #id .. ':' .. id .. owner end
 local function expired(v, now) return v[12] ~= '' and tonumber(v[12]) <= tonumber(now) end

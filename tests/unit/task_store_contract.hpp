@@ -123,8 +123,10 @@ TEST_P(task_store_contract, every_transition_is_allowed_or_refused_as_the_spec_s
   const auto expected = [](task_status from, task_status to) {
     if (mcp::is_terminal(from)) return false;
     if (mcp::is_terminal(to)) return true;
+    // input_required -> input_required: the questions a task waits on change.
     return (from == task_status::working && to == task_status::input_required) ||
-           (from == task_status::input_required && to == task_status::working);
+           (from == task_status::input_required && to == task_status::working) ||
+           (from == task_status::input_required && to == task_status::input_required);
   };
   int n = 0;
   for (const auto from : all_statuses) {

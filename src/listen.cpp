@@ -1,0 +1,174 @@
+#include "listen.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include "peer.hpp"
+#include "server_core.hpp"
+#include "server_session.hpp"
+
+namespace mcp::detail {
+
+namespace {
+constexpr std::string_view subscription_key = "io.modelcontextprotocol/subscriptionId";
+constexpr std::string_view tasks_extension = "io.modelcontextprotocol/tasks";
+/// URIs and task ids one subscription may name.
+constexpr std::size_t max_names = 10000;
+}  // namespace
+
+/// One open listen: a request in flight of its session, with what it asked to hear.
+class subscription final : public inbound_request {
+ public:
+  subscription(jsonrpc::request_id id, std::weak_ptr<server_session_impl> s)
+      : inbound_request(std::move(id)), session(std::move(s)) {}
+  std::weak_ptr<server_session_impl> session;
+  bool tools = false;
+  bool prompts = false;
+  bool resources = false;
+  std::set<std::string, std::less<>> uris;
+  std::set<std::string, std::less<>> tasks;
+  std::string owner;  ///< whose tasks it may hear of
+
+  /// Sends `method` with `params` (tagged with the subscription) on the listen's stream.
+  void send(std::string_view method, json::object params) {
+    auto s = session.lock();
+    if (!s || s->peer_closed() || cancelled()) return;
+    auto& meta = params["_meta"];
+    if (!meta.is_object()) meta = json::object{};
+    meta.get_object()[subscription_key] = jsonrpc::id_to_json(id());
+    s->send(jsonrpc::encode_notification(method, params), &id());
+  }
+};
+
+listen_feature::listen_feature(server_core& core) : core_(core) {
+  core.router.add(
+      "subscriptions/listen", "",
+      [this](server_session_impl& s, jsonrpc::request&& r) { listen(s, std::move(r)); },
+      served_in::modern);
+}
+
+listen_feature::~listen_feature() = default;
+
+std::optional<std::pair<std::string, json::object>> listen_feature::capability(
+    const server_session_impl&) const {
+  return std::nullopt;
+}
+
+void listen_feature::listen(server_session_impl& s, jsonrpc::request&& req) {
+  const auto* n = req.params.if_contains("notifications");
+  if (n != nullptr && !n->is_object()) {
+    return s.reply_error(req.id, invalid_params("subscriptions/listen: \"notifications\" must be "
+                                                "an object"));
+  }
+  static const json::object none;
+  const auto& asked = n != nullptr ? n->get_object() : none;
+  auto flag = [&asked](std::string_view k) {
+    const auto* v = asked.if_contains(k);
+    return v != nullptr && v->is_bool() && v->get_bool();
+  };
+  auto names = [&](std::string_view k, std::set<std::string, std::less<>>& out) -> bool {
+    const auto* v = asked.if_contains(k);
+    if (v == nullptr) return true;
+    if (!v->is_array() || v->get_array().size() > max_names) return false;
+    for (const auto& x : v->get_array()) {
+      if (!x.is_string()) return false;
+      out.emplace(x.get_string());
+    }
+    return true;
+  };
+  const auto origin = s.origin_of(req);
+  auto sub = std::make_shared<subscription>(req.id, s.self());
+  sub->owner = s.task_owner();
+  const auto offered = [&s](std::string_view cap) {
+    return s.declared_capabilities().contains(cap);
+  };
+  sub->tools = flag("toolsListChanged") && offered("tools");
+  sub->prompts = flag("promptsListChanged") && offered("prompts");
+  sub->resources = flag("resourcesListChanged") && offered("resources");
+  if (!names("resourceSubscriptions", sub->uris) || !names("taskIds", sub->tasks)) {
+    return s.reply_error(req.id, invalid_params("subscriptions/listen: resourceSubscriptions and "
+                                                "taskIds are arrays of strings"));
+  }
+  if (!offered("resources")) sub->uris.clear();
+  if (!sub->tasks.empty()) {
+    const auto* ext = origin.client_caps->if_contains("extensions");
+    if (ext == nullptr || !ext->is_object() || !ext->get_object().contains(tasks_extension)) {
+      return s.reply_error(
+          req.id, error{errc::missing_required_client_capability,
+                        "taskIds need the tasks extension (io.modelcontextprotocol/tasks)",
+                        json::value(json::object{
+                            {"requiredCapabilities",
+                             json::object{{"extensions",
+                                           json::object{{tasks_extension, json::object{}}}}}}})});
+    }
+  }
+  // What is honoured, as the acknowledgement says it.
+  json::object honoured;
+  if (sub->tools) honoured["toolsListChanged"] = true;
+  if (sub->prompts) honoured["promptsListChanged"] = true;
+  if (sub->resources) honoured["resourcesListChanged"] = true;
+  if (!sub->uris.empty()) {
+    json::array a;
+    for (const auto& u : sub->uris) a.emplace_back(u);
+    honoured["resourceSubscriptions"] = std::move(a);
+  }
+  if (!sub->tasks.empty()) {
+    json::array a;
+    for (const auto& t : sub->tasks) a.emplace_back(t);
+    honoured["taskIds"] = std::move(a);
+  }
+  if (!s.track(sub)) return;
+  {
+    std::lock_guard lock(mu_);
+    // Ended subscriptions go when new ones come.
+    std::erase_if(subs_, [](const std::weak_ptr<subscription>& w) {
+      auto p = w.lock();
+      return !p || p->cancelled();
+    });
+    subs_.push_back(sub);
+  }
+  // The acknowledgement first: nothing else goes out for it before (a change racing this is
+  // sent after it, since both are sent on the session's stream in order).
+  sub->send("notifications/subscriptions/acknowledged",
+            json::object{{"notifications", std::move(honoured)}});
+}
+
+std::vector<std::shared_ptr<subscription>> listen_feature::live() {
+  std::vector<std::shared_ptr<subscription>> out;
+  std::lock_guard lock(mu_);
+  std::erase_if(subs_, [&out](const std::weak_ptr<subscription>& w) {
+    auto p = w.lock();
+    if (!p || p->cancelled()) return true;
+    out.push_back(std::move(p));
+    return false;
+  });
+  return out;
+}
+
+void listen_feature::list_changed(std::size_t /*k*/, std::string_view method) {
+  for (const auto& sub : live()) {
+    const bool wanted = (method == "notifications/tools/list_changed" && sub->tools) ||
+                        (method == "notifications/prompts/list_changed" && sub->prompts) ||
+                        (method == "notifications/resources/list_changed" && sub->resources);
+    if (wanted) sub->send(method, json::object{});
+  }
+}
+
+void listen_feature::resource_updated(std::string_view uri) {
+  for (const auto& sub : live()) {
+    if (sub->uris.contains(uri)) {
+      sub->send("notifications/resources/updated", json::object{{"uri", uri}});
+    }
+  }
+}
+
+void listen_feature::task_changed(std::string_view owner, std::string_view task_id,
+                                  const json::object& task) {
+  for (const auto& sub : live()) {
+    if (sub->owner == owner && sub->tasks.contains(task_id)) {
+      sub->send("notifications/tasks", task);
+    }
+  }
+}
+
+}  // namespace mcp::detail
