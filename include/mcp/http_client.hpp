@@ -28,6 +28,11 @@
 
 namespace mcp {
 
+/// Reads a header of an HTTP answer: its value, empty when absent.
+using http_header_reader = std::function<std::string(std::string_view name)>;
+/// Header names and values, in order.
+using http_header_list = std::vector<std::pair<std::string, std::string>>;
+
 /// Supplies the `Authorization` header of a client's HTTP requests and answers a server's
 /// refusal: `auth::oauth_client` (mcp/oauth.hpp) is one, doing OAuth 2.1 as MCP's authorization
 /// asks; a fixed token needs none (put it in `http_client_options::headers`).
@@ -38,10 +43,29 @@ class http_authorizer {
   virtual ~http_authorizer() = default;
   /// The header's value for the next request (e.g. "Bearer abc"); empty: none.
   virtual std::string authorization() = 0;
+  /// The headers authorizing the next request, of HTTP `method` to `url`. By default
+  /// `Authorization: authorization()` (none when that is empty); an authorizer whose tokens are
+  /// bound to a key adds its proof here (DPoP, RFC 9449: a `DPoP` header per request). Values
+  /// must not contain CR or LF. Must not throw.
+  virtual std::vector<std::pair<std::string, std::string>> request_headers(std::string_view method,
+                                                                           std::string_view url) {
+    (void)method;
+    (void)url;
+    auto value = authorization();
+    if (value.empty()) return {};
+    return {{"Authorization", std::move(value)}};
+  }
+  /// Every answer to an authorized request, before `refused` sees a refusal: its status and its
+  /// headers (e.g. a `DPoP-Nonce` to use from now on). Default: nothing. Must not throw.
+  virtual void answered(int status, const http_header_reader& header) {
+    (void)status;
+    (void)header;
+  }
   /// The server answered 401, or 403 with a `WWW-Authenticate` challenge (`challenge`, empty
-  /// when absent), to a request sent with `sent` as its Authorization value. May block while a
-  /// token is obtained (this request's thread waits). Returns true to send the request again
-  /// with the new `authorization()`, false to fail it with the server's answer. Must not throw.
+  /// when absent), to a request sent with `sent` as its Authorization value (empty: none). May
+  /// block while a token is obtained (this request's thread waits). Returns true to send the
+  /// request again with the new `authorization()`, false to fail it with the server's answer. Must
+  /// not throw.
   virtual bool refused(int status, std::string_view challenge, std::string_view sent) = 0;
   /// Why the last `refused` returned false, for the failed request's error message (empty: the
   /// server's answer says it all).

@@ -1,25 +1,36 @@
 // File: mcp/oauth.hpp
 //
-// The client side of MCP 2025-11-25 authorization (OAuth 2.1), target `mcp::auth`: what a
-// client does when a Streamable HTTP server answers 401 or 403. Defines:
+// The client side of MCP authorization (OAuth 2.1; the 2025-11-25 rules plus those of
+// 2026-07-28), target `mcp::auth`: what a client does when a Streamable HTTP server answers 401
+// or 403. Defines:
 //
 //   - `auth::oauth_client`: an `http_authorizer` (mcp/http_client.hpp). On a 401 it discovers
 //     the server's Protected Resource Metadata (RFC 9728: the challenge's `resource_metadata`,
 //     else the well-known URLs), then its authorization server's metadata (RFC 8414, else
-//     OpenID Connect discovery); it identifies the client (pre-registered, else a Client ID
-//     Metadata Document, else dynamic registration, RFC 7591); it runs the authorization code
-//     flow with PKCE S256 and the `resource` parameter (RFC 8707) through a `user_agent`, and
-//     keeps the tokens in a `token_store`. A token expired by its `expires_in` is refreshed
-//     before it is sent, one the server refuses (401) after; a 403
-//     `insufficient_scope` asks again for the scopes the challenge names (step-up).
+//     OpenID Connect discovery; the `issuer` must be the one asked for, exactly), and obtains a
+//     token for the resource (RFC 8707 `resource`) by one of four grants (`oauth_grant`):
+//       - authorization code with PKCE S256 through a `user_agent` (a person in a browser), the
+//         client pre-registered, a Client ID Metadata Document or dynamically registered
+//         (RFC 7591, with `application_type`); the redirect's `iss` checked (RFC 9207);
+//       - client credentials (a service on its own behalf), authenticated with a secret or a
+//         private key JWT (RFC 7523 §2.2);
+//       - a JWT bearer assertion (RFC 7523 §2.1) such as a workload identity token;
+//       - enterprise-managed authorization: the user's ID token exchanged at the enterprise's
+//         identity provider (RFC 8693) for an ID-JAG, which the authorization server takes.
+//     Any of them may bind the token to a key with DPoP (RFC 9449). Tokens are kept in a
+//     `token_store`, bound to the issuer that gave them. A token expired by its `expires_in` is
+//     refreshed before it is sent, one the server refuses (401) after; a 403
+//     `insufficient_scope` asks again for the union of what was asked and what the challenge
+//     names (step-up). docs/auth.md says which grant fits which program.
 //   - `auth::user_agent`, and `auth::loopback_agent`: the user's browser opens the
 //     authorization URL and comes back to a listener on 127.0.0.1 (RFC 8252 §7.3).
 //   - `auth::token_store`, `auth::file_token_store` (a JSON file, mode 0600) and
 //     `auth::memory_token_store`.
 //   - The parsers the flow uses, public so that they can be tested and fuzzed on their own:
-//     `parse_bearer_challenge`, `resource_metadata::parse`, `server_metadata::parse`.
+//     `parse_bearer_challenge`, `parse_challenge`, `resource_metadata::parse`,
+//     `server_metadata::parse`, `token_response::parse`.
 //
-// Example:
+// Example (a person at the keyboard):
 //
 //   auto oauth = std::make_shared<mcp::auth::oauth_client>(mcp::auth::oauth_client_options{
 //       .resource_url = "https://mcp.example.com/mcp",
@@ -29,8 +40,17 @@
 //   auto conn = mcp::http_client_connection::create(
 //       {.url = "https://mcp.example.com/mcp", .authorizer = oauth});
 //   // ... a client_session on conn: the first request that is refused runs the flow.
+//
+// Example (a service, no browser; the key registered with the authorization server):
+//
+//   auto oauth = mcp::auth::make_oauth_client({.resource_url = "https://mcp.example.com/mcp",
+//                                              .grant = mcp::auth::oauth_grant::client_credentials,
+//                                              .client_id = "billing-service",
+//                                              .client_key_pem = read_file("billing.pem")});
+//   if (!oauth) return oauth.error();  // e.g. the key does not parse
 #pragma once
 
+#include <mcp/error.hpp>
 #include <mcp/http_client.hpp>
 #include <mcp/json.hpp>
 
@@ -48,7 +68,8 @@
 
 namespace mcp::auth {
 
-/// A Bearer challenge from a `WWW-Authenticate` header (RFC 6750 §3, RFC 9728 §5.1).
+/// A Bearer challenge from a `WWW-Authenticate` header (RFC 6750 §3, RFC 9728 §5.1), or a DPoP
+/// one (RFC 9449 §7.1), which has the same parameters.
 struct bearer_challenge {
   std::string error;              ///< e.g. "invalid_token", "insufficient_scope"; empty: none
   std::string error_description;  ///< as the server wrote it (untrusted text)
@@ -60,6 +81,9 @@ struct bearer_challenge {
 /// nullopt when there is none or the header does not parse. At most 8 KiB are read. Never
 /// throws (except std::bad_alloc).
 [[nodiscard]] std::optional<bearer_challenge> parse_bearer_challenge(std::string_view header);
+/// The same for the first challenge of scheme `scheme` (compared without case, e.g. "DPoP").
+[[nodiscard]] std::optional<bearer_challenge> parse_challenge(std::string_view header,
+                                                              std::string_view scheme);
 
 /// The members of a Protected Resource Metadata document (RFC 9728 §2) a client uses.
 struct resource_metadata {
@@ -82,6 +106,11 @@ struct server_metadata {
   std::vector<std::string> scopes_supported;
   std::vector<std::string> code_challenge_methods_supported;
   std::vector<std::string> token_endpoint_auth_methods_supported;  ///< empty: the default
+  std::vector<std::string> grant_types_supported;                  ///< empty: not said
+  /// Algorithms the token endpoint takes for private_key_jwt (empty: not said).
+  std::vector<std::string> token_endpoint_auth_signing_alg_values_supported;
+  /// RFC 9449 §5.1: DPoP proof algorithms the server takes (empty: no DPoP announced).
+  std::vector<std::string> dpop_signing_alg_values_supported;
   bool client_id_metadata_document_supported = false;
   /// RFC 9207: the authorization response carries `iss`, which must be `issuer`.
   bool authorization_response_iss_parameter_supported = false;
@@ -89,6 +118,22 @@ struct server_metadata {
   /// Parses a document (a JSON object of at most 256 KiB) whose `issuer`, authorization and
   /// token endpoints are present. Throws `std::invalid_argument` naming the member at fault.
   [[nodiscard]] static server_metadata parse(std::string_view json);
+};
+
+/// A token endpoint's successful answer (RFC 6749 §5.1; RFC 8693 §2.2.1 for a token exchange;
+/// RFC 9449 §5 for a DPoP-bound token).
+struct token_response {
+  std::string access_token;       ///< never empty
+  std::string token_type;         ///< as written ("Bearer", "DPoP", "N_A"); empty: not said
+  std::string refresh_token;      ///< empty: none issued
+  std::string scope;              ///< empty: not said (the scopes asked for were granted)
+  std::int64_t expires_in = 0;    ///< seconds, from 1 to 10^9; 0: not said (or out of range)
+  std::string issued_token_type;  ///< RFC 8693 token exchange; empty: not said
+
+  /// Parses an answer (a JSON object of at most 256 KiB) with a non-empty string
+  /// `access_token`; `expires_in` may be a number or a string of digits. Throws
+  /// `std::invalid_argument` naming the member at fault.
+  [[nodiscard]] static token_response parse(std::string_view json);
 };
 
 /// Where the Protected Resource Metadata of the resource at `resource_url` is looked for when
@@ -103,14 +148,20 @@ struct server_metadata {
 /// What an OAuth client keeps for one resource: its registration with the authorization
 /// server and its tokens. Secrets: keep it where only its owner can read it.
 struct oauth_credentials {
-  std::string authorization_server;  ///< issuer the registration and tokens come from
-  std::string resource;              ///< the resource identifier the tokens were issued for
+  /// The issuer identifier the registration and tokens come from, exactly as its metadata
+  /// wrote it: they are used with that authorization server only.
+  std::string authorization_server;
+  std::string resource;  ///< the resource identifier the tokens were issued for
   std::string client_id;
-  std::string client_secret;               ///< empty: a public client
-  std::string token_endpoint_auth_method;  ///< client_secret_basic, client_secret_post or none
+  std::string client_secret;  ///< empty: a public client
+  /// client_secret_basic, client_secret_post, private_key_jwt or none
+  std::string token_endpoint_auth_method;
   std::string access_token;
+  std::string token_type;  ///< "DPoP" for a DPoP-bound token; empty: Bearer
+  std::string dpop_jkt;    ///< a DPoP-bound token's key thumbprint (RFC 7638)
   std::string refresh_token;
   std::string scope;            ///< the scopes granted, space-separated
+  std::string requested_scope;  ///< the scopes last asked for (step-up asks for these again)
   std::int64_t expires_at = 0;  ///< unix seconds; 0: unknown
 
   [[nodiscard]] json::object to_json() const;
@@ -200,26 +251,101 @@ class loopback_agent final : public user_agent {
   std::unique_ptr<impl> impl_;
 };
 
+/// How an `oauth_client` obtains tokens. docs/auth.md compares them.
+enum class oauth_grant {
+  /// A person signs in through a browser (`agent`): the authorization code flow with PKCE. For
+  /// an application acting for its user: an IDE, a chat client, `mcp-cpp` at a terminal.
+  authorization_code,
+  /// The client acts on its own behalf, with no person (RFC 6749 §4.4; MCP extension
+  /// io.modelcontextprotocol/oauth-client-credentials): a service, a scheduled job, a backend
+  /// calling an MCP server. Needs a pre-registered `client_id` with `client_secret`
+  /// (client_secret_basic, or _post when the server takes only that) or `client_key_pem`
+  /// (private_key_jwt: no shared secret stored at the client).
+  client_credentials,
+  /// A JWT the client's platform issued it is exchanged for a token (RFC 7523 §2.1; MCP
+  /// extension io.modelcontextprotocol/auth/wif): workload identity federation, where a cloud
+  /// or Kubernetes gives the workload a short-lived signed identity the authorization server
+  /// trusts, so no client secret exists at all. `assertion` supplies the JWT. A refused
+  /// assertion is not sent again.
+  jwt_bearer,
+  /// Enterprise-managed authorization (MCP extension
+  /// io.modelcontextprotocol/enterprise-managed-authorization): the user's ID token from the
+  /// enterprise's identity provider is exchanged there (RFC 8693) for an identity assertion
+  /// grant (ID-JAG) naming this authorization server and resource, which the authorization
+  /// server takes (RFC 7523) with this client's credentials. For an organization whose IdP
+  /// decides which employees' applications reach which MCP servers, with no consent screen.
+  /// `enterprise` holds the IdP side; `client_id` (and a secret or key) the client at the
+  /// authorization server.
+  enterprise,
+};
+
+/// The enterprise identity provider of `oauth_grant::enterprise`.
+struct enterprise_idp {
+  /// The IdP's token endpoint (https; http only for a loopback host); empty: from the IdP's
+  /// metadata at `issuer`.
+  std::string token_endpoint{};
+  std::string issuer{};         ///< the IdP's issuer (used only when token_endpoint is empty)
+  std::string client_id{};      ///< this client at the IdP
+  std::string client_secret{};  ///< empty: a public client at the IdP (its client_id is sent)
+  /// The user's OpenID Connect ID token from the IdP (the application's own sign-in), asked for
+  /// each exchange. Must not be empty for this grant.
+  std::function<std::string()> id_token{};
+};
+
+/// DPoP (RFC 9449; MCP extension io.modelcontextprotocol/auth/dpop): tokens bound to a key of
+/// the client, so a token that leaks (a log, a proxy) is useless without the key. Each token
+/// request and each request to the MCP server carries a new proof signed by the key; a
+/// server's `DPoP-Nonce` is used from then on. An authorization server that issues a Bearer
+/// token anyway (it does not do DPoP) is used as Bearer.
+struct dpop_options {
+  bool enabled = false;
+  /// The key (PEM, as `client_key_pem`); empty: a P-256 key made for this `oauth_client`, so
+  /// that tokens stored by an earlier process (bound to its key) are not used.
+  std::string key_pem{};
+  std::string algorithm{};  ///< empty: the key's own (ES256 for P-256)
+};
+
 struct oauth_client_options {
-  std::string resource_url;              ///< the MCP server's URL (required)
+  std::string resource_url;  ///< the MCP server's URL (required)
+  oauth_grant grant = oauth_grant::authorization_code;
   std::shared_ptr<user_agent> agent{};   ///< required for the authorization code flow
   std::shared_ptr<token_store> store{};  ///< default: a `memory_token_store`
-  /// A pre-registered client (RFC 6749 §2); empty: the client registers itself.
+  /// A pre-registered client (RFC 6749 §2); empty: the client registers itself (authorization
+  /// code only; the other grants need one, jwt_bearer excepted).
   std::string client_id{};
   std::string client_secret{};
-  std::string token_endpoint_auth_method{};  ///< empty: from the secret and the server's list
+  std::string token_endpoint_auth_method{};  ///< empty: from the secret or key and the server
+  /// private_key_jwt (RFC 7523 §2.2): the client authenticates with a JWT (`iss` = `sub` =
+  /// client_id, `aud` = the issuer) signed by this PEM private key (EC P-256, RSA, Ed25519),
+  /// whose public key is registered with the authorization server.
+  std::string client_key_pem{};
+  std::string client_key_algorithm{};  ///< ES256, RS256, PS256, EdDSA; empty: the key's own
+  /// The issuer the pre-registered client belongs to; when set, an authorization server with
+  /// another issuer gets no request with these credentials (the flow fails and says why).
+  std::string client_issuer{};
   /// An https URL serving this client's Client ID Metadata Document, used as its client_id
   /// where the authorization server supports that; empty: none.
   std::string client_metadata_url{};
   std::string client_name = "mcp-cpp";  ///< in a dynamic registration
+  /// OpenID Connect `application_type` in a dynamic registration; empty: "native" for a
+  /// loopback or private-scheme redirect URI, else "web".
+  std::string application_type{};
   /// Scopes to ask for; empty: those the challenge names, else the resource's scopes_supported.
   std::vector<std::string> scopes{};
+  /// Authorization code: also ask for `offline_access` (a refresh token) when the
+  /// authorization server lists it in `scopes_supported` (never otherwise).
+  bool offline_access = true;
+  /// jwt_bearer: the assertion to present, asked for each token request (e.g. reading a
+  /// projected service account token file, which the platform renews).
+  std::function<std::string()> assertion{};
+  enterprise_idp enterprise{};  ///< oauth_grant::enterprise
+  dpop_options dpop{};
   std::string ca_file{};  ///< https: trust these PEM certificates instead of the system's
   std::chrono::milliseconds timeout{10000};  ///< each exchange with a metadata or OAuth server
-  /// Newly authorized tokens refused as invalid in a row (within a minute of being obtained)
+  /// Newly obtained tokens refused as invalid in a row (within a minute of being obtained)
   /// before giving up, so that a resource that takes no token from this authorization server
-  /// does not send the user to the browser forever. A 403 for scopes the token already has is
-  /// given up at once.
+  /// does not send the user to the browser (or the service to the token endpoint) forever. A
+  /// 403 for scopes the token already has is given up at once.
   std::size_t max_attempts = 3;
 };
 
@@ -228,13 +354,19 @@ struct oauth_client_options {
 ///
 /// Thread-safety: every member may be called from any thread.
 /// Errors: a flow that fails makes `refused` return false (the request fails with the server's
-/// 401/403); `last_error()` tells why.
+/// 401/403); `last_error()` tells why. Options that cannot work (a key that does not parse, a
+/// grant without what it needs) fail every flow; `make_oauth_client` reports them at once.
 class oauth_client final : public http_authorizer {
  public:
   explicit oauth_client(oauth_client_options opts);
   ~oauth_client() override;
 
+  /// "Bearer <token>" or "DPoP <token>"; empty before the first flow.
   std::string authorization() override;
+  /// `Authorization`, and with a DPoP-bound token a new `DPoP` proof for `method` and `url`.
+  http_header_list request_headers(std::string_view method, std::string_view url) override;
+  /// Keeps a `DPoP-Nonce` the MCP server sends.
+  void answered(int status, const http_header_reader& header) override;
   bool refused(int status, std::string_view challenge, std::string_view sent) override;
 
   /// Why the last flow failed (empty: it did not).
@@ -248,5 +380,10 @@ class oauth_client final : public http_authorizer {
   struct impl;
   std::unique_ptr<impl> impl_;
 };
+
+/// An `oauth_client` whose options were checked first: `errc::invalid_params` says what cannot
+/// work (a grant without the client id, secret, key, assertion or IdP it needs; a key that does
+/// not parse or does not fit its algorithm; an unknown token endpoint auth method).
+[[nodiscard]] result<std::shared_ptr<oauth_client>> make_oauth_client(oauth_client_options opts);
 
 }  // namespace mcp::auth

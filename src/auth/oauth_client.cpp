@@ -1,43 +1,24 @@
-// OAuth 2.1 for an MCP client (MCP 2025-11-25 authorization): discovery from a 401, client
-// identification, the authorization code flow with PKCE S256 and the resource parameter,
-// token refresh and scope step-up. The exchanges with the authorization server are
+// OAuth 2.1 for an MCP client: when a flow runs (a 401 or 403, a DPoP nonce), discovery from
+// the challenge, the scopes to ask for, the client's identity at the authorization server, and
+// the authorization code flow with PKCE S256, `state`, the resource parameter and RFC 9207 `iss`.
+// The token endpoint side is oauth_grants.cpp. The exchanges with the servers are
 // `detail::http_request` (https, or http to a loopback host).
-#include <mcp/content.hpp>
-#include <mcp/oauth.hpp>
-
 #include <boost/url/parse.hpp>
 
 #include <algorithm>
-#include <atomic>
-#include <mutex>
-#include <set>
 #include <sstream>
-#include <stdexcept>
 
-#include "auth/jose.hpp"
+#include "auth/oauth_client_impl.hpp"
 #include "detail/sha256.hpp"
-#include <openssl/rand.h>
 
 namespace mcp::auth {
-namespace {
+namespace detail {
 
-constexpr std::size_t max_answer = 256 * 1024;
-
-std::string random_text(std::size_t bytes) {
-  std::string raw(bytes, '\0');
-  if (RAND_bytes(reinterpret_cast<unsigned char*>(raw.data()), static_cast<int>(bytes)) != 1) {
-    throw std::runtime_error("no random bytes from OpenSSL");
-  }
-  return detail::base64url_encode(raw);
-}
-
-using params = std::vector<std::pair<std::string, std::string>>;
-
-std::string encode(const params& ps) {
+std::string form_body(const form_params& ps) {
   std::string out;
   for (const auto& [k, v] : ps) {
     if (!out.empty()) out += '&';
-    out += detail::form_encode(k) + "=" + detail::form_encode(v);
+    out += form_encode(k) + "=" + form_encode(v);
   }
   return out;
 }
@@ -55,12 +36,10 @@ std::string join_scopes(const std::set<std::string>& s) {
   return out;
 }
 
-std::string without_trailing_slash(std::string s) {
-  while (s.size() > 1 && s.back() == '/') s.pop_back();
-  return s;
+bool contains(const std::vector<std::string>& v, std::string_view x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
 }
 
-/// RFC 6750 §2.1 b64token: what may follow "Bearer " (so no header can be injected).
 bool b64token(std::string_view t) {
   std::size_t i = 0;
   auto ok = [](char c) {
@@ -73,401 +52,384 @@ bool b64token(std::string_view t) {
   return i == t.size();
 }
 
-bool contains(const std::vector<std::string>& v, std::string_view x) {
-  return std::find(v.begin(), v.end(), x) != v.end();
-}
+namespace {
 
-/// The error of an OAuth error answer (RFC 6749 §5.2), for a message.
-std::string oauth_error(const detail::http_response& r) {
-  std::string why = "HTTP " + std::to_string(r.status);
-  auto v = parse_json(r.body, {.max_size = max_answer, .max_depth = 16});
-  if (v && v->is_object()) {
-    const auto& o = v->get_object();
-    if (const auto* e = o.if_contains("error"); e != nullptr && e->is_string()) {
-      why += ": " + std::string(e->get_string());
-    }
-    if (const auto* d = o.if_contains("error_description"); d != nullptr && d->is_string()) {
-      why += " (" + std::string(d->get_string()).substr(0, 200) + ")";
-    }
-  }
-  return why;
+json::object error_object(const http_response& r) {
+  auto v = parse_json(r.body, {.max_size = max_oauth_answer, .max_depth = 16});
+  if (!v || !v->is_object()) return {};
+  return std::move(v->get_object());
 }
 
 }  // namespace
 
-struct oauth_client::impl {
-  oauth_client_options opts;
-  mutable std::mutex mu;  // creds, loaded, error
-  oauth_credentials creds;
-  bool loaded = false;
-  std::string error;
-  std::mutex flow_mu;      // one flow at a time
-  std::string user_token;  // the Authorization value of the last token the user authorized,
-  std::chrono::steady_clock::time_point user_token_at{};  // when
-  std::size_t user_refusals = 0;  // such tokens refused in a row soon after they were obtained
-  std::atomic<std::uint64_t> flows{0};  // refusals handled (under flow_mu)
-  bool last_flow_ok = true;             // how the last one ended (under flow_mu)
+std::string oauth_error_code(const http_response& r) {
+  const auto o = error_object(r);
+  const auto* e = o.if_contains("error");
+  return e != nullptr && e->is_string() ? std::string(e->get_string()).substr(0, 200) : "";
+}
 
-  void load_locked() {
-    if (loaded) return;
-    loaded = true;
-    if (auto c = opts.store->load(opts.resource_url)) creds = std::move(*c);
+std::string oauth_error(const http_response& r) {
+  std::string why = "HTTP " + std::to_string(r.status);
+  const auto o = error_object(r);
+  if (const auto* e = o.if_contains("error"); e != nullptr && e->is_string()) {
+    why += ": " + std::string(e->get_string()).substr(0, 200);
   }
+  if (const auto* d = o.if_contains("error_description"); d != nullptr && d->is_string()) {
+    why += " (" + std::string(d->get_string()).substr(0, 200) + ")";
+  }
+  return why;
+}
 
-  [[nodiscard]] oauth_credentials current() {
+}  // namespace detail
+
+using detail::contains;
+using detail::join_scopes;
+using detail::split_scopes;
+
+void oauth_client::impl::load_locked() {
+  if (loaded) return;
+  loaded = true;
+  if (auto c = opts.store->load(opts.resource_url)) creds = std::move(*c);
+  // A DPoP-bound token is of no use without its key (another process made it, or DPoP is off
+  // now): the next request goes without it, and the server's 401 starts a flow.
+  if (creds.token_type == "DPoP" && (!dpop || creds.dpop_jkt != dpop->jkt())) {
+    creds.access_token.clear();
+    creds.refresh_token.clear();
+    creds.token_type.clear();
+    creds.dpop_jkt.clear();
+    creds.expires_at = 0;
+  }
+}
+
+oauth_credentials oauth_client::impl::current() {
+  std::lock_guard lock(mu);
+  load_locked();
+  return creds;
+}
+
+void oauth_client::impl::keep(const oauth_credentials& c) {
+  {
     std::lock_guard lock(mu);
-    load_locked();
-    return creds;
+    creds = c;
+    error.clear();
   }
+  opts.store->save(opts.resource_url, c);
+}
 
-  void keep(const oauth_credentials& c) {
-    {
-      std::lock_guard lock(mu);
-      creds = c;
-      error.clear();
-    }
-    opts.store->save(opts.resource_url, c);
+void oauth_client::impl::check_url(const std::string& url, std::string_view what) const {
+  if (auto why = detail::unusable_url(url)) {
+    throw std::runtime_error(std::string(what) + ": " + *why);
   }
-
-  /// A URL the flow may use: https, or http to a loopback host, and that only when the MCP
-  /// server is on this machine too (a remote server's metadata cannot point the client at this
-  /// machine's own services).
-  void check_url(const std::string& url, std::string_view what) const {
-    if (auto why = detail::unusable_url(url)) {
-      throw std::runtime_error(std::string(what) + ": " + *why);
-    }
-    if (detail::loopback_url(url) && !detail::loopback_url(opts.resource_url)) {
-      throw std::runtime_error(std::string(what) + " " + url +
-                               " is on this machine, the MCP server is not: refused");
-    }
+  // A remote server's metadata cannot point the client at this machine's own services.
+  if (detail::loopback_url(url) && !detail::loopback_url(opts.resource_url)) {
+    throw std::runtime_error(std::string(what) + " " + url +
+                             " is on this machine, the MCP server is not: refused");
   }
+}
 
-  detail::http_response call(const std::string& url, detail::http_call c) {
-    check_url(url, "a URL of the authorization");
-    return detail::http_request(url, c, opts.timeout, max_answer);
+detail::http_response oauth_client::impl::call(const std::string& url, const detail::http_call& c) {
+  check_url(url, "a URL of the authorization");
+  return detail::http_request(url, c, opts.timeout, detail::max_oauth_answer);
+}
+
+server_metadata oauth_client::impl::server_metadata_of(const std::string& issuer) {
+  auto as = discover<server_metadata>(server_metadata_urls(issuer),
+                                      "authorization server metadata for " + issuer);
+  // RFC 8414 §3.3: identical to the issuer the URL was made from (no normalization at all).
+  if (as.issuer != issuer) {
+    throw std::runtime_error("the authorization server metadata names issuer " + as.issuer +
+                             ", not " + issuer);
   }
+  return as;
+}
 
-  json::object answer_object(const detail::http_response& r, std::string_view what) {
-    auto v = parse_json(r.body, {.max_size = max_answer, .max_depth = 16});
-    if (!v || !v->is_object()) {
-      throw std::runtime_error(std::string(what) + " answered with something not a JSON object");
-    }
-    return std::move(v->get_object());
+std::pair<server_metadata, std::string> oauth_client::impl::discover_servers(
+    const bearer_challenge& ch, resource_metadata* prm_out) {
+  const auto urls = ch.resource_metadata.empty() ? resource_metadata_urls(opts.resource_url)
+                                                 : std::vector{ch.resource_metadata};
+  auto prm = discover<resource_metadata>(urls, "protected resource metadata");
+  // The metadata must be about this server (RFC 9728 §3.3, §7.3): same origin, and the
+  // resource's path a prefix of the server's.
+  auto trimmed = [](std::string s) {
+    while (s.size() > 1 && s.back() == '/') s.pop_back();
+    return s;
+  };
+  const std::string res = trimmed(prm.resource);
+  const std::string mine = trimmed(opts.resource_url);
+  if (mine != res && !mine.starts_with(res + "/")) {
+    throw std::runtime_error("the protected resource metadata is for " + prm.resource +
+                             ", not for " + opts.resource_url);
   }
-
-  /// The first of `urls` that answers 200 with a document `parse` accepts.
-  template <class Doc>
-  Doc discover(const std::vector<std::string>& urls, std::string_view what) {
-    std::string why;
-    for (const auto& url : urls) {
-      try {
-        auto r = call(url, {.ca_file = opts.ca_file, .headers = {{"Accept", "application/json"}}});
-        if (r.status == 200) return Doc::parse(r.body);
-        why = url + ": HTTP " + std::to_string(r.status);
-      } catch (const std::exception& e) {
-        why = url + ": " + e.what();
-      }
-    }
-    throw std::runtime_error("no " + std::string(what) + " found (last tried " + why + ")");
+  auto as = server_metadata_of(prm.authorization_servers.front());
+  if (opts.grant == oauth_grant::authorization_code &&
+      !contains(as.code_challenge_methods_supported, "S256")) {
+    throw std::runtime_error("the authorization server " + as.issuer +
+                             " does not announce PKCE with S256: refusing to authorize");
   }
+  if (prm_out != nullptr) *prm_out = prm;
+  return {std::move(as), prm.resource};
+}
 
-  /// Adds the client's authentication to a token request (RFC 6749 §2.3.1).
-  void authenticate(const oauth_credentials& c, params& body, detail::http_call& req) {
-    const auto& method = c.token_endpoint_auth_method;
-    if (method == "client_secret_basic") {
-      req.headers.emplace_back("Authorization",
-                               "Basic " + base64_encode(detail::form_encode(c.client_id) + ":" +
-                                                        detail::form_encode(c.client_secret)));
-      return;
+std::string oauth_client::impl::choose_scope(const bearer_challenge& ch,
+                                             const resource_metadata& prm,
+                                             const server_metadata& as) const {
+  if (!opts.scopes.empty()) {
+    std::set<std::string> s(opts.scopes.begin(), opts.scopes.end());
+    if (opts.offline_access && opts.grant == oauth_grant::authorization_code &&
+        contains(as.scopes_supported, "offline_access")) {
+      s.insert("offline_access");
     }
-    body.emplace_back("client_id", c.client_id);
-    if (method == "client_secret_post") body.emplace_back("client_secret", c.client_secret);
+    return join_scopes(s);
   }
-
-  /// POSTs a token request; the new credentials (on top of `c`) or an exception.
-  oauth_credentials token_request(const server_metadata& as, oauth_credentials c, params body,
-                                  const std::string& asked_scope) {
-    detail::http_call req{.method = "POST", .ca_file = opts.ca_file};
-    req.headers = {{"Content-Type", "application/x-www-form-urlencoded"},
-                   {"Accept", "application/json"}};
-    authenticate(c, body, req);
-    req.body = encode(body);
-    const auto r = call(as.token_endpoint, req);
-    if (r.status != 200) throw std::runtime_error("the token endpoint refused: " + oauth_error(r));
-    const auto o = answer_object(r, "the token endpoint");
-    const auto* tok = o.if_contains("access_token");
-    if (tok == nullptr || !tok->is_string() || !b64token(tok->get_string())) {
-      throw std::runtime_error(
-          "the token endpoint's answer has no access_token a Bearer header can carry");
-    }
-    const auto* type = o.if_contains("token_type");
-    if (type != nullptr && type->is_string()) {
-      std::string t(type->get_string());
-      std::transform(t.begin(), t.end(), t.begin(), [](char ch) {
-        return static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-      });
-      if (t != "bearer") throw std::runtime_error("the token endpoint issued a " + t + " token");
-    }
-    c.access_token = std::string(tok->get_string());
-    if (const auto* rt = o.if_contains("refresh_token"); rt != nullptr && rt->is_string()) {
-      c.refresh_token = std::string(rt->get_string());
-    }
-    c.scope = asked_scope;
-    if (const auto* s = o.if_contains("scope"); s != nullptr && s->is_string()) {
-      c.scope = std::string(s->get_string());
-    }
-    c.expires_at = 0;
-    if (const auto* e = o.if_contains("expires_in"); e != nullptr && e->is_number()) {
-      const double secs =
-          e->is_int64() ? static_cast<double>(e->get_int64()) : e->to_number<double>();
-      if (secs > 0 && secs < 1e9)
-        c.expires_at = detail::unix_now() + static_cast<std::int64_t>(secs);
-    }
-    return c;
+  auto s = !ch.scope.empty()
+               ? split_scopes(ch.scope)
+               : std::set<std::string>(prm.scopes_supported.begin(), prm.scopes_supported.end());
+  // offline_access is the client's to ask for (a refresh token), and only of an authorization
+  // server that lists it; the resource should not name it, and is not followed when it does.
+  const bool offline = opts.offline_access && opts.grant == oauth_grant::authorization_code &&
+                       contains(as.scopes_supported, "offline_access");
+  if (offline) {
+    s.insert("offline_access");
+  } else {
+    s.erase("offline_access");
   }
+  return join_scopes(s);
+}
 
-  /// This client's identity at `as`: stored, pre-registered, a metadata document, or a dynamic
-  /// registration (RFC 7591), in that order.
-  oauth_credentials identify(const server_metadata& as, oauth_credentials c) {
-    if (!c.client_id.empty() && c.authorization_server == as.issuer &&
-        (opts.client_id.empty() || opts.client_id == c.client_id)) {
-      return c;
-    }
-    c = {};
-    c.authorization_server = as.issuer;
+oauth_credentials oauth_client::impl::pre_registered(const server_metadata& as) const {
+  // Pre-registered credentials belong to one authorization server: used with no other.
+  if (!opts.client_issuer.empty() && opts.client_issuer != as.issuer) {
+    throw std::runtime_error("the client " + opts.client_id + " is registered with " +
+                             opts.client_issuer + ", but the server's authorization server is " +
+                             as.issuer + ": its credentials are not sent there");
+  }
+  oauth_credentials c;
+  c.authorization_server = as.issuer;
+  c.client_id = opts.client_id;
+  c.client_secret = opts.client_secret;
+  c.token_endpoint_auth_method = opts.token_endpoint_auth_method;
+  if (c.token_endpoint_auth_method.empty()) {
     const auto& supported = as.token_endpoint_auth_methods_supported;
-    if (!opts.client_id.empty()) {
-      c.client_id = opts.client_id;
-      c.client_secret = opts.client_secret;
-      c.token_endpoint_auth_method = opts.token_endpoint_auth_method;
-      if (c.token_endpoint_auth_method.empty()) {
-        c.token_endpoint_auth_method =
-            c.client_secret.empty() ? "none"
-            : supported.empty() || contains(supported, "client_secret_basic")
-                ? "client_secret_basic"
-                : "client_secret_post";
-      }
-      return c;
-    }
-    if (as.client_id_metadata_document_supported && !opts.client_metadata_url.empty()) {
-      c.client_id = opts.client_metadata_url;
+    if (client_key) {
+      c.token_endpoint_auth_method = "private_key_jwt";
+    } else if (c.client_secret.empty()) {
       c.token_endpoint_auth_method = "none";
-      return c;
+    } else {
+      c.token_endpoint_auth_method = supported.empty() ||
+                                             contains(supported, "client_secret_basic") ||
+                                             !contains(supported, "client_secret_post")
+                                         ? "client_secret_basic"
+                                         : "client_secret_post";
     }
-    if (as.registration_endpoint.empty()) {
-      throw std::runtime_error(
-          "the authorization server " + as.issuer +
-          " offers no client registration: give a pre-registered client id" +
-          (as.client_id_metadata_document_supported ? " or a client metadata document URL" : ""));
-    }
-    json::object reg{{"client_name", opts.client_name},
-                     {"redirect_uris", json::array{json::value(opts.agent->redirect_uri())}},
-                     {"grant_types", json::array{"authorization_code", "refresh_token"}},
-                     {"response_types", json::array{"code"}},
-                     {"token_endpoint_auth_method", "none"}};
-    if (!supported.empty() && !contains(supported, "none")) {
-      reg["token_endpoint_auth_method"] =
-          contains(supported, "client_secret_basic") ? "client_secret_basic" : supported.front();
-    }
-    detail::http_call req{.method = "POST", .ca_file = opts.ca_file};
-    req.headers = {{"Content-Type", "application/json"}, {"Accept", "application/json"}};
-    req.body = json::serialize(reg);
-    const auto r = call(as.registration_endpoint, req);
-    if (r.status != 200 && r.status != 201) {
-      throw std::runtime_error("client registration refused: " + oauth_error(r));
-    }
-    const auto o = answer_object(r, "the registration endpoint");
-    auto get = [&o](std::string_view k) {
-      const auto* v = o.if_contains(k);
-      return v != nullptr && v->is_string() ? std::string(v->get_string()) : std::string();
-    };
-    c.client_id = get("client_id");
-    if (c.client_id.empty()) throw std::runtime_error("client registration returned no client_id");
-    c.client_secret = get("client_secret");
-    c.token_endpoint_auth_method = get("token_endpoint_auth_method");
-    if (c.token_endpoint_auth_method.empty()) {
-      c.token_endpoint_auth_method =
-          c.client_secret.empty() ? "none"
-                                  : json::value_to<std::string>(reg["token_endpoint_auth_method"]);
-      if (c.token_endpoint_auth_method == "none" && !c.client_secret.empty()) {
-        c.token_endpoint_auth_method = "client_secret_basic";
-      }
-    }
+  }
+  return c;
+}
+
+oauth_credentials oauth_client::impl::identify(const server_metadata& as, oauth_credentials c) {
+  // Stored credentials are bound to the issuer that gave them (MCP 2026-07-28): another
+  // authorization server means another registration.
+  if (!c.client_id.empty() && c.authorization_server == as.issuer &&
+      (opts.client_id.empty() || opts.client_id == c.client_id)) {
     return c;
   }
-
-  /// Discovery: the resource's metadata, its authorization server's metadata, and the
-  /// resource identifier to ask tokens for.
-  std::pair<server_metadata, std::string> discover_servers(const bearer_challenge& ch,
-                                                           resource_metadata* prm_out) {
-    const auto urls = ch.resource_metadata.empty() ? resource_metadata_urls(opts.resource_url)
-                                                   : std::vector{ch.resource_metadata};
-    auto prm = discover<resource_metadata>(urls, "protected resource metadata");
-    // The metadata must be about this server (RFC 9728 §3.3, §7.3): same origin, and the
-    // resource's path a prefix of the server's.
-    const std::string res = without_trailing_slash(prm.resource);
-    const std::string mine = without_trailing_slash(opts.resource_url);
-    if (mine != res && !mine.starts_with(res + "/")) {
-      throw std::runtime_error("the protected resource metadata is for " + prm.resource +
-                               ", not for " + opts.resource_url);
-    }
-    const auto& issuer = prm.authorization_servers.front();
-    auto as = discover<server_metadata>(server_metadata_urls(issuer),
-                                        "authorization server metadata for " + issuer);
-    if (without_trailing_slash(as.issuer) != without_trailing_slash(issuer)) {
-      throw std::runtime_error("the authorization server metadata names issuer " + as.issuer +
-                               ", not " + issuer);
-    }
-    if (!contains(as.code_challenge_methods_supported, "S256")) {
-      throw std::runtime_error("the authorization server " + issuer +
-                               " does not announce PKCE with S256: refusing to authorize");
-    }
-    if (prm_out != nullptr) *prm_out = prm;
-    return {std::move(as), prm.resource};
+  if (!opts.client_id.empty()) return pre_registered(as);
+  c = {};
+  c.authorization_server = as.issuer;
+  if (as.client_id_metadata_document_supported && !opts.client_metadata_url.empty()) {
+    c.client_id = opts.client_metadata_url;
+    c.token_endpoint_auth_method = "none";
+    return c;
   }
-
-  std::string choose_scope(const bearer_challenge& ch, const resource_metadata& prm) {
-    if (!opts.scopes.empty()) return join_scopes({opts.scopes.begin(), opts.scopes.end()});
-    if (!ch.scope.empty()) return ch.scope;
-    return join_scopes({prm.scopes_supported.begin(), prm.scopes_supported.end()});
+  if (as.registration_endpoint.empty()) {
+    throw std::runtime_error(
+        "the authorization server " + as.issuer +
+        " offers no client registration: give a pre-registered client id" +
+        (as.client_id_metadata_document_supported ? " or a client metadata document URL" : ""));
   }
-
-  /// The authorization code flow with PKCE; the new credentials.
-  oauth_credentials authorize(const server_metadata& as, const std::string& resource,
-                              oauth_credentials c, const std::string& scope) {
-    if (!opts.agent) throw std::runtime_error("authorization needed, and no user agent is set");
-    c = identify(as, std::move(c));
-    const std::string verifier = random_text(32);
-    const auto digest = mcp::detail::sha256(verifier);
-    const std::string challenge = detail::base64url_encode(
-        std::string_view(reinterpret_cast<const char*>(digest.data()), digest.size()));
-    const std::string state = random_text(16);
-    const std::string redirect = opts.agent->redirect_uri();
-    params q{{"response_type", "code"},
-             {"client_id", c.client_id},
-             {"redirect_uri", redirect},
-             {"code_challenge", challenge},
-             {"code_challenge_method", "S256"},
-             {"state", state},
-             {"resource", resource}};
-    if (!scope.empty()) q.emplace_back("scope", scope);
-    const auto& ep = as.authorization_endpoint;
-    check_url(ep, "the authorization endpoint");
-    const std::string back =
-        opts.agent->authorize(ep + (ep.find('?') == std::string::npos ? "?" : "&") + encode(q));
-    auto u = boost::urls::parse_uri_reference(back);
-    if (!u) throw std::runtime_error("the redirect is not a URL");
-    std::string code, got_state, err, err_desc;
-    std::optional<std::string> iss;
-    for (const auto& p : u->params()) {
-      if (p.key == "iss") iss = p.value;
-      if (p.key == "code") code = p.value;
-      if (p.key == "state") got_state = p.value;
-      if (p.key == "error") err = p.value;
-      if (p.key == "error_description") err_desc = p.value.substr(0, 200);
-    }
-    if (got_state != state) throw std::runtime_error("the redirect's state is not the one sent");
-    // RFC 9207: the issuer of the answer, when given or promised, must be this server.
-    if ((iss || as.authorization_response_iss_parameter_supported) && iss != as.issuer) {
-      throw std::runtime_error("the redirect comes from issuer " + iss.value_or("(none)") +
-                               ", not " + as.issuer);
-    }
-    if (!err.empty()) {
-      throw std::runtime_error("authorization refused: " + err +
-                               (err_desc.empty() ? "" : " (" + err_desc + ")"));
-    }
-    if (code.empty()) throw std::runtime_error("the redirect carries no authorization code");
-    return token_request(as, std::move(c),
-                         {{"grant_type", "authorization_code"},
-                          {"code", code},
-                          {"redirect_uri", redirect},
-                          {"code_verifier", verifier},
-                          {"resource", resource}},
-                         scope);
+  const std::string redirect = opts.agent->redirect_uri();
+  std::string app_type = opts.application_type;
+  if (app_type.empty()) {
+    // OpenID Connect Registration §2: a redirect to this machine (RFC 8252 loopback) or to a
+    // private-use scheme is a native application's; anything else a web one's.
+    auto u = boost::urls::parse_absolute_uri(redirect);
+    const bool web_scheme = u && (u->scheme() == "https" || u->scheme() == "http");
+    app_type = !web_scheme || detail::loopback_url(redirect) ? "native" : "web";
   }
-
-  /// A refresh_token grant at the server that issued `c`, for the resource its tokens are for
-  /// (stored; else discovered from `ch`); nullopt when it fails (the caller authorizes again).
-  std::optional<oauth_credentials> refresh(oauth_credentials c, const bearer_challenge* ch) {
-    if (c.refresh_token.empty() || c.authorization_server.empty()) return std::nullopt;
-    try {
-      std::string resource = c.resource;
-      if (resource.empty() && ch != nullptr) resource = discover_servers(*ch, nullptr).second;
-      if (resource.empty()) return std::nullopt;
-      auto as = discover<server_metadata>(server_metadata_urls(c.authorization_server),
-                                          "authorization server metadata");
-      if (without_trailing_slash(as.issuer) != without_trailing_slash(c.authorization_server)) {
-        return std::nullopt;
-      }
-      const std::string scope = c.scope;
-      params body{{"grant_type", "refresh_token"},
-                  {"refresh_token", c.refresh_token},
-                  {"resource", resource}};
-      auto next = token_request(as, std::move(c), std::move(body), scope);
-      next.resource = resource;
-      return next;
-    } catch (const std::exception&) {
-      return std::nullopt;
+  json::object reg{{"client_name", opts.client_name},
+                   {"redirect_uris", json::array{json::value(redirect)}},
+                   {"grant_types", json::array{"authorization_code", "refresh_token"}},
+                   {"response_types", json::array{"code"}},
+                   {"application_type", app_type},
+                   {"token_endpoint_auth_method", "none"}};
+  const auto& supported = as.token_endpoint_auth_methods_supported;
+  if (!supported.empty() && !contains(supported, "none")) {
+    reg["token_endpoint_auth_method"] =
+        contains(supported, "client_secret_basic") ? "client_secret_basic" : supported.front();
+  }
+  if (dpop) reg["dpop_bound_access_tokens"] = true;  // RFC 9449 §5.2
+  detail::http_call req{.method = "POST", .ca_file = opts.ca_file};
+  req.headers = {{"Content-Type", "application/json"}, {"Accept", "application/json"}};
+  req.body = json::serialize(reg);
+  const auto r = call(as.registration_endpoint, req);
+  if (r.status != 200 && r.status != 201) {
+    throw std::runtime_error("client registration refused: " + detail::oauth_error(r));
+  }
+  auto v = parse_json(r.body, {.max_size = detail::max_oauth_answer, .max_depth = 16});
+  if (!v || !v->is_object()) {
+    throw std::runtime_error("the registration endpoint answered with something not a JSON object");
+  }
+  const auto& o = v->get_object();
+  auto get = [&o](std::string_view k) {
+    const auto* m = o.if_contains(k);
+    return m != nullptr && m->is_string() ? std::string(m->get_string()) : std::string();
+  };
+  c.client_id = get("client_id");
+  if (c.client_id.empty()) throw std::runtime_error("client registration returned no client_id");
+  c.client_secret = get("client_secret");
+  c.token_endpoint_auth_method = get("token_endpoint_auth_method");
+  if (c.token_endpoint_auth_method.empty()) {
+    c.token_endpoint_auth_method =
+        c.client_secret.empty() ? "none"
+                                : json::value_to<std::string>(reg["token_endpoint_auth_method"]);
+    if (c.token_endpoint_auth_method == "none" && !c.client_secret.empty()) {
+      c.token_endpoint_auth_method = "client_secret_basic";
     }
   }
+  return c;
+}
 
-  bool handle(int status, const bearer_challenge& ch, std::string_view sent) {
-    if (auto why = detail::unusable_url(opts.resource_url)) {
-      throw std::runtime_error("no token is sent to this server: " + *why);
+oauth_credentials oauth_client::impl::authorize(const server_metadata& as,
+                                                const std::string& resource, oauth_credentials c,
+                                                const std::string& scope) {
+  if (!opts.agent) throw std::runtime_error("authorization needed, and no user agent is set");
+  c = identify(as, std::move(c));
+  const std::string verifier = detail::random_base64url(32);
+  const auto digest = mcp::detail::sha256(verifier);
+  const std::string challenge = detail::base64url_encode(
+      std::string_view(reinterpret_cast<const char*>(digest.data()), digest.size()));
+  const std::string state = detail::random_base64url(16);
+  // RFC 9207: the issuer this request goes to, recorded with the verifier and state (`as` was
+  // validated against the identifier it was fetched for).
+  const std::string expected_issuer = as.issuer;
+  const std::string redirect = opts.agent->redirect_uri();
+  detail::form_params q{
+      {"response_type", "code"},     {"client_id", c.client_id},        {"redirect_uri", redirect},
+      {"code_challenge", challenge}, {"code_challenge_method", "S256"}, {"state", state},
+      {"resource", resource}};
+  if (!scope.empty()) q.emplace_back("scope", scope);
+  const auto& ep = as.authorization_endpoint;
+  check_url(ep, "the authorization endpoint");
+  const std::string back = opts.agent->authorize(
+      ep + (ep.find('?') == std::string::npos ? "?" : "&") + detail::form_body(q));
+  auto u = boost::urls::parse_uri_reference(back);
+  if (!u) throw std::runtime_error("the redirect is not a URL");
+  std::string code, got_state, err, err_desc;
+  std::optional<std::string> iss;
+  for (const auto& p : u->params()) {  // values decoded (RFC 9207 §2.4), nothing else done
+    if (p.key == "iss") iss = p.value;
+    if (p.key == "code") code = p.value;
+    if (p.key == "state") got_state = p.value;
+    if (p.key == "error") err = p.value;
+    if (p.key == "error_description") err_desc = p.value.substr(0, 200);
+  }
+  if (got_state != state) throw std::runtime_error("the redirect's state is not the one sent");
+  // RFC 9207 §2.4 as MCP 2026-07-28 applies it: an `iss` that is present must be the recorded
+  // issuer, by simple string comparison, whether or not the server promised it; an absent one
+  // is refused only when promised. Checked before anything else of the answer is used, errors
+  // included (a mix-up attacker's error text is not shown).
+  if (iss ? *iss != expected_issuer : as.authorization_response_iss_parameter_supported) {
+    throw std::runtime_error("the redirect comes from issuer " + iss.value_or("(none)") + ", not " +
+                             expected_issuer);
+  }
+  if (!err.empty()) {
+    throw std::runtime_error("authorization refused: " + err +
+                             (err_desc.empty() ? "" : " (" + err_desc + ")"));
+  }
+  if (code.empty()) throw std::runtime_error("the redirect carries no authorization code");
+  return token_request(as, std::move(c),
+                       {{"grant_type", "authorization_code"},
+                        {"code", code},
+                        {"redirect_uri", redirect},
+                        {"code_verifier", verifier},
+                        {"resource", resource}},
+                       scope);
+}
+
+bool oauth_client::impl::handle(int status, std::string_view challenge, std::string_view sent) {
+  if (!config_error.empty()) throw std::runtime_error(config_error);
+  if (auto why = detail::unusable_url(opts.resource_url)) {
+    throw std::runtime_error("no token is sent to this server: " + *why);
+  }
+  auto parsed = parse_bearer_challenge(challenge);
+  if (!parsed) parsed = parse_challenge(challenge, "DPoP");
+  const auto ch = parsed.value_or(bearer_challenge{});
+  // RFC 9449 §9: the server wants its nonce in the proof (answered() kept it): send again.
+  if (status == 401 && ch.error == "use_dpop_nonce" && dpop) {
+    if (dpop->nonce_for(opts.resource_url).empty()) {
+      throw std::runtime_error("the server asks for a DPoP nonce and gives none");
     }
-    auto c = current();
-    const std::string now_auth = c.access_token.empty() ? "" : "Bearer " + c.access_token;
-    // Another request obtained a new token meanwhile: try that one.
-    if (!now_auth.empty() && now_auth != sent) return true;
-    std::string scope;
-    if (status == 403) {
-      if (ch.error != "insufficient_scope") {
-        throw std::runtime_error("the server refused the token (HTTP 403" +
-                                 (ch.error.empty() ? std::string() : ", " + ch.error) + ")");
-      }
-      // Step-up: what the challenge names, on top of what was granted. When the token already
-      // has all of it, asking again cannot help.
-      auto granted = split_scopes(c.scope);
-      const auto wanted = split_scopes(ch.scope);
-      if (std::includes(granted.begin(), granted.end(), wanted.begin(), wanted.end())) {
-        throw std::runtime_error("the server refused a token that has the scopes it asks for (" +
-                                 ch.scope + ")");
-      }
-      granted.insert(wanted.begin(), wanted.end());
-      scope = join_scopes(granted);
-    } else if (!sent.empty() && sent == user_token) {
-      // A token the user just authorized, refused as invalid: this authorization server's
-      // tokens are not what the resource takes. Ask the user a few times at most. A token that
-      // served for a while before it was refused (it expired) starts the count again.
-      if (std::chrono::steady_clock::now() - user_token_at > std::chrono::minutes(1)) {
-        user_refusals = 0;
-      } else if (++user_refusals >= opts.max_attempts) {
-        user_refusals = 0;
-        throw std::runtime_error("the server refused " + std::to_string(opts.max_attempts) +
-                                 " newly authorized tokens in a row; giving up");
-      }
-    }
-    if (status == 401 && !sent.empty()) {
-      if (auto r = refresh(c, &ch)) {
-        keep(*r);
-        return true;
-      }
-    }
-    resource_metadata prm;
-    auto [as, resource] = discover_servers(ch, &prm);
-    if (scope.empty()) scope = choose_scope(ch, prm);
-    auto next = authorize(as, resource, std::move(c), scope);
-    next.resource = resource;
-    keep(next);
-    user_token = "Bearer " + next.access_token;
-    user_token_at = std::chrono::steady_clock::now();
     return true;
   }
-};
+  auto c = current();
+  const std::string now_auth = auth_value(c);
+  // Another request obtained a new token meanwhile: try that one.
+  if (!now_auth.empty() && now_auth != sent) return true;
+  std::string scope;
+  if (status == 403) {
+    if (ch.error != "insufficient_scope") {
+      throw std::runtime_error("the server refused the token (HTTP 403" +
+                               (ch.error.empty() ? std::string() : ", " + ch.error) + ")");
+    }
+    // Step-up: what the challenge names, on top of what was asked for and granted before
+    // (MCP 2026-07-28: the union). When the token already has all of it, asking again cannot
+    // help.
+    const auto granted = split_scopes(c.scope);
+    const auto wanted = split_scopes(ch.scope);
+    if (std::includes(granted.begin(), granted.end(), wanted.begin(), wanted.end())) {
+      throw std::runtime_error("the server refused a token that has the scopes it asks for (" +
+                               ch.scope + ")");
+    }
+    auto all = split_scopes(c.requested_scope);
+    all.insert(granted.begin(), granted.end());
+    all.insert(wanted.begin(), wanted.end());
+    scope = join_scopes(all);
+  } else if (!sent.empty() && sent == fresh_token) {
+    // A token just obtained, refused as invalid: this authorization server's tokens are not
+    // what the resource takes. Try a few times at most. A token that served for a while before
+    // it was refused (it expired) starts the count again.
+    if (std::chrono::steady_clock::now() - fresh_at > std::chrono::minutes(1)) {
+      fresh_refusals = 0;
+    } else if (++fresh_refusals >= opts.max_attempts) {
+      fresh_refusals = 0;
+      throw std::runtime_error("the server refused " + std::to_string(opts.max_attempts) +
+                               " newly obtained tokens in a row; giving up");
+    }
+  }
+  resource_metadata prm;
+  auto [as, resource] = discover_servers(ch, &prm);
+  // A refresh goes to the server that issued the token, and only while the resource still
+  // names it (when it moved, the old server's tokens are of no use).
+  if (status == 401 && !sent.empty() && c.authorization_server == as.issuer) {
+    if (auto r = refresh(c, as, resource)) {
+      keep(*r);
+      return true;
+    }
+  }
+  if (scope.empty()) scope = choose_scope(ch, prm, as);
+  auto next = obtain(as, resource, std::move(c), scope);
+  next.resource = resource;
+  next.requested_scope = scope;
+  keep(next);
+  fresh_token = auth_value(next);
+  fresh_at = std::chrono::steady_clock::now();
+  return true;
+}
 
 oauth_client::oauth_client(oauth_client_options opts) : impl_(std::make_unique<impl>()) {
   if (!opts.store) opts.store = std::make_shared<memory_token_store>();
   impl_->opts = std::move(opts);
+  impl_->configure();
+  impl_->error = impl_->config_error;
 }
 
 oauth_client::~oauth_client() = default;
@@ -482,7 +444,7 @@ std::string oauth_client::authorization() {
       if (flow.owns_lock()) {
         c = impl_->current();  // another thread may have refreshed meanwhile
         if (detail::unix_now() >= c.expires_at) {
-          if (auto r = impl_->refresh(c, nullptr)) {
+          if (auto r = impl_->refresh_stored(c)) {
             impl_->keep(*r);
             c = std::move(*r);
           } else {
@@ -493,9 +455,32 @@ std::string oauth_client::authorization() {
         }
       }
     }
-    return c.access_token.empty() ? std::string() : "Bearer " + c.access_token;
+    return impl::auth_value(c);
   } catch (...) {  // a token store that fails: send without a token, the server answers 401
     return {};
+  }
+}
+
+http_header_list oauth_client::request_headers(std::string_view method, std::string_view url) {
+  try {
+    auto value = authorization();
+    if (value.empty()) return {};
+    if (!impl_->dpop || !value.starts_with("DPoP ")) return {{"Authorization", std::move(value)}};
+    auto proof = impl_->dpop->proof(method, url, std::string_view(value).substr(5));
+    return {{"Authorization", std::move(value)}, {"DPoP", std::move(proof)}};
+  } catch (...) {  // no proof can be signed: the server refuses the request and says why
+    return {};
+  }
+}
+
+void oauth_client::answered(int status, const http_header_reader& header) {
+  (void)status;
+  if (!impl_->dpop) return;
+  try {
+    if (const auto nonce = header("DPoP-Nonce"); !nonce.empty()) {
+      impl_->dpop->remember_nonce(impl_->opts.resource_url, nonce);
+    }
+  } catch (...) {  // not kept: the server asks again
   }
 }
 
@@ -506,8 +491,7 @@ bool oauth_client::refused(int status, std::string_view challenge, std::string_v
   try {
     // A flow that failed while this request waited for it: the same answer, not another flow.
     if (impl_->flows.load() != generation && !impl_->last_flow_ok) return false;
-    const auto ch = parse_bearer_challenge(challenge).value_or(bearer_challenge{});
-    const bool ok = impl_->handle(status, ch, sent);
+    const bool ok = impl_->handle(status, challenge, sent);
     impl_->last_flow_ok = ok;
     ++impl_->flows;
     return ok;
@@ -531,11 +515,21 @@ std::string oauth_client::last_error() const {
 void oauth_client::sign_out() {
   std::lock_guard lock(impl_->mu);
   impl_->load_locked();
-  impl_->creds.access_token.clear();
-  impl_->creds.refresh_token.clear();
-  impl_->creds.scope.clear();
-  impl_->creds.expires_at = 0;
-  impl_->opts.store->save(impl_->opts.resource_url, impl_->creds);
+  auto& c = impl_->creds;
+  c.access_token.clear();
+  c.token_type.clear();
+  c.dpop_jkt.clear();
+  c.refresh_token.clear();
+  c.scope.clear();
+  c.requested_scope.clear();
+  c.expires_at = 0;
+  impl_->opts.store->save(impl_->opts.resource_url, c);
+}
+
+result<std::shared_ptr<oauth_client>> make_oauth_client(oauth_client_options opts) {
+  auto client = std::make_shared<oauth_client>(std::move(opts));
+  if (auto why = client->last_error(); !why.empty()) return error{errc::invalid_params, why};
+  return client;
 }
 
 }  // namespace mcp::auth

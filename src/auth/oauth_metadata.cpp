@@ -1,11 +1,13 @@
-// What an OAuth client reads from servers: the Bearer challenge of a 401/403, Protected
-// Resource Metadata (RFC 9728), authorization server metadata (RFC 8414 / OpenID Connect
-// discovery), the URLs both are looked for at, and the stored credentials' JSON form.
+// What an OAuth client reads from servers: the Bearer (or DPoP) challenge of a 401/403,
+// Protected Resource Metadata (RFC 9728), authorization server metadata (RFC 8414 / OpenID
+// Connect discovery), token endpoint answers, the URLs metadata is looked for at, and the stored
+// credentials' JSON form.
 #include <mcp/oauth.hpp>
 
 #include <boost/url/parse.hpp>
 #include <boost/url/url.hpp>
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "detail/ascii.hpp"
@@ -144,6 +146,10 @@ void require_url(const std::string& url, std::string_view what) {
 }  // namespace
 
 std::optional<bearer_challenge> parse_bearer_challenge(std::string_view header) {
+  return parse_challenge(header, "Bearer");
+}
+
+std::optional<bearer_challenge> parse_challenge(std::string_view header, std::string_view scheme) {
   cursor c{header.substr(0, max_challenge)};
   std::optional<bearer_challenge> out;
   bool in_bearer = false;
@@ -154,8 +160,8 @@ std::optional<bearer_challenge> parse_bearer_challenge(std::string_view header) 
     if (name.empty()) return out;  // not a challenge list: keep what was read
     c.skip_ws();
     if (c.peek() != '=') {  // a new challenge: its scheme
-      in_bearer = iequals(name, "Bearer");
-      if (in_bearer && out) return out;  // a second Bearer challenge: the first one counts
+      in_bearer = iequals(name, scheme);
+      if (in_bearer && out) return out;  // a second such challenge: the first one counts
       if (in_bearer) out.emplace();
       c.skip_token68();
       continue;
@@ -216,6 +222,11 @@ server_metadata server_metadata::parse(std::string_view json) {
   m.code_challenge_methods_supported = strings_member(o, "code_challenge_methods_supported", what);
   m.token_endpoint_auth_methods_supported =
       strings_member(o, "token_endpoint_auth_methods_supported", what);
+  m.grant_types_supported = strings_member(o, "grant_types_supported", what);
+  m.token_endpoint_auth_signing_alg_values_supported =
+      strings_member(o, "token_endpoint_auth_signing_alg_values_supported", what);
+  m.dpop_signing_alg_values_supported =
+      strings_member(o, "dpop_signing_alg_values_supported", what);
   auto flag = [&o](std::string_view name) {
     const auto* v = o.if_contains(name);
     return v != nullptr && v->is_bool() && v->get_bool();
@@ -224,6 +235,38 @@ server_metadata server_metadata::parse(std::string_view json) {
   m.authorization_response_iss_parameter_supported =
       flag("authorization_response_iss_parameter_supported");
   return m;
+}
+
+token_response token_response::parse(std::string_view json) {
+  constexpr std::string_view what = "the token endpoint's answer";
+  const auto doc = parse_document(json, what);
+  const auto& o = as_document(doc, what);
+  token_response t;
+  t.access_token = string_member(o, "access_token", true, what);
+  if (t.access_token.empty())
+    throw std::invalid_argument(std::string(what) + ": empty access_token");
+  t.token_type = string_member(o, "token_type", false, what);
+  t.refresh_token = string_member(o, "refresh_token", false, what);
+  t.scope = string_member(o, "scope", false, what);
+  t.issued_token_type = string_member(o, "issued_token_type", false, what);
+  if (const auto* e = o.if_contains("expires_in"); e != nullptr && !e->is_null()) {
+    double secs = 0;
+    if (e->is_int64()) {
+      secs = static_cast<double>(e->get_int64());
+    } else if (e->is_uint64()) {
+      secs = static_cast<double>(e->get_uint64());
+    } else if (e->is_double()) {
+      secs = e->get_double();
+    } else if (e->is_string() && !e->get_string().empty() && e->get_string().size() <= 10 &&
+               std::all_of(e->get_string().begin(), e->get_string().end(),
+                           [](char ch) { return ch >= '0' && ch <= '9'; })) {
+      secs = std::stod(std::string(e->get_string()));  // some servers send a string
+    } else {
+      throw std::invalid_argument(std::string(what) + ": expires_in is not a number");
+    }
+    if (secs >= 1 && secs <= 1e9) t.expires_in = static_cast<std::int64_t>(secs);
+  }
+  return t;
 }
 
 std::vector<std::string> resource_metadata_urls(std::string_view resource_url) {
@@ -255,8 +298,11 @@ json::object oauth_credentials::to_json() const {
   put("client_secret", client_secret);
   put("token_endpoint_auth_method", token_endpoint_auth_method);
   put("access_token", access_token);
+  put("token_type", token_type);
+  put("dpop_jkt", dpop_jkt);
   put("refresh_token", refresh_token);
   put("scope", scope);
+  put("requested_scope", requested_scope);
   if (expires_at != 0) o["expires_at"] = expires_at;
   return o;
 }
@@ -273,8 +319,11 @@ oauth_credentials oauth_credentials::from_json(const json::object& o) {
   c.client_secret = get("client_secret");
   c.token_endpoint_auth_method = get("token_endpoint_auth_method");
   c.access_token = get("access_token");
+  c.token_type = get("token_type");
+  c.dpop_jkt = get("dpop_jkt");
   c.refresh_token = get("refresh_token");
   c.scope = get("scope");
+  c.requested_scope = get("requested_scope");
   if (const auto* v = o.if_contains("expires_at"); v != nullptr && v->is_int64()) {
     c.expires_at = v->get_int64();
   }

@@ -11,6 +11,7 @@
 
 #include <boost/url/parse.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <condition_variable>
 #include <cstdint>
@@ -118,13 +119,13 @@ struct http_client_connection::impl {
     if (r && *r) (*r)(text);
   }
 
-  /// One whole request: the request line, the headers, then `body`.
+  /// One whole request: the request line, the headers (the authorizer's too), then `body`.
   std::string request_text(std::string_view method, std::string_view accept,
                            std::string_view last_event_id, std::string_view body,
-                           std::string_view authorization) {
+                           const http_header_list& authorization) {
     std::string h;
-    h.reserve(320 + accept.size() + target.size() + host_header.size() + last_event_id.size() +
-              authorization.size() + body.size());
+    h.reserve(1024 + accept.size() + target.size() + host_header.size() + last_event_id.size() +
+              body.size());
     const auto line = [&h](std::string_view name, std::string_view value) {
       h.append(name).append(": ").append(value).append("\r\n");
     };
@@ -143,7 +144,7 @@ struct http_client_connection::impl {
       if (!version.empty()) line("Mcp-Protocol-Version", version);
     }
     if (!last_event_id.empty()) line("Last-Event-ID", last_event_id);
-    if (!authorization.empty()) line("Authorization", authorization);
+    for (const auto& [k, v] : authorization) line(k, v);
     for (const auto& [k, v] : opts.headers) line(k, v);
     h.append("\r\n").append(body);
     return h;
@@ -162,10 +163,18 @@ struct http_client_connection::impl {
                                  const std::string* watch = nullptr) {
     for (int attempt = 0;; ++attempt) {
       refusal_body.clear();
-      const std::string auth = opts.authorizer ? opts.authorizer->authorization() : std::string();
-      auto ex = open(request_text(method, accept, last_event_id, body, auth), ec, watch);
+      const auto headers =
+          opts.authorizer ? opts.authorizer->request_headers(method, opts.url) : http_header_list{};
+      const auto sent = std::find_if(headers.begin(), headers.end(), [](const auto& h) {
+        return beast::iequals(h.first, "Authorization");
+      });
+      const std::string auth = sent == headers.end() ? std::string() : sent->second;
+      auto ex = open(request_text(method, accept, last_event_id, body, headers), ec, watch);
       if (ec || !opts.authorizer) return ex;
       const unsigned status = ex->status();
+      opts.authorizer->answered(static_cast<int>(status), [&ex](std::string_view name) {
+        return std::string(ex->header(name));
+      });
       const std::string challenge = ex->header_all("WWW-Authenticate");
       if (status != 401 && (status != 403 || challenge.empty())) return ex;
       beast::error_code read_ec;

@@ -91,6 +91,7 @@ fetch_response exchange(Stream& stream, deadline_runner& run, const fetch_target
   if (auto it = res.find(http::field::retry_after); it != res.end()) {
     out.retry_after = std::string(it->value());
   }
+  if (auto it = res.find("DPoP-Nonce"); it != res.end()) out.dpop_nonce = std::string(it->value());
   return out;
 }
 

@@ -42,6 +42,7 @@ struct fetch_response {
   std::string body{};
   std::string www_authenticate{};  ///< the header's value, when present
   std::string retry_after{};       ///< the header's value, when present
+  std::string dpop_nonce{};        ///< `DPoP-Nonce` (RFC 9449 §8), when present
 };
 
 /// One exchange with `url` (http or https to any host: the caller decides which are allowed).

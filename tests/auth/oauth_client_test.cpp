@@ -1,7 +1,9 @@
 // mcp/oauth.hpp: oauth_client used as an http_authorizer against a mock authorization server and
 // resource metadata endpoint on 127.0.0.1 (tests/auth/oauth_mock.hpp): discovery, dynamic
 // registration, PKCE S256, the resource parameter, refresh, step-up, refusals with a reason,
-// concurrent refusals, pre-registered clients and client metadata documents.
+// concurrent refusals, pre-registered clients and client metadata documents; the 2026-07-28
+// rules (RFC 9207 `iss`, identical metadata issuers, `application_type`, offline_access, the
+// scope union, credentials bound to their issuer). The other grants: oauth_grants_test.cpp.
 #include <mcp/oauth.hpp>
 
 #include <gtest/gtest.h>
@@ -75,6 +77,8 @@ TEST(oauth_client, a_401_runs_discovery_registration_and_the_code_flow_with_pkce
 auth::oauth_credentials stored_for(const world& w) {
   auto c = sample("old");
   c.authorization_server = w.issuer();
+  c.token_type.clear();  // a Bearer token
+  c.dpop_jkt.clear();
   c.refresh_token = "r-old";
   c.expires_at = 0;  // unknown: refreshed when the server says so
   return c;
@@ -286,8 +290,148 @@ TEST(oauth_client, a_token_that_would_break_the_header_is_refused) {
   world w({.header_breaking_token = true});
   const auto client = w.client();
   EXPECT_FALSE(client->refused(401, w.challenge(), ""));
-  EXPECT_NE(client->last_error().find("Bearer header"), std::string::npos) << client->last_error();
+  EXPECT_NE(client->last_error().find("an Authorization header can carry"), std::string::npos)
+      << client->last_error();
   EXPECT_EQ(client->authorization(), "");
+}
+
+// ---- the 2026-07-28 rules ------------------------------------------------------------------
+
+TEST(oauth_client, the_redirects_iss_is_checked_as_rfc_9207_and_mcp_2026_say) {
+  struct row {
+    bool promised;
+    std::string iss;  ///< "-": absent; "=": the issuer; else appended to the redirect as is
+    bool accepted;
+  };
+  const row rows[] = {
+      {true, "=", true},
+      {true, "-", false},
+      {false, "=", true},
+      {false, "-", true},
+      {false, "https%3A%2F%2Fevil.example", false},
+      {true, "https%3A%2F%2Fevil.example", false},
+      {true, "/", false},     // the issuer with a trailing slash: no normalization
+      {true, "HTTP", false},  // the scheme in capitals: no case folding
+  };
+  for (const auto& r : rows) {
+    world w({.promise_iss = r.promised});
+    std::string iss = w.issuer();
+    if (r.iss == "/") iss += "/";
+    if (r.iss == "HTTP") iss = "HTTP" + iss.substr(4);
+    if (r.iss != "-") w.agent->suffix = "&iss=" + (r.iss.find('%') != npos ? r.iss : iss);
+    SCOPED_TRACE((r.promised ? "promised, iss " : "not promised, iss ") + r.iss);
+    w.agent->deny = !r.accepted;  // a mix-up attacker's error text is not shown either
+    const auto client = w.client();
+    EXPECT_EQ(client->refused(401, w.challenge(), ""), r.accepted) << client->last_error();
+    if (!r.accepted) {
+      EXPECT_NE(client->last_error().find("the redirect comes from issuer"), npos)
+          << client->last_error();
+      EXPECT_EQ(client->last_error().find("access_denied"), npos);
+      EXPECT_TRUE(w.as.requests("/token").empty()) << "the code is not redeemed";
+    }
+  }
+}
+
+TEST(oauth_client, metadata_naming_another_issuer_even_by_a_slash_is_not_used) {
+  // RFC 8414 §3.3: identical to the issuer asked for; a trailing slash is another issuer.
+  world w({.issuer_suffix = "/"});
+  const auto client = w.client();
+  EXPECT_FALSE(client->refused(401, w.challenge(), ""));
+  EXPECT_NE(client->last_error().find("names issuer " + w.issuer() + "/, not"), npos)
+      << client->last_error();
+  EXPECT_TRUE(w.as.requests("/register").empty());
+  EXPECT_EQ(w.agent->calls, 0);
+}
+
+TEST(oauth_client, dynamic_registration_says_what_kind_of_application_this_is) {
+  const std::pair<std::string, std::string> cases[] = {
+      {"http://127.0.0.1:1/callback", "native"},
+      {"http://localhost:8/cb", "native"},
+      {"com.example.app:/oauth", "native"},
+      {"https://app.example/oauth/callback", "web"}};
+  for (const auto& [redirect, type] : cases) {
+    SCOPED_TRACE(redirect);
+    world w;
+    w.agent->redirect = redirect;
+    ASSERT_TRUE(w.client()->refused(401, w.challenge(), ""));
+    const auto reg = w.as.requests("/register");
+    ASSERT_EQ(reg.size(), 1U);
+    const auto body = json::parse(reg[0].body).as_object();
+    EXPECT_EQ(body.at("application_type").as_string(), type);
+    EXPECT_EQ(json::serialize(body.at("grant_types")), R"(["authorization_code","refresh_token"])");
+  }
+  // An explicit type wins.
+  world w;
+  ASSERT_TRUE(
+      w.client({.resource_url = {}, .application_type = "web"})->refused(401, w.challenge(), ""));
+  EXPECT_EQ(json::parse(w.as.requests("/register")[0].body).at("application_type"), "web");
+}
+
+TEST(oauth_client, offline_access_is_asked_only_of_a_server_that_lists_it) {
+  world lists({.as_scopes = {"mcp", "offline_access"}});
+  ASSERT_TRUE(lists.client()->refused(401, lists.challenge(), ""));
+  EXPECT_EQ(lists.agent->asked("scope"), "mcp offline_access");
+  // Not listed: not asked, even when the resource names it.
+  world silent({.as_scopes = {"mcp"}});
+  ASSERT_TRUE(silent.client()->refused(
+      401, silent.challenge(R"(error="invalid_token", scope="mcp offline_access")"), ""));
+  EXPECT_EQ(silent.agent->asked("scope"), "mcp");
+  // Turned off.
+  world off({.as_scopes = {"mcp", "offline_access"}});
+  ASSERT_TRUE(
+      off.client({.resource_url = {}, .offline_access = false})->refused(401, off.challenge(), ""));
+  EXPECT_EQ(off.agent->asked("scope"), "mcp");
+}
+
+TEST(oauth_client, step_up_asks_for_what_was_asked_before_plus_the_challenge) {
+  // The server granted less than was asked ("a" of "a b"); the union keeps asking for "b".
+  world w({.granted_scope = "a"});
+  const auto client = w.client();
+  ASSERT_TRUE(client->refused(401, w.challenge(R"(error="invalid_token", scope="a b")"), ""));
+  ASSERT_TRUE(
+      client->refused(403, R"(Bearer error="insufficient_scope", scope="c")", "Bearer at-1"))
+      << client->last_error();
+  EXPECT_EQ(w.agent->asked("scope"), "a b c");
+  EXPECT_EQ(w.store->load(w.resource())->requested_scope, "a b c");
+}
+
+TEST(oauth_client, a_new_authorization_server_gets_a_new_registration_and_none_of_the_old) {
+  world w1;
+  world w2({.client_id = "as2-client"});
+  const auto client = w1.client();
+  ASSERT_TRUE(client->refused(401, w1.challenge(), ""));
+  EXPECT_EQ(w1.store->load(w1.resource())->client_id, "dyn-client");
+  // The resource moves to another authorization server; its token is refused.
+  w1.point_to(w2.issuer());
+  ASSERT_TRUE(client->refused(401, w1.challenge(), "Bearer at-1")) << client->last_error();
+  EXPECT_EQ(w2.as.requests("/register").size(), 1U);
+  EXPECT_EQ(w1.token_requests().size(), 1U) << "no refresh at the old server";
+  for (const auto& r : w2.as.requests()) {
+    EXPECT_EQ(r.target.find("dyn-client"), npos) << r.target;
+    EXPECT_EQ(r.body.find("dyn-client"), npos) << r.body;
+  }
+  EXPECT_EQ(w1.agent->asked("client_id"), "as2-client");
+  const auto c = w1.store->load(w1.resource());
+  EXPECT_EQ(c->authorization_server, w2.issuer());
+  EXPECT_EQ(c->client_id, "as2-client");
+}
+
+TEST(oauth_client, pre_registered_credentials_go_to_their_own_issuer_only) {
+  world w;
+  const auto client = w.client({.resource_url = {},
+                                .client_id = "pre",
+                                .client_secret = "s",
+                                .client_issuer = "https://as.elsewhere.example"});
+  EXPECT_FALSE(client->refused(401, w.challenge(), ""));
+  EXPECT_NE(client->last_error().find("is registered with https://as.elsewhere.example"), npos)
+      << client->last_error();
+  EXPECT_EQ(w.agent->calls, 0);
+  EXPECT_TRUE(w.as.requests("/token").empty());
+  // Its own issuer: used.
+  const auto right = w.client(
+      {.resource_url = {}, .client_id = "pre", .client_secret = "s", .client_issuer = w.issuer()});
+  EXPECT_TRUE(right->refused(401, w.challenge(), "")) << right->last_error();
+  EXPECT_EQ(w.agent->asked("client_id"), "pre");
 }
 
 }  // namespace

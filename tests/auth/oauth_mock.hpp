@@ -1,7 +1,8 @@
 // Test support for mcp/oauth.hpp: form and query decoding, PKCE's S256, blocking socket helpers,
 // a mock HTTP/1.1 server on 127.0.0.1 (one request per connection, every request recorded), a
 // user agent that answers the authorization step without a person, and a `world` of a resource
-// metadata endpoint plus an authorization server whose behaviour a `setup` fixes.
+// metadata endpoint plus an authorization server whose behaviour a `setup` fixes (grants,
+// scopes, RFC 9207 `iss`, DPoP with or without a nonce).
 #pragma once
 
 #include <mcp/content.hpp>
@@ -22,6 +23,7 @@
 #include <sstream>
 #include <thread>
 
+#include "auth/jose.hpp"
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <openssl/sha.h>
@@ -131,7 +133,26 @@ struct request {
 struct answer {
   int status = 404;
   std::string body = R"({"error":"not_found"})";
+  std::vector<std::pair<std::string, std::string>> headers{};
 };
+
+/// The claims of a JWT (its payload decoded, signature unchecked); empty when it is not one.
+inline json::object jwt_claims(std::string_view jwt) {
+  const auto dot1 = jwt.find('.');
+  const auto dot2 = jwt.find('.', dot1 == npos ? npos : dot1 + 1);
+  if (dot2 == npos) return {};
+  const auto text = auth::detail::base64url_decode(jwt.substr(dot1 + 1, dot2 - dot1 - 1));
+  if (!text) return {};
+  auto v = json::parse(*text);
+  return v.is_object() ? v.as_object() : json::object{};
+}
+/// The protected header of a JWT.
+inline json::object jwt_header(std::string_view jwt) {
+  const auto text = auth::detail::base64url_decode(jwt.substr(0, jwt.find('.')));
+  if (!text) return {};
+  auto v = json::parse(*text);
+  return v.is_object() ? v.as_object() : json::object{};
+}
 
 /// An HTTP/1.1 server on 127.0.0.1: one request per connection, answered by `route` with a
 /// Content-Length body and `Connection: close`. Records every request.
@@ -205,10 +226,11 @@ class mock_server {
       log_.push_back(r);
     }
     const auto a = route_(r);
+    std::string extra;
+    for (const auto& [k, v] : a.headers) extra += k + ": " + v + "\r\n";
     send_all(c, "HTTP/1.1 " + std::to_string(a.status) +
-                    " X\r\nContent-Type: application/json\r\nConnection: close\r\n"
-                    "Content-Length: " +
-                    std::to_string(a.body.size()) + "\r\n\r\n" + a.body);
+                    " X\r\nContent-Type: application/json\r\nConnection: close\r\n" + extra +
+                    "Content-Length: " + std::to_string(a.body.size()) + "\r\n\r\n" + a.body);
   }
 
   std::function<answer(const request&)> route_;
@@ -264,8 +286,15 @@ struct setup {
   bool promise_iss = false;
   bool refresh_fails = false;
   bool refresh_tokens = true;
-  bool header_breaking_token = false;  ///< issue a token with CR LF in it
-  std::string prm_resource{};          ///< empty: the MCP server's own URL
+  bool header_breaking_token = false;      ///< issue a token with CR LF in it
+  std::string prm_resource{};              ///< empty: the MCP server's own URL
+  std::string issuer_suffix{};             ///< appended to the metadata's `issuer` (a mismatch)
+  std::vector<std::string> as_scopes{};    ///< the metadata's scopes_supported
+  std::vector<std::string> grant_types{};  ///< the metadata's grant_types_supported
+  std::string granted_scope{};             ///< the token answers' `scope`; empty: none said
+  std::string client_id = "dyn-client";    ///< what a registration returns
+  bool dpop = false;         ///< announce DPoP; a request with a proof gets a DPoP token
+  std::string dpop_nonce{};  ///< the token endpoint wants this nonce in proofs
 };
 
 /// An MCP server's resource metadata (`rs`), its authorization server (`as`), the user, a store.
@@ -274,6 +303,8 @@ struct world {
 
   const setup cfg;
   std::atomic<int> issued{0};
+  mutable std::mutex mu_;     // named_issuer_ (before the servers, which read it)
+  std::string named_issuer_;  // the resource metadata's authorization server; empty: `as`
   mock_server as{[this](const request& r) { return as_route(r); }};
   mock_server rs{[this](const request& r) { return rs_route(r); }};
   std::shared_ptr<test_agent> agent = std::make_shared<test_agent>();
@@ -302,17 +333,28 @@ struct world {
     return out;
   }
 
+  /// The resource metadata names `issuer` as its authorization server from now on.
+  void point_to(std::string issuer) {
+    std::lock_guard lock(mu_);
+    named_issuer_ = std::move(issuer);
+  }
+
   answer rs_route(const request& r) const {
     if (r.path() != "/meta" && r.path() != "/.well-known/oauth-protected-resource/mcp") return {};
+    std::string named;
+    {
+      std::lock_guard lock(mu_);
+      named = named_issuer_.empty() ? issuer() : named_issuer_;
+    }
     return {200, json::serialize(json::object{
                      {"resource", cfg.prm_resource.empty() ? resource() : cfg.prm_resource},
-                     {"authorization_servers", json::array{json::value(issuer())}},
+                     {"authorization_servers", json::array{json::value(named)}},
                      {"scopes_supported", json::array{"mcp"}}})};
   }
 
   answer as_route(const request& r) {
     if (r.method == "GET" && r.path() == "/.well-known/oauth-authorization-server") {
-      json::object m{{"issuer", issuer()},
+      json::object m{{"issuer", issuer() + cfg.issuer_suffix},
                      {"authorization_endpoint", as.url("/authorize")},
                      {"token_endpoint", as.url("/token")},
                      {"code_challenge_methods_supported", json::array{cfg.s256 ? "S256" : "plain"}},
@@ -321,23 +363,39 @@ struct world {
                      {"client_id_metadata_document_supported", cfg.cimd},
                      {"authorization_response_iss_parameter_supported", cfg.promise_iss}};
       if (cfg.registration) m["registration_endpoint"] = as.url("/register");
+      if (!cfg.as_scopes.empty()) m["scopes_supported"] = json::value_from(cfg.as_scopes);
+      if (!cfg.grant_types.empty()) m["grant_types_supported"] = json::value_from(cfg.grant_types);
+      if (cfg.dpop) m["dpop_signing_alg_values_supported"] = json::array{"ES256"};
       return {200, json::serialize(m)};
     }
     if (r.method == "POST" && r.path() == "/register" && cfg.registration) {
-      return {201, R"({"client_id":"dyn-client","client_secret":"dyn-secret",)"
-                   R"("token_endpoint_auth_method":"client_secret_basic"})"};
+      return {201,
+              json::serialize(json::object{{"client_id", cfg.client_id},
+                                           {"client_secret", "dyn-secret"},
+                                           {"token_endpoint_auth_method", "client_secret_basic"}})};
     }
     if (r.method != "POST" || r.path() != "/token") return {};
     const auto f = parse_form(r.body);
-    if (at(f, "grant_type") == "refresh_token" ? cfg.refresh_fails : at(f, "code") != "CODE") {
-      return {400, R"({"error":"invalid_grant"})"};
+    const auto proof = at(r.headers, "dpop");
+    if (cfg.dpop && !cfg.dpop_nonce.empty() && !proof.empty() &&
+        !jwt_claims(proof).contains("nonce")) {
+      return {400, R"({"error":"use_dpop_nonce"})", {{"DPoP-Nonce", cfg.dpop_nonce}}};
     }
+    const auto grant = at(f, "grant_type");
+    const bool ok = grant == "refresh_token"        ? !cfg.refresh_fails
+                    : grant == "authorization_code" ? at(f, "code") == "CODE"
+                    : grant == "client_credentials"
+                        ? true
+                        : grant == "urn:ietf:params:oauth:grant-type:jwt-bearer" &&
+                              at(f, "assertion") != "refused-jwt";
+    if (!ok) return {400, R"({"error":"invalid_grant"})"};
     const auto n = std::to_string(++issued);
     json::object t{
         {"access_token", cfg.header_breaking_token ? "at-" + n + "\r\nX-Injected: 1" : "at-" + n},
-        {"token_type", "Bearer"},
+        {"token_type", cfg.dpop && !proof.empty() ? "DPoP" : "Bearer"},
         {"expires_in", 3600}};
     if (cfg.refresh_tokens) t["refresh_token"] = "rt-" + n;
+    if (!cfg.granted_scope.empty()) t["scope"] = cfg.granted_scope;
     return {200, json::serialize(t)};
   }
 };
@@ -350,8 +408,11 @@ inline auth::oauth_credentials sample(std::string token) {
   c.client_secret = "sec";
   c.token_endpoint_auth_method = "client_secret_basic";
   c.access_token = std::move(token);
+  c.token_type = "DPoP";
+  c.dpop_jkt = "jkt";
   c.refresh_token = "rt";
   c.scope = "a b";
+  c.requested_scope = "a b c";
   c.expires_at = 1700000000;
   return c;
 }

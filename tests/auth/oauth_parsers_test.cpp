@@ -1,7 +1,7 @@
-// mcp/oauth.hpp, what the OAuth client reads and keeps: the WWW-Authenticate Bearer challenge
-// parser; Protected Resource Metadata and authorization server metadata (parsing, and the URLs
-// they are looked for at); stored credentials and the token stores; the loopback redirect agent,
-// driven by a "browser" thread.
+// mcp/oauth.hpp, what the OAuth client reads and keeps: the WWW-Authenticate Bearer (and DPoP)
+// challenge parser; Protected Resource Metadata, authorization server metadata (parsing, and the
+// URLs they are looked for at) and token endpoint answers; stored credentials and the token
+// stores; the loopback redirect agent, driven by a "browser" thread.
 #include <mcp/oauth.hpp>
 
 #include <gtest/gtest.h>
@@ -152,6 +152,70 @@ TEST(server_metadata, a_document_is_read_and_errors_name_the_member) {
   }
 }
 
+TEST(server_metadata, the_grants_and_algorithms_of_the_other_flows_are_read) {
+  const auto m = auth::server_metadata::parse(
+      R"({"issuer":"https://as","authorization_endpoint":"https://as/a","token_endpoint":"https://as/t",)"
+      R"("grant_types_supported":["client_credentials"],)"
+      R"("token_endpoint_auth_signing_alg_values_supported":["ES256","RS256"],)"
+      R"("dpop_signing_alg_values_supported":["ES256"]})");
+  EXPECT_EQ(m.grant_types_supported, std::vector<std::string>{"client_credentials"});
+  EXPECT_EQ(m.token_endpoint_auth_signing_alg_values_supported,
+            (std::vector<std::string>{"ES256", "RS256"}));
+  EXPECT_EQ(m.dpop_signing_alg_values_supported, std::vector<std::string>{"ES256"});
+  const auto e = parse_error<auth::server_metadata>(
+      R"({"issuer":"https://as","authorization_endpoint":"https://as/a","token_endpoint":"https://as/t",)"
+      R"("dpop_signing_alg_values_supported":[1]})");
+  EXPECT_NE(e.find("dpop_signing_alg_values_supported holds a non-string"), npos) << e;
+}
+
+TEST(token_response, answers_are_read_and_errors_name_the_member) {
+  auto t = auth::token_response::parse(
+      R"({"access_token":"eyJ.a.b","token_type":"DPoP","expires_in":3600,"refresh_token":"r",)"
+      R"("scope":"a b","issued_token_type":"urn:x","extra":{"n":[1]}})");
+  EXPECT_EQ(t.access_token + "|" + t.token_type + "|" + t.refresh_token + "|" + t.scope + "|" +
+                t.issued_token_type,
+            "eyJ.a.b|DPoP|r|a b|urn:x");
+  EXPECT_EQ(t.expires_in, 3600);
+  EXPECT_EQ(auth::token_response::parse(R"({"access_token":"x","expires_in":"120"})").expires_in,
+            120);
+  EXPECT_EQ(auth::token_response::parse(R"({"access_token":"x","expires_in":59.9})").expires_in,
+            59);
+  for (const auto* odd :
+       {R"({"access_token":"x","expires_in":-5})", R"({"access_token":"x","expires_in":1e300})",
+        R"({"access_token":"x","expires_in":0})", R"({"access_token":"x","expires_in":null})"}) {
+    EXPECT_EQ(auth::token_response::parse(odd).expires_in, 0) << odd;  // not said
+  }
+  const std::pair<std::string, std::string> bad[] = {
+      {R"({"token_type":"Bearer"})", "no access_token"},
+      {R"({"access_token":""})", "empty access_token"},
+      {R"({"access_token":7})", "access_token is not a string"},
+      {R"({"access_token":"x","token_type":1})", "token_type is not a string"},
+      {R"({"access_token":"x","refresh_token":{}})", "refresh_token is not a string"},
+      {R"({"access_token":"x","expires_in":"soon"})", "expires_in is not a number"},
+      {R"({"access_token":"x","expires_in":"99999999999"})", "expires_in is not a number"},
+      {R"(["x"])", "not a JSON object"},
+      {R"({"access_token":"x")", "the token endpoint's answer"},
+      {R"({"access_token":")" + std::string(256 * 1024, 'x') + "\"}", "larger than 256 KiB"},
+  };
+  for (const auto& [doc, why] : bad) {
+    const auto e = parse_error<auth::token_response>(doc);
+    EXPECT_NE(e.find(why), npos) << doc.substr(0, 80) << " -> " << e;
+  }
+}
+
+TEST(bearer_challenge, a_dpop_challenge_is_read_by_its_scheme) {
+  const std::string h =
+      R"(Bearer realm="x", DPoP algs="ES256 RS256", error="use_dpop_nonce", )"
+      R"(error_description="Resource server requires nonce", resource_metadata="https://r/m")";
+  const auto d = auth::parse_challenge(h, "dpop");
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->error + "|" + d->resource_metadata, "use_dpop_nonce|https://r/m");
+  const auto b = auth::parse_bearer_challenge(h);
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->error, "") << "the DPoP challenge's parameters are not the Bearer one's";
+  EXPECT_FALSE(auth::parse_challenge(R"(Bearer error="x")", "DPoP"));
+}
+
 TEST(metadata_urls, resource_and_issuer_urls_are_looked_for_where_the_specs_say) {
   using v = std::vector<std::string>;
   EXPECT_EQ(auth::resource_metadata_urls("http://h:1/mcp"),
@@ -176,8 +240,9 @@ std::string text_of(const auth::oauth_credentials& c) { return json::serialize(c
 
 TEST(oauth_credentials, to_json_and_from_json_round_trip) {
   const auto o = sample("t").to_json();
-  for (const char* k : {"authorization_server", "client_id", "client_secret",
-                        "token_endpoint_auth_method", "access_token", "refresh_token", "scope"}) {
+  for (const char* k :
+       {"authorization_server", "client_id", "client_secret", "token_endpoint_auth_method",
+        "access_token", "token_type", "dpop_jkt", "refresh_token", "scope", "requested_scope"}) {
     EXPECT_TRUE(o.contains(k)) << k;
   }
   EXPECT_EQ(o.at("expires_at"), 1700000000);

@@ -1,11 +1,14 @@
-# mcp::auth: key sets and the JWT verifier (tokens signed here with OpenSSL), and the HTTP
-# server as a protected resource over 127.0.0.1.
+# mcp::auth: key sets and the JWT verifier (tokens signed here with OpenSSL), JWT signing and
+# DPoP proofs, the OAuth client against mock servers (every grant), and the HTTP server as a
+# protected resource over 127.0.0.1.
 find_package(OpenSSL 3 REQUIRED)
 mcp_add_test(mcp_auth_tests
   auth/auth_test.cpp
   auth/protected_resource_test.cpp
   auth/oauth_client_test.cpp
+  auth/oauth_grants_test.cpp
   auth/oauth_parsers_test.cpp
+  auth/signing_test.cpp
 )
 target_link_libraries(mcp_auth_tests PRIVATE mcp::auth mcp::http OpenSSL::Crypto)
 target_include_directories(mcp_auth_tests PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}

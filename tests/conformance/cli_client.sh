@@ -3,11 +3,13 @@
 #
 #   cli_client.sh MCP_CPP URL
 #
-# once per scenario, naming it in MCP_CONFORMANCE_SCENARIO (and, for auth/pre-registration, the
-# client's credentials in MCP_CONFORMANCE_CONTEXT). Each scenario is what a user would type:
-# list or call the scenario's tool against --url URL. OAuth runs as mcp-cpp runs it for a
+# once per scenario, naming it in MCP_CONFORMANCE_SCENARIO (and, for some, what the client is
+# given in MCP_CONFORMANCE_CONTEXT, a JSON object: pre-registered credentials, keys, assertions,
+# the identity provider of enterprise-managed authorization). Each scenario is what a user would
+# type: list or call the scenario's tool against --url URL. OAuth runs as mcp-cpp runs it for a
 # person, with headless_browser.sh as $BROWSER (it visits the authorization URL and follows the
-# redirect to mcp-cpp's loopback listener) and a token store of its own.
+# redirect to mcp-cpp's loopback listener) and a token store of its own; the grants without a
+# browser run with the options a service would give.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cli="$1"
@@ -17,10 +19,21 @@ state="$(mktemp -d)"
 trap 'rm -rf "$state"' EXIT
 export BROWSER="$here/headless_browser.sh"
 oauth=(--token-store "$state/tokens.json")
+call=("$cli" tools call test-tool --yes --url "$url" "${oauth[@]}")
 
-# A string member of MCP_CONFORMANCE_CONTEXT (flat JSON of strings).
+# A member of MCP_CONFORMANCE_CONTEXT: a string as it is (JSON escapes decoded), anything else
+# as JSON; empty when absent.
 context() {
-  sed -n "s/.*\"$1\" *: *\"\\([^\"]*\\)\".*/\\1/p" <<<"${MCP_CONFORMANCE_CONTEXT:-}"
+  node -e 'const c = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT || "{}");
+    const v = c[process.argv[1]];
+    process.stdout.write(v === undefined || v === null ? "" :
+                         typeof v === "string" ? v : JSON.stringify(v));' "$1"
+}
+# The same, written to a file of its own (keys and JWTs are not put on a command line); prints
+# the file's name.
+context_file() {
+  context "$1" >"$state/$1"
+  echo "$state/$1"
 }
 
 case "$scenario" in
@@ -39,13 +52,32 @@ case "$scenario" in
     "$cli" tools call json_schema_echo --yes --args "$args" --url "$url"
     ;;
   auth/pre-registration)
-    "$cli" tools call test-tool --yes --url "$url" "${oauth[@]}" \
-      --client-id "$(context client_id)" --client-secret "$(context client_secret)"
+    MCP_CPP_CLIENT_SECRET="$(context client_secret)" "${call[@]}" \
+      --client-id "$(context client_id)" --client-issuer "$(context issuer)"
+    ;;
+  auth/client-credentials-basic)
+    MCP_CPP_CLIENT_SECRET="$(context client_secret)" "${call[@]}" --grant client-credentials \
+      --client-id "$(context client_id)"
+    ;;
+  auth/client-credentials-jwt)
+    "${call[@]}" --grant client-credentials --client-id "$(context client_id)" \
+      --client-key "$(context_file private_key_pem)" --client-key-alg "$(context signing_algorithm)"
+    ;;
+  auth/enterprise-managed-authorization)
+    MCP_CPP_CLIENT_SECRET="$(context client_secret)" "${call[@]}" --grant enterprise \
+      --client-id "$(context client_id)" --idp-token-endpoint "$(context idp_token_endpoint)" \
+      --idp-client-id "$(context idp_client_id)" --id-token-file "$(context_file idp_id_token)"
+    ;;
+  auth/wif-jwt-bearer)
+    "${call[@]}" --grant jwt-bearer --client-id "$(context client_id)" \
+      --assertion-file "$(context_file valid_jwt)"
+    ;;
+  auth/dpop | auth/dpop-nonce)
+    "${call[@]}" --dpop --client-metadata-url https://conformance-test.local/client-metadata.json
     ;;
   auth/*)
     # The suite's authorization servers that take a Client ID Metadata Document expect this URL.
-    "$cli" tools call test-tool --yes --url "$url" "${oauth[@]}" \
-      --client-metadata-url https://conformance-test.local/client-metadata.json
+    "${call[@]}" --client-metadata-url https://conformance-test.local/client-metadata.json
     ;;
   *)
     echo "cli_client.sh: no way to run scenario $scenario" >&2

@@ -6,7 +6,7 @@
 #   run_suite.sh server --version V --results DIR (--server EXE [--bridge MCP_CPP] | --url URL)
 #                [--suite active|all|pending] [--scenario NAME]... [--expect N]
 #   run_suite.sh client --version V --results DIR --command 'CLIENT ARGS' --scenario NAME...
-#                [--expect N]
+#                [--expect N] [--spec-version REVISION] [--force]
 #
 # server  The suite acts as the client. --server EXE starts EXE --http 127.0.0.1:0 (the project's
 #         examples print "listening on URL" on stderr; there is no port to collide on) and stops
@@ -17,6 +17,9 @@
 # client  The suite acts as the server and starts the client once per scenario as
 #         CLIENT ARGS URL (the suite splits the command at spaces and appends its URL; it also
 #         sets MCP_CONFORMANCE_SCENARIO).
+# --spec-version REVISION and --force are handed to the suite: the protocol revision its mocks
+# speak (a scenario introduced later is then skipped, or run at that revision with --force; an
+# extension scenario, on no revision's timeline, needs --force whenever a revision is named).
 #
 # --version picks the pin tests/conformance/pins/conformance-V (package.json + package-lock.json),
 # installed by scripts/npm-cache.sh into $MCP_NPM_CACHE on first use (network needed once). The
@@ -45,10 +48,16 @@ mode="${1:-}"
 [[ "$mode" == server || "$mode" == client ]] || usage
 shift
 version="" results="" server_exe="" url="" suite="" client_cmd="" expect="" bridge=""
-scenarios=()
+scenarios=() suite_opts=()
 while (($# > 0)); do
+  if [[ "$1" == --force ]]; then
+    suite_opts+=(--force)
+    shift
+    continue
+  fi
   [[ $# -ge 2 ]] || die "$1 needs a value"
   case "$1" in
+    --spec-version) suite_opts+=(--spec-version "$2") ;;
     --version) version="$2" ;;
     --results) results="$2" ;;
     --server) server_exe="$2" ;;
@@ -187,7 +196,8 @@ if [[ -n "$suite" ]]; then
   log="$results/suite-$suite.log"
   status=0
   timeout -k 10 "$suite_timeout" "$node" "$cli" "$mode" "${target[@]}" --suite "$suite" \
-    -o "$results/suite-$suite" >"$log" 2>&1 </dev/null || status=$?
+    ${suite_opts[@]+"${suite_opts[@]}"} -o "$results/suite-$suite" >"$log" 2>&1 </dev/null ||
+    status=$?
   announced="$(sed -n 's/^Running [a-z]* suite (\([0-9]*\) scenarios).*/\1/p' "$log")"
   [[ -n "$announced" ]] || { cat "$log" >&2; die "the suite did not say which scenarios it runs"; }
   declare -A dir_of=()
@@ -216,7 +226,12 @@ for name in "${scenarios[@]}"; do
   mkdir -p "$out"
   status=0
   timeout -k 10 "$scenario_timeout" "$node" "$cli" "$mode" "${target[@]}" --scenario "$name" \
-    -o "$out" >"$out.log" 2>&1 </dev/null || status=$?
+    ${suite_opts[@]+"${suite_opts[@]}"} -o "$out" >"$out.log" 2>&1 </dev/null || status=$?
+  if grep -q "^SKIPPED: scenario" "$out.log"; then
+    printf 'FAIL  %s (%s)\n' "$name" "$(grep -m1 '^SKIPPED: scenario' "$out.log" | cut -c10-200)"
+    failed=$((failed + 1))
+    continue
+  fi
   checks="$(find "$out" -name checks.json | head -n1)"
   score "$name" "${checks:-/nonexistent}" "$status" "$(why_missing "$out.log" "$status")"
 done

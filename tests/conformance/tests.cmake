@@ -63,6 +63,35 @@ if(MCP_BUILD_EXAMPLES)
       PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 1200 LABELS conformance)
   endforeach()
 
+  # The authorization rules of 2026-07-28, on the 2025-11-25 wire (their scenarios are on the
+  # 2026-07-28 timeline only, hence --force): RFC 9207 `iss` in six variants, offline_access
+  # asked or not, an authorization server that changes (a new registration, nothing of the old
+  # one), a resource metadata document for another resource, metadata naming another issuer.
+  # And the extension scenarios (not scored): client credentials with a secret and with a
+  # private key JWT, a JWT bearer assertion (workload identity), enterprise-managed
+  # authorization (ID-JAG), DPoP with and without nonces.
+  set(_auth_2026 iss-supported iss-not-advertised iss-supported-missing iss-wrong-issuer
+                 iss-unexpected iss-normalized offline-access-scope offline-access-not-supported
+                 authorization-server-migration resource-mismatch metadata-issuer-mismatch)
+  set(_auth_extensions client-credentials-basic client-credentials-jwt wif-jwt-bearer
+                       enterprise-managed-authorization dpop dpop-nonce)
+  foreach(_set 2026_rules extensions)
+    if(_set STREQUAL "2026_rules")
+      set(_scenarios ${_auth_2026})
+    else()
+      set(_scenarios ${_auth_extensions})
+    endif()
+    list(TRANSFORM _scenarios PREPEND "--scenario;auth/" OUTPUT_VARIABLE _client_args)
+    list(LENGTH _scenarios _client_count)
+    add_test(NAME mcp_conformance_client_auth_${_set}
+      COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/conformance/run_suite.sh client --version 0.2.0-alpha.12
+              --command "${CMAKE_CURRENT_SOURCE_DIR}/conformance/cli_client.sh $<TARGET_FILE:mcp-cpp>"
+              --spec-version 2025-11-25 --force ${_client_args} --expect ${_client_count}
+              --results ${CMAKE_CURRENT_BINARY_DIR}/conformance-client-auth-${_set})
+    set_tests_properties(mcp_conformance_client_auth_${_set}
+      PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 1200 LABELS conformance)
+  endforeach()
+
   add_test(NAME mcp_conformance_ts_sdk_interop
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/conformance/ts_sdk_interop.sh
             $<TARGET_FILE:everything_server> $<TARGET_FILE:mcp-cpp>)

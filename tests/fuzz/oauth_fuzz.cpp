@@ -1,14 +1,19 @@
 // What an OAuth client reads from servers (mcp/oauth.hpp): the first byte picks the parser for
-// the rest. 'W': a WWW-Authenticate value (parse_bearer_challenge); 'P': Protected Resource
-// Metadata; 'A': authorization server metadata; 'U': a URL for the discovery URL lists;
-// anything else: a stored credentials object. Nothing may crash, hang or leak; a parser either
-// returns or throws std::invalid_argument.
+// the rest. 'W': a WWW-Authenticate value (parse_bearer_challenge); 'D': the same for its DPoP
+// challenge; 'P': Protected Resource Metadata; 'A': authorization server metadata; 'T': a token
+// endpoint's answer (token_response, DPoP tokens and token exchanges included); 'N': a
+// DPoP-Nonce header value (src/auth/dpop.hpp); 'U': a URL for the discovery URL lists; anything
+// else: a stored credentials object. Nothing may crash, hang or leak; a parser either returns or
+// throws std::invalid_argument.
 #include <mcp/oauth.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <stdexcept>
 #include <string_view>
+
+#include "auth/dpop.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   namespace auth = mcp::auth;
@@ -21,6 +26,28 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         // What was read came from at most the first 8 KiB.
         if (c && c->scope.size() + c->resource_metadata.size() + c->error.size() > 8192) {
           std::abort();
+        }
+        break;
+      }
+      case 'D': {
+        const auto c = auth::parse_challenge(rest, "DPoP");
+        if (c && c->error.size() + c->resource_metadata.size() > 8192) std::abort();
+        break;
+      }
+      case 'T': {
+        const auto t = auth::token_response::parse(rest);
+        if (t.access_token.empty() || t.expires_in < 0 || t.expires_in > 1000000000) std::abort();
+        break;
+      }
+      case 'N': {
+        // A nonce is sent back inside a signed proof: only NQCHARs, bounded.
+        if (const auto n = auth::detail::dpop_nonce(rest)) {
+          if (n->empty() || n->size() > 1024 || std::any_of(n->begin(), n->end(), [](char ch) {
+                return ch == '"' || ch == '\\' || static_cast<unsigned char>(ch) < 0x21 ||
+                       static_cast<unsigned char>(ch) > 0x7e;
+              })) {
+            std::abort();
+          }
         }
         break;
       }

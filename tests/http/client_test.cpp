@@ -1,5 +1,6 @@
 // The HTTP client transport against the HTTP server: a client_session over
-// http_client_connection (initialize, calls, progress, parallel calls, resumption, expiry).
+// http_client_connection (initialize, calls, progress, parallel calls, resumption, expiry), and
+// against raw servers (kept-alive connections, broken answers, an authorizer's headers).
 #include <mcp/client.hpp>
 #include <mcp/http_client.hpp>
 #include <mcp/http_server.hpp>
@@ -272,6 +273,70 @@ raw_http_server answering(std::string bytes) {
     std::string buf;
     if (read_http_request(c, buf)) send_text(c, bytes);
   });
+}
+
+TEST(HttpClientAuthorizer, AddsItsHeadersToEachRequestAndSeesEachAnswersHeaders) {
+  // An authorizer with a proof per request (as DPoP has): the server asks for a nonce once.
+  struct proving final : mcp::http_authorizer {
+    std::mutex mu;
+    int proofs = 0;
+    std::vector<std::string> seen;  // what request_headers, answered and refused were given
+    std::string authorization() override { return "Scheme tok"; }
+    mcp::http_header_list request_headers(std::string_view method, std::string_view url) override {
+      std::lock_guard lock(mu);
+      seen.push_back(std::string(method) + " " + std::string(url));
+      return {{"Authorization", "Scheme tok"}, {"Proof", "p" + std::to_string(++proofs)}};
+    }
+    void answered(int status, const mcp::http_header_reader& header) override {
+      std::lock_guard lock(mu);
+      seen.push_back(std::to_string(status) + " nonce=" + header("Nonce"));
+    }
+    bool refused(int status, std::string_view challenge, std::string_view sent) override {
+      std::lock_guard lock(mu);
+      seen.push_back(std::to_string(status) + " " + std::string(challenge) + " | " +
+                     std::string(sent));
+      return true;
+    }
+  };
+  std::mutex mu;
+  std::vector<std::string> heads;
+  raw_http_server srv([&](int c) {
+    for (std::string buf;;) {
+      char tmp[4096];
+      while (buf.find("\r\n\r\n") == std::string::npos) {
+        const auto n = ::recv(c, tmp, sizeof tmp, 0);
+        if (n <= 0) return;
+        buf.append(tmp, static_cast<std::size_t>(n));
+      }
+      std::size_t count = 0;
+      {
+        std::lock_guard lock(mu);
+        heads.push_back(buf.substr(0, buf.find("\r\n\r\n")));
+        count = heads.size();
+      }
+      if (!read_http_request(c, buf)) return;
+      const std::string ok = R"({"jsonrpc":"2.0","id":1,"result":{}})";
+      send_text(c, count == 1 ? "HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Scheme "
+                                "error=\"use_nonce\"\r\nNonce: n1\r\nContent-Length: 2\r\n\r\n{}"
+                              : "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                                "Content-Length: " +
+                                    std::to_string(ok.size()) + "\r\n\r\n" + ok);
+    }
+  });
+  const auto authorizer = std::make_shared<proving>();
+  const auto [got, took] = ping_through(
+      mcp::http_client_connection::create({.url = srv.url(), .authorizer = authorizer}));
+  EXPECT_NE(got.find("\"result\""), std::string::npos) << got;
+  std::lock_guard lock(mu);
+  ASSERT_EQ(heads.size(), 2U);
+  EXPECT_NE(heads[0].find("\r\nAuthorization: Scheme tok\r\nProof: p1"), std::string::npos)
+      << heads[0];
+  EXPECT_NE(heads[1].find("\r\nProof: p2"), std::string::npos) << heads[1];
+  EXPECT_EQ(authorizer->seen,
+            (std::vector<std::string>{"POST " + srv.url(), "401 nonce=n1",
+                                      R"(401 Scheme error="use_nonce" | Scheme tok)",
+                                      "POST " + srv.url(), "200 nonce="}));
+  (void)took;
 }
 
 TEST(HttpClientPool, AResponseHeadThatNeverEndsFailsTheRequestAtTheReadTimeout) {

@@ -33,6 +33,7 @@ void print_status(const std::string& url, const std::optional<auth::oauth_creden
               << (left > 0 ? "expires in " + std::to_string(left) + " s" : std::string("expired"))
               << (c->refresh_token.empty() ? "" : " (refreshable)") << "\n";
   }
+  if (c->token_type == "DPoP") std::cout << "  bound to a DPoP key:  yes\n";
 }
 
 int run_login(const auth_args& a) {

@@ -78,20 +78,12 @@ result<http_link> open_http(const server_target& target) {
       });
   http_link link;
   if (!own_authorization) {
-    const auto& o = target.oauth;
-    const auto login = std::chrono::seconds(static_cast<std::int64_t>(o.login_seconds));
-    link.oauth = std::make_shared<auth::oauth_client>(auth::oauth_client_options{
-        .resource_url = target.url,
-        .agent = std::make_shared<auth::loopback_agent>(
-            auth::loopback_options{.port = o.redirect_port, .timeout = login}),
-        .store = token_store_for(o),
-        .client_id = o.client_id,
-        .client_secret = o.client_secret,
-        .client_metadata_url = o.client_metadata_url,
-        .scopes = o.scopes,
-        .ca_file = target.ca_file});
+    auto oauth = oauth_client_for(target);
+    if (!oauth) return error{oauth.error().code, target.url + ": " + oauth.error().message};
+    link.oauth = std::move(*oauth);
     opts.authorizer = link.oauth;
     // The first request may wait for the user to authorize in a browser.
+    const auto login = std::chrono::seconds(static_cast<std::int64_t>(target.oauth.login_seconds));
     link.first_request_timeout = std::chrono::milliseconds(login) + std::chrono::seconds(30);
   }
   try {

@@ -22,16 +22,30 @@ inline constexpr int exit_usage = 2;   ///< bad arguments, unreadable input, sch
 
 // ---- connect.cpp ----
 
-/// OAuth for an HTTP server that asks for it (401): who this client is, where its tokens are
-/// kept, how the user's browser comes back.
+/// OAuth for an HTTP server that asks for it (401): how tokens are obtained, who this client
+/// is, where its tokens are kept, how the user's browser comes back (oauth_options.cpp).
 struct oauth_settings {
-  std::string client_id{};  ///< a pre-registered client (empty: register)
+  std::string grant = "code";  ///< code | client-credentials | jwt-bearer | enterprise
+  std::string client_id{};     ///< a pre-registered client (empty: register)
   std::string client_secret{};
+  std::string client_key_file{};      ///< private_key_jwt: the client's PEM private key
+  std::string client_key_alg{};       ///< empty: the key's own
+  std::string client_issuer{};        ///< the authorization server the client is registered with
   std::string client_metadata_url{};  ///< a Client ID Metadata Document URL (empty: none)
   std::vector<std::string> scopes{};  ///< empty: as the server says
-  std::string token_store{};          ///< empty: auth::file_token_store::default_path()
-  std::uint16_t redirect_port = 0;    ///< 0: any free port
-  double login_seconds = 300;         ///< how long the user has to authorize in the browser
+  std::string assertion{};            ///< jwt-bearer: the JWT itself
+  std::string assertion_file{};       ///< jwt-bearer: a file holding it, read at each use
+  std::string idp_token_endpoint{};   ///< enterprise: the identity provider
+  std::string idp_issuer{};
+  std::string idp_client_id{};
+  std::string idp_client_secret{};
+  std::string id_token{};           ///< enterprise: the user's ID token
+  std::string id_token_file{};      ///< enterprise: a file holding it, read at each use
+  bool dpop = false;                ///< bind tokens to a key (DPoP)
+  std::string dpop_key_file{};      ///< empty: a key made for this run
+  std::string token_store{};        ///< empty: auth::file_token_store::default_path()
+  std::uint16_t redirect_port = 0;  ///< 0: any free port
+  double login_seconds = 300;       ///< how long the user has to authorize in the browser
 };
 
 /// Where the server is: a command to launch (`-- CMD ARGS...`) or a Streamable HTTP URL.
@@ -64,6 +78,11 @@ client_options client_options_for(const server_target& target);
 
 /// The token store `o` names (its `token_store`, else the default file).
 std::shared_ptr<auth::token_store> token_store_for(const oauth_settings& o);
+
+/// The OAuth client for `target.url` as `target.oauth` asks (oauth_options.cpp): the grant, the
+/// keys and files read. Errors: `errc::invalid_params` for a file that cannot be read, options
+/// that do not go together, or what `auth::make_oauth_client` refuses.
+result<std::shared_ptr<auth::oauth_client>> oauth_client_for(const server_target& target);
 
 /// A Streamable HTTP connection to `target.url` with its headers, CA file and (unless an
 /// Authorization header is given) an OAuth client.

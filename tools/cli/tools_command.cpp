@@ -414,31 +414,6 @@ void add_server_options(CLI::App* cmd, server_target& target, bool& json) {
       "(isError), 2 usage, connection or protocol error.");
 }
 
-void add_oauth_options(CLI::App* cmd, oauth_settings& o) {
-  // OAuth, when an HTTP server answers 401 and no Authorization header is given.
-  cmd->add_option("--client-id", o.client_id, "OAuth: a pre-registered client id")->group("OAuth");
-  cmd->add_option("--client-secret", o.client_secret,
-                  "OAuth: its secret (better in $MCP_CPP_CLIENT_SECRET: a command line is "
-                  "visible to other users)")
-      ->envname("MCP_CPP_CLIENT_SECRET")
-      ->group("OAuth");
-  cmd->add_option("--client-metadata-url", o.client_metadata_url,
-                  "OAuth: an https URL of this client's metadata document, used as its client id "
-                  "where the authorization server supports that")
-      ->group("OAuth");
-  cmd->add_option("--scope", o.scopes,
-                  "OAuth: a scope to ask for (repeatable; default: what "
-                  "the server names)")
-      ->group("OAuth");
-  cmd->add_option("--token-store", o.token_store,
-                  "OAuth: the file keeping tokens (mode 0600; default "
-                  "$XDG_STATE_HOME/mcp-cpp/oauth-tokens.json)")
-      ->group("OAuth");
-  cmd->add_option("--redirect-port", o.redirect_port,
-                  "OAuth: the port of the loopback redirect on 127.0.0.1 (default: any free one)")
-      ->group("OAuth");
-}
-
 void add_tools_command(CLI::App& app, int& exit_code, std::vector<std::string> server_command) {
   auto* tools = app.add_subcommand(
       "tools",
