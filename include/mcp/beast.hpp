@@ -144,7 +144,7 @@ class response_write_op {
     using kind = http_body_stream::kind;
     if (c.what == kind::json) {
       st.out =
-          plain_response(st.res.status, st.res.headers, "application/json", c.bytes, st.keep_alive);
+          plain_response(c.status, st.res.headers, "application/json", c.bytes, st.keep_alive);
       return write(self, step::last);
     }
     st.out.clear();

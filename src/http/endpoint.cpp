@@ -37,6 +37,7 @@ class body_stream final : public http_body_stream {
     auto t = rs_->take(generation_);
     using mode = http_detail::response_stream::mode;
     c.what = t.kind == mode::json ? kind::json : t.kind == mode::sse ? kind::sse : kind::pending;
+    c.status = t.status;
     c.bytes = std::move(t.bytes);
     c.finished = t.finished || t.superseded;
     c.disconnect = t.disconnect || t.superseded;

@@ -4,7 +4,8 @@
 # with the failing checks under a FAIL) and a summary line.
 #
 #   run_suite.sh server --version V --results DIR (--server EXE [--bridge MCP_CPP] | --url URL)
-#                [--suite active|all|pending] [--scenario NAME]... [--expect N]
+#                [--suite active|all|pending] [--requirements REVISION]... [--scenario NAME]...
+#                [--expect N]
 #   run_suite.sh client --version V --results DIR --command 'CLIENT ARGS' --scenario NAME...
 #                [--expect N] [--spec-version REVISION] [--force]
 #
@@ -13,7 +14,10 @@
 #         it afterwards; with --bridge MCP_CPP, EXE is started over stdio behind
 #         `MCP_CPP bridge --listen 127.0.0.1:0 -- EXE` instead (the suite reaches the stdio server
 #         through the bridge). --url tests a server that is already running. --suite runs that suite of
-#         the package in one process; each --scenario then runs on its own.
+#         the package in one process; --requirements REVISION runs the revision's frozen requirement
+#         set in one process, at its wire (each one given, in turn, against the same running
+#         server); each --scenario then runs on its own. A requirement set's scenario whose checks
+#         are all SKIPPED (a placeholder of the suite's) is reported SKIP and not counted.
 # client  The suite acts as the server and starts the client once per scenario as
 #         CLIENT ARGS URL (the suite splits the command at spaces and appends its URL; it also
 #         sets MCP_CONFORMANCE_SCENARIO).
@@ -48,7 +52,7 @@ mode="${1:-}"
 [[ "$mode" == server || "$mode" == client ]] || usage
 shift
 version="" results="" server_exe="" url="" suite="" client_cmd="" expect="" bridge=""
-scenarios=() suite_opts=()
+scenarios=() suite_opts=() requirements=()
 while (($# > 0)); do
   if [[ "$1" == --force ]]; then
     suite_opts+=(--force)
@@ -64,6 +68,7 @@ while (($# > 0)); do
     --bridge) bridge="$2" ;;
     --url) url="$2" ;;
     --suite) suite="$2" ;;
+    --requirements) requirements+=("$2") ;;
     --scenario) scenarios+=("$2") ;;
     --command) client_cmd="$2" ;;
     --expect) expect="$2" ;;
@@ -83,7 +88,8 @@ if [[ "$mode" == server ]]; then
     die "server mode needs exactly one of --server EXE and --url URL"
   [[ -z "$client_cmd" ]] || die "--command is for client mode"
   [[ -z "$bridge" || -n "$server_exe" ]] || die "--bridge needs --server EXE"
-  [[ -n "$suite" || ${#scenarios[@]} -gt 0 ]] || die "name a --suite or at least one --scenario"
+  [[ -n "$suite" || ${#scenarios[@]} -gt 0 || ${#requirements[@]} -gt 0 ]] ||
+    die "name a --suite, a --requirements set or at least one --scenario"
 else
   [[ -n "$client_cmd" ]] ||
     die "client mode needs --command 'CLIENT ARGS': the MCP client to test (the suite appends its URL)"
@@ -154,16 +160,19 @@ if [[ "$mode" == server ]]; then target=(--url "$url"); else target=(--command "
 read_checks='
 const checks = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
 const failed = checks.filter((c) => c.status === "FAILURE");
-console.log(checks.filter((c) => c.status === "SUCCESS").length, failed.length);
+const skipped = checks.length > 0 && checks.every((c) => c.status === "SKIPPED");
+console.log(checks.filter((c) => c.status === "SUCCESS").length, failed.length, skipped ? 1 : 0);
 for (const c of failed)
   console.log(`${c.id}: ${String(c.errorMessage || c.description || "").replace(/\s+/g, " ")}`);'
-passed=0 failed=0 broken=0
-# score NAME CHECKS_JSON EXIT_STATUS WHY_IF_MISSING: one PASS/FAIL line for the scenario, counted.
+passed=0 failed=0 broken=0 skipped=0
+# score NAME CHECKS_JSON EXIT_STATUS WHY_IF_MISSING [SKIPPABLE]: one PASS/FAIL (or, for a
+# requirement set's placeholder, SKIP) line for the scenario, counted.
 score() {
-  local name="$1" checks="$2" status="$3" why="$4" summary="" ok=0 bad=0
+  local name="$1" checks="$2" status="$3" why="$4" skippable="${5:-0}" summary="" ok=0 bad=0
+  local all_skipped=0
   if [[ -f "$checks" ]]; then
     if summary="$("$node" -e "$read_checks" "$checks" 2>&1)"; then
-      read -r ok bad <<<"${summary%%$'\n'*}"
+      read -r ok bad all_skipped <<<"${summary%%$'\n'*}"
       summary="$(tail -n +2 <<<"$summary")"
       why="$ok checks succeeded, $bad failed"
       ((bad > 0 || ok > 0)) || why="no check succeeded"
@@ -175,6 +184,9 @@ score() {
   if ((ok > 0 && bad == 0 && status == 0)); then
     printf 'PASS  %s (%s checks)\n' "$name" "$ok"
     passed=$((passed + 1))
+  elif ((skippable && all_skipped)); then
+    printf 'SKIP  %s (every check of the suite is SKIPPED)\n' "$name"
+    skipped=$((skipped + 1))
   else
     printf 'FAIL  %s (%s)\n' "$name" "$why"
     [[ -z "$summary" ]] || sed 's/^/        /' <<<"$summary"
@@ -220,6 +232,35 @@ if [[ -n "$suite" ]]; then
   fi
 fi
 
+# ---- requirement sets, each in one process, at its revision's wire ----
+for rev in "${requirements[@]}"; do
+  log="$results/requirements-$rev.log"
+  status=0
+  timeout -k 10 "$suite_timeout" "$node" "$cli" "$mode" "${target[@]}" --requirements "$rev" \
+    -o "$results/requirements-$rev" >"$log" 2>&1 </dev/null || status=$?
+  announced="$(sed -n 's/^Running requirements [^ ]* (\([0-9]*\) scenarios).*/\1/p' "$log")"
+  [[ -n "$announced" ]] || { cat "$log" >&2; die "the suite did not say which scenarios $rev has"; }
+  declare -A req_dir=()
+  names=() name=""
+  while IFS= read -r line; do
+    case "$line" in
+      "=== Running scenario: "*" ===") name="${line#=== Running scenario: }" name="${name% ===}"
+        names+=("$name") ;;
+      "Results saved to "*) [[ -z "$name" ]] || req_dir["$name"]="${line#Results saved to }" ;;
+    esac
+  done <"$log"
+  echo "requirements $rev: ${#names[@]} scenarios (the suite exited $status)"
+  for name in "${names[@]}"; do
+    score "$rev $name" "${req_dir[$name]:-/nonexistent}/checks.json" 0 \
+      "no results (the suite exited $status; see $log)" 1
+  done
+  if ((${#names[@]} != announced)); then
+    echo "FAIL  requirements $rev announced $announced scenarios but ran ${#names[@]} (see $log)"
+    broken=1
+  fi
+  unset req_dir
+done
+
 # ---- single scenarios, one process each ----
 for name in "${scenarios[@]}"; do
   out="$results/$name"
@@ -240,8 +281,9 @@ if [[ -n "$pid" ]] && ! kill -0 "$pid" 2>/dev/null; then
   echo "FAIL  the server died during the run (see $results/server.log)"
   broken=1
 fi
-total=$((passed + failed))
-echo "conformance $version ($mode side): $total scenarios, $passed passed, $failed failed"
+total=$((passed + failed + skipped))
+echo "conformance $version ($mode side): $total scenarios, $passed passed, $failed failed," \
+  "$skipped skipped"
 if ((total == 0)); then
   echo "FAIL  no scenario ran"
   broken=1

@@ -25,15 +25,24 @@ if(MCP_BUILD_EXAMPLES)
     COMMAND ${MCP_CONFORMANCE_RUN} --bridge $<TARGET_FILE:mcp-cpp> --version 0.2.0-alpha.12
             --suite active --expect 31
             --results ${CMAKE_CURRENT_BINARY_DIR}/conformance-bridged-alpha)
+  # The frozen requirement sets of both revisions, each at its own wire, one after the other
+  # against the same running server: 2025-11-25 (30 scored + 3 not scored: sessions, SSE) and
+  # 2026-07-28 (37 scored + 13 not scored: stateless requests, input rounds, listen, the ten
+  # tasks-extension scenarios; its tasks-status-notifications placeholder is reported SKIP).
+  add_test(NAME mcp_conformance_server_requirements
+    COMMAND ${MCP_CONFORMANCE_RUN} --version 0.2.0-alpha.12 --requirements 2025-11-25
+            --requirements 2026-07-28 --expect 83
+            --results ${CMAKE_CURRENT_BINARY_DIR}/conformance-requirements)
   # The same fixtures mounted at /mcp in an application's own Beast server (examples/
   # embedded_app.cpp: an http_endpoint and mcp::async_write_response on the application's loop).
   add_test(NAME mcp_conformance_server_embedded_0_2_0_alpha
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/conformance/run_suite.sh server
             --server $<TARGET_FILE:embedded_app> --version 0.2.0-alpha.12 --suite active
-            --expect 31 --results ${CMAKE_CURRENT_BINARY_DIR}/conformance-embedded-alpha)
+            --requirements 2026-07-28 --expect 81
+            --results ${CMAKE_CURRENT_BINARY_DIR}/conformance-embedded-alpha)
   set_tests_properties(mcp_conformance_server_0_1_16 mcp_conformance_server_0_2_0_alpha
     mcp_conformance_server_bridged_0_1_16 mcp_conformance_server_bridged_0_2_0_alpha
-    mcp_conformance_server_embedded_0_2_0_alpha
+    mcp_conformance_server_embedded_0_2_0_alpha mcp_conformance_server_requirements
     PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 1200 LABELS conformance)
 
   # The client side: the 2025-11-25 client scenarios with mcp-cpp as the client (18 on 0.1.16, 19
