@@ -143,8 +143,7 @@ class response_write_op {
     auto c = st.res.stream->take();
     using kind = http_body_stream::kind;
     if (c.what == kind::json) {
-      st.out =
-          plain_response(c.status, st.res.headers, "application/json", c.bytes, st.keep_alive);
+      st.out = plain_response(c.status, st.res.headers, "application/json", c.bytes, st.keep_alive);
       return write(self, step::last);
     }
     st.out.clear();
