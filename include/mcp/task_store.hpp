@@ -4,7 +4,8 @@
 // task is bound to, its time to live, the request a task waits on while input_required (and the
 // answer once it came) and, once it is terminal, the exact payload `tasks/result` returns. Two
 // stores ship: `make_memory_task_store()` (lost on exit) and `make_sqlite_task_store(path)` (SQLite
-// in WAL mode: tasks and results survive a restart or a crash). When a server opens its first
+// in WAL mode: an acknowledged write survives a restart or a crash of the process; with
+// `sqlite_durability::power_loss`, a power loss too). When a server opens its first
 // session it reads the store's `unfinished` tasks: one that was running when its process died is
 // run again if its tool allows that (`tool_spec::rerun_after_restart`), else failed. Opening a
 // store changes nothing.
@@ -16,6 +17,9 @@
 // Example:
 //
 //   auto store = mcp::make_sqlite_task_store("/var/lib/myserver/tasks.db");
+//   // or, each write flushed to the disk before it is acknowledged:
+//   //   mcp::make_sqlite_task_store({.path = "/var/lib/myserver/tasks.db",
+//   //                                .durability = mcp::sqlite_durability::power_loss});
 //   if (!store) die(store.error().message);
 //   mcp::server srv({.task_store = *store});
 //   // or by hand:
@@ -168,10 +172,42 @@ class task_store {
 /// A store in memory (lost when the process exits). Thread-safe.
 [[nodiscard]] std::shared_ptr<task_store> make_memory_task_store();
 
-/// A store in the SQLite database at `path` (created if missing; WAL journal, synchronous
-/// NORMAL, so a committed task survives a crash of the process). Several stores (or
-/// processes) may open the same file. Errors: `errc::internal_error` when the file cannot be
-/// opened or is not a task database.
+/// What a write of the SQLite task store survives once acknowledged (once `create`, `update`,
+/// `purge_expired` or `fail_unfinished` has returned). The file is in WAL mode either way; a
+/// crash never corrupts it.
+enum class sqlite_durability {
+  /// `PRAGMA synchronous=NORMAL` (the default): an acknowledged write survives a crash of the
+  /// process (kill -9 included). Writes are flushed to the disk only at checkpoints, so a power
+  /// loss or a crash of the operating system may lose the newest writes acknowledged since
+  /// then (whole writes, newest first, never a part of one).
+  process_crash,
+  /// `PRAGMA synchronous=FULL`: the journal is flushed to the disk (fdatasync) before a write
+  /// is acknowledged, so it survives a power loss too (as far as the disk keeps what it
+  /// reports flushed). One flush per batch of writes, not per write; a write waits for it.
+  power_loss,
+};
+
+/// How `make_sqlite_task_store` opens its store.
+struct sqlite_task_store_options {
+  std::string path;  ///< the database file (created if missing)
+  sqlite_durability durability = sqlite_durability::process_crash;
+  /// How long a write waits for another process's write lock on the file before it fails
+  /// with `errc::internal_error`.
+  std::chrono::milliseconds busy_timeout{5000};
+};
+
+/// A store in the SQLite database `options.path` (created if missing; WAL journal). Writes
+/// are committed in groups: every write that arrived while the previous transaction committed
+/// goes into the next one (one commit, one flush at `power_loss`, for all of them). A write
+/// returns once its transaction is committed (durable as `options.durability` says), and then
+/// the next read of any thread or process sees it; reads never see an uncommitted write and
+/// never wait for a commit. Several stores (or processes) may open the same file. Errors:
+/// `errc::internal_error` when the file cannot be opened, cannot hold a WAL journal (":memory:",
+/// "") or is not a task database.
+[[nodiscard]] result<std::shared_ptr<task_store>> make_sqlite_task_store(
+    const sqlite_task_store_options& options);
+
+/// `make_sqlite_task_store({.path = path})`: durable across a crash of the process.
 [[nodiscard]] result<std::shared_ptr<task_store>> make_sqlite_task_store(const std::string& path);
 
 }  // namespace mcp

@@ -1,17 +1,26 @@
 // The SQLite task store alone (include/mcp/task_store.hpp, make_sqlite_task_store): durability
 // across reopening, two stores sharing one file, refusing a file that is not its own, upgrading
-// the first layout, an unopenable path. The contract both stores keep: task_store_test.cpp.
+// the first layout, an unopenable path; group commit (writes that queue during a commit share
+// the next transaction, one failing write does not fail the others, a transaction that cannot
+// start fails its writes), reads beside a waiting writer, and what a process killed with
+// SIGKILL acknowledged (tests/unit/task_store_writer.cpp). The contract every store keeps:
+// task_store_test.cpp.
 #include <mcp/task_store.hpp>
 
 #include <gtest/gtest.h>
 
+#include <csignal>
 #include <fstream>
 #include <latch>
+#include <map>
 #include <random>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "detail/sqlite_store_counts.hpp"
+#include "support/subprocess.hpp"
 #include "unit/task_store_fixture.hpp"
 #include <sqlite3.h>
 
@@ -186,6 +195,233 @@ TEST(task_store_sqlite, an_unopenable_path_is_an_error) {
   ASSERT_FALSE(s);
   EXPECT_TRUE(s.error().is(mcp::errc::internal_error));
   EXPECT_EQ(s.error().message.rfind("task store: ", 0), 0U) << s.error().message;
+}
+
+/// A connection of the test's own to a store's file (another process, as far as the store can
+/// tell: SQLite's file locks are the same).
+class raw_connection {
+ public:
+  explicit raw_connection(const std::string& path) {
+    if (sqlite3_open(path.c_str(), &db_) != SQLITE_OK) ADD_FAILURE() << sqlite3_errmsg(db_);
+  }
+  raw_connection(const raw_connection&) = delete;
+  raw_connection& operator=(const raw_connection&) = delete;
+  ~raw_connection() { sqlite3_close(db_); }
+  void exec(const char* sql) {
+    ASSERT_EQ(sqlite3_exec(db_, sql, nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db_);
+  }
+  std::string text(const char* sql) {
+    sqlite3_stmt* st = nullptr;
+    std::string out;
+    if (sqlite3_prepare_v2(db_, sql, -1, &st, nullptr) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW)
+      out = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    return out;
+  }
+
+ private:
+  sqlite3* db_ = nullptr;
+};
+
+mcp::detail::sqlite_task_store_counts counts(mcp::task_store& s) {
+  return mcp::detail::sqlite_task_store_counts_of(s).value();
+}
+
+/// Waits (up to 10 s) until `n` writes of `s` wait for their transaction.
+bool await_waiting(mcp::task_store& s, std::uint64_t n) {
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (counts(s).waiting < n) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(1ms);
+  }
+  return true;
+}
+
+TEST(task_store_sqlite, writes_that_queue_during_a_commit_share_the_next_transaction) {
+  const temp_db db;
+  auto store = open_store(db.path());
+  ASSERT_NE(store, nullptr);
+  ASSERT_TRUE(store->create(make_task("first")));
+  const auto before = counts(*store);
+  EXPECT_EQ(before.transactions, 1U);
+  EXPECT_EQ(before.writes, 1U);
+  // Another connection holds the file's write lock, so the writer's first transaction waits
+  // for it while 32 callers queue; two by two they create the same id.
+  raw_connection other(db.path());
+  other.exec("BEGIN IMMEDIATE");
+  constexpr int callers = 32;
+  std::vector<std::string> errors(callers);
+  std::vector<std::thread> pool;
+  for (int i = 0; i < callers; ++i) {
+    pool.emplace_back([&, i] {
+      auto t = make_task("t" + std::to_string(i / 2));
+      t.status_message = "by " + std::to_string(i);
+      const auto r = store->create(t);
+      if (!r) errors[static_cast<std::size_t>(i)] = r.error().message;
+    });
+  }
+  ASSERT_TRUE(await_waiting(*store, callers));
+  EXPECT_EQ(counts(*store).transactions, before.transactions);  // nothing committed yet
+  EXPECT_FALSE(store->get("t0", "alice").value().has_value());  // reads go on meanwhile
+  other.exec("COMMIT");
+  for (auto& t : pool) t.join();
+  const auto after = counts(*store);
+  EXPECT_EQ(after.writes - before.writes, static_cast<std::uint64_t>(callers));
+  EXPECT_EQ(after.waiting, 0U);
+  // The batch the writer took before the others arrived, then all the others in one.
+  EXPECT_GE(after.transactions - before.transactions, 1U);
+  EXPECT_LE(after.transactions - before.transactions, 2U);
+  // One of each pair won; the loser's error failed it alone.
+  for (int pair = 0; pair < callers / 2; ++pair) {
+    const auto& a = errors[static_cast<std::size_t>(2 * pair)];
+    const auto& b = errors[static_cast<std::size_t>(2 * pair + 1)];
+    EXPECT_TRUE(a.empty() != b.empty()) << a << " / " << b;
+    EXPECT_NE((a + b).find("exists"), std::string::npos) << a << b;
+    const auto t = store->get("t" + std::to_string(pair), "alice").value();
+    ASSERT_TRUE(t.has_value());
+    EXPECT_EQ(t->status_message, "by " + std::to_string(a.empty() ? 2 * pair : 2 * pair + 1));
+  }
+  // Updates batch the same way, and each caller gets its own task back.
+  other.exec("BEGIN IMMEDIATE");
+  std::vector<std::optional<task_record>> updated(callers / 2);
+  pool.clear();
+  for (int i = 0; i < callers / 2; ++i) {
+    pool.emplace_back([&, i] {
+      updated[static_cast<std::size_t>(i)] =
+          store
+              ->update(
+                  "t" + std::to_string(i), "alice",
+                  {.status = task_status::completed, .payload = result_payload(std::to_string(i))})
+              .value();
+    });
+  }
+  ASSERT_TRUE(await_waiting(*store, callers / 2));
+  other.exec("COMMIT");
+  for (auto& t : pool) t.join();
+  EXPECT_LE(counts(*store).transactions - after.transactions, 2U);
+  for (int i = 0; i < callers / 2; ++i) {
+    const auto& u = updated[static_cast<std::size_t>(i)];
+    ASSERT_TRUE(u.has_value());
+    EXPECT_EQ(u->id, "t" + std::to_string(i));
+    EXPECT_EQ(u->payload, result_payload(std::to_string(i)));
+    expect_same(store->get(u->id, "alice").value().value(), *u);
+  }
+}
+
+TEST(task_store_sqlite, a_transaction_that_cannot_start_fails_its_writes_and_stores_none) {
+  const temp_db db;
+  auto opened = mcp::make_sqlite_task_store({.path = db.path(), .busy_timeout = 50ms});
+  ASSERT_TRUE(opened) << opened.error().message;
+  auto store = *opened;
+  ASSERT_TRUE(store->create(make_task("kept")));
+  raw_connection other(db.path());
+  other.exec("BEGIN IMMEDIATE");
+  const auto r = store->create(make_task("refused"));
+  ASSERT_FALSE(r);
+  EXPECT_TRUE(r.error().is(mcp::errc::internal_error));
+  EXPECT_EQ(r.error().message.rfind("task store: ", 0), 0U) << r.error().message;
+  const auto u = store->update("kept", "alice", {.status = task_status::completed});
+  ASSERT_FALSE(u);
+  EXPECT_TRUE(store->get("kept", "alice").value().has_value());  // reads still work
+  other.exec("COMMIT");
+  EXPECT_FALSE(store->get("refused", "alice").value().has_value());
+  EXPECT_EQ(store->get("kept", "alice").value()->status, task_status::working);
+  ASSERT_TRUE(store->create(make_task("refused")));  // the store goes on
+  EXPECT_EQ(store->update("kept", "alice", {.status = task_status::completed}).value()->status,
+            task_status::completed);
+}
+
+TEST(task_store_sqlite, a_path_that_cannot_hold_a_wal_journal_is_refused) {
+  for (const char* path : {":memory:", ""}) {
+    const auto s = mcp::make_sqlite_task_store(path);
+    ASSERT_FALSE(s) << path;
+    EXPECT_TRUE(s.error().is(mcp::errc::internal_error));
+    EXPECT_NE(s.error().message.find("WAL"), std::string::npos) << s.error().message;
+  }
+}
+
+/// Runs two mcp_task_store_writer processes on one fresh file at `durability`, kills both with
+/// SIGKILL once they have acknowledged a few thousand writes, and checks that everything they
+/// acknowledged is there.
+void kill_the_writers_and_check(const char* durability) {
+  const temp_db db;
+  std::vector<std::unique_ptr<mcp::test::subprocess>> children;
+  for (const char* prefix : {"a", "b"}) {
+    children.push_back(std::make_unique<mcp::test::subprocess>(
+        std::vector<std::string>{MCP_TASK_STORE_WRITER, db.path(), durability, prefix}));
+    ASSERT_TRUE(children.back()->started());
+  }
+  std::set<std::string> created, completed;
+  const auto note = [&](const std::string& line) {
+    if (line.rfind("created ", 0) == 0) created.insert(line.substr(8));
+    if (line.rfind("completed ", 0) == 0) completed.insert(line.substr(10));
+  };
+  while (completed.size() < 2000) {
+    for (auto& child : children) {
+      const auto line = child->read_line(20s);
+      ASSERT_TRUE(line.has_value()) << "a writer stopped: " << child->drain_stderr();
+      note(*line);
+    }
+  }
+  for (auto& child : children) ::kill(child->pid(), SIGKILL);
+  for (auto& child : children) {
+    ASSERT_EQ(child->wait(), 128 + SIGKILL);
+    while (auto line = child->read_line(2s)) note(*line);  // what it said before it died
+  }
+
+  raw_connection raw(db.path());
+  EXPECT_EQ(raw.text("PRAGMA integrity_check"), "ok");
+  auto store = open_store(db.path());
+  ASSERT_NE(store, nullptr);
+  for (const auto& id : created) {
+    const auto t = store->get(id, "alice").value();
+    ASSERT_TRUE(t.has_value()) << "acknowledged, then lost: " << id;
+    if (completed.count(id) != 0) {
+      EXPECT_EQ(t->status, task_status::completed) << id;
+      EXPECT_EQ(t->payload.at("result").at("content").at(0).at("text"), id.c_str());
+    }
+  }
+  // Writes in flight at the kill are there or not, whole: a task is working or completed.
+  const auto left = store->unfinished().value();
+  for (const auto& t : left) EXPECT_EQ(completed.count(t.id), 0U) << t.id;
+}
+
+TEST(task_store_sqlite, what_killed_processes_acknowledged_is_in_the_file) {
+  kill_the_writers_and_check("normal");
+}
+
+TEST(task_store_sqlite, what_killed_processes_acknowledged_is_in_the_file_at_full) {
+  kill_the_writers_and_check("full");
+}
+
+TEST(task_store_sqlite, the_wal_is_checkpointed_beside_the_writes_and_stays_bounded) {
+  const temp_db db;
+  auto store = open_store(db.path());
+  ASSERT_NE(store, nullptr);
+  // About 5 pages a round trip: 8,000 round trips append some 40,000 pages (160 MB) to the WAL.
+  std::vector<std::thread> pool;
+  std::vector<std::string> errors(4);
+  for (int w = 0; w < 4; ++w) {
+    pool.emplace_back([&, w] {
+      for (int i = 0; i < 2000; ++i) {
+        const std::string id = "t" + std::to_string(w) + "-" + std::to_string(i);
+        auto r = store->create(make_task(id));
+        auto u = store->update(id, "alice", {.status = task_status::completed});
+        if (!r || !u)
+          errors[static_cast<std::size_t>(w)] = !r ? r.error().message : u.error().message;
+      }
+    });
+  }
+  for (auto& t : pool) t.join();
+  for (const auto& e : errors) EXPECT_EQ(e, "");
+  const auto c = counts(*store);
+  EXPECT_GE(c.checkpoints, 4U);
+  EXPECT_LE(c.transactions, 16000U);
+  // Past 4,000 pages (16 MB) a checkpoint starts the WAL over; it grows beyond that only by
+  // what is appended while a checkpoint runs, far below what was written.
+  EXPECT_LT(std::filesystem::file_size(db.path() + "-wal"), std::uintmax_t{64} << 20U);
+  EXPECT_EQ(store->list("alice", "", 10000).value().tasks.size(), 8000U);
 }
 
 }  // namespace

@@ -1,0 +1,116 @@
+// Internal: the SQLite task store's table (task_store_sqlite.cpp) — its layout, reading a task
+// from a row, the `input` column, and a connection that only reads with its statements.
+#pragma once
+
+#include <mcp/json.hpp>
+#include <mcp/task_store.hpp>
+
+#include <boost/json/serialize.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "detail/sqlite.hpp"
+#include "detail/task_store_common.hpp"
+
+namespace mcp::detail::sqlite {
+
+/// `PRAGMA application_id` of a task database ("MCPT").
+constexpr int application_id = 0x4d435054;
+/// `PRAGMA user_version`: the layout of the tasks table. Version 1 had no `input` and `rerun`
+/// columns; a version 1 file is upgraded when it is opened.
+constexpr int schema_version = 2;
+
+constexpr std::string_view create_sql =
+    "CREATE TABLE tasks (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, "
+    "owner TEXT NOT NULL, status TEXT NOT NULL, status_message TEXT NOT NULL, "
+    "created_ms INTEGER NOT NULL, updated_ms INTEGER NOT NULL, ttl_ms INTEGER, poll_ms INTEGER, "
+    "method TEXT NOT NULL, payload TEXT NOT NULL, input TEXT NOT NULL DEFAULT '{}', "
+    "rerun TEXT NOT NULL DEFAULT '{}');"
+    "CREATE INDEX tasks_owner_seq ON tasks (owner, seq);";
+
+/// What `read_head` and `read_body` read, in this order (`rerun` only for `unfinished`).
+constexpr std::string_view task_columns =
+    "SELECT seq, id, owner, status, status_message, created_ms, updated_ms, ttl_ms, poll_ms, "
+    "method, payload, input FROM tasks ";
+constexpr std::string_view task_columns_with_rerun =
+    "SELECT seq, id, owner, status, status_message, created_ms, updated_ms, ttl_ms, poll_ms, "
+    "method, payload, input, rerun FROM tasks ";
+constexpr std::string_view select_sql = "WHERE id = ?1 AND owner = ?2";
+
+/// The JSON object stored in column `col` of the current row (`what` names it in errors).
+inline json::object read_object(const run& r, int col, const char* what) {
+  auto v = parse_json(r.text_view(col), json_limits{std::numeric_limits<std::size_t>::max(), 1024});
+  if (!v || !v->is_object())
+    throw failure{std::string("task store: a stored task has a corrupt ") + what};
+  return std::move(v->as_object());
+}
+
+/// The `input` column of a task: its pending request and the answer, as one object.
+inline std::string input_column(const json::object& request, const json::object& response) {
+  json::object o;
+  if (!request.empty()) o["request"] = request;
+  if (!response.empty()) o["response"] = response;
+  return boost::json::serialize(o);
+}
+
+/// The task in the current row without its JSON columns (payload, input, rerun), and its
+/// sequence number.
+inline std::pair<std::int64_t, task_record> read_head(const run& r) {
+  task_record t;
+  const auto status = task_status_from_string(r.text_view(3));
+  if (!status) throw failure{"task store: a stored task has an unknown status"};
+  t.id = r.text(1);
+  t.owner = r.text(2);
+  t.status = *status;
+  t.status_message = r.text(4);
+  t.created_at = detail::from_epoch_ms(r.integer(5));
+  t.last_updated_at = detail::from_epoch_ms(r.integer(6));
+  if (!r.is_null(7)) t.ttl = std::chrono::milliseconds(r.integer(7));
+  if (!r.is_null(8)) t.poll_interval = std::chrono::milliseconds(r.integer(8));
+  t.method = r.text(9);
+  return {r.integer(0), std::move(t)};
+}
+
+/// Adds the JSON columns of the current row to `t` (`rerun` too with `task_columns_with_rerun`).
+inline void read_body(const run& r, task_record& t, bool with_rerun = false) {
+  t.payload = read_object(r, 10, "payload");
+  json::object input = read_object(r, 11, "input");
+  const auto part = [&](const char* key) {
+    auto* v = input.if_contains(key);
+    return v != nullptr && v->is_object() ? std::move(v->get_object()) : json::object{};
+  };
+  t.input_request = part("request");
+  t.input_response = part("response");
+  if (with_rerun) t.rerun = read_object(r, 12, "rerun");
+}
+
+/// A connection that only reads, and its statements. Used by one thread at a time.
+struct reader {
+  reader(const std::string& path, std::chrono::milliseconds busy_timeout)
+      : db(open_reading(path, busy_timeout)),
+        select(db.get(), std::string(task_columns) + std::string(select_sql)),
+        list(db.get(), std::string(task_columns) +
+                           "WHERE owner = ?1 AND seq > ?2 AND "
+                           "(ttl_ms IS NULL OR created_ms + ttl_ms > ?3) ORDER BY seq LIMIT ?4"),
+        max_seq(db.get(),
+                "SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'tasks'), 0)"),
+        unfinished(db.get(), std::string(task_columns_with_rerun) +
+                                 "WHERE status IN ('working', 'input_required') AND "
+                                 "(ttl_ms IS NULL OR created_ms + ttl_ms > ?1) ORDER BY seq") {}
+
+  static db_ptr open_reading(const std::string& path, std::chrono::milliseconds busy_timeout) {
+    auto db = open(path, busy_timeout, SQLITE_OPEN_READWRITE);
+    exec(db.get(), "PRAGMA query_only=1");
+    return db;
+  }
+
+  db_ptr db;  // first: closed after the statements are finalized
+  statement select, list, max_seq, unfinished;
+};
+
+}  // namespace mcp::detail::sqlite
