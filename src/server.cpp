@@ -54,8 +54,8 @@ server_core::server_core(server_options o)
   resources = std::make_shared<resources_feature>(*this);
   prompts = std::make_shared<prompts_feature>(*this);
   auto completion = std::make_shared<completion_feature>(*this, *resources, *prompts);
-  tasks = std::make_shared<tasks_feature>(*this);
   listens = std::make_shared<listen_feature>(*this);
+  tasks = std::make_shared<tasks_feature>(*this, listens);
   features = {tools, logging, resources, prompts, completion, tasks, listens};
 }
 

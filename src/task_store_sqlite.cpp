@@ -39,6 +39,7 @@
 
 #include <boost/json/serialize.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -49,6 +50,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -106,7 +108,19 @@ class sqlite_task_store final : public task_store {
       : path_(o.path),
         busy_timeout_(o.busy_timeout),
         db_(sq::open(o.path, o.busy_timeout, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)) {
-    init_file(o.durability);
+    // Processes opening a new file at once race to put it in WAL mode, and SQLite answers some
+    // of those races with SQLITE_BUSY at once rather than through the busy handler.
+    const auto give_up = std::chrono::steady_clock::now() + o.busy_timeout;
+    for (auto pause = std::chrono::milliseconds(1);;
+         pause = std::min(pause * 2, std::chrono::milliseconds(50))) {
+      try {
+        init_file(o.durability);
+        break;
+      } catch (const failure& f) {
+        if (f.code != SQLITE_BUSY || std::chrono::steady_clock::now() + pause > give_up) throw;
+        std::this_thread::sleep_for(pause);
+      }
+    }
     sqlite3* db = db_.get();
     insert_.emplace(
         db,

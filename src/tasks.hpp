@@ -33,6 +33,7 @@
 namespace mcp::detail {
 
 class server_core;
+class listen_feature;
 class server_session_impl;
 class call_state;
 
@@ -50,8 +51,9 @@ class result_waiter final : public inbound_request {
 class tasks_feature final : public feature, public std::enable_shared_from_this<tasks_feature> {
  public:
   /// Registers tasks/get, tasks/result, tasks/list and tasks/cancel with `core` (which owns
-  /// this feature).
-  explicit tasks_feature(server_core& core);
+  /// this feature). Task changes go to `listens` (2026-07-28 listeners), held here because a task
+  /// may finish on a pool thread while the server is being destroyed.
+  tasks_feature(server_core& core, std::shared_ptr<listen_feature> listens);
 
   /// Once (the first session opens): the tasks the store holds unfinished from an earlier
   /// process run again when their tool has `rerun_after_restart`, and are failed otherwise.
@@ -150,6 +152,7 @@ class tasks_feature final : public feature, public std::enable_shared_from_this<
   void drop_inputs(live_task& live, const std::string& why);
 
   server_core& core_;
+  std::shared_ptr<listen_feature> listens_;
   std::shared_ptr<task_store> store_;
   std::mutex mu_;
   std::unordered_map<std::string, live_task> live_;

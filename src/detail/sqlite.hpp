@@ -17,11 +17,13 @@ namespace mcp::detail::sqlite {
 /// A storage failure inside the store; turned into an `errc::internal_error` at the API edge.
 struct failure {
   std::string message;
+  int code = SQLITE_ERROR;  ///< SQLite's primary result code
 };
 
 [[noreturn]] inline void fail(sqlite3* db) {
-  throw failure{std::string("task store: ") +
-                (db != nullptr ? sqlite3_errmsg(db) : "out of memory")};
+  throw failure{
+      std::string("task store: ") + (db != nullptr ? sqlite3_errmsg(db) : "out of memory"),
+      db != nullptr ? (sqlite3_errcode(db) & 0xff) : SQLITE_NOMEM};
 }
 
 struct db_closer {

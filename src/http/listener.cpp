@@ -188,8 +188,11 @@ void http_server::start() {
   m.acceptor.set_option(net::socket_base::reuse_address(true));
   m.acceptor.bind(ep);
   m.acceptor.listen(net::socket_base::max_listen_connections);
-  m.port = m.acceptor.local_endpoint().port();
-  m.host = address.is_v6() ? "[" + address.to_string() + "]" : address.to_string();
+  {  // read by port() and url() on any thread
+    std::lock_guard lock(m.mu);
+    m.port = m.acceptor.local_endpoint().port();
+    m.host = address.is_v6() ? "[" + address.to_string() + "]" : address.to_string();
+  }
   m.handler.set_bound(address.is_loopback());
   // The acceptor and the sweeps run on loop 0 (its strand, on the application's io_context).
   net::dispatch(m.loops[0]->exec, [&m] {
@@ -345,9 +348,13 @@ bool set_listen_address(http_server_options& opts, std::string_view address) {
   return true;
 }
 
-std::uint16_t http_server::port() const { return impl_->port; }
+std::uint16_t http_server::port() const {
+  std::lock_guard lock(impl_->mu);
+  return impl_->port;
+}
 
 std::string http_server::url() const {
+  std::lock_guard lock(impl_->mu);
   return (impl_->tls ? "https://" : "http://") + impl_->host + ":" + std::to_string(impl_->port) +
          impl_->opts.path;
 }
