@@ -1,5 +1,6 @@
-// The tasks feature: task-augmented tools/call, tasks/get|result|list|cancel and
-// notifications/tasks/status over a task_store (see tasks.hpp).
+// The tasks feature: task-augmented tools/call, the running and ending of tasks and
+// notifications/tasks/status over a task_store (see tasks.hpp); the 2025-11-25 tasks/* methods
+// are in tasks_methods.cpp, the 2026-07-28 extension's in tasks_ext.cpp.
 #include "tasks.hpp"
 
 #include <algorithm>
@@ -28,17 +29,6 @@ sys_clock::time_point now_ms() {
   return std::chrono::time_point_cast<std::chrono::milliseconds>(sys_clock::now());
 }
 
-/// `params.taskId` as a string, or the -32602 to answer.
-result<std::string> task_id_of(const jsonrpc::request& req) {
-  const auto* id = req.params.if_contains("taskId");
-  if (!id || !id->is_string()) return invalid_params(req.method + " needs a string \"taskId\"");
-  return std::string(id->get_string());
-}
-
-error not_found(const std::string& id) {
-  return invalid_params("Task not found: \"" + id + "\" (unknown, expired, or not yours)");
-}
-
 /// `{"_meta": {related-task: {taskId}}}` merged into `params` (notifications, requests, the
 /// tasks/result answer).
 void add_related_task(json::object& params, const std::string& id) {
@@ -64,15 +54,14 @@ json::object error_payload(const error& e) {
   return json::object{{"error", std::move(err)}};
 }
 
-/// Cancels task `id`: its tasks/result is -32602 saying so.
-task_update cancelled(const std::string& id, std::string message) {
+}  // namespace
+
+task_update cancelled_task(const std::string& id, std::string message) {
   return {.status = task_status::cancelled,
           .status_message = std::move(message),
           .payload =
               error_payload(invalid_params("Task \"" + id + "\" was cancelled: it has no result"))};
 }
-
-}  // namespace
 
 json::object task_json(const task_record& t) {
   json::object o;
@@ -351,7 +340,7 @@ bool tasks_feature::become_task(call_state& call) {
   }
   // From here the task, not the tools/call request, is what can be cancelled (tasks/cancel).
   if (!s->untrack(call)) {  // cancelled meanwhile, or the session ended
-    (void)store_->update(rec.id, owner, cancelled(rec.id, "Cancelled before it started"));
+    (void)store_->update(rec.id, owner, cancelled_task(rec.id, "Cancelled before it started"));
     return false;
   }
   bool purge = false;
@@ -537,114 +526,6 @@ void tasks_feature::announce(const task_record& t,
   auto s = session.lock();
   if (!s || !s->initialized() || s->modern()) return;
   s->send(jsonrpc::encode_notification("notifications/tasks/status", task_json(t)));
-}
-
-result<task_record> tasks_feature::lookup(server_session_impl& s, const jsonrpc::request& req) {
-  auto id = task_id_of(req);
-  if (!id) return id.error();
-  auto t = store_->get(*id, s.task_owner());
-  if (!t) return error{errc::internal_error, t.error().message};
-  if (!*t) return not_found(*id);
-  return std::move(**t);
-}
-
-void tasks_feature::get(server_session_impl& s, jsonrpc::request&& req) {
-  auto t = lookup(s, req);
-  if (!t) return s.reply_error(req.id, t.error());
-  s.reply(req.id, task_json(*t));
-}
-
-void tasks_feature::get_result(server_session_impl& s, jsonrpc::request&& req) {
-  auto t = lookup(s, req);
-  if (!t) return s.reply_error(req.id, t.error());
-  const std::string owner = s.task_owner();
-  const std::string id = t->id;
-  auto w = std::make_shared<result_waiter>(req.id, s.self(), id);
-  if (!s.track(w)) return;
-  if (is_terminal(t->status)) return answer(w, *t);
-  bool running_here = false;
-  {
-    std::lock_guard lock(mu_);
-    if (auto it = live_.find(id); it != live_.end()) {
-      std::erase_if(it->second.waiters, [](const auto& x) { return x->answered.load(); });
-      it->second.waiters.push_back(w);
-      running_here = true;
-    }
-  }
-  if (running_here) waiter_added_.notify_all();
-  if (!running_here) return watch_foreign(std::move(w), owner);
-  // The task may have ended between the read and the registration: read once more.
-  auto again = store_->get(id, owner);
-  if (again && *again && is_terminal((*again)->status)) answer(w, **again);
-}
-
-void tasks_feature::watch_foreign(std::shared_ptr<result_waiter> w, std::string owner) {
-  auto t = store_->get(w->task_id, owner);
-  if (!t || !*t) {
-    auto s = w->session.lock();
-    if (s && !w->answered.exchange(true) && s->untrack(*w)) {
-      s->reply_error(w->id(),
-                     t ? not_found(w->task_id) : error{errc::internal_error, t.error().message});
-    }
-    return;
-  }
-  if (is_terminal((*t)->status)) return answer(w, **t);
-  if (w->cancelled() || w->session.expired()) return;
-  std::weak_ptr<tasks_feature> self = weak_from_this();
-  schedule_timer(clock::now() + core_.opts.task_poll_interval,
-                 [self, w = std::move(w), owner = std::move(owner)]() mutable {
-                   if (auto f = self.lock()) {
-                     f->core_.exec->post([f, w = std::move(w), owner = std::move(owner)] {
-                       f->watch_foreign(w, owner);
-                     });
-                   }
-                 });
-}
-
-void tasks_feature::list(server_session_impl& s, jsonrpc::request&& req) {
-  if (s.shared_task_owner()) {
-    return s.reply_error(req.id, error{errc::method_not_found,
-                                       "tasks/list is not offered: callers are not told apart "
-                                       "here, so a list would show other callers' tasks"});
-  }
-  std::string cursor;
-  if (const auto* c = req.params.if_contains("cursor"); c && !c->is_null()) {
-    if (!c->is_string()) return s.reply_error(req.id, invalid_params("cursor must be a string"));
-    cursor = std::string(c->get_string());
-  }
-  auto page = store_->list(s.task_owner(), cursor, core_.opts.page_size);
-  if (!page) return s.reply_error(req.id, page.error());
-  json::array tasks;
-  tasks.reserve(page->tasks.size());
-  for (const auto& t : page->tasks) tasks.push_back(task_json(t));
-  json::object out{{"tasks", std::move(tasks)}};
-  if (!page->next_cursor.empty()) out["nextCursor"] = page->next_cursor;
-  s.reply(req.id, out);
-}
-
-void tasks_feature::cancel(server_session_impl& s, jsonrpc::request&& req) {
-  auto t = lookup(s, req);
-  if (!t) return s.reply_error(req.id, t.error());
-  const std::string owner = s.task_owner();
-  const std::string* id = &t->id;
-  const auto refuse_terminal = [&](const task_record& r) {
-    s.reply_error(req.id,
-                  invalid_params("Task \"" + *id + "\" is already " +
-                                 std::string(to_string(r.status)) + " and cannot be cancelled"));
-  };
-  if (is_terminal(t->status)) return refuse_terminal(*t);
-  auto stored = store_->update(*id, owner, cancelled(*id, "Cancelled by the requestor"));
-  if (!stored) return s.reply_error(req.id, error{errc::internal_error, stored.error().message});
-  if (!*stored) return s.reply_error(req.id, not_found(*id));
-  if ((*stored)->status != task_status::cancelled) return refuse_terminal(**stored);
-  auto live = take_live(*id);
-  if (live) {
-    if (auto call = live->call.lock()) call->stop_source().request_stop();
-  }
-  s.reply(req.id, task_json(**stored));  // cancelled before the answer, as the spec asks
-  if (!live) return announce(**stored, s.self());
-  announce(**stored, live->session);
-  for (const auto& w : live->waiters) answer(w, **stored);
 }
 
 }  // namespace mcp::detail

@@ -162,6 +162,8 @@ class tasks_feature final : public feature, public std::enable_shared_from_this<
   std::condition_variable_any waiter_added_;  ///< with mu_: a tasks/result registered
 };
 
+/// The update that cancels task `id`: its result is a -32602 saying so.
+[[nodiscard]] task_update cancelled_task(const std::string& id, std::string message);
 /// The Task object of `t` as sent on the wire (tasks/get, CreateTaskResult, notifications).
 [[nodiscard]] json::object task_json(const task_record& t);
 /// 2026-07-28: the flat Task fields of `t` (`ttlMs`, `pollIntervalMs`), and the DetailedTask
