@@ -15,6 +15,8 @@
 //   demo_server --policy FILE        a tool policy (mcp/policy.hpp), reloaded when the file changes
 //   demo_server --audit FILE         one JSON line per tool call (mcp/audit.hpp)
 //   demo_server --http … --tls-cert CERT.pem KEY.pem   serve HTTPS
+//   demo_server --metrics 127.0.0.1:9464   Prometheus metrics at http://127.0.0.1:9464/metrics
+//   demo_server --otlp http://127.0.0.1:4318   spans and metrics to an OpenTelemetry collector
 //
 // Tools: echo (the benchmark tool), forecast (typed, structured output), make_image,
 // make_audio, embedded_resource, related_links, slow_count (progress and cancellation),
@@ -37,6 +39,7 @@
 #include <vector>
 
 #include "media_fixtures.hpp"
+#include "observe_main.hpp"
 #include "serve_main.hpp"
 #include <malloc.h>
 
@@ -331,6 +334,8 @@ int main(int argc, char** argv) {
   std::vector<std::string> required_scopes;
   std::string policy_file;
   std::string audit_file;
+  std::string metrics_listen;
+  std::string otlp_url;
   for (int i = 1; i < argc; ++i) {
     const std::string_view a = argv[i];
     if (a == "--page-size" && i + 1 < argc) {
@@ -367,6 +372,10 @@ int main(int argc, char** argv) {
       policy_file = argv[++i];
     } else if (a == "--audit" && i + 1 < argc) {
       audit_file = argv[++i];
+    } else if (a == "--metrics" && i + 1 < argc) {
+      metrics_listen = argv[++i];
+    } else if (a == "--otlp" && i + 1 < argc) {
+      otlp_url = argv[++i];
     } else if (a == "--help" || a == "-h") {
       std::fprintf(
           stderr,
@@ -376,7 +385,8 @@ int main(int argc, char** argv) {
           "                   [--task-store FILE|:memory:]  (default: "
           "$XDG_STATE_HOME/mcp-cpp-demo/tasks.db)\n"
           "                   [--jwks FILE|URL --issuer ISS --audience AUD [--scope S]...]\n"
-          "                   [--policy FILE] [--audit FILE] [--tls-cert CERT.pem KEY.pem]\n");
+          "                   [--policy FILE] [--audit FILE] [--tls-cert CERT.pem KEY.pem]\n"
+          "                   [--metrics HOST:PORT] [--otlp URL]\n");
       return 0;
     } else {
       std::fprintf(stderr, "demo_server: unknown argument %s (try --help)\n", argv[i]);
@@ -408,6 +418,8 @@ int main(int argc, char** argv) {
   }
   auto tasks = demo::open_task_store(task_store);
   if (!tasks) return 2;
+  examples::observation observation;
+  if (!observation.start(metrics_listen, otlp_url, "mcp-cpp-demo", "demo_server")) return 2;
   mcp::server server({.info = {.name = "mcp-cpp-demo",
                                .version = "0.1.0",
                                .title = "mcp-cpp demo server",
@@ -415,7 +427,8 @@ int main(int argc, char** argv) {
                       .instructions = "Call echo to test the connection; forecast returns "
                                       "structured data; slow_count reports progress.",
                       .page_size = page_size == 0 ? 100 : page_size,
-                      .task_store = std::move(tasks)});
+                      .task_store = std::move(tasks),
+                      .observer = observation.observer()});
   try {
     if (!audit_file.empty()) {
       server.use(mcp::audit({.sink = mcp::audit_file({.path = audit_file})}));

@@ -38,6 +38,7 @@ class record {
       line_ += to_json_string(call.arguments());
     }
     if (const auto task = call.context().task_id(); !task.empty()) member("task", task);
+    if (auto trace = call.context().trace_id(); !trace.empty()) member("trace_id", trace);
   }
   record(const record&) = delete;
   record& operator=(const record&) = delete;

@@ -57,12 +57,17 @@ result<json::object> client_session::initialize(const request_options& opts) {
   if (!r) return r;
   if (const auto* v = r->if_contains("protocolVersion"); v != nullptr && v->is_string()) {
     impl_->conn().set_protocol_version(v->get_string());
+    if (!impl_->version_known.load()) {
+      impl_->version = std::string(v->get_string());
+      impl_->version_known.store(true);
+    }
   }
   {
     std::lock_guard lock(impl_->mu);
     impl_->server_result = *r;
   }
   notify("notifications/initialized");
+  impl_->observe_session_start();
   return r;
 }
 

@@ -16,8 +16,17 @@ namespace mcp {
 
 struct client_session::impl final : detail::peer {
   impl(std::shared_ptr<connection> conn, client_options o)
-      : peer(std::move(conn), o.limits), opts(std::move(o)) {}
+      : peer(std::move(conn), o.limits), opts(std::move(o)) {
+    if (opts.observer) set_observer(opts.observer, observe::kind::client);
+  }
   ~impl() override { close_peer(); }
+
+  /// The negotiated version (for observation), written once before `version_known` is set.
+  std::string version;
+  std::atomic<bool> version_known{false};
+  [[nodiscard]] std::string_view observed_version() const noexcept override {
+    return version_known.load() ? std::string_view(version) : std::string_view{};
+  }
 
   client_options opts;
   std::mutex mu;

@@ -108,6 +108,13 @@ std::stop_token request_context::stop_token() const noexcept {
   return state_->stop_source().get_token();
 }
 
+std::string request_context::trace_id() const {
+  auto s = state_->session();
+  if (!s || s->observer() == nullptr) return {};
+  const auto t = s->trace_of(state_->id());
+  return t.valid() ? t.trace_id_hex() : std::string{};
+}
+
 void request_context::progress(double value, std::optional<double> total,
                                std::string_view message) const {
   auto params = state_->next_progress(value, total, message);

@@ -51,8 +51,14 @@ void peer::on_invalid(const error& e, const std::optional<jsonrpc::request_id>& 
 
 void peer::dispatch(jsonrpc::message&& m) {
   if (auto* rq = std::get_if<jsonrpc::request>(&m)) {
+    if (obs_) [[unlikely]] {
+      observe_request(*rq);
+    }
     on_request(std::move(*rq));
   } else if (auto* n = std::get_if<jsonrpc::notification>(&m)) {
+    if (obs_) [[unlikely]] {
+      observe_notification(*n);
+    }
     if (auto id = jsonrpc::cancelled_request(n->method, n->params)) {
       on_cancelled(*id);
     } else if (n->method == "notifications/progress") {
@@ -128,6 +134,9 @@ bool peer::untrack(const inbound_request& r) {
 }
 
 void peer::send_final(const jsonrpc::request_id& id, std::string message) {
+  if (obs_) [[unlikely]] {
+    observe_answer(id, message);
+  }
   std::string batch;
   if (settle_batched(id, &message, batch)) {
     if (!batch.empty()) send(std::move(batch));
@@ -147,6 +156,9 @@ void peer::reply_error(const jsonrpc::request_id& id, const error& e) {
 
 void peer::send(std::string message, const jsonrpc::request_id* related) {
   if (closed_.load()) return;
+  if (obs_) [[unlikely]] {
+    observe_sent(message);
+  }
   conn_->send(std::move(message), send_context{.related_request = related});
 }
 
@@ -191,6 +203,9 @@ void peer::on_cancelled(const jsonrpc::request_id& id) {
   }
   r->cancelled_.store(true);
   r->stop_.request_stop();
+  if (obs_) [[unlikely]] {
+    observe_inbound_end(id, "cancelled");
+  }
   std::string batch;  // the cancelled request leaves its batch slot unanswered
   if (settle_batched(id, nullptr, batch) && !batch.empty()) send(std::move(batch));
 }
@@ -215,6 +230,18 @@ std::int64_t peer::request_async(std::string_view method, json::object params,
     }
     id = next_id_++;
     outbound o;
+    if (obs_) [[unlikely]] {
+      lock.unlock();  // the observer runs without the peer's lock
+      o.span = observe_outbound(method, params, opts.related, id);
+      lock.lock();
+      if (closed_.load()) {  // closed meanwhile: the close did not see this request
+        lock.unlock();
+        result<json::object> closed = closed_error();
+        observe_outbound_end(o, closed);
+        done(std::move(closed));
+        return 0;
+      }
+    }
     o.done = std::move(done);
     o.method = std::string(method);
     o.timeout = opts.timeout;
@@ -280,9 +307,11 @@ void peer::expire(std::int64_t id) {
   // ends that exchange at the cancellation, and the waiter must not wait for that message.
   const bool hard = o.hard_deadline <= o.deadline;
   const auto limit = hard ? o.max_total : o.timeout;
-  o.done(error{errc::request_timeout, o.method + " got no answer within " +
-                                          std::to_string(limit.count()) + " ms" +
-                                          (hard ? " (its hard maximum)" : "")});
+  result<json::object> timed_out = error{
+      errc::request_timeout, o.method + " got no answer within " + std::to_string(limit.count()) +
+                                 " ms" + (hard ? " (its hard maximum)" : "")};
+  if (o.span) observe_outbound_end(o, timed_out);
+  o.done(std::move(timed_out));
   send_cancellation(id, "timed out");
 }
 
@@ -323,6 +352,7 @@ bool peer::finish_outbound(std::int64_t id, result<json::object> outcome) {
     outbound_.erase(it);
   }
   if (o.timer != 0) cancel_timer(o.timer);
+  if (o.span) observe_outbound_end(o, outcome);
   o.done(std::move(outcome));
   return true;
 }
@@ -373,6 +403,9 @@ void peer::close_peer() {
   for (auto& [id, r] : in) {
     r->cancelled_.store(true);
     r->stop_.request_stop();
+  }
+  if (obs_) [[unlikely]] {
+    observe_close(out);
   }
   for (auto& [id, o] : out) {
     if (o.timer != 0) cancel_timer(o.timer);

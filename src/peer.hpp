@@ -6,13 +6,17 @@
 //     the request (its stop token fires) and its answer is dropped, a batch slot is settled;
 //   - outgoing requests: ids, pending answers, timeouts that progress may reset plus a hard
 //     maximum, then `notifications/cancelled`; progress routed to the request's callback;
-//   - close: every waiter fails with `connection_closed`, every request in flight is stopped.
+//   - close: every waiter fails with `connection_closed`, every request in flight is stopped;
+//   - observation (mcp/observe.hpp, peer_observe.cpp): when an observer is set, every request
+//     and notification sent or received is reported, trace context is read from incoming
+//     `_meta` and written into outgoing requests' `_meta`.
 // The faces add lifecycle and methods. The core knows no MCP method other than the two
 // notifications of the base protocol it implements (cancelled, progress).
 #pragma once
 
 #include <mcp/detail/unique_function.hpp>
 #include <mcp/jsonrpc.hpp>
+#include <mcp/observe.hpp>
 #include <mcp/transport.hpp>
 
 #include <atomic>
@@ -138,7 +142,25 @@ class peer : public std::enable_shared_from_this<peer> {
   [[nodiscard]] const std::shared_ptr<connection>& conn_ptr() const noexcept { return conn_; }
   [[nodiscard]] std::size_t requests_in_flight() const;
 
+  // ---- observation (peer_observe.cpp) ----
+
+  /// Reports what this peer sends and receives to `o` as endpoint `side`. Call once, before
+  /// messages flow (not thread-safe against them). Null: nothing is reported (the default; one
+  /// predictable branch per message).
+  void set_observer(std::shared_ptr<observe::observer> o, observe::kind side);
+  /// Reports the session's start (its protocol version is known now); `close_peer` ends it.
+  /// Once; thread-safe.
+  void observe_session_start();
+  /// The trace context incoming request `id` runs in (for log lines and the audit); invalid
+  /// when nothing traces it. Thread-safe.
+  [[nodiscard]] observe::trace_context trace_of(const jsonrpc::request_id& id) const;
+  /// The observer, or null.
+  [[nodiscard]] observe::observer* observer() const noexcept { return obs_.get(); }
+
  protected:
+  /// The negotiated protocol version, for observation; empty while unknown. Thread-safe.
+  [[nodiscard]] virtual std::string_view observed_version() const noexcept { return {}; }
+
   /// A request (not a response) arrived. The face answers it, now or later.
   virtual void on_request(jsonrpc::request&& r) = 0;
   /// A notification arrived (after the core handled cancelled and progress).
@@ -160,6 +182,7 @@ class peer : public std::enable_shared_from_this<peer> {
     std::chrono::milliseconds max_total{0};
     bool reset_on_progress = false;
     std::uint64_t timer = 0;
+    observe::span span{};  ///< with an observer: the request's span (kind client)
   };
   struct batch_answers {
     std::size_t waiting = 0;           ///< requests not yet answered or cancelled
@@ -177,6 +200,19 @@ class peer : public std::enable_shared_from_this<peer> {
   void expire(std::int64_t id);
   bool settle_batched(const jsonrpc::request_id& id, std::string* answer, std::string& out);
 
+  // observation (peer_observe.cpp); each is called only with an observer
+  [[gnu::cold]] void observe_request(const jsonrpc::request& r);
+  [[gnu::cold]] void observe_notification(const jsonrpc::notification& n);
+  [[gnu::cold]] void observe_answer(const jsonrpc::request_id& id, std::string_view message);
+  [[gnu::cold]] void observe_sent(std::string_view message);
+  [[gnu::cold]] void observe_inbound_end(const jsonrpc::request_id& id, std::string_view why);
+  /// Starts the span of an outgoing request and writes its trace context into `params._meta`.
+  [[gnu::cold]] observe::span observe_outbound(std::string_view method, json::object& params,
+                                               const jsonrpc::request_id* related, std::int64_t id);
+  [[gnu::cold]] void observe_outbound_end(outbound& o, const result<json::object>& r);
+  [[gnu::cold]] void observe_close(std::unordered_map<std::int64_t, outbound>& out);
+  [[nodiscard]] observe::operation base_operation() const noexcept;
+
   std::shared_ptr<connection> conn_;
   json_limits limits_;
   std::atomic<bool> closed_{false};
@@ -187,6 +223,14 @@ class peer : public std::enable_shared_from_this<peer> {
   std::unordered_map<std::int64_t, outbound> outbound_;
   std::unordered_map<jsonrpc::request_id, std::shared_ptr<batch_answers>> batched_;
   std::atomic<std::size_t> open_batches_{0};
+
+  std::shared_ptr<observe::observer> obs_;
+  observe::kind side_ = observe::kind::server;
+  observe::network_transport transport_ = observe::network_transport::unknown;
+  /// Spans of incoming requests in flight, and of the session (guarded by `mu_`).
+  std::unordered_map<jsonrpc::request_id, observe::span> inbound_spans_;
+  observe::span session_span_;
+  bool session_observed_ = false;
 };
 
 }  // namespace mcp::detail

@@ -26,6 +26,7 @@ server_session_impl::server_session_impl(std::shared_ptr<server_core> core,
       task_owner_(opts.task_owner ? std::move(*opts.task_owner) : own_task_owner()),
       shared_task_owner_(opts.shared_task_owner),
       level_(core_->opts.default_log_level) {
+  if (core_->opts.observer) set_observer(core_->opts.observer, observe::kind::server);
   if (opts.assume_initialized) {
     stateless_ = true;
     for (std::size_t k = 0; k < core_->list_count(); ++k) {
@@ -133,6 +134,7 @@ void server_session_impl::on_initialize(const jsonrpc::request& req) {
     initialized_.store(true);
   }
   reply(req.id, result);
+  observe_session_start();
 }
 
 /// What each feature offers now, plus nothing else.

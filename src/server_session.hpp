@@ -76,6 +76,9 @@ class server_session_impl final : public server_session, public peer {
   /// revision and the client's capabilities in `_meta` (session_modern.cpp).
   [[nodiscard]] bool modern() const noexcept { return traits(era_).per_request_meta; }
   [[nodiscard]] const std::string& version() const noexcept { return version_; }
+  [[nodiscard]] std::string_view observed_version() const noexcept override {
+    return initialized_.load() ? std::string_view(version_) : std::string_view{};
+  }
   /// Who is calling (from the transport; see `set_caller`).
   [[nodiscard]] std::shared_ptr<const principal> who() const {
     std::lock_guard lock(who_mu_);

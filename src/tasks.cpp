@@ -223,6 +223,7 @@ class task_run final : public call_sink {
 tasks_feature::tasks_feature(server_core& core, std::shared_ptr<listen_feature> listens)
     : core_(core),
       listens_(std::move(listens)),
+      observer_(core.opts.observer),
       store_(core.opts.task_store ? core.opts.task_store : make_memory_task_store()) {
   // 2025-11-25 tasks; 2026-07-28 has the tasks extension's methods instead (tasks_ext.cpp).
   auto& r = core.router;
@@ -523,6 +524,9 @@ void tasks_feature::answer(const std::shared_ptr<result_waiter>& w, const task_r
 void tasks_feature::announce(const task_record& t,
                              const std::weak_ptr<server_session_impl>& session) {
   listens_->task_changed(t.owner, t.id, detailed_task_json(t));  // 2026-07-28 listeners
+  if (observer_) [[unlikely]] {
+    observer_->on_task_status({}, to_string(t.status));
+  }
   auto s = session.lock();
   if (!s || !s->initialized() || s->modern()) return;
   s->send(jsonrpc::encode_notification("notifications/tasks/status", task_json(t)));

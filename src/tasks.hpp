@@ -153,6 +153,7 @@ class tasks_feature final : public feature, public std::enable_shared_from_this<
 
   server_core& core_;
   std::shared_ptr<listen_feature> listens_;
+  std::shared_ptr<observe::observer> observer_;  ///< task statuses are reported to it; or null
   std::shared_ptr<task_store> store_;
   std::mutex mu_;
   std::unordered_map<std::string, live_task> live_;

@@ -130,7 +130,13 @@ void tools_feature::run(const std::shared_ptr<call_state>& call) const {
 void tools_feature::deliver(call_state& call, std::variant<call_tool_result, error> outcome) {
   auto s = call.session();
   if (!s || !s->untrack(call)) return;  // cancelled, or the session ended
-  if (call.round) {                     // 2026-07-28: the round may decide the answer
+  if (auto* o = s->observer(); o != nullptr && !call.passed_interceptors()) [[unlikely]] {
+    o->on_denial({.side = observe::kind::server,
+                  .method = "tools/call",
+                  .target = call.tool(),
+                  .reason = std::holds_alternative<error>(outcome) ? "error" : "refused"});
+  }
+  if (call.round) {  // 2026-07-28: the round may decide the answer
     const bool failed =
         std::holds_alternative<error>(outcome) || std::get<call_tool_result>(outcome).is_error;
     if (auto answer = close_round(*s, call, failed)) {

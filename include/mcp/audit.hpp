@@ -4,7 +4,8 @@
 // holds the time the call started (UTC), the caller (subject, issuer, client id; never a token
 // or claims), the tool, the arguments' SHA-256 or the arguments themselves (by option), the
 // outcome (`ok`, `tool_error`, `denied` when an interceptor refused it, `error` for a JSON-RPC
-// error or a cancelled call), the refusal or error text, the duration and, for a task, its id.
+// error or a cancelled call), the refusal or error text, the duration, for a task its id, and
+// `trace_id` when the server's observer traces the call (`server_options::observer`).
 //
 //   {"time":"2026-11-25T15:20:01.123Z","subject":"alice","issuer":"https://auth.example.com",
 //    "tool":"delete_row","arguments_sha256":"9f86d0…","outcome":"denied",

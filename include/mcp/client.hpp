@@ -43,6 +43,9 @@
 #include <vector>
 
 namespace mcp {
+namespace observe {
+class observer;
+}
 
 struct client_info {
   std::string name = "mcp-cpp-client";
@@ -112,6 +115,10 @@ struct client_options {
   bool trust_server_annotations = false;
   /// Receives a record of every tools/call. Null: none.
   call_audit_sink audit{};
+  /// Observation (mcp/observe.hpp): the client's requests and notifications (spans of kind
+  /// CLIENT, trace context written into `_meta`), the server's requests, and the session. Null
+  /// (the default): nothing is observed.
+  std::shared_ptr<observe::observer> observer{};
 };
 
 /// Per-request options.

@@ -134,6 +134,10 @@ class request_context {
   [[nodiscard]] std::stop_token stop_token() const noexcept;
   /// Shorthand for `stop_token().stop_requested()`.
   [[nodiscard]] bool cancelled() const noexcept { return stop_token().stop_requested(); }
+  /// The W3C trace id (32 lowercase hex digits) of the trace this request runs in, for log
+  /// lines: set when the server has an observer that traces (`server_options::observer`), else
+  /// empty. Thread-safe; throws only std::bad_alloc.
+  [[nodiscard]] std::string trace_id() const;
 
   /// Sends `notifications/progress` when the client asked for progress (a progressToken);
   /// otherwise does nothing. Values that do not increase are dropped (the spec requires

@@ -48,6 +48,9 @@
 #include <vector>
 
 namespace mcp {
+namespace observe {
+class observer;
+}
 
 /// `Implementation`: who the server is.
 struct server_info {
@@ -104,6 +107,10 @@ struct server_options {
   cache_policy list_cache{.ttl = std::chrono::minutes(1)};      ///< the four lists
   cache_policy read_cache{};                                    ///< resources/read
   input_round_options input_rounds{};
+  /// Observation (mcp/observe.hpp): every request and notification of every session is
+  /// reported to it, trace context in `_meta` is honoured and passed on. The SDK's sinks are in
+  /// target mcp::observe (metrics, Prometheus, OTLP). Null (the default): nothing is observed.
+  std::shared_ptr<observe::observer> observer{};
 };
 
 class server_session;

@@ -76,6 +76,9 @@ class connection {
   /// the InitializeResult). Transports that send it with every message (Streamable HTTP's
   /// `MCP-Protocol-Version`) keep it; others ignore it. Never throws.
   virtual void set_protocol_version(std::string_view version) { (void)version; }
+  /// The OpenTelemetry `network.transport` of the connection, for observation: "pipe" (stdio,
+  /// a child process), "tcp" (HTTP); empty when unknown (the default). Never throws.
+  [[nodiscard]] virtual std::string_view network_transport() const { return {}; }
 };
 
 /// Who is calling: every request carries one, from the transport (stdio: "local").

@@ -31,6 +31,7 @@ class routing_connection final : public connection {
  public:
   void send(std::string message, const send_context& ctx) override;
   void close() override;
+  [[nodiscard]] std::string_view network_transport() const override { return "tcp"; }
   bool close_request_stream(const jsonrpc::request_id& request) override;
   [[nodiscard]] bool delivers_unrelated() const override;
 

@@ -107,7 +107,7 @@ await client.setLoggingLevel("debug");
 const args = {
   test_sampling: { prompt: "ping from interop" },
   test_elicitation: { message: "Who are you?" },
-  json_schema_2020_12_tool: { name: "x", address: { city: "Oslo" } },
+  json_schema_2020_12_tool: { name: "x", address: { city: "Oslo" }, email: "x@example.com" },
   test_slow_operation: { seconds: 0.2 },
 };
 const text = (r) => (r.content ?? []).filter((c) => c.type === "text").map((c) => c.text).join(" ");

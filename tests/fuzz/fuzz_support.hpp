@@ -33,7 +33,7 @@ class queue_executor final : public mcp::executor {
   /// Runs queued work (and what it queues) up to `limit` items.
   void drain(int limit = 10000) {
     for (int i = 0; i < limit; ++i) {
-      std::function<void()> f;
+      mcp::unique_function<void()> f;
       {
         std::lock_guard lock(mu_);
         if (q_.empty()) return;
@@ -46,7 +46,7 @@ class queue_executor final : public mcp::executor {
 
  private:
   std::mutex mu_;
-  std::deque<std::function<void()>> q_;
+  std::deque<mcp::unique_function<void()>> q_;
 };
 
 struct echo_in {

@@ -7,6 +7,7 @@ find_package(OpenSSL 3 REQUIRED)
 add_executable(mcp_observe_tests
   observe/observe_test.cpp
   observe/conventions_test.cpp
+  observe/engine_test.cpp
   observe/metrics_test.cpp
   observe/metrics_server_test.cpp
   observe/otlp_test.cpp
@@ -31,3 +32,8 @@ foreach(name prometheus_scrape otlp_exporter)
   set_tests_properties(mcp_observe_${name} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300
                                                       LABELS observe)
 endforeach()
+
+# The demo's --metrics endpoint after a known mix of calls over Streamable HTTP (curl).
+add_test(NAME mcp_observe_demo_metrics
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/observe/demo_metrics.sh $<TARGET_FILE:demo_server>)
+set_tests_properties(mcp_observe_demo_metrics PROPERTIES TIMEOUT 60 LABELS observe)

@@ -3,6 +3,8 @@
 // asks for it and no Authorization header is given), then initialize.
 #include <mcp/http_client.hpp>
 #include <mcp/oauth.hpp>
+#include <mcp/observe/otlp.hpp>
+#include <mcp/observe/tracing.hpp>
 #include <mcp/transport/process.hpp>
 
 #include <boost/url/url.hpp>
@@ -11,6 +13,7 @@
 #include <cctype>
 #include <cmath>
 #include <filesystem>
+#include <stdexcept>
 
 #include "tools_cli.hpp"
 
@@ -48,10 +51,19 @@ client_options client_options_for(const server_target& target) {
           return json::object{{"roots", roots}};
         });
   }
+  if (!target.otlp.empty()) {
+    // One exporter for the program's life: its destructor, at exit, sends what is queued.
+    static std::shared_ptr<observe::otlp_exporter> exporter;
+    if (!exporter) {
+      auto made = observe::make_otlp_exporter(
+          {.endpoint = target.otlp, .resource = {{"service.name", "mcp-cpp"}}});
+      if (!made) throw std::invalid_argument("--otlp: " + made.error().message);
+      exporter = std::move(*made);
+    }
+    opts.observer = observe::make_tracer({.sink = exporter->span_sink()});
+  }
   return opts;
 }
-
-namespace {}  // namespace
 
 result<http_link> open_http(const server_target& target) {
   http_client_options opts;

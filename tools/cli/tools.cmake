@@ -3,7 +3,7 @@ find_package(CLI11 CONFIG REQUIRED)
 # The parts of `mcp-cpp tools` below the command line (tools_cli.hpp), shared with their tests.
 add_library(mcp_cli_parts STATIC cli/connect.cpp cli/args.cpp cli/elicit.cpp cli/oauth_options.cpp
                                  cli/render.cpp)
-target_link_libraries(mcp_cli_parts PUBLIC mcp::mcp mcp::http mcp::auth PRIVATE CLI11::CLI11)
+target_link_libraries(mcp_cli_parts PUBLIC mcp::mcp mcp::http mcp::auth PRIVATE mcp::observe CLI11::CLI11)
 target_include_directories(mcp_cli_parts PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/cli)
 mcp_target_defaults(mcp_cli_parts)
 add_executable(mcp-cpp cli/main.cpp cli/auth_command.cpp cli/bridge_command.cpp cli/bridge_listen.cpp

@@ -405,6 +405,9 @@ void add_server_options(CLI::App* cmd, server_target& target, bool& json) {
       ->capture_default_str();
   cmd->add_option("--root", a.roots,
                   "a directory the server may work in, offered as a root (repeatable)");
+  cmd->add_option("--otlp", a.otlp,
+                  "send a span of every request to this OpenTelemetry collector (OTLP/HTTP JSON, "
+                  "e.g. http://127.0.0.1:4318); the trace context goes to the server in _meta");
   add_oauth_options(cmd, a.oauth);
   cmd->footer(
       "The server: -- CMD ARGS... at the end launches CMD (no shell) and speaks MCP over its "

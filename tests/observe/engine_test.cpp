@@ -1,0 +1,259 @@
+// The observation seam in the session engine (server_options::observer,
+// client_options::observer): a client and a server of this process, each with the SDK's tracer
+// (its spans collected here) or its metrics, over the in-process transport. What the
+// conventions ask of each span (name, kind, parent through `_meta`, attributes, outcome), the
+// span of a request the server sends inside a call, metrics counts, and the trace id in the
+// handler's context and the audit line.
+#include <mcp/audit.hpp>
+#include <mcp/client.hpp>
+#include <mcp/observe/metrics.hpp>
+#include <mcp/observe/tracing.hpp>
+#include <mcp/server.hpp>
+#include <mcp/transport/memory.hpp>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using mcp::json::object;
+using mcp::observe::kind;
+using mcp::observe::span_record;
+using namespace std::chrono_literals;
+
+/// The spans a tracer finished, waitable.
+struct collected {
+  std::mutex mu;
+  std::condition_variable cv;
+  std::vector<span_record> spans;
+
+  std::shared_ptr<mcp::observe::observer> tracer() {
+    return mcp::observe::make_tracer({.sink = [this](span_record&& r) {
+      std::lock_guard lock(mu);
+      spans.push_back(std::move(r));
+      cv.notify_all();
+    }});
+  }
+  /// The span named `name` of kind `side`, waiting up to 5 s for it.
+  std::optional<span_record> find(std::string_view name, kind side) {
+    std::unique_lock lock(mu);
+    std::optional<span_record> out;
+    cv.wait_for(lock, 5s, [&] {
+      auto it = std::find_if(spans.begin(), spans.end(), [&](const span_record& s) {
+        return s.name == name && s.side == side;
+      });
+      if (it != spans.end()) out = *it;
+      return out.has_value();
+    });
+    return out;
+  }
+};
+
+/// The string value of attribute `key`, or "(none)".
+std::string attr(const span_record& s, std::string_view key) {
+  for (const auto& a : s.attributes) {
+    if (a.key != key) continue;
+    if (const auto* v = std::get_if<std::string>(&a.value)) return *v;
+    if (const auto* n = std::get_if<std::int64_t>(&a.value)) return std::to_string(*n);
+    return std::get<bool>(a.value) ? "true" : "false";
+  }
+  return "(none)";
+}
+
+void add_tools(mcp::server& s, std::string* seen_trace = nullptr) {
+  s.add_tool({.name = "add"}, [seen_trace](mcp::tool_context& ctx) {
+    if (seen_trace != nullptr) *seen_trace = ctx.trace_id();
+    return std::string("3");
+  });
+  s.add_tool({.name = "fail"}, [](mcp::tool_context&) -> mcp::call_tool_result {
+    return mcp::call_tool_result{.content = {mcp::text_content("no")}, .is_error = true};
+  });
+  s.add_tool({.name = "ask"}, [](mcp::tool_context& ctx) -> mcp::result<std::string> {
+    auto a = ctx.elicit(
+        object{{"message", "name?"},
+               {"requestedSchema", object{{"type", "object"}, {"properties", object{}}}}});
+    if (!a) return a.error();
+    return std::string("asked");
+  });
+}
+
+mcp::client_options client_with(std::shared_ptr<mcp::observe::observer> o) {
+  return {.capabilities = object{{"elicitation", object{}}},
+          .request_handlers = {{"elicitation/create",
+                                [](const object&, std::stop_token) {
+                                  return mcp::result<object>(object{{"action", "decline"}});
+                                }}},
+          .observer = std::move(o)};
+}
+
+TEST(engine_observation, a_call_is_a_client_span_whose_child_is_the_server_span) {
+  collected server_spans;
+  collected client_spans;
+  std::string seen_trace;
+  mcp::server s({.observer = server_spans.tracer()});
+  add_tools(s, &seen_trace);
+  auto c = mcp::connect_in_process(s, client_with(client_spans.tracer()));
+  ASSERT_TRUE(c) << c.error().message;
+  ASSERT_TRUE(c->client->call_tool("add"));
+
+  auto client = client_spans.find("tools/call add", kind::client);
+  auto server = server_spans.find("tools/call add", kind::server);
+  ASSERT_TRUE(client && server);
+  EXPECT_EQ(server->context.trace_id, client->context.trace_id);
+  EXPECT_EQ(server->parent_span_id, client->context.span_id);
+  EXPECT_TRUE(server->parent_remote);
+  EXPECT_EQ(attr(*server, "mcp.method.name"), "tools/call");
+  EXPECT_EQ(attr(*server, "gen_ai.tool.name"), "add");
+  EXPECT_EQ(attr(*server, "gen_ai.operation.name"), "execute_tool");
+  EXPECT_EQ(attr(*server, "mcp.protocol.version"), "2025-11-25");
+  EXPECT_EQ(attr(*server, "error.type"), "(none)");
+  EXPECT_NE(attr(*server, "jsonrpc.request.id"), "(none)");
+  EXPECT_EQ(attr(*client, "jsonrpc.request.id"), attr(*server, "jsonrpc.request.id"));
+  // The handler saw the trace it ran in.
+  EXPECT_EQ(seen_trace, server->context.trace_id_hex());
+  // The handshake and its notification were observed too.
+  EXPECT_TRUE(server_spans.find("initialize", kind::server));
+  EXPECT_TRUE(server_spans.find("notifications/initialized", kind::server));
+  EXPECT_TRUE(client_spans.find("notifications/initialized", kind::client));
+}
+
+TEST(engine_observation, a_tool_error_and_a_json_rpc_error_are_told_apart) {
+  collected server_spans;
+  collected client_spans;
+  mcp::server s({.observer = server_spans.tracer()});
+  add_tools(s);
+  auto c = mcp::connect_in_process(s, client_with(client_spans.tracer()));
+  ASSERT_TRUE(c) << c.error().message;
+  auto failed = c->client->call_tool("fail");
+  ASSERT_TRUE(failed);
+  auto unknown = c->client->call_tool("nope");
+  ASSERT_FALSE(unknown);
+  EXPECT_EQ(unknown.error().code, -32602);
+
+  auto tool_error = server_spans.find("tools/call fail", kind::server);
+  ASSERT_TRUE(tool_error);
+  EXPECT_EQ(attr(*tool_error, "error.type"), "tool_error");
+  EXPECT_EQ(tool_error->status, mcp::observe::span_status::error);
+  auto client_tool_error = client_spans.find("tools/call fail", kind::client);
+  ASSERT_TRUE(client_tool_error);
+  EXPECT_EQ(attr(*client_tool_error, "error.type"), "tool_error");
+
+  // -32602 is the caller's mistake: on the server, a status code but not an error.
+  auto invalid = server_spans.find("tools/call nope", kind::server);
+  ASSERT_TRUE(invalid);
+  EXPECT_EQ(attr(*invalid, "rpc.response.status_code"), "-32602");
+  auto client_invalid = client_spans.find("tools/call nope", kind::client);
+  ASSERT_TRUE(client_invalid);
+  EXPECT_EQ(attr(*client_invalid, "rpc.response.status_code"), "-32602");
+  EXPECT_EQ(attr(*client_invalid, "error.type"), "-32602");
+}
+
+TEST(engine_observation, a_request_the_server_sends_inside_a_call_is_a_child_of_the_call) {
+  collected server_spans;
+  collected client_spans;
+  mcp::server s({.observer = server_spans.tracer()});
+  add_tools(s);
+  auto c = mcp::connect_in_process(s, client_with(client_spans.tracer()));
+  ASSERT_TRUE(c) << c.error().message;
+  ASSERT_TRUE(c->client->call_tool("ask"));
+
+  auto call = server_spans.find("tools/call ask", kind::server);
+  auto asked = server_spans.find("elicitation/create", kind::client);
+  auto answered = client_spans.find("elicitation/create", kind::server);
+  ASSERT_TRUE(call && asked && answered);
+  EXPECT_EQ(asked->context.trace_id, call->context.trace_id);
+  EXPECT_EQ(asked->parent_span_id, call->context.span_id);
+  EXPECT_FALSE(asked->parent_remote);
+  // The client's handler span continues the trace through the request's _meta.
+  EXPECT_EQ(answered->context.trace_id, call->context.trace_id);
+  EXPECT_EQ(answered->parent_span_id, asked->context.span_id);
+  EXPECT_TRUE(answered->parent_remote);
+}
+
+TEST(engine_observation, metrics_count_calls_outcomes_and_sessions) {
+  auto metrics = mcp::observe::make_metrics();
+  mcp::server s({.observer = metrics});
+  add_tools(s);
+  {
+    auto c = mcp::connect_in_process(s);
+    ASSERT_TRUE(c) << c.error().message;
+    for (int i = 0; i < 3; ++i) ASSERT_TRUE(c->client->call_tool("add"));
+    ASSERT_TRUE(c->client->call_tool("fail"));
+    c->client->close();
+    c->session->close();
+  }
+  const auto text = metrics->prometheus_text();
+  const auto count_of = [&](std::string_view metric, std::string_view needle) -> std::string {
+    std::size_t at = 0;
+    while ((at = text.find(metric, at)) != std::string::npos) {
+      const auto end = text.find('\n', at);
+      const auto line = text.substr(at, end - at);
+      at = end;
+      if (line.find(needle) != std::string::npos) return line.substr(line.rfind(' ') + 1);
+    }
+    return "(none)";
+  };
+  EXPECT_EQ(count_of("mcp_server_operation_duration_seconds_count{", "gen_ai_tool_name=\"add\""),
+            "3")
+      << text;
+  EXPECT_EQ(count_of("mcp_server_operation_duration_seconds_count{", "error_type=\"tool_error\""),
+            "1")
+      << text;
+  EXPECT_EQ(count_of("mcp_server_session_duration_seconds_count{", "mcp_protocol_version"), "1")
+      << text;
+}
+
+TEST(engine_observation, the_audit_line_carries_the_trace_id) {
+  collected server_spans;
+  std::mutex mu;
+  std::vector<std::string> lines;
+  mcp::server s({.observer = server_spans.tracer()});
+  s.use(mcp::audit({.sink = [&](std::string_view l) {
+    std::lock_guard lock(mu);
+    lines.emplace_back(l);
+  }}));
+  add_tools(s);
+  auto c = mcp::connect_in_process(s);
+  ASSERT_TRUE(c) << c.error().message;
+  ASSERT_TRUE(c->client->call_tool("add"));
+  auto call = server_spans.find("tools/call add", kind::server);
+  ASSERT_TRUE(call);
+  // The line is written when the call's last reference goes, just after the answer.
+  for (int i = 0; i < 200; ++i) {
+    {
+      std::lock_guard lock(mu);
+      if (!lines.empty()) break;
+    }
+    std::this_thread::sleep_for(10ms);
+  }
+  std::lock_guard lock(mu);
+  ASSERT_EQ(lines.size(), 1U);
+  EXPECT_NE(lines[0].find("\"trace_id\":\"" + call->context.trace_id_hex() + "\""),
+            std::string::npos)
+      << lines[0];
+}
+
+TEST(engine_observation, without_an_observer_nothing_is_added_to_the_wire) {
+  mcp::server s;
+  std::optional<object> meta;
+  s.add_tool({.name = "peek"}, [&meta](mcp::tool_context& ctx) {
+    meta = ctx.request_meta();
+    EXPECT_TRUE(ctx.trace_id().empty());
+    return std::string("ok");
+  });
+  auto c = mcp::connect_in_process(s);
+  ASSERT_TRUE(c) << c.error().message;
+  ASSERT_TRUE(c->client->call_tool("peek"));
+  ASSERT_TRUE(meta);
+  EXPECT_FALSE(meta->contains("traceparent"));
+}
+
+}  // namespace
