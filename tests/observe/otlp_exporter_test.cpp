@@ -2,15 +2,22 @@
 // body strictly and decodes it with the opentelemetry-proto definitions (the protobufjs module
 // pinned in package.json): span names, kinds, parents, flags, attributes and status by the MCP
 // conventions, the metrics; a 503 with Retry-After retried after the wait it asks; a 400 not
-// retried; a partial success counted; a full queue dropping. The npm package is installed by
-// scripts/npm-cache.sh. Prints SKIPPED and exits 77 when node or npm is missing.
+// retried; a partial success counted; a full queue dropping. Then the engine's own spans of
+// real calls between a client and a server of this process, exported and decoded the same way. The
+// npm package is installed by scripts/npm-cache.sh. Prints SKIPPED and exits 77 when node or npm is
+// missing.
+#include <mcp/client.hpp>
 #include <mcp/observe/otlp.hpp>
+#include <mcp/observe/tracing.hpp>
+#include <mcp/server.hpp>
+#include <mcp/transport/memory.hpp>
 
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include "support/subprocess.hpp"
 
@@ -215,6 +222,109 @@ TEST(OtlpExporter, SpansAndMetricsDecodeByTheConventions) {
   EXPECT_NE(text(root, "traceId"), "4bf92f3577b34da6a3ce929d0e0e4736");
   EXPECT_FALSE(root.contains("status"));
   EXPECT_EQ(attrs(root).count("jsonrpc.request.id"), 0U);
+  (*e)->shutdown();
+}
+
+/// The decoded spans of every request so far, by "name/kind" (kind 2 SERVER, 3 CLIENT).
+std::map<std::string, mcp::json::object> decoded_spans(const sink& s) {
+  std::map<std::string, mcp::json::object> out;
+  for (const auto& line : s.lines()) {
+    if (line.at("path").as_string() != "/v1/traces") continue;
+    EXPECT_EQ(text(line, "ok"), "true") << mcp::to_json_string(line);
+    for (const auto& rs : line.at("decoded").at("resourceSpans").as_array()) {
+      for (const auto& ss : rs.at("scopeSpans").as_array()) {
+        for (const auto& sp : ss.at("spans").as_array()) {
+          const auto& o = sp.as_object();
+          out[std::string(o.at("name").as_string()) + "/" + text(o, "kind")] = o;
+        }
+      }
+    }
+  }
+  return out;
+}
+
+TEST(OtlpExporter, TheEngineSpansOfRealCallsDecodeByTheConventions) {
+  sink s({});
+  ASSERT_TRUE(s.ok()) << s.log();
+  auto e = make_otlp_exporter(fast(s));
+  ASSERT_TRUE(e) << e.error().message;
+  mcp::server server({.observer = make_tracer({.sink = (*e)->span_sink()})});
+  server.add_tool({.name = "add"}, [](mcp::tool_context&) { return std::string("3"); });
+  server.add_tool({.name = "fail"}, [](mcp::tool_context&) -> mcp::call_tool_result {
+    return {.content = {mcp::text_content("no")}, .is_error = true};
+  });
+  server.add_tool({.name = "ask"}, [](mcp::tool_context& ctx) -> mcp::result<std::string> {
+    auto a = ctx.elicit(mcp::json::object{
+        {"message", "name?"},
+        {"requestedSchema",
+         mcp::json::object{{"type", "object"}, {"properties", mcp::json::object{}}}}});
+    if (!a) return a.error();
+    return std::string("asked");
+  });
+  server.add_tool({.name = "slow", .task_support_mode = mcp::task_support::optional},
+                  [](mcp::tool_context&) { return std::string("done"); });
+  auto c = mcp::connect_in_process(
+      server,
+      {.capabilities = mcp::json::object{{"elicitation", mcp::json::object{}}},
+       .request_handlers =
+           {{"elicitation/create",
+             [](const mcp::json::object&, std::stop_token) {
+               return mcp::result<mcp::json::object>(mcp::json::object{{"action", "decline"}});
+             }}},
+       .observer = make_tracer({.sink = (*e)->span_sink()})});
+  ASSERT_TRUE(c) << c.error().message;
+  auto& client = *c->client;
+  ASSERT_TRUE(client.call_tool("add"));
+  ASSERT_TRUE(client.call_tool("fail"));
+  ASSERT_FALSE(client.call_tool("nope"));
+  ASSERT_TRUE(client.call_tool("ask"));
+  auto task = client.call_tool_as_task("slow");
+  ASSERT_TRUE(task) << task.error().message;
+  ASSERT_TRUE(client.task_result(task->id));
+  ASSERT_TRUE((*e)->flush(20s));
+  auto spans = decoded_spans(s);
+
+  // A call: the client's span (CLIENT) is the parent of the server's (SERVER), through _meta.
+  const auto& sent = spans.at("tools/call add/3");
+  const auto& served = spans.at("tools/call add/2");
+  EXPECT_EQ(text(served, "traceId"), text(sent, "traceId"));
+  EXPECT_EQ(text(served, "parentSpanId"), text(sent, "spanId"));
+  EXPECT_EQ(text(served, "flags"), "769");  // sampled, remote parent
+  auto a = attrs(served);
+  EXPECT_EQ(a["gen_ai.tool.name"], "add");
+  EXPECT_EQ(a["gen_ai.operation.name"], "execute_tool");
+  EXPECT_EQ(a["mcp.protocol.version"], "2025-11-25");
+  EXPECT_EQ(a.count("error.type"), 0U);
+  EXPECT_FALSE(served.contains("status"));
+
+  // isError: error.type tool_error, status ERROR, on both sides.
+  EXPECT_EQ(attrs(spans.at("tools/call fail/2"))["error.type"], "tool_error");
+  EXPECT_EQ(text(spans.at("tools/call fail/2").at("status").as_object(), "code"), "2");
+  EXPECT_EQ(attrs(spans.at("tools/call fail/3"))["error.type"], "tool_error");
+
+  // -32602: the caller's mistake, so not an error of the server; an error for the client.
+  a = attrs(spans.at("tools/call nope/2"));
+  EXPECT_EQ(a["rpc.response.status_code"], "-32602");
+  EXPECT_EQ(a.count("error.type"), 0U);
+  EXPECT_EQ(attrs(spans.at("tools/call nope/3"))["error.type"], "-32602");
+
+  // The elicitation the handler sends is a CLIENT span under the call's SERVER span, and the
+  // client's handling of it a SERVER span under that.
+  const auto& call = spans.at("tools/call ask/2");
+  const auto& asked = spans.at("elicitation/create/3");
+  const auto& answered = spans.at("elicitation/create/2");
+  EXPECT_EQ(text(asked, "traceId"), text(call, "traceId"));
+  EXPECT_EQ(text(asked, "parentSpanId"), text(call, "spanId"));
+  EXPECT_EQ(text(answered, "parentSpanId"), text(asked, "spanId"));
+  EXPECT_EQ(text(answered, "traceId"), text(call, "traceId"));
+
+  // A task: the task-augmented call and the tasks/result that waits for it, each a child of
+  // the client's request.
+  const auto& created = spans.at("tools/call slow/2");
+  EXPECT_EQ(text(created, "parentSpanId"), text(spans.at("tools/call slow/3"), "spanId"));
+  const auto& result = spans.at("tasks/result/2");
+  EXPECT_EQ(text(result, "parentSpanId"), text(spans.at("tasks/result/3"), "spanId"));
+  EXPECT_EQ(attrs(result)["mcp.method.name"], "tasks/result");
   (*e)->shutdown();
 }
 
