@@ -37,3 +37,11 @@ endforeach()
 add_test(NAME mcp_observe_demo_metrics
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/observe/demo_metrics.sh $<TARGET_FILE:demo_server>)
 set_tests_properties(mcp_observe_demo_metrics PROPERTIES TIMEOUT 60 LABELS observe)
+
+# Trace context end to end with the TypeScript SDK and OpenTelemetry's JS tracer, both ways:
+# their client span is our server span's parent; our client span is what their handler reads.
+add_test(NAME mcp_observe_trace_e2e
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/observe/trace-e2e/run.sh
+                 $<TARGET_FILE:demo_server> $<TARGET_FILE:mcp-cpp>)
+set_tests_properties(mcp_observe_trace_e2e PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300
+                                                      LABELS "observe;interop")
