@@ -211,7 +211,8 @@ class peer : public std::enable_shared_from_this<peer> {
                                                const jsonrpc::request_id* related, std::int64_t id);
   [[gnu::cold]] void observe_outbound_end(outbound& o, const result<json::object>& r);
   [[gnu::cold]] void observe_close(std::unordered_map<std::int64_t, outbound>& out);
-  [[nodiscard]] observe::operation base_operation() const noexcept;
+  /// An operation with what every one of this peer has; `sid` keeps its session id alive.
+  [[nodiscard]] observe::operation base_operation(std::shared_ptr<const std::string>& sid) const;
 
   std::shared_ptr<connection> conn_;
   json_limits limits_;
@@ -227,6 +228,9 @@ class peer : public std::enable_shared_from_this<peer> {
   std::shared_ptr<observe::observer> obs_;
   observe::kind side_ = observe::kind::server;
   observe::network_transport transport_ = observe::network_transport::unknown;
+  connection_facts facts_;  ///< the connection's, read at `set_observer` (not its session id)
+  std::shared_ptr<const std::string>
+      session_id_;  ///< guarded by `mu_`; updated at the session's start
   /// Spans of incoming requests in flight, and of the session (guarded by `mu_`).
   std::unordered_map<jsonrpc::request_id, observe::span> inbound_spans_;
   observe::span session_span_;

@@ -58,13 +58,25 @@ observe::outcome answer_outcome(std::string_view message, bool tool_call) {
 void peer::set_observer(std::shared_ptr<observe::observer> o, observe::kind side) {
   obs_ = std::move(o);
   side_ = side;
-  transport_ = transport_of(conn_->network_transport());
+  facts_ = conn_->facts();
+  transport_ = transport_of(facts_.network_transport);
+  session_id_ = std::make_shared<const std::string>(std::move(facts_.session_id));
 }
 
-observe::operation peer::base_operation() const noexcept {
+observe::operation peer::base_operation(std::shared_ptr<const std::string>& sid) const {
+  {
+    std::lock_guard lock(mu_);
+    sid = session_id_;
+  }
   observe::operation op;
   op.protocol_version = observed_version();
+  // The conventions record the session id up to 2025-11-25 (a 2026-07-28 request has none).
+  if (sid && !op.protocol_version.starts_with("2026")) op.session_id = *sid;
   op.transport = transport_;
+  op.network_protocol_name = facts_.protocol_name;
+  op.network_protocol_version = facts_.protocol_version;
+  op.peer_address = facts_.peer_address;
+  op.peer_port = facts_.peer_port;
   return op;
 }
 
@@ -75,8 +87,19 @@ void peer::observe_session_start() {
     if (session_observed_ || closed_.load()) return;
     session_observed_ = true;
   }
-  auto s = obs_->on_session_start(
-      {.side = side_, .protocol_version = observed_version(), .transport = transport_});
+  // A client learns its session id from the initialize answer: read it again now.
+  auto facts = conn_->facts();
+  {
+    std::lock_guard lock(mu_);
+    session_id_ = std::make_shared<const std::string>(std::move(facts.session_id));
+  }
+  auto s = obs_->on_session_start({.side = side_,
+                                   .protocol_version = observed_version(),
+                                   .transport = transport_,
+                                   .network_protocol_name = facts_.protocol_name,
+                                   .network_protocol_version = facts_.protocol_version,
+                                   .peer_address = facts_.peer_address,
+                                   .peer_port = facts_.peer_port});
   std::unique_lock lock(mu_);
   session_span_ = std::move(s);
   if (!closed_.load() || !session_span_) return;
@@ -93,7 +116,8 @@ observe::trace_context peer::trace_of(const jsonrpc::request_id& id) const {
 }
 
 void peer::observe_request(const jsonrpc::request& r) {
-  auto op = base_operation();
+  std::shared_ptr<const std::string> sid;
+  auto op = base_operation(sid);
   op.side = observe::kind::server;  // received
   describe(op, r.method, r.params);
   const auto id_text = jsonrpc::to_string(r.id);
@@ -109,7 +133,8 @@ void peer::observe_request(const jsonrpc::request& r) {
 }
 
 void peer::observe_notification(const jsonrpc::notification& n) {
-  auto op = base_operation();
+  std::shared_ptr<const std::string> sid;
+  auto op = base_operation(sid);
   op.side = observe::kind::server;  // received
   describe(op, n.method, n.params);
   op.remote = observe::extract(meta_of(n.params));
@@ -149,7 +174,8 @@ void peer::observe_sent(std::string_view message) {
   const auto rest = message.substr(prefix.size());
   const auto end = rest.find('"');
   if (end == std::string_view::npos) return;
-  auto op = base_operation();
+  std::shared_ptr<const std::string> sid;
+  auto op = base_operation(sid);
   op.side = observe::kind::client;  // sent
   op.method = rest.substr(0, end);
   auto span = obs_->on_start(op);
@@ -158,7 +184,8 @@ void peer::observe_sent(std::string_view message) {
 
 observe::span peer::observe_outbound(std::string_view method, json::object& params,
                                      const jsonrpc::request_id* related, std::int64_t id) {
-  auto op = base_operation();
+  std::shared_ptr<const std::string> sid;
+  auto op = base_operation(sid);
   op.side = observe::kind::client;  // sent
   describe(op, method, params);
   const auto id_text = std::to_string(id);

@@ -128,7 +128,8 @@ class http_client_connection final : public connection,
   void set_protocol_version(std::string_view version) override;
   /// Sends DELETE for the session (when there is one), stops the streams, joins the threads.
   void close() override;
-  [[nodiscard]] std::string_view network_transport() const override { return "tcp"; }
+  /// tcp, http 1.1, the session id, the server's host and port.
+  [[nodiscard]] connection_facts facts() const override;
 
   /// Opens the standalone GET stream (after initialize), resuming it when it drops. Returns the
   /// HTTP status of the first attempt (200, or 405 when the server offers none).

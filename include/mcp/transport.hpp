@@ -47,6 +47,16 @@ struct send_context {
   const jsonrpc::request_id* cancels = nullptr;
 };
 
+/// What a connection tells observation (mcp/observe.hpp) about itself. Plain value.
+struct connection_facts {
+  std::string_view network_transport{};  ///< "pipe" (stdio, a child process), "tcp" (HTTP)
+  std::string_view protocol_name{};      ///< "http" over HTTP; empty for stdio
+  std::string_view protocol_version{};   ///< "1.1"
+  std::string session_id{};              ///< the MCP session id (Streamable HTTP up to 2025-11-25)
+  std::string peer_address{};            ///< the server's, on a client's connection; empty: unknown
+  std::uint16_t peer_port = 0;
+};
+
 /// Where a session writes. Implemented by transports.
 ///
 /// Thread-safety: `send` may be called from several threads at once; each call writes one whole
@@ -76,9 +86,9 @@ class connection {
   /// the InitializeResult). Transports that send it with every message (Streamable HTTP's
   /// `MCP-Protocol-Version`) keep it; others ignore it. Never throws.
   virtual void set_protocol_version(std::string_view version) { (void)version; }
-  /// The OpenTelemetry `network.transport` of the connection, for observation: "pipe" (stdio,
-  /// a child process), "tcp" (HTTP); empty when unknown (the default). Never throws.
-  [[nodiscard]] virtual std::string_view network_transport() const { return {}; }
+  /// What observation reports of the connection (OpenTelemetry's network, peer and session
+  /// attributes); everything empty by default. Never throws (but std::bad_alloc).
+  [[nodiscard]] virtual connection_facts facts() const { return {}; }
 };
 
 /// Who is calling: every request carries one, from the transport (stdio: "local").

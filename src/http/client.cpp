@@ -454,9 +454,7 @@ http_client_connection::http_client_connection(http_client_options opts)
   impl_->port = u->has_port() ? http_detail::url_port(u->port()) : (impl_->tls_ctx ? 443 : 80);
   if (impl_->port == 0) {
     throw std::invalid_argument(
-        "http_client_connection: the URL's port is not a number from 1 "
-        "to 65535: " +
-        opts.url);
+        "http_client_connection: the URL's port is not a number from 1 to 65535: " + opts.url);
   }
   impl_->target = std::string(u->encoded_target());
   if (impl_->target.empty()) impl_->target = "/";
@@ -562,6 +560,10 @@ int http_client_connection::open_event_stream() {
   }
   impl_->workers.run(impl_, [m = impl_.get(), ex] { m->read_sse(*ex, std::nullopt); });
   return 200;
+}
+
+connection_facts http_client_connection::facts() const {
+  return {"tcp", "http", "1.1", session_id(), impl_->host, impl_->port};  // in declaration order
 }
 
 std::string http_client_connection::session_id() const {

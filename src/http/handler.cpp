@@ -303,7 +303,7 @@ std::optional<http_response> request_handler::open_target(const http_request& re
     t.hs = std::make_shared<http_session>();
     t.hs->id = session_table::new_id();
     t.hs->subject = who.key();
-    t.hs->conn = t.conn = std::make_shared<routing_connection>();
+    t.hs->conn = t.conn = std::make_shared<routing_connection>(t.hs->id);
     t.hs->session = t.session = source_.open_session(
         t.conn, session_options{.who = who, .task_owner = task_owner(who, "session:" + t.hs->id)});
     if (!t.session) {

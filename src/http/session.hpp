@@ -29,9 +29,16 @@ namespace mcp::http_detail {
 
 class routing_connection final : public connection {
  public:
+  /// `session_id`: the MCP session's (empty: a stateless request).
+  explicit routing_connection(std::string session_id = {}) : session_id_(std::move(session_id)) {}
   void send(std::string message, const send_context& ctx) override;
   void close() override;
-  [[nodiscard]] std::string_view network_transport() const override { return "tcp"; }
+  [[nodiscard]] connection_facts facts() const override {
+    return {.network_transport = "tcp",
+            .protocol_name = "http",
+            .protocol_version = "1.1",
+            .session_id = session_id_};
+  }
   bool close_request_stream(const jsonrpc::request_id& request) override;
   [[nodiscard]] bool delivers_unrelated() const override;
 
@@ -61,6 +68,7 @@ class routing_connection final : public connection {
   std::unordered_map<jsonrpc::request_id, std::shared_ptr<response_stream>> by_request_;
   std::shared_ptr<response_stream> standalone_;
   std::atomic<std::uint64_t> numbers_{0};
+  const std::string session_id_;
 };
 
 struct http_session {

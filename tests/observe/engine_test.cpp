@@ -6,6 +6,8 @@
 // handler's context and the audit line.
 #include <mcp/audit.hpp>
 #include <mcp/client.hpp>
+#include <mcp/http_client.hpp>
+#include <mcp/http_server.hpp>
 #include <mcp/observe/metrics.hpp>
 #include <mcp/observe/tracing.hpp>
 #include <mcp/server.hpp>
@@ -239,6 +241,35 @@ TEST(engine_observation, the_audit_line_carries_the_trace_id) {
   EXPECT_NE(lines[0].find("\"trace_id\":\"" + call->context.trace_id_hex() + "\""),
             std::string::npos)
       << lines[0];
+}
+
+TEST(engine_observation, over_http_spans_carry_the_session_and_the_network) {
+  collected server_spans;
+  collected client_spans;
+  mcp::server s({.observer = server_spans.tracer()});
+  add_tools(s);
+  mcp::http_server http(s, {.port = 0});
+  http.start();
+  auto conn = mcp::http_client_connection::create({.url = http.url()});
+  mcp::client_session client(conn, {.observer = client_spans.tracer()});
+  conn->on_receive([&client](std::string_view m) { client.receive(m); });
+  ASSERT_TRUE(client.initialize());
+  ASSERT_TRUE(client.call_tool("add"));
+
+  auto served = server_spans.find("tools/call add", kind::server);
+  auto sent = client_spans.find("tools/call add", kind::client);
+  ASSERT_TRUE(served && sent);
+  EXPECT_EQ(served->parent_span_id, sent->context.span_id);
+  EXPECT_FALSE(conn->session_id().empty());
+  EXPECT_EQ(attr(*served, "mcp.session.id"), conn->session_id());
+  EXPECT_EQ(attr(*sent, "mcp.session.id"), conn->session_id());
+  EXPECT_EQ(attr(*served, "network.transport"), "tcp");
+  EXPECT_EQ(attr(*served, "network.protocol.name"), "http");
+  EXPECT_EQ(attr(*served, "network.protocol.version"), "1.1");
+  EXPECT_EQ(attr(*sent, "server.address"), "127.0.0.1");
+  EXPECT_EQ(attr(*sent, "server.port"), std::to_string(http.port()));
+  conn->close();
+  http.stop();
 }
 
 TEST(engine_observation, without_an_observer_nothing_is_added_to_the_wire) {

@@ -91,7 +91,7 @@ class process_connection final : public connection {
   /// lines are delivered until it returns, never after. A second call waits for the first to
   /// finish, unless it comes from a callback. Idempotent.
   void close() override;
-  [[nodiscard]] std::string_view network_transport() const override { return "pipe"; }
+  [[nodiscard]] connection_facts facts() const override { return {.network_transport = "pipe"}; }
 
   /// The child's process id.
   [[nodiscard]] int pid() const noexcept;

@@ -37,7 +37,7 @@ class fd_connection final : public connection {
 
   void send(std::string message, const send_context& ctx) override;
   void close() override;
-  [[nodiscard]] std::string_view network_transport() const override { return "pipe"; }
+  [[nodiscard]] connection_facts facts() const override { return {.network_transport = "pipe"}; }
 
   /// From now on, messages sent by the calling thread are buffered until `flush()`, or until
   /// `flush_bytes` are pending; another thread's message is written at once, after what is
