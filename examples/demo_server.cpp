@@ -20,9 +20,11 @@
 //
 // Tools: echo (the benchmark tool), forecast (typed, structured output), make_image,
 // make_audio, embedded_resource, related_links, slow_count (progress and cancellation),
-// fail (a tool error), unlock_admin (enables the hidden admin.stats tool at runtime); tasks:
-// slow_task (run again if a restart cut it off), must_task (task only), failing_task,
-// elicit_task (input_required).
+// fail (a tool error), unlock_admin (enables the hidden admin.stats tool at runtime), ask_name
+// (elicitation) and summarize (sampling), which ask the client in both protocol eras (a request
+// to a 2025-11-25 client, an input_required round with a 2026-07-28 one); tasks: slow_task (run
+// again if a restart cut it off), must_task (task only), failing_task, elicit_task
+// (input_required).
 #include <mcp/audit.hpp>
 #include <mcp/auth.hpp>
 #include <mcp/http_server.hpp>
@@ -115,6 +117,16 @@ struct answer_form {
   std::string answer;
 };
 MCP_FIELDS(answer_form, (answer, "Your answer"))
+
+struct name_form {
+  std::string name;
+};
+MCP_FIELDS(name_form, (name, "Your name"))
+
+struct summarize_in {
+  std::string text;
+};
+MCP_FIELDS(summarize_in, (text, {.description = "Text to summarize", .min_length = 1}))
 
 struct message_in {
   std::string message = "What is your answer?";
@@ -285,6 +297,34 @@ void add_tools(mcp::server& server) {
                   [&server]() -> std::string {
                     server.set_tool_enabled("admin.stats", true);
                     return "admin.stats is now enabled";
+                  });
+}
+
+/// Tools that ask the client: the same handler serves both eras (mcp/context.hpp).
+void add_asking_tools(mcp::server& server) {
+  server.add_tool({.name = "ask_name",
+                   .title = "Ask the user's name",
+                   .description = "Asks the user for their name (elicitation) and returns "
+                                  "\"Hello, <name>!\".",
+                   .annotations = {.read_only_hint = true, .open_world_hint = false}},
+                  [](mcp::tool_context& ctx) -> mcp::result<std::string> {
+                    auto reply = ctx.elicit<name_form>("What is your name?", {.key = "name"});
+                    if (!reply) return reply.error();  // 2026-07-28: the client answers first
+                    if (!reply->accepted()) return mcp::tool_error{"the user did not answer"};
+                    return "Hello, " + reply->content->name + "!";
+                  });
+  server.add_tool({.name = "summarize",
+                   .title = "Summarize",
+                   .description = "Asks the client's model (sampling) for a one-line summary of "
+                                  "the text and returns \"Summary: <its answer>\".",
+                   .annotations = {.read_only_hint = true, .open_world_hint = true}},
+                  [](mcp::tool_context& ctx, const summarize_in& in) -> mcp::result<std::string> {
+                    auto answer = ctx.sample("Summarize in one line:\n" + in.text,
+                                             {.system_prompt = "You write one-line summaries.",
+                                              .max_tokens = 200,
+                                              .key = "summary"});
+                    if (!answer) return answer.error();
+                    return "Summary: " + *answer;
                   });
 }
 
@@ -461,5 +501,6 @@ int main(int argc, char** argv) {
   server.use(mcp::deadline(std::chrono::seconds(120)));
   demo::add_tools(server);
   demo::add_task_tools(server);
+  demo::add_asking_tools(server);
   return examples::serve(server, http, http_opts, "mcp-cpp demo server");
 }

@@ -35,4 +35,5 @@ fi
 
 if [[ "${1:-}" == "--npm" ]]; then
   "$here/npm-cache.sh" "$root/tests/interop" >/dev/null
+  "$here/npm-cache.sh" "$root/tests/conformance/pins/ts-sdk-2.4.0" >/dev/null
 fi

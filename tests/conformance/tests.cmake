@@ -1,8 +1,9 @@
 # The official MCP conformance suite (@modelcontextprotocol/conformance, pinned in
 # conformance/pins/) against examples/everything_server over Streamable HTTP, and the TypeScript
 # SDK client driving the same server over stdio and HTTP; and the suite's client scenarios with
-# `mcp-cpp` as the client (conformance/cli_client.sh), OAuth included. Label `conformance`; they
-# need network access the first time (npm).
+# `mcp-cpp` as the client (conformance/cli_client.sh), OAuth included; and the TypeScript SDK's
+# 2.x client, both eras, against the demo server. Label `conformance`; they need network access
+# the first time (npm).
 if(MCP_BUILD_EXAMPLES)
   set(MCP_CONFORMANCE_RUN ${CMAKE_CURRENT_SOURCE_DIR}/conformance/run_suite.sh server
       --server $<TARGET_FILE:everything_server>)
@@ -106,4 +107,14 @@ if(MCP_BUILD_EXAMPLES)
             $<TARGET_FILE:everything_server> $<TARGET_FILE:mcp-cpp>)
   set_tests_properties(mcp_conformance_ts_sdk_interop PROPERTIES
     SKIP_RETURN_CODE 77 TIMEOUT 900 LABELS "conformance;interop")
+
+  # The TypeScript SDK's 2.x client (2.4.0, pinned in conformance/pins/ts-sdk-2.4.0), which
+  # speaks both eras, against the demo server over stdio and HTTP: auto and pinned negotiation
+  # must reach 2026-07-28, legacy 2025-11-25; elicitation and sampling through input_required
+  # rounds (2026-07-28) and server-to-client requests (2025-11-25).
+  add_test(NAME mcp_conformance_ts_sdk2_interop
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/conformance/ts_sdk2_interop.sh
+            $<TARGET_FILE:demo_server>)
+  set_tests_properties(mcp_conformance_ts_sdk2_interop PROPERTIES
+    SKIP_RETURN_CODE 77 TIMEOUT 600 LABELS "conformance;interop")
 endif()

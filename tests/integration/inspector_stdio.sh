@@ -19,8 +19,8 @@ check() {  # check JSON_TEXT JS_EXPRESSION_ON_r DESCRIPTION
 }
 
 out="$(run --method tools/list)"
-check "$out" 'r.tools.length === 13 && r.tools.some(t => t.name === "forecast" && t.outputSchema) && r.tools.some(t => t.name === "must_task" && t.execution.taskSupport === "required")' \
-  "tools/list shows the 13 enabled tools with schemas and task support"
+check "$out" 'r.tools.length === 15 && r.tools.some(t => t.name === "forecast" && t.outputSchema) && r.tools.some(t => t.name === "must_task" && t.execution.taskSupport === "required")' \
+  "tools/list shows the 15 enabled tools with schemas and task support"
 
 out="$(run --method tools/call --tool-name echo --tool-arg 'text=hi from inspector')"
 check "$out" 'r.content[0].text === "hi from inspector"' "tools/call echo"
