@@ -145,6 +145,57 @@ TEST_F(ModernHttp, McpNameMustBeThereAndEqualTheToolName) {
   EXPECT_TRUE(res.at("cacheScope").is_string()) << r.body;
 }
 
+TEST_F(ModernHttp, McpNameMirrorsTheUriOfAReadAndTheNameOfAPrompt) {
+  start_modern();
+  const auto read = modern_body("12", "resources/read", R"("uri":"test://doc")");
+  auto r = post(read, modern_headers("resources/read", "test://doc"));
+  ASSERT_EQ(r.status, 200U) << r.body;
+  const auto res = result_of(answer_of(r));
+  EXPECT_EQ(res.at("contents").at(0).at("text"), "doc text") << r.body;
+  EXPECT_EQ(res.at("resultType"), "complete");
+  expect_mismatch(post(read, modern_headers("resources/read")), "12", "read without Mcp-Name");
+  expect_mismatch(post(read, modern_headers("resources/read", "test://other")), "12",
+                  "read of another URI");
+  // What is not there is -32602 in this revision (not -32002).
+  r = post(modern_body("13", "resources/read", R"("uri":"test://none")"),
+           modern_headers("resources/read", "test://none"));
+  EXPECT_EQ(error_code(answer_of(r)), -32602) << r.body;
+
+  const auto get = modern_body("14", "prompts/get", R"("name":"hello")");
+  r = post(get, modern_headers("prompts/get", "hello"));
+  ASSERT_EQ(r.status, 200U) << r.body;
+  EXPECT_NE(r.body.find("hello there"), std::string::npos) << r.body;
+  expect_mismatch(post(get, modern_headers("prompts/get")), "14", "prompt without Mcp-Name");
+  expect_mismatch(post(get, modern_headers("prompts/get", "Hello")), "14", "prompt in other case");
+  // The tasks extension's methods name their task.
+  expect_mismatch(
+      post(modern_body("15", "tasks/get", R"("taskId":"t-1")"), modern_headers("tasks/get")), "15",
+      "tasks/get without Mcp-Name");
+  // A header for a parameter the body lacks.
+  expect_mismatch(post(modern_body("16", "tools/call", R"("arguments":{})"),
+                       modern_headers("tools/call", "echo")),
+                  "16", "tools/call without a name");
+}
+
+TEST_F(ModernHttp, ABodyWithoutMetaUnderTheModernHeaderIs32602) {
+  start_modern();
+  auto r = post(call_body("17", "echo", R"({"text":"hi"})"), modern_headers("tools/call", "echo"));
+  EXPECT_EQ(r.status, 400U) << r.body;
+  EXPECT_EQ(error_code(answer_of(r)), -32602) << r.body;
+}
+
+TEST_F(ModernHttp, ANotificationIs202AndABatchIsRefused) {
+  start_modern();
+  auto r = post(R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}})",
+                modern_headers("notifications/cancelled"));
+  EXPECT_EQ(r.status, 202U) << r.body;
+  EXPECT_TRUE(r.body.empty());
+  const auto one = modern_call("18", "echo", R"({"text":"hi"})");
+  r = post("[" + one + "," + one + "]", modern_headers("tools/call", "echo"));
+  EXPECT_EQ(r.status, 400U) << r.body;
+  EXPECT_EQ(error_code(answer_of(r)), -32600) << r.body;
+}
+
 TEST_F(ModernHttp, AnUnknownMethodIs404With32601) {
   start_modern();
   auto r = post(modern_body("9", "no/such", ""), modern_headers("no/such"));

@@ -118,7 +118,8 @@ BOOST_DESCRIBE_STRUCT(route_in, (), (region, priority, urgent))
 
 /// Tools of the 2026-07-28 tests: greet and greet_twice ask the user's name (elicitation, key
 /// "who") and answer "<text>, <name>!"; route's region, priority and urgent are marked
-/// `x-mcp-header` Region, Priority and Urgent.
+/// `x-mcp-header` Region, Priority and Urgent. Also the resource test://doc ("doc text") and
+/// the prompt hello ("hello there").
 inline void add_modern_tools(mcp::server& s) {
   auto greet = [](mcp::tool_context& ctx, const text_in& in) -> mcp::result<std::string> {
     auto who = ctx.elicit<name_answer>("What is your name?", {.key = "who"});
@@ -140,6 +141,10 @@ inline void add_modern_tools(mcp::server& s) {
              [](const route_in& in) {
                return in.region + "/" + std::to_string(in.priority) + (in.urgent ? "!" : "");
              });
+  s.add_resource({.uri = "test://doc", .name = "doc", .mime_type = "text/plain"},
+                 [] { return std::string("doc text"); });
+  s.add_prompt({.name = "hello", .description = "says hello"},
+               [] { return std::string("hello there"); });
 }
 
 }  // namespace mcp_test
