@@ -300,6 +300,27 @@ TEST_F(ModernHttp, EachParamHeaderThatDisagreesIs32020) {
                   "11", "a header without its argument");
 }
 
+TEST_F(ModernHttp, ARepeatedStandardHeaderIsAMismatch) {
+  // A header sent twice is one field whose value is both, joined (RFC 9110 5.3): not what the
+  // body says, whichever of the two an intermediary reads.
+  start_modern();
+  const auto body =
+      modern_call("19", "route", R"({"region":"eu-west","priority":7,"urgent":true})");
+  const auto good = route_headers("eu-west", "7", "true");
+  for (const char* name : {"MCP-Protocol-Version", "Mcp-Method", "Mcp-Name", "Mcp-Param-Region",
+                           "Mcp-Param-Priority"}) {
+    auto h = good;
+    h.emplace_back(name, "other");
+    expect_mismatch(post(body, h), "19", std::string(name) + " twice");
+    // The same value twice is still two values.
+    for (const auto& [k, v] : good) {
+      if (k == name) h.back().second = v;
+    }
+    expect_mismatch(post(body, h), "19", std::string(name) + " twice, equal");
+  }
+  EXPECT_EQ(post(body, good).status, 200U);
+}
+
 // --- an input round ----------------------------------------------------------------------
 
 const std::string elicit_caps = R"({"elicitation":{}})";
