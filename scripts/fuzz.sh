@@ -14,7 +14,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
-targets=(session jsonrpc http http_client sse json_schema regex uri_template jwt policy oauth
+targets=(session modern jsonrpc http http_client sse json_schema regex uri_template jwt policy oauth
          redis_reply redis_url trace_context)
 [[ "${1:-}" == "--list" ]] && { printf '%s\n' "${targets[@]}"; exit 0; }
 

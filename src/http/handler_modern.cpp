@@ -1,10 +1,10 @@
 // Streamable HTTP in the 2026-07-28 revision: every POST stands alone. Its headers must agree
 // with its body (MCP-Protocol-Version with `_meta`, Mcp-Method with the method, Mcp-Name with
-// the name, URI or task id, Mcp-Param-* with the arguments a tool marks), else 400 with -32020;
-// then it is served by a session of its own that lives as long as the request (no session id,
-// no event ids, no resumption). The answer is JSON, or an SSE stream when notifications come
-// first; some errors have HTTP statuses of their own (-32601: 404; -32020, -32021, -32022: 400).
-// A client that closes the stream cancels the request.
+// the name, URI or task id, Mcp-Param-* with the arguments a tool marks; each sent once), else
+// 400 with -32020; then it is served by a session of its own that lives as long as the request
+// (no session id, no event ids, no resumption). The answer is JSON, or an SSE stream when
+// notifications come first; some errors have HTTP statuses of their own (-32601: 404; -32020,
+// -32021, -32022: 400). A client that closes the stream cancels the request.
 #include <mcp/json.hpp>
 #include <mcp/protocol.hpp>
 
@@ -51,6 +51,28 @@ std::string_view name_param(std::string_view method) {
     return "taskId";
   }
   return {};
+}
+
+/// Whether `name` is one of the headers that mirror the body.
+bool is_mirror_header(std::string_view name) {
+  constexpr std::string_view param = "mcp-param-";
+  return iequals(name, "mcp-protocol-version") || iequals(name, "mcp-method") ||
+         iequals(name, "mcp-name") ||
+         (name.size() > param.size() && iequals(name.substr(0, param.size()), param));
+}
+
+/// The first header that mirrors the body and is sent more than once, if any. A repeated
+/// field's value is all of them joined (RFC 9110, 5.3), never what the body says; and an
+/// intermediary may read another of them than the first, which is what is checked.
+std::optional<std::string_view> repeated_mirror_header(const http_request& req) {
+  for (std::size_t i = 0; i < req.headers.size(); ++i) {
+    const auto name = req.headers[i].first;
+    if (!is_mirror_header(name)) continue;
+    for (std::size_t j = i + 1; j < req.headers.size(); ++j) {
+      if (iequals(req.headers[j].first, name)) return name;
+    }
+  }
+  return std::nullopt;
 }
 
 /// 404 for -32601, 400 for -32020, -32021 and -32022, 200 otherwise.
@@ -103,6 +125,9 @@ http_response request_handler::post_modern(const http_request& req, const princi
   auto mismatch = [&](std::string msg) {
     return refuse(400, error{errc::header_mismatch, "Header mismatch: " + std::move(msg)});
   };
+  if (const auto twice = repeated_mirror_header(req)) {
+    return mismatch(std::string(*twice) + " is sent more than once");
+  }
   // The revision: the header must be there and agree with `_meta`, which must be complete.
   if (version.empty()) return mismatch("MCP-Protocol-Version is required");
   const auto* meta = meta_of(*rq);
