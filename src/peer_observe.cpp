@@ -211,8 +211,9 @@ observe::span peer::observe_outbound(std::string_view method, json::object& para
 
 void peer::observe_outbound_end(outbound& o, const result<json::object>& r) {
   observe::outcome out;
+  error e;  // `out.message` views it (result::error() answers a copy)
   if (r.has_error()) {
-    const auto& e = r.error();
+    e = r.error();
     if (e.is(errc::request_timeout)) {
       out = {.status = observe::status::failed, .error_type = "timeout"};
     } else if (e.is(errc::cancelled)) {
