@@ -157,7 +157,7 @@ void peer::reply_error(const jsonrpc::request_id& id, const error& e) {
 void peer::send(std::string message, const jsonrpc::request_id* related) {
   if (closed_.load()) return;
   if (obs_) [[unlikely]] {
-    observe_sent(message);
+    observe_sent(message, related);
   }
   conn_->send(std::move(message), send_context{.related_request = related});
 }

@@ -204,7 +204,12 @@ class peer : public std::enable_shared_from_this<peer> {
   [[gnu::cold]] void observe_request(const jsonrpc::request& r);
   [[gnu::cold]] void observe_notification(const jsonrpc::notification& n);
   [[gnu::cold]] void observe_answer(const jsonrpc::request_id& id, std::string_view message);
-  [[gnu::cold]] void observe_sent(std::string_view message);
+  /// A notification this side sends: its span (a child of the request it relates to), its
+  /// trace context written into `params._meta` when the message has params and no `_meta`.
+  [[gnu::cold]] void observe_sent(std::string& message, const jsonrpc::request_id* related);
+  /// A copy of the context of incoming request `id`'s span, to parent what it sends; inactive
+  /// when none.
+  [[nodiscard]] observe::span parent_of(const jsonrpc::request_id* id) const;
   [[gnu::cold]] void observe_inbound_end(const jsonrpc::request_id& id, std::string_view why);
   /// Starts the span of an outgoing request and writes its trace context into `params._meta`.
   [[gnu::cold]] observe::span observe_outbound(std::string_view method, json::object& params,

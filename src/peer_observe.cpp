@@ -167,19 +167,47 @@ void peer::observe_inbound_end(const jsonrpc::request_id& id, std::string_view w
   obs_->on_end(span, {.status = observe::status::failed, .error_type = why});
 }
 
-void peer::observe_sent(std::string_view message) {
+observe::span peer::parent_of(const jsonrpc::request_id* id) const {
+  observe::span parent;  // a copy: the request's own span may end meanwhile
+  if (id == nullptr) return parent;
+  std::lock_guard lock(mu_);
+  if (auto it = inbound_spans_.find(*id); it != inbound_spans_.end()) {
+    parent.context = it->second.context;
+    parent.baggage = it->second.baggage;
+    parent.active = true;
+  }
+  return parent;
+}
+
+void peer::observe_sent(std::string& message, const jsonrpc::request_id* related) {
   // Notifications this side sends: `{"jsonrpc":"2.0","method":"...`, as the encoder writes them.
   constexpr std::string_view prefix = R"({"jsonrpc":"2.0","method":")";
-  if (!message.starts_with(prefix)) return;  // an answer without a request, or a batch
-  const auto rest = message.substr(prefix.size());
-  const auto end = rest.find('"');
-  if (end == std::string_view::npos) return;
+  if (!std::string_view(message).starts_with(prefix)) return;  // an answer, or a batch
+  const auto end = message.find('"', prefix.size());
+  if (end == std::string::npos) return;
   std::shared_ptr<const std::string> sid;
   auto op = base_operation(sid);
   op.side = observe::kind::client;  // sent
-  op.method = rest.substr(0, end);
+  op.method = std::string_view(message).substr(prefix.size(), end - prefix.size());
+  const auto parent = parent_of(related);
+  if (parent) op.parent = &parent;
   auto span = obs_->on_start(op);
-  if (span) obs_->on_end(span, {});
+  if (!span) return;
+  // The encoder writes `,"params":{` right after the method; a message that has a `_meta`
+  // anywhere already is left as it is (no second member of that name).
+  constexpr std::string_view params_key = R"(,"params":{)";
+  if (span.context.valid() && message.compare(end + 1, params_key.size(), params_key) == 0 &&
+      message.find(R"("_meta":)") == std::string::npos) {
+    json::object meta;
+    obs_->inject(span, meta);
+    if (!meta.empty()) {
+      const auto at = end + 1 + params_key.size();
+      std::string member = R"("_meta":)" + to_json_string(meta);
+      if (message[at] != '}') member += ',';
+      message.insert(at, member);
+    }
+  }
+  obs_->on_end(span, {});
 }
 
 observe::span peer::observe_outbound(std::string_view method, json::object& params,
@@ -190,15 +218,7 @@ observe::span peer::observe_outbound(std::string_view method, json::object& para
   describe(op, method, params);
   const auto id_text = std::to_string(id);
   op.request_id = id_text;
-  observe::span parent;  // the incoming request this one is made for (a copy: it may end)
-  if (related != nullptr) {
-    std::lock_guard lock(mu_);
-    if (auto it = inbound_spans_.find(*related); it != inbound_spans_.end()) {
-      parent.context = it->second.context;
-      parent.baggage = it->second.baggage;
-      parent.active = true;
-    }
-  }
+  const auto parent = parent_of(related);  // the incoming request this one is made for
   if (parent) op.parent = &parent;
   auto span = obs_->on_start(op);
   if (span && span.context.valid()) {

@@ -73,7 +73,8 @@ request_handler::request_handler(session_source source, http_server_options opts
       opts_(std::move(opts)),
       defer_(std::move(defer)),
       sessions_(opts_.max_sessions, opts_.session_idle_timeout,
-                opts_.resumable && !opts_.stateless ? opts_.events : nullptr) {
+                opts_.resumable && !opts_.stateless ? opts_.events : nullptr),
+      observer_(source_.srv != nullptr ? source_.srv->options().observer : nullptr) {
   if (opts_.protected_resource) {
     if (opts_.authenticate) {
       throw std::invalid_argument(

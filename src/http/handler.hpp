@@ -8,6 +8,7 @@
 #pragma once
 
 #include <mcp/http_server.hpp>
+#include <mcp/observe.hpp>
 
 #include <boost/container/small_vector.hpp>
 
@@ -82,8 +83,14 @@ class request_handler {
   void set_bound(bool loopback);
 
   /// Called by the I/O layer when an SSE response starts or ends (for the stream cap).
-  void sse_opened() { sse_open_.fetch_add(1); }
-  void sse_closed() { sse_open_.fetch_sub(1); }
+  void sse_opened() {
+    sse_open_.fetch_add(1);
+    if (observer_) observer_->on_stream(observe::kind::server, +1);
+  }
+  void sse_closed() {
+    sse_open_.fetch_sub(1);
+    if (observer_) observer_->on_stream(observe::kind::server, -1);
+  }
   [[nodiscard]] std::size_t sse_open() const { return sse_open_.load(); }
 
   session_table& sessions() { return sessions_; }
@@ -129,6 +136,7 @@ class request_handler {
   std::function<void(std::function<void()>)> defer_;
   session_table sessions_;
   std::atomic<std::size_t> sse_open_{0};
+  std::shared_ptr<observe::observer> observer_;  ///< the server's (SSE streams); or null
   bool loopback_ = true;
   std::unique_ptr<bearer_gate> gate_;  ///< set with `protected_resource`
 };

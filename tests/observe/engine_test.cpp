@@ -243,10 +243,33 @@ TEST(engine_observation, the_audit_line_carries_the_trace_id) {
       << lines[0];
 }
 
-TEST(engine_observation, over_http_spans_carry_the_session_and_the_network) {
+TEST(engine_observation, a_notification_sent_inside_a_call_carries_the_call_s_trace) {
   collected server_spans;
   collected client_spans;
   mcp::server s({.observer = server_spans.tracer()});
+  s.add_tool({.name = "chatty"}, [](mcp::tool_context& ctx) {
+    ctx.log(mcp::log_level::error, "working");
+    return std::string("done");
+  });
+  auto c = mcp::connect_in_process(s, client_with(client_spans.tracer()));
+  ASSERT_TRUE(c) << c.error().message;
+  ASSERT_TRUE(c->client->call_tool("chatty"));
+
+  auto call = server_spans.find("tools/call chatty", kind::server);
+  auto sent = server_spans.find("notifications/message", kind::client);
+  auto received = client_spans.find("notifications/message", kind::server);
+  ASSERT_TRUE(call && sent && received);
+  EXPECT_EQ(sent->parent_span_id, call->context.span_id);
+  EXPECT_EQ(received->context.trace_id, call->context.trace_id);
+  EXPECT_EQ(received->parent_span_id, sent->context.span_id);
+  EXPECT_TRUE(received->parent_remote);
+}
+
+TEST(engine_observation, over_http_spans_carry_the_session_and_the_network) {
+  collected server_spans;
+  collected client_spans;
+  auto metrics = mcp::observe::make_metrics();
+  mcp::server s({.observer = mcp::observe::combine({server_spans.tracer(), metrics})});
   add_tools(s);
   mcp::http_server http(s, {.port = 0});
   http.start();
@@ -268,6 +291,18 @@ TEST(engine_observation, over_http_spans_carry_the_session_and_the_network) {
   EXPECT_EQ(attr(*served, "network.protocol.version"), "1.1");
   EXPECT_EQ(attr(*sent, "server.address"), "127.0.0.1");
   EXPECT_EQ(attr(*sent, "server.port"), std::to_string(http.port()));
+  // The session's GET stream is counted while it is open.
+  ASSERT_EQ(conn->open_event_stream(), 200);
+  const auto open_streams = [&] {
+    const auto text = metrics->prometheus_text();
+    const auto at = text.find("\nmcp_server_active_streams");
+    if (at == std::string::npos) return std::string("(none)");
+    const auto end = text.find('\n', at + 1);
+    const auto line = text.substr(at + 1, end - at - 1);
+    return line.substr(line.rfind(' ') + 1);
+  };
+  for (int i = 0; i < 200 && open_streams() != "1"; ++i) std::this_thread::sleep_for(10ms);
+  EXPECT_EQ(open_streams(), "1") << metrics->prometheus_text();
   conn->close();
   http.stop();
 }
