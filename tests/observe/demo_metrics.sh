@@ -1,13 +1,19 @@
 #!/usr/bin/env bash
 # demo_server --http 127.0.0.1:0 --metrics 127.0.0.1:0: a known mix of calls over Streamable HTTP
 # (curl: a session, three echo calls, one tool error, one unknown tool) and then the demo's
-# /metrics must count them: the operation histogram per tool and outcome, the session.
+# /metrics must count them: the operation histogram per tool and outcome, the session. Then
+# `promtool check metrics` must accept the text, and Debian's Prometheus (started here on
+# 127.0.0.1, temporary config and storage) scrapes the demo: its query API must return the same
+# counts and bucket totals. Exit 77 (skipped) only when prometheus or promtool is missing, after
+# the curl checks passed.
 #   demo_metrics.sh DEMO_SERVER
 set -euo pipefail
 demo="$1"
 dir="$(mktemp -d)"
 pid=""
+prom=""
 cleanup() {
+  [[ -n "$prom" ]] && kill "$prom" 2>/dev/null && wait "$prom" 2>/dev/null
   [[ -n "$pid" ]] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
   rm -rf "$dir"
 }
@@ -85,4 +91,55 @@ check 1 mcp_server_operation_duration_seconds_count 'gen_ai_tool_name="no_such_t
 check 1 mcp_server_operation_duration_seconds_count 'mcp_method_name="initialize"'
 check 1 mcp_server_session_duration_seconds_count 'mcp_protocol_version="2025-11-25"'
 grep -q 'network_transport="tcp"' "$dir/metrics.txt" || fail "no network_transport=tcp"
+
+if ! command -v prometheus >/dev/null || ! command -v promtool >/dev/null; then
+  echo "SKIPPED: prometheus or promtool not installed (Debian package prometheus); the curl checks passed"
+  exit 77
+fi
+promtool check metrics <"$dir/metrics.txt" >"$dir/promtool.txt" 2>&1 ||
+  { cat "$dir/promtool.txt" >&2; fail "promtool check metrics refused the exposition"; }
+echo "ok: promtool check metrics"
+target="${metrics#http://}"
+target="${target%/metrics}"
+prom_port="$(node -e 'const s = require("net").createServer().listen(0, "127.0.0.1", () => {
+  console.log(s.address().port); s.close(); })')"
+cat >"$dir/prometheus.yml" <<YML
+global:
+  scrape_interval: 1s
+  scrape_timeout: 1s
+scrape_configs:
+  - job_name: demo
+    static_configs:
+      - targets: ['$target']
+YML
+prometheus --config.file="$dir/prometheus.yml" --storage.tsdb.path="$dir/data" \
+  --web.listen-address="127.0.0.1:$prom_port" --log.level=warn 2>"$dir/prometheus.log" &
+prom=$!
+query() {  # query EXPR: the value of the first result, or empty
+  { curl -sS -G "http://127.0.0.1:$prom_port/api/v1/query" --data-urlencode "query=$1" 2>/dev/null ||
+    true; } |
+    node -e 'let t = ""; process.stdin.on("data", (c) => (t += c)).on("end", () => {
+      try { const r = JSON.parse(t).data.result; console.log(r.length ? r[0].value[1] : ""); }
+      catch { console.log(""); } })'
+}
+up=""
+for _ in $(seq 1 450); do  # the first scrape takes about 5 s; up to 90 s on a loaded machine
+  up="$(query 'up{job="demo"}')"
+  [[ "$up" == 1 ]] && break
+  kill -0 "$prom" 2>/dev/null || { cat "$dir/prometheus.log" >&2; fail "prometheus ended"; }
+  sleep 0.2
+done
+[[ "$up" == 1 ]] || { cat "$dir/prometheus.log" >&2; fail "prometheus never scraped the demo"; }
+prom_check() {  # prom_check EXPECTED EXPR
+  local got
+  got="$(query "$2")"
+  [[ "$got" == "$1" ]] || fail "Prometheus: $2 is '$got', not $1"
+  echo "ok (Prometheus): $2 = $1"
+}
+op=mcp_server_operation_duration_seconds
+prom_check 3 "sum(${op}_count{gen_ai_tool_name=\"echo\"})"
+prom_check 3 "sum(${op}_bucket{gen_ai_tool_name=\"echo\",le=\"+Inf\"})"
+prom_check 1 "sum(${op}_count{gen_ai_tool_name=\"fail\",error_type=\"tool_error\"})"
+prom_check 1 "sum(${op}_count{rpc_response_status_code=\"-32602\"})"
+prom_check 1 "sum(mcp_server_session_duration_seconds_count)"
 echo "PASS"
