@@ -90,14 +90,13 @@ class concurrency_limiter final : public call_interceptor {
         return call.finish(tool_error_result("Too many concurrent tool calls (limit " +
                                              std::to_string(opts_.max) + "); retry later"));
       case refuse_share:
-        return call.finish(tool_error_result(
-            "Too many concurrent tool calls from this caller (its share is " +
-            std::to_string(share) + " of the limit " + std::to_string(opts_.max) +
-            "); retry later"));
+        return call.finish(
+            tool_error_result("Too many concurrent tool calls from this caller (its share is " +
+                              std::to_string(share) + " of the limit " + std::to_string(opts_.max) +
+                              "); retry later"));
       case refuse_queue:
         return call.finish(tool_error_result("Too many queued tool calls (at most " +
-                                             std::to_string(opts_.max_queued) +
-                                             "); retry later"));
+                                             std::to_string(opts_.max_queued) + "); retry later"));
     }
   }
 

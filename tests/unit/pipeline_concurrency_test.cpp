@@ -285,9 +285,9 @@ TEST(concurrency_limit, a_queued_tasks_deadline_counts_from_when_it_runs) {
   w.initialize();
   std::vector<std::string> ids;
   for (int i = 1; i <= 3; ++i) {
-    auto r = w.call("tools/call",
-                    object{{"name", "slow"}, {"arguments", object{{"ms", 150}}}, {"task", object{}}},
-                    i);
+    auto r =
+        w.call("tools/call",
+               object{{"name", "slow"}, {"arguments", object{{"ms", 150}}}, {"task", object{}}}, i);
     ids.emplace_back(r.at("result").at("task").at("taskId").as_string());
   }
   std::map<std::int64_t, value> seen;
