@@ -1,5 +1,5 @@
-// The SDK's built-in call interceptors: rate limit, concurrency limit, deadline, output limits
-// and access control.
+// The SDK's built-in call interceptors: rate limit, deadline, output limits and access control
+// (the concurrency limit is in concurrency.cpp).
 #include <mcp/pipeline.hpp>
 
 #include <algorithm>
@@ -67,34 +67,6 @@ class rate_limiter final : public call_interceptor {
   rate_limit_options opts_;
   std::mutex mu_;
   std::unordered_map<std::string, detail::token_bucket> buckets_;
-};
-
-class concurrency_limiter final : public call_interceptor {
- public:
-  explicit concurrency_limiter(std::size_t max) : max_(max) {}
-
-  void intercept(const tool_call& call, const std::function<void()>& next) override {
-    if (running_->fetch_add(1) >= max_) {
-      running_->fetch_sub(1);
-      call.finish(tool_error_result("Too many concurrent tool calls (limit " +
-                                    std::to_string(max_) + "); retry later"));
-      return;
-    }
-    // The slot is released when the handler is done, whatever the outcome (a call answered by
-    // a deadline keeps it until its handler returns). The call holds its interceptor chain, so
-    // this interceptor outlives the hook.
-    detail::tool_call_access::state(call)->on_release(&release, running_.get(), 0);
-    next();
-  }
-
- private:
-  static void release(void* running, std::uint64_t /*unused*/) {
-    static_cast<std::atomic<std::size_t>*>(running)->fetch_sub(1);
-  }
-
-  std::size_t max_;
-  std::unique_ptr<std::atomic<std::size_t>> running_ =
-      std::make_unique<std::atomic<std::size_t>>(0);
 };
 
 class deadline_interceptor final : public call_interceptor {
@@ -333,11 +305,6 @@ std::shared_ptr<call_interceptor> rate_limit(rate_limit_options opts) {
     throw std::invalid_argument("rate_limit: per_second must be > 0 and burst >= 1");
   }
   return std::make_shared<rate_limiter>(std::move(opts));
-}
-
-std::shared_ptr<call_interceptor> concurrency_limit(std::size_t max) {
-  if (max == 0) throw std::invalid_argument("concurrency_limit: max must be > 0");
-  return std::make_shared<concurrency_limiter>(max);
 }
 
 std::shared_ptr<call_interceptor> deadline(std::chrono::milliseconds limit) {

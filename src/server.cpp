@@ -59,7 +59,11 @@ server_core::server_core(server_options o)
   features = {tools, logging, resources, prompts, completion, tasks, listens};
 }
 
-server_core::~server_core() = default;
+server_core::~server_core() {
+  // Tasks queued for a concurrency slot hold their calls, which hold the tasks feature: they
+  // never run now.
+  tasks->drop_parked();
+}
 
 std::shared_ptr<const std::vector<std::shared_ptr<call_interceptor>>> server_core::pipeline()
     const {

@@ -54,6 +54,16 @@ json::object error_payload(const error& e) {
   return json::object{{"error", std::move(err)}};
 }
 
+/// The id `tasks_feature::mark` gave call `c` (empty: none).
+std::string task_id(const call_state& c) {
+  if (const auto* r = c.meta().if_contains(related_task_key); r && r->is_object()) {
+    if (const auto* id = r->get_object().if_contains("taskId"); id && id->is_string()) {
+      return std::string(id->get_string());
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 task_update cancelled_task(const std::string& id, std::string message) {
@@ -114,6 +124,8 @@ class task_run final : public call_sink {
     }
     feature_->finish(id_, owner_, std::move(u));
   }
+
+  void resumed(call_state& /*call*/) override { feature_->unpark(id_); }
 
   std::optional<jsonrpc::request_id> related(const call_state& /*call*/) const override {
     return std::nullopt;  // the tools/call was answered: standalone messages
@@ -318,11 +330,7 @@ bool tasks_feature::become_task(call_state& call) {
   }
   const std::string owner = s->task_owner();
   task_record rec;
-  if (const auto* r = call.meta().if_contains(related_task_key); r && r->is_object()) {
-    if (const auto* id = r->get_object().if_contains("taskId"); id && id->is_string()) {
-      rec.id = std::string(id->get_string());
-    }
-  }
+  rec.id = task_id(call);
   if (rec.id.empty()) return false;  // not admitted by admit(): never happens
   rec.owner = owner;
   rec.created_at = rec.last_updated_at = now_ms();
@@ -348,9 +356,11 @@ bool tasks_feature::become_task(call_state& call) {
   {
     std::lock_guard lock(mu_);
     ++unfinished_per_owner_[owner];
-    live_[rec.id] = live_task{call.weak_self(), s, owner, {}};
+    auto& live = live_[rec.id] = live_task{call.weak_self(), s, owner, {}};
+    live.queued = call.held();
     purge = ++created_ % 256 == 0;
   }
+  if (call.held()) rec.status_message = std::string(queued_message);
   if (purge) (void)store_->purge_expired(sys_clock::now());
   // The CreateTaskResult goes out before the handler runs, so before any status notification.
   const bool modern = s->modern();
@@ -372,6 +382,46 @@ bool tasks_feature::become_task(call_state& call) {
     return false;
   }
   return true;
+}
+
+bool tasks_feature::park(call_state& call) {
+  const std::string id = task_id(call);
+  {
+    std::lock_guard lock(mu_);
+    auto it = live_.find(id);
+    if (it == live_.end()) return false;  // cancelled before it parked
+    it->second.parked = call.self();
+  }
+  if (call.park()) return false;  // waits: the limit resumes it
+  unpark(id);                     // let go meanwhile: it runs now
+  return true;
+}
+
+void tasks_feature::unpark(const std::string& id) {
+  std::shared_ptr<call_state> call;  // released outside the lock
+  std::lock_guard lock(mu_);
+  if (auto it = live_.find(id); it != live_.end()) {
+    call = std::move(it->second.parked);
+    it->second.queued = false;
+  }
+}
+
+void tasks_feature::drop_parked() {
+  std::vector<std::shared_ptr<call_state>> calls;
+  {
+    std::lock_guard lock(mu_);
+    for (auto& [id, live] : live_) {
+      if (live.parked) calls.push_back(std::move(live.parked));
+    }
+  }
+}
+
+void tasks_feature::show_queued(task_record& t) {
+  if (t.status != task_status::working || !t.status_message.empty()) return;
+  std::lock_guard lock(mu_);
+  if (auto it = live_.find(t.id); it != live_.end() && it->second.queued) {
+    t.status_message = std::string(queued_message);
+  }
 }
 
 void tasks_feature::recover() {

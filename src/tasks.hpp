@@ -75,6 +75,19 @@ class tasks_feature final : public feature, public std::enable_shared_from_this<
   /// False when the call must not run (cancelled, its session ended, the store failed: then the
   /// call was answered).
   bool become_task(call_state& call);
+  /// A task accepted while held back by a concurrency limit (call_state::hold) waits: its
+  /// record keeps the call alive until the limit lets it run (`unpark`, from task_run::resumed).
+  /// True when it may run now (it was let go meanwhile); false when it waits, or when its task
+  /// was cancelled (then it never runs).
+  bool park(call_state& call);
+  /// The queued task `id` starts: its record lets go of the call and is no longer queued.
+  void unpark(const std::string& id);
+  /// Drops the calls of queued tasks (the server is going away: they never run; the store
+  /// keeps them unfinished, so the next start fails or reruns them as for a crash).
+  void drop_parked();
+  /// The statusMessage of a task queued for a concurrency slot.
+  static constexpr std::string_view queued_message =
+      "Queued: accepted, and waits for a free slot under the server's concurrency limit";
 
   // ---- for task_run (tasks.cpp) ----
   /// Stores the outcome of task `id` and answers its waiters.
@@ -119,7 +132,11 @@ class tasks_feature final : public feature, public std::enable_shared_from_this<
     std::vector<std::shared_ptr<result_waiter>> waiters;
     std::map<std::string, pending_input, std::less<>> inputs{};  ///< 2026-07-28
     unsigned asked = 0;
+    bool queued = false;                   ///< waits for a concurrency slot (not yet running)
+    std::shared_ptr<call_state> parked{};  ///< the waiting call, kept alive here
   };
+  /// `t` as a reader should see it: "queued" while this process holds it back.
+  void show_queued(task_record& t);
 
   /// The caller's task named by `params.taskId`, or the error to answer (-32602: no such task
   /// of theirs; -32603: the store failed).

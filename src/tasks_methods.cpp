@@ -29,6 +29,7 @@ result<task_record> tasks_feature::lookup(server_session_impl& s, const jsonrpc:
   auto t = store_->get(*id, s.task_owner());
   if (!t) return error{errc::internal_error, t.error().message};
   if (!*t) return not_found(*id);
+  show_queued(**t);
   return std::move(**t);
 }
 
@@ -100,7 +101,10 @@ void tasks_feature::list(server_session_impl& s, jsonrpc::request&& req) {
   if (!page) return s.reply_error(req.id, page.error());
   json::array tasks;
   tasks.reserve(page->tasks.size());
-  for (const auto& t : page->tasks) tasks.push_back(task_json(t));
+  for (auto& t : page->tasks) {
+    show_queued(t);
+    tasks.push_back(task_json(t));
+  }
   json::object out{{"tasks", std::move(tasks)}};
   if (!page->next_cursor.empty()) out["nextCursor"] = page->next_cursor;
   s.reply(req.id, out);

@@ -47,6 +47,23 @@ void invoke(const std::shared_ptr<call_state>& call) {
   }
 }
 
+/// Whether the call may run its handler: its tool is still there and its arguments are valid
+/// (else the call is answered).
+bool admitted(call_state& c) {
+  const auto& entry = c.entry();
+  if (entry.runs->removed.load(std::memory_order_relaxed)) {
+    c.complete(tool_error_result("Tool \"" + c.tool() + "\" was removed"));
+    return false;
+  }
+  if (!entry.input_validator->is_valid(c.arguments_value())) {
+    auto errors =
+        entry.input_validator->validate(c.arguments_value(), json_schema::mode::all_errors);
+    c.complete(tool_error_result(invalid_arguments_text(c, errors)));
+    return false;
+  }
+  return true;
+}
+
 /// After the last interceptor: input validation, then the handler, inline or on the executor.
 void run_handler(call_state& c) {
   if (c.task_request && !c.entry().spec.deferred_task) {
@@ -54,23 +71,29 @@ void run_handler(call_state& c) {
     // its handler says so).
     auto s = c.session();
     if (!s || !s->core().tasks->become_task(c)) return;
+    // Accepted while every slot it may use is busy (a concurrency limit): it waits, parked
+    // with its task, and `resume_handler` runs it once a slot is free.
+    if (c.held() && !s->core().tasks->park(c)) return;
   }
-  const auto& entry = c.entry();
-  if (entry.runs->removed.load(std::memory_order_relaxed)) {
-    c.complete(tool_error_result("Tool \"" + c.tool() + "\" was removed"));
-    return;
-  }
-  if (!entry.input_validator->is_valid(c.arguments_value())) {
-    auto errors =
-        entry.input_validator->validate(c.arguments_value(), json_schema::mode::all_errors);
-    c.complete(tool_error_result(invalid_arguments_text(c, errors)));
-    return;
-  }
+  if (!admitted(c)) return;
   auto call = c.self();
   if (call->run_inline()) return invoke(call);
   auto* exec = call->sink().exec(*call);
   if (exec == nullptr) return;  // the session ended: nobody waits for the answer
   exec->post([call = std::move(call)] { invoke(call); });
+}
+
+/// A parked call got its slot: it runs on its executor (never on the thread that freed the
+/// slot, which may be finishing another call), its deadline counting from now.
+void resume_handler(call_state& c) {
+  auto call = c.self();
+  c.sink().resumed(c);
+  auto* exec = c.sink().exec(c);
+  if (exec == nullptr) return;
+  exec->post([call = std::move(call)] {
+    call->arm_timer();
+    if (admitted(*call)) invoke(call);
+  });
 }
 
 }  // namespace
@@ -102,6 +125,8 @@ std::optional<jsonrpc::request_id> call_sink::related(const call_state& call) co
 
 void call_sink::annotate(const call_state& /*call*/, json::object& /*params*/) const {}
 
+void call_sink::resumed(call_state& /*call*/) {}
+
 result<json::object> call_sink::request_client(call_state& call, std::string_view method,
                                                json::object params,
                                                std::chrono::milliseconds timeout,
@@ -122,7 +147,7 @@ void call_sink::request_client_async(call_state& call, std::string_view method, 
 }
 
 void tools_feature::run(const std::shared_ptr<call_state>& call) const {
-  call->set_after_chain(&run_handler);
+  call->set_after_chain(&run_handler, &resume_handler);
   call->start();
   call->arm_timer();
 }

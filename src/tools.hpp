@@ -89,6 +89,9 @@ class call_sink {
   virtual void request_client_async(call_state& call, std::string_view method, json::object params,
                                     std::chrono::milliseconds timeout, std::string_view key,
                                     unique_function<void(result<json::object>)> done);
+  /// A call that waited, parked, for a slot (call_state::hold) starts: the sink lets go of what
+  /// kept it alive meanwhile (a task's record holds it). Default: nothing.
+  virtual void resumed(call_state& call);
 };
 
 class tools_feature final : public feature,

@@ -9,6 +9,7 @@ mcp_add_test(mcp_core_tests
   unit/server_test.cpp
   unit/server_flow_test.cpp
   unit/pipeline_test.cpp
+  unit/pipeline_concurrency_test.cpp
   unit/policy_test.cpp
   unit/round_state_test.cpp
   unit/audit_test.cpp

@@ -4,7 +4,8 @@
 // interceptor sees the call before the handler runs and may deny it (finish it early with an
 // isError result or a JSON-RPC error), pass it on, or register a filter that sees the result
 // before it is sent. The SDK's security policies are interceptors built on this seam: rate and
-// concurrency limits, a deadline, output limits and sanitisation, and access control. Users
+// concurrency limits (fair between callers; tasks beyond the limit wait instead of being
+// refused), a deadline, output limits and sanitisation, and access control. Users
 // add their own the same way (audit logging, quotas, tracing).
 //
 // Order: interceptors run in the order they were added with `server::use`; result filters run
@@ -118,8 +119,40 @@ struct rate_limit_options {
 };
 [[nodiscard]] std::shared_ptr<call_interceptor> rate_limit(rate_limit_options opts);
 
-/// At most `max` calls run at once (across all sessions); a call beyond it is denied at once
-/// with `isError: true` (never queued, never hangs).
+/// How `concurrency_limit` shares its slots.
+///
+/// The caller is the requestor tasks are bound to (`session_options::task_owner`): the
+/// authenticated principal (every session of it together), else the Streamable HTTP session,
+/// over stdio the local user (one caller), in process each session. Where callers cannot be
+/// told apart (stateless HTTP without an authenticator) each request's session is a caller.
+///
+/// The fair rule (the default, `per_caller` = 0): a caller runs at most max / (n + 1) calls at
+/// once (at least 1), n being the callers with calls running or queued, itself included. A
+/// running handler cannot be preempted, so a share can only be guaranteed by not handing it
+/// out: one caller alone runs at most half the slots, and whatever the present callers do, a
+/// share stays free for a caller that has no call running yet. As calls end the shares even
+/// out; a queued task goes to the waiting caller that runs the fewest calls (max-min fair).
+struct concurrency_limit_options {
+  std::size_t max = 64;  ///< calls running at once, all callers together (> 0)
+  /// Calls one caller may run at once; 0: its fair share (above). `max` makes one pool shared
+  /// by every caller (first come, first served).
+  std::size_t per_caller = 0;
+  /// Task-augmented calls waiting for a slot, all callers together; one beyond is refused with
+  /// `isError: true`. Per caller, `server_options::max_tasks_per_owner` bounds a caller's
+  /// unfinished tasks (running or queued): beyond it tools/call is -32600.
+  std::size_t max_queued = 10000;
+};
+
+/// At most `opts.max` tool calls run at once, each caller within its share (see
+/// concurrency_limit_options). A plain call beyond the limit or its caller's share is answered
+/// at once with `isError: true` saying which (its client waits for the answer: it is never
+/// queued, never hangs). A task-augmented call is work accepted for later: beyond the limit it
+/// is still accepted (CreateTaskResult), and its task waits, status `working` with a
+/// statusMessage saying it is queued, until a slot frees; then it runs. A deadline interceptor
+/// counts from when it starts to run. Throws std::invalid_argument when `max` is 0.
+/// Thread-safe.
+[[nodiscard]] std::shared_ptr<call_interceptor> concurrency_limit(concurrency_limit_options opts);
+/// `concurrency_limit({.max = max})`.
 [[nodiscard]] std::shared_ptr<call_interceptor> concurrency_limit(std::size_t max);
 
 /// A call still running after `limit` is answered with `isError: true` and its stop token is

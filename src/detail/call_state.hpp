@@ -65,7 +65,11 @@ class call_state final : public request_state {
   /// next interceptor, then the handler (`after_chain`). Callers hold the call alive.
   [[nodiscard]] const interceptor_chain& chain() const noexcept { return chain_; }
   [[nodiscard]] const std::function<void()>& next() const noexcept { return next_; }
-  void set_after_chain(void (*f)(call_state&)) noexcept { after_chain_ = f; }
+  /// `resume` continues a call that was held back (`hold`) and parked after the interceptors.
+  void set_after_chain(void (*f)(call_state&), void (*resume)(call_state&)) noexcept {
+    after_chain_ = f;
+    resume_ = resume;
+  }
   /// Starts the pipeline (the first `next`).
   void start() { advance(); }
 
@@ -88,8 +92,11 @@ class call_state final : public request_state {
     std::uint64_t arg = 0;
     {
       std::lock_guard lock(mu_);
+      // A held call's deadline counts from when it runs: `release_hold` arms it.
+      if (gate_.load(std::memory_order_acquire) != gate::open) return;
       fn = std::exchange(timer_fn_, nullptr);
       when = timer_when_;
+      if (held_at_ != clock::time_point{}) when += clock::now() - held_at_;  // not the wait
       arg = timer_arg_;
     }
     if (fn == nullptr || done()) return;
@@ -190,6 +197,37 @@ class call_state final : public request_state {
     task_request.reset();
   }
   [[nodiscard]] bool done() const noexcept { return done_.load(std::memory_order_acquire); }
+
+  // ---- queueing (a concurrency limit that accepts a task before a slot is free) ----
+  /// Whether the call becomes a task before its handler runs (a task-augmented call of a tool
+  /// that is not `deferred_task`): only such a call can wait for a slot, since it is answered
+  /// (CreateTaskResult) before it runs.
+  [[nodiscard]] bool queueable() const noexcept {
+    return task_request.has_value() && !entry_->spec.deferred_task;
+  }
+  /// An interceptor holds the handler back (before calling `next`): the call passes the other
+  /// interceptors and becomes a task, then waits, parked, until `release_hold`.
+  void hold() noexcept {
+    {
+      std::lock_guard lock(mu_);
+      held_at_ = clock::now();
+    }
+    gate_.store(gate::held, std::memory_order_release);
+  }
+  [[nodiscard]] bool held() const noexcept {
+    return gate_.load(std::memory_order_acquire) != gate::open;
+  }
+  /// After the interceptors: true when the call is still held (it is parked now, and
+  /// `release_hold` resumes it); false when it may run at once.
+  [[nodiscard]] bool park() noexcept {
+    auto expected = gate::held;
+    return gate_.compare_exchange_strong(expected, gate::parked, std::memory_order_acq_rel);
+  }
+  /// Lets a held call run: a parked one resumes (on its executor); one not parked yet runs when
+  /// it gets there. Callers hold the call alive.
+  void release_hold() {
+    if (gate_.exchange(gate::open, std::memory_order_acq_rel) == gate::parked) resume_(*this);
+  }
   /// Whether the last interceptor called `next` (see `advance`).
   [[nodiscard]] bool passed_interceptors() const noexcept { return step_.load() > chain_->size(); }
 
@@ -300,10 +338,14 @@ class call_state final : public request_state {
   json::value args_;  ///< always an object
   interceptor_chain chain_;
   clock::time_point timer_when_{};
+  clock::time_point held_at_{};  ///< when an interceptor held the call (see `hold`)
   targeted_fn timer_fn_ = nullptr;
   std::uint64_t timer_arg_ = 0;
   std::atomic<std::size_t> step_{0};
   void (*after_chain_)(call_state&) = nullptr;
+  void (*resume_)(call_state&) = nullptr;
+  enum class gate : unsigned char { open, held, parked };
+  std::atomic<gate> gate_{gate::open};
   std::function<void()> next_{[this] { advance(); }};  ///< captures only `this`: no allocation
   std::atomic<bool> done_{false};
   spinlock mu_;  ///< guards filters and hooks (short sections, rarely contended)

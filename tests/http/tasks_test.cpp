@@ -2,8 +2,11 @@
 // authenticator is set, and to the authenticated principal (across sessions) when one is;
 // stateless anonymous callers get no tasks/list; cancel, ttl and input_required at the socket.
 #include <mcp/json.hpp>
+#include <mcp/pipeline.hpp>
 
 #include <atomic>
+#include <string>
+#include <vector>
 
 #include "http_test_util.hpp"
 
@@ -118,6 +121,49 @@ TEST_F(HttpTasks, WithoutAnAuthenticatorATaskBelongsToItsSession) {
                 .at(0)
                 .at("taskId"),
             id.c_str());
+}
+
+TEST_F(HttpTasks, TaskCallsBeyondTheConcurrencyLimitWaitAndEachSessionKeepsItsShare) {
+  server_.use(mcp::concurrency_limit(4));  // one session alone runs at most 2
+  std::atomic<bool> open{false};
+  std::atomic<int> running{0};
+  std::atomic<int> peak{0};
+  server_.add_tool({.name = "gated",
+                    .description = "runs until the test opens it (at most 10 s)",
+                    .task_support_mode = mcp::task_support::optional},
+                   [&](mcp::tool_context& ctx, const text_in&) -> std::string {
+                     const int now = ++running;
+                     for (int seen = peak.load();
+                          now > seen && !peak.compare_exchange_weak(seen, now);) {
+                     }
+                     for (int i = 0; i < 1000 && !open && !ctx.cancelled(); ++i) {
+                       std::this_thread::sleep_for(10ms);
+                     }
+                     --running;
+                     return "passed";
+                   });
+  start();
+  const auto a = open_session(port_);
+  const auto b = open_session(port_);
+  std::vector<std::string> ids;
+  for (int i = 0; i < 8; ++i) {
+    ids.push_back(create(post_headers(a), "gated"));
+    ASSERT_EQ(ids.back().size(), 32U) << ids.back();
+  }
+  for (int i = 0; i < 500 && running < 2; ++i) std::this_thread::sleep_for(10ms);
+  const std::string last = R"({"taskId":")" + ids.back() + R"("})";
+  auto queued = post(rpc("20", "tasks/get", last), post_headers(a));
+  EXPECT_EQ(queued.at("result").at("status"), "working") << queued;
+  EXPECT_TRUE(queued.at("result").at("statusMessage").as_string().starts_with("Queued"));
+  auto echo =
+      post(rpc("21", "tools/call", R"({"name":"job","arguments":{"text":"b"}})"), post_headers(b));
+  EXPECT_EQ(echo.at("result").at("content").at(0).at("text"), "did b") << echo;
+  open = true;
+  for (const auto& id : ids) {
+    auto r = post(rpc("22", "tasks/result", R"({"taskId":")" + id + R"("})"), post_headers(a));
+    EXPECT_EQ(r.at("result").at("content").at(0).at("text"), "passed") << r;
+  }
+  EXPECT_EQ(peak.load(), 2);
 }
 
 TEST_F(HttpTasks, WithAnAuthenticatorATaskBelongsToThePrincipalAcrossSessions) {
