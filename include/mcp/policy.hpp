@@ -89,7 +89,7 @@ struct access_rule {
 
 /// A whole policy.
 struct policy_rules {
-  tool_rule defaults{};  ///< the base of every tool's rule; its `tools` entry overrides members
+  tool_rule defaults{};  ///< every tool's starting rule; what its `tools` entry sets wins
   /// By tool name; a name ending in `*` matches every tool starting with what comes before it.
   /// An exact name wins over patterns; of two patterns, the longer wins.
   std::map<std::string, tool_rule, std::less<>> tools{};
