@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds mcp-cpp and runs every test: the main build (warnings as errors) with all tests and the
-# interop checks, the same tests under ASan+UBSan, the consumer builds, the format check, a short
-# pass of every fuzz target (seeds and past findings included), and the concurrency tests under
-# ThreadSanitizer.
+# interop checks, the same tests under ASan+UBSan, the consumer builds, the format check, the API
+# reference (Doxygen, warnings as errors), a short pass of every fuzz target (seeds and past
+# findings included), and the concurrency tests under ThreadSanitizer.
 # Installs what it needs first (Debian packages when root, npm packages into a cache).
 #
 #   scripts/test.sh            everything
@@ -30,6 +30,22 @@ step() { printf '\n==== %s\n' "$*"; }
 
 step "format (clang-format 14)"
 if ! scripts/check-format.sh; then status=1; fi
+
+step "API reference (Doxygen over include/mcp; a warning fails)"
+docs_ok=1
+docs_out="$(scripts/docs.sh 2>&1)" || docs_ok=0
+printf '%s\n' "$docs_out"
+if [[ $docs_ok == 0 ]]; then
+  status=1
+  where="$(printf '%s\n' "$docs_out" |
+           sed -En "s%^$root/([^:]*):[0-9]*: (warning|error):.*%\1%p" | sort | uniq -c | sort -rn)"
+  if [[ -n "$where" ]]; then
+    echo "docs: FAILED: public API without a \`///\` brief, or with broken doc markup; per header:"
+    printf '%s\n' "$where"
+  else
+    echo "docs: FAILED: scripts/docs.sh stopped before Doxygen reported anything (see above)"
+  fi
+fi
 
 step "build: warnings as errors (preset ci)"
 cmake --preset ci >/dev/null

@@ -60,6 +60,7 @@ namespace mcp {
 /// thread_pool's). Coroutine handlers run there too.
 class asio_executor final : public executor {
  public:
+  /// Posts work to `ex`; its execution context (e.g. the io_context) must outlive this.
   explicit asio_executor(boost::asio::any_io_executor ex) : ex_(std::move(ex)) {}
   /// Posts `work` to the Asio executor. Thread-safe; never throws beyond std::bad_alloc.
   void post(unique_function<void()> work) override {

@@ -34,11 +34,12 @@ enum class audit_arguments {
   full,    ///< `arguments`: the arguments themselves
 };
 
+/// Where the audit interceptor writes its lines, and how much of the arguments they show.
 struct audit_options {
   /// Receives each line (without a newline). Called from the thread that ends the call; must
   /// be thread-safe and must not throw (an exception is swallowed and the line lost).
   std::function<void(std::string_view line)> sink{};
-  audit_arguments arguments = audit_arguments::digest;
+  audit_arguments arguments = audit_arguments::digest;  ///< what a line says of the arguments
 };
 
 /// The audit interceptor. Add it first (`server::use`) so that it sees what every later
@@ -49,9 +50,9 @@ struct audit_options {
 /// `max_bytes` it becomes `path.1` (`path.1` becomes `path.2`, ... up to `keep` files) and a new
 /// `path` is started.
 struct audit_file_options {
-  std::filesystem::path path{};
-  std::size_t max_bytes = std::size_t{64} << 20U;
-  std::size_t keep = 5;
+  std::filesystem::path path{};                    ///< the file written to (required)
+  std::size_t max_bytes = std::size_t{64} << 20U;  ///< size at which the file is rotated
+  std::size_t keep = 5;  ///< rotated files kept, `path.1` the newest (0 counts as 1)
 };
 
 /// Opens the file sink. Throws `std::runtime_error` when the file cannot be opened. The sink is

@@ -86,7 +86,7 @@ struct jwks_options {
 struct jwt_options {
   std::string issuer{};    ///< required: exactly the token's `iss`
   std::string audience{};  ///< required: one of the token's `aud` (this resource's canonical URI)
-  jwks_options keys{};
+  jwks_options keys{};     ///< where the signing keys come from (`location` required)
   /// Signature algorithms accepted; any of RS256, PS256, ES256, EdDSA.
   std::vector<std::string> algorithms{"RS256", "PS256", "ES256", "EdDSA"};
   std::chrono::seconds clock_skew{60};  ///< allowed for `exp`, `nbf` and `iat`
@@ -134,12 +134,12 @@ struct introspection_options {
   std::string endpoint{};
   /// This resource's credentials at the authorization server (HTTP Basic); both empty: none.
   std::string client_id{};
-  std::string client_secret{};
+  std::string client_secret{};  ///< with `client_id`
   /// When set, an answer's `iss`, if it has one, must be exactly this, and the principal's
   /// issuer is this.
   std::string issuer{};
-  std::string audience{};  ///< required: an active token's `aud` must hold it
-  std::chrono::seconds clock_skew{60};
+  std::string audience{};               ///< required: an active token's `aud` must hold it
+  std::chrono::seconds clock_skew{60};  ///< allowed for the answer's `exp`, `nbf` and `iat`
   /// An active answer is remembered this long at most (and never past the token's `exp`), so
   /// a revoked token stops working within this time.
   std::chrono::seconds cache_for{60};
@@ -148,7 +148,8 @@ struct introspection_options {
   std::chrono::seconds refused_for{10};
   std::chrono::milliseconds timeout{5000};  ///< per introspection request
   std::string ca_file{};  ///< https: trust this PEM file's CA certificates instead of the system's
-  std::size_t max_token_bytes = 8192;
+  std::size_t max_token_bytes = 8192;  ///< longer tokens are refused without a request
+  /// Answers remembered (active ones, and refusals for `refused_for`); 0: none.
   std::size_t cache_entries = 10000;
 };
 
@@ -168,6 +169,7 @@ class introspection_verifier {
   /// The caller the token names, or why it is refused (never throws: an endpoint that cannot
   /// be reached refuses the token and says so).
   [[nodiscard]] token_verdict verify(std::string_view token) const;
+  /// The same: an `introspection_verifier` is a `token_verifier`.
   [[nodiscard]] token_verdict operator()(std::string_view token) const { return verify(token); }
 
  private:

@@ -28,8 +28,8 @@ namespace mcp {
 /// Content annotations (`audience`, `priority` in [0,1], `lastModified` ISO-8601).
 struct content_annotations {
   std::optional<std::vector<std::string>> audience{};  ///< "user" and/or "assistant"
-  std::optional<double> priority{};
-  std::optional<std::string> last_modified{};
+  std::optional<double> priority{};                    ///< 0 (least important) to 1 (most)
+  std::optional<std::string> last_modified{};          ///< ISO-8601, e.g. "2025-01-12T15:00:58Z"
 };
 
 /// Standard base64 of `bytes` (RFC 4648, with padding).
@@ -54,13 +54,14 @@ struct content_annotations {
 
 /// A link to a resource (`resource_link`).
 struct resource_link {
-  std::string uri;
-  std::string name;
-  std::optional<std::string> title{};
-  std::optional<std::string> description{};
-  std::optional<std::string> mime_type{};
-  std::optional<std::uint64_t> size{};
+  std::string uri;                           ///< the resource's URI (required)
+  std::string name;                          ///< its programmatic name (required)
+  std::optional<std::string> title{};        ///< display name
+  std::optional<std::string> description{};  ///< what it holds
+  std::optional<std::string> mime_type{};    ///< e.g. "text/plain"
+  std::optional<std::uint64_t> size{};       ///< bytes, before base64
 };
+/// `{"type":"resource_link","uri":...,"name":...}` with the link's optional members.
 [[nodiscard]] json::object resource_link_content(const resource_link& link,
                                                  const content_annotations& a = {});
 
@@ -77,10 +78,10 @@ struct resource_link {
 /// The result of tools/call. `content` may be empty; `structured_content`, when set, must be a
 /// JSON object conforming to the tool's outputSchema.
 struct call_tool_result {
-  json::array content{};
-  std::optional<json::object> structured_content{};
-  bool is_error = false;
-  json::object meta{};  ///< `_meta`, omitted when empty
+  json::array content{};  ///< content blocks (`text_content`, `image_content`, ...)
+  std::optional<json::object> structured_content{};  ///< `structuredContent`
+  bool is_error = false;  ///< `isError`: a tool execution error the model can read
+  json::object meta{};    ///< `_meta`, omitted when empty
 
   /// The wire form (`isError` omitted when false, `_meta` when empty).
   [[nodiscard]] json::object to_json() const&;

@@ -64,7 +64,7 @@ enum class elicit_action { accept, decline, cancel };
 /// The answer to a typed elicitation (`request_context::elicit<T>`).
 template <class T>
 struct elicit_result {
-  elicit_action action = elicit_action::cancel;
+  elicit_action action = elicit_action::cancel;  ///< accepted, declined or cancelled
   /// The submitted form, decoded and validated against `schema_for<T>()`; set exactly when
   /// the user accepted.
   std::optional<T> content{};
@@ -127,6 +127,7 @@ result<elicit_result<T>> decode_form(result<form_answer>&& answer) {
 /// Thread-safety: every member may be called from any thread while the request runs.
 class request_context {
  public:
+  /// Made by the SDK for each request; handlers receive it.
   explicit request_context(std::shared_ptr<detail::request_state> state) noexcept
       : state_(std::move(state)) {}
 
@@ -182,6 +183,7 @@ class request_context {
     request_async(method, std::move(params), std::move(done),
                   ask_options{.key = {}, .timeout = timeout});
   }
+  /// The same with a key for the question (see `ask_options`).
   void request_async(std::string_view method, json::object params,
                      unique_function<void(result<json::object>)> done,
                      const ask_options& opts) const;
@@ -264,7 +266,7 @@ class request_context {
   [[nodiscard]] executor& handler_executor() const noexcept;
 
  protected:
-  std::shared_ptr<detail::request_state> state_;
+  std::shared_ptr<detail::request_state> state_;  ///< the request; shared by copies
 
  private:
   [[nodiscard]] result<detail::form_answer> elicit_form(std::string_view message,
@@ -296,6 +298,7 @@ class reply_target {
 template <class Out>
 class reply {
  public:
+  /// Made by the SDK for each request answered through a reply; handlers receive it.
   explicit reply(std::shared_ptr<detail::reply_target<Out>> target) noexcept
       : target_(std::move(target)) {}
   /// Completes with `r`: the value, or a failure (a tool's `isError` result, a resource's or

@@ -66,13 +66,16 @@ enum class errc : int {
 /// An error: a code, a one-sentence message and optional free-form data.
 /// A plain value type; safe to copy between threads.
 struct error {
+  /// An `errc` value, or any other JSON-RPC code a peer sent (negative: on the wire).
   int code = static_cast<int>(errc::internal_error);
-  std::string message;
-  std::optional<boost::json::value> data{};
+  std::string message;                       ///< one sentence, for people
+  std::optional<boost::json::value> data{};  ///< the JSON-RPC error's `data`; unset: none
 
   error() = default;
+  /// An error with any integer code (e.g. one a peer sent).
   error(int c, std::string m, std::optional<boost::json::value> d = std::nullopt)
       : code(c), message(std::move(m)), data(std::move(d)) {}
+  /// An error with a known code.
   error(errc c, std::string m, std::optional<boost::json::value> d = std::nullopt)
       : code(static_cast<int>(c)), message(std::move(m)), data(std::move(d)) {}
 
@@ -90,7 +93,9 @@ using result = boost::system::result<T, error>;
 /// The exception thrown by `result<T>::value()` when it holds an error.
 class error_exception : public std::runtime_error {
  public:
+  /// Carries `e`; `what()` is its message.
   explicit error_exception(error e) : std::runtime_error(e.message), error_(std::move(e)) {}
+  /// The error, with its code and data.
   [[nodiscard]] const error& get() const noexcept { return error_; }
 
  private:
@@ -103,6 +108,7 @@ class error_exception : public std::runtime_error {
 /// handlers may throw it too (their returned errors are JSON-RPC errors already).
 class protocol_error : public error_exception {
  public:
+  /// Carries `e`, the JSON-RPC error the request is answered with.
   using error_exception::error_exception;
 };
 

@@ -72,6 +72,7 @@ class http_authorizer {
   [[nodiscard]] virtual std::string refusal_reason() const { return {}; }
 };
 
+/// Where an HTTP client connects, and its limits, timeouts and authorization.
 struct http_client_options {
   std::string url = "http://127.0.0.1:8080/mcp";  ///< http:// or https://
   /// https: trust these PEM certificates instead of the system's (the server's certificate is

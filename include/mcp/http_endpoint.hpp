@@ -43,7 +43,7 @@ class http_body_stream {
   enum class kind { pending, json, sse };
   /// What `take` hands over.
   struct chunk {
-    kind what = kind::pending;
+    kind what = kind::pending;  ///< the body's kind; `pending`: nothing to write yet
     /// json: the whole body (write it as a response with Content-Type application/json);
     /// sse: whole events, to write as they are (after a head with Content-Type
     /// text/event-stream, the first time).
@@ -67,12 +67,12 @@ class http_body_stream {
 
 /// One response of the endpoint.
 struct http_endpoint_response {
-  unsigned status = 200;
+  unsigned status = 200;  ///< the HTTP status
   /// Headers besides Content-Type and Content-Length (Mcp-Session-Id, CORS, WWW-Authenticate,
   /// Allow, ...).
   std::vector<std::pair<std::string, std::string>> headers;
   std::string content_type;  ///< of `body`; empty when there is none
-  std::string body;
+  std::string body;          ///< the whole body, when `stream` is not set
   /// Set: the body comes from here (the status is 200 and `body` is empty).
   std::unique_ptr<http_body_stream> stream;
 };

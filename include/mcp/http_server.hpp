@@ -59,8 +59,8 @@ namespace mcp {
 /// One stored SSE event of a stream: its sequence number within the stream and its data (one
 /// serialized JSON-RPC message).
 struct stored_event {
-  std::uint64_t seq = 0;
-  std::string data;
+  std::uint64_t seq = 0;  ///< 1, 2, 3... within the stream
+  std::string data;       ///< one serialized JSON-RPC message
 };
 
 /// Keeps the events of resumable SSE streams so that a client that lost its connection can ask
@@ -102,9 +102,9 @@ using http_header = std::pair<std::string_view, std::string_view>;
 /// An HTTP request as the transport sees it (for authenticators). Views into the request: valid
 /// only during the call.
 struct http_request_view {
-  std::string_view method;  ///< "GET", "POST", ...
-  std::string_view target;  ///< path and query
-  std::span<const http_header> headers{};
+  std::string_view method;                 ///< "GET", "POST", ...
+  std::string_view target;                 ///< path and query
+  std::span<const http_header> headers{};  ///< every header of the request, as name and value
   /// The first value of header `name` (case-insensitive), or empty.
   [[nodiscard]] std::string_view header(std::string_view name) const;
 };
@@ -165,6 +165,7 @@ struct tls_options {
   std::string private_key_file{};        ///< PEM
 };
 
+/// What an `http_server` listens on, and its modes, limits and timeouts.
 struct http_server_options {
   std::string host = "127.0.0.1";  ///< address to bind (an IP literal or "localhost")
   std::uint16_t port = 0;          ///< 0: an ephemeral port, see `http_server::port()`
@@ -175,10 +176,13 @@ struct http_server_options {
   bool handle_signals = false;
 
   bool stateless = false;  ///< no session ids; every POST is self-contained; GET/DELETE get 405
+  /// How answers to POSTed requests are sent.
   http_response_mode response_mode = http_response_mode::json_when_possible;
   bool allow_get_stream = true;  ///< the standalone SSE stream (GET); 405 when false
   bool allow_delete = true;      ///< client termination (DELETE); 405 when false
 
+  /// A session with no request for this long, none running and no stream listened to is
+  /// ended (its id then gets 404).
   std::chrono::milliseconds session_idle_timeout{std::chrono::minutes(30)};
   std::size_t max_sessions = 10000;  ///< further initialize requests get 503
   /// Open SSE responses: beyond it, GET streams (and POSTs in always_sse mode) get 503.
@@ -203,7 +207,7 @@ struct http_server_options {
   /// Where SSE events are kept for resumption (stateful mode only). Default: an in-memory
   /// store with default limits. Set `resumable = false` to keep nothing.
   std::shared_ptr<event_store> events{};
-  bool resumable = true;
+  bool resumable = true;  ///< keep SSE events so a client may resume with Last-Event-ID
 
   /// Allowed `Origin` values (exact, e.g. "http://localhost:6274"). A present Origin that is
   /// neither listed nor (when bound to loopback) a loopback origin gets 403. Listed origins

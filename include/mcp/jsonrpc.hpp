@@ -48,34 +48,38 @@ void append_id(std::string& out, const request_id& id);
 [[nodiscard]] std::optional<request_id> cancelled_request(std::string_view method,
                                                           const json::object& params);
 
+/// A JSON-RPC request: answered with a `response` carrying the same id.
 struct request {
-  request_id id;
-  std::string method;
+  request_id id;        ///< unique among the sender's requests in flight
+  std::string method;   ///< e.g. "tools/call"
   json::object params;  ///< empty when absent
 };
 
+/// A JSON-RPC notification: a message without an id, never answered.
 struct notification {
-  std::string method;
+  std::string method;   ///< e.g. "notifications/progress"
   json::object params;  ///< empty when absent
 };
 
+/// A JSON-RPC response: the result or the error of the request with the same id.
 struct response {
-  request_id id;
+  request_id id;                      ///< the request's id
   std::optional<json::value> result;  ///< set on success
   std::optional<error> err;           ///< set on failure
 };
 
 /// An error response whose id could not be read (its `id` is omitted on the wire).
 struct orphan_error {
-  error err;
+  error err;  ///< the error the peer sent
 };
 
+/// Any decoded message.
 using message = std::variant<request, notification, response, orphan_error>;
 
 /// The error produced by `decode`: what to answer, and to which id (absent when unreadable).
 struct decode_error {
-  error err;
-  std::optional<request_id> id;
+  error err;                     ///< the error to answer with (`errc::invalid_request`)
+  std::optional<request_id> id;  ///< the message's id, when it could be read
 };
 
 /// Decodes one message object (not a batch). Moves out of `v`. Thread-safe.

@@ -89,7 +89,7 @@ struct bearer_challenge {
 struct resource_metadata {
   std::string resource;                            ///< the resource identifier (required)
   std::vector<std::string> authorization_servers;  ///< issuer URLs (at least one)
-  std::vector<std::string> scopes_supported;
+  std::vector<std::string> scopes_supported;       ///< empty: not said
 
   /// Parses a document (a JSON object of at most 256 KiB). Throws `std::invalid_argument`
   /// naming the member at fault.
@@ -99,11 +99,12 @@ struct resource_metadata {
 /// The members of authorization server metadata (RFC 8414 §2, or OpenID Connect discovery) a
 /// client uses.
 struct server_metadata {
-  std::string issuer;
-  std::string authorization_endpoint;
-  std::string token_endpoint;
-  std::string registration_endpoint;  ///< empty: no dynamic client registration
-  std::vector<std::string> scopes_supported;
+  std::string issuer;                         ///< the issuer identifier (required)
+  std::string authorization_endpoint;         ///< where the user authorizes (required)
+  std::string token_endpoint;                 ///< where tokens are obtained (required)
+  std::string registration_endpoint;          ///< empty: no dynamic client registration
+  std::vector<std::string> scopes_supported;  ///< empty: not said
+  /// PKCE methods; the authorization code flow refuses a server that does not list S256.
   std::vector<std::string> code_challenge_methods_supported;
   std::vector<std::string> token_endpoint_auth_methods_supported;  ///< empty: the default
   std::vector<std::string> grant_types_supported;                  ///< empty: not said
@@ -111,6 +112,7 @@ struct server_metadata {
   std::vector<std::string> token_endpoint_auth_signing_alg_values_supported;
   /// RFC 9449 §5.1: DPoP proof algorithms the server takes (empty: no DPoP announced).
   std::vector<std::string> dpop_signing_alg_values_supported;
+  /// The server takes a Client ID Metadata Document URL as a client_id (no registration).
   bool client_id_metadata_document_supported = false;
   /// RFC 9207: the authorization response carries `iss`, which must be `issuer`.
   bool authorization_response_iss_parameter_supported = false;
@@ -151,19 +153,21 @@ struct oauth_credentials {
   /// The issuer identifier the registration and tokens come from, exactly as its metadata
   /// wrote it: they are used with that authorization server only.
   std::string authorization_server;
-  std::string resource;  ///< the resource identifier the tokens were issued for
-  std::string client_id;
+  std::string resource;       ///< the resource identifier the tokens were issued for
+  std::string client_id;      ///< this client at the authorization server
   std::string client_secret;  ///< empty: a public client
   /// client_secret_basic, client_secret_post, private_key_jwt or none
   std::string token_endpoint_auth_method;
-  std::string access_token;
-  std::string token_type;  ///< "DPoP" for a DPoP-bound token; empty: Bearer
-  std::string dpop_jkt;    ///< a DPoP-bound token's key thumbprint (RFC 7638)
-  std::string refresh_token;
+  std::string access_token;     ///< empty: none yet
+  std::string token_type;       ///< "DPoP" for a DPoP-bound token; empty: Bearer
+  std::string dpop_jkt;         ///< a DPoP-bound token's key thumbprint (RFC 7638)
+  std::string refresh_token;    ///< empty: none issued
   std::string scope;            ///< the scopes granted, space-separated
   std::string requested_scope;  ///< the scopes last asked for (step-up asks for these again)
   std::int64_t expires_at = 0;  ///< unix seconds; 0: unknown
 
+  /// The non-empty members, as strings (`expires_at` a number, when known), for a
+  /// `token_store` to keep.
   [[nodiscard]] json::object to_json() const;
   /// Reads what `to_json` wrote; members that are missing or not strings stay empty.
   [[nodiscard]] static oauth_credentials from_json(const json::object& o);
@@ -175,17 +179,21 @@ struct oauth_credentials {
 class token_store {
  public:
   virtual ~token_store() = default;
+  /// The credentials kept for `resource`, or nullopt when there are none.
   [[nodiscard]] virtual std::optional<oauth_credentials> load(const std::string& resource) = 0;
   /// Errors: throws `std::runtime_error` when the credentials cannot be kept.
   virtual void save(const std::string& resource, const oauth_credentials& creds) = 0;
+  /// Forgets the credentials of `resource` (nothing when there are none). Errors: like `save`.
   virtual void erase(const std::string& resource) = 0;
 };
 
 /// Credentials in memory, gone with the process.
 class memory_token_store final : public token_store {
  public:
+  /// A copy of what `save` kept for `resource`.
   std::optional<oauth_credentials> load(const std::string& resource) override;
   void save(const std::string& resource, const oauth_credentials& creds) override;
+  /// Drops the entry; never throws (but std::bad_alloc).
   void erase(const std::string& resource) override;
 
  private:
@@ -199,12 +207,16 @@ class memory_token_store final : public token_store {
 /// each other's entries. A file that does not parse is treated as empty and replaced on save.
 class file_token_store final : public token_store {
  public:
+  /// Keeps credentials in `file` (see `default_path()`); nothing is read or created until used.
   explicit file_token_store(std::filesystem::path file);
   /// `$XDG_STATE_HOME/mcp-cpp/oauth-tokens.json`, else `~/.local/state/mcp-cpp/...`.
   [[nodiscard]] static std::filesystem::path default_path();
 
+  /// Reads the file (no lock: saves replace it by a rename); a missing file has no entries.
   std::optional<oauth_credentials> load(const std::string& resource) override;
   void save(const std::string& resource, const oauth_credentials& creds) override;
+  /// Removes the entry and rewrites the file, under the lock; no file: nothing to do. Throws
+  /// `std::runtime_error` when the file cannot be written.
   void erase(const std::string& resource) override;
 
  private:
@@ -226,6 +238,7 @@ class user_agent {
   virtual std::string authorize(const std::string& authorization_url) = 0;
 };
 
+/// How a `loopback_agent` listens for the redirect and shows the authorization URL.
 struct loopback_options {
   std::uint16_t port = 0;             ///< 0: any free port, chosen on first use
   std::string path = "/callback";     ///< the redirect URI's path
@@ -241,6 +254,7 @@ struct loopback_options {
 /// ends the wait; other requests get 404 or 400.
 class loopback_agent final : public user_agent {
  public:
+  /// Nothing listens yet; a `path` without a leading `/` gets one.
   explicit loopback_agent(loopback_options opts = {});
   ~loopback_agent() override;
   std::string redirect_uri() override;
@@ -298,22 +312,23 @@ struct enterprise_idp {
 /// server's `DPoP-Nonce` is used from then on. An authorization server that issues a Bearer
 /// token anyway (it does not do DPoP) is used as Bearer.
 struct dpop_options {
-  bool enabled = false;
+  bool enabled = false;  ///< ask for DPoP-bound tokens; false: Bearer tokens
   /// The key (PEM, as `client_key_pem`); empty: a P-256 key made for this `oauth_client`, so
   /// that tokens stored by an earlier process (bound to its key) are not used.
   std::string key_pem{};
   std::string algorithm{};  ///< empty: the key's own (ES256 for P-256)
 };
 
+/// What an `oauth_client` authorizes for, and how (`make_oauth_client` checks them).
 struct oauth_client_options {
-  std::string resource_url;  ///< the MCP server's URL (required)
-  oauth_grant grant = oauth_grant::authorization_code;
+  std::string resource_url;                             ///< the MCP server's URL (required)
+  oauth_grant grant = oauth_grant::authorization_code;  ///< how tokens are obtained
   std::shared_ptr<user_agent> agent{};   ///< required for the authorization code flow
   std::shared_ptr<token_store> store{};  ///< default: a `memory_token_store`
   /// A pre-registered client (RFC 6749 §2); empty: the client registers itself (authorization
   /// code only; the other grants need one, jwt_bearer excepted).
   std::string client_id{};
-  std::string client_secret{};
+  std::string client_secret{};               ///< the pre-registered client's secret; empty: none
   std::string token_endpoint_auth_method{};  ///< empty: from the secret or key and the server
   /// private_key_jwt (RFC 7523 §2.2): the client authenticates with a JWT (`iss` = `sub` =
   /// client_id, `aud` = the issuer) signed by this PEM private key (EC P-256, RSA, Ed25519),
@@ -339,8 +354,8 @@ struct oauth_client_options {
   /// projected service account token file, which the platform renews).
   std::function<std::string()> assertion{};
   enterprise_idp enterprise{};  ///< oauth_grant::enterprise
-  dpop_options dpop{};
-  std::string ca_file{};  ///< https: trust these PEM certificates instead of the system's
+  dpop_options dpop{};          ///< DPoP-bound tokens; off by default
+  std::string ca_file{};        ///< https: trust these PEM certificates instead of the system's
   std::chrono::milliseconds timeout{10000};  ///< each exchange with a metadata or OAuth server
   /// Newly obtained tokens refused as invalid in a row (within a minute of being obtained)
   /// before giving up, so that a resource that takes no token from this authorization server
@@ -358,6 +373,9 @@ struct oauth_client_options {
 /// grant without what it needs) fail every flow; `make_oauth_client` reports them at once.
 class oauth_client final : public http_authorizer {
  public:
+  /// Never throws (but std::bad_alloc): options that cannot work fail every flow, with
+  /// `last_error()` saying why (`make_oauth_client` reports them instead). Default `store`: a
+  /// `memory_token_store`.
   explicit oauth_client(oauth_client_options opts);
   ~oauth_client() override;
 

@@ -44,9 +44,9 @@ namespace mcp::observe {
 /// A span's place in a trace (W3C Trace Context level 1). A plain value; safe to copy between
 /// threads.
 struct trace_context {
-  std::array<std::uint8_t, 16> trace_id{};
-  std::array<std::uint8_t, 8> span_id{};
-  std::uint8_t flags = 0;     ///< bit 0: sampled
+  std::array<std::uint8_t, 16> trace_id{};  ///< the trace's id; all zero: invalid
+  std::array<std::uint8_t, 8> span_id{};    ///< this span's id; all zero: invalid
+  std::uint8_t flags = 0;                   ///< bit 0: sampled
   std::string trace_state{};  ///< a validated `tracestate` value (opaque); may be empty
 
   /// True when both ids are non-zero.
@@ -87,9 +87,9 @@ inline constexpr std::size_t max_baggage_bytes = 8192;
 /// The propagation fields of a message's `params._meta`, as sent (unvalidated views into the
 /// message; valid while it lives).
 struct carrier {
-  std::string_view traceparent{};
-  std::string_view tracestate{};
-  std::string_view baggage{};
+  std::string_view traceparent{};  ///< `traceparent`; empty when absent
+  std::string_view tracestate{};   ///< `tracestate`; empty when absent
+  std::string_view baggage{};      ///< `baggage`; empty when absent
 };
 
 /// Reads `traceparent`, `tracestate` and `baggage` from a `_meta` object; members that are
@@ -122,16 +122,16 @@ enum class network_transport : std::uint8_t { unknown, pipe, tcp, quic, unix_soc
 /// decoded). Every view must stay valid for the duration of `on_start` only: observers copy
 /// what they keep.
 struct operation {
-  kind side = kind::server;
-  std::string_view method{};            ///< `mcp.method.name`, as on the wire
-  std::string_view target{};            ///< the tool (tools/call) or prompt (prompts/get) name
-  std::string_view request_id{};        ///< the JSON-RPC id as text; empty for a notification
-  std::string_view resource_uri{};      ///< resources/read, (un)subscribe, resources/updated
+  kind side = kind::server;         ///< `client`: this endpoint sent it; `server`: it received it
+  std::string_view method{};        ///< `mcp.method.name`, as on the wire
+  std::string_view target{};        ///< the tool (tools/call) or prompt (prompts/get) name
+  std::string_view request_id{};    ///< the JSON-RPC id as text; empty for a notification
+  std::string_view resource_uri{};  ///< resources/read, (un)subscribe, resources/updated
   std::string_view protocol_version{};  ///< the negotiated MCP version; empty before it is known
   std::string_view session_id{};        ///< the MCP session id (Streamable HTTP up to 2025-11-25)
-  network_transport transport = network_transport::unknown;
-  std::string_view network_protocol_name{};     ///< "http" over HTTP; empty for stdio
-  std::string_view network_protocol_version{};  ///< "1.1", "2"
+  network_transport transport = network_transport::unknown;  ///< `network.transport`
+  std::string_view network_protocol_name{};                  ///< "http" over HTTP; empty for stdio
+  std::string_view network_protocol_version{};               ///< "1.1", "2"
   std::string_view peer_address{};  ///< the server's (side client) or client's (side server)
   std::uint16_t peer_port = 0;      ///< with `peer_address`; 0: unknown
   /// Incoming messages: the trace context the message carried in `params._meta` (`extract`).
@@ -152,9 +152,11 @@ enum class status : std::uint8_t {
   failed,      ///< no response: timeout, cancellation, transport failure (`error_type`)
 };
 
+/// How an operation ended, as the engine reports it to `on_end`. Views must stay valid for the
+/// duration of `on_end` only.
 struct outcome {
-  observe::status status = observe::status::ok;
-  int code = 0;                   ///< rpc_error: the JSON-RPC error code
+  observe::status status = observe::status::ok;  ///< which of the fields below apply
+  int code = 0;                                  ///< rpc_error: the JSON-RPC error code
   std::string_view message{};     ///< rpc_error: the error's message (the span status text)
   std::string_view error_type{};  ///< failed: low-cardinality reason ("timeout"); empty: _OTHER
   /// When it ended, if the engine has read the clock already; default: the observer reads it.
@@ -169,18 +171,18 @@ struct outcome {
 
 /// A session, reported once its protocol version is known (after initialize).
 struct session_info {
-  kind side = kind::server;  ///< this endpoint's role in the session
-  std::string_view protocol_version{};
-  network_transport transport = network_transport::unknown;
-  std::string_view network_protocol_name{};
-  std::string_view network_protocol_version{};
-  std::string_view peer_address{};  ///< the server's, on the client side
-  std::uint16_t peer_port = 0;
+  kind side = kind::server;             ///< this endpoint's role in the session
+  std::string_view protocol_version{};  ///< the negotiated MCP version
+  network_transport transport = network_transport::unknown;  ///< `network.transport`
+  std::string_view network_protocol_name{};                  ///< "http" over HTTP; empty for stdio
+  std::string_view network_protocol_version{};               ///< "1.1", "2"
+  std::string_view peer_address{};                           ///< the server's, on the client side
+  std::uint16_t peer_port = 0;                               ///< with `peer_address`; 0: unknown
 };
 
 /// A call refused by a policy or an interceptor (or, on a client, by the user).
 struct denial {
-  kind side = kind::server;
+  kind side = kind::server;   ///< the side that refused it
   std::string_view method{};  ///< e.g. tools/call
   std::string_view target{};  ///< the tool
   std::string_view reason{};  ///< low-cardinality: "deny", "scope", "role", "rate_limit", ...
@@ -198,11 +200,12 @@ struct span {
   /// The ids to propagate and to correlate logs with; invalid when nothing traces.
   trace_context context{};
   std::string baggage{};  ///< W3C baggage to propagate (the parent's); may be empty
-  std::chrono::steady_clock::time_point start{};
-  std::uintptr_t word = 0;              ///< for the observer's own use
-  std::unique_ptr<span_state> state{};  ///< for the observer's own use
-  bool active = false;
+  std::chrono::steady_clock::time_point start{};  ///< when the operation (or session) started
+  std::uintptr_t word = 0;                        ///< for the observer's own use
+  std::unique_ptr<span_state> state{};            ///< for the observer's own use
+  bool active = false;  ///< set by an observer that started something; `on_end` clears it
 
+  /// `active`: whether the engine must hand the span back to `on_end`.
   [[nodiscard]] explicit operator bool() const noexcept { return active; }
 };
 

@@ -89,7 +89,7 @@ struct access_rule {
 
 /// A whole policy.
 struct policy_rules {
-  tool_rule defaults{};
+  tool_rule defaults{};  ///< every tool's starting rule; what its `tools` entry sets wins
   /// By tool name; a name ending in `*` matches every tool starting with what comes before it.
   /// An exact name wins over patterns; of two patterns, the longer wins.
   std::map<std::string, tool_rule, std::less<>> tools{};
@@ -115,7 +115,7 @@ struct policy_rules {
 struct policy_file_options {
   /// Check the file's modification time every `watch_interval` and reload it when it changed.
   bool watch = false;
-  std::chrono::milliseconds watch_interval{1000};
+  std::chrono::milliseconds watch_interval{1000};  ///< with `watch`: how often to check
   /// Called after rules were replaced (e.g. `server::notify_tools_changed`). From the thread
   /// that reloaded: the watcher or the caller of `reload`/`set`. Must not throw. What it
   /// captures must outlive the policy: the server holds the policy, so the policy (and its
@@ -152,6 +152,8 @@ class tool_policy final : public call_interceptor {
   /// the caller's override together); empty when it may.
   [[nodiscard]] std::string refusal(const principal& who, const tool_spec& tool) const;
 
+  /// Applies the rules in force to a tools/call: a refusal, an exceeded rate or too many
+  /// concurrent calls finish it with an `isError` result saying why; otherwise `next` runs it.
   void intercept(const tool_call& call, const std::function<void()>& next) override;
   [[nodiscard]] bool visible(const principal& who, const tool_spec& tool) const override;
   [[nodiscard]] std::string resource_refusal(const principal& who,

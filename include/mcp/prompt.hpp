@@ -42,32 +42,34 @@ namespace mcp {
 
 /// One argument of a prompt (`PromptArgument`).
 struct prompt_argument {
-  std::string name;
-  std::optional<std::string> title{};
-  std::optional<std::string> description{};
-  bool required = false;
+  std::string name;                          ///< its name in `prompt_request::arguments`
+  std::optional<std::string> title{};        ///< display name
+  std::optional<std::string> description{};  ///< what to give, for the user
+  bool required = false;                     ///< a prompts/get without it is answered with -32602
 };
 
 /// A prompt the server lists (`Prompt`).
 struct prompt_spec {
-  std::string name;  ///< unique in the server
-  std::optional<std::string> title{};
-  std::optional<std::string> description{};
-  std::vector<prompt_argument> arguments{};
-  std::vector<icon> icons{};
-  json::object meta{};  ///< `_meta`
+  std::string name;                          ///< unique in the server
+  std::optional<std::string> title{};        ///< display name
+  std::optional<std::string> description{};  ///< what the prompt is for
+  std::vector<prompt_argument> arguments{};  ///< the arguments it takes, in order
+  std::vector<icon> icons{};                 ///< for a client's UI
+  json::object meta{};                       ///< `_meta`
   /// Completes argument values (`ref/prompt`); unset: no suggestions.
   completion_handler complete{};
 };
 
 /// One message of a prompt (`PromptMessage`): a role and one content block.
 struct prompt_message {
-  std::string role;  ///< "user" or "assistant"
-  json::object content;
+  std::string role;      ///< "user" or "assistant"
+  json::object content;  ///< a content block (`text_content`, `image_content`, ...)
 
+  /// A message of role "user".
   [[nodiscard]] static prompt_message user(json::object content) {
     return {"user", std::move(content)};
   }
+  /// A message of role "assistant".
   [[nodiscard]] static prompt_message assistant(json::object content) {
     return {"assistant", std::move(content)};
   }
@@ -75,16 +77,16 @@ struct prompt_message {
 
 /// The result of `prompts/get`.
 struct get_prompt_result {
-  std::optional<std::string> description{};
-  std::vector<prompt_message> messages{};
-  json::object meta{};
+  std::optional<std::string> description{};  ///< unset: not said
+  std::vector<prompt_message> messages{};    ///< the prompt, filled in
+  json::object meta{};                       ///< `_meta`
 };
 
 /// What a prompt handler sees. Required arguments are checked before the handler runs
 /// (a missing one is answered with -32602).
 struct prompt_request {
-  std::string name;
-  uri_variables arguments{};
+  std::string name;                   ///< the prompt asked for
+  uri_variables arguments{};          ///< the arguments given, by name (strings)
   const principal* caller = nullptr;  ///< valid during the call
 };
 

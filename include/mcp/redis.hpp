@@ -81,9 +81,11 @@ struct redis_reply {
   std::string str{};                    ///< for `string`, `status` and `error`
   std::vector<redis_reply> elements{};  ///< for `array`
 
-  /// Shorthands for `type ==` nil, string (a bulk string) and array.
+  /// `type == kind::nil`.
   [[nodiscard]] bool is_nil() const noexcept { return type == kind::nil; }
+  /// `type == kind::string` (a bulk string; not a status).
   [[nodiscard]] bool is_string() const noexcept { return type == kind::string; }
+  /// `type == kind::array`.
   [[nodiscard]] bool is_array() const noexcept { return type == kind::array; }
 };
 
@@ -91,6 +93,7 @@ struct redis_reply {
 /// time a client runs it, and kept here. Thread-safe.
 class redis_script {
  public:
+  /// The script `source`; nothing is sent until it first runs.
   explicit redis_script(std::string source) : source_(std::move(source)) {}
   redis_script(const redis_script&) = delete;
   redis_script& operator=(const redis_script&) = delete;

@@ -149,6 +149,7 @@ struct json_traits {
 /// Thread-safety: immutable, safe to share.
 class literal {
  public:
+  /// What a literal holds: nothing, or a JSON scalar of one of these types.
   enum class kind : unsigned char {
     none,
     null,
@@ -159,9 +160,13 @@ class literal {
     string
   };
 
+  /// Holds nothing.
   constexpr literal() noexcept = default;
+  /// JSON null.
   constexpr literal(std::nullptr_t) noexcept : kind_(kind::null) {}
+  /// A boolean.
   constexpr literal(bool b) noexcept : kind_(kind::boolean), bool_(b) {}
+  /// An integer: `integer` when `I` is signed, `unsigned_integer` otherwise (not `char`).
   template <std::integral I>
   requires(!std::same_as<I, bool> && !std::same_as<I, char>) constexpr literal(I i) noexcept {
     if constexpr (std::is_signed_v<I>) {
@@ -172,9 +177,12 @@ class literal {
       uint_ = i;
     }
   }
+  /// A number, kept as a double.
   template <std::floating_point F>
   constexpr literal(F f) noexcept : kind_(kind::number), number_(static_cast<double>(f)) {}
+  /// A string; `s` must outlive the literal (a string literal does).
   constexpr literal(const char* s) noexcept : kind_(kind::string), string_(s) {}
+  /// A string; the view must outlive the literal.
   constexpr literal(std::string_view s) noexcept : kind_(kind::string), string_(s) {}
 
   /// What the literal holds.
@@ -234,7 +242,7 @@ struct field {
   std::string_view name{};
   std::string_view title{};        ///< "title": a short display name
   std::string_view description{};  ///< "description": what the model reads
-  /// Not required: a missing key leaves the member at its initializer (`T{}.*member`), which
+  /// Not required: a missing key leaves the member at its initializer (its value in `T{}`), which
   /// the schema shows as "default".
   bool defaulted = false;
   /// Not required: a missing key decodes this value into the member; shown as "default".

@@ -62,16 +62,16 @@ namespace mcp {
 /// What `completion/complete` asks: the argument (or template variable) being completed, its
 /// partial value, and the values of the other arguments already resolved (`context.arguments`).
 struct completion_request {
-  std::string argument;
-  std::string value;
-  uri_variables context{};
+  std::string argument;     ///< the argument's (or template variable's) name
+  std::string value;        ///< what the user typed so far
+  uri_variables context{};  ///< the other arguments' values, by name; may be empty
 };
 
 /// Candidate values. At most 100 are sent (the spec's limit); `has_more` is then set.
 struct completion_result {
-  std::vector<std::string> values{};
-  std::optional<std::size_t> total{};
-  bool has_more = false;
+  std::vector<std::string> values{};   ///< candidates; the first 100 are sent
+  std::optional<std::size_t> total{};  ///< how many candidates exist in all; unset: not said
+  bool has_more = false;               ///< more exist than were sent
 };
 
 /// Completes one argument. Runs on the server's executor (the handler pool), like a tool; it
@@ -92,15 +92,15 @@ struct cache_policy {
 
 /// A resource the server lists (`Resource`).
 struct resource_spec {
-  std::string uri;   ///< unique in the server
-  std::string name;  ///< programmatic name, required
-  std::optional<std::string> title{};
-  std::optional<std::string> description{};
-  std::optional<std::string> mime_type{};
-  std::optional<std::uint64_t> size{};  ///< bytes, before base64
-  std::vector<icon> icons{};
-  std::optional<content_annotations> annotations{};
-  json::object meta{};  ///< `_meta`
+  std::string uri;                                   ///< unique in the server
+  std::string name;                                  ///< programmatic name, required
+  std::optional<std::string> title{};                ///< display name
+  std::optional<std::string> description{};          ///< what it holds, for the model and the user
+  std::optional<std::string> mime_type{};            ///< e.g. "text/markdown"
+  std::optional<std::uint64_t> size{};               ///< bytes, before base64
+  std::vector<icon> icons{};                         ///< for a client's UI
+  std::optional<content_annotations> annotations{};  ///< audience, priority, last modified
+  json::object meta{};                               ///< `_meta`
   /// 2026-07-28: how long reads of it may be cached; unset: `server_options::read_cache`.
   std::optional<cache_policy> cache{};
 };
@@ -108,14 +108,14 @@ struct resource_spec {
 /// A parameterised family of resources (`ResourceTemplate`), read through URIs that match
 /// `uri_template` (RFC 6570; see mcp/uri_template.hpp).
 struct resource_template_spec {
-  std::string uri_template;  ///< unique in the server
-  std::string name;
-  std::optional<std::string> title{};
-  std::optional<std::string> description{};
-  std::optional<std::string> mime_type{};
-  std::vector<icon> icons{};
-  std::optional<content_annotations> annotations{};
-  json::object meta{};
+  std::string uri_template;                  ///< unique in the server
+  std::string name;                          ///< programmatic name, required
+  std::optional<std::string> title{};        ///< display name
+  std::optional<std::string> description{};  ///< what its resources hold
+  std::optional<std::string> mime_type{};    ///< of every resource it matches, when they share one
+  std::vector<icon> icons{};                 ///< for a client's UI
+  std::optional<content_annotations> annotations{};  ///< audience, priority, last modified
+  json::object meta{};                               ///< `_meta`
   /// Completes template variables (`ref/resource`); unset: no suggestions.
   completion_handler complete{};
   /// 2026-07-28: how long reads of its resources may be cached; unset: the server's.
@@ -124,11 +124,11 @@ struct resource_template_spec {
 
 /// One item of `contents` (`TextResourceContents` or `BlobResourceContents`).
 struct resource_contents {
-  std::string uri;
-  std::optional<std::string> mime_type{};
-  std::optional<std::string> text{};  ///< set for text contents
-  std::optional<std::string> blob{};  ///< base64, set for binary contents
-  json::object meta{};
+  std::string uri;                         ///< the resource these contents are of
+  std::optional<std::string> mime_type{};  ///< unset: not said
+  std::optional<std::string> text{};       ///< set for text contents
+  std::optional<std::string> blob{};       ///< base64, set for binary contents
+  json::object meta{};                     ///< `_meta`
 
   /// Text contents.
   [[nodiscard]] static resource_contents text_of(std::string uri, std::string text,
@@ -142,8 +142,8 @@ struct resource_contents {
 
 /// The result of `resources/read`.
 struct read_resource_result {
-  std::vector<resource_contents> contents{};
-  json::object meta{};
+  std::vector<resource_contents> contents{};  ///< one or more items (e.g. a directory's files)
+  json::object meta{};                        ///< the result's `_meta`
 };
 
 /// What a read handler sees.

@@ -63,10 +63,10 @@ enum class task_status { working, input_required, completed, failed, cancelled }
 struct task_record {
   std::string id;     ///< `taskId`: unguessable, unique in the store
   std::string owner;  ///< whose task it is (the requestor binding); never sent on the wire
-  task_status status = task_status::working;
-  std::string status_message{};  ///< `statusMessage` (empty: none)
-  std::chrono::system_clock::time_point created_at{};
-  std::chrono::system_clock::time_point last_updated_at{};
+  task_status status = task_status::working;                ///< where it is in the status machine
+  std::string status_message{};                             ///< `statusMessage` (empty: none)
+  std::chrono::system_clock::time_point created_at{};       ///< `createdAt`
+  std::chrono::system_clock::time_point last_updated_at{};  ///< `lastUpdatedAt`: the last change
   /// `ttl`: how long after creation the task (and its result) is kept; nothing = unlimited.
   std::optional<std::chrono::milliseconds> ttl{};
   std::optional<std::chrono::milliseconds> poll_interval{};  ///< `pollInterval`
@@ -97,18 +97,18 @@ struct task_record {
 /// the pending input request and its answer. An applied update replaces all of them, so a
 /// terminal update (which leaves the input fields empty) clears what was asked.
 struct task_update {
-  task_status status = task_status::working;
-  std::string status_message{};
-  json::object payload{};
-  json::object input_request{};
-  json::object input_response{};
+  task_status status = task_status::working;  ///< the new status (an allowed transition)
+  std::string status_message{};               ///< `task_record::status_message`
+  json::object payload{};                     ///< `task_record::payload`; terminal status only
+  json::object input_request{};               ///< `task_record::input_request`
+  json::object input_response{};              ///< `task_record::input_response`
 };
 
 /// One page of `list`: tasks in creation order (oldest first), and the cursor of the next page
 /// (empty when this is the last).
 struct task_page {
-  std::vector<task_record> tasks;
-  std::string next_cursor{};
+  std::vector<task_record> tasks;  ///< this page's tasks, oldest first
+  std::string next_cursor{};       ///< opaque; empty: this is the last page
 };
 
 /// A task store. Implementations are thread-safe: every member may be called from any thread
@@ -190,6 +190,7 @@ enum class sqlite_durability {
 /// How `make_sqlite_task_store` opens its store.
 struct sqlite_task_store_options {
   std::string path;  ///< the database file (created if missing)
+  /// What a write survives once acknowledged (see `sqlite_durability`).
   sqlite_durability durability = sqlite_durability::process_crash;
   /// How long a write waits for another process's write lock on the file before it fails
   /// with `errc::internal_error`.

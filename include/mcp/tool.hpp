@@ -47,19 +47,19 @@ namespace mcp {
 
 /// An icon (`Icon`): an https or data: URI with optional MIME type, sizes and theme.
 struct icon {
-  std::string src;
-  std::optional<std::string> mime_type{};
-  std::vector<std::string> sizes{};    ///< e.g. "48x48", "any"
-  std::optional<std::string> theme{};  ///< "light" or "dark"
+  std::string src;                         ///< https: or data: URI of the image
+  std::optional<std::string> mime_type{};  ///< e.g. "image/png"; unset: not said
+  std::vector<std::string> sizes{};        ///< e.g. "48x48", "any"
+  std::optional<std::string> theme{};      ///< "light" or "dark"
 };
 
 /// Behaviour hints (`ToolAnnotations`). Unset stays distinct from false on the wire.
 struct tool_annotations {
-  std::optional<std::string> title{};
-  std::optional<bool> read_only_hint{};
-  std::optional<bool> destructive_hint{};
-  std::optional<bool> idempotent_hint{};
-  std::optional<bool> open_world_hint{};
+  std::optional<std::string> title{};      ///< display name
+  std::optional<bool> read_only_hint{};    ///< the tool does not change its environment
+  std::optional<bool> destructive_hint{};  ///< may make destructive updates; false: only additive
+  std::optional<bool> idempotent_hint{};   ///< a repeated call (same arguments) has no more effect
+  std::optional<bool> open_world_hint{};   ///< it deals with an open world (e.g. web search)
 };
 
 /// `execution.taskSupport`.
@@ -68,13 +68,17 @@ enum class task_support { forbidden, optional, required };
 /// The declaration of a tool. `input_schema`/`output_schema` left empty are inferred by the
 /// typed `server::add_tool`; a schema given here is never overwritten.
 struct tool_spec {
-  std::string name;  ///< 1-128 characters of [A-Za-z0-9_.-], unique in the server
-  std::optional<std::string> title{};
-  std::string description{};
-  std::vector<icon> icons{};
+  std::string name;                    ///< 1-128 characters of [A-Za-z0-9_.-], unique in the server
+  std::optional<std::string> title{};  ///< display name
+  std::string description{};           ///< what it does, for the model
+  std::vector<icon> icons{};           ///< for a client's UI
+  /// JSON Schema of the arguments, checked before the handler runs (a mismatch is an isError
+  /// result). Unset: inferred by the typed `add_tool`, else `{"type":"object"}`.
   std::optional<json::object> input_schema{};
+  /// JSON Schema of `structured_content`: a non-error result without it, or not matching it,
+  /// becomes an internal error. Unset: inferred by the typed `add_tool`, else none.
   std::optional<json::object> output_schema{};
-  tool_annotations annotations{};
+  tool_annotations annotations{};                   ///< behaviour hints for the client
   std::optional<task_support> task_support_mode{};  ///< absent = not sent (means forbidden)
   /// A task of this tool that was still running when the server stopped is run again (same
   /// arguments, same caller) when the server next starts, instead of being failed. Only for
@@ -101,9 +105,11 @@ struct tool_spec {
 /// A tool execution error: becomes a result with `isError: true` and this text. Converts to an
 /// `mcp::error` (code `errc::tool_failed`), so a handler returning `result<T>` may return it.
 struct tool_error {
-  std::string message;
+  std::string message;  ///< the text the model reads
+  /// An `mcp::error` with code `errc::tool_failed` and this message.
   // NOLINTNEXTLINE(google-explicit-constructor): returned where a result<T> is expected
   operator error() const& { return error{errc::tool_failed, message}; }
+  /// The same, moving the message.
   // NOLINTNEXTLINE(google-explicit-constructor)
   operator error() && { return error{errc::tool_failed, std::move(message)}; }
 };
@@ -120,6 +126,7 @@ using tool_result = result<T>;
 /// Thread-safety: all member functions may be called from any thread while the call runs.
 class tool_context : public request_context {
  public:
+  /// Made by the SDK for each call; handlers receive it.
   explicit tool_context(std::shared_ptr<detail::request_state> state) noexcept
       : request_context(std::move(state)) {}
 
@@ -158,6 +165,7 @@ class call_state;
 /// are ignored. Thread-safe; may be completed from any thread, after the handler returned.
 class responder {
  public:
+  /// Made by the SDK for each asynchronous call; handlers receive it.
   explicit responder(std::shared_ptr<detail::call_state> state) noexcept
       : state_(std::move(state)) {}
   /// Completes the call with `r` (an isError result is a tool failure the model reads).

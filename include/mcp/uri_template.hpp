@@ -51,16 +51,16 @@ class uri_template {
 
   /// One variable of an expression: name, prefix length (`:N`, 0 = none), explode (`*`).
   struct varspec {
-    std::string name;
-    std::size_t prefix = 0;
-    bool explode = false;
+    std::string name;        ///< the variable's name
+    std::size_t prefix = 0;  ///< `:N`: at most N characters of the value; 0: the whole value
+    bool explode = false;    ///< `*`: a list's items expanded one by one
   };
   /// A literal run (`op` == 0, text in `literal`) or an expression (`op` is ' ' for simple,
   /// or one of + # . / ; ? &).
   struct part {
-    char op = 0;
-    std::string literal;
-    std::vector<varspec> vars;
+    char op = 0;                ///< 0: a literal run; else the expression's operator
+    std::string literal;        ///< a literal run's text
+    std::vector<varspec> vars;  ///< an expression's variables, in order
   };
 
  private:

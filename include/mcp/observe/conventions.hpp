@@ -29,27 +29,45 @@ namespace mcp::observe {
 
 /// Attribute names of the conventions (and the three counters' own).
 namespace attr {
+/// The JSON-RPC method, as on the wire.
 inline constexpr std::string_view method_name = "mcp.method.name";
+/// Why an operation failed: the JSON-RPC error code as text, "tool_error", or a
+/// low-cardinality reason ("timeout"; "_OTHER" when none was given).
 inline constexpr std::string_view error_type = "error.type";
+/// The prompt of a prompts/get.
 inline constexpr std::string_view prompt_name = "gen_ai.prompt.name";
+/// The tool of a tools/call.
 inline constexpr std::string_view tool_name = "gen_ai.tool.name";
+/// "execute_tool" on a tools/call.
 inline constexpr std::string_view operation_name = "gen_ai.operation.name";
+/// The JSON-RPC id, as text (requests only).
 inline constexpr std::string_view request_id = "jsonrpc.request.id";
+/// The resource of resources/read, (un)subscribe and notifications/resources/updated.
 inline constexpr std::string_view resource_uri = "mcp.resource.uri";
 /// Renamed `rpc.status_code` in semconv after 1.44 (unreleased); the conventions for MCP still
 /// say this.
 inline constexpr std::string_view status_code = "rpc.response.status_code";
+/// The negotiated MCP version.
 inline constexpr std::string_view protocol_version = "mcp.protocol.version";
+/// The MCP session id (Streamable HTTP).
 inline constexpr std::string_view session_id = "mcp.session.id";
+/// "http" over HTTP; absent for stdio.
 inline constexpr std::string_view network_protocol_name = "network.protocol.name";
+/// The HTTP version: "1.1", "2".
 inline constexpr std::string_view network_protocol_version = "network.protocol.version";
+/// "pipe" (stdio), "tcp" (HTTP), ...: `transport_name`.
 inline constexpr std::string_view network_transport = "network.transport";
+/// The server's address, on the client side.
 inline constexpr std::string_view server_address = "server.address";
+/// The server's port, on the client side.
 inline constexpr std::string_view server_port = "server.port";
+/// The client's address, on the server side.
 inline constexpr std::string_view client_address = "client.address";
+/// The client's port, on the server side.
 inline constexpr std::string_view client_port = "client.port";
-/// The SDK's own (not in the conventions): why a call was refused, a task's status.
+/// The SDK's own (not in the conventions): why a call was refused.
 inline constexpr std::string_view denial_reason = "mcp.denial.reason";
+/// The SDK's own (not in the conventions): a task's status ("working", "completed", ...).
 inline constexpr std::string_view task_status = "mcp.task.status";
 /// OpenTelemetry's cardinality-limit marker.
 inline constexpr std::string_view overflow = "otel.metric.overflow";
@@ -60,8 +78,8 @@ using attribute_value = std::variant<std::string, std::int64_t, bool>;
 
 /// One attribute. `key` points to static storage (the names above). Plain value.
 struct attribute {
-  std::string_view key{};
-  attribute_value value;
+  std::string_view key{};  ///< one of the `attr` names
+  attribute_value value;   ///< its value
 
   friend bool operator==(const attribute&, const attribute&) = default;
 };

@@ -38,18 +38,18 @@ using resource_attributes = std::vector<std::pair<std::string, std::string>>;
 
 /// One histogram series at collection time.
 struct histogram_point {
-  std::vector<attribute> attributes;
+  std::vector<attribute> attributes;                            ///< the series' attribute set
   std::array<std::uint64_t, duration_buckets> bucket_counts{};  ///< per bucket, not cumulative
-  std::uint64_t count = 0;
-  double sum = 0;                   ///< seconds
+  std::uint64_t count = 0;                                      ///< observations in all buckets
+  double sum = 0;                                               ///< seconds
   std::uint64_t start_unix_ns = 0;  ///< when the series began (cumulative temporality)
 };
 
 /// One counter or gauge series at collection time.
 struct number_point {
-  std::vector<attribute> attributes;
-  std::int64_t value = 0;
-  std::uint64_t start_unix_ns = 0;
+  std::vector<attribute> attributes;  ///< the series' attribute set
+  std::int64_t value = 0;             ///< the counter's total, or the gauge's current value
+  std::uint64_t start_unix_ns = 0;    ///< when the series began (cumulative temporality)
 };
 
 /// A histogram (seconds), a monotonic counter, or an up-down counter (a Prometheus gauge).
@@ -57,21 +57,22 @@ enum class metric_type : std::uint8_t { histogram, counter, up_down_counter };
 
 /// One metric.
 struct metric_data {
-  std::string_view name{};  ///< OpenTelemetry name, e.g. "mcp.server.operation.duration"
-  std::string_view description{};
-  std::string_view unit{};  ///< UCUM: "s", "{operation}"
-  metric_type type = metric_type::histogram;
-  std::vector<histogram_point> histogram_points{};
-  std::vector<number_point> number_points{};
+  std::string_view name{};         ///< OpenTelemetry name, e.g. "mcp.server.operation.duration"
+  std::string_view description{};  ///< one line, as in the Prometheus `# HELP`
+  std::string_view unit{};         ///< UCUM: "s", "{operation}"
+  metric_type type = metric_type::histogram;        ///< which of the point lists is filled
+  std::vector<histogram_point> histogram_points{};  ///< `histogram`: its series
+  std::vector<number_point> number_points{};        ///< counters and gauges: their series
 };
 
 /// Everything recorded so far (cumulative), at `time_unix_ns`. Metrics without series are left
 /// out.
 struct metrics_snapshot {
-  std::uint64_t time_unix_ns = 0;
-  std::vector<metric_data> metrics;
+  std::uint64_t time_unix_ns = 0;    ///< when it was taken, ns since the Unix epoch
+  std::vector<metric_data> metrics;  ///< every metric that has a series
 };
 
+/// What `make_metrics` records, and how much.
 struct metrics_options {
   /// Resource attributes, written as `target_info` in the Prometheus text.
   resource_attributes resource{{"service.name", "unknown_service"}};

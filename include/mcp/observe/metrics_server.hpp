@@ -27,6 +27,7 @@
 
 namespace mcp::observe {
 
+/// Where and what `make_metrics_server` serves.
 struct metrics_server_options {
   /// `HOST:PORT` with a numeric address (or `localhost`), `[v6]:PORT` for IPv6; port 0: any
   /// free port (see `port()`).
@@ -36,7 +37,7 @@ struct metrics_server_options {
   /// Served instead when set (e.g. the metrics' text followed by the application's own).
   /// Called on the server's thread; an exception answers 500.
   std::function<std::string()> text{};
-  std::string path = "/metrics";
+  std::string path = "/metrics";             ///< the only target served (GET, HEAD); else 404
   std::size_t max_connections = 32;          ///< more are closed at once
   std::chrono::milliseconds timeout{10000};  ///< per request, and idle between requests
 };

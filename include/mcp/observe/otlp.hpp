@@ -37,6 +37,7 @@
 
 namespace mcp::observe {
 
+/// Where and how `make_otlp_exporter` sends spans and metrics (OTLP/HTTP, JSON).
 struct otlp_options {
   /// Base URL (http or https); `/v1/traces` and `/v1/metrics` are appended (a trailing `/` is
   /// dropped first), as for OTEL_EXPORTER_OTLP_ENDPOINT.
@@ -53,21 +54,21 @@ struct otlp_options {
   std::chrono::milliseconds timeout{10000};     ///< per request (lookup, connect, answer)
   /// Exported every `metrics_interval`, and at flush and shutdown; null: no metrics.
   std::shared_ptr<observe::metrics> metrics{};
-  std::chrono::milliseconds metrics_interval{60000};
-  int max_attempts = 5;                             ///< tries per request, the first included
-  std::chrono::milliseconds initial_backoff{1000};  ///< doubled per retry, with jitter
-  std::chrono::milliseconds max_backoff{30000};     ///< also caps `Retry-After`
+  std::chrono::milliseconds metrics_interval{60000};  ///< with `metrics`: time between exports
+  int max_attempts = 5;                               ///< tries per request, the first included
+  std::chrono::milliseconds initial_backoff{1000};    ///< doubled per retry, with jitter
+  std::chrono::milliseconds max_backoff{30000};       ///< also caps `Retry-After`
 };
 
 /// Counts since the exporter started.
 struct otlp_stats {
-  std::uint64_t spans_exported = 0;  ///< accepted by the collector
-  std::uint64_t spans_dropped = 0;   ///< not queued: the queue was full (or shut down)
-  std::uint64_t spans_failed = 0;    ///< given up after the tries, refused, or rejected
-  std::uint64_t metric_exports = 0;  ///< metrics requests accepted
-  std::uint64_t metric_failures = 0;
-  std::uint64_t requests = 0;  ///< HTTP requests made, retries included
-  std::uint64_t retries = 0;
+  std::uint64_t spans_exported = 0;   ///< accepted by the collector
+  std::uint64_t spans_dropped = 0;    ///< not queued: the queue was full (or shut down)
+  std::uint64_t spans_failed = 0;     ///< given up after the tries, refused, or rejected
+  std::uint64_t metric_exports = 0;   ///< metrics requests accepted
+  std::uint64_t metric_failures = 0;  ///< metrics requests given up after the tries, or refused
+  std::uint64_t requests = 0;         ///< HTTP requests made, retries included
+  std::uint64_t retries = 0;          ///< requests that were tries after the first
 };
 
 /// The exporter. Thread-safety: every member may be called from any thread at once.
@@ -90,6 +91,7 @@ class otlp_exporter {
   /// Flushes within `timeout`, then stops the thread; later spans are dropped. Idempotent.
   void shutdown(std::chrono::milliseconds timeout = std::chrono::milliseconds(5000));
 
+  /// The counts so far (each read atomically, not all at one instant).
   [[nodiscard]] otlp_stats stats() const;
 
   struct impl;

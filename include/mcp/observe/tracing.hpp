@@ -39,18 +39,19 @@ enum class span_status : std::uint8_t { unset, error };
 
 /// A finished span. A plain value; safe to move between threads.
 struct span_record {
-  std::string name{};
+  std::string name{};        ///< `span_name(op)`: e.g. "tools/call get-weather"
   kind side = kind::server;  ///< SERVER for received operations, CLIENT for sent ones
   trace_context context;     ///< its own trace id, span id, flags and tracestate
   std::array<std::uint8_t, 8> parent_span_id{};  ///< all zero: a root span
   bool parent_remote = false;                    ///< the parent came from `_meta`
-  std::uint64_t start_unix_ns = 0;
-  std::uint64_t end_unix_ns = 0;
-  std::vector<attribute> attributes;
-  span_status status = span_status::unset;
-  std::string status_message{};  ///< the JSON-RPC error's message, with status ERROR
+  std::uint64_t start_unix_ns = 0;               ///< wall-clock start, ns since the Unix epoch
+  std::uint64_t end_unix_ns = 0;                 ///< wall-clock end (never before the start)
+  std::vector<attribute> attributes;        ///< the conventions' attributes, error ones included
+  span_status status = span_status::unset;  ///< ERROR when the operation failed
+  std::string status_message{};             ///< the JSON-RPC error's message, with status ERROR
 };
 
+/// What `make_tracer` records spans with.
 struct tracer_options {
   /// Receives every finished, sampled span, on the thread that ended it. Must be quick and must
   /// not throw (`otlp_exporter::span_sink()` only queues it). Required.
@@ -67,7 +68,7 @@ struct tracer_options {
 /// What an application's tracer is told when a span starts. The references are valid during
 /// the call only.
 struct span_start_event {
-  const operation& op;
+  const operation& op;                       ///< the operation, as the engine reported it
   std::string_view name{};                   ///< `span_name(op)`
   const trace_context& parent;               ///< invalid: no parent (a new trace)
   bool parent_remote = false;                ///< the parent came from `_meta`
@@ -78,18 +79,19 @@ struct span_start_event {
 /// What the application's tracer answers: the ids it gave the span (propagated in `_meta`;
 /// invalid: propagate nothing) and whatever it needs again at the end.
 struct bridged_span {
-  trace_context context{};
-  std::shared_ptr<void> user{};
+  trace_context context{};       ///< the span's ids; invalid: propagate nothing
+  std::shared_ptr<void> user{};  ///< the tracer's own data, handed back in `span_end_event`
 };
 
 /// What it is told when the span ends.
 struct span_end_event {
-  const bridged_span& span;
-  const outcome& result;
+  const bridged_span& span;           ///< what `on_start` answered for this span
+  const outcome& result;              ///< how the operation ended
   const error_classification& error;  ///< `error.type` and `rpc.response.status_code` to add
-  std::chrono::nanoseconds duration;
+  std::chrono::nanoseconds duration;  ///< from the operation's start to its end (steady clock)
 };
 
+/// The application's tracer, as two functions (`make_callback_observer`).
 struct callback_options {
   /// Called when a span starts; required. An exception is swallowed (the span is not traced).
   std::function<bridged_span(const span_start_event&)> on_start{};

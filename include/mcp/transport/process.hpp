@@ -40,6 +40,7 @@
 
 namespace mcp {
 
+/// The child to start and how its output is read.
 struct process_options {
   /// The command and its arguments; `argv[0]` is looked up in PATH when it has no '/'.
   std::vector<std::string> argv;
@@ -50,7 +51,7 @@ struct process_options {
   /// How long shutdown waits after closing the child's stdin before SIGTERM, and again after
   /// SIGTERM before SIGKILL.
   std::chrono::milliseconds grace{2000};
-  line_reader_options reader{};
+  line_reader_options reader{};  ///< how the child's stdout (and stderr) lines are read
 };
 
 /// A running child process as an `mcp::connection`: `send` writes a line to its stdin, and a
@@ -108,8 +109,8 @@ class process_connection final : public connection {
 
 /// A client session connected to a launched server (see `launch_server`).
 struct launched_server {
-  std::shared_ptr<process_connection> process;
-  std::shared_ptr<client_session> client;
+  std::shared_ptr<process_connection> process;  ///< the child and its pipes
+  std::shared_ptr<client_session> client;       ///< the session, initialized
 };
 
 /// Launches the server `proc.argv`, connects a `client_session` (options `client`) to it and

@@ -25,11 +25,12 @@
 
 namespace mcp {
 
-/// Writes each message followed by '\n' to a file descriptor (not owned unless `owns`).
+/// Writes each message followed by a newline to a file descriptor (not owned unless `owns`).
 /// Thread-safe: concurrent sends are serialised. A write error (the peer went away) closes the
 /// connection; later sends are dropped.
 class fd_connection final : public connection {
  public:
+  /// Writes to `fd`; closes it on destruction (or `close()`) when `owns`.
   explicit fd_connection(int fd, bool owns = false) noexcept : fd_(fd), owns_(owns) {}
   ~fd_connection() override;
   fd_connection(const fd_connection&) = delete;
@@ -63,6 +64,7 @@ class fd_connection final : public connection {
   std::string pending_;
 };
 
+/// Limits and cancellation of `read_lines`.
 struct line_reader_options {
   std::size_t max_line_bytes = std::size_t{4} << 20U;  ///< longer lines are skipped
   /// Stops reading when requested (reading then waits in poll() on the descriptor and a wake-up
@@ -71,8 +73,9 @@ struct line_reader_options {
 };
 
 /// Reads newline-delimited messages from `fd` until end of file or a read error, calling
-/// `on_line` for each non-empty line (without its '\n' or a trailing '\r'). A line longer
-/// than the limit is skipped whole and reported through `on_oversized` with its length so far.
+/// `on_line` for each non-empty line (without its newline or a trailing carriage return). A
+/// line longer than the limit is skipped whole and reported through `on_oversized` with its
+/// length so far.
 /// `on_idle` runs after the lines of each read were handled, before the next read may block.
 /// Blocks the calling thread. Returns 0 on end of file or when `opts.stop` was requested, else
 /// the errno of the failed read.
