@@ -42,13 +42,16 @@ struct tool_call_access;
 /// Thread-safety: every member may be called from any thread.
 class tool_call {
  public:
+  /// Made by the engine for each call; interceptors receive it.
   explicit tool_call(std::shared_ptr<detail::call_state> s) noexcept : state_(std::move(s)) {}
 
+  /// The called tool's name, as the client sent it.
   [[nodiscard]] const std::string& tool_name() const noexcept;
   /// The called tool's declaration (annotations, scopes, ...).
   [[nodiscard]] const tool_spec& tool() const noexcept;
   /// The arguments (an object; `{}` when the client sent none).
   [[nodiscard]] const json::object& arguments() const noexcept;
+  /// Who is calling (from the transport: a token's subject, or "local" over stdio).
   [[nodiscard]] const principal& caller() const noexcept;
   /// The handler's context (cancellation, progress, logging).
   [[nodiscard]] tool_context context() const noexcept;
@@ -80,6 +83,8 @@ class tool_call {
 class call_interceptor {
  public:
   virtual ~call_interceptor() = default;
+  /// Sees `call` before the handler runs: calls `next()` once to pass it on, or finishes it
+  /// (`call.finish`, `call.fail`) to refuse it. Must not throw.
   virtual void intercept(const tool_call& call, const std::function<void()>& next) = 0;
   /// Whether `who` sees `tool` in tools/list. An interceptor that refuses some callers a tool
   /// whatever the arguments (access control, a policy) says so here, so that a caller sees
@@ -117,6 +122,7 @@ struct rate_limit_options {
   std::vector<std::string> tools{};  ///< limit only these tools (empty: all)
   std::size_t max_keys = 100000;     ///< bound on tracked buckets (oldest evicted)
 };
+/// The rate-limit interceptor: a token bucket per caller (or per caller and tool).
 [[nodiscard]] std::shared_ptr<call_interceptor> rate_limit(rate_limit_options opts);
 
 /// How `concurrency_limit` shares its slots.

@@ -54,12 +54,12 @@ class observer;
 
 /// `Implementation`: who the server is.
 struct server_info {
-  std::string name = "mcp-cpp-server";
-  std::string version = "0.0.0";
-  std::optional<std::string> title{};
-  std::optional<std::string> description{};
-  std::vector<icon> icons{};
-  std::optional<std::string> website_url{};
+  std::string name = "mcp-cpp-server";       ///< programmatic name, e.g. "weather"
+  std::string version = "0.0.0";             ///< the server's own version
+  std::optional<std::string> title{};        ///< display name for people
+  std::optional<std::string> description{};  ///< what the server is for (2025-11-25 and later)
+  std::vector<icon> icons{};                 ///< icons a client may show
+  std::optional<std::string> website_url{};  ///< `websiteUrl`: where to read about it
 };
 
 /// 2026-07-28 input rounds: how the state a round hands the client (`requestState`) is sealed.
@@ -76,10 +76,14 @@ struct input_round_options {
   bool single_use = false;
 };
 
+/// How a server behaves: what it says of itself, where handlers run, limits, tasks, caching,
+/// input rounds and observation. Every member has a usable default.
 struct server_options {
-  server_info info{};
+  server_info info{};  ///< sent in the initialize result (and 2026-07-28 results' `_meta`)
+  /// Sent in the initialize result and server/discover: how a model should use the server.
   std::optional<std::string> instructions{};
   std::size_t page_size = 100;  ///< items per page of tools/, resources/, templates/, prompts/list
+  /// list_changed notifications of changes this close together are sent once.
   std::chrono::milliseconds list_changed_debounce{20};
   /// Where handlers run. Default: a pool sized for blocking handlers (4 threads, up to 64 while
   /// all are busy; mcp/executor.hpp).
@@ -106,7 +110,7 @@ struct server_options {
   cache_policy discover_cache{.ttl = std::chrono::minutes(1)};  ///< server/discover
   cache_policy list_cache{.ttl = std::chrono::minutes(1)};      ///< the four lists
   cache_policy read_cache{};                                    ///< resources/read
-  input_round_options input_rounds{};
+  input_round_options input_rounds{};  ///< 2026-07-28 input rounds: the sealing key, expiry
   /// Observation (mcp/observe.hpp): every request and notification of every session is
   /// reported to it, trace context in `_meta` is honoured and passed on. The SDK's sinks are in
   /// target mcp::observe (metrics, Prometheus, OTLP). Null (the default): nothing is observed.
@@ -144,8 +148,13 @@ namespace detail {
 class server_core;
 }
 
+/// An MCP server: the registry of tools, resources, prompts and their handlers, shared by every
+/// session (stdio, HTTP, in process) opened on it. Thread-safety: every member may be called
+/// from any thread, also while sessions serve (registrations take effect for later requests).
 class server {
  public:
+  /// A server with `opts`. Throws `std::invalid_argument` for an input-round key that is not 32
+  /// bytes (or a key file that cannot be read).
   explicit server(server_options opts = {});
   ~server();
   /// A server stays where it was made (handlers and transports refer to it): it is neither
@@ -244,6 +253,7 @@ class server {
   }
   /// Removes a resource (by URI) or a template (by its template text); false if there was none.
   bool remove_resource(std::string_view uri);
+  /// Removes the template registered with this template text; false if there was none.
   bool remove_resource_template(std::string_view uri_template);
   /// Sends `notifications/resources/updated` for `uri` to every session subscribed to it.
   /// Thread-safe; never blocks on the network.
