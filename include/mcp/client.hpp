@@ -47,9 +47,10 @@ namespace observe {
 class observer;
 }
 
+/// `clientInfo` of initialize: who the client is.
 struct client_info {
-  std::string name = "mcp-cpp-client";
-  std::string version = "0.0.0";
+  std::string name = "mcp-cpp-client";  ///< programmatic name
+  std::string version = "0.0.0";        ///< the client's own version
 };
 
 /// Answers a request the server sends (sampling/createMessage, elicitation/create, roots/list).
@@ -61,8 +62,8 @@ using client_request_handler =
 
 /// What a confirmation hook is asked before a tools/call (the Tools page: a human in the loop).
 struct call_confirmation {
-  std::string_view tool;
-  const json::object& arguments;
+  std::string_view tool;          ///< the tool about to be called
+  const json::object& arguments;  ///< the arguments it would get
   /// The Tool as the server listed it (annotations, schemas); null when it is not listed.
   const json::object* definition = nullptr;
   /// `client_options::trust_server_annotations`: whether the hints in `definition` are to be
@@ -79,26 +80,28 @@ using confirm_handler = std::function<bool(const call_confirmation&)>;
 
 /// One tools/call as the client saw it, for an audit log.
 struct call_record {
-  std::string server;  ///< serverInfo.name
-  std::string tool;
-  json::object arguments;
+  std::string server;      ///< serverInfo.name
+  std::string tool;        ///< the tool called
+  json::object arguments;  ///< the arguments sent
   /// "ok", "tool_error" (isError), "denied" (the confirmation hook), "task" (started as a
   /// task), "timeout", "cancelled" or "error" (any other protocol or connection error).
   std::string outcome;
-  std::chrono::milliseconds duration{0};
-  std::string detail{};  ///< the error's message or why it was denied
+  std::chrono::milliseconds duration{0};  ///< from the call to its answer (or its end)
+  std::string detail{};                   ///< the error's message or why it was denied
 };
 /// Receives every tools/call record after the call: on the calling thread for `call_tool`, on
 /// the thread that received the answer for `call_tool_async` (possibly several at once). Must
 /// not throw.
 using call_audit_sink = std::function<void(const call_record&)>;
 
+/// How a client session behaves: who it says it is, what it declares and answers, timeouts,
+/// limits, confirmation, audit and observation. Every member has a usable default.
 struct client_options {
-  client_info info{};
+  client_info info{};                                            ///< sent as `clientInfo`
   std::string protocol_version{latest_legacy_protocol_version};  ///< requested in initialize
   json::object capabilities{};  ///< declared as-is (e.g. {"sampling":{}, "elicitation":{}})
   std::chrono::milliseconds timeout{30000};  ///< default per request
-  json_limits limits{};
+  json_limits limits{};                      ///< per message received from the server
   /// Handlers for server requests by method; a request without one gets -32601. They run on
   /// `handler_executor`, never on the thread that received the request.
   std::vector<std::pair<std::string, client_request_handler>> request_handlers{};
@@ -132,7 +135,7 @@ struct request_options {
   /// When true, `timeout` counts from the last progress notification (a long call that keeps
   /// reporting progress goes on); `max_total` then bounds the whole wait (0: no bound).
   bool reset_on_progress = false;
-  std::chrono::milliseconds max_total{0};
+  std::chrono::milliseconds max_total{0};  ///< with `reset_on_progress`: the whole wait's bound
 };
 
 /// The answer of a typed tools/call: the decoded result, or the tool's own error (an `isError`
@@ -141,12 +144,14 @@ struct request_options {
 template <class Out>
 class tool_reply {
  public:
+  /// A reply: `value` when the tool succeeded, else its error text; `raw` as received.
   tool_reply(std::optional<Out> value, std::string tool_error, json::object raw)
       : value_(std::move(value)), tool_error_(std::move(tool_error)), raw_(std::move(raw)) {}
   /// True when the tool succeeded and `value()` holds its decoded result.
   [[nodiscard]] bool ok() const noexcept { return value_.has_value(); }
   /// The decoded result. Precondition: `ok()`.
   [[nodiscard]] const Out& value() const& { return *value_; }
+  /// The decoded result, moved out. Precondition: `ok()`.
   [[nodiscard]] Out&& value() && { return std::move(*value_); }
   /// The text of the tool's error result (its text blocks, joined by newlines); empty if `ok()`.
   [[nodiscard]] const std::string& tool_error() const noexcept { return tool_error_; }
@@ -162,18 +167,21 @@ class tool_reply {
 /// A task as the server reports it (CreateTaskResult, tasks/get, tasks/list, status
 /// notifications). Times are the server's RFC 3339 strings. A plain value.
 struct task_info {
-  std::string id;
-  task_status status = task_status::working;
-  std::string status_message{};
-  std::string created_at{};
-  std::string last_updated_at{};
-  std::optional<std::int64_t> ttl_ms{};  ///< nothing: unlimited
-  std::optional<std::int64_t> poll_interval_ms{};
+  std::string id;                                  ///< `taskId`
+  task_status status = task_status::working;       ///< `status`
+  std::string status_message{};                    ///< `statusMessage` (empty: none)
+  std::string created_at{};                        ///< `createdAt`
+  std::string last_updated_at{};                   ///< `lastUpdatedAt`
+  std::optional<std::int64_t> ttl_ms{};            ///< nothing: unlimited
+  std::optional<std::int64_t> poll_interval_ms{};  ///< `pollInterval` the server suggests
 
   /// Reads a Task object. Errors: `errc::invalid_params` naming the missing or wrong field.
   [[nodiscard]] static result<task_info> from_json(const json::object& task);
 };
 
+/// A client's session with one server over a connection: initialize, requests with timeouts,
+/// progress and cancellation, the server's requests answered by handlers, typed tool calls,
+/// tasks. Thread-safety: all members may be called from any thread.
 class client_session {
  public:
   /// Thread-safety: all members may be called from any thread.
