@@ -137,6 +137,9 @@ TEST(pipeline, a_handler_answered_by_its_deadline_keeps_its_concurrency_slot_unt
   EXPECT_NE(first_text(again).find("did not finish within 30 ms"), std::string::npos)
       << "admitted once the first handler returned";
   release = true;
+  // The handler reads this test's variables: it must be done before they go.
+  for (int i = 0; i < 1000 && !returned; ++i) std::this_thread::sleep_for(2ms);
+  ASSERT_TRUE(returned);
 }
 
 TEST(pipeline, output_limits_sanitise_and_reject) {
