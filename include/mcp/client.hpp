@@ -145,7 +145,8 @@ struct client_options {
   std::shared_ptr<observe::observer> observer{};
   /// Answers elicitation/create; set, it declares the `elicitation` capability (`form`, and
   /// `url` when `elicitation_url`). A request that does not decode (no `message`, say) is
-  /// answered -32602 without calling it. Runs on `handler_executor`.
+  /// answered -32602 without calling it. Runs on `handler_executor` (several at once when it
+  /// has several threads); it must not throw (an exception is answered -32603).
   elicitation_handler on_elicitation{};
   /// Whether `on_elicitation` also takes URL-mode requests (2025-11-25): declared as `url`.
   bool elicitation_url = false;

@@ -15,6 +15,9 @@
 // `errc::invalid_params` error naming it ("/tools/3/inputSchema: required property is
 // missing"). Used by mcp/client.hpp (`client_session::list_tools`, `server_info`, ...).
 //
+// Thread-safety: all of them are plain values, safe to copy and to read from several threads;
+// their member functions never throw.
+//
 // Example:
 //
 //   auto tools = client.list_tools();  // result<std::vector<mcp::tool_info>>

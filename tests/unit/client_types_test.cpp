@@ -346,6 +346,30 @@ TEST(client_types, a_request_that_does_not_decode_is_answered_invalid_params) {
   EXPECT_FALSE(called);
 }
 
+TEST(client_types, a_url_elicitation_reaches_the_typed_handler) {
+  scripted_server s;
+  std::mutex mu;
+  mcp::elicitation_request seen;
+  s.start({.on_elicitation =
+               [&](const mcp::elicitation_request& q, std::stop_token) {
+                 std::lock_guard lock(mu);
+                 seen = q;
+                 return mcp::result<mcp::elicitation_answer>(mcp::elicitation_answer::accept());
+               },
+           .elicitation_url = true});
+  s.end->send(R"({"jsonrpc":"2.0","id":78,"method":"elicitation/create","params":{"mode":"url",
+      "message":"Sign in","url":"https://example.com/login","elicitationId":"e-1","extra":1}})",
+              {});
+  auto answer = s.wait_for(78);
+  EXPECT_EQ(answer.at("result"), (object{{"action", "accept"}})) << mcp::json::serialize(answer);
+  std::lock_guard lock(mu);
+  EXPECT_TRUE(seen.is_url());
+  EXPECT_EQ(seen.message, "Sign in");
+  EXPECT_EQ(seen.url, "https://example.com/login");
+  EXPECT_EQ(seen.elicitation_id, "e-1");
+  EXPECT_FALSE(seen.requested_schema);
+}
+
 /// A server whose tools ask the client: elicitation, sampling, roots.
 std::unique_ptr<mcp::server> make_asking_server() {
   auto s =
