@@ -18,7 +18,14 @@ struct client_session::impl final : detail::peer {
   impl(std::shared_ptr<connection> conn, client_options o)
       : peer(std::move(conn), o.limits), opts(std::move(o)) {
     if (opts.observer) set_observer(opts.observer, observe::kind::client);
+    adopt_typed_handlers();
   }
+
+  /// Turns `on_elicitation`, `on_sampling` and `roots` into request handlers and declared
+  /// capabilities (client_typed.cpp). Throws std::invalid_argument for a method handled twice.
+  void adopt_typed_handlers();
+  /// The roots offered (`client_options::roots`, then `set_roots`); guarded by `mu`.
+  std::vector<root_info> roots;
   ~impl() override { close_peer(); }
 
   /// The negotiated version (for observation), written once before `version_known` is set.

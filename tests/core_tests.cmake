@@ -45,6 +45,10 @@ set_source_files_properties(unit/task_store_sqlite_test.cpp PROPERTIES
   COMPILE_DEFINITIONS MCP_TASK_STORE_WRITER="$<TARGET_FILE:mcp_task_store_writer>")
 add_dependencies(mcp_core_tests mcp_task_store_writer)
 
+# The typed client (mcp/client_types.hpp): a target of its own, so that it builds and runs
+# without the whole core suite.
+mcp_add_test(mcp_client_types_tests unit/client_types_test.cpp)
+
 # Golden transcripts and the bad-input catalogue against the demo server over stdio.
 mcp_add_test(mcp_stdio_tests
   integration/stdio_transcript_test.cpp

@@ -17,6 +17,20 @@
 //   auto init = client.initialize();
 //   auto r = client.call_tool("echo", {{"text", "hi"}});
 //
+//   // Typed views of what the server says (mcp/client_types.hpp); JSON forms stay beside them:
+//   auto info = client.server_info();  // result<initialize_result>: server_info.name, ...
+//   auto tools = client.list_tools();  // result<std::vector<tool_info>>, every page
+//   auto page = client.read_resource_contents("config://app");  // contents[i].text / .blob
+//   auto msgs = client.get_prompt_messages("greet", {{"who", "Ada"}});
+//
+//   // The server's requests, typed; each handler declares its capability:
+//   mcp::client_options opts{
+//       .on_elicitation = [](const mcp::elicitation_request& q, std::stop_token) {
+//         return mcp::result<mcp::elicitation_answer>(mcp::elicitation_answer::decline());
+//       },
+//       .roots = std::vector<mcp::root_info>{{.uri = "file:///work"}}};
+//   // Over HTTP, connected and initialized in one step: mcp::connect_http (mcp/http_client.hpp).
+//
 //   // Typed: arguments encoded from a described struct, structuredContent checked against the
 //   // tool's outputSchema and decoded (a tool error is not a protocol error):
 //   auto f = client.call_tool<forecast_out>("forecast", forecast_in{.city = "Oslo"});
@@ -26,6 +40,7 @@
 #pragma once
 
 #include <mcp/checked_json.hpp>
+#include <mcp/client_types.hpp>
 #include <mcp/content.hpp>
 #include <mcp/executor.hpp>
 #include <mcp/protocol.hpp>
@@ -59,6 +74,15 @@ struct client_info {
 /// should give up then.
 using client_request_handler =
     std::function<result<json::object>(const json::object& params, std::stop_token stop)>;
+
+/// Answers elicitation/create with the request decoded (`client_options::on_elicitation`).
+/// `stop` as for `client_request_handler`. An error it returns is the JSON-RPC error answer.
+using elicitation_handler =
+    std::function<result<elicitation_answer>(const elicitation_request&, std::stop_token stop)>;
+/// Answers sampling/createMessage with the request decoded (`client_options::on_sampling`).
+/// `stop` as for `client_request_handler`. An error it returns is the JSON-RPC error answer.
+using sampling_handler =
+    std::function<result<sampling_answer>(const sampling_request&, std::stop_token stop)>;
 
 /// What a confirmation hook is asked before a tools/call (the Tools page: a human in the loop).
 struct call_confirmation {
@@ -122,6 +146,22 @@ struct client_options {
   /// CLIENT, trace context written into `_meta`), the server's requests, and the session. Null
   /// (the default): nothing is observed.
   std::shared_ptr<observe::observer> observer{};
+  /// Answers elicitation/create; set, it declares the `elicitation` capability (`form`, and
+  /// `url` when `elicitation_url`). A request that does not decode (no `message`, say) is
+  /// answered -32602 without calling it. Runs on `handler_executor` (several at once when it
+  /// has several threads); it must not throw (an exception is answered -32603).
+  elicitation_handler on_elicitation{};
+  /// Whether `on_elicitation` also takes URL-mode requests (2025-11-25): declared as `url`.
+  bool elicitation_url = false;
+  /// Answers sampling/createMessage; set, it declares the `sampling` capability. As
+  /// `on_elicitation` otherwise.
+  sampling_handler on_sampling{};
+  /// The roots offered to the server; set (even to none), it declares the `roots` capability
+  /// with `listChanged` and answers roots/list; `client_session::set_roots` changes them.
+  std::optional<std::vector<root_info>> roots{};
+  // `on_elicitation`, `on_sampling` and `roots` take the place of a `request_handlers` entry
+  // and a `capabilities` member: giving both for one method is an error (the constructor
+  // throws std::invalid_argument); a capability already in `capabilities` is kept as given.
 };
 
 /// Per-request options.
@@ -357,6 +397,36 @@ class client_session {
 
   /// The server's InitializeResult (empty before initialize).
   [[nodiscard]] json::object server_result() const;
+
+  // ---- typed (client_typed.cpp; the types are in mcp/client_types.hpp) ----
+  // Decoding ignores members the types do not know; a missing required one is
+  // `errc::invalid_params` naming the method and its JSON Pointer ("tools/list:
+  // /tools/2/inputSchema: required property is missing"; indices count across pages).
+
+  /// The server's InitializeResult, decoded. Errors: `errc::invalid_request` before initialize;
+  /// `errc::invalid_params` when it lacks a required member.
+  [[nodiscard]] result<initialize_result> server_info() const;
+  /// Every page of tools/list, decoded; remembers each outputSchema as `list_all_tools` does.
+  /// Errors: as `list_all`, and decoding errors.
+  result<std::vector<tool_info>> list_tools();
+  /// Every page of resources/list, decoded. Errors: as `list_tools`.
+  result<std::vector<resource_info>> list_resources();
+  /// Every page of resources/templates/list, decoded. Errors: as `list_tools`.
+  result<std::vector<resource_template_info>> list_resource_templates();
+  /// Every page of prompts/list, decoded. Errors: as `list_tools`.
+  result<std::vector<prompt_info>> list_prompts();
+  /// resources/read, decoded: each content's uri, mime_type and text or blob (base64). Errors:
+  /// as `request`, and decoding errors.
+  result<read_resource_result> read_resource_contents(std::string_view uri,
+                                                      const request_options& opts = {});
+  /// prompts/get with string arguments, decoded (description, messages). Errors: as
+  /// `read_resource_contents`.
+  result<get_prompt_result> get_prompt_messages(std::string_view name, json::object arguments = {},
+                                                const request_options& opts = {});
+  /// Replaces the roots offered (`client_options::roots`) and, once initialized, sends
+  /// notifications/roots/list_changed. Errors: `errc::invalid_request` when the client was not
+  /// made with `roots` (it declared no such capability).
+  result<void> set_roots(std::vector<root_info> roots);
   /// Closes the connection; waiting requests fail with connection_closed.
   void close();
 

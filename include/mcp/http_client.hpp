@@ -6,8 +6,18 @@
 // protocol version header, resumption after a dropped stream, 404 = session gone, kept-alive
 // connections). It needs nothing of the server API.
 //
+// `connect_http` gives a ready `client_session`: connected, initialized, with the server's
+// event stream open (as `launch_server` of mcp/transport/process.hpp does for a child process).
+//
 // Example:
 //
+//   auto server = mcp::connect_http({.url = "http://127.0.0.1:8080/mcp"},
+//                                   {.info = {.name = "demo", .version = "1"}});
+//   if (!server) { std::cerr << server.error().message << "\n"; return 2; }
+//   auto tools = server->client->list_tools();
+//   server->client->close();  // also ends the HTTP session (DELETE)
+//
+//   // By hand, the wiring connect_http does:
 //   auto conn = mcp::http_client_connection::create({.url = "http://127.0.0.1:8080/mcp"});
 //   mcp::client_session client(conn);
 //   conn->on_receive([&client](std::string_view m) { client.receive(m); });
@@ -15,6 +25,7 @@
 //   auto r = client.call_tool("echo", {{"text", "hi"}});
 #pragma once
 
+#include <mcp/client.hpp>
 #include <mcp/transport.hpp>
 
 #include <chrono>
@@ -154,5 +165,23 @@ class http_client_connection final : public connection,
   struct impl;
   std::shared_ptr<impl> impl_;
 };
+
+/// A client session connected over Streamable HTTP (see `connect_http`).
+struct http_server_link {
+  std::shared_ptr<http_client_connection> connection;
+  std::shared_ptr<client_session> client;
+};
+
+/// Connects a `client_session` (options `client`) to the server at `http.url`, initializes it
+/// (`init` applies to the initialize request: a longer timeout while a person authorizes, say)
+/// and opens the server's event stream (its requests and notifications outside a call's
+/// answer; a server that offers none, 405, is fine). Closing the session closes the connection.
+/// Thread-safety: may be called from any thread; the session is as `client_session` says.
+/// Errors: `errc::invalid_params` for a URL `http_client_connection::create` refuses or an
+/// unreadable `ca_file`; the initialize error (the connection is closed), its message prefixed
+/// with the URL.
+[[nodiscard]] result<http_server_link> connect_http(http_client_options http,
+                                                    client_options client = {},
+                                                    const request_options& init = {});
 
 }  // namespace mcp

@@ -20,6 +20,10 @@ target_include_directories(mcp_http_tests PRIVATE ${PROJECT_SOURCE_DIR}/src
                                                   ${CMAKE_CURRENT_SOURCE_DIR}
                                                   ${CMAKE_CURRENT_SOURCE_DIR}/http)
 
+# connect_http (mcp/http_client.hpp): a typed client over a real server on 127.0.0.1.
+mcp_add_test(mcp_http_connect_tests http/connect_test.cpp)
+target_link_libraries(mcp_http_connect_tests PRIVATE mcp::http)
+
 if(MCP_BUILD_EXAMPLES)
   mcp_add_test(mcp_http_demo_tests http/demo_test.cpp)
   target_link_libraries(mcp_http_demo_tests PRIVATE mcp::http)

@@ -230,30 +230,22 @@ class session {
   }
 
   void get_prompt(const std::string& name) {
-    auto prompts = client().list_all("prompts/list", "prompts");
+    auto prompts = client().list_prompts();
     if (!prompts) return say("prompts/list failed: " + prompts.error().message);
-    const auto* p = find(*prompts, "name", name);
-    if (p == nullptr) return say("no prompt named '" + name + "' (prompts lists them)");
+    const auto p = std::find_if(prompts->begin(), prompts->end(),
+                                [&](const prompt_info& i) { return i.name == name; });
+    if (p == prompts->end()) return say("no prompt named '" + name + "' (prompts lists them)");
     json::object arguments;
-    if (const auto* list = p->if_contains("arguments"); list != nullptr && list->is_array()) {
-      for (const auto& a : list->get_array()) {
-        if (!a.is_object()) continue;
-        const auto arg = text_of(a.get_object(), "name");
-        auto answer = ask("  " + terminal_safe(arg) + ": ");
-        if (!answer) return;
-        if (!answer->empty()) arguments[arg] = *answer;
-      }
+    for (const auto& a : p->arguments) {
+      auto answer = ask("  " + terminal_safe(a.name) + ": ");
+      if (!answer) return;
+      if (!answer->empty()) arguments[a.name] = *answer;
     }
-    auto r = client().get_prompt(name, std::move(arguments));
+    auto r = client().get_prompt_messages(name, std::move(arguments));
     if (!r) return say("prompts/get failed: " + r.error().message);
-    if (const auto* m = r->if_contains("messages"); m != nullptr && m->is_array()) {
-      for (const auto& msg : m->get_array()) {
-        if (!msg.is_object()) continue;
-        std::cout << "--- " << terminal_safe(text_of(msg.get_object(), "role")) << "\n";
-        if (const auto* c = msg.get_object().if_contains("content")) {
-          show(json::object{{"content", json::array{*c}}}, name);
-        }
-      }
+    for (const auto& msg : r->messages) {
+      std::cout << "--- " << terminal_safe(msg.role) << "\n";
+      show(json::object{{"content", json::array{msg.content}}}, name);
     }
   }
 

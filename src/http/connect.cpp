@@ -1,0 +1,35 @@
+// connect_http: a client session over Streamable HTTP, initialized, with the event stream open.
+#include <mcp/http_client.hpp>
+
+#include <exception>
+
+namespace mcp {
+
+result<http_server_link> connect_http(http_client_options http, client_options client,
+                                      const request_options& init) {
+  const std::string url = http.url;
+  std::shared_ptr<http_client_connection> conn;
+  try {
+    conn = http_client_connection::create(std::move(http));
+  } catch (const std::exception& e) {
+    return error{errc::invalid_params, url + ": " + e.what()};
+  }
+  auto session = std::make_shared<client_session>(conn, std::move(client));
+  std::weak_ptr<client_session> weak = session;
+  conn->on_receive([weak](std::string_view m) {
+    if (auto c = weak.lock()) c->receive(m);
+  });
+  auto r = session->initialize(init);
+  if (!r) {
+    session->close();
+    auto e = r.error();
+    e.message = url + ": " + e.message;
+    return e;
+  }
+  // The stream on which the server sends what is not an answer to a request (its own requests,
+  // such as elicitation, and notifications). A server without one says 405.
+  conn->open_event_stream();
+  return http_server_link{std::move(conn), std::move(session)};
+}
+
+}  // namespace mcp
