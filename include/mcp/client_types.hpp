@@ -65,50 +65,50 @@ MCP_FIELDS(get_prompt_result, (description), (messages),
 
 /// `Implementation`: who the server (or client) is. A plain value.
 struct implementation_info {
-  std::string name;
-  std::string version;
-  std::optional<std::string> title{};
-  std::optional<std::string> description{};
-  std::optional<std::string> website_url{};
-  std::vector<icon> icons{};
+  std::string name;                          ///< programmatic name
+  std::string version;                       ///< its version
+  std::optional<std::string> title{};        ///< display name for people
+  std::optional<std::string> description{};  ///< what it is for
+  std::optional<std::string> website_url{};  ///< `websiteUrl`
+  std::vector<icon> icons{};                 ///< icons a client may show
 };
 MCP_FIELDS(implementation_info, (name), (version), (title), (description),
            (website_url, {.name = "websiteUrl"}), (icons, {.defaulted = true}))
 
 /// A capability whose only flag is `listChanged` (tools, prompts).
 struct list_capability {
-  std::optional<bool> list_changed{};
+  std::optional<bool> list_changed{};  ///< `listChanged`: list changes are announced
 };
 MCP_FIELDS(list_capability, (list_changed, {.name = "listChanged"}))
 
 /// The `resources` capability.
 struct resources_capability {
-  std::optional<bool> subscribe{};
-  std::optional<bool> list_changed{};
+  std::optional<bool> subscribe{};     ///< resources/subscribe is offered
+  std::optional<bool> list_changed{};  ///< `listChanged`: list changes are announced
 };
 MCP_FIELDS(resources_capability, (subscribe), (list_changed, {.name = "listChanged"}))
 
 /// `ServerCapabilities`: a member is set exactly when the server declared that capability.
 /// Those with structure the SDK does not model (`tasks`, `experimental`) stay JSON.
 struct server_capabilities {
-  std::optional<list_capability> tools{};
-  std::optional<resources_capability> resources{};
-  std::optional<list_capability> prompts{};
-  std::optional<json::object> logging{};
-  std::optional<json::object> completions{};
-  std::optional<json::object> tasks{};
-  std::optional<json::object> experimental{};
+  std::optional<list_capability> tools{};           ///< tools are offered
+  std::optional<resources_capability> resources{};  ///< resources are offered
+  std::optional<list_capability> prompts{};         ///< prompts are offered
+  std::optional<json::object> logging{};            ///< logging/setLevel and log messages
+  std::optional<json::object> completions{};        ///< completion/complete
+  std::optional<json::object> tasks{};              ///< tasks (2025-11-25), as declared
+  std::optional<json::object> experimental{};       ///< non-standard capabilities, as declared
 };
 MCP_FIELDS(server_capabilities, (tools), (resources), (prompts), (logging), (completions), (tasks),
            (experimental))
 
 /// `InitializeResult`: what the server said about itself on initialize. A plain value.
 struct initialize_result {
-  std::string protocol_version;
-  server_capabilities capabilities;
-  implementation_info server_info;
-  std::optional<std::string> instructions{};
-  json::object meta{};  ///< `_meta`
+  std::string protocol_version;               ///< `protocolVersion` the server chose
+  server_capabilities capabilities;           ///< what the server offers
+  implementation_info server_info;            ///< `serverInfo`
+  std::optional<std::string> instructions{};  ///< how a model should use the server
+  json::object meta{};                        ///< `_meta`
 };
 MCP_FIELDS(initialize_result, (protocol_version, {.name = "protocolVersion"}), (capabilities),
            (server_info, {.name = "serverInfo"}), (instructions),
@@ -126,15 +126,15 @@ MCP_FIELDS(tool_execution, (task_support, {.name = "taskSupport"}))
 
 /// `Tool`, as a server lists it. A plain value.
 struct tool_info {
-  std::string name;
-  std::optional<std::string> title{};
-  std::optional<std::string> description{};
-  json::object input_schema;                    ///< `inputSchema` (required)
-  std::optional<json::object> output_schema{};  ///< `outputSchema`
-  std::optional<tool_annotations> annotations{};
-  std::optional<tool_execution> execution{};  ///< 2025-11-25
-  std::vector<icon> icons{};
-  json::object meta{};  ///< `_meta`
+  std::string name;                               ///< what tools/call names
+  std::optional<std::string> title{};             ///< display name for people
+  std::optional<std::string> description{};       ///< what it does, for the model
+  json::object input_schema;                      ///< `inputSchema` (required)
+  std::optional<json::object> output_schema{};    ///< `outputSchema`
+  std::optional<tool_annotations> annotations{};  ///< hints (read-only, destructive, ...)
+  std::optional<tool_execution> execution{};      ///< 2025-11-25
+  std::vector<icon> icons{};                      ///< icons a client may show
+  json::object meta{};                            ///< `_meta`
 
   /// Whether the tool may be called as a task: `execution.taskSupport`, `forbidden` when absent
   /// or unknown. Never throws.
@@ -157,15 +157,15 @@ MCP_FIELDS(tool_info, (name), (title), (description), (input_schema, {.name = "i
 
 /// `Resource`, as a server lists it. A plain value.
 struct resource_info {
-  std::string uri;
-  std::string name;
-  std::optional<std::string> title{};
-  std::optional<std::string> description{};
-  std::optional<std::string> mime_type{};
-  std::optional<std::int64_t> size{};  ///< bytes
-  std::optional<content_annotations> annotations{};
-  std::vector<icon> icons{};
-  json::object meta{};  ///< `_meta`
+  std::string uri;                                   ///< what resources/read takes
+  std::string name;                                  ///< programmatic name
+  std::optional<std::string> title{};                ///< display name for people
+  std::optional<std::string> description{};          ///< what it holds
+  std::optional<std::string> mime_type{};            ///< `mimeType`
+  std::optional<std::int64_t> size{};                ///< bytes
+  std::optional<content_annotations> annotations{};  ///< audience, priority, last modified
+  std::vector<icon> icons{};                         ///< icons a client may show
+  json::object meta{};                               ///< `_meta`
 };
 MCP_FIELDS(resource_info, (uri), (name), (title), (description), (mime_type, {.name = "mimeType"}),
            (size), (annotations), (icons, {.defaulted = true}),
@@ -173,14 +173,14 @@ MCP_FIELDS(resource_info, (uri), (name), (title), (description), (mime_type, {.n
 
 /// `ResourceTemplate`, as a server lists it. A plain value.
 struct resource_template_info {
-  std::string uri_template;  ///< RFC 6570 (mcp/uri_template.hpp expands it)
-  std::string name;
-  std::optional<std::string> title{};
-  std::optional<std::string> description{};
-  std::optional<std::string> mime_type{};
-  std::optional<content_annotations> annotations{};
-  std::vector<icon> icons{};
-  json::object meta{};  ///< `_meta`
+  std::string uri_template;                          ///< RFC 6570 (mcp/uri_template.hpp expands it)
+  std::string name;                                  ///< programmatic name
+  std::optional<std::string> title{};                ///< display name for people
+  std::optional<std::string> description{};          ///< what its resources hold
+  std::optional<std::string> mime_type{};            ///< `mimeType` of its resources
+  std::optional<content_annotations> annotations{};  ///< audience, priority, last modified
+  std::vector<icon> icons{};                         ///< icons a client may show
+  json::object meta{};                               ///< `_meta`
 };
 MCP_FIELDS(resource_template_info, (uri_template, {.name = "uriTemplate"}), (name), (title),
            (description), (mime_type, {.name = "mimeType"}), (annotations),
@@ -188,12 +188,12 @@ MCP_FIELDS(resource_template_info, (uri_template, {.name = "uriTemplate"}), (nam
 
 /// `Prompt`, as a server lists it. A plain value.
 struct prompt_info {
-  std::string name;
-  std::optional<std::string> title{};
-  std::optional<std::string> description{};
-  std::vector<prompt_argument> arguments{};
-  std::vector<icon> icons{};
-  json::object meta{};  ///< `_meta`
+  std::string name;                          ///< what prompts/get takes
+  std::optional<std::string> title{};        ///< display name for people
+  std::optional<std::string> description{};  ///< what it is for
+  std::vector<prompt_argument> arguments{};  ///< the arguments it takes
+  std::vector<icon> icons{};                 ///< icons a client may show
+  json::object meta{};                       ///< `_meta`
 };
 MCP_FIELDS(prompt_info, (name), (title), (description), (arguments, {.defaulted = true}),
            (icons, {.defaulted = true}), (meta, {.name = "_meta", .defaulted = true}))
@@ -204,12 +204,12 @@ MCP_FIELDS(prompt_info, (name), (title), (description), (arguments, {.defaulted 
 /// `requested_schema`) or, from 2025-11-25, a URL to open (`mode` "url": `url`,
 /// `elicitation_id`). A plain value.
 struct elicitation_request {
-  std::string message;
-  std::optional<std::string> mode{};  ///< "form" (also when absent) or "url"
-  std::optional<json::object> requested_schema{};
-  std::optional<std::string> url{};
-  std::optional<std::string> elicitation_id{};
-  json::object meta{};  ///< `_meta`
+  std::string message;                             ///< what to ask the user
+  std::optional<std::string> mode{};               ///< "form" (also when absent) or "url"
+  std::optional<json::object> requested_schema{};  ///< `requestedSchema` of the form (form mode)
+  std::optional<std::string> url{};                ///< the page to open (URL mode)
+  std::optional<std::string> elicitation_id{};     ///< `elicitationId` (URL mode)
+  json::object meta{};                             ///< `_meta`
 
   /// True for a URL-mode request.
   [[nodiscard]] bool is_url() const noexcept { return mode && *mode == "url"; }
@@ -220,8 +220,8 @@ MCP_FIELDS(elicitation_request, (message), (mode), (requested_schema, {.name = "
 
 /// The `ElicitResult`: what the user did, and the form's values when they accepted a form.
 struct elicitation_answer {
-  std::string action = "cancel";  ///< "accept", "decline" or "cancel"
-  std::optional<json::object> content{};
+  std::string action = "cancel";          ///< "accept", "decline" or "cancel"
+  std::optional<json::object> content{};  ///< the form's values, with "accept" in form mode
 
   /// The user submitted the form (`content`: its values; none for URL mode).
   [[nodiscard]] static elicitation_answer accept(std::optional<json::object> content = {}) {
@@ -236,25 +236,25 @@ MCP_FIELDS(elicitation_answer, (action), (content))
 
 /// `SamplingMessage`: a role and its content (one block, or from 2025-11-25 an array of them).
 struct sampling_message {
-  std::string role;  ///< "user" or "assistant"
-  json::value content;
+  std::string role;     ///< "user" or "assistant"
+  json::value content;  ///< a content block, or an array of them
 };
 MCP_FIELDS(sampling_message, (role), (content))
 
 /// The params of `sampling/createMessage`. What the SDK does not model (`modelPreferences`,
 /// `tools`, `toolChoice`, `metadata`) stays JSON. A plain value.
 struct sampling_request {
-  std::vector<sampling_message> messages;
-  std::int64_t max_tokens = 0;  ///< `maxTokens` (required)
-  std::optional<std::string> system_prompt{};
-  std::optional<std::string> include_context{};  ///< "none", "thisServer", "allServers"
-  std::optional<double> temperature{};
-  std::vector<std::string> stop_sequences{};
-  std::optional<json::object> model_preferences{};
-  std::optional<json::object> metadata{};
-  std::optional<json::array> tools{};
-  std::optional<json::object> tool_choice{};
-  json::object meta{};  ///< `_meta`
+  std::vector<sampling_message> messages;           ///< the conversation so far
+  std::int64_t max_tokens = 0;                      ///< `maxTokens` (required)
+  std::optional<std::string> system_prompt{};       ///< `systemPrompt`
+  std::optional<std::string> include_context{};     ///< "none", "thisServer", "allServers"
+  std::optional<double> temperature{};              ///< sampling temperature
+  std::vector<std::string> stop_sequences{};        ///< `stopSequences`
+  std::optional<json::object> model_preferences{};  ///< `modelPreferences` (hints and priorities)
+  std::optional<json::object> metadata{};           ///< provider-specific metadata
+  std::optional<json::array> tools{};               ///< tools the model may call (2025-11-25)
+  std::optional<json::object> tool_choice{};        ///< `toolChoice`
+  json::object meta{};                              ///< `_meta`
 };
 MCP_FIELDS(sampling_request, (messages), (max_tokens, {.name = "maxTokens"}),
            (system_prompt, {.name = "systemPrompt"}), (include_context, {.name = "includeContext"}),
@@ -264,7 +264,7 @@ MCP_FIELDS(sampling_request, (messages), (max_tokens, {.name = "maxTokens"}),
 
 /// The `CreateMessageResult`: what the model said.
 struct sampling_answer {
-  std::string role = "assistant";
+  std::string role = "assistant";  ///< "assistant" (or "user")
   json::value content;  ///< a content block, e.g. `text_content("...")` (mcp/content.hpp)
   std::string model;    ///< the model that answered
   std::optional<std::string> stop_reason{};  ///< "endTurn", "stopSequence", "maxTokens", ...
@@ -273,8 +273,8 @@ MCP_FIELDS(sampling_answer, (role), (content), (model), (stop_reason, {.name = "
 
 /// `Root`: a directory or file the server may work in (a `file://` URI).
 struct root_info {
-  std::string uri;
-  std::optional<std::string> name{};
+  std::string uri;                    ///< a `file://` URI
+  std::optional<std::string> name{};  ///< a name to show
 };
 MCP_FIELDS(root_info, (uri), (name))
 

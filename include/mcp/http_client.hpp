@@ -168,8 +168,8 @@ class http_client_connection final : public connection,
 
 /// A client session connected over Streamable HTTP (see `connect_http`).
 struct http_server_link {
-  std::shared_ptr<http_client_connection> connection;
-  std::shared_ptr<client_session> client;
+  std::shared_ptr<http_client_connection> connection;  ///< the transport (close it to end)
+  std::shared_ptr<client_session> client;              ///< initialized, its event stream open
 };
 
 /// Connects a `client_session` (options `client`) to the server at `http.url`, initializes it
