@@ -42,24 +42,23 @@ json::object embedded(std::string_view uri, std::optional<std::string_view> mime
 }  // namespace
 
 std::string base64_encode(std::span<const std::byte> bytes) {
-  std::string out;
-  out.reserve((bytes.size() + 2) / 3 * 4);
+  std::string out((bytes.size() + 2) / 3 * 4, '=');
+  char* o = out.data();
   std::size_t i = 0;
   auto at = [&](std::size_t k) { return static_cast<std::uint32_t>(bytes[k]); };
   for (; i + 3 <= bytes.size(); i += 3) {
     const std::uint32_t n = (at(i) << 16U) | (at(i + 1) << 8U) | at(i + 2);
-    out.push_back(alphabet[(n >> 18U) & 63U]);
-    out.push_back(alphabet[(n >> 12U) & 63U]);
-    out.push_back(alphabet[(n >> 6U) & 63U]);
-    out.push_back(alphabet[n & 63U]);
+    *o++ = alphabet[(n >> 18U) & 63U];
+    *o++ = alphabet[(n >> 12U) & 63U];
+    *o++ = alphabet[(n >> 6U) & 63U];
+    *o++ = alphabet[n & 63U];
   }
   if (const std::size_t rest = bytes.size() - i; rest > 0) {
     std::uint32_t n = at(i) << 16U;
     if (rest == 2) n |= at(i + 1) << 8U;
-    out.push_back(alphabet[(n >> 18U) & 63U]);
-    out.push_back(alphabet[(n >> 12U) & 63U]);
-    out.push_back(rest == 2 ? alphabet[(n >> 6U) & 63U] : '=');
-    out.push_back('=');
+    *o++ = alphabet[(n >> 18U) & 63U];
+    *o++ = alphabet[(n >> 12U) & 63U];
+    if (rest == 2) *o = alphabet[(n >> 6U) & 63U];  // the rest stays '='
   }
   return out;
 }
@@ -68,36 +67,58 @@ std::string base64_encode(std::string_view bytes) {
   return base64_encode(std::as_bytes(std::span(bytes.data(), bytes.size())));
 }
 
+namespace {
+
+/// Each character's 6-bit value, or 64 for a character outside the alphabet.
+constexpr std::array<std::uint8_t, 256> decode_table = [] {
+  std::array<std::uint8_t, 256> t{};
+  t.fill(64);
+  for (std::size_t i = 0; i < alphabet.size(); ++i) {
+    t[static_cast<unsigned char>(alphabet[i])] = static_cast<std::uint8_t>(i);
+  }
+  return t;
+}();
+
+std::uint8_t sextet(char c) noexcept { return decode_table[static_cast<unsigned char>(c)]; }
+
+}  // namespace
+
 bool is_valid_base64(std::string_view s) noexcept {
   if (s.size() % 4 != 0) return false;
-  std::size_t pad = 0;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    const char c = s[i];
-    if (c == '=') {
-      if (i < s.size() - 2) return false;
-      ++pad;
-      continue;
-    }
-    if (pad > 0 || alphabet.find(c) == std::string_view::npos) return false;
+  std::size_t end = s.size();
+  if (end > 0 && s[end - 1] == '=') --end;
+  if (end > 0 && end + 1 == s.size() && s[end - 1] == '=') --end;
+  for (std::size_t i = 0; i < end; ++i) {
+    if (sextet(s[i]) == 64) return false;
   }
   return true;
 }
 
 std::optional<std::string> base64_decode(std::string_view s) {
   if (!is_valid_base64(s)) return std::nullopt;
-  std::string out;
-  out.reserve(s.size() / 4 * 3);
+  while (!s.empty() && s.back() == '=') s.remove_suffix(1);
+  std::string out(s.size() * 3 / 4, '\0');
+  std::size_t o = 0;
+  std::size_t i = 0;
+  for (; i + 4 <= s.size(); i += 4) {
+    const std::uint32_t n = (std::uint32_t{sextet(s[i])} << 18U) |
+                            (std::uint32_t{sextet(s[i + 1])} << 12U) |
+                            (std::uint32_t{sextet(s[i + 2])} << 6U) | sextet(s[i + 3]);
+    out[o++] = static_cast<char>(n >> 16U);
+    out[o++] = static_cast<char>((n >> 8U) & 0xFFU);
+    out[o++] = static_cast<char>(n & 0xFFU);
+  }
   std::uint32_t buf = 0;
   unsigned bits = 0;
-  for (const char c : s) {
-    if (c == '=') break;
-    buf = (buf << 6U) | static_cast<std::uint32_t>(alphabet.find(c));
+  for (; i < s.size(); ++i) {
+    buf = (buf << 6U) | sextet(s[i]);
     bits += 6;
     if (bits >= 8) {
       bits -= 8;
-      out.push_back(static_cast<char>((buf >> bits) & 0xFFU));
+      out[o++] = static_cast<char>((buf >> bits) & 0xFFU);
     }
   }
+  out.resize(o);
   return out;
 }
 

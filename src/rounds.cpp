@@ -32,9 +32,15 @@ result<std::shared_ptr<input_round>> open_round(server_core& core, const jsonrpc
   std::map<std::string, json::object, std::less<>> answers;
   std::set<std::string, std::less<>> asked;
   std::optional<json::value> saved;
-  const auto digest = params_digest(params);
+  const auto* state = params.if_contains("requestState");
+  // The digest binds a sealed state to its request. A round is sealed only when the handler
+  // asked a question the request's capabilities allow (input_round::ask refuses the others),
+  // so a request that declares none of them and carries no state needs none.
+  const bool may_seal =
+      caps.contains("elicitation") || caps.contains("sampling") || caps.contains("roots");
+  const auto digest = state != nullptr || may_seal ? params_digest(params) : std::string();
   const auto key = who.key();
-  if (const auto* state = params.if_contains("requestState")) {
+  if (state != nullptr) {
     if (!state->is_string()) {
       return error{errc::invalid_params, "Invalid params: requestState must be a string"};
     }

@@ -3,6 +3,7 @@
 #include <mcp/content.hpp>
 
 #include <algorithm>
+#include <array>
 #include <fstream>
 #include <iterator>
 #include <memory>
@@ -28,21 +29,13 @@ constexpr std::size_t max_used = 100000;
 
 /// Canonical JSON: object keys sorted, no whitespace. Recurses as deep as the value, which the
 /// parser's depth limit bounds.
+/// Appends the members of `o` in key order, leaving out those `skip` names.
+template <class Skip>
+void canonical_members(std::string& out, const json::object& o, Skip skip);
+
 void canonical(std::string& out, const json::value& v) {
   if (const auto* o = v.if_object()) {
-    std::vector<const json::key_value_pair*> members;
-    members.reserve(o->size());
-    for (const auto& kv : *o) members.push_back(&kv);
-    std::sort(members.begin(), members.end(),
-              [](const auto* a, const auto* b) { return a->key() < b->key(); });
-    out += '{';
-    for (std::size_t i = 0; i < members.size(); ++i) {
-      if (i > 0) out += ',';
-      append_json_string(out, members[i]->key());
-      out += ':';
-      canonical(out, members[i]->value());
-    }
-    out += '}';
+    canonical_members(out, *o, [](std::string_view) { return false; });
   } else if (const auto* a = v.if_array()) {
     out += '[';
     for (std::size_t i = 0; i < a->size(); ++i) {
@@ -53,6 +46,43 @@ void canonical(std::string& out, const json::value& v) {
   } else {
     append_json(out, v);
   }
+}
+
+template <class Skip>
+void canonical_members(std::string& out, const json::object& o, Skip skip) {
+  // Most objects are small: their members are sorted in place, without an allocation.
+  constexpr std::size_t inline_members = 16;
+  std::array<const json::key_value_pair*, inline_members> few{};
+  std::vector<const json::key_value_pair*> many;
+  const json::key_value_pair** first = few.data();
+  if (o.size() > inline_members) {
+    many.resize(o.size());
+    first = many.data();
+  }
+  std::size_t n = 0;
+  for (const auto& kv : o) {
+    if (!skip(kv.key())) first[n++] = &kv;
+  }
+  std::sort(first, first + n, [](const auto* a, const auto* b) { return a->key() < b->key(); });
+  out += '{';
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i > 0) out += ',';
+    append_json_string(out, first[i]->key());
+    out += ':';
+    canonical(out, first[i]->value());
+  }
+  out += '}';
+}
+
+/// OpenSSL's algorithms, fetched once (an implicit fetch on every call costs more than the
+/// work on a round's few hundred bytes).
+const EVP_CIPHER* aes_256_gcm() {
+  static EVP_CIPHER* const cipher = EVP_CIPHER_fetch(nullptr, "AES-256-GCM", nullptr);
+  return cipher;
+}
+const EVP_MD* sha_256() {
+  static EVP_MD* const md = EVP_MD_fetch(nullptr, "SHA256", nullptr);
+  return md;
 }
 
 std::string to_base64url(std::string_view bytes) {
@@ -128,12 +158,24 @@ error refused(std::string why) {
 
 std::string params_digest(const json::object& params) {
   std::string text;
-  json::object kept;
-  for (const auto& [k, v] : params) {
-    if (k != "_meta" && k != "inputResponses" && k != "requestState") kept.emplace(k, v);
+  text.reserve(256);
+  canonical_members(text, params, [](std::string_view k) {
+    return k == "_meta" || k == "inputResponses" || k == "requestState";
+  });
+  std::array<unsigned char, EVP_MAX_MD_SIZE> md{};
+  unsigned int size = 0;
+  if (sha_256() == nullptr ||
+      EVP_Digest(text.data(), text.size(), md.data(), &size, sha_256(), nullptr) != 1) {
+    return sha256_hex(text);  // the SDK's own SHA-256, where OpenSSL has none
   }
-  canonical(text, json::value(std::move(kept)));
-  return sha256_hex(text);
+  static constexpr std::string_view hex = "0123456789abcdef";
+  std::string out;
+  out.reserve(2 * std::size_t{size});
+  for (unsigned int i = 0; i < size; ++i) {
+    out += hex[md[i] >> 4U];
+    out += hex[md[i] & 0xfU];
+  }
+  return out;
 }
 
 round_sealer::round_sealer(const input_round_options& opts)
@@ -164,8 +206,8 @@ std::string round_sealer::seal(round_contents c) const {
   int n = 0;
   auto* cipher = reinterpret_cast<unsigned char*>(out.data() + nonce_bytes);
   const bool ok =
-      ctx.p != nullptr &&
-      EVP_EncryptInit_ex(ctx.p, EVP_aes_256_gcm(), nullptr, bytes(key_), bytes(out)) == 1 &&
+      ctx.p != nullptr && aes_256_gcm() != nullptr &&
+      EVP_EncryptInit_ex(ctx.p, aes_256_gcm(), nullptr, bytes(key_), bytes(out)) == 1 &&
       EVP_EncryptUpdate(ctx.p, nullptr, &n, bytes(aad), static_cast<int>(aad.size())) == 1 &&
       EVP_EncryptUpdate(ctx.p, cipher, &n, bytes(text), static_cast<int>(text.size())) == 1 &&
       EVP_EncryptFinal_ex(ctx.p, cipher + n, &n) == 1 &&
@@ -191,8 +233,8 @@ result<round_contents> round_sealer::open(std::string_view token, std::string_vi
   auto* tag = raw->data() + nonce_bytes + body;
   auto* plain = reinterpret_cast<unsigned char*>(text.data());
   const bool ok =
-      ctx.p != nullptr &&
-      EVP_DecryptInit_ex(ctx.p, EVP_aes_256_gcm(), nullptr, bytes(key_), bytes(*raw)) == 1 &&
+      ctx.p != nullptr && aes_256_gcm() != nullptr &&
+      EVP_DecryptInit_ex(ctx.p, aes_256_gcm(), nullptr, bytes(key_), bytes(*raw)) == 1 &&
       EVP_DecryptUpdate(ctx.p, nullptr, &n, bytes(aad), static_cast<int>(aad.size())) == 1 &&
       EVP_DecryptUpdate(ctx.p, plain, &n, bytes(*raw) + nonce_bytes, static_cast<int>(body)) == 1 &&
       EVP_CIPHER_CTX_ctrl(ctx.p, EVP_CTRL_GCM_SET_TAG, static_cast<int>(tag_bytes), tag) == 1 &&
@@ -236,12 +278,18 @@ result<round_contents> round_sealer::open(std::string_view token, std::string_vi
 bool round_sealer::first_use(const std::string& nonce,
                              std::chrono::system_clock::time_point expires) {
   std::lock_guard lock(mu_);
-  if (used_.size() >= max_used) {
-    const auto now = std::chrono::system_clock::now();
-    std::erase_if(used_, [now](const auto& kv) { return kv.second <= now; });
-    if (used_.size() >= max_used) return false;  // full of live records: refuse, never forget
+  // Records leave in the order they came, once expired: every state expires a fixed time after
+  // it was sealed, so the oldest record is (nearly) the first to expire, and a record kept a
+  // little past its expiry is harmless (its state is refused as expired anyway).
+  const auto now = std::chrono::system_clock::now();
+  while (!used_order_.empty() && used_order_.front().first <= now) {
+    used_.erase(used_order_.front().second);
+    used_order_.pop_front();
   }
-  return used_.emplace(nonce, expires).second;
+  if (used_.size() >= max_used) return false;  // full of live records: refuse, never forget
+  if (!used_.emplace(nonce, expires).second) return false;
+  used_order_.emplace_back(expires, nonce);
+  return true;
 }
 
 }  // namespace mcp::detail

@@ -17,6 +17,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <deque>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -68,6 +69,8 @@ class round_sealer {
   bool single_use_;
   std::mutex mu_;
   std::unordered_map<std::string, std::chrono::system_clock::time_point> used_;  ///< single use
+  /// The same records in the order they were used (each leaves once expired).
+  std::deque<std::pair<std::chrono::system_clock::time_point, std::string>> used_order_;
 };
 
 }  // namespace mcp::detail

@@ -16,7 +16,8 @@ TEST(content, base64_round_trips_every_length) {
   }
   EXPECT_EQ(mcp::base64_encode(std::string_view("foobar")), "Zm9vYmFy");
   EXPECT_EQ(mcp::base64_encode(std::string_view("fo")), "Zm8=");
-  for (const char* bad : {"Zm9", "Zm9v!", "Z=9v", "Zm==Zm9v", "===="}) {
+  for (const char* bad : {"Zm9", "Zm9v!", "Z=9v", "Zm==Zm9v", "====", "a===", "Zg=A", "Zm9\xff",
+                          "Zm-v", "Zm_v", "Zm9v\n"}) {
     EXPECT_FALSE(mcp::is_valid_base64(bad)) << bad;
     EXPECT_FALSE(mcp::base64_decode(bad)) << bad;
   }
