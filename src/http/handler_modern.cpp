@@ -77,6 +77,21 @@ std::optional<std::string_view> repeated_mirror_header(const http_request& req) 
 
 /// 404 for -32601, 400 for -32020, -32021 and -32022, 200 otherwise.
 unsigned status_of(std::string_view body) {
+  // The SDK's answers start `{"jsonrpc":"2.0","id":<id>,` and then say "result" or "error":
+  // reading past the id tells a result (the common case) without scanning or parsing it.
+  constexpr std::string_view head = R"({"jsonrpc":"2.0","id":)";
+  if (body.starts_with(head)) {
+    std::size_t i = head.size();
+    if (i < body.size() && body[i] == '"') {
+      for (++i; i < body.size() && body[i] != '"'; ++i) {
+        if (body[i] == '\\') ++i;  // an escaped character
+      }
+      ++i;
+    } else {
+      while (i < body.size() && body[i] != ',') ++i;
+    }
+    if (i <= body.size() && body.substr(i).starts_with(R"(,"result":)")) return 200;
+  }
   if (body.find(R"("error")") == std::string_view::npos) return 200;
   auto v = parse_json(body);
   if (!v || !v->is_object()) return 200;
