@@ -1,0 +1,13 @@
+# The examples (examples/<name>/main.cpp) at the wire: each runs as a subprocess over stdio, or
+# listens on an ephemeral port of 127.0.0.1, and is spoken to as a host would.
+set(_mcp_examples weather typed_tool resources_prompts)
+mcp_add_test(mcp_examples_tests
+  examples/stdio_examples_test.cpp
+)
+target_include_directories(mcp_examples_tests PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+foreach(_example IN LISTS _mcp_examples)
+  string(TOUPPER ${_example} _upper)
+  target_compile_definitions(mcp_examples_tests PRIVATE
+    MCP_EXAMPLE_${_upper}="$<TARGET_FILE:example_${_example}>")
+  add_dependencies(mcp_examples_tests example_${_example})
+endforeach()
