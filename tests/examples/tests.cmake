@@ -1,8 +1,9 @@
 # The examples (examples/<name>/main.cpp) at the wire: each runs as a subprocess over stdio, or
 # listens on an ephemeral port of 127.0.0.1, and is spoken to as a host would.
-set(_mcp_examples weather typed_tool resources_prompts)
+set(_mcp_examples weather typed_tool resources_prompts long_task)
 mcp_add_test(mcp_examples_tests
   examples/stdio_examples_test.cpp
+  examples/long_task_test.cpp
 )
 target_include_directories(mcp_examples_tests PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
 foreach(_example IN LISTS _mcp_examples)
