@@ -8,7 +8,7 @@
 //   echo '{"alice-secret": "alice", "bob-secret": "bob"}' > tokens.json
 //   build/ci/examples/http_auth tokens.json examples/http_auth/policy.json 127.0.0.1:8080
 //   mcp-cpp tools call notes.clear --yes --url http://127.0.0.1:8080/mcp
-//           --header 'Authorization: Bearer bob-secret'     # refused by the policy
+//           --header 'Authorization: Bearer alice-secret'  # bob-secret: not his to call
 #include <mcp/http_server.hpp>
 #include <mcp/policy.hpp>
 #include <mcp/server.hpp>

@@ -1,5 +1,6 @@
 // The README's first example, as it is there (tests/examples keep the two the same): one typed
-// tool over stdio. Try it: mcp-cpp tools call forecast city=Oslo -- build/ci/examples/weather
+// tool over stdio. Try it (--yes: the tool is not annotated read-only):
+//   mcp-cpp tools call forecast city=Oslo --yes -- build/ci/examples/weather
 // (Left as the README prints it, so clang-format keeps out.)
 // clang-format off
 #include <mcp/server.hpp>
