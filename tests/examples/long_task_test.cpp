@@ -38,7 +38,7 @@ TEST(example_long_task, runs_as_a_task_with_progress_then_gives_its_result) {
   EXPECT_EQ(first_text(r), "crunched 3 steps") << r;
   EXPECT_EQ(p.call("tasks/get", {{"taskId", id}}).at("result").at("status"), "completed");
 
-  std::vector<double> progress;
+  std::vector<double> progress;  // every notification sent before tasks/get's answer is read
   for (const auto& n : p.notifications) {
     if (n.at("method") != "notifications/progress") continue;
     EXPECT_EQ(n.at("params").at("progressToken"), "p1");
