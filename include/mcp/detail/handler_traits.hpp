@@ -352,7 +352,7 @@ class handler_adapter {
       awaitable_runner<ret_type>::run(
           ctx, req, std::move(in), shared,
           [this](context_t& c, const request_t& r, auto& i, const shared_sink& s) {
-            return call(c, r, i, s, params{});
+            return this->call(c, r, i, s, params{});
           });
     } else if constexpr (std::is_void_v<ret_type>) {
       call(ctx, req, in, shared, params{});
