@@ -122,7 +122,8 @@ struct http_client_connection::impl {
   /// One whole request: the request line, the headers (the authorizer's too), then `body`.
   std::string request_text(std::string_view method, std::string_view accept,
                            std::string_view last_event_id, std::string_view body,
-                           const http_header_list& authorization) {
+                           const http_header_list& authorization,
+                           const http_header_list* described = nullptr) {
     std::string h;
     h.reserve(1024 + accept.size() + target.size() + host_header.size() + last_event_id.size() +
               body.size());
@@ -144,6 +145,9 @@ struct http_client_connection::impl {
       if (!version.empty()) line("Mcp-Protocol-Version", version);
     }
     if (!last_event_id.empty()) line("Last-Event-ID", last_event_id);
+    if (described != nullptr) {
+      for (const auto& [k, v] : *described) line(k, v);
+    }
     for (const auto& [k, v] : authorization) line(k, v);
     for (const auto& [k, v] : opts.headers) line(k, v);
     h.append("\r\n").append(body);
@@ -160,7 +164,8 @@ struct http_client_connection::impl {
                                  beast::error_code& ec, std::string& refusal_body,
                                  std::string* why = nullptr,
                                  const std::optional<json::value>& id = std::nullopt,
-                                 const std::string* watch = nullptr) {
+                                 const std::string* watch = nullptr,
+                                 const http_header_list* described = nullptr) {
     for (int attempt = 0;; ++attempt) {
       refusal_body.clear();
       const auto headers =
@@ -169,7 +174,8 @@ struct http_client_connection::impl {
         return beast::iequals(h.first, "Authorization");
       });
       const std::string auth = sent == headers.end() ? std::string() : sent->second;
-      auto ex = open(request_text(method, accept, last_event_id, body, headers), ec, watch);
+      auto ex =
+          open(request_text(method, accept, last_event_id, body, headers, described), ec, watch);
       if (ec || !opts.authorizer) return ex;
       const unsigned status = ex->status();
       opts.authorizer->answered(static_cast<int>(status), [&ex](std::string_view name) {
@@ -288,7 +294,7 @@ struct http_client_connection::impl {
   /// Delivers a JSON-RPC error response for `id` (when the message was a request); `why` (an
   /// authorizer's reason) replaces the message.
   void fail_request(const std::optional<json::value>& id, unsigned status, std::string_view body,
-                    const std::string& why = {}) {
+                    const std::string& why = {}, bool session_gone = false) {
     if (!id || abandoned_request(*id)) return;  // cancelled: the session expects no answer
     json::object err{{"code", -32000}, {"message", "HTTP " + std::to_string(status)}};
     if (status == 0) err["message"] = std::string(body);
@@ -297,7 +303,7 @@ struct http_client_connection::impl {
         err = e->get_object();
       }
     }
-    if (status == 404) {
+    if (session_gone) {
       err["message"] = "Session not found (HTTP 404): the session ended; start a new one";
     }
     if (!why.empty()) err["message"] = "HTTP " + std::to_string(status) + ": " + why;
@@ -368,8 +374,8 @@ struct http_client_connection::impl {
       ex = resumed.get();
       if (ec || ex->status() != 200) {
         done(*ex);
-        if (!ec && ex->status() == 404) mark_expired_if_session();
-        fail_request(id, ec ? 0 : ex->status(), ec ? ec.message() : "resumption refused");
+        const bool gone = !ec && ex->status() == 404 && mark_expired_if_session();
+        fail_request(id, ec ? 0 : ex->status(), ec ? ec.message() : "resumption refused", {}, gone);
         return;
       }
       std::lock_guard lock(mu);
@@ -377,22 +383,25 @@ struct http_client_connection::impl {
     }
   }
 
-  void mark_expired_if_session() {
+  /// A 404 ends the session we held (true); without one (2026-07-28, stateless) it is the
+  /// answer to this request only (false).
+  bool mark_expired_if_session() {
     std::lock_guard lock(mu);
-    if (!session_id.empty()) {
-      expired = true;
-      session_id.clear();
-    }
+    if (session_id.empty()) return false;
+    expired = true;
+    session_id.clear();
+    return true;
   }
 
   /// One POST exchange, start to end (the answer is delivered). `watch`: as for `open`.
+  /// `described`: the message's own headers (send_context::headers).
   void post(const std::string& message, const std::optional<json::value>& id,
-            const std::string* watch = nullptr) {
+            const std::string* watch = nullptr, const http_header_list* described = nullptr) {
     beast::error_code ec;
     std::string body;
     std::string why;
-    auto ex =
-        send("POST", "application/json, text/event-stream", {}, message, ec, body, &why, id, watch);
+    auto ex = send("POST", "application/json, text/event-stream", {}, message, ec, body, &why, id,
+                   watch, described);
     if (ec) {
       done(*ex);
       fail_request(id, 0, "HTTP request failed: " + ec.message());
@@ -425,8 +434,8 @@ struct http_client_connection::impl {
       }
       return;
     }
-    if (status == 404) mark_expired_if_session();
-    fail_request(id, status, body, why);
+    const bool gone = status == 404 && mark_expired_if_session();
+    fail_request(id, status, body, why, gone);
   }
 };
 
@@ -497,14 +506,17 @@ void http_client_connection::send(std::string message, const send_context& ctx) 
   // connection is ready (no connect), and no authorizer may run a browser flow.
   if (ctx.sender_waits && !impl_->opts.authorizer && impl_->connection_ready()) {
     const std::string watch = json::serialize(*id);
-    impl_->post(message, id, &watch);
+    impl_->post(message, id, &watch, ctx.headers);
     impl_->settled(*id);
     return;
   }
-  impl_->workers.run(impl_, [m = impl_.get(), message = std::move(message), id] {
-    m->post(message, id);
-    m->settled(*id);
-  });
+  http_header_list described;
+  if (ctx.headers != nullptr) described = *ctx.headers;
+  impl_->workers.run(
+      impl_, [m = impl_.get(), message = std::move(message), id, described = std::move(described)] {
+        m->post(message, id, nullptr, &described);
+        m->settled(*id);
+      });
 }
 
 void http_client_connection::close() {
