@@ -78,8 +78,7 @@ protocol_era client_session::era() const {
   return impl_->modern.load() ? protocol_era::modern : protocol_era::legacy;
 }
 
-result<json::object> client_session::impl::legacy_initialize(const std::string& wanted,
-                                                             bool exact,
+result<json::object> client_session::impl::legacy_initialize(const std::string& wanted, bool exact,
                                                              const request_options& ro) {
   conn().set_protocol_version({});  // no header before the handshake (a probe may have set one)
   json::object params{
@@ -165,11 +164,13 @@ result<json::object> client_session::impl::negotiate(const request_options& ro) 
       return legacy_initialize(wanted, false, ro);
     case negotiation::pinned:
       if (!is_modern_version(wanted)) return legacy_initialize(wanted, true, ro);
-      if (auto r = discover(wanted, ro, opts.timeout)) return r;
+      if (auto r = discover(wanted, ro, opts.timeout))
+        return r;
       else {
         conn().set_protocol_version({});
-        return error{errc::not_supported, "the server does not speak " + wanted +
-                                              ": server/discover answered: " + r.error().message,
+        return error{errc::not_supported,
+                     "the server does not speak " + wanted +
+                         ": server/discover answered: " + r.error().message,
                      r.error().data};
       }
     case negotiation::automatic:
@@ -260,8 +261,9 @@ std::vector<std::pair<std::string, std::string>> client_session::impl::stamp(
   return headers;
 }
 
-result<client_session::impl::round_step> client_session::impl::read_answer(
-    std::string_view method, const json::object& r, int round) const {
+result<client_session::impl::round_step> client_session::impl::read_answer(std::string_view method,
+                                                                           const json::object& r,
+                                                                           int round) const {
   const auto* type = r.if_contains("resultType");
   if (type == nullptr || *type == "complete") return round_step{};  // missing: complete
   if (!type->is_string()) {
@@ -313,8 +315,8 @@ result<json::object> client_session::impl::answer_inputs(const json::object& req
       if (name == method) handler = &h;
     }
     if (handler == nullptr) {
-      return error{errc::method_not_found, "the server asked for " + method +
-                                               ", which this client does not answer"};
+      return error{errc::method_not_found,
+                   "the server asked for " + method + ", which this client does not answer"};
     }
     const auto* p = e->if_contains("params");
     const json::object params = p != nullptr && p->is_object() ? p->get_object() : json::object{};
@@ -360,7 +362,8 @@ std::int64_t client_session::impl::send_request_async(std::string method, json::
                                                       detail::outbound_callback done, int round,
                                                       json::object responses,
                                                       std::optional<json::value> state) {
-  if (!modern.load()) return request_async(method, std::move(params), std::move(o), std::move(done));
+  if (!modern.load())
+    return request_async(method, std::move(params), std::move(o), std::move(done));
   json::object p = params;
   if (round > 0) p["inputResponses"] = std::move(responses);
   if (state) p["requestState"] = std::move(*state);
@@ -377,16 +380,15 @@ std::int64_t client_session::impl::send_request_async(std::string method, json::
         if (!step) return done(step.error());
         if (step->complete) return done(std::move(r));
         // The handlers may wait for a person: never on the thread that received the answer.
-        self->executor_for_requests().post([self, method = std::move(method),
-                                            params = std::move(params), o = std::move(o), round,
-                                            step = std::move(*step),
-                                            done = std::move(done)]() mutable {
-          auto answered = self->answer_inputs(step.requests);
-          if (!answered) return done(answered.error());
-          self->send_request_async(std::move(method), std::move(params), std::move(o),
-                                   std::move(done), round + 1, std::move(*answered),
-                                   std::move(step.state));
-        });
+        self->executor_for_requests().post(
+            [self, method = std::move(method), params = std::move(params), o = std::move(o), round,
+             step = std::move(*step), done = std::move(done)]() mutable {
+              auto answered = self->answer_inputs(step.requests);
+              if (!answered) return done(answered.error());
+              self->send_request_async(std::move(method), std::move(params), std::move(o),
+                                       std::move(done), round + 1, std::move(*answered),
+                                       std::move(step.state));
+            });
       });
 }
 

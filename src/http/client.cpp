@@ -32,15 +32,9 @@ namespace beast = boost::beast;
 namespace bhttp = boost::beast::http;
 using tcp = net::ip::tcp;
 using http_detail::exchange;
+using http_detail::is_stale_connection;
 
 namespace {
-
-/// Errors that mean the server closed a pooled connection.
-bool is_stale_connection(const beast::error_code& ec) {
-  return ec == net::error::eof || ec == bhttp::error::end_of_stream ||
-         ec == net::error::connection_reset || ec == net::error::broken_pipe ||
-         ec == net::ssl::error::stream_truncated;
-}
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() &&
@@ -122,8 +116,7 @@ struct http_client_connection::impl {
   /// One whole request: the request line, the headers (the authorizer's too), then `body`.
   std::string request_text(std::string_view method, std::string_view accept,
                            std::string_view last_event_id, std::string_view body,
-                           const http_header_list& authorization,
-                           const http_header_list* described = nullptr) {
+                           const http_header_list& authorization) {
     std::string h;
     h.reserve(1024 + accept.size() + target.size() + host_header.size() + last_event_id.size() +
               body.size());
@@ -145,9 +138,6 @@ struct http_client_connection::impl {
       if (!version.empty()) line("Mcp-Protocol-Version", version);
     }
     if (!last_event_id.empty()) line("Last-Event-ID", last_event_id);
-    if (described != nullptr) {
-      for (const auto& [k, v] : *described) line(k, v);
-    }
     for (const auto& [k, v] : authorization) line(k, v);
     for (const auto& [k, v] : opts.headers) line(k, v);
     h.append("\r\n").append(body);
@@ -168,14 +158,16 @@ struct http_client_connection::impl {
                                  const http_header_list* described = nullptr) {
     for (int attempt = 0;; ++attempt) {
       refusal_body.clear();
-      const auto headers =
-          opts.authorizer ? opts.authorizer->request_headers(method, opts.url) : http_header_list{};
+      auto headers = described != nullptr ? *described : http_header_list{};  // the message's own
+      if (opts.authorizer) {
+        auto more = opts.authorizer->request_headers(method, opts.url);
+        headers.insert(headers.end(), more.begin(), more.end());
+      }
       const auto sent = std::find_if(headers.begin(), headers.end(), [](const auto& h) {
         return beast::iequals(h.first, "Authorization");
       });
       const std::string auth = sent == headers.end() ? std::string() : sent->second;
-      auto ex =
-          open(request_text(method, accept, last_event_id, body, headers, described), ec, watch);
+      auto ex = open(request_text(method, accept, last_event_id, body, headers), ec, watch);
       if (ec || !opts.authorizer) return ex;
       const unsigned status = ex->status();
       opts.authorizer->answered(static_cast<int>(status), [&ex](std::string_view name) {
@@ -383,8 +375,7 @@ struct http_client_connection::impl {
     }
   }
 
-  /// A 404 ends the session we held (true); without one (2026-07-28, stateless) it is the
-  /// answer to this request only (false).
+  /// A 404 ends the session we held (true); without one (2026-07-28) it answers one request.
   bool mark_expired_if_session() {
     std::lock_guard lock(mu);
     if (session_id.empty()) return false;
@@ -393,7 +384,7 @@ struct http_client_connection::impl {
     return true;
   }
 
-  /// One POST exchange, start to end (the answer is delivered). `watch`: as for `open`.
+  /// One POST exchange, start to end (the answer is delivered). `watch`: as for `open`;
   /// `described`: the message's own headers (send_context::headers).
   void post(const std::string& message, const std::optional<json::value>& id,
             const std::string* watch = nullptr, const http_header_list* described = nullptr) {
@@ -510,13 +501,11 @@ void http_client_connection::send(std::string message, const send_context& ctx) 
     impl_->settled(*id);
     return;
   }
-  http_header_list described;
-  if (ctx.headers != nullptr) described = *ctx.headers;
-  impl_->workers.run(
-      impl_, [m = impl_.get(), message = std::move(message), id, described = std::move(described)] {
-        m->post(message, id, nullptr, &described);
-        m->settled(*id);
-      });
+  impl_->workers.run(impl_, [m = impl_.get(), message = std::move(message), id,
+                             described = ctx.headers ? *ctx.headers : http_header_list{}] {
+    m->post(message, id, nullptr, &described);
+    m->settled(*id);
+  });
 }
 
 void http_client_connection::close() {

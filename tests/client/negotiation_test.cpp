@@ -10,9 +10,6 @@
 #include <mcp/transport/process.hpp>
 
 #include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <atomic>
 #include <cstdlib>
@@ -24,6 +21,9 @@
 
 #include "modern_util.hpp"
 #include "param_headers.hpp"
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 namespace {
 
@@ -143,8 +143,9 @@ TEST_F(ClientNegotiationHttp, AutoPicks20260728WithItsHeaders) {
   ASSERT_TRUE(prompt) << prompt.error().message;
   // Mcp-Param-* for the properties `route` marks, a value that needs the base64 sentinel too.
   ASSERT_TRUE(c.list_all_tools());
-  EXPECT_EQ(text_of(c.call_tool("route", {{"region", " zürich"}, {"priority", 3}, {"urgent", true}})),
-            " zürich/3!");
+  EXPECT_EQ(
+      text_of(c.call_tool("route", {{"region", " zürich"}, {"priority", 3}, {"urgent", true}})),
+      " zürich/3!");
   // An input round, blocking and asynchronous.
   EXPECT_EQ(text_of(c.call_tool("greet", {{"text", "Hi"}})), "Hi, Ada!");
   std::promise<mcp::result<object>> p;
@@ -185,8 +186,8 @@ TEST(ClientHeaders, EncodesWhatAHeaderCannotCarry) {
   using mcp::detail::decode_header_value;
   using mcp::detail::encode_header_value;
   EXPECT_EQ(encode_header_value("tools/call"), "tools/call");
-  for (std::string v : {"plain", " lead", "trail\t", "ünïcode", "a\nb", "=?base64?abc?=", "",
-                        "=?base64?", "x?="}) {
+  for (std::string v :
+       {"plain", " lead", "trail\t", "ünïcode", "a\nb", "=?base64?abc?=", "", "=?base64?", "x?="}) {
     const auto e = encode_header_value(v);
     for (const char ch : e) {
       const auto u = static_cast<unsigned char>(ch);
@@ -263,13 +264,14 @@ TEST(ClientRounds, EchoesStateWithNewIdsAndStopsAtTheBound) {
   std::vector<std::int64_t> ids;
   peer.answer = [&ids](std::int64_t id, const object&) {
     ids.push_back(id);
-    return object{{"resultType", "input_required"},
-                  {"requestState", "state-" + std::to_string(ids.size()) + " \xC3\xBC"},
-                  {"inputRequests",
-                   object{{"q", object{{"method", "elicitation/create"},
-                                       {"params", object{{"message", "again?"},
-                                                         {"requestedSchema",
-                                                          object{{"type", "object"}}}}}}}}}};
+    return object{
+        {"resultType", "input_required"},
+        {"requestState", "state-" + std::to_string(ids.size()) + " \xC3\xBC"},
+        {"inputRequests",
+         object{
+             {"q", object{{"method", "elicitation/create"},
+                          {"params", object{{"message", "again?"},
+                                            {"requestedSchema", object{{"type", "object"}}}}}}}}}};
   };
   auto o = answering(mcp::negotiation::automatic);
   o.max_input_rounds = 3;
@@ -292,9 +294,8 @@ TEST(ClientRounds, EchoesStateWithNewIdsAndStopsAtTheBound) {
     EXPECT_EQ(answer.at("action"), "accept");
     const auto& meta = p.at("_meta").as_object();
     EXPECT_EQ(meta.at("io.modelcontextprotocol/protocolVersion"), "2026-07-28");
-    EXPECT_TRUE(meta.at("io.modelcontextprotocol/clientCapabilities")
-                    .as_object()
-                    .contains("elicitation"));
+    EXPECT_TRUE(
+        meta.at("io.modelcontextprotocol/clientCapabilities").as_object().contains("elicitation"));
     EXPECT_EQ(meta.at("io.modelcontextprotocol/clientInfo").at("name"), "negotiation-test");
   }
 }
