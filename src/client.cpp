@@ -33,7 +33,7 @@ detail::outbound_options outbound(const request_options& opts, std::chrono::mill
 
 result<json::object> client_session::request(std::string_view method, json::object params,
                                              const request_options& opts) {
-  return impl_->request(method, std::move(params), outbound(opts, impl_->opts.timeout));
+  return impl_->send_request(method, std::move(params), outbound(opts, impl_->opts.timeout));
 }
 
 void client_session::notify(std::string_view method, json::object params) {
@@ -49,26 +49,7 @@ void client_session::cancel(std::int64_t id, std::string_view reason) {
 }
 
 result<json::object> client_session::initialize(const request_options& opts) {
-  json::object params{{"protocolVersion", impl_->opts.protocol_version},
-                      {"capabilities", impl_->opts.capabilities},
-                      {"clientInfo", json::object{{"name", impl_->opts.info.name},
-                                                  {"version", impl_->opts.info.version}}}};
-  auto r = request("initialize", std::move(params), opts);
-  if (!r) return r;
-  if (const auto* v = r->if_contains("protocolVersion"); v != nullptr && v->is_string()) {
-    impl_->conn().set_protocol_version(v->get_string());
-    if (!impl_->version_known.load()) {
-      impl_->version = std::string(v->get_string());
-      impl_->version_known.store(true);
-    }
-  }
-  {
-    std::lock_guard lock(impl_->mu);
-    impl_->server_result = *r;
-  }
-  notify("notifications/initialized");
-  impl_->observe_session_start();
-  return r;
+  return impl_->negotiate(opts);  // client_modern.cpp
 }
 
 std::optional<error> client_session::denial(std::string_view name, const json::object& arguments,
@@ -127,7 +108,7 @@ std::int64_t client_session::call_tool_async(std::string_view name, json::object
   }
   const auto t0 = std::chrono::steady_clock::now();
   json::object params{{"name", name}, {"arguments", arguments}};
-  return impl_->request_async(
+  return impl_->send_request_async(
       "tools/call", std::move(params), outbound(opts, impl_->opts.timeout),
       [self = impl_, tool = std::string(name), arguments = std::move(arguments), t0,
        done = std::move(done)](result<json::object> r) {
@@ -305,6 +286,9 @@ result<json::object> client_session::complete(json::object ref, std::string_view
 }
 
 result<void> client_session::subscribe(std::string_view uri) {
+  if (impl_->modern.load()) {
+    return error{errc::not_supported, "2026-07-28 has no resources/subscribe"};
+  }
   if (!declared(server_result(), "resources", "subscribe")) {
     return error{errc::not_supported, "the server does not offer resource subscriptions"};
   }
@@ -312,6 +296,9 @@ result<void> client_session::subscribe(std::string_view uri) {
 }
 
 result<void> client_session::unsubscribe(std::string_view uri) {
+  if (impl_->modern.load()) {
+    return error{errc::not_supported, "2026-07-28 has no resources/unsubscribe"};
+  }
   if (!declared(server_result(), "resources", "subscribe")) {
     return error{errc::not_supported, "the server does not offer resource subscriptions"};
   }
@@ -326,6 +313,11 @@ result<void> client_session::set_log_level(std::string_view level) {
   }
   if (!declared(server_result(), "logging", {})) {
     return error{errc::not_supported, "the server does not offer logging"};
+  }
+  if (impl_->modern.load()) {  // 2026-07-28: the level travels in every request's _meta
+    std::lock_guard lock(impl_->mu);
+    impl_->log_level = std::string(level);
+    return {};
   }
   return done(request("logging/setLevel", json::object{{"level", level}}));
 }

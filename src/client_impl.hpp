@@ -37,6 +37,50 @@ struct client_session::impl final : detail::peer {
 
   client_options opts;
   std::mutex mu;
+
+  // ---- 2026-07-28 (client_modern.cpp) ----
+  /// Set once server/discover succeeded: every request from then on is stamped (`stamp`) and
+  /// its answer read for `resultType` (input rounds). Written before `version_known`.
+  std::atomic<bool> modern{false};
+  /// The revision stamped on requests while probing and after (guarded by `mu`).
+  std::string modern_version;
+  /// `_meta` logLevel sent with every request (`set_log_level` in 2026-07-28); guarded by `mu`.
+  std::string log_level;
+
+  /// initialize in the old era: asks for `version`; `exact` refuses another answer.
+  result<json::object> legacy_initialize(const std::string& wanted, bool exact,
+                                         const request_options& ro);
+  /// server/discover in revision `version`: on success the session is in the new era.
+  result<json::object> discover(const std::string& rev, const request_options& ro,
+                                std::chrono::milliseconds timeout);
+  /// `initialize` as `opts.negotiate` says.
+  result<json::object> negotiate(const request_options& ro);
+  /// Adds the per-request `_meta` to `params` and returns the headers that describe request
+  /// `method` (Mcp-Method, Mcp-Name, Mcp-Param-*).
+  std::vector<std::pair<std::string, std::string>> stamp(std::string_view method,
+                                                         json::object& params);
+  /// A request, in either era: in 2026-07-28 stamped, its answer's resultType read, input rounds
+  /// answered (bounded), each retry a new request.
+  result<json::object> send_request(std::string_view method, json::object params,
+                                    detail::outbound_options o);
+  /// `send_request` without waiting: `done` as `peer::request_async` says; the handlers of an
+  /// input round run on the request executor.
+  std::int64_t send_request_async(std::string method, json::object params,
+                                  detail::outbound_options o, detail::outbound_callback done,
+                                  int round = 0, json::object responses = {},
+                                  std::optional<json::value> state = std::nullopt);
+  /// What an answer in 2026-07-28 asks for next.
+  struct round_step {
+    bool complete = true;                ///< the answer is the result
+    json::object requests;               ///< else: the input requests to answer
+    std::optional<json::value> state{};  ///< and the requestState to echo
+  };
+  /// Reads `r`, the answer to `method` in round `round`. Errors: an unknown resultType, an
+  /// input_required answer to another method or without content, too many rounds.
+  result<round_step> read_answer(std::string_view method, const json::object& r, int round) const;
+  /// Answers every input request (key → {method, params}) with the client's handlers: the
+  /// inputResponses. Errors: a request no handler answers, or a handler's error.
+  result<json::object> answer_inputs(const json::object& requests);
   json::object server_result;
   std::shared_ptr<executor> exec;  ///< runs the server's requests; made on first use
 

@@ -146,7 +146,8 @@ result<void> client_session::set_roots(std::vector<root_info> roots) {
     impl_->roots = std::move(roots);
     initialized = !impl_->server_result.empty();
   }
-  if (initialized) notify("notifications/roots/list_changed");
+  // 2026-07-28 has no such notification: the server asks for the roots when it needs them.
+  if (initialized && !impl_->modern.load()) notify("notifications/roots/list_changed");
   return {};
 }
 

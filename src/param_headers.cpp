@@ -76,6 +76,47 @@ std::optional<std::string> decode_header_value(std::string_view v) {
   return std::string(v);
 }
 
+std::string encode_header_value(std::string_view value) {
+  bool plain = !(value.size() >= sentinel_open.size() + sentinel_close.size() &&
+                 value.starts_with(sentinel_open) && value.ends_with(sentinel_close));
+  if (!value.empty() && (value.front() == ' ' || value.front() == '\t' || value.back() == ' ' ||
+                         value.back() == '\t')) {
+    plain = false;
+  }
+  for (const char c : value) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u >= 0x7f) plain = false;
+  }
+  if (plain) return std::string(value);
+  std::string out(sentinel_open);
+  out += base64_encode(value);
+  out += sentinel_close;
+  return out;
+}
+
+std::vector<std::pair<std::string, std::string>> param_header_values(
+    const std::vector<param_header>& params, const json::object& arguments) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& p : params) {
+    const auto* arg = arguments.if_contains(p.property);
+    if (arg == nullptr || arg->is_null()) continue;
+    std::string value;
+    if (p.type == param_header::kind::string && arg->is_string()) {
+      value = encode_header_value(arg->get_string());
+    } else if (p.type == param_header::kind::integer && arg->is_int64()) {
+      value = std::to_string(arg->get_int64());
+    } else if (p.type == param_header::kind::integer && arg->is_uint64()) {
+      value = std::to_string(arg->get_uint64());
+    } else if (p.type == param_header::kind::boolean && arg->is_bool()) {
+      value = arg->get_bool() ? "true" : "false";
+    } else {
+      continue;
+    }
+    out.emplace_back("Mcp-Param-" + p.header, std::move(value));
+  }
+  return out;
+}
+
 std::optional<error> check_param_headers(
     const std::vector<param_header>& params, const json::object& arguments,
     const std::function<std::optional<std::string_view>(std::string_view)>& header) {

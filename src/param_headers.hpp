@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace mcp::detail {
@@ -36,6 +37,18 @@ struct param_header {
 /// `=?base64?...?=` value decoded (its content must be valid, padded base64). Nothing when the
 /// value is malformed: a control character or a byte outside ASCII, or a bad base64 sentinel.
 [[nodiscard]] std::optional<std::string> decode_header_value(std::string_view value);
+
+/// `value` as a header carries it (the inverse of `decode_header_value`): as it is when it is
+/// printable ASCII without leading or trailing spaces or tabs and does not look like the
+/// sentinel, else `=?base64?<base64 of its bytes>?=`. Used for `Mcp-Name` and `Mcp-Param-*`.
+[[nodiscard]] std::string encode_header_value(std::string_view value);
+
+/// The `Mcp-Param-*` headers (name, encoded value) a client sends with a tools/call of a tool
+/// whose annotated properties are `params`, for `arguments`: one per present, non-null
+/// argument, strings as they are, integers in decimal, booleans as true/false. An argument of
+/// another JSON type than its property's gets no header (the server refuses the call).
+[[nodiscard]] std::vector<std::pair<std::string, std::string>> param_header_values(
+    const std::vector<param_header>& params, const json::object& arguments);
 
 /// The -32020 error when the `Mcp-Param-*` headers disagree with `arguments` (see
 /// server::check_param_headers), else nothing.

@@ -264,10 +264,11 @@ std::int64_t peer::request_async(std::string_view method, json::object params,
                                                  ? now + opts.max_total
                                                  : std::chrono::steady_clock::time_point::max()));
   if (!closed_.load()) {
-    conn_->send(
-        jsonrpc::encode_request(id, method, params),
-        send_context{
-            .related_request = opts.related, .request = &rid, .sender_waits = opts.sender_waits});
+    conn_->send(jsonrpc::encode_request(id, method, params),
+                send_context{.related_request = opts.related,
+                             .request = &rid,
+                             .sender_waits = opts.sender_waits,
+                             .headers = opts.headers});
   }
   return id;
 }

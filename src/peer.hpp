@@ -70,6 +70,9 @@ struct outbound_options {
   std::function<void(std::int64_t id)> on_sent{};
   /// Set by `request`: the sender blocks until the answer (see send_context::sender_waits).
   bool sender_waits = false;
+  /// Headers describing the request for the transport (send_context::headers); null: none.
+  /// Read only while the request is sent.
+  const std::vector<std::pair<std::string, std::string>>* headers = nullptr;
 };
 
 /// The answer to an outgoing request: the result object, or the peer's JSON-RPC error,

@@ -55,6 +55,7 @@
 #include <stop_token>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace mcp {
@@ -118,6 +119,33 @@ struct call_record {
 /// not throw.
 using call_audit_sink = std::function<void(const call_record&)>;
 
+/// How a client picks the protocol revision it speaks (`client_options::negotiate`).
+enum class negotiation {
+  /// `initialize` asking for `client_options::protocol_version`; the server may answer with
+  /// another revision it speaks (the handshake of 2025-11-25 and before).
+  legacy,
+  /// 2026-07-28 when the server speaks it, else `legacy`: the client sends `server/discover` in
+  /// 2026-07-28; a DiscoverResult, or an error that only a 2026-07-28 server sends (-32022 naming
+  /// the revisions it speaks: one both speak is tried), means the new era; any other error, an
+  /// HTTP 400 with an empty or unknown body, or no answer within `probe_timeout`, means a server
+  /// of the old one, and the client falls back to `initialize`.
+  automatic,
+  /// Exactly `client_options::protocol_version`: "2026-07-28" (discover, no fallback) or a
+  /// revision of `initialize` (an answer with another revision is an error).
+  pinned,
+};
+
+/// Reads `--protocol`'s forms: "auto", "legacy", or a revision this SDK speaks (pinned). The
+/// mode and, for a pinned one, its revision. Errors: `errc::invalid_params` for anything else.
+[[nodiscard]] result<std::pair<negotiation, std::string>> parse_negotiation(std::string_view text);
+
+/// The era a session speaks, once negotiated (`client_session::era`).
+enum class protocol_era {
+  none,    ///< not negotiated yet
+  legacy,  ///< initialize and a session (2025-11-25 and before)
+  modern,  ///< stateless, every request carrying its revision (2026-07-28)
+};
+
 /// How a client session behaves: who it says it is, what it declares and answers, timeouts,
 /// limits, confirmation, audit and observation. Every member has a usable default.
 struct client_options {
@@ -162,6 +190,15 @@ struct client_options {
   // `on_elicitation`, `on_sampling` and `roots` take the place of a `request_handlers` entry
   // and a `capabilities` member: giving both for one method is an error (the constructor
   // throws std::invalid_argument); a capability already in `capabilities` is kept as given.
+  /// How `initialize` picks the revision (see `negotiation`). Default: `legacy`.
+  negotiation negotiate = negotiation::legacy;
+  /// `automatic`: how long the probe waits for an answer before taking the server for one of
+  /// the old era (a stdio server that ignores requests before initialize).
+  std::chrono::milliseconds probe_timeout{10000};
+  /// 2026-07-28: the input rounds one tools/call, prompts/get or resources/read may take (each
+  /// answers the server's input requests through the handlers above and sends the request
+  /// again); one more is `errc::limit_exceeded`.
+  int max_input_rounds = 8;
 };
 
 /// Per-request options.
@@ -233,9 +270,22 @@ class client_session {
   /// Handles one received message text. Never throws.
   void receive(std::string_view message);
 
-  /// Sends initialize, then notifications/initialized. Returns the InitializeResult.
-  /// `opts` (e.g. a longer timeout) applies to the initialize request.
+  /// Negotiates the revision as `client_options::negotiate` says. In the old era: initialize,
+  /// then notifications/initialized; returns the InitializeResult. In 2026-07-28: server/discover;
+  /// returns the DiscoverResult in an InitializeResult's shape (`protocolVersion`,
+  /// `capabilities`, `serverInfo` from its `_meta`, empty when absent, `instructions`,
+  /// `supportedVersions`), which `server_result` and `server_info` then give. From then on every
+  /// request carries the revision, `capabilities` and `info` in `_meta` (over HTTP also the
+  /// `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and `Mcp-Param-*` headers), and the
+  /// server's input requests are answered in rounds by the same handlers as its requests are in
+  /// the old era. `opts` (e.g. a longer timeout) applies to the negotiation's requests.
+  /// Errors: the server's, `errc::request_timeout`, `errc::connection_closed`; pinned to a
+  /// revision the server does not speak, `errc::not_supported` saying what it answered.
   result<json::object> initialize(const request_options& opts = {});
+  /// The negotiated revision ("2026-07-28", "2025-11-25", ...); empty before `initialize`.
+  [[nodiscard]] std::string protocol_version() const;
+  /// The negotiated era (`protocol_era::none` before `initialize`).
+  [[nodiscard]] protocol_era era() const;
   /// Sends a request and waits for its result. Errors: the server's JSON-RPC error,
   /// `errc::request_timeout` (a notifications/cancelled is sent), `errc::connection_closed`.
   result<json::object> request(std::string_view method, json::object params,

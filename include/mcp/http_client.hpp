@@ -134,9 +134,9 @@ class http_client_connection final : public connection,
   void on_receive(std::function<void(std::string_view)> receiver);
 
   /// A request (`ctx.request` set) is POSTed on a thread of its own and its answer delivered;
-  /// anything else is POSTed at once (202 expected).
+  /// anything else is POSTed at once (202 expected). `ctx.headers` go with the POST.
   void send(std::string message, const send_context& ctx) override;
-  /// Kept and sent as `MCP-Protocol-Version` on every later request.
+  /// Kept and sent as `MCP-Protocol-Version` on every later request (empty: none).
   void set_protocol_version(std::string_view version) override;
   /// Sends DELETE for the session (when there is one), stops the streams, joins the threads.
   void close() override;
@@ -174,8 +174,9 @@ struct http_server_link {
 
 /// Connects a `client_session` (options `client`) to the server at `http.url`, initializes it
 /// (`init` applies to the initialize request: a longer timeout while a person authorizes, say)
-/// and opens the server's event stream (its requests and notifications outside a call's
-/// answer; a server that offers none, 405, is fine). Closing the session closes the connection.
+/// (negotiating the revision as `client.negotiate` says) and, in the old era, opens the
+/// server's event stream (its requests and notifications outside a call's answer; a server that
+/// offers none, 405, is fine; 2026-07-28 has none). Closing the session closes the connection.
 /// Thread-safety: may be called from any thread; the session is as `client_session` says.
 /// Errors: `errc::invalid_params` for a URL `http_client_connection::create` refuses or an
 /// unreadable `ca_file`; the initialize error (the connection is closed), its message prefixed

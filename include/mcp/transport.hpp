@@ -24,6 +24,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace mcp {
@@ -45,6 +46,10 @@ struct send_context {
   /// Set when the message is a `notifications/cancelled` this side sends: the request it gives
   /// up (a transport that carries each request on an exchange of its own ends that exchange).
   const jsonrpc::request_id* cancels = nullptr;
+  /// Headers that describe the message, for transports that carry headers (Streamable HTTP in
+  /// 2026-07-28: `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`, values already encoded); others ignore
+  /// them. Null: none. Valid only during the `send` call.
+  const std::vector<std::pair<std::string, std::string>>* headers = nullptr;
 };
 
 /// What a connection tells observation (mcp/observe.hpp) about itself. Plain value.

@@ -32,15 +32,9 @@ namespace beast = boost::beast;
 namespace bhttp = boost::beast::http;
 using tcp = net::ip::tcp;
 using http_detail::exchange;
+using http_detail::is_stale_connection;
 
 namespace {
-
-/// Errors that mean the server closed a pooled connection.
-bool is_stale_connection(const beast::error_code& ec) {
-  return ec == net::error::eof || ec == bhttp::error::end_of_stream ||
-         ec == net::error::connection_reset || ec == net::error::broken_pipe ||
-         ec == net::ssl::error::stream_truncated;
-}
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() &&
@@ -160,11 +154,15 @@ struct http_client_connection::impl {
                                  beast::error_code& ec, std::string& refusal_body,
                                  std::string* why = nullptr,
                                  const std::optional<json::value>& id = std::nullopt,
-                                 const std::string* watch = nullptr) {
+                                 const std::string* watch = nullptr,
+                                 const http_header_list* described = nullptr) {
     for (int attempt = 0;; ++attempt) {
       refusal_body.clear();
-      const auto headers =
-          opts.authorizer ? opts.authorizer->request_headers(method, opts.url) : http_header_list{};
+      auto headers = described != nullptr ? *described : http_header_list{};  // the message's own
+      if (opts.authorizer) {
+        auto more = opts.authorizer->request_headers(method, opts.url);
+        headers.insert(headers.end(), more.begin(), more.end());
+      }
       const auto sent = std::find_if(headers.begin(), headers.end(), [](const auto& h) {
         return beast::iequals(h.first, "Authorization");
       });
@@ -288,7 +286,7 @@ struct http_client_connection::impl {
   /// Delivers a JSON-RPC error response for `id` (when the message was a request); `why` (an
   /// authorizer's reason) replaces the message.
   void fail_request(const std::optional<json::value>& id, unsigned status, std::string_view body,
-                    const std::string& why = {}) {
+                    const std::string& why = {}, bool session_gone = false) {
     if (!id || abandoned_request(*id)) return;  // cancelled: the session expects no answer
     json::object err{{"code", -32000}, {"message", "HTTP " + std::to_string(status)}};
     if (status == 0) err["message"] = std::string(body);
@@ -297,7 +295,7 @@ struct http_client_connection::impl {
         err = e->get_object();
       }
     }
-    if (status == 404) {
+    if (session_gone) {
       err["message"] = "Session not found (HTTP 404): the session ended; start a new one";
     }
     if (!why.empty()) err["message"] = "HTTP " + std::to_string(status) + ": " + why;
@@ -368,8 +366,8 @@ struct http_client_connection::impl {
       ex = resumed.get();
       if (ec || ex->status() != 200) {
         done(*ex);
-        if (!ec && ex->status() == 404) mark_expired_if_session();
-        fail_request(id, ec ? 0 : ex->status(), ec ? ec.message() : "resumption refused");
+        const bool gone = !ec && ex->status() == 404 && mark_expired_if_session();
+        fail_request(id, ec ? 0 : ex->status(), ec ? ec.message() : "resumption refused", {}, gone);
         return;
       }
       std::lock_guard lock(mu);
@@ -377,22 +375,24 @@ struct http_client_connection::impl {
     }
   }
 
-  void mark_expired_if_session() {
+  /// A 404 ends the session we held (true); without one (2026-07-28) it answers one request.
+  bool mark_expired_if_session() {
     std::lock_guard lock(mu);
-    if (!session_id.empty()) {
-      expired = true;
-      session_id.clear();
-    }
+    if (session_id.empty()) return false;
+    expired = true;
+    session_id.clear();
+    return true;
   }
 
-  /// One POST exchange, start to end (the answer is delivered). `watch`: as for `open`.
+  /// One POST exchange, start to end (the answer is delivered). `watch`: as for `open`;
+  /// `described`: the message's own headers (send_context::headers).
   void post(const std::string& message, const std::optional<json::value>& id,
-            const std::string* watch = nullptr) {
+            const std::string* watch = nullptr, const http_header_list* described = nullptr) {
     beast::error_code ec;
     std::string body;
     std::string why;
-    auto ex =
-        send("POST", "application/json, text/event-stream", {}, message, ec, body, &why, id, watch);
+    auto ex = send("POST", "application/json, text/event-stream", {}, message, ec, body, &why, id,
+                   watch, described);
     if (ec) {
       done(*ex);
       fail_request(id, 0, "HTTP request failed: " + ec.message());
@@ -425,8 +425,8 @@ struct http_client_connection::impl {
       }
       return;
     }
-    if (status == 404) mark_expired_if_session();
-    fail_request(id, status, body, why);
+    const bool gone = status == 404 && mark_expired_if_session();
+    fail_request(id, status, body, why, gone);
   }
 };
 
@@ -497,12 +497,13 @@ void http_client_connection::send(std::string message, const send_context& ctx) 
   // connection is ready (no connect), and no authorizer may run a browser flow.
   if (ctx.sender_waits && !impl_->opts.authorizer && impl_->connection_ready()) {
     const std::string watch = json::serialize(*id);
-    impl_->post(message, id, &watch);
+    impl_->post(message, id, &watch, ctx.headers);
     impl_->settled(*id);
     return;
   }
-  impl_->workers.run(impl_, [m = impl_.get(), message = std::move(message), id] {
-    m->post(message, id);
+  impl_->workers.run(impl_, [m = impl_.get(), message = std::move(message), id,
+                             described = ctx.headers ? *ctx.headers : http_header_list{}] {
+    m->post(message, id, nullptr, &described);
     m->settled(*id);
   });
 }

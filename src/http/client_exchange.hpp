@@ -36,6 +36,13 @@ namespace beast = boost::beast;
 namespace bhttp = boost::beast::http;
 using tcp = net::ip::tcp;
 
+/// Errors that mean the server closed a pooled connection.
+inline bool is_stale_connection(const beast::error_code& ec) {
+  return ec == net::error::eof || ec == bhttp::error::end_of_stream ||
+         ec == net::error::connection_reset || ec == net::error::broken_pipe ||
+         ec == net::ssl::error::stream_truncated;
+}
+
 /// A connected socket read and written with a deadline by the calling thread (a Beast
 /// SyncReadStream): each wait is one poll() bounded by what is left until `until`.
 struct deadline_socket {

@@ -27,8 +27,9 @@ result<http_server_link> connect_http(http_client_options http, client_options c
     return e;
   }
   // The stream on which the server sends what is not an answer to a request (its own requests,
-  // such as elicitation, and notifications). A server without one says 405.
-  conn->open_event_stream();
+  // such as elicitation, and notifications). A server without one says 405. 2026-07-28 has
+  // none (subscriptions/listen takes its place).
+  if (session->era() == protocol_era::legacy) conn->open_event_stream();
   return http_server_link{std::move(conn), std::move(session)};
 }
 

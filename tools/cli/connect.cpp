@@ -51,6 +51,10 @@ client_options client_options_for(const server_target& target) {
           return json::object{{"roots", roots}};
         });
   }
+  auto negotiation = parse_negotiation(target.protocol);
+  if (!negotiation) throw std::invalid_argument("--protocol: " + negotiation.error().message);
+  opts.negotiate = negotiation->first;
+  if (!negotiation->second.empty()) opts.protocol_version = negotiation->second;
   if (!target.otlp.empty()) {
     // One exporter for the program's life: its destructor, at exit, sends what is queued.
     static std::shared_ptr<observe::otlp_exporter> exporter;
@@ -125,8 +129,9 @@ result<connected_server> connect_http(const server_target& target) {
     return error{init.error().code, target.url + ": " + init.error().message};
   }
   // The stream on which the server sends what is not an answer to a request (its own
-  // requests, such as elicitation, and notifications). A server without one says 405.
-  conn->open_event_stream();
+  // requests, such as elicitation, and notifications). A server without one says 405;
+  // 2026-07-28 has none.
+  if (client->era() == protocol_era::legacy) conn->open_event_stream();
   return connected_server{std::move(client), target.url, std::move(conn), std::move(link->oauth)};
 }
 

@@ -65,6 +65,13 @@ if(MCP_BUILD_TESTS AND MCP_BUILD_EXAMPLES)
   mcp_cli_demo_test(tools_list 0
                     "echo +read-only +- +Returns.*forecast +read-only, open-world.*unlock_admin +destructive, idempotent, open-world.*slow_task +read-only, open-world +optional.*must_task .* required"
                     ARGS tools list)
+  # --protocol: the demo serves both eras; auto finds 2026-07-28, legacy initializes.
+  mcp_cli_demo_test(protocol_auto 0 "\\(protocol 2026-07-28\\).*echo +read-only"
+                    ARGS tools list --protocol auto)
+  mcp_cli_demo_test(protocol_legacy 0 "\\(protocol 2025-11-25\\)" ARGS tools list --protocol legacy)
+  mcp_cli_demo_test(protocol_pinned_call 0 "^hi" ARGS tools call echo text=hi --protocol 2026-07-28)
+  mcp_cli_demo_test(protocol_unknown 2 "not auto, legacy or a protocol revision"
+                    ARGS tools list --protocol 2027-01-01)
   mcp_cli_demo_test(tools_list_json 0 "" ARGS tools list --json
                     DEFS -DJSON_MEMBER=tools\;1\;name -DJSON_REGEX=^forecast$)
   mcp_cli_demo_test(tools_describe 0

@@ -60,6 +60,8 @@ struct server_target {
   std::string sampling = "none";       ///< none (not offered) | ask (elicit.cpp)
   std::vector<std::string> roots{};    ///< directories offered as roots (roots/list)
   std::string otlp{};                  ///< an OTLP/HTTP collector for the client's spans
+  /// How the revision is negotiated: "legacy", "auto" or a revision (mcp::parse_negotiation).
+  std::string protocol = "legacy";
 };
 
 /// A client session initialized against the server; closing it ends the server or the HTTP
@@ -75,8 +77,9 @@ struct connected_server {
 /// The client's options for `target`: its name, the request timeout, the elicitation handler
 /// (`target.elicit`) and, with `target.roots`, the roots capability and its roots/list answer
 /// (each directory as a file:// URI of its absolute path) and, with `target.otlp`, a tracer
-/// whose spans go to that collector (flushed when the program ends). Throws
-/// `std::invalid_argument` when `target.otlp` is not a usable URL.
+/// whose spans go to that collector (flushed when the program ends), and the negotiation
+/// `target.protocol` names. Throws `std::invalid_argument` when `target.otlp` is not a usable
+/// URL or `target.protocol` is not a form `mcp::parse_negotiation` reads.
 client_options client_options_for(const server_target& target);
 
 /// The token store `o` names (its `token_store`, else the default file).

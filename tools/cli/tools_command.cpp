@@ -403,6 +403,15 @@ void add_server_options(CLI::App* cmd, server_target& target, bool& json) {
                   "ask (you type the reply on the terminal)")
       ->check(CLI::IsMember({"none", "ask"}))
       ->capture_default_str();
+  cmd->add_option("--protocol", a.protocol,
+                  "the MCP revision to speak: legacy (initialize, 2025-11-25 or what the server "
+                  "offers), auto (2026-07-28 when the server speaks it, else legacy), or one "
+                  "revision exactly (2026-07-28, 2025-11-25, ...)")
+      ->check([](const std::string& v) {
+        auto p = parse_negotiation(v);
+        return p ? std::string() : p.error().message;
+      })
+      ->capture_default_str();
   cmd->add_option("--root", a.roots,
                   "a directory the server may work in, offered as a root (repeatable)");
   cmd->add_option("--otlp", a.otlp,

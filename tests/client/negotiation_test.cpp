@@ -1,0 +1,381 @@
+// mcp/client.hpp in both protocol eras, at the wire: our client against our own server over
+// stdio (the demo binary, launched) and Streamable HTTP (127.0.0.1), in each negotiation mode;
+// against the TypeScript SDK 1.x reference server (2025-11-25 only) for the fallback; and a
+// scripted peer for what a real server does not send (unknown resultType, endless rounds).
+#include <mcp/client.hpp>
+#include <mcp/content.hpp>
+#include <mcp/http_client.hpp>
+#include <mcp/http_server.hpp>
+#include <mcp/transport/memory.hpp>
+#include <mcp/transport/process.hpp>
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <filesystem>
+#include <future>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "modern_util.hpp"
+#include "param_headers.hpp"
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+namespace {
+
+using mcp::json::object;
+
+/// Client options answering elicitation with the name "Ada" and sampling with "short".
+mcp::client_options answering(mcp::negotiation mode, std::string version = "2025-11-25") {
+  mcp::client_options o;
+  o.info = {.name = "negotiation-test", .version = "1"};
+  o.protocol_version = std::move(version);
+  o.negotiate = mode;
+  o.on_elicitation = [](const mcp::elicitation_request&, std::stop_token) {
+    return mcp::result<mcp::elicitation_answer>(
+        mcp::elicitation_answer::accept(object{{"name", "Ada"}}));
+  };
+  o.on_sampling = [](const mcp::sampling_request&, std::stop_token) {
+    return mcp::result<mcp::sampling_answer>(mcp::sampling_answer{
+        .role = "assistant", .content = mcp::text_content("short"), .model = "test"});
+  };
+  return o;
+}
+
+std::string text_of(const mcp::result<object>& r) {
+  return r ? mcp::client_session::joined_text(*r) : "error: " + r.error().message;
+}
+
+// ---- stdio: the demo server, launched ----
+
+mcp::result<mcp::launched_server> launch_demo(mcp::client_options o) {
+  return mcp::launch_server({.argv = {MCP_DEMO_SERVER, "--task-store", ":memory:"}}, std::move(o));
+}
+
+TEST(ClientNegotiationStdio, AutoPicks20260728AndAnswersRounds) {
+  auto s = launch_demo(answering(mcp::negotiation::automatic));
+  ASSERT_TRUE(s) << s.error().message;
+  auto& c = *s->client;
+  EXPECT_EQ(c.era(), mcp::protocol_era::modern);
+  EXPECT_EQ(c.protocol_version(), "2026-07-28");
+  auto info = c.server_info();
+  ASSERT_TRUE(info) << info.error().message;
+  EXPECT_EQ(info->protocol_version, "2026-07-28");
+  EXPECT_FALSE(info->server_info.name.empty());
+  auto tools = c.list_tools();
+  ASSERT_TRUE(tools) << tools.error().message;
+  EXPECT_GE(tools->size(), 8U);
+  EXPECT_EQ(text_of(c.call_tool("ask_name")), "Hello, Ada!");
+  EXPECT_EQ(text_of(c.call_tool("summarize", {{"text", "a long text"}})), "Summary: short");
+  auto typed = c.call_tool<std::string>("echo", object{{"text", "typed"}});
+  ASSERT_TRUE(typed) << typed.error().message;
+  ASSERT_TRUE(typed->ok());
+  EXPECT_EQ(typed->value(), "typed");
+  c.close();
+}
+
+TEST(ClientNegotiationStdio, LegacyStaysIn20251125AndAnswersRequests) {
+  auto s = launch_demo(answering(mcp::negotiation::legacy));
+  ASSERT_TRUE(s) << s.error().message;
+  auto& c = *s->client;
+  EXPECT_EQ(c.era(), mcp::protocol_era::legacy);
+  EXPECT_EQ(c.protocol_version(), "2025-11-25");
+  EXPECT_EQ(text_of(c.call_tool("ask_name")), "Hello, Ada!");
+  EXPECT_EQ(text_of(c.call_tool("summarize", {{"text", "a long text"}})), "Summary: short");
+  c.close();
+}
+
+TEST(ClientNegotiationStdio, PinnedToEachEra) {
+  auto modern = launch_demo(answering(mcp::negotiation::pinned, "2026-07-28"));
+  ASSERT_TRUE(modern) << modern.error().message;
+  EXPECT_EQ(modern->client->era(), mcp::protocol_era::modern);
+  modern->client->close();
+  auto old = launch_demo(answering(mcp::negotiation::pinned, "2025-06-18"));
+  ASSERT_TRUE(old) << old.error().message;
+  EXPECT_EQ(old->client->era(), mcp::protocol_era::legacy);
+  EXPECT_EQ(old->client->protocol_version(), "2025-06-18");
+  old->client->close();
+}
+
+TEST(ClientNegotiation, ParsesTheProtocolOption) {
+  auto a = mcp::parse_negotiation("auto");
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->first, mcp::negotiation::automatic);
+  auto p = mcp::parse_negotiation("2026-07-28");
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->first, mcp::negotiation::pinned);
+  EXPECT_EQ(p->second, "2026-07-28");
+  EXPECT_EQ(mcp::parse_negotiation("legacy")->first, mcp::negotiation::legacy);
+  EXPECT_FALSE(mcp::parse_negotiation("2027-01-01"));
+}
+
+// ---- Streamable HTTP: our server on 127.0.0.1 ----
+
+class ClientNegotiationHttp : public mcp_test::http_fixture {
+ protected:
+  void SetUp() override {
+    mcp_test::add_modern_tools(server_);
+    start();
+  }
+  mcp::result<mcp::http_server_link> connect(mcp::client_options o) {
+    return mcp::connect_http({.url = "http://127.0.0.1:" + std::to_string(port_) + "/mcp"},
+                             std::move(o));
+  }
+};
+
+TEST_F(ClientNegotiationHttp, AutoPicks20260728WithItsHeaders) {
+  auto link = connect(answering(mcp::negotiation::automatic));
+  ASSERT_TRUE(link) << link.error().message;
+  auto& c = *link->client;
+  EXPECT_EQ(c.era(), mcp::protocol_era::modern);
+  EXPECT_EQ(link->connection->protocol_version(), "2026-07-28");
+  EXPECT_TRUE(link->connection->session_id().empty());  // stateless
+  // The server refuses a POST whose Mcp-Method / Mcp-Name do not mirror the body: these pass.
+  EXPECT_EQ(text_of(c.call_tool("echo", {{"text", "über"}})), "über");
+  auto doc = c.read_resource_contents("test://doc");
+  ASSERT_TRUE(doc) << doc.error().message;
+  ASSERT_EQ(doc->contents.size(), 1U);
+  auto prompt = c.get_prompt_messages("hello");
+  ASSERT_TRUE(prompt) << prompt.error().message;
+  // Mcp-Param-* for the properties `route` marks, a value that needs the base64 sentinel too.
+  ASSERT_TRUE(c.list_all_tools());
+  EXPECT_EQ(
+      text_of(c.call_tool("route", {{"region", " zürich"}, {"priority", 3}, {"urgent", true}})),
+      " zürich/3!");
+  // An input round, blocking and asynchronous.
+  EXPECT_EQ(text_of(c.call_tool("greet", {{"text", "Hi"}})), "Hi, Ada!");
+  std::promise<mcp::result<object>> p;
+  c.call_tool_async("greet_twice", {{"text", "Hey"}},
+                    [&p](mcp::result<object> r) { p.set_value(std::move(r)); });
+  EXPECT_EQ(text_of(p.get_future().get()), "Hey, Ada!");
+  c.close();
+}
+
+TEST_F(ClientNegotiationHttp, LegacyAndPinned) {
+  auto legacy = connect(answering(mcp::negotiation::legacy));
+  ASSERT_TRUE(legacy) << legacy.error().message;
+  EXPECT_EQ(legacy->client->era(), mcp::protocol_era::legacy);
+  EXPECT_FALSE(legacy->connection->session_id().empty());
+  EXPECT_EQ(text_of(legacy->client->call_tool("greet", {{"text", "Hi"}})), "Hi, Ada!");
+  legacy->client->close();
+  auto pinned = connect(answering(mcp::negotiation::pinned, "2026-07-28"));
+  ASSERT_TRUE(pinned) << pinned.error().message;
+  EXPECT_EQ(pinned->client->era(), mcp::protocol_era::modern);
+  pinned->client->close();
+}
+
+TEST_F(ClientNegotiationHttp, ARoundWithoutAHandlerFailsTheCall) {
+  mcp::client_options o;
+  o.negotiate = mcp::negotiation::automatic;
+  auto link = connect(std::move(o));
+  ASSERT_TRUE(link) << link.error().message;
+  // Without on_elicitation the client declares no elicitation: the server says -32021.
+  auto r = link->client->call_tool("greet", {{"text", "Hi"}});
+  ASSERT_FALSE(r);
+  EXPECT_TRUE(r.error().is(mcp::errc::missing_required_client_capability)) << r.error().message;
+  link->client->close();
+}
+
+// ---- header values ----
+
+TEST(ClientHeaders, EncodesWhatAHeaderCannotCarry) {
+  using mcp::detail::decode_header_value;
+  using mcp::detail::encode_header_value;
+  EXPECT_EQ(encode_header_value("tools/call"), "tools/call");
+  for (std::string v :
+       {"plain", " lead", "trail\t", "ünïcode", "a\nb", "=?base64?abc?=", "", "=?base64?", "x?="}) {
+    const auto e = encode_header_value(v);
+    for (const char ch : e) {
+      const auto u = static_cast<unsigned char>(ch);
+      EXPECT_TRUE(u >= 0x20 && u < 0x7f) << v;
+    }
+    auto d = decode_header_value(e);
+    ASSERT_TRUE(d) << v;
+    EXPECT_EQ(*d, v);
+  }
+  EXPECT_EQ(encode_header_value("=?base64?abc?="), "=?base64?PT9iYXNlNjQ/YWJjPz0=?=");
+}
+
+// ---- a scripted peer: what our server does not send ----
+
+/// A server side on a memory pair that answers server/discover and hands every other request to
+/// `answer` (the request's id and params; returns the result object).
+struct scripted_peer {
+  std::shared_ptr<mcp::memory_connection> server_end, client_end;
+  std::function<object(std::int64_t, const object&)> answer;
+  std::mutex mu;
+  std::vector<object> seen;  // params of every request but discover
+
+  scripted_peer() {
+    auto [s, c] = mcp::make_memory_pair();
+    server_end = s;
+    client_end = c;
+    server_end->on_receive([this](std::string_view text) {
+      auto v = mcp::parse_json(text);
+      if (!v || !v->is_object() || !v->get_object().contains("id")) return;
+      const auto& m = v->get_object();
+      const auto id = m.at("id").as_int64();
+      const object params = m.contains("params") ? m.at("params").as_object() : object{};
+      object result;
+      if (m.at("method") == "server/discover") {
+        result = object{{"resultType", "complete"},
+                        {"supportedVersions", mcp::json::array{"2026-07-28"}},
+                        {"capabilities", object{{"tools", object{}}}},
+                        {"ttlMs", 0},
+                        {"cacheScope", "public"}};
+      } else {
+        {
+          std::lock_guard lock(mu);
+          seen.push_back(params);
+        }
+        result = answer(id, params);
+      }
+      object reply{{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}};
+      server_end->send(mcp::json::serialize(reply), {});
+    });
+  }
+};
+
+TEST(ClientRounds, UnknownResultTypeIsAnError) {
+  scripted_peer peer;
+  peer.answer = [](std::int64_t, const object&) {
+    return object{{"resultType", "surprise"}, {"content", mcp::json::array{}}};
+  };
+  mcp::client_session c(peer.client_end, {.negotiate = mcp::negotiation::automatic});
+  peer.client_end->on_receive([&c](std::string_view m) { c.receive(m); });
+  ASSERT_TRUE(c.initialize());
+  EXPECT_EQ(c.era(), mcp::protocol_era::modern);
+  auto r = c.call_tool("x");
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("unknown resultType"), std::string::npos) << r.error().message;
+  // A missing resultType is complete.
+  peer.answer = [](std::int64_t, const object&) {
+    return object{{"content", mcp::json::array{object{{"type", "text"}, {"text", "ok"}}}}};
+  };
+  EXPECT_EQ(text_of(c.call_tool("x")), "ok");
+}
+
+TEST(ClientRounds, EchoesStateWithNewIdsAndStopsAtTheBound) {
+  scripted_peer peer;
+  std::vector<std::int64_t> ids;
+  peer.answer = [&ids](std::int64_t id, const object&) {
+    ids.push_back(id);
+    return object{
+        {"resultType", "input_required"},
+        {"requestState", "state-" + std::to_string(ids.size()) + " \xC3\xBC"},
+        {"inputRequests",
+         object{
+             {"q", object{{"method", "elicitation/create"},
+                          {"params", object{{"message", "again?"},
+                                            {"requestedSchema", object{{"type", "object"}}}}}}}}}};
+  };
+  auto o = answering(mcp::negotiation::automatic);
+  o.max_input_rounds = 3;
+  mcp::client_session c(peer.client_end, std::move(o));
+  peer.client_end->on_receive([&c](std::string_view m) { c.receive(m); });
+  ASSERT_TRUE(c.initialize());
+  auto r = c.call_tool("x", {{"a", 1}});
+  ASSERT_FALSE(r);
+  EXPECT_TRUE(r.error().is(mcp::errc::limit_exceeded)) << r.error().message;
+  std::lock_guard lock(peer.mu);
+  ASSERT_EQ(peer.seen.size(), 4U);  // the first try and three retries
+  std::set<std::int64_t> distinct(ids.begin(), ids.end());
+  EXPECT_EQ(distinct.size(), ids.size());
+  EXPECT_FALSE(peer.seen[0].contains("requestState"));
+  for (std::size_t i = 1; i < peer.seen.size(); ++i) {
+    const auto& p = peer.seen[i];
+    EXPECT_EQ(p.at("requestState").as_string(), "state-" + std::to_string(i) + " \xC3\xBC");
+    EXPECT_EQ(p.at("arguments"), (object{{"a", 1}}));  // the original params
+    const auto& answer = p.at("inputResponses").at("q").as_object();
+    EXPECT_EQ(answer.at("action"), "accept");
+    const auto& meta = p.at("_meta").as_object();
+    EXPECT_EQ(meta.at("io.modelcontextprotocol/protocolVersion"), "2026-07-28");
+    EXPECT_TRUE(
+        meta.at("io.modelcontextprotocol/clientCapabilities").as_object().contains("elicitation"));
+    EXPECT_EQ(meta.at("io.modelcontextprotocol/clientInfo").at("name"), "negotiation-test");
+  }
+}
+
+// ---- the TypeScript SDK 1.x reference server: 2025-11-25 only ----
+
+/// ts-ref-server.mjs of the shared benchmark kit, when it and its SDK are installed.
+std::string ts_ref_server() {
+  std::vector<std::filesystem::path> roots;
+  if (const char* d = std::getenv("MCP_SHARED_DIR")) roots.emplace_back(d);
+  roots.emplace_back(std::filesystem::path(MCP_SOURCE_DIR) / ".." / "shared");
+  roots.emplace_back(std::filesystem::path(MCP_SOURCE_DIR) / ".." / ".." / "shared");
+  const char* home = std::getenv("HOME");
+  const auto cache = std::filesystem::path(home != nullptr ? home : "/") / ".cache/mcp-bench";
+  if (!std::filesystem::exists(cache / "sdk-loader.mjs")) return {};
+  if (std::system("command -v node >/dev/null 2>&1") != 0) return {};
+  for (const auto& r : roots) {
+    const auto p = r / "bench" / "ts-ref-server.mjs";
+    if (std::filesystem::exists(p)) return p.string();
+  }
+  return {};
+}
+
+std::uint16_t free_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  ::close(fd);
+  return ntohs(a.sin_port);
+}
+
+TEST(ClientNegotiationLegacyPeer, AutoFallsBackOverStdioAndPinnedSaysWhy) {
+  const auto ref = ts_ref_server();
+  if (ref.empty()) GTEST_SKIP() << "needs node and ../shared/bench (setup.sh): skipped";
+  auto s = mcp::launch_server({.argv = {"node", ref, "stdio", "--sdk", "v1"}},
+                              answering(mcp::negotiation::automatic));
+  ASSERT_TRUE(s) << s.error().message;
+  EXPECT_EQ(s->client->era(), mcp::protocol_era::legacy);
+  EXPECT_EQ(s->client->protocol_version(), "2025-11-25");
+  EXPECT_EQ(text_of(s->client->call_tool("echo", {{"text", "fallback"}})), "fallback");
+  s->client->close();
+  auto pinned = mcp::launch_server({.argv = {"node", ref, "stdio", "--sdk", "v1"}},
+                                   answering(mcp::negotiation::pinned, "2026-07-28"));
+  ASSERT_FALSE(pinned);
+  EXPECT_TRUE(pinned.error().is(mcp::errc::not_supported)) << pinned.error().message;
+  EXPECT_NE(pinned.error().message.find("2026-07-28"), std::string::npos);
+}
+
+TEST(ClientNegotiationLegacyPeer, AutoFallsBackOverHttp) {
+  const auto ref = ts_ref_server();
+  if (ref.empty()) GTEST_SKIP() << "needs node and ../shared/bench (setup.sh): skipped";
+  for (const char* state : {"--stateful", "--stateless"}) {
+    const auto port = free_port();
+    auto proc = mcp::process_connection::spawn(
+        {.argv = {"node", ref, "http", "--sdk", "v1", "--port", std::to_string(port), state},
+         .on_stderr = [](std::string_view) {},
+         .grace = std::chrono::milliseconds(100)});
+    ASSERT_TRUE(proc) << proc.error().message;
+    (*proc)->start([](std::string_view) {});
+    const std::string url = "http://127.0.0.1:" + std::to_string(port) + "/mcp";
+    mcp::result<mcp::http_server_link> link = mcp::error{mcp::errc::internal_error, "not tried"};
+    for (int i = 0; i < 100; ++i) {  // until it listens
+      link = mcp::connect_http({.url = url}, answering(mcp::negotiation::automatic));
+      if (link || link.error().message.find("HTTP request failed") == std::string::npos) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    ASSERT_TRUE(link) << state << ": " << link.error().message;
+    EXPECT_EQ(link->client->era(), mcp::protocol_era::legacy) << state;
+    EXPECT_EQ(text_of(link->client->call_tool("echo", {{"text", "over http"}})), "over http");
+    link->client->close();
+    auto pinned =
+        mcp::connect_http({.url = url}, answering(mcp::negotiation::pinned, "2026-07-28"));
+    ASSERT_FALSE(pinned) << state;
+    EXPECT_TRUE(pinned.error().is(mcp::errc::not_supported)) << pinned.error().message;
+    (*proc)->close();
+  }
+}
+
+}  // namespace
