@@ -274,8 +274,10 @@ class http_server {
   void start();
   /// Closes the listener, every connection and every session (running calls are cancelled);
   /// joins the I/O threads. Idempotent. Must not be called from an I/O thread of the server's
-  /// own (a handler of a `run_inline` tool); on the application's io_context it may be called
-  /// from anywhere, that io_context running.
+  /// own (a handler of a `run_inline` tool). On the application's io_context it waits for its
+  /// closes to run there: call it from a thread that does not run that io_context (or from a
+  /// handler on the server's own strand); from any other handler of that io_context (a
+  /// `signal_set` handler, say) it would wait for itself, so hand it to another thread there.
   void stop();
   /// `start` (unless started already), then blocks until `stop`, `stop_token` is requested or,
   /// with `handle_signals`, SIGINT or SIGTERM; then stops. Returns 0 (or 1 when binding failed,
