@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Builds mcp-cpp and runs every test: the main build (warnings as errors) with all tests and the
-# interop checks, the same tests under ASan+UBSan, the consumer builds, the format check, the API
-# reference (Doxygen, warnings as errors), a short pass of every fuzz target (seeds and past
-# findings included), and the concurrency tests under ThreadSanitizer.
+# Builds mcp-cpp and runs every test: the main build (GCC 12, warnings as errors) with all tests
+# and the interop checks, the same tests built with clang 14 under ASan+UBSan, the consumer
+# builds, the format check, the API reference (Doxygen, warnings as errors), a short pass of every
+# fuzz target (seeds and past findings included), and the concurrency tests under
+# ThreadSanitizer.
 # Installs what it needs first (Debian packages when root, npm packages into a cache).
 #
 #   scripts/test.sh            everything
@@ -54,10 +55,10 @@ step "tests (preset ci)"
 ctest --preset ci -j"$jobs" || status=1
 
 if [[ $quick == 0 ]]; then
-  step "build: ASan+UBSan (preset asan)"
+  step "build: clang 14, ASan+UBSan (preset asan)"
   cmake --preset asan >/dev/null
   cmake --build --preset asan -j"$jobs"
-  step "tests under ASan+UBSan (preset asan)"
+  step "tests under ASan+UBSan (preset asan, clang 14)"
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
     ctest --preset asan -j"$jobs" --label-exclude "interop|abuse" || status=1
 

@@ -93,9 +93,9 @@ bool is_tool_error(const value& response) {
 }
 
 TEST(concurrency_limit, task_calls_beyond_the_limit_are_all_accepted_and_all_finish) {
+  counted_tool tool;  // outlives the server: its handlers use it until the server is gone
   mcp::server s;
   s.use(mcp::concurrency_limit(8));  // one caller alone: a share of 8 / 2 = 4
-  counted_tool tool;
   tool.add_to(s);
   wire w(s);
   w.initialize();
@@ -136,9 +136,9 @@ TEST(concurrency_limit, task_calls_beyond_the_limit_are_all_accepted_and_all_fin
 }
 
 TEST(concurrency_limit, a_caller_flooding_plain_calls_leaves_the_others_their_share) {
+  counted_tool tool;  // outlives the server: its handlers use it until the server is gone
   mcp::server s;
   s.use(mcp::concurrency_limit(64));
-  counted_tool tool;
   tool.add_to(s);
   wire a(s);
   wire b(s);
@@ -171,9 +171,9 @@ TEST(concurrency_limit, a_caller_flooding_plain_calls_leaves_the_others_their_sh
 }
 
 TEST(concurrency_limit, a_caller_flooding_tasks_does_not_stop_another_callers_calls) {
+  counted_tool tool;  // outlives the server: its handlers use it until the server is gone
   mcp::server s;
   s.use(mcp::concurrency_limit(64));
-  counted_tool tool;
   tool.add_to(s);
   wire a(s);
   wire b(s);
@@ -218,9 +218,9 @@ TEST(concurrency_limit, a_caller_flooding_tasks_does_not_stop_another_callers_ca
 }
 
 TEST(concurrency_limit, a_caller_over_its_queued_task_bound_gets_a_clear_error) {
+  counted_tool tool;  // outlives the server: its handlers use it until the server is gone
   mcp::server s({.max_tasks_per_owner = 10});
   s.use(mcp::concurrency_limit(2));
-  counted_tool tool;
   tool.add_to(s);
   wire w(s);
   w.initialize();
@@ -239,9 +239,9 @@ TEST(concurrency_limit, a_caller_over_its_queued_task_bound_gets_a_clear_error) 
 }
 
 TEST(concurrency_limit, the_queue_is_bounded_and_a_cancelled_queued_task_never_runs) {
+  counted_tool tool;  // outlives the server: its handlers use it until the server is gone
   mcp::server s;
   s.use(mcp::concurrency_limit({.max = 1, .max_queued = 2}));
-  counted_tool tool;
   tool.add_to(s);
   wire w(s);
   w.initialize();
@@ -276,10 +276,10 @@ TEST(concurrency_limit, the_queue_is_bounded_and_a_cancelled_queued_task_never_r
 }
 
 TEST(concurrency_limit, a_queued_tasks_deadline_counts_from_when_it_runs) {
+  counted_tool tool;  // outlives the server: its handlers use it until the server is gone
   mcp::server s;
   s.use(mcp::deadline(300ms));
   s.use(mcp::concurrency_limit({.max = 1}));
-  counted_tool tool;
   tool.add_to(s);
   wire w(s);
   w.initialize();
@@ -302,9 +302,9 @@ TEST(concurrency_limit, a_queued_tasks_deadline_counts_from_when_it_runs) {
 }
 
 TEST(concurrency_limit, per_caller_set_to_the_limit_makes_one_shared_pool) {
+  counted_tool tool;  // outlives the server: its handlers use it until the server is gone
   mcp::server s;
   s.use(mcp::concurrency_limit({.max = 4, .per_caller = 4}));
-  counted_tool tool;
   tool.add_to(s);
   wire w(s);
   w.initialize();

@@ -351,6 +351,8 @@ class handler_adapter {
       // request and the input for it (the handler itself is kept by the request's state).
       awaitable_runner<ret_type>::run(
           ctx, req, std::move(in), shared,
+          // `this->`: clang 14 does not count an unqualified member call in a generic lambda as
+          // a use of the capture (-Wunused-lambda-capture), although the call needs it.
           [this](context_t& c, const request_t& r, auto& i, const shared_sink& s) {
             return this->call(c, r, i, s, params{});
           });
