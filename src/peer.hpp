@@ -100,7 +100,8 @@ class peer : public std::enable_shared_from_this<peer> {
   /// been answered with -32600) or the peer is closed.
   [[nodiscard]] bool track(const std::shared_ptr<inbound_request>& r);
   /// Ends the tracking of `r` (its work is done). False when it was cancelled or the peer
-  /// closed: its answer must then not be sent.
+  /// closed: its answer must then not be sent. When true, the answer is to be sent next on the
+  /// same thread (with an observer, the request's span waits there for it).
   [[nodiscard]] bool untrack(const inbound_request& r);
   /// Sends the final answer of request `id`: on its own, or into its batch's array. Dropped
   /// when the request was tracked and has been cancelled.
@@ -228,7 +229,7 @@ class peer : public std::enable_shared_from_this<peer> {
   /// An operation with what every one of this peer has.
   [[nodiscard]] observe::operation base_operation() const;
   /// The span of incoming request `id` if it waits on this thread (arriving, or answering after
-  /// `untrack`): taken out (`take`) or only looked at. Null when not here. No lock.
+  /// `untrack`), to end or to read in place. Null when not here. No lock.
   observe::span* local_span(const jsonrpc::request_id& id) const noexcept;
   /// Files `span` of request `id` aside (it is answered later on some thread); ends it when the
   /// peer closed meanwhile.
