@@ -1,5 +1,7 @@
 #include "peer.hpp"
 
+#include <utility>
+
 #include "detail/answer_wait.hpp"
 #include "detail/message_storage.hpp"
 #include "detail/timer.hpp"
@@ -52,7 +54,7 @@ void peer::on_invalid(const error& e, const std::optional<jsonrpc::request_id>& 
 void peer::dispatch(jsonrpc::message&& m) {
   if (auto* rq = std::get_if<jsonrpc::request>(&m)) {
     if (obs_) [[unlikely]] {
-      observe_request(*rq);
+      return dispatch_observed(std::move(*rq));
     }
     on_request(std::move(*rq));
   } else if (auto* n = std::get_if<jsonrpc::notification>(&m)) {
@@ -117,7 +119,13 @@ bool peer::track(const std::shared_ptr<inbound_request>& r) {
   {
     std::lock_guard lock(mu_);
     if (closed_.load()) return false;
-    if (inbound_.emplace(r->id(), r).second) return true;
+    if (inbound_.emplace(r->id(), r).second) {
+      if (obs_) [[unlikely]] {
+        // The span waits on this thread's stack (the request is being dispatched here).
+        if (auto* span = local_span(r->id()); span != nullptr) r->span_ = std::exchange(*span, {});
+      }
+      return true;
+    }
   }
   reply_error(r->id(),
               error{errc::invalid_request, "Invalid Request: id " + jsonrpc::to_string(r->id()) +
@@ -130,6 +138,10 @@ bool peer::untrack(const inbound_request& r) {
   auto it = inbound_.find(r.id());
   if (it == inbound_.end() || it->second.get() != &r) return false;  // cancelled or closed
   inbound_.erase(it);
+  if (obs_ && r.span_) [[unlikely]] {
+    // The answer follows on this thread (`send_final`): the span waits for it there.
+    hold_answering(r.id(), std::move(r.span_));
+  }
   return !r.cancelled();
 }
 
@@ -194,17 +206,19 @@ bool peer::settle_batched(const jsonrpc::request_id& id, std::string* answer, st
 
 void peer::on_cancelled(const jsonrpc::request_id& id) {
   std::shared_ptr<inbound_request> r;
+  observe::span span;
   {
     std::lock_guard lock(mu_);
     auto it = inbound_.find(id);
     if (it == inbound_.end()) return;  // unknown or finished: ignored (REQ-101)
     r = std::move(it->second);
     inbound_.erase(it);
+    span = std::exchange(r->span_, {});
   }
   r->cancelled_.store(true);
   r->stop_.request_stop();
-  if (obs_) [[unlikely]] {
-    observe_inbound_end(id, "cancelled");
+  if (span) [[unlikely]] {
+    observe_inbound_end(span, "cancelled");
   }
   std::string batch;  // the cancelled request leaves its batch slot unanswered
   if (settle_batched(id, nullptr, batch) && !batch.empty()) send(std::move(batch));
@@ -406,7 +420,7 @@ void peer::close_peer() {
     r->stop_.request_stop();
   }
   if (obs_) [[unlikely]] {
-    observe_close(out);
+    observe_close(in, out);
   }
   for (auto& [id, o] : out) {
     if (o.timer != 0) cancel_timer(o.timer);

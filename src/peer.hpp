@@ -53,6 +53,9 @@ class inbound_request {
   jsonrpc::request_id id_;
   std::stop_source stop_;
   std::atomic<bool> cancelled_{false};
+  /// With an observer: the request's span while it is tracked (moved in by `track`, out by
+  /// `untrack`, the cancellation or the close); guarded by the peer's lock while tracked.
+  mutable observe::span span_{};
 };
 
 /// How an outgoing request waits.
@@ -100,7 +103,8 @@ class peer : public std::enable_shared_from_this<peer> {
   /// been answered with -32600) or the peer is closed.
   [[nodiscard]] bool track(const std::shared_ptr<inbound_request>& r);
   /// Ends the tracking of `r` (its work is done). False when it was cancelled or the peer
-  /// closed: its answer must then not be sent.
+  /// closed: its answer must then not be sent. When true, the answer is to be sent next on the
+  /// same thread (with an observer, the request's span waits there for it).
   [[nodiscard]] bool untrack(const inbound_request& r);
   /// Sends the final answer of request `id`: on its own, or into its batch's array. Dropped
   /// when the request was tracked and has been cancelled.
@@ -193,6 +197,10 @@ class peer : public std::enable_shared_from_this<peer> {
   };
 
   void dispatch(jsonrpc::message&& m);
+  /// `dispatch` of a request with an observer: its span waits on this thread's stack of
+  /// arriving requests (`track` takes it into the request's record; an answer sent before
+  /// `on_request` returns ends it), and is filed aside only when neither happened.
+  [[gnu::cold]] void dispatch_observed(jsonrpc::request&& r);
   void receive_batch(json::array&& batch);
   void on_response(jsonrpc::response&& r);
   void on_cancelled(const jsonrpc::request_id& id);
@@ -204,7 +212,7 @@ class peer : public std::enable_shared_from_this<peer> {
   bool settle_batched(const jsonrpc::request_id& id, std::string* answer, std::string& out);
 
   // observation (peer_observe.cpp); each is called only with an observer
-  [[gnu::cold]] void observe_request(const jsonrpc::request& r);
+  [[gnu::cold]] observe::span observe_request(const jsonrpc::request& r);
   [[gnu::cold]] void observe_notification(const jsonrpc::notification& n);
   [[gnu::cold]] void observe_answer(const jsonrpc::request_id& id, std::string_view message);
   /// A notification this side sends: its span (a child of the request it relates to), its
@@ -213,14 +221,24 @@ class peer : public std::enable_shared_from_this<peer> {
   /// A copy of the context of incoming request `id`'s span, to parent what it sends; inactive
   /// when none.
   [[nodiscard]] observe::span parent_of(const jsonrpc::request_id* id) const;
-  [[gnu::cold]] void observe_inbound_end(const jsonrpc::request_id& id, std::string_view why);
+  [[gnu::cold]] void observe_inbound_end(observe::span& span, std::string_view why);
   /// Starts the span of an outgoing request and writes its trace context into `params._meta`.
   [[gnu::cold]] observe::span observe_outbound(std::string_view method, json::object& params,
                                                const jsonrpc::request_id* related, std::int64_t id);
   [[gnu::cold]] void observe_outbound_end(outbound& o, const result<json::object>& r);
-  [[gnu::cold]] void observe_close(std::unordered_map<std::int64_t, outbound>& out);
-  /// An operation with what every one of this peer has; `sid` keeps its session id alive.
-  [[nodiscard]] observe::operation base_operation(std::shared_ptr<const std::string>& sid) const;
+  [[gnu::cold]] void observe_close(
+      std::unordered_map<jsonrpc::request_id, std::shared_ptr<inbound_request>>& in,
+      std::unordered_map<std::int64_t, outbound>& out);
+  /// An operation with what every one of this peer has.
+  [[nodiscard]] observe::operation base_operation() const;
+  /// The span of incoming request `id` if it waits on this thread (arriving, or answering after
+  /// `untrack`), to end or to read in place. Null when not here. No lock.
+  observe::span* local_span(const jsonrpc::request_id& id) const noexcept;
+  /// Files `span` of request `id` aside (it is answered later on some thread); ends it when the
+  /// peer closed meanwhile.
+  [[gnu::cold]] void file_span(const jsonrpc::request_id& id, observe::span&& span);
+  /// Moves a tracked request's span to this thread's answering slot (`untrack`).
+  void hold_answering(const jsonrpc::request_id& id, observe::span&& span);
 
   std::shared_ptr<connection> conn_;
   json_limits limits_;
@@ -237,10 +255,15 @@ class peer : public std::enable_shared_from_this<peer> {
   observe::kind side_ = observe::kind::server;
   observe::network_transport transport_ = observe::network_transport::unknown;
   connection_facts facts_;  ///< the connection's, read at `set_observer` (not its session id)
-  std::shared_ptr<const std::string>
-      session_id_;  ///< guarded by `mu_`; updated at the session's start
-  /// Spans of incoming requests in flight, and of the session (guarded by `mu_`).
-  std::unordered_map<jsonrpc::request_id, observe::span> inbound_spans_;
+  /// The session id: set before messages flow, replaced once when the session starts (a client
+  /// learns it from the initialize answer); both strings live as long as the peer, so that it
+  /// is read without a lock.
+  std::atomic<const std::string*> session_id_{nullptr};
+  std::unique_ptr<const std::string> first_session_id_, started_session_id_;
+  /// Spans of incoming requests answered on another thread without being tracked (rare), by
+  /// id; guarded by `mu_`. `filed_` counts them, read without the lock.
+  std::unordered_map<jsonrpc::request_id, observe::span> filed_spans_;
+  std::atomic<std::size_t> filed_{0};
   observe::span session_span_;
   bool session_observed_ = false;
 };

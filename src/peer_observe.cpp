@@ -2,7 +2,10 @@
 // notification it sends or receives, with the OpenTelemetry MCP conventions' attributes; trace
 // context read from incoming `params._meta` and written into outgoing requests' `_meta`; the
 // session's span. Everything here runs only when an observer is set.
+#include <array>
 #include <charconv>
+#include <cstring>
+#include <utility>
 
 #include "peer.hpp"
 
@@ -35,22 +38,87 @@ void describe(observe::operation& op, std::string_view method, const json::objec
   }
 }
 
+/// Whether `"isError":true` occurs in `message` from `from` on. Looks for its rare capital E with
+/// memchr (vectorized) rather than at every quote, which a result is full of.
+bool has_is_error_true(std::string_view message, std::size_t from) noexcept {
+  constexpr std::string_view needle = R"("isError":true)";
+  constexpr std::size_t e_at = 3;  // the E of `"isError"`
+  const char* const begin = message.data();
+  const char* const end = begin + message.size();
+  for (const char* p = begin + from + e_at; p < end;) {
+    const auto* e =
+        static_cast<const char*>(std::memchr(p, 'E', static_cast<std::size_t>(end - p)));
+    if (e == nullptr) return false;
+    const auto at = static_cast<std::size_t>(e - begin) - e_at;
+    if (message.compare(at, needle.size(), needle) == 0) return true;
+    p = e + 1;
+  }
+  return false;
+}
+
 /// How an answer written as text ended: encoders put `"error":{"code":` or `"result":` right
-/// after the id, and a tools/call result's `isError` at its top level.
-observe::outcome answer_outcome(std::string_view message, bool tool_call) {
+/// after the id, and a tools/call result's `isError` at its top level (only a tools/call result
+/// has that member there).
+observe::outcome answer_outcome(std::string_view message) {
   constexpr std::string_view error_key = R"("error":{"code":)";
-  const auto e = message.find(error_key);
-  const auto r = message.find(R"("result":)");
-  if (e != std::string_view::npos && (r == std::string_view::npos || e < r)) {
+  const auto rpc_error = [&message, error_key](std::size_t e) {
     observe::outcome o{.status = observe::status::rpc_error};
     const auto* first = message.data() + e + error_key.size();
     (void)std::from_chars(first, message.data() + message.size(), o.code);
     return o;
+  };
+  // The usual answer, `{"jsonrpc":"2.0","id":<integer>,` then the member: read in place.
+  constexpr std::string_view head = R"({"jsonrpc":"2.0","id":)";
+  std::size_t r = std::string_view::npos;
+  if (message.starts_with(head)) {
+    auto i = head.size();
+    while (i < message.size() && ((message[i] >= '0' && message[i] <= '9') || message[i] == '-')) {
+      ++i;
+    }
+    if (i > head.size() && i < message.size() && message[i] == ',') {
+      if (message.compare(i + 1, 9, R"("result":)") == 0) r = i + 1;
+      if (message.compare(i + 1, error_key.size(), error_key) == 0) return rpc_error(i + 1);
+    }
   }
-  if (tool_call && message.find(R"("isError":true)") != std::string_view::npos) {
+  if (r == std::string_view::npos) {  // any other shape (a string id): searched
+    r = message.find(R"("result":)");
+    // The error member comes before any result, so only the text before one is searched.
+    const auto e = message.substr(0, r).find(error_key);
+    if (e != std::string_view::npos) return rpc_error(e);
+  }
+  if (r != std::string_view::npos && has_is_error_true(message, r)) {
     return {.status = observe::status::tool_error};
   }
   return {};
+}
+
+/// An incoming request being dispatched on this thread, with its span until `track` takes it
+/// or its answer ends it (innermost first: a dispatch may nest, e.g. into a twin session).
+struct arriving {
+  const peer* owner;
+  const jsonrpc::request_id* id;
+  observe::span* span;
+  arriving* outer;
+};
+thread_local arriving* arriving_top = nullptr;
+
+/// A tracked request's span after `untrack`, until its answer is sent on this thread.
+struct answering {
+  const peer* owner = nullptr;
+  jsonrpc::request_id id{};
+  observe::span span{};
+};
+thread_local answering answering_slot;
+
+/// The request id as text without allocating (an integer id) into `buf`.
+std::string_view id_text(const jsonrpc::request_id& id, std::array<char, 24>& buf,
+                         std::string& spill) {
+  if (const auto* n = std::get_if<std::int64_t>(&id)) {
+    const auto r = std::to_chars(buf.data(), buf.data() + buf.size(), *n);
+    return {buf.data(), static_cast<std::size_t>(r.ptr - buf.data())};
+  }
+  spill = std::get<std::string>(id);
+  return spill;
 }
 
 }  // namespace
@@ -60,18 +128,16 @@ void peer::set_observer(std::shared_ptr<observe::observer> o, observe::kind side
   side_ = side;
   facts_ = conn_->facts();
   transport_ = transport_of(facts_.network_transport);
-  session_id_ = std::make_shared<const std::string>(std::move(facts_.session_id));
+  first_session_id_ = std::make_unique<const std::string>(std::move(facts_.session_id));
+  session_id_.store(first_session_id_.get(), std::memory_order_release);
 }
 
-observe::operation peer::base_operation(std::shared_ptr<const std::string>& sid) const {
-  {
-    std::lock_guard lock(mu_);
-    sid = session_id_;
-  }
+observe::operation peer::base_operation() const {
   observe::operation op;
   op.protocol_version = observed_version();
   // The conventions record the session id up to 2025-11-25 (a 2026-07-28 request has none).
-  if (sid && !op.protocol_version.starts_with("2026")) op.session_id = *sid;
+  const auto* sid = session_id_.load(std::memory_order_acquire);
+  if (sid != nullptr && !op.protocol_version.starts_with("2026")) op.session_id = *sid;
   op.transport = transport_;
   op.network_protocol_name = facts_.protocol_name;
   op.network_protocol_version = facts_.protocol_version;
@@ -87,12 +153,11 @@ void peer::observe_session_start() {
     if (session_observed_ || closed_.load()) return;
     session_observed_ = true;
   }
-  // A client learns its session id from the initialize answer: read it again now.
+  // A client learns its session id from the initialize answer: read it again now (once: the
+  // first string stays alive for readers that loaded it).
   auto facts = conn_->facts();
-  {
-    std::lock_guard lock(mu_);
-    session_id_ = std::make_shared<const std::string>(std::move(facts.session_id));
-  }
+  started_session_id_ = std::make_unique<const std::string>(std::move(facts.session_id));
+  session_id_.store(started_session_id_.get(), std::memory_order_release);
   auto s = obs_->on_session_start({.side = side_,
                                    .protocol_version = observed_version(),
                                    .transport = transport_,
@@ -103,38 +168,81 @@ void peer::observe_session_start() {
   std::unique_lock lock(mu_);
   session_span_ = std::move(s);
   if (!closed_.load() || !session_span_) return;
-  s = std::move(session_span_);  // closed meanwhile, after the close looked for it
+  s = std::exchange(session_span_, {});  // closed meanwhile, after the close looked for it
   lock.unlock();
   obs_->on_session_end(s, {});
 }
 
-observe::trace_context peer::trace_of(const jsonrpc::request_id& id) const {
-  if (!obs_) return {};
-  std::lock_guard lock(mu_);
-  auto it = inbound_spans_.find(id);
-  return it == inbound_spans_.end() ? observe::trace_context{} : it->second.context;
+observe::span* peer::local_span(const jsonrpc::request_id& id) const noexcept {
+  for (auto* a = arriving_top; a != nullptr; a = a->outer) {
+    if (a->owner == this && a->span->active && *a->id == id) return a->span;
+  }
+  auto& slot = answering_slot;
+  if (slot.owner == this && slot.span.active && slot.id == id) return &slot.span;
+  return nullptr;
 }
 
-void peer::observe_request(const jsonrpc::request& r) {
-  std::shared_ptr<const std::string> sid;
-  auto op = base_operation(sid);
+void peer::hold_answering(const jsonrpc::request_id& id, observe::span&& span) {
+  // A span still here was never answered on this thread (every caller of `untrack` answers
+  // right after it): it is dropped unreported rather than kept for a peer that may be gone.
+  auto& slot = answering_slot;
+  slot.owner = this;
+  slot.id = id;
+  slot.span = std::exchange(span, {});
+}
+
+void peer::dispatch_observed(jsonrpc::request&& r) {
+  const jsonrpc::request_id id = r.id;  // `r` moves on
+  auto span = observe_request(r);
+  if (!span) return on_request(std::move(r));
+  {
+    arriving here{.owner = this, .id = &id, .span = &span, .outer = arriving_top};
+    arriving_top = &here;
+    struct pop {
+      arriving& a;
+      ~pop() { arriving_top = a.outer; }
+    } popped{here};
+    on_request(std::move(r));
+  }
+  // Neither tracked nor answered yet: it is answered later, from elsewhere.
+  if (span) file_span(id, std::move(span));
+}
+
+void peer::file_span(const jsonrpc::request_id& id, observe::span&& span) {
+  observe::span s = std::exchange(span, {});
+  std::unique_lock lock(mu_);
+  if (closed_.load()) {
+    lock.unlock();
+    obs_->on_end(s, {.status = observe::status::failed, .error_type = "connection_closed"});
+    return;
+  }
+  if (auto [it, fresh] = filed_spans_.try_emplace(id, std::move(s)); fresh) {
+    filed_.fetch_add(1, std::memory_order_release);
+    return;
+  }
+  lock.unlock();  // a duplicate id: it is refused (-32600); its own span ends now
+  obs_->on_end(
+      s, {.status = observe::status::rpc_error, .code = static_cast<int>(errc::invalid_request)});
+}
+
+observe::trace_context peer::trace_of(const jsonrpc::request_id& id) const {
+  if (!obs_) return {};
+  return parent_of(&id).context;
+}
+
+observe::span peer::observe_request(const jsonrpc::request& r) {
+  auto op = base_operation();
   op.side = observe::kind::server;  // received
   describe(op, r.method, r.params);
-  const auto id_text = jsonrpc::to_string(r.id);
-  op.request_id = id_text;
+  std::array<char, 24> buf{};
+  std::string spill;
+  op.request_id = id_text(r.id, buf, spill);
   op.remote = observe::extract(meta_of(r.params));
-  auto span = obs_->on_start(op);
-  if (!span) return;
-  std::unique_lock lock(mu_);
-  if (inbound_spans_.try_emplace(r.id, std::move(span)).second) return;
-  lock.unlock();  // a duplicate id: it is refused (-32600); its own span ends now
-  obs_->on_end(span, {.status = observe::status::rpc_error,
-                      .code = static_cast<int>(errc::invalid_request)});
+  return obs_->on_start(op);
 }
 
 void peer::observe_notification(const jsonrpc::notification& n) {
-  std::shared_ptr<const std::string> sid;
-  auto op = base_operation(sid);
+  auto op = base_operation();
   op.side = observe::kind::server;  // received
   describe(op, n.method, n.params);
   op.remote = observe::extract(meta_of(n.params));
@@ -143,38 +251,45 @@ void peer::observe_notification(const jsonrpc::notification& n) {
 }
 
 void peer::observe_answer(const jsonrpc::request_id& id, std::string_view message) {
-  observe::span span;
-  {
-    std::lock_guard lock(mu_);
-    auto it = inbound_spans_.find(id);
-    if (it == inbound_spans_.end()) return;
-    span = std::move(it->second);
-    inbound_spans_.erase(it);
+  if (auto* here = local_span(id); here != nullptr) {
+    obs_->on_end(*here, answer_outcome(message));  // ended where it waits: no move
+    here->active = false;
+    return;
   }
-  // Only tools/call spans carry a target that is a tool; prompts/get answers have no isError.
-  obs_->on_end(span, answer_outcome(message, true));
+  observe::span span;
+  if (filed_.load(std::memory_order_acquire) > 0) {
+    std::lock_guard lock(mu_);
+    auto it = filed_spans_.find(id);
+    if (it == filed_spans_.end()) return;
+    span = std::move(it->second);
+    filed_spans_.erase(it);
+    filed_.fetch_sub(1, std::memory_order_release);
+  }
+  if (!span) return;
+  obs_->on_end(span, answer_outcome(message));
 }
 
-void peer::observe_inbound_end(const jsonrpc::request_id& id, std::string_view why) {
-  observe::span span;
-  {
-    std::lock_guard lock(mu_);
-    auto it = inbound_spans_.find(id);
-    if (it == inbound_spans_.end()) return;
-    span = std::move(it->second);
-    inbound_spans_.erase(it);
-  }
+void peer::observe_inbound_end(observe::span& span, std::string_view why) {
   obs_->on_end(span, {.status = observe::status::failed, .error_type = why});
 }
 
 observe::span peer::parent_of(const jsonrpc::request_id* id) const {
   observe::span parent;  // a copy: the request's own span may end meanwhile
   if (id == nullptr) return parent;
-  std::lock_guard lock(mu_);
-  if (auto it = inbound_spans_.find(*id); it != inbound_spans_.end()) {
-    parent.context = it->second.context;
-    parent.baggage = it->second.baggage;
+  const auto copy = [&parent](const observe::span& s) {
+    parent.context = s.context;
+    parent.baggage = s.baggage;
     parent.active = true;
+  };
+  if (const auto* here = local_span(*id); here != nullptr) {
+    copy(*here);
+    return parent;
+  }
+  std::lock_guard lock(mu_);
+  if (auto it = inbound_.find(*id); it != inbound_.end() && it->second->span_) {
+    copy(it->second->span_);
+  } else if (auto f = filed_spans_.find(*id); f != filed_spans_.end()) {
+    copy(f->second);
   }
   return parent;
 }
@@ -185,8 +300,7 @@ void peer::observe_sent(std::string& message, const jsonrpc::request_id* related
   if (!std::string_view(message).starts_with(prefix)) return;  // an answer, or a batch
   const auto end = message.find('"', prefix.size());
   if (end == std::string::npos) return;
-  std::shared_ptr<const std::string> sid;
-  auto op = base_operation(sid);
+  auto op = base_operation();
   op.side = observe::kind::client;  // sent
   op.method = std::string_view(message).substr(prefix.size(), end - prefix.size());
   const auto parent = parent_of(related);
@@ -212,8 +326,7 @@ void peer::observe_sent(std::string& message, const jsonrpc::request_id* related
 
 observe::span peer::observe_outbound(std::string_view method, json::object& params,
                                      const jsonrpc::request_id* related, std::int64_t id) {
-  std::shared_ptr<const std::string> sid;
-  auto op = base_operation(sid);
+  auto op = base_operation();
   op.side = observe::kind::client;  // sent
   describe(op, method, params);
   const auto id_text = std::to_string(id);
@@ -252,17 +365,24 @@ void peer::observe_outbound_end(outbound& o, const result<json::object>& r) {
   obs_->on_end(o.span, out);
 }
 
-void peer::observe_close(std::unordered_map<std::int64_t, outbound>& out) {
-  std::unordered_map<jsonrpc::request_id, observe::span> in;
+void peer::observe_close(
+    std::unordered_map<jsonrpc::request_id, std::shared_ptr<inbound_request>>& in,
+    std::unordered_map<std::int64_t, outbound>& out) {
+  std::unordered_map<jsonrpc::request_id, observe::span> filed;
   observe::span session;
   {
     std::lock_guard lock(mu_);
-    in.swap(inbound_spans_);
-    session = std::move(session_span_);
+    filed.swap(filed_spans_);
+    filed_.store(0, std::memory_order_release);
+    session = std::exchange(session_span_, {});
   }
   const observe::outcome closed{.status = observe::status::failed,
                                 .error_type = "connection_closed"};
-  for (auto& [id, span] : in) obs_->on_end(span, closed);
+  // The records left `inbound_` with the close: their spans are this thread's now.
+  for (auto& [id, r] : in) {
+    if (r->span_) obs_->on_end(r->span_, closed);
+  }
+  for (auto& [id, span] : filed) obs_->on_end(span, closed);
   for (auto& [id, o] : out) {
     if (o.span) obs_->on_end(o.span, closed);
   }

@@ -4,6 +4,8 @@
 # the kit's compare.mjs, over stdio and over Streamable HTTP (stateless). For bench/RESULTS.md:
 # calls/s and the server's CPU per call of each against "off" in the same run.
 #   compare.sh DEMO_SERVER [ROUNDS] [CALLS_PER_ROUND] [HTTP_SECONDS]
+# With MCP_BASELINE_DEMO set to another build of the demo, its six rows (before-*) are measured
+# in the same rounds, for before/after figures. Instructions per call: instructions.sh.
 # Needs: node, wrk (Debian package wrk).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -41,5 +43,16 @@ off-http       http   http://127.0.0.1:18391/mcp  $d --http 127.0.0.1:18391 --st
 metrics-http   http   http://127.0.0.1:18392/mcp  $d --http 127.0.0.1:18392 --stateless --metrics 127.0.0.1:0
 traces-http    http   http://127.0.0.1:18393/mcp  $d --http 127.0.0.1:18393 --stateless --metrics 127.0.0.1:0 --otlp $otlp
 SERVERS
+if [[ -n "${MCP_BASELINE_DEMO:-}" ]]; then
+  b="$(printf '%q' "$(realpath "$MCP_BASELINE_DEMO")") --no-rate-limit --task-store :memory:"
+  cat >>"$work/servers.txt" <<SERVERS
+before-off-stdio      stdio  -                           $b
+before-metrics-stdio  stdio  -                           $b --metrics 127.0.0.1:0
+before-traces-stdio   stdio  -                           $b --metrics 127.0.0.1:0 --otlp $otlp
+before-off-http       http   http://127.0.0.1:18396/mcp  $b --http 127.0.0.1:18396 --stateless
+before-metrics-http   http   http://127.0.0.1:18397/mcp  $b --http 127.0.0.1:18397 --stateless --metrics 127.0.0.1:0
+before-traces-http    http   http://127.0.0.1:18398/mcp  $b --http 127.0.0.1:18398 --stateless --metrics 127.0.0.1:0 --otlp $otlp
+SERVERS
+fi
 node "$kit/compare.mjs" "$work/servers.txt" --runs "$rounds" --n "$calls" --duration "$seconds" \
   --ref-stdio off-stdio --ref-http off-http

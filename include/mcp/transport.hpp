@@ -58,8 +58,10 @@ struct connection_facts {
   std::string_view protocol_name{};      ///< "http" over HTTP; empty for stdio
   std::string_view protocol_version{};   ///< "1.1"
   std::string session_id{};              ///< the MCP session id (Streamable HTTP up to 2025-11-25)
-  std::string peer_address{};            ///< the server's, on a client's connection; empty: unknown
-  std::uint16_t peer_port = 0;           ///< with `peer_address`; 0: unknown
+  /// The other end's IP address: the server's on a client's connection, the client's on a
+  /// server's (over HTTP: of the TCP connection that opened the session); empty: unknown.
+  std::string peer_address{};
+  std::uint16_t peer_port = 0;  ///< with `peer_address`; 0: unknown
 };
 
 /// Where a session writes. Implemented by transports.

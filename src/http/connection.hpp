@@ -133,7 +133,15 @@ class http_conn : public std::enable_shared_from_this<http_conn> {
         handler_(handler),
         ctx_(loop.ctx),
         loop_(loop),
-        reader_(request_limits{opts().max_header_bytes, opts().max_body_bytes}) {}
+        reader_(request_limits{opts().max_header_bytes, opts().max_body_bytes}) {
+    // The client's address, for observation (`client.address`, `client.port`); read once.
+    beast::error_code ec;
+    const auto peer = socket_.socket().remote_endpoint(ec);
+    if (!ec) {
+      peer_address_ = peer.address().to_string();
+      peer_port_ = peer.port();
+    }
+  }
 
   ~http_conn() { end_stream(); }
 
@@ -259,6 +267,8 @@ class http_conn : public std::enable_shared_from_this<http_conn> {
     req.target = reader_.target();
     req.headers = reader_.headers();
     req.body = reader_.body();
+    req.peer_address = peer_address_;
+    req.peer_port = peer_port_;
     http_response res;
     try {
       res = handler_.handle(req);
@@ -468,6 +478,8 @@ class http_conn : public std::enable_shared_from_this<http_conn> {
   bool sse_counted_ = false;
   std::string out_;
   std::vector<std::pair<std::string, std::string>> headers_;
+  std::string peer_address_;  ///< the client's IP address; empty when it could not be read
+  std::uint16_t peer_port_ = 0;
   std::shared_ptr<response_stream> rs_;
   std::uint64_t generation_ = 0;
   std::size_t sent_events_ = 0;

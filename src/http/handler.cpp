@@ -274,7 +274,8 @@ std::optional<http_response> request_handler::open_target(const http_request& re
                                                           const post_body& body, post_target& t,
                                                           const headers& extra) {
   if (opts_.stateless) {
-    t.conn = std::make_shared<routing_connection>();
+    t.conn = std::make_shared<routing_connection>(std::string{}, std::string(req.peer_address),
+                                                  req.peer_port);
     // Without an authenticator, every anonymous caller of a stateless server is one owner:
     // task ids are unguessable, and tasks/list is not offered.
     session_options so{.who = who,
@@ -304,7 +305,8 @@ std::optional<http_response> request_handler::open_target(const http_request& re
     t.hs = std::make_shared<http_session>();
     t.hs->id = session_table::new_id();
     t.hs->subject = who.key();
-    t.hs->conn = t.conn = std::make_shared<routing_connection>(t.hs->id);
+    t.hs->conn = t.conn = std::make_shared<routing_connection>(
+        t.hs->id, std::string(req.peer_address), req.peer_port);
     t.hs->session = t.session = source_.open_session(
         t.conn, session_options{.who = who, .task_owner = task_owner(who, "session:" + t.hs->id)});
     if (!t.session) {

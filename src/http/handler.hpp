@@ -30,6 +30,8 @@ namespace mcp::http_detail {
 /// layer's request reader and stay valid during `handle`.
 struct http_request : http_request_view {
   std::string_view body;
+  std::string_view peer_address{};  ///< the client's IP address (its TCP peer); empty: unknown
+  std::uint16_t peer_port = 0;      ///< the client's port; 0: unknown
 };
 
 /// Response headers besides Content-Type.

@@ -193,7 +193,8 @@ http_response request_handler::post_modern(const http_request& req, const princi
 
   // A session of its own, for this request only.
   if (body.requests.empty()) body.requests.push_back(rq->id);
-  auto conn = std::make_shared<routing_connection>();
+  auto conn = std::make_shared<routing_connection>(std::string{}, std::string(req.peer_address),
+                                                   req.peer_port);
   auto session =
       source_.open_session(conn, session_options{.who = who,
                                                  .assume_initialized = std::string(version),

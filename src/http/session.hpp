@@ -29,15 +29,23 @@ namespace mcp::http_detail {
 
 class routing_connection final : public connection {
  public:
-  /// `session_id`: the MCP session's (empty: a stateless request).
-  explicit routing_connection(std::string session_id = {}) : session_id_(std::move(session_id)) {}
+  /// `session_id`: the MCP session's (empty: a stateless request). `peer_address` and
+  /// `peer_port`: the client's, of the TCP connection that opened the session (observation's
+  /// `client.address` and `client.port`); empty and 0 when unknown.
+  explicit routing_connection(std::string session_id = {}, std::string peer_address = {},
+                              std::uint16_t peer_port = 0)
+      : session_id_(std::move(session_id)),
+        peer_address_(std::move(peer_address)),
+        peer_port_(peer_port) {}
   void send(std::string message, const send_context& ctx) override;
   void close() override;
   [[nodiscard]] connection_facts facts() const override {
     return {.network_transport = "tcp",
             .protocol_name = "http",
             .protocol_version = "1.1",
-            .session_id = session_id_};
+            .session_id = session_id_,
+            .peer_address = peer_address_,
+            .peer_port = peer_port_};
   }
   bool close_request_stream(const jsonrpc::request_id& request) override;
   [[nodiscard]] bool delivers_unrelated() const override;
@@ -69,6 +77,8 @@ class routing_connection final : public connection {
   std::shared_ptr<response_stream> standalone_;
   std::atomic<std::uint64_t> numbers_{0};
   const std::string session_id_;
+  const std::string peer_address_;
+  const std::uint16_t peer_port_;
 };
 
 struct http_session {

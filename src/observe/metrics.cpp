@@ -6,6 +6,8 @@
 #include <mcp/observe/metrics.hpp>
 
 #include <atomic>
+#include <charconv>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <shared_mutex>
@@ -239,6 +241,39 @@ void key_field(std::string& key, std::string_view s) {
 
 std::size_t side_index(kind k) { return k == kind::server ? 0 : 1; }
 
+/// A key built like `key_field` does, in a fixed buffer; `fits` is false once it overflowed.
+struct stack_key {
+  std::array<char, 384> buf;
+  std::size_t size = 0;
+  bool fits = true;
+
+  void field(std::string_view s) noexcept {
+    const auto n = static_cast<std::uint32_t>(s.size());
+    if (!fits || size + sizeof n + s.size() > buf.size()) {
+      fits = false;
+      return;
+    }
+    std::memcpy(buf.data() + size, &n, sizeof n);
+    if (!s.empty()) std::memcpy(buf.data() + size + sizeof n, s.data(), s.size());
+    size += sizeof n + s.size();
+  }
+  void byte(char c) noexcept {
+    if (!fits || size == buf.size()) {
+      fits = false;
+      return;
+    }
+    buf[size++] = c;
+  }
+  [[nodiscard]] std::string_view view() const noexcept { return {buf.data(), size}; }
+};
+
+/// The same in a string, for keys longer than `stack_key` holds.
+struct string_key {
+  std::string text;
+  void field(std::string_view s) { key_field(text, s); }
+  void byte(char c) { text += c; }
+};
+
 }  // namespace
 
 struct metrics::impl {
@@ -258,20 +293,35 @@ struct metrics::impl {
     denials[0].cap = denials[1].cap = tasks.cap = opts.max_series;
   }
 
-  group* operation_group(const operation& op) {
-    thread_local std::string key;
-    key.clear();
-    key_field(key, op.method);
-    if (!target_key(op.method).empty()) key_field(key, op.target);
-    key_field(key, op.protocol_version);
-    key += static_cast<char>(op.transport);
-    key_field(key, op.network_protocol_name);
-    key_field(key, op.network_protocol_version);
+  /// The key of an operation's start attributes (`key_field`s in a fixed order).
+  template <class Key>
+  void operation_key(Key& key, const operation& op) const {
+    key.field(op.method);
+    if (!target_key(op.method).empty()) key.field(op.target);
+    key.field(op.protocol_version);
+    key.byte(static_cast<char>(op.transport));
+    key.field(op.network_protocol_name);
+    key.field(op.network_protocol_version);
     if (op.side == kind::client) {
-      key_field(key, op.peer_address);
-      key_field(key, std::to_string(op.peer_port));
+      key.field(op.peer_address);
+      std::array<char, 8> port{};
+      const auto r = std::to_chars(port.data(), port.data() + port.size(), op.peer_port);
+      key.field({port.data(), static_cast<std::size_t>(r.ptr - port.data())});
     }
-    if (opts.resource_uri_attribute) key_field(key, op.resource_uri);
+    if (opts.resource_uri_attribute) key.field(op.resource_uri);
+  }
+
+  group* operation_group(const operation& op) {
+    // The key is built on the stack; one longer than the buffer, in a string.
+    stack_key small;
+    operation_key(small, op);
+    std::string_view key = small.view();
+    thread_local string_key large;
+    if (!small.fits) {
+      large.text.clear();
+      operation_key(large, op);
+      key = large.text;
+    }
     return operations[side_index(op.side)].find(key, [&](group& g) {
       g.base = operation_attributes(op, attribute_use::metric, opts.resource_uri_attribute);
       g.counter_attributes.push_back({attr::method_name, std::string(op.method)});

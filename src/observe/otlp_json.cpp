@@ -3,6 +3,7 @@
 // as text, never through a DOM.
 #include <mcp/observe/otlp.hpp>
 
+#include <array>
 #include <charconv>
 
 namespace mcp::observe {
@@ -79,13 +80,50 @@ void append_key_value(std::string& out, std::string_view key, const attribute_va
   out += '}';
 }
 
+/// `{"key":"<key>","value":` for attribute keys, made once per key: keys point to static storage
+/// (the conventions' names), so the few there are are found by their address. The encoding
+/// thread's own table; a key not in it (more than its size) is written out each time.
+std::string_view key_prefix(std::string_view key) {
+  struct entry {
+    const char* data = nullptr;
+    std::string key;  // checked too: an address may be reused for another key
+    std::string prefix;
+  };
+  thread_local std::array<entry, 48> table{};
+  thread_local std::size_t used = 0;
+  entry* e = nullptr;
+  for (std::size_t i = 0; i < used && e == nullptr; ++i) {
+    if (table[i].data != key.data()) continue;
+    if (table[i].key == key) return table[i].prefix;
+    e = &table[i];  // the same address, another key now: made again
+  }
+  if (e == nullptr) {
+    if (used == table.size()) return {};
+    e = &table[used++];
+  }
+  e->data = key.data();
+  e->key = key;
+  auto& prefix = e->prefix;
+  prefix = "{\"key\":";
+  append_json_string(prefix, key);
+  prefix += ",\"value\":";
+  return prefix;
+}
+
 /// `"attributes":[...]` preceded by a comma, or nothing when there are none.
 void append_attributes(std::string& out, const std::vector<attribute>& attrs) {
   if (attrs.empty()) return;
   out += ",\"attributes\":[";
   for (std::size_t i = 0; i < attrs.size(); ++i) {
     if (i > 0) out += ',';
-    append_key_value(out, attrs[i].key, attrs[i].value);
+    const auto prefix = key_prefix(attrs[i].key);
+    if (prefix.empty()) {
+      append_key_value(out, attrs[i].key, attrs[i].value);
+      continue;
+    }
+    out += prefix;
+    append_value(out, attrs[i].value);
+    out += '}';
   }
   out += ']';
 }

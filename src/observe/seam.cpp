@@ -3,6 +3,8 @@
 
 #include <array>
 
+#include "observe/recycle.hpp"
+
 namespace mcp::observe {
 
 span observer::on_session_start(const session_info&) { return {}; }
@@ -62,7 +64,7 @@ class combined final : public observer {
 
  private:
   /// The parts' spans: two inline (the usual tracer and metrics), more aside.
-  struct parts_state final : span_state {
+  struct parts_state final : span_state, mcp::detail::recycled<parts_state> {
     std::array<span, 2> first;
     std::vector<span> rest;
     span& operator[](std::size_t i) { return i < first.size() ? first[i] : rest[i - first.size()]; }

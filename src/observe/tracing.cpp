@@ -3,6 +3,8 @@
 
 #include <stdexcept>
 
+#include "observe/recycle.hpp"
+
 namespace mcp::observe {
 namespace {
 
@@ -116,7 +118,7 @@ class tracer final : public observer {
   }
 
  private:
-  struct recording final : span_state {
+  struct recording final : span_state, mcp::detail::recycled<recording> {
     span_record record;
   };
 

@@ -16,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
@@ -23,6 +24,11 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 namespace {
 
@@ -291,6 +297,12 @@ TEST(engine_observation, over_http_spans_carry_the_session_and_the_network) {
   EXPECT_EQ(attr(*served, "network.protocol.version"), "1.1");
   EXPECT_EQ(attr(*sent, "server.address"), "127.0.0.1");
   EXPECT_EQ(attr(*sent, "server.port"), std::to_string(http.port()));
+  // The server side names the client: the address and port of the connection that opened the
+  // session (the client's own port is not known here; the raw socket test below checks it).
+  EXPECT_EQ(attr(*served, "client.address"), "127.0.0.1");
+  EXPECT_NE(attr(*served, "client.port"), "(none)");
+  EXPECT_NE(attr(*served, "client.port"), std::to_string(http.port()));
+  EXPECT_EQ(attr(*sent, "client.address"), "(none)");
   // The session's GET stream is counted while it is open.
   ASSERT_EQ(conn->open_event_stream(), 200);
   const auto open_streams = [&] {
@@ -304,6 +316,63 @@ TEST(engine_observation, over_http_spans_carry_the_session_and_the_network) {
   for (int i = 0; i < 200 && open_streams() != "1"; ++i) std::this_thread::sleep_for(10ms);
   EXPECT_EQ(open_streams(), "1") << metrics->prometheus_text();
   conn->close();
+  http.stop();
+}
+
+/// POSTs `body` to `port`'s /mcp from a socket of its own; returns the socket's local port, and
+/// the answer's text in `answer`. 0 when it could not connect.
+std::uint16_t post_from_own_socket(std::uint16_t port, const std::string& body,
+                                   std::string& answer) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return 0;
+  sockaddr_in to{};
+  to.sin_family = AF_INET;
+  to.sin_port = htons(port);
+  to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  sockaddr_in me{};
+  socklen_t len = sizeof me;
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&to), sizeof to) != 0 ||
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&me), &len) != 0) {
+    ::close(fd);
+    return 0;
+  }
+  const std::string request = "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(port) +
+                              "\r\nContent-Type: application/json\r\n"
+                              "Accept: application/json, text/event-stream\r\n"
+                              "MCP-Protocol-Version: 2025-11-25\r\nConnection: close\r\n"
+                              "Content-Length: " +
+                              std::to_string(body.size()) + "\r\n\r\n" + body;
+  if (::send(fd, request.data(), request.size(), MSG_NOSIGNAL) !=
+      static_cast<ssize_t>(request.size())) {
+    ::close(fd);
+    return 0;
+  }
+  std::array<char, 4096> buf{};
+  for (ssize_t n = 0; (n = ::recv(fd, buf.data(), buf.size(), 0)) > 0;) {
+    answer.append(buf.data(), static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  return ntohs(me.sin_port);
+}
+
+TEST(engine_observation, over_http_the_server_span_names_the_client_s_address_and_port) {
+  collected server_spans;
+  mcp::server s({.observer = server_spans.tracer()});
+  add_tools(s);
+  mcp::http_server http(s, {.port = 0, .stateless = true});
+  http.start();
+  std::string answer;
+  const auto local_port = post_from_own_socket(
+      http.port(),
+      R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{}}})",
+      answer);
+  ASSERT_NE(local_port, 0);
+  EXPECT_NE(answer.find(R"("result")"), std::string::npos) << answer;
+  auto served = server_spans.find("tools/call add", kind::server);
+  ASSERT_TRUE(served);
+  EXPECT_EQ(attr(*served, "client.address"), "127.0.0.1");
+  EXPECT_EQ(attr(*served, "client.port"), std::to_string(local_port));
+  EXPECT_EQ(attr(*served, "server.address"), "(none)");
   http.stop();
 }
 
