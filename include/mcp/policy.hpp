@@ -126,7 +126,8 @@ struct policy_file_options {
 };
 
 class tool_policy;
-/// A policy from rules given in C++. Thread-safety: may be called from any thread.
+/// A policy from rules given in C++ (no rules: `make_tool_policy(mcp::policy_rules{})`; a bare
+/// `{}` would also match the file form). Thread-safety: may be called from any thread.
 [[nodiscard]] std::shared_ptr<tool_policy> make_tool_policy(policy_rules rules);
 /// A policy read from a file (watched when `opts.watch`). Thread-safety: may be called from any
 /// thread. Errors: the file's path and the reason when it cannot be read or parsed.

@@ -346,7 +346,7 @@ TEST(tool_policy, FileReloadsApplyToTheNextCallAndABadFileKeepsTheOld) {
 
 TEST(tool_policy, AReloadTellsSessionsTheListChanged) {
   mcp::server s;
-  auto policy = mcp::make_tool_policy({});
+  auto policy = mcp::make_tool_policy(mcp::policy_rules{});
   s.use(policy);
   add_tools(s);
   wire w(s);
