@@ -178,7 +178,7 @@ result<std::shared_ptr<process_connection>> make_process_connection(process_opti
     return error{errc::connection_closed,
                  "cannot run " + opts.argv.front() + ": " + std::strerror(rc)};
   }
-  auto s = std::make_shared<state>();
+  auto s = std::make_shared<process_connection::state>();
   s->opts = std::move(opts);
   s->pid = pid;
   s->in = std::make_shared<fd_connection>(in[1], true);
