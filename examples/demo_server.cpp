@@ -469,16 +469,16 @@ int main(int argc, char** argv) {
                       .page_size = page_size == 0 ? 100 : page_size,
                       .task_store = std::move(tasks),
                       .observer = observation.observer()});
-  try {
-    if (!audit_file.empty()) {
-      server.use(mcp::audit({.sink = mcp::audit_file({.path = audit_file})}));
+  if (!audit_file.empty()) {
+    auto file = mcp::make_audit_file({.path = audit_file});
+    if (!file) {
+      std::fprintf(stderr, "demo_server: %s\n", file.error().message.c_str());
+      return 2;
     }
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "demo_server: %s\n", e.what());
-    return 2;
+    server.use(mcp::audit({.sink = std::move(*file)}));
   }
   if (!policy_file.empty()) {
-    auto policy = mcp::tool_policy::from_file(
+    auto policy = mcp::make_tool_policy(
         policy_file, {.watch = true,
                       .on_change =
                           [&server] {

@@ -2,8 +2,10 @@
 #include <mcp/audit.hpp>
 #include <mcp/json.hpp>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -109,8 +111,8 @@ class file_sink {
   explicit file_sink(audit_file_options o) : opts_(std::move(o)) {
     if (opts_.keep == 0) opts_.keep = 1;
     open();
-    if (fd_ < 0) throw std::runtime_error("audit: cannot open " + opts_.path.string());
   }
+  [[nodiscard]] bool is_open() const { return fd_ >= 0; }
   ~file_sink() {
     if (fd_ >= 0) ::close(fd_);
   }
@@ -163,9 +165,14 @@ std::shared_ptr<call_interceptor> audit(audit_options opts) {
   return std::make_shared<auditor>(std::move(opts));
 }
 
-std::function<void(std::string_view)> audit_file(audit_file_options opts) {
-  auto sink = std::make_shared<file_sink>(std::move(opts));
-  return [sink](std::string_view line) { sink->write(line); };
+result<std::function<void(std::string_view)>> make_audit_file(audit_file_options opts) {
+  auto sink = std::make_shared<file_sink>(opts);
+  if (!sink->is_open()) {
+    return error{errc::invalid_params,
+                 "audit: cannot open " + opts.path.string() + ": " + std::strerror(errno)};
+  }
+  return std::function<void(std::string_view)>(
+      [sink](std::string_view line) { sink->write(line); });
 }
 
 }  // namespace mcp

@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "client_impl.hpp"
+#include "detail/rfc3339.hpp"
 
 namespace mcp {
 
@@ -56,14 +57,16 @@ std::optional<error> client_session::denial(std::string_view name, const json::o
                                             bool may_list) {
   if (!impl_->opts.confirm) return std::nullopt;
   const auto t0 = std::chrono::steady_clock::now();
-  std::optional<json::object> definition;  // a copy of the one definition, not of the listing
+  std::optional<tool_info> definition;  // the one definition, decoded, not the listing
+  auto adopt = [&definition](const json::object* d) {
+    if (d == nullptr) return;
+    if (auto t = from_json<tool_info>(*d)) definition = std::move(*t);
+  };
   if (may_list) {
-    if (auto listed = tools()) {
-      if (const auto* d = impl::definition_of(*listed, name)) definition = *d;
-    }
+    if (auto listed = tools()) adopt(impl::definition_of(*listed, name));
   } else {
     std::lock_guard lock(impl_->mu);
-    if (const auto* d = impl::definition_of(impl_->listed_tools, name)) definition = *d;
+    adopt(impl::definition_of(impl_->listed_tools, name));
   }
   if (impl_->confirmed(name, arguments, definition ? &*definition : nullptr)) return std::nullopt;
   impl_->audit(name, arguments, t0, "denied", "the confirmation hook denied it");
@@ -119,13 +122,22 @@ std::int64_t client_session::call_tool_async(std::string_view name, json::object
       });
 }
 
+std::string audit_line(const call_record& r) {
+  json::object line{{"time", detail::rfc3339(r.time)},
+                    {"server", r.server},
+                    {"tool", r.tool},
+                    {"arguments", r.arguments},
+                    {"outcome", r.outcome},
+                    {"duration_ms", r.duration.count()}};
+  if (!r.detail.empty()) line["message"] = r.detail;
+  return to_json_string(json::value(std::move(line)));
+}
+
 confirm_handler confirm_unless_read_only(confirm_handler ask) {
   return [ask = std::move(ask)](const call_confirmation& c) {
-    if (c.server_trusted && c.definition != nullptr) {
-      const auto* a = c.definition->if_contains("annotations");
-      const auto* ro =
-          a != nullptr && a->is_object() ? a->get_object().if_contains("readOnlyHint") : nullptr;
-      if (ro != nullptr && ro->is_bool() && ro->get_bool()) return true;
+    if (c.server_trusted && c.definition != nullptr && c.definition->annotations &&
+        c.definition->annotations->read_only_hint.value_or(false)) {
+      return true;
     }
     return ask ? ask(c) : false;
   };

@@ -187,7 +187,7 @@ struct client_session::impl final : detail::peer {
 
   /// Asks `opts.confirm` about a call (true: it may go); `definition`: the tool's, when listed.
   [[nodiscard]] bool confirmed(std::string_view tool, const json::object& arguments,
-                               const json::object* definition) const {
+                               const tool_info* definition) const {
     return opts.confirm(call_confirmation{.tool = tool,
                                           .arguments = arguments,
                                           .definition = definition,
@@ -211,7 +211,10 @@ struct client_session::impl final : detail::peer {
                            .outcome = std::move(outcome),
                            .duration = std::chrono::duration_cast<std::chrono::milliseconds>(
                                std::chrono::steady_clock::now() - t0),
-                           .detail = std::move(detail)});
+                           .detail = std::move(detail),
+                           .time = std::chrono::system_clock::now() -
+                                   std::chrono::duration_cast<std::chrono::system_clock::duration>(
+                                       std::chrono::steady_clock::now() - t0)});
   }
 
   [[nodiscard]] std::string server_name() {

@@ -383,16 +383,16 @@ struct tool_policy::state {
   }
 };
 
-std::shared_ptr<tool_policy> tool_policy::create(policy_rules rules) {
+std::shared_ptr<tool_policy> make_tool_policy(policy_rules rules) {
   std::shared_ptr<tool_policy> p(new tool_policy());
-  p->state_ = std::make_shared<state>();
+  p->state_ = std::make_shared<tool_policy::state>();
   p->state_->current = std::make_shared<generation>(std::move(rules));
   return p;
 }
 
-result<std::shared_ptr<tool_policy>> tool_policy::from_file(std::filesystem::path path,
-                                                            policy_file_options opts) {
-  auto s = std::make_shared<state>();
+result<std::shared_ptr<tool_policy>> make_tool_policy(std::filesystem::path path,
+                                                      policy_file_options opts) {
+  auto s = std::make_shared<tool_policy::state>();
   s->path = std::move(path);
   s->opts = std::move(opts);
   std::error_code ec;

@@ -123,7 +123,7 @@ void signal_child(pid_t pid, int sig) {
 
 }  // namespace
 
-result<std::shared_ptr<process_connection>> process_connection::spawn(process_options opts) {
+result<std::shared_ptr<process_connection>> make_process_connection(process_options opts) {
   if (opts.argv.empty() || opts.argv.front().empty()) {
     return error{errc::invalid_params, "no command to launch"};
   }
@@ -178,7 +178,7 @@ result<std::shared_ptr<process_connection>> process_connection::spawn(process_op
     return error{errc::connection_closed,
                  "cannot run " + opts.argv.front() + ": " + std::strerror(rc)};
   }
-  auto s = std::make_shared<state>();
+  auto s = std::make_shared<process_connection::state>();
   s->opts = std::move(opts);
   s->pid = pid;
   s->in = std::make_shared<fd_connection>(in[1], true);
@@ -308,7 +308,7 @@ std::optional<int> process_connection::exit_status() const {
 }
 
 result<launched_server> launch_server(process_options proc, client_options client) {
-  auto spawned = process_connection::spawn(std::move(proc));
+  auto spawned = make_process_connection(std::move(proc));
   if (!spawned) return spawned.error();
   auto process = std::move(*spawned);
   auto session = std::make_shared<client_session>(process, std::move(client));

@@ -126,7 +126,7 @@ int main(int argc, char** argv) {
     return ok ? 0 : 1;
   }
   if (mode != "http") return usage();
-  auto conn = mcp::http_client_connection::create({.url = argv[4]});
+  auto conn = mcp::make_http_client_connection({.url = argv[4]}).value();
   mcp::client_session client(conn);
   conn->on_receive([&client](std::string_view m) { client.receive(m); });
   if (auto init = client.initialize(); !init) {

@@ -117,7 +117,7 @@ BENCHMARK(tools_call_inline_demo_pipeline);
 /// The same limits written as a policy (mcp/policy.hpp), with a role check and a rate.
 void tools_call_inline_policy(benchmark::State& state) {
   mcp::server s;
-  s.use(mcp::tool_policy::create(*mcp::parse_policy(R"({
+  s.use(mcp::make_tool_policy(*mcp::parse_policy(R"({
     "defaults": {"max_concurrent": 64, "deadline_ms": 120000, "rate": {"per_second": 1e9}},
     "tools": {"admin.*": {"roles": ["ops"]}}
   })")));

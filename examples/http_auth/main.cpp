@@ -28,7 +28,7 @@ int main(int argc, char** argv) {
   std::stringstream text;
   text << std::ifstream(argv[1]).rdbuf();
   auto tokens = mcp::parse_json(text.str());  // {"token": "subject", ...}
-  auto policy = mcp::tool_policy::from_file(argv[2]);
+  auto policy = mcp::make_tool_policy(argv[2]);
   if (!tokens || !tokens->is_object() || !policy) {
     std::fprintf(stderr, "http_auth: bad token or policy file: %s\n",
                  policy ? argv[1] : policy.error().message.c_str());

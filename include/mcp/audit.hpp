@@ -13,7 +13,9 @@
 //
 // Example:
 //
-//   server.use(mcp::audit({.sink = mcp::audit_file({.path = "/var/log/mcp/audit.jsonl"})}));
+//   auto file = mcp::make_audit_file({.path = "/var/log/mcp/audit.jsonl"});
+//   if (!file) return fail(file.error().message);
+//   server.use(mcp::audit({.sink = std::move(*file)}));
 //   server.use(policy);  // after the audit: its refusals are recorded too
 #pragma once
 
@@ -55,8 +57,10 @@ struct audit_file_options {
   std::size_t keep = 5;  ///< rotated files kept, `path.1` the newest (0 counts as 1)
 };
 
-/// Opens the file sink. Throws `std::runtime_error` when the file cannot be opened. The sink is
-/// thread-safe; a write that fails is dropped (the sink never throws).
-[[nodiscard]] std::function<void(std::string_view line)> audit_file(audit_file_options opts);
+/// Opens the file sink (also the client's: `audit_line`, mcp/client.hpp). The sink is
+/// thread-safe; a write that fails is dropped (the sink never throws). Errors:
+/// `errc::invalid_params` when the file cannot be opened (the message names it and says why).
+[[nodiscard]] result<std::function<void(std::string_view line)>> make_audit_file(
+    audit_file_options opts);
 
 }  // namespace mcp

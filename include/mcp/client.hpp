@@ -89,8 +89,9 @@ using sampling_handler =
 struct call_confirmation {
   std::string_view tool;          ///< the tool about to be called
   const json::object& arguments;  ///< the arguments it would get
-  /// The Tool as the server listed it (annotations, schemas); null when it is not listed.
-  const json::object* definition = nullptr;
+  /// The Tool as the server listed it (annotations, schemas), decoded; null when it is not
+  /// listed (or its listing does not decode).
+  const tool_info* definition = nullptr;
   /// `client_options::trust_server_annotations`: whether the hints in `definition` are to be
   /// believed.
   bool server_trusted = false;
@@ -111,9 +112,14 @@ struct call_record {
   /// "ok", "tool_error" (isError), "denied" (the confirmation hook), "task" (started as a
   /// task), "timeout", "cancelled" or "error" (any other protocol or connection error).
   std::string outcome;
-  std::chrono::milliseconds duration{0};  ///< from the call to its answer (or its end)
-  std::string detail{};                   ///< the error's message or why it was denied
+  std::chrono::milliseconds duration{0};         ///< from the call to its answer (or its end)
+  std::string detail{};                          ///< the error's message or why it was denied
+  std::chrono::system_clock::time_point time{};  ///< when the call started (or was refused)
 };
+/// `r` as one JSON line (no newline), for an audit file (`make_audit_file`, mcp/audit.hpp):
+/// `time` (RFC 3339, UTC, milliseconds), `server`, `tool`, `arguments`, `outcome`,
+/// `duration_ms`, and `message` when `detail` is not empty. Never throws beyond std::bad_alloc.
+[[nodiscard]] std::string audit_line(const call_record& r);
 /// Receives every tools/call record after the call: on the calling thread for `call_tool`, on
 /// the thread that received the answer for `call_tool_async` (possibly several at once). Must
 /// not throw.

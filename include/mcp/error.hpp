@@ -8,6 +8,12 @@
 // Registration-time programmer errors (an invalid tool name, a duplicate, a schema that does
 // not compile) throw `std::invalid_argument` instead: they are bugs, found at start-up.
 //
+// Names across include/mcp/ follow one convention (docs/design.md, "Names and errors of the
+// public API"): factories are free functions `make_<thing>(options)`, returning
+// `result<...>` when they can fail (`make_http_client_connection`, `make_process_connection`,
+// `make_audit_file`); calls named for an action (`connect_http`, `connect_in_process`,
+// `launch_server`) return a session already connected and initialized, as a `result`.
+//
 // In a tool handler, every failure becomes a result with `isError: true` (the error rule of
 // mcp/typed_tool.hpp); `throw mcp::protocol_error(e)` is the one way to answer a request with a
 // JSON-RPC error instead.

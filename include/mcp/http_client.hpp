@@ -18,7 +18,7 @@
 //   server->client->close();  // also ends the HTTP session (DELETE)
 //
 //   // By hand, the wiring connect_http does:
-//   auto conn = mcp::http_client_connection::create({.url = "http://127.0.0.1:8080/mcp"});
+//   auto conn = mcp::make_http_client_connection({.url = "http://127.0.0.1:8080/mcp"}).value();
 //   mcp::client_session client(conn);
 //   conn->on_receive([&client](std::string_view m) { client.receive(m); });
 //   client.initialize();
@@ -104,6 +104,14 @@ struct http_client_options {
   std::shared_ptr<http_authorizer> authorizer{};
 };
 
+class http_client_connection;
+/// A Streamable HTTP connection to `opts.url` (nothing is sent before the first `send`).
+/// Thread-safety: may be called from any thread. Errors: `errc::invalid_params` for a URL that
+/// is not http(s) or whose port is not a number from 1 to 65535, and for a `ca_file` that
+/// cannot be read (the message says which).
+[[nodiscard]] result<std::shared_ptr<http_client_connection>> make_http_client_connection(
+    http_client_options opts);
+
 /// A client transport: each `send` is one POST; answers, whether JSON or SSE, are handed to
 /// the receiver installed with `on_receive`, in order per stream. A request whose sender waits
 /// for it (`send_context::sender_waits`: a blocking `client_session` call) runs on the
@@ -124,10 +132,9 @@ struct http_client_options {
 class http_client_connection final : public connection,
                                      public std::enable_shared_from_this<http_client_connection> {
  public:
-  /// Errors: throws `std::invalid_argument` for a URL that is not http(s) or whose port is not
-  /// a number from 1 to 65535, and
-  /// `boost::system::system_error` for a `ca_file` that cannot be read.
-  [[nodiscard]] static std::shared_ptr<http_client_connection> create(http_client_options opts);
+  /// Made by `make_http_client_connection`.
+  friend result<std::shared_ptr<http_client_connection>> make_http_client_connection(
+      http_client_options opts);
   ~http_client_connection() override;
 
   /// Installs where received message texts go (any thread). Set it before the first send.
@@ -178,7 +185,7 @@ struct http_server_link {
 /// server's event stream (its requests and notifications outside a call's answer; a server that
 /// offers none, 405, is fine; 2026-07-28 has none). Closing the session closes the connection.
 /// Thread-safety: may be called from any thread; the session is as `client_session` says.
-/// Errors: `errc::invalid_params` for a URL `http_client_connection::create` refuses or an
+/// Errors: `errc::invalid_params` for a URL `make_http_client_connection` refuses or an
 /// unreadable `ca_file`; the initialize error (the connection is closed), its message prefixed
 /// with the URL.
 [[nodiscard]] result<http_server_link> connect_http(http_client_options http,

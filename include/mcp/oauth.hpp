@@ -37,7 +37,7 @@
 //       .agent = std::make_shared<mcp::auth::loopback_agent>(),
 //       .store = std::make_shared<mcp::auth::file_token_store>(
 //           mcp::auth::file_token_store::default_path())});
-//   auto conn = mcp::http_client_connection::create(
+//   auto conn = mcp::make_http_client_connection(
 //       {.url = "https://mcp.example.com/mcp", .authorizer = oauth});
 //   // ... a client_session on conn: the first request that is refused runs the flow.
 //

@@ -29,7 +29,7 @@
 //
 // Example:
 //
-//   auto policy = mcp::tool_policy::from_file("policy.json", {.watch = true,
+//   auto policy = mcp::make_tool_policy("policy.json", {.watch = true,
 //       .on_change = [&server] { server.notify_tools_changed(); }});
 //   if (!policy) return fail(policy.error().message);
 //   server.use(*policy);
@@ -125,6 +125,15 @@ struct policy_file_options {
   std::function<void(const error&)> on_error{};
 };
 
+class tool_policy;
+/// A policy from rules given in C++ (no rules: `make_tool_policy(mcp::policy_rules{})`; a bare
+/// `{}` would also match the file form). Thread-safety: may be called from any thread.
+[[nodiscard]] std::shared_ptr<tool_policy> make_tool_policy(policy_rules rules);
+/// A policy read from a file (watched when `opts.watch`). Thread-safety: may be called from any
+/// thread. Errors: the file's path and the reason when it cannot be read or parsed.
+[[nodiscard]] result<std::shared_ptr<tool_policy>> make_tool_policy(std::filesystem::path path,
+                                                                    policy_file_options opts = {});
+
 /// The interceptor. Put it first among the interceptors (`server::use`) so that what it
 /// refuses costs nothing else.
 ///
@@ -132,19 +141,17 @@ struct policy_file_options {
 /// it started with.
 class tool_policy final : public call_interceptor {
  public:
-  /// A policy from rules given in C++.
-  [[nodiscard]] static std::shared_ptr<tool_policy> create(policy_rules rules);
-  /// A policy read from a file; an error (the file's path and the reason) when it cannot be
-  /// read or parsed.
-  [[nodiscard]] static result<std::shared_ptr<tool_policy>> from_file(
-      std::filesystem::path path, policy_file_options opts = {});
+  /// Made by `make_tool_policy`.
+  friend std::shared_ptr<tool_policy> make_tool_policy(policy_rules rules);
+  friend result<std::shared_ptr<tool_policy>> make_tool_policy(std::filesystem::path path,
+                                                               policy_file_options opts);
   ~tool_policy() override;
   tool_policy(const tool_policy&) = delete;
   tool_policy& operator=(const tool_policy&) = delete;
 
   /// Replaces the rules; the next call uses them. Rate buckets start full again.
   void set(policy_rules rules);
-  /// Reads the file again (from_file policies). On an error the rules in force stay.
+  /// Reads the file again (policies read from a file). On an error the rules in force stay.
   result<void> reload();
   /// The rules in force.
   [[nodiscard]] std::shared_ptr<const policy_rules> rules() const;

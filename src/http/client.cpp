@@ -462,10 +462,6 @@ http_client_connection::http_client_connection(http_client_options opts)
   impl_->opts = std::move(opts);
 }
 
-std::shared_ptr<http_client_connection> http_client_connection::create(http_client_options opts) {
-  return std::shared_ptr<http_client_connection>(new http_client_connection(std::move(opts)));
-}
-
 http_client_connection::~http_client_connection() { close(); }
 
 void http_client_connection::on_receive(std::function<void(std::string_view)> receiver) {

@@ -1,19 +1,26 @@
-// connect_http: a client session over Streamable HTTP, initialized, with the event stream open.
+// make_http_client_connection, and connect_http: a client session over Streamable HTTP,
+// initialized, with the event stream open.
 #include <mcp/http_client.hpp>
 
 #include <exception>
 
 namespace mcp {
 
+result<std::shared_ptr<http_client_connection>> make_http_client_connection(
+    http_client_options opts) {
+  try {  // the constructor refuses what it cannot use by throwing; no exception leaves here
+    return std::shared_ptr<http_client_connection>(new http_client_connection(std::move(opts)));
+  } catch (const std::exception& e) {
+    return error{errc::invalid_params, e.what()};
+  }
+}
+
 result<http_server_link> connect_http(http_client_options http, client_options client,
                                       const request_options& init) {
   const std::string url = http.url;
-  std::shared_ptr<http_client_connection> conn;
-  try {
-    conn = http_client_connection::create(std::move(http));
-  } catch (const std::exception& e) {
-    return error{errc::invalid_params, url + ": " + e.what()};
-  }
+  auto made = make_http_client_connection(std::move(http));
+  if (!made) return error{made.error().code, url + ": " + made.error().message};
+  auto conn = std::move(*made);
   auto session = std::make_shared<client_session>(conn, std::move(client));
   std::weak_ptr<client_session> weak = session;
   conn->on_receive([weak](std::string_view m) {

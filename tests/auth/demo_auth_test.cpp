@@ -26,7 +26,7 @@ class ProtectedDemo : public ::testing::Test {
  protected:
   void SetUp() override {
     std::ofstream(jwks_path_) << jwks_of({&key_});
-    auto proc = mcp::process_connection::spawn(
+    auto proc = mcp::make_process_connection(
         {.argv = {MCP_DEMO_SERVER, "--http", "127.0.0.1:0", "--task-store", ":memory:", "--jwks",
                   jwks_path_.string(), "--issuer", issuer, "--audience", audience, "--scope",
                   "mcp"},
@@ -55,7 +55,7 @@ class ProtectedDemo : public ::testing::Test {
   std::optional<std::string> connect(const std::string& token, std::vector<std::string>& tools) {
     mcp::http_client_options o{.url = url_};
     if (!token.empty()) o.headers.emplace_back("Authorization", "Bearer " + token);
-    auto conn = mcp::http_client_connection::create(o);
+    auto conn = mcp::make_http_client_connection(o).value();
     mcp::client_session client(conn);
     conn->on_receive([&client](std::string_view m) { client.receive(m); });
     auto init = client.initialize();
@@ -124,7 +124,7 @@ TEST_F(ProtectedDemo, NeedsATokenForItAndServesScopesPerTool) {
 }
 
 TEST(DemoServerFlags, RefusesAnIncompleteAuthorizationSetup) {
-  auto proc = mcp::process_connection::spawn(
+  auto proc = mcp::make_process_connection(
       {.argv = {MCP_DEMO_SERVER, "--http", "127.0.0.1:0", "--jwks", "/nonexistent.json"}});
   ASSERT_TRUE(proc);
   (*proc)->start([](std::string_view) {});

@@ -141,8 +141,9 @@ TEST(SilentDns, AVerifierWhoseKeysAreBehindAHungLookupRefusesInTime) {
 }
 
 TEST(SilentDns, AnHttpClientConnectionFailsWithinItsConnectTimeout) {
-  auto conn = mcp::http_client_connection::create(
-      {.url = "http://mcp.silent.test:8080/mcp", .connect_timeout = milliseconds(300)});
+  auto conn = mcp::make_http_client_connection(
+                  {.url = "http://mcp.silent.test:8080/mcp", .connect_timeout = milliseconds(300)})
+                  .value();
   mcp::client_session client(conn);
   conn->on_receive([&client](std::string_view m) { client.receive(m); });
   mcp::result<mcp::json::object> init = mcp::json::object{};

@@ -353,7 +353,7 @@ TEST(ClientNegotiationLegacyPeer, AutoFallsBackOverHttp) {
   if (ref.empty()) GTEST_SKIP() << "needs node and ../shared/bench (setup.sh): skipped";
   for (const char* state : {"--stateful", "--stateless"}) {
     const auto port = free_port();
-    auto proc = mcp::process_connection::spawn(
+    auto proc = mcp::make_process_connection(
         {.argv = {"node", ref, "http", "--sdk", "v1", "--port", std::to_string(port), state},
          .on_stderr = [](std::string_view) {},
          .grace = std::chrono::milliseconds(100)});

@@ -13,7 +13,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (rules.error().message.rfind("policy: ", 0) != 0) std::abort();
     return 0;
   }
-  auto policy = mcp::tool_policy::create(std::move(*rules));
+  auto policy = mcp::make_tool_policy(std::move(*rules));
   mcp::principal who{.subject = "alice",
                      .issuer = "https://auth.fuzz",
                      .scopes = std::vector<std::string>{"read"}};

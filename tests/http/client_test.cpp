@@ -30,7 +30,7 @@ struct client_pair {
   std::shared_ptr<mcp::http_client_connection> conn;
   std::unique_ptr<mcp::client_session> client;
   explicit client_pair(const std::string& url) {
-    conn = mcp::http_client_connection::create({.url = url});
+    conn = mcp::make_http_client_connection({.url = url}).value();
     client = std::make_unique<mcp::client_session>(conn);
     conn->on_receive([c = client.get()](std::string_view m) { c->receive(m); });
   }
@@ -59,11 +59,12 @@ TEST(HttpClientUrl, AUrlThatIsNotHttpOrHasNoUsablePortIsRefusedAtCreation) {
        {"ftp://127.0.0.1:8080/mcp", "http://127.0.0.1:65536/mcp", "http://127.0.0.1:0/mcp",
         "http://127.0.0.1:/mcp", "http://localhost:99999999999999999999/mcp",
         "http://127.0.0.1:99999/mcp", "http://127.0.0.1:131073/mcp"}) {
-    EXPECT_THROW((void)mcp::http_client_connection::create({.url = url}), std::invalid_argument)
-        << url;
+    const auto refused = mcp::make_http_client_connection({.url = url});
+    ASSERT_FALSE(refused) << url;
+    EXPECT_TRUE(refused.error().is(mcp::errc::invalid_params)) << refused.error().message;
   }
-  EXPECT_NO_THROW((void)mcp::http_client_connection::create({.url = "http://127.0.0.1:65535/m"}));
-  EXPECT_NO_THROW((void)mcp::http_client_connection::create({.url = "http://localhost/mcp"}));
+  EXPECT_TRUE(mcp::make_http_client_connection({.url = "http://127.0.0.1:65535/m"}));
+  EXPECT_TRUE(mcp::make_http_client_connection({.url = "http://localhost/mcp"}));
 }
 
 TEST_F(HttpClient, InitializeListAndCall) {
@@ -83,7 +84,7 @@ TEST_F(HttpClient, InitializeListAndCall) {
 
 TEST_F(HttpClient, AWaitingCallerCarriesItsOwnExchangeOnAKeptConnection) {
   start();
-  auto conn = mcp::http_client_connection::create({.url = http_->url()});
+  auto conn = mcp::make_http_client_connection({.url = http_->url()}).value();
   mcp::client_session client(conn);
   std::mutex mu;
   std::vector<std::thread::id> answered_on;  // the thread each answer was delivered on
@@ -204,7 +205,7 @@ struct answer_once_server {
 
 TEST(HttpClientPool, NeverSendsAPostTwiceWhenTheServerDroppedItAfterReadingIt) {
   answer_once_server srv;
-  auto conn = mcp::http_client_connection::create({.url = srv.url()});
+  auto conn = mcp::make_http_client_connection({.url = srv.url()}).value();
   std::mutex mu;
   std::vector<std::string> got;
   conn->on_receive([&](std::string_view m) {
@@ -325,7 +326,7 @@ TEST(HttpClientAuthorizer, AddsItsHeadersToEachRequestAndSeesEachAnswersHeaders)
   });
   const auto authorizer = std::make_shared<proving>();
   const auto [got, took] = ping_through(
-      mcp::http_client_connection::create({.url = srv.url(), .authorizer = authorizer}));
+      mcp::make_http_client_connection({.url = srv.url(), .authorizer = authorizer}).value());
   EXPECT_NE(got.find("\"result\""), std::string::npos) << got;
   std::lock_guard lock(mu);
   ASSERT_EQ(heads.size(), 2U);
@@ -349,8 +350,8 @@ TEST(HttpClientPool, AResponseHeadThatNeverEndsFailsTheRequestAtTheReadTimeout) 
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
   });
-  const auto [got, took] =
-      ping_through(mcp::http_client_connection::create({.url = srv.url(), .read_timeout = 400ms}));
+  const auto [got, took] = ping_through(
+      mcp::make_http_client_connection({.url = srv.url(), .read_timeout = 400ms}).value());
   EXPECT_NE(got.find("\"error\""), std::string::npos) << got;
   EXPECT_NE(got.find("timeout"), std::string::npos) << got;
   EXPECT_GE(took, 350ms);
@@ -362,7 +363,8 @@ TEST(HttpClientPool, AResponseCutShortFailsTheRequestInsteadOfDeliveringThePart)
   raw_http_server srv = answering(
       "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 80\r\n\r\n"
       R"({"jsonrpc":"2.0","id":1,)");
-  const auto [got, took] = ping_through(mcp::http_client_connection::create({.url = srv.url()}));
+  const auto [got, took] =
+      ping_through(mcp::make_http_client_connection({.url = srv.url()}).value());
   EXPECT_NE(got.find("\"error\""), std::string::npos) << got;
   EXPECT_NE(got.find("HTTP response failed"), std::string::npos) << got;
   EXPECT_LT(took, 3000ms);
@@ -377,7 +379,8 @@ TEST(HttpClientPool, AHugeTrailerFieldFailsTheRequestNotTheProcess) {
       R"({"jsonrpc":"2.0","id":1,"result":{}})"
       "\r\n0\r\nX-Huge: " +
       std::string(70000, 'a') + "\r\n\r\n");
-  const auto [got, took] = ping_through(mcp::http_client_connection::create({.url = srv.url()}));
+  const auto [got, took] =
+      ping_through(mcp::make_http_client_connection({.url = srv.url()}).value());
   EXPECT_NE(got.find("\"error\""), std::string::npos) << got;
   EXPECT_NE(got.find("HTTP response failed"), std::string::npos) << got;
   EXPECT_LT(took, 3000ms);
@@ -385,7 +388,7 @@ TEST(HttpClientPool, AHugeTrailerFieldFailsTheRequestNotTheProcess) {
 
 TEST_F(HttpClient, ServerToClientRequestOnThePostStream) {
   start();
-  auto conn = mcp::http_client_connection::create({.url = http_->url()});
+  auto conn = mcp::make_http_client_connection({.url = http_->url()}).value();
   mcp::client_options o;
   o.capabilities = mcp::json::object{{"sampling", mcp::json::object{}}};
   o.request_handlers.emplace_back(
@@ -440,7 +443,7 @@ TEST_F(HttpClient, ExpiredSessionIsReportedSoTheCallerCanStartAgain) {
 
 TEST_F(HttpClient, StandaloneStreamDeliversNotifications) {
   start();
-  auto conn = mcp::http_client_connection::create({.url = http_->url()});
+  auto conn = mcp::make_http_client_connection({.url = http_->url()}).value();
   std::atomic<int> list_changed{0};
   mcp::client_session client(conn, {.on_notification = [&](std::string_view m, const auto&) {
                                if (m == "notifications/tools/list_changed") ++list_changed;

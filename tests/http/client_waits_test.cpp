@@ -71,7 +71,7 @@ struct session {
   std::unique_ptr<mcp::client_session> client;
   explicit session(const std::string& url) {
     // A short read timeout bounds close()'s DELETE, which the silent server never answers.
-    conn = mcp::http_client_connection::create({.url = url, .read_timeout = 2000ms});
+    conn = mcp::make_http_client_connection({.url = url, .read_timeout = 2000ms}).value();
     client = std::make_unique<mcp::client_session>(conn);
     conn->on_receive([c = client.get()](std::string_view m) { c->receive(m); });
   }

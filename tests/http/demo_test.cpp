@@ -17,7 +17,7 @@ namespace {
 class DemoServer : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto proc = mcp::process_connection::spawn(
+    auto proc = mcp::make_process_connection(
         {.argv = {MCP_DEMO_SERVER, "--http", "127.0.0.1:0"},
          .on_stderr =
              [this](std::string_view line) {
@@ -48,7 +48,7 @@ class DemoServer : public ::testing::Test {
 
 TEST_F(DemoServer, ListsAndCallsToolsOverHttp) {
   ASSERT_EQ(url_.rfind("http://127.0.0.1:", 0), 0U) << url_;
-  auto conn = mcp::http_client_connection::create({.url = url_});
+  auto conn = mcp::make_http_client_connection({.url = url_}).value();
   mcp::client_session client(conn);
   conn->on_receive([&client](std::string_view m) { client.receive(m); });
   auto init = client.initialize();
@@ -71,7 +71,7 @@ TEST(DemoServerArguments, AMalformedHttpAddressIsAUsageErrorNotACrash) {
   for (const char* bad : {"host:abc", "127.0.0.1:99999", "127.0.0.1"}) {
     std::mutex mu;
     std::string said;
-    auto proc = mcp::process_connection::spawn(
+    auto proc = mcp::make_process_connection(
         {.argv = {MCP_DEMO_SERVER, "--http", bad, "--task-store", ":memory:"},
          .on_stderr = [&](std::string_view line) {
            std::lock_guard lock(mu);

@@ -139,7 +139,7 @@ TEST_F(HttpHardening, TheHeaderTimeoutStartsAtARequestsFirstByte) {
 
 TEST_F(HttpHardening, OurClientDoesNotReuseAConnectionTheServerIsAboutToClose) {
   start({.keep_alive_timeout = std::chrono::seconds(2)});  // Keep-Alive: timeout=2
-  auto conn = mcp::http_client_connection::create({.url = http_->url()});
+  auto conn = mcp::make_http_client_connection({.url = http_->url()}).value();
   mcp::client_session client(conn);
   conn->on_receive([&client](std::string_view m) { client.receive(m); });
   ASSERT_TRUE(client.initialize());

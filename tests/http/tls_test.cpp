@@ -70,7 +70,7 @@ TEST_F(tls_server, AClientThatDoesNotTrustTheCertificateFails) {
 /// A client session over `http_client_connection` to `url`, trusting `ca`.
 struct https_client {
   https_client(const std::string& url, const std::string& ca)
-      : conn(mcp::http_client_connection::create({.url = url, .ca_file = ca})),
+      : conn(mcp::make_http_client_connection({.url = url, .ca_file = ca}).value()),
         client(conn, mcp::client_options{.timeout = 5s}) {
     conn->on_receive([this](std::string_view m) { client.receive(m); });
   }
@@ -106,9 +106,10 @@ TEST_F(tls_server, TheClientTransportSpeaksHttpsAndChecksTheCertificate) {
   ASSERT_FALSE(refused);
   EXPECT_NE(refused.error().message.find("HTTP request failed"), std::string::npos)
       << refused.error().message;
-  EXPECT_THROW((void)mcp::http_client_connection::create(
-                   {.url = http_->url(), .ca_file = (cert.dir / "missing.pem").string()}),
-               boost::system::system_error);
+  const auto unreadable = mcp::make_http_client_connection(
+      {.url = http_->url(), .ca_file = (cert.dir / "missing.pem").string()});
+  ASSERT_FALSE(unreadable);
+  EXPECT_TRUE(unreadable.error().is(mcp::errc::invalid_params)) << unreadable.error().message;
 }
 
 TEST(tls_options, FilesThatCannotBeUsedAreRefused) {

@@ -279,7 +279,7 @@ TEST(engine_observation, over_http_spans_carry_the_session_and_the_network) {
   add_tools(s);
   mcp::http_server http(s, {.port = 0});
   http.start();
-  auto conn = mcp::http_client_connection::create({.url = http.url()});
+  auto conn = mcp::make_http_client_connection({.url = http.url()}).value();
   mcp::client_session client(conn, {.observer = client_spans.tracer()});
   conn->on_receive([&client](std::string_view m) { client.receive(m); });
   ASSERT_TRUE(client.initialize());

@@ -43,7 +43,7 @@ TEST(audit, OneLinePerCallWithItsOutcome) {
   lines out;
   mcp::server s;
   s.use(mcp::audit({.sink = out.sink()}));
-  s.use(mcp::tool_policy::create(*mcp::parse_policy(R"({"tools": {"secret": {"deny": true}}})")));
+  s.use(mcp::make_tool_policy(*mcp::parse_policy(R"({"tools": {"secret": {"deny": true}}})")));
   s.add_tool({.name = "echo", .description = "d", .run_inline = true},
              [](mcp::tool_context&, const object& args) {
                mcp::call_tool_result r;
@@ -114,8 +114,9 @@ TEST(audit_file, AppendsAndRotates) {
   std::filesystem::create_directories(dir);
   const auto path = dir / "audit.jsonl";
   {
-    auto sink = mcp::audit_file({.path = path, .max_bytes = 100, .keep = 2});
-    for (int i = 0; i < 10; ++i) sink(std::string(40, static_cast<char>('a' + i)));
+    auto sink = mcp::make_audit_file({.path = path, .max_bytes = 100, .keep = 2});
+    ASSERT_TRUE(sink) << sink.error().message;
+    for (int i = 0; i < 10; ++i) (*sink)(std::string(40, static_cast<char>('a' + i)));
   }
   auto read = [](const std::filesystem::path& p) {
     std::ifstream in(p);
@@ -128,7 +129,11 @@ TEST(audit_file, AppendsAndRotates) {
   EXPECT_FALSE(std::filesystem::exists(path.string() + ".3"));
   EXPECT_EQ(std::filesystem::status(path).permissions() & std::filesystem::perms::all,
             std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
-  EXPECT_THROW((void)mcp::audit_file({.path = dir / "no" / "such" / "dir"}), std::runtime_error);
+  const auto missing = mcp::make_audit_file({.path = dir / "no" / "such" / "dir"});
+  ASSERT_FALSE(missing);
+  EXPECT_TRUE(missing.error().is(mcp::errc::invalid_params));
+  EXPECT_NE(missing.error().message.find("no/such/dir"), std::string::npos)
+      << missing.error().message;
   std::filesystem::remove_all(dir);
 }
 

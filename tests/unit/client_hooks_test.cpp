@@ -56,6 +56,9 @@ TEST(client_confirm, a_denied_call_never_reaches_the_server) {
                           [&](const mcp::call_confirmation& q) {
                             asked.emplace_back(q.tool);
                             EXPECT_NE(q.definition, nullptr) << "the listed Tool is given";
+                            if (q.definition != nullptr) {
+                              EXPECT_EQ(q.definition->name, "wipe");
+                            }
                             EXPECT_FALSE(q.server_trusted);
                             return q.arguments.contains("yes");
                           },

@@ -126,7 +126,7 @@ TEST(policy_file, RefusesWhatItCannotApplyNamingTheMember) {
 
 TEST(tool_policy, RefusesAndHidesPerCaller) {
   mcp::server s;
-  s.use(mcp::tool_policy::create(parse(R"({
+  s.use(mcp::make_tool_policy(parse(R"({
     "destructive_tools_need_grant": true,
     "tools": {"admin.*": {"roles": ["ops"]}, "admin.stats": {"roles": ["ops", "viewer"]},
               "read": {"scopes": ["read"]}},
@@ -162,7 +162,7 @@ TEST(tool_policy, RefusesAndHidesPerCaller) {
 TEST(tool_policy, LimitsPerToolAndPerCaller) {
   mcp::server s;
   std::atomic<bool> release{false};
-  s.use(mcp::tool_policy::create(parse(R"({
+  s.use(mcp::make_tool_policy(parse(R"({
     "defaults": {"rate": {"per_second": 0.001, "burst": 2}},
     "tools": {"slow": {"max_concurrent": 1, "rate": {"per_second": 1000}},
               "big": {"max_output_bytes": 100}, "late": {"deadline_ms": 50}},
@@ -222,7 +222,7 @@ std::vector<std::string> names_in(const mcp::json::value& response, const char* 
 
 TEST(tool_policy, ResourcesAndPromptsAreReadOnlyByWhomTheRulesAllow) {
   mcp::server s;
-  s.use(mcp::tool_policy::create(parse(R"({
+  s.use(mcp::make_tool_policy(parse(R"({
     "resources": {"file:///secrets/*": {"scopes": ["secrets.read"]},
                   "file:///secrets/never": {"deny": true}},
     "prompts": {"incident_*": {"roles": ["ops"]}}
@@ -298,14 +298,14 @@ TEST(tool_policy, FileReloadsApplyToTheNextCallAndABadFileKeepsTheOld) {
   std::atomic<int> changes{0};
   std::string last_error;
   std::mutex mu;
-  auto policy = mcp::tool_policy::from_file(path, {.watch = true,
-                                                   .watch_interval = 20ms,
-                                                   .on_change = [&] { ++changes; },
-                                                   .on_error =
-                                                       [&](const mcp::error& e) {
-                                                         std::lock_guard lock(mu);
-                                                         last_error = e.message;
-                                                       }});
+  auto policy = mcp::make_tool_policy(path, {.watch = true,
+                                             .watch_interval = 20ms,
+                                             .on_change = [&] { ++changes; },
+                                             .on_error =
+                                                 [&](const mcp::error& e) {
+                                                   std::lock_guard lock(mu);
+                                                   last_error = e.message;
+                                                 }});
   ASSERT_TRUE(policy) << policy.error().message;
   mcp::server s;
   s.use(*policy);
@@ -341,12 +341,12 @@ TEST(tool_policy, FileReloadsApplyToTheNextCallAndABadFileKeepsTheOld) {
   EXPECT_EQ(outcome(w.call("tools/call", object{{"name", "write"}})), "ok");
   EXPECT_EQ(listed(w), (std::vector<std::string>{"write", "admin.reset", "admin.stats"}));
   std::filesystem::remove(path);
-  EXPECT_FALSE(mcp::tool_policy::from_file(path));  // gone: refused with the path
+  EXPECT_FALSE(mcp::make_tool_policy(path));  // gone: refused with the path
 }
 
 TEST(tool_policy, AReloadTellsSessionsTheListChanged) {
   mcp::server s;
-  auto policy = mcp::tool_policy::create({});
+  auto policy = mcp::make_tool_policy(mcp::policy_rules{});
   s.use(policy);
   add_tools(s);
   wire w(s);

@@ -55,7 +55,7 @@ struct inbox {
 };
 
 TEST(process_connection, sends_and_receives_lines_and_a_child_that_exits_on_eof_is_reaped) {
-  auto proc = mcp::process_connection::spawn({.argv = {"cat"}});
+  auto proc = mcp::make_process_connection({.argv = {"cat"}});
   ASSERT_TRUE(proc) << proc.error().message;
   inbox in;
   (*proc)->start([&](std::string_view l) { in.add(l); }, [&] { in.end(); });
@@ -74,7 +74,7 @@ TEST(process_connection, sends_and_receives_lines_and_a_child_that_exits_on_eof_
 TEST(process_connection, captures_stderr_lines_when_asked) {
   std::mutex mu;
   std::vector<std::string> err;
-  auto proc = mcp::process_connection::spawn(
+  auto proc = mcp::make_process_connection(
       {.argv = {"sh", "-c", "echo first >&2; echo second >&2"}, .on_stderr = [&](auto line) {
          std::lock_guard lock(mu);
          err.emplace_back(line);
@@ -92,7 +92,7 @@ TEST(process_connection, captures_stderr_lines_when_asked) {
 TEST(process_connection, the_child_inherits_no_other_descriptor) {
   const int leaky = ::dup2(STDERR_FILENO, 57);  // no O_CLOEXEC
   ASSERT_EQ(leaky, 57);
-  auto proc = mcp::process_connection::spawn(
+  auto proc = mcp::make_process_connection(
       {.argv = {"sh", "-c", "test -e /proc/self/fd/57 && echo leaked || echo closed"}});
   ASSERT_TRUE(proc);
   inbox in;
@@ -104,7 +104,7 @@ TEST(process_connection, the_child_inherits_no_other_descriptor) {
 }
 
 TEST(process_connection, a_command_that_does_not_exist_is_an_error_not_a_crash) {
-  auto proc = mcp::process_connection::spawn({.argv = {"/nonexistent/mcp-server"}});
+  auto proc = mcp::make_process_connection({.argv = {"/nonexistent/mcp-server"}});
   ASSERT_FALSE(proc);
   EXPECT_TRUE(proc.error().is(mcp::errc::connection_closed));
   EXPECT_EQ(proc.error().message, "cannot run /nonexistent/mcp-server: No such file or directory");
@@ -114,7 +114,7 @@ TEST(process_connection, a_command_that_does_not_exist_is_an_error_not_a_crash) 
   EXPECT_NE(by_name.error().message.find("cannot run mcp-cpp-no-such-command-here"),
             std::string::npos);
 
-  EXPECT_FALSE(mcp::process_connection::spawn({.argv = {}}));
+  EXPECT_FALSE(mcp::make_process_connection({.argv = {}}));
 }
 
 TEST(process_connection, a_server_that_exits_before_answering_initialize_is_reported) {
@@ -126,7 +126,7 @@ TEST(process_connection, a_server_that_exits_before_answering_initialize_is_repo
 
 TEST(process_connection, shutdown_escalates_to_sigterm_then_sigkill_and_leaves_no_zombie) {
   // Ignores end of input; dies on SIGTERM.
-  auto term = mcp::process_connection::spawn({.argv = {"sleep", "100"}, .grace = 200ms});
+  auto term = mcp::make_process_connection({.argv = {"sleep", "100"}, .grace = 200ms});
   ASSERT_TRUE(term);
   (*term)->start([](std::string_view) {});
   auto t0 = clock_type::now();
@@ -138,7 +138,7 @@ TEST(process_connection, shutdown_escalates_to_sigterm_then_sigkill_and_leaves_n
   EXPECT_TRUE(reaped((*term)->pid()));
 
   // Ignores end of input and SIGTERM, and its own child (sleep) holds the pipes too.
-  auto stubborn = mcp::process_connection::spawn(
+  auto stubborn = mcp::make_process_connection(
       {.argv = {"sh", "-c", "trap '' TERM; sleep 100; echo never"}, .grace = 200ms});
   ASSERT_TRUE(stubborn);
   inbox in;
@@ -157,7 +157,7 @@ TEST(process_connection, shutdown_escalates_to_sigterm_then_sigkill_and_leaves_n
 TEST(process_connection, the_destructor_shuts_the_child_down) {
   int pid = 0;
   {
-    auto proc = mcp::process_connection::spawn({.argv = {"sleep", "100"}, .grace = 100ms});
+    auto proc = mcp::make_process_connection({.argv = {"sleep", "100"}, .grace = 100ms});
     ASSERT_TRUE(proc);
     pid = (*proc)->pid();
   }

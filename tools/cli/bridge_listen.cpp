@@ -158,7 +158,7 @@ class child_session final : public server_session,
                                              std::shared_ptr<connection> out,
                                              std::shared_ptr<reaper> r, json_limits limits,
                                              std::size_t max_running) {
-    auto child = process_connection::spawn({.argv = argv});
+    auto child = make_process_connection({.argv = argv});
     if (!child) {
       std::cerr << "mcp-cpp bridge: " << terminal_safe(child.error().message) << "\n";
       return nullptr;

@@ -24,16 +24,12 @@ client_options client_options_for(const server_target& target) {
   opts.info = {.name = "mcp-cpp", .version = "0.1.0"};
   const double ms = std::max(1.0, std::round(target.timeout_seconds * 1000.0));
   opts.timeout = std::chrono::milliseconds(static_cast<std::int64_t>(ms));
-  opts.capabilities = {
-      {"elicitation", json::object{{"form", json::object{}}, {"url", json::object{}}}}};
-  opts.request_handlers = {{"elicitation/create", elicitation_handler(target.elicit)}};
-  if (target.sampling == "ask") {
-    opts.capabilities["sampling"] = json::object{};
-    opts.request_handlers.emplace_back("sampling/createMessage", sampling_handler());
-  }
+  opts.on_elicitation = ask_elicitation(target.elicit);  // declares elicitation (form, url)
+  opts.elicitation_url = true;
+  if (target.sampling == "ask") opts.on_sampling = ask_sampling();  // declares sampling
   if (!target.roots.empty()) {
     // roots/list: each --root as a file:// URI of its absolute path (percent-encoded).
-    json::array roots;
+    opts.roots.emplace();
     for (const auto& r : target.roots) {
       std::error_code ec;
       auto path = std::filesystem::absolute(r, ec).lexically_normal().string();
@@ -42,14 +38,9 @@ client_options client_options_for(const server_target& target) {
       u.set_scheme("file");
       u.set_host("");
       u.set_path(path);
-      roots.emplace_back(json::object{{"uri", u.buffer()},
-                                      {"name", std::filesystem::path(path).filename().string()}});
+      opts.roots->push_back({.uri = std::string(u.buffer()),
+                             .name = std::filesystem::path(path).filename().string()});
     }
-    opts.capabilities["roots"] = json::object{{"listChanged", false}};
-    opts.request_handlers.emplace_back(
-        "roots/list", [roots](const json::object&, std::stop_token) -> result<json::object> {
-          return json::object{{"roots", roots}};
-        });
   }
   auto negotiation = parse_negotiation(target.protocol);
   if (!negotiation) throw std::invalid_argument("--protocol: " + negotiation.error().message);
@@ -102,23 +93,21 @@ result<http_link> open_http(const server_target& target) {
     const auto login = std::chrono::seconds(static_cast<std::int64_t>(target.oauth.login_seconds));
     link.first_request_timeout = std::chrono::milliseconds(login) + std::chrono::seconds(30);
   }
-  try {
-    link.conn = http_client_connection::create(std::move(opts));
-  } catch (const std::exception& e) {
-    return error{errc::invalid_params, target.url + ": " + e.what()};
-  }
+  auto conn = make_http_client_connection(std::move(opts));
+  if (!conn) return error{conn.error().code, target.url + ": " + conn.error().message};
+  link.conn = std::move(*conn);
   return link;
 }
 
 namespace {
 
-result<connected_server> connect_http(const server_target& target) {
+result<connected_server> connect_http(const server_target& target, client_options opts) {
   auto link = open_http(target);
   if (!link) return link.error();
   auto conn = link->conn;
   request_options init_opts;
-  init_opts.timeout = std::max(link->first_request_timeout, client_options_for(target).timeout);
-  auto client = std::make_shared<client_session>(conn, client_options_for(target));
+  init_opts.timeout = std::max(link->first_request_timeout, opts.timeout);
+  auto client = std::make_shared<client_session>(conn, std::move(opts));
   std::weak_ptr<client_session> weak = client;
   conn->on_receive([weak](std::string_view m) {
     if (auto c = weak.lock()) c->receive(m);
@@ -167,10 +156,14 @@ std::string join_command(const std::vector<std::string>& argv) {
 }
 
 result<connected_server> connect(const server_target& target) {
+  return connect(target, client_options_for(target));
+}
+
+result<connected_server> connect(const server_target& target, client_options opts) {
   if (!target.url.empty() && !target.command.empty()) {
     return error{errc::invalid_params, "give either --url URL or -- CMD ARGS..., not both"};
   }
-  if (!target.url.empty()) return connect_http(target);
+  if (!target.url.empty()) return connect_http(target, std::move(opts));
   if (target.command.empty()) {
     return error{errc::invalid_params,
                  "no server given: add -- CMD ARGS... (a server over stdio) or --url URL"};
@@ -178,7 +171,7 @@ result<connected_server> connect(const server_target& target) {
   if (!target.headers.empty()) {
     return error{errc::invalid_params, "--header applies to --url only"};
   }
-  auto launched = launch_server({.argv = target.command}, client_options_for(target));
+  auto launched = launch_server({.argv = target.command}, std::move(opts));
   if (!launched) return launched.error();
   return connected_server{std::move(launched->client), join_command(target.command),
                           std::move(launched->process)};

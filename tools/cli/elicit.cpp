@@ -28,7 +28,7 @@ namespace {
 std::timed_mutex terminal_mu;             // one elicitation on the terminal at a time
 std::atomic<bool> prompt_reading{false};  // a command prompt (inspect) owns stdin now
 
-json::object decline() { return json::object{{"action", "decline"}}; }
+elicitation_answer decline() { return elicitation_answer::decline(); }
 
 /// One line typed at the terminal (without its '\n'); nothing at the end of input or when
 /// `stop` is requested, which is then said on the terminal. Reads stdin itself (not through
@@ -94,10 +94,10 @@ std::optional<json::value> typed(const json::object& prop, const std::string& li
 
 /// A form answered on the terminal: each property asked in turn, then accept, decline or
 /// cancel. Returns nullopt when stdin ends.
-std::optional<json::object> ask_form(const json::object& params, const std::stop_token& stop) {
-  const auto* schema = params.if_contains("requestedSchema");
+std::optional<elicitation_answer> ask_form(const elicitation_request& q,
+                                           const std::stop_token& stop) {
   const json::object empty;
-  const auto& s = schema != nullptr && schema->is_object() ? schema->get_object() : empty;
+  const auto& s = q.requested_schema ? *q.requested_schema : empty;
   const auto* props = s.if_contains("properties");
   std::vector<std::string> required;
   if (const auto* r = s.if_contains("required"); r != nullptr && r->is_array()) {
@@ -105,7 +105,7 @@ std::optional<json::object> ask_form(const json::object& params, const std::stop
       if (n.is_string()) required.emplace_back(n.get_string());
     }
   }
-  std::cerr << "\nThe server asks: " << terminal_safe(text_of(params, "message")) << "\n";
+  std::cerr << "\nThe server asks: " << terminal_safe(q.message) << "\n";
   json::object content;
   if (props != nullptr && props->is_object()) {
     for (const auto& [key, value] : props->get_object()) {
@@ -148,16 +148,15 @@ std::optional<json::object> ask_form(const json::object& params, const std::stop
   const auto answer = read_line(stop);
   if (!answer) return std::nullopt;
   if (*answer == "n" || *answer == "no") return decline();
-  if (*answer == "c" || *answer == "cancel") return json::object{{"action", "cancel"}};
-  return json::object{{"action", "accept"}, {"content", std::move(content)}};
+  if (*answer == "c" || *answer == "cancel") return elicitation_answer::cancel();
+  return elicitation_answer::accept(std::move(content));
 }
 
 /// The schema's defaults as the answer, or a decline when a required property has none.
-json::object form_defaults(const json::object& params) {
-  const auto* schema = params.if_contains("requestedSchema");
+elicitation_answer form_defaults(const elicitation_request& q) {
   json::object content;
-  if (schema == nullptr || !schema->is_object()) return decline();
-  const auto& s = schema->get_object();
+  if (!q.requested_schema) return decline();
+  const auto& s = *q.requested_schema;
   if (const auto* props = s.if_contains("properties"); props != nullptr && props->is_object()) {
     for (const auto& [key, value] : props->get_object()) {
       if (!value.is_object()) continue;
@@ -173,43 +172,40 @@ json::object form_defaults(const json::object& params) {
       }
     }
   }
-  return json::object{{"action", "accept"}, {"content", std::move(content)}};
+  return elicitation_answer::accept(std::move(content));
 }
 
 }  // namespace
 
-client_request_handler elicitation_handler(const std::string& mode) {
-  return [mode](const json::object& params, std::stop_token stop) -> result<json::object> {
-    const bool url_mode = text_of(params, "mode") == "url";
+elicitation_handler ask_elicitation(const std::string& mode) {
+  return [mode](const elicitation_request& q, std::stop_token stop) -> result<elicitation_answer> {
+    const bool url_mode = q.is_url();
     if (mode == "decline") return decline();
     if (mode == "accept-defaults") {
       if (url_mode) return decline();
-      return form_defaults(params);
+      return form_defaults(q);
     }
     if (::isatty(STDIN_FILENO) == 0) {
-      std::cerr << "mcp-cpp: the server asks for input ("
-                << terminal_safe(text_of(params, "message"))
+      std::cerr << "mcp-cpp: the server asks for input (" << terminal_safe(q.message)
                 << "); declined: stdin is not a terminal (see --elicit)\n";
       return decline();
     }
     if (prompt_reading) {  // stdin is the prompt's: two readers would split the user's lines
-      std::cerr << "\nmcp-cpp: the server asked for input ("
-                << terminal_safe(text_of(params, "message"))
+      std::cerr << "\nmcp-cpp: the server asked for input (" << terminal_safe(q.message)
                 << ") while no call was running: declined\n";
       return decline();
     }
     const auto lock = take_terminal(stop);
     if (!lock.owns_lock()) return decline();  // withdrawn while another question was asked
     if (url_mode) {
-      std::cerr << "\nThe server asks you to open a page: "
-                << terminal_safe(text_of(params, "message")) << "\n  "
-                << terminal_safe(text_of(params, "url"))
+      std::cerr << "\nThe server asks you to open a page: " << terminal_safe(q.message) << "\n  "
+                << terminal_safe(q.url.value_or(""))
                 << "\nPress Enter when done, or type n to decline: " << std::flush;
       const auto answer = read_line(stop);
       if (!answer || *answer == "n") return decline();
-      return json::object{{"action", "accept"}};
+      return elicitation_answer::accept();
     }
-    if (auto answer = ask_form(params, stop)) return *answer;
+    if (auto answer = ask_form(q, stop)) return *answer;
     return decline();
   };
 }
@@ -232,8 +228,8 @@ std::string shown(const json::value& block) {
 
 }  // namespace
 
-client_request_handler sampling_handler() {
-  return [](const json::object& params, std::stop_token stop) -> result<json::object> {
+sampling_handler ask_sampling() {
+  return [](const sampling_request& q, std::stop_token stop) -> result<sampling_answer> {
     const auto refuse = [](std::string why) { return error{errc::user_rejected, std::move(why)}; };
     if (::isatty(STDIN_FILENO) == 0) {
       std::cerr << "mcp-cpp: the server asks for a model reply; refused: stdin is not a terminal\n";
@@ -247,33 +243,26 @@ client_request_handler sampling_handler() {
     const auto lock = take_terminal(stop);
     if (!lock.owns_lock()) return refuse("the request was withdrawn before it was asked");
     std::cerr << "\nThe server asks for a model reply";
-    if (const auto* m = params.if_contains("maxTokens"); m != nullptr && m->is_int64()) {
-      std::cerr << " (at most " << m->get_int64() << " tokens)";
+    std::cerr << " (at most " << q.max_tokens << " tokens):\n";
+    if (q.system_prompt && !q.system_prompt->empty()) {
+      std::cerr << "  [system] " << terminal_safe(*q.system_prompt) << "\n";
     }
-    std::cerr << ":\n";
-    if (const auto sys = text_of(params, "systemPrompt"); !sys.empty()) {
-      std::cerr << "  [system] " << terminal_safe(sys) << "\n";
-    }
-    if (const auto* msgs = params.if_contains("messages"); msgs != nullptr && msgs->is_array()) {
-      for (const auto& m : msgs->get_array()) {
-        if (!m.is_object()) continue;
-        const auto* content = m.get_object().if_contains("content");
-        std::cerr << "  [" << terminal_safe(text_of(m.get_object(), "role")) << "] ";
-        if (content != nullptr && content->is_array()) {
-          for (const auto& b : content->get_array()) std::cerr << shown(b) << " ";
-        } else if (content != nullptr) {
-          std::cerr << shown(*content);
-        }
-        std::cerr << "\n";
+    for (const auto& m : q.messages) {
+      std::cerr << "  [" << terminal_safe(m.role) << "] ";
+      if (const auto* blocks = m.content.if_array()) {
+        for (const auto& b : *blocks) std::cerr << shown(b) << " ";
+      } else {
+        std::cerr << shown(m.content);
       }
+      std::cerr << "\n";
     }
     std::cerr << "Your reply as the model (one line; empty to refuse): " << std::flush;
     const auto reply = read_line(stop);
     if (!reply || reply->empty()) return refuse("the user rejected the sampling request");
-    return json::object{{"role", "assistant"},
-                        {"content", json::object{{"type", "text"}, {"text", *reply}}},
-                        {"model", "human at the mcp-cpp terminal"},
-                        {"stopReason", "endTurn"}};
+    return sampling_answer{.role = "assistant",
+                           .content = text_content(*reply),
+                           .model = "human at the mcp-cpp terminal",
+                           .stop_reason = "endTurn"};
   };
 }
 

@@ -31,12 +31,12 @@ std::string text_of(const json::object& o, std::string_view key) {
   return v != nullptr && v->is_string() ? std::string(v->get_string()) : std::string();
 }
 
-const json::object* find(const std::vector<json::object>& items, std::string_view key,
-                         std::string_view value) {
-  for (const auto& i : items) {
-    if (text_of(i, key) == value) return &i;
-  }
-  return nullptr;
+/// Reads one answer; nullopt at the end of input.
+std::optional<std::string> ask(const std::string& question) {
+  std::cout << question << std::flush;
+  std::string line;
+  if (!std::getline(std::cin, line)) return std::nullopt;
+  return line;
 }
 
 /// One inspect session on a connected server.
@@ -70,23 +70,19 @@ class session {
   client_session& client() { return *server_.client; }
 
   void greet() {
-    const auto init = client().server_result();
-    const auto* info = init.if_contains("serverInfo");
+    auto init = client().server_info();
+    if (!init) return say("initialize: " + init.error().message);
     std::cout << "connected to "
-              << (info != nullptr && info->is_object()
-                      ? terminal_safe(text_of(info->get_object(), "name") + " " +
-                                      text_of(info->get_object(), "version"))
-                      : std::string("a server"))
-              << " (" << terminal_safe(text_of(init, "protocolVersion")) << ")\n";
-    if (auto i = text_of(init, "instructions"); !i.empty()) std::cout << terminal_safe(i) << "\n";
-    const auto* caps = init.if_contains("capabilities");
-    const auto has = [&](std::string_view c) {
-      return caps != nullptr && caps->is_object() && caps->get_object().contains(c);
-    };
+              << terminal_safe(init->server_info.name + " " + init->server_info.version) << " ("
+              << terminal_safe(init->protocol_version) << ")\n";
+    if (init->instructions && !init->instructions->empty()) {
+      std::cout << terminal_safe(*init->instructions) << "\n";
+    }
+    const auto& caps = init->capabilities;
     std::string exposes;
-    if (has("tools")) exposes += " tools";
-    if (has("resources")) exposes += " resources";
-    if (has("prompts")) exposes += " prompts";
+    if (caps.tools) exposes += " tools";
+    if (caps.resources) exposes += " resources";
+    if (caps.prompts) exposes += " prompts";
     std::cout << "it offers:" << (exposes.empty() ? " nothing listed" : exposes)
               << ". Type help for the commands.\n";
   }
@@ -96,33 +92,33 @@ class session {
       std::cout << "tools | describe NAME | call NAME | resources | read URI | prompts | "
                    "get NAME | quit\n";
     } else if (cmd == "tools") {
-      if (auto t = client().tools()) {
+      if (auto t = client().list_tools()) {
         print_tool_table(std::cout, *t);
       } else {
         say("tools/list failed: " + t.error().message);
       }
     } else if (cmd == "describe" || cmd == "call") {
-      auto t = client().tools();
+      auto t = client().list_tools();
       if (!t) return say("tools/list failed: " + t.error().message);
-      const auto* tool = find(*t, "name", arg);
-      if (tool == nullptr) return say("no tool named '" + arg + "' (tools lists them)");
+      const auto tool =
+          std::find_if(t->begin(), t->end(), [&](const tool_info& i) { return i.name == arg; });
+      if (tool == t->end()) return say("no tool named '" + arg + "' (tools lists them)");
       if (cmd == "describe") return print_tool_description(std::cout, *tool);
       call(*tool);
     } else if (cmd == "resources") {
-      list("resources/list", "resources", "uri");
-      list("resources/templates/list", "resourceTemplates", "uriTemplate");
+      list("resources/list", client().list_resources(), &resource_info::uri);
+      list("resources/templates/list", client().list_resource_templates(),
+           &resource_template_info::uri_template);
     } else if (cmd == "read") {
-      auto r = client().read_resource(arg);
+      auto r = client().read_resource_contents(arg);
       if (!r) return say("resources/read failed: " + r.error().message);
       json::array blocks;
-      if (const auto* c = r->if_contains("contents"); c != nullptr && c->is_array()) {
-        for (const auto& item : c->get_array()) {
-          blocks.emplace_back(json::object{{"type", "resource"}, {"resource", item}});
-        }
+      for (const auto& item : r->contents) {
+        blocks.emplace_back(json::object{{"type", "resource"}, {"resource", to_json(item)}});
       }
       show(json::object{{"content", std::move(blocks)}}, "resource");
     } else if (cmd == "prompts") {
-      list("prompts/list", "prompts", "name");
+      list("prompts/list", client().list_prompts(), &prompt_info::name);
     } else if (cmd == "get") {
       get_prompt(arg);
     } else {
@@ -132,12 +128,14 @@ class session {
 
   static void say(const std::string& message) { std::cout << terminal_safe(message) << "\n"; }
 
-  void list(std::string_view method, std::string_view key, std::string_view name) {
-    auto items = client().list_all(method, key);
+  template <class T>
+  void list(std::string_view method, const result<std::vector<T>>& items, std::string T::*name) {
     if (!items) return say(std::string(method) + " failed: " + items.error().message);
     for (const auto& i : *items) {
-      std::cout << "  " << terminal_safe(text_of(i, name));
-      if (auto d = text_of(i, "description"); !d.empty()) std::cout << "  " << terminal_safe(d);
+      std::cout << "  " << terminal_safe(i.*name);
+      if (i.description && !i.description->empty()) {
+        std::cout << "  " << terminal_safe(*i.description);
+      }
       std::cout << "\n";
     }
   }
@@ -148,20 +146,9 @@ class session {
     }
   }
 
-  /// Reads one answer; nullopt at the end of input.
-  static std::optional<std::string> ask(const std::string& question) {
-    std::cout << question << std::flush;
-    std::string line;
-    if (!std::getline(std::cin, line)) return std::nullopt;
-    return line;
-  }
-
-  void call(const json::object& tool) {
-    const auto name = text_of(tool, "name");
-    json::object schema;
-    if (const auto* is = tool.if_contains("inputSchema"); is != nullptr && is->is_object()) {
-      schema = is->get_object();
-    }
+  void call(const tool_info& tool) {
+    const auto& name = tool.name;
+    const auto& schema = tool.input_schema;
     std::vector<std::string> required;
     if (const auto* r = schema.if_contains("required"); r != nullptr && r->is_array()) {
       for (const auto& n : r->get_array()) {
@@ -197,10 +184,6 @@ class session {
     }
     std::cout << "call " << terminal_safe(name) << " " << pretty_json(json::value(*arguments))
               << "\n";
-    if (!read_only(tool)) {
-      auto yes = ask("  it is not marked read-only (hints are unverified). Call it? [y/N] ");
-      if (!yes || (*yes != "y" && *yes != "yes")) return say("not called");
-    }
     request_options opts;
     opts.on_progress = [](const json::object& p) {
       std::cout << "  progress "
@@ -211,8 +194,10 @@ class session {
     opts.reset_on_progress = true;
     const auto t0 = std::chrono::steady_clock::now();
     result<json::object> r = error{errc::internal_error, "not called"};
-    if (task_support(tool) == "required") {  // runs only as a task: start it, wait for its end
+    if (tool.task_mode() ==
+        task_support::required) {  // runs only as a task: start it, wait for its end
       auto t = client().call_tool_as_task(name, *arguments, {}, opts);
+      if (!t && t.error().is(errc::user_rejected)) return say("not called");
       if (!t) return say("tools/call as a task failed: " + t.error().message);
       say("task " + t->id + " started");
       r = client().task_result(t->id, opts);
@@ -222,6 +207,7 @@ class session {
     const auto ms =
         std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0)
             .count();
+    if (!r && r.error().is(errc::user_rejected)) return say("not called");
     if (!r) return say("tools/call failed: " + r.error().message);
     show(*r, name);
     const auto* e = r->if_contains("isError");
@@ -263,7 +249,14 @@ void add_inspect_command(CLI::App& app, int& exit_code, std::vector<std::string>
   args->target.command = std::move(server_command);
   add_server_options(cmd, args->target, args->json);
   cmd->callback([args, &exit_code] {
-    auto s = connect(args->target);
+    // A tool not marked read-only is called after a yes (the client's confirmation hook).
+    auto opts = client_options_for(args->target);
+    opts.trust_server_annotations = true;
+    opts.confirm = confirm_unless_read_only([](const call_confirmation&) {
+      auto yes = ask("  it is not marked read-only (hints are unverified). Call it? [y/N] ");
+      return yes && (*yes == "y" || *yes == "yes");
+    });
+    auto s = connect(args->target, std::move(opts));
     if (!s) {
       std::cerr << "mcp-cpp: " << terminal_safe(s.error().message) << "\n";
       exit_code = exit_usage;

@@ -21,13 +21,6 @@ const json::object* object_at(const json::object& o, std::string_view key) {
   return v != nullptr ? v->if_object() : nullptr;
 }
 
-/// A hint's value: `fallback` when absent or not a boolean.
-bool hint(const json::object& tool, std::string_view name, bool fallback) {
-  const auto* a = object_at(tool, "annotations");
-  const auto* v = a != nullptr ? a->if_contains(name) : nullptr;
-  return v != nullptr && v->is_bool() ? v->get_bool() : fallback;
-}
-
 /// The first line of `text`, cut to `max` bytes (on a UTF-8 boundary) with "...".
 std::string first_line(std::string_view text, std::size_t max) {
   text = text.substr(0, text.find('\n'));
@@ -227,54 +220,65 @@ std::string pretty_json(const json::value& v) {
   return out;
 }
 
-bool read_only(const json::object& tool) { return hint(tool, "readOnlyHint", false); }
+bool read_only(const tool_info& tool) {
+  return tool.annotations && tool.annotations->read_only_hint.value_or(false);
+}
 
-std::vector<std::string> badges(const json::object& tool) {
+std::vector<std::string> badges(const tool_info& tool) {
+  const tool_annotations none;
+  const auto& a = tool.annotations ? *tool.annotations : none;
   std::vector<std::string> out;
   const bool ro = read_only(tool);
   if (ro) out.emplace_back("read-only");
-  if (!ro && hint(tool, "destructiveHint", true)) out.emplace_back("destructive");
-  if (hint(tool, "idempotentHint", false)) out.emplace_back("idempotent");
-  if (hint(tool, "openWorldHint", true)) out.emplace_back("open-world");
+  if (!ro && a.destructive_hint.value_or(true)) out.emplace_back("destructive");
+  if (a.idempotent_hint.value_or(false)) out.emplace_back("idempotent");
+  if (a.open_world_hint.value_or(true)) out.emplace_back("open-world");
   return out;
 }
 
-std::string task_support(const json::object& tool) {
-  const auto* exec = object_at(tool, "execution");
-  auto mode = exec != nullptr ? string_at(*exec, "taskSupport") : std::string();
-  return mode.empty() ? "forbidden" : mode;
+std::string task_support(const tool_info& tool) {
+  switch (tool.task_mode()) {
+    case mcp::task_support::optional:
+      return "optional";
+    case mcp::task_support::required:
+      return "required";
+    case mcp::task_support::forbidden:
+      break;
+  }
+  return "forbidden";
 }
 
-void print_tool_table(std::ostream& out, const std::vector<json::object>& tools) {
+void print_tool_table(std::ostream& out, const std::vector<tool_info>& tools) {
   std::size_t name_w = 4;
   std::size_t badge_w = 11;
   for (const auto& t : tools) {
-    name_w = std::max(name_w, string_at(t, "name").size());
+    name_w = std::max(name_w, terminal_safe(t.name).size());
     badge_w = std::max(badge_w, joined(badges(t), ", ").size());
   }
   out << pad("NAME", name_w + 2) << pad("ANNOTATIONS", badge_w + 2) << pad("TASKS", 11)
       << "DESCRIPTION\n";
   for (const auto& t : tools) {
     const auto mode = task_support(t);
-    out << pad(string_at(t, "name"), name_w + 2) << pad(joined(badges(t), ", "), badge_w + 2)
-        << pad(mode == "forbidden" ? "-" : mode, 11) << first_line(string_at(t, "description"), 70)
-        << "\n";
+    out << pad(terminal_safe(t.name), name_w + 2) << pad(joined(badges(t), ", "), badge_w + 2)
+        << pad(mode == "forbidden" ? "-" : mode, 11)
+        << first_line(terminal_safe(t.description.value_or("")), 70) << "\n";
   }
   out << tools.size() << (tools.size() == 1 ? " tool" : " tools")
       << ". Annotations are hints from the server, not guarantees.\n";
 }
 
-void print_tool_description(std::ostream& out, const json::object& tool) {
-  out << string_at(tool, "name");
-  if (auto title = string_at(tool, "title"); !title.empty()) out << " - " << title;
+void print_tool_description(std::ostream& out, const tool_info& tool) {
+  out << terminal_safe(tool.name);
+  if (tool.title && !tool.title->empty()) out << " - " << terminal_safe(*tool.title);
   out << "\n";
-  if (auto d = string_at(tool, "description"); !d.empty()) out << "\n" << d << "\n";
+  if (tool.description && !tool.description->empty()) {
+    out << "\n" << terminal_safe(*tool.description) << "\n";
+  }
   out << "\nannotations (hints from the server, not guarantees): " << joined(badges(tool), ", ")
       << "\n"
       << "task support: " << task_support(tool) << "\n";
   const json::object empty;
-  const auto* schema = object_at(tool, "inputSchema");
-  if (schema == nullptr) schema = &empty;
+  const auto* schema = &tool.input_schema;
   const auto* props = object_at(*schema, "properties");
   std::vector<std::string> required;
   if (const auto* r = schema->if_contains("required"); r != nullptr && r->is_array()) {
@@ -306,7 +310,7 @@ void print_tool_description(std::ostream& out, const json::object& tool) {
       out << line.substr(0, line.find_last_not_of(' ') + 1) << "\n";
     }
   }
-  if (const auto* os = object_at(tool, "outputSchema")) {
+  if (const auto* os = tool.output_schema ? &*tool.output_schema : nullptr) {
     std::vector<std::string> names;
     if (const auto* p = object_at(*os, "properties")) {
       for (const auto& kv : *p) names.push_back(terminal_safe(kv.key()));

@@ -20,49 +20,59 @@ struct listing_args {
   std::string out_dir = ".";
 };
 
-/// Prints `items` as lines of `first` (padded) and the rest, or as JSON.
-int print_items(const std::vector<json::object>& items, bool as_json, std::string_view first,
-                std::initializer_list<std::string_view> rest) {
-  if (as_json) {
-    json::array a;
-    for (const auto& i : items) a.emplace_back(i);
-    std::cout << json::serialize(a) << "\n";
-    return exit_ok;
+/// `--json`: every page of `method`'s listing under `key`, as the server sent it.
+result<json::array> raw_listing(client_session& c, std::string_view method, std::string_view key) {
+  auto items = c.list_all(method, key);
+  if (!items) {
+    return error{items.error().code, std::string(method) + " failed: " + items.error().message};
   }
+  return json::array(items->begin(), items->end());
+}
+
+/// Prints rows of columns, the first padded to the widest, empty columns left out.
+void print_rows(const std::vector<std::vector<std::string>>& rows) {
   std::size_t width = 0;
-  for (const auto& i : items) width = std::max(width, string_at(i, first).size());
-  for (const auto& i : items) {
-    auto head = string_at(i, first);
-    std::cout << head << std::string(width - head.size() + 2, ' ');
+  for (const auto& r : rows) width = std::max(width, r.front().size());
+  for (const auto& r : rows) {
     std::string tail;
-    for (auto k : rest) {
-      if (auto v = string_at(i, k); !v.empty()) tail += (tail.empty() ? "" : "  ") + v;
+    for (std::size_t i = 1; i < r.size(); ++i) {
+      if (!r[i].empty()) tail += (tail.empty() ? "" : "  ") + r[i];
     }
-    std::cout << tail << "\n";
+    std::cout << r.front() << std::string(width - r.front().size() + 2, ' ') << tail << "\n";
   }
-  return exit_ok;
+}
+
+/// An optional string made safe to show; empty when absent.
+std::string shown(const std::optional<std::string>& s) { return s ? terminal_safe(*s) : ""; }
+
+template <class T>
+std::vector<std::string> resource_row(const T& r, const std::string& uri) {
+  return {terminal_safe(uri), shown(r.mime_type), shown(r.title), shown(r.description)};
 }
 
 int run_resources_list(const listing_args& a) {
   auto s = connect(a.target);
   if (!s) return fail(s.error().message);
-  auto resources = s->client->list_all("resources/list", "resources");
-  if (!resources) return fail("resources/list failed: " + resources.error().message);
-  auto templates = s->client->list_all("resources/templates/list", "resourceTemplates");
-  if (!templates) return fail("resources/templates/list failed: " + templates.error().message);
   if (a.json) {
-    json::array r, t;
-    for (auto& x : *resources) r.emplace_back(std::move(x));
-    for (auto& x : *templates) t.emplace_back(std::move(x));
-    std::cout << json::serialize(
-                     json::object{{"resources", std::move(r)}, {"resourceTemplates", std::move(t)}})
+    auto r = raw_listing(*s->client, "resources/list", "resources");
+    auto t = raw_listing(*s->client, "resources/templates/list", "resourceTemplates");
+    if (!r || !t) return fail((r ? t.error() : r.error()).message);
+    std::cout << json::serialize(json::object{{"resources", *r}, {"resourceTemplates", *t}})
               << "\n";
     return exit_ok;
   }
-  print_items(*resources, false, "uri", {"mimeType", "title", "description"});
+  auto resources = s->client->list_resources();
+  if (!resources) return fail("resources/list failed: " + resources.error().message);
+  auto templates = s->client->list_resource_templates();
+  if (!templates) return fail("resources/templates/list failed: " + templates.error().message);
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& r : *resources) rows.push_back(resource_row(r, r.uri));
+  print_rows(rows);
   if (!templates->empty()) {
     std::cout << "templates:\n";
-    print_items(*templates, false, "uriTemplate", {"mimeType", "title", "description"});
+    rows.clear();
+    for (const auto& t : *templates) rows.push_back(resource_row(t, t.uri_template));
+    print_rows(rows);
   }
   return exit_ok;
 }
@@ -70,43 +80,46 @@ int run_resources_list(const listing_args& a) {
 int run_resources_read(const listing_args& a) {
   auto s = connect(a.target);
   if (!s) return fail(s.error().message);
-  auto r = s->client->read_resource(a.name);
-  if (!r) return fail("resources/read " + a.name + " failed: " + r.error().message);
   if (a.json) {
-    std::cout << json::serialize(*r) << "\n";
+    auto raw = s->client->read_resource(a.name);
+    if (!raw) return fail("resources/read " + a.name + " failed: " + raw.error().message);
+    std::cout << json::serialize(*raw) << "\n";
     return exit_ok;
   }
+  auto r = s->client->read_resource_contents(a.name);
+  if (!r) return fail("resources/read " + a.name + " failed: " + r.error().message);
   // Each content shown as an embedded resource of a tool result would be.
   json::array blocks;
-  if (const auto* c = r->if_contains("contents"); c != nullptr && c->is_array()) {
-    for (const auto& item : c->get_array()) {
-      blocks.emplace_back(json::object{{"type", "resource"}, {"resource", item}});
-    }
+  for (const auto& item : r->contents) {
+    blocks.emplace_back(json::object{{"type", "resource"}, {"resource", to_json(item)}});
   }
-  auto shown = print_call_result(std::cout, json::object{{"content", std::move(blocks)}},
-                                 "resource", a.out_dir);
-  return shown ? exit_ok : fail(shown.error().message);
+  auto printed = print_call_result(std::cout, json::object{{"content", std::move(blocks)}},
+                                   "resource", a.out_dir);
+  return printed ? exit_ok : fail(printed.error().message);
 }
 
 int run_prompts_list(const listing_args& a) {
   auto s = connect(a.target);
   if (!s) return fail(s.error().message);
-  auto prompts = s->client->list_all("prompts/list", "prompts");
-  if (!prompts) return fail("prompts/list failed: " + prompts.error().message);
-  if (a.json) return print_items(*prompts, true, "name", {});
-  for (auto& p : *prompts) {  // the arguments, required ones marked, as a column
-    std::string args;
-    if (const auto* list = p.if_contains("arguments"); list != nullptr && list->is_array()) {
-      for (const auto& arg : list->get_array()) {
-        if (!arg.is_object()) continue;
-        const auto* req = arg.get_object().if_contains("required");
-        args += (args.empty() ? "" : " ") + string_at(arg.get_object(), "name") +
-                (req != nullptr && req->is_bool() && req->get_bool() ? "" : "?");
-      }
-    }
-    p["(arguments)"] = args.empty() ? std::string("-") : "(" + args + ")";
+  if (a.json) {
+    auto raw = raw_listing(*s->client, "prompts/list", "prompts");
+    if (!raw) return fail(raw.error().message);
+    std::cout << json::serialize(*raw) << "\n";
+    return exit_ok;
   }
-  return print_items(*prompts, false, "name", {"(arguments)", "title", "description"});
+  auto prompts = s->client->list_prompts();
+  if (!prompts) return fail("prompts/list failed: " + prompts.error().message);
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& p : *prompts) {  // the arguments, required ones marked, as a column
+    std::string args;
+    for (const auto& arg : p.arguments) {
+      args += (args.empty() ? "" : " ") + terminal_safe(arg.name) + (arg.required ? "" : "?");
+    }
+    rows.push_back({terminal_safe(p.name), args.empty() ? std::string("-") : "(" + args + ")",
+                    shown(p.title), shown(p.description)});
+  }
+  print_rows(rows);
+  return exit_ok;
 }
 
 int run_prompts_get(const listing_args& a) {
@@ -118,23 +131,20 @@ int run_prompts_get(const listing_args& a) {
   }
   auto s = connect(a.target);
   if (!s) return fail(s.error().message);
-  auto r = s->client->get_prompt(a.name, std::move(arguments));
-  if (!r) return fail("prompts/get " + a.name + " failed: " + r.error().message);
   if (a.json) {
-    std::cout << json::serialize(*r) << "\n";
+    auto raw = s->client->get_prompt(a.name, std::move(arguments));
+    if (!raw) return fail("prompts/get " + a.name + " failed: " + raw.error().message);
+    std::cout << json::serialize(*raw) << "\n";
     return exit_ok;
   }
-  if (auto d = string_at(*r, "description"); !d.empty()) std::cout << d << "\n";
-  if (const auto* m = r->if_contains("messages"); m != nullptr && m->is_array()) {
-    for (const auto& msg : m->get_array()) {
-      if (!msg.is_object()) continue;
-      std::cout << "--- " << string_at(msg.get_object(), "role") << "\n";
-      const auto* content = msg.get_object().if_contains("content");
-      if (content == nullptr) continue;
-      auto shown = print_call_result(std::cout, json::object{{"content", json::array{*content}}},
+  auto r = s->client->get_prompt_messages(a.name, std::move(arguments));
+  if (!r) return fail("prompts/get " + a.name + " failed: " + r.error().message);
+  if (r->description && !r->description->empty()) std::cout << shown(r->description) << "\n";
+  for (const auto& msg : r->messages) {
+    std::cout << "--- " << terminal_safe(msg.role) << "\n";
+    auto printed = print_call_result(std::cout, json::object{{"content", json::array{msg.content}}},
                                      a.name, a.out_dir);
-      if (!shown) return fail(shown.error().message);
-    }
+    if (!printed) return fail(printed.error().message);
   }
   return exit_ok;
 }

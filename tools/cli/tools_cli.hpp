@@ -104,6 +104,9 @@ result<http_link> open_http(const server_target& target);
 /// Launches or connects, then initializes. Errors: a usage error (no server, both kinds, a bad
 /// header), a spawn or connection error, the initialize error; each message is one line.
 result<connected_server> connect(const server_target& target);
+/// `connect` with the client's options given (`client_options_for(target)` with hooks added:
+/// confirmation, audit).
+result<connected_server> connect(const server_target& target, client_options opts);
 
 /// The command line as one shell-like string, for display.
 std::string join_command(const std::vector<std::string>& argv);
@@ -114,10 +117,10 @@ std::string join_command(const std::vector<std::string>& argv);
 /// their defaults; a URL shown) and declines when stdin is not a terminal; "accept-defaults"
 /// accepts a form with the schema's defaults (declining when a required field has none, and
 /// every URL); "decline" declines all.
-client_request_handler elicitation_handler(const std::string& mode);
+elicitation_handler ask_elicitation(const std::string& mode);
 /// Answers sampling/createMessage on the terminal: the request is shown and the reply typed;
 /// refused (-1) on an empty reply, without a terminal, or while a command prompt reads stdin.
-client_request_handler sampling_handler();
+sampling_handler ask_sampling();
 /// Tells the "ask" handlers that a command prompt is reading stdin (true) or not: while it is,
 /// a server's request for input (not tied to a running call) is declined rather than read
 /// from the same stdin.
@@ -147,17 +150,17 @@ result<void> check_arguments(const json::object& input_schema, const json::objec
 
 /// The tool's annotation badges ("read-only", "destructive", "idempotent", "open-world"), as the
 /// spec's defaults read them: a tool without hints is presumed destructive and open-world.
-std::vector<std::string> badges(const json::object& tool);
+std::vector<std::string> badges(const tool_info& tool);
 /// True when the tool says readOnlyHint: true.
-bool read_only(const json::object& tool);
-/// "forbidden", "optional" or "required" (execution.taskSupport).
-std::string task_support(const json::object& tool);
+bool read_only(const tool_info& tool);
+/// "forbidden", "optional" or "required" (execution.taskSupport; forbidden when unknown).
+std::string task_support(const tool_info& tool);
 
 /// A table of the tools: name, badges, task support, first line of the description.
-void print_tool_table(std::ostream& out, const std::vector<json::object>& tools);
+void print_tool_table(std::ostream& out, const std::vector<tool_info>& tools);
 /// A tool's title, description, badges and every argument with its type, whether it is
 /// required, its default, range, length, pattern and enum.
-void print_tool_description(std::ostream& out, const json::object& tool);
+void print_tool_description(std::ostream& out, const tool_info& tool);
 
 /// Writes a CallToolResult for a person: text blocks as text, structuredContent pretty-printed
 /// (a text block that only repeats it is skipped), images, audio and binary resources saved

@@ -2,11 +2,11 @@
 // `--url URL`: the client duties of the MCP Tools page from the shell (arguments checked before
 // sending, confirmation before a tool not marked read-only, progress, Ctrl-C cancels, timeouts,
 // an audit log).
+#include <mcp/audit.hpp>
+
 #include <algorithm>
 #include <atomic>
 #include <csignal>
-#include <ctime>
-#include <fstream>
 #include <functional>
 #include <iostream>
 #include <memory>
@@ -38,74 +38,74 @@ struct tools_args {
   std::string audit;
 };
 
-std::string server_line_raw(const json::object& init) {
-  std::string out;
-  if (const auto* info = init.if_contains("serverInfo"); info && info->is_object()) {
-    const auto& i = info->get_object();
-    if (const auto* n = i.if_contains("name"); n && n->is_string()) out += n->get_string();
-    if (const auto* v = i.if_contains("version"); v && v->is_string()) {
-      out += " ";
-      out += v->get_string();
-    }
-  }
-  if (const auto* p = init.if_contains("protocolVersion"); p && p->is_string()) {
-    out += " (protocol ";
-    out += p->get_string();
-    out += ")";
-  }
-  return out;
-}
-
 /// The server's name, version and protocol, safe to show.
-std::string server_line(const json::object& init) { return terminal_safe(server_line_raw(init)); }
+std::string server_line(const client_session& c) {
+  auto info = c.server_info();
+  if (!info) return {};
+  return terminal_safe(info->server_info.name + " " + info->server_info.version + " (protocol " +
+                       info->protocol_version + ")");
+}
 
 /// Connects and lists every tool.
 struct session {
   connected_server server;
-  std::vector<json::object> tools;
+  std::vector<tool_info> tools;
 };
-result<session> open_session(const tools_args& a) {
-  auto server = connect(a.target);
+result<session> open_session(const tools_args& a, client_options opts) {
+  auto server = connect(a.target, std::move(opts));
   if (!server) return server.error();
-  auto tools = server->client->list_all_tools();
+  auto tools = server->client->list_tools();
   if (!tools) return error{tools.error().code, "tools/list failed: " + tools.error().message};
   return session{std::move(*server), std::move(*tools)};
 }
 
-const json::object* find_tool(const session& s, std::string_view name) {
-  for (const auto& t : s.tools) {
-    if (const auto* n = t.if_contains("name"); n && n->is_string() && n->get_string() == name) {
-      return &t;
-    }
-  }
-  return nullptr;
+const tool_info* find_tool(const session& s, std::string_view name) {
+  const auto t = std::find_if(s.tools.begin(), s.tools.end(),
+                              [&](const tool_info& i) { return i.name == name; });
+  return t != s.tools.end() ? &*t : nullptr;
 }
 
 std::string no_such_tool(std::string_view name) {
   return "the server has no tool named '" + std::string(name) + "' (mcp-cpp tools list shows them)";
 }
 
+/// `--json`: the listing as the server sent it (members the SDK does not model included).
+void print_raw_tools(client_session& c, std::string_view only) {
+  auto listed = c.tools();  // the listing list_tools just made, not a second one
+  if (!listed) return;
+  json::array out;
+  for (auto& t : *listed) {
+    const auto* n = t.if_contains("name");
+    if (only.empty() || (n != nullptr && n->is_string() && n->get_string() == only)) {
+      out.emplace_back(std::move(t));
+    }
+  }
+  if (only.empty()) {
+    std::cout << to_json_string(json::object{{"tools", std::move(out)}}) << "\n";
+  } else if (!out.empty()) {
+    std::cout << to_json_string(out.front()) << "\n";
+  }
+}
+
 int run_list(const tools_args& a) {
-  auto s = open_session(a);
+  auto s = open_session(a, client_options_for(a.target));
   if (!s) return fail(s.error().message);
   if (a.json) {
-    json::array tools;
-    for (auto& t : s->tools) tools.emplace_back(std::move(t));
-    std::cout << to_json_string(json::object{{"tools", std::move(tools)}}) << "\n";
+    print_raw_tools(*s->server.client, {});
     return exit_ok;
   }
-  std::cout << "server: " << server_line(s->server.client->server_result()) << "\n\n";
+  std::cout << "server: " << server_line(*s->server.client) << "\n\n";
   print_tool_table(std::cout, s->tools);
   return exit_ok;
 }
 
 int run_describe(const tools_args& a) {
-  auto s = open_session(a);
+  auto s = open_session(a, client_options_for(a.target));
   if (!s) return fail(s.error().message);
   const auto* tool = find_tool(*s, a.name);
   if (tool == nullptr) return fail(no_such_tool(a.name));
   if (a.json) {
-    std::cout << to_json_string(json::value(*tool)) << "\n";
+    print_raw_tools(*s->server.client, a.name);
   } else {
     print_tool_description(std::cout, *tool);
   }
@@ -151,8 +151,12 @@ class interrupt_watch {
       }
     });
   }
-  void sending() { sending_.store(true); }
-  void sent(std::int64_t id) { id_.store(id); }
+  /// The request `id` is out (before it, at the confirmation prompt say, Ctrl-C ends the
+  /// program).
+  void sent(std::int64_t id) {
+    id_.store(id);
+    sending_.store(true);
+  }
   [[nodiscard]] bool interrupted() const { return interrupted_.load(); }
 
  private:
@@ -164,63 +168,39 @@ class interrupt_watch {
   std::atomic<std::int64_t> id_{-1};
 };
 
-/// Appends one JSON line per call to the --audit file.
-class audit_log {
- public:
-  bool open(const std::string& path) {
-    if (path.empty()) return true;
-    file_.open(path, std::ios::app | std::ios::binary);
-    return static_cast<bool>(file_);
-  }
-  void write(const std::string& server, const std::string& tool, const json::object& arguments,
-             std::string_view outcome, std::chrono::steady_clock::duration took,
-             std::string_view message = {}) {
-    if (!file_.is_open()) return;
-    json::object line{
-        {"time", now_utc()},
-        {"server", server},
-        {"tool", tool},
-        {"arguments", arguments},
-        {"outcome", outcome},
-        {"duration_ms", std::chrono::duration_cast<std::chrono::milliseconds>(took).count()}};
-    if (!message.empty()) line["message"] = message;
-    file_ << to_json_string(json::value(std::move(line))) << "\n" << std::flush;
-  }
+/// The --audit file's sink: one line per call, from the client's record of each tools/call
+/// (client_options::audit) and from the refusals that never reach the client. `server` names
+/// the command line or URL; a JSON-RPC error or no answer is a `protocol_error`.
+using audit_sink = std::function<void(call_record)>;
+result<audit_sink> open_audit(const std::string& path, const std::string& server) {
+  if (path.empty()) return audit_sink([](const call_record&) {});
+  auto file = make_audit_file({.path = path});
+  if (!file) return file.error();
+  return audit_sink([file = std::move(*file), server](call_record r) {
+    r.server = server;
+    if (r.outcome == "error" || r.outcome == "timeout") r.outcome = "protocol_error";
+    file(audit_line(r));
+  });
+}
 
- private:
-  static std::string now_utc() {
-    const auto now = std::chrono::system_clock::now();
-    const std::time_t t = std::chrono::system_clock::to_time_t(now);
-    const auto ms =
-        std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() %
-        1000;
-    std::tm tm{};
-    gmtime_r(&t, &tm);
-    char buf[40];
-    const auto n = std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
-    char frac[8];
-    std::snprintf(frac, sizeof frac, ".%03dZ", static_cast<int>(ms));
-    return std::string(buf, n) + frac;
-  }
-  std::ofstream file_;
-};
-
-/// Asks on the terminal before calling a tool not annotated read-only. False: do not call
-/// (after saying why).
-bool confirmed(const tools_args& a, const json::object& tool, const json::object& arguments,
-               const std::string& server) {
-  if (a.yes || read_only(tool)) return true;
+/// The confirmation hook (client_options::confirm, through confirm_unless_read_only with the
+/// server's annotations believed): asks on the terminal; without one, refuses and says why.
+bool ask_on_terminal(const call_confirmation& c, const std::string& server) {
+  const std::string name(c.tool);
   if (::isatty(STDIN_FILENO) == 0) {
-    std::cerr << "mcp-cpp: " << a.name
+    std::cerr << "mcp-cpp: " << name
               << " is not annotated read-only; not calling it without confirmation (stdin is "
                  "not a terminal: pass --yes to call it anyway)\n";
     return false;
   }
+  const tool_info unlisted{.name = name, .input_schema = {}};
   std::string shown_badges;
-  for (const auto& b : badges(tool)) shown_badges += (shown_badges.empty() ? "" : ", ") + b;
-  std::cerr << "Tool " << a.name << " on " << server
+  for (const auto& b : badges(c.definition != nullptr ? *c.definition : unlisted)) {
+    shown_badges += (shown_badges.empty() ? "" : ", ") + b;
+  }
+  std::cerr << "Tool " << name << " on " << server
             << "\n  annotations (unverified hints): " << shown_badges
-            << "\n  arguments: " << pretty_json(json::value(arguments)) << "\n"
+            << "\n  arguments: " << pretty_json(json::value(c.arguments)) << "\n"
             << "Call it? [y/N] " << std::flush;
   std::string answer;
   if (!std::getline(std::cin, answer)) answer.clear();
@@ -262,24 +242,37 @@ class progress_line {
 };
 
 int run_call(const tools_args& a) {
-  audit_log audit;
-  if (!audit.open(a.audit)) return fail("cannot open the audit file " + a.audit);
+  // Every call that got this far leaves one audit line, whatever stops it: the client writes
+  // those of the calls it makes (denied ones included), this function those it refuses first.
+  const std::string server = a.target.url.empty() ? join_command(a.target.command) : a.target.url;
+  auto audit = open_audit(a.audit, server);
+  if (!audit) return fail("cannot open the audit file " + a.audit);
   interrupt_watch interrupts;  // before any thread starts: they all inherit the blocked SIGINT
-  // Every call that got this far leaves one audit line, whatever stops it.
-  std::string server = a.target.url.empty() ? join_command(a.target.command) : a.target.url;
   auto given = build_arguments({}, a.args_json, a.key_values);  // untyped, until the schema
   json::object shown = given ? *given : json::object{};
-  auto refuse = [&](std::string_view outcome, const std::string& message) {
-    audit.write(server, a.name, shown, outcome, {}, message);
+  auto refuse = [&](std::string outcome, const std::string& message) {
+    (*audit)({.server = {},
+              .tool = a.name,
+              .arguments = shown,
+              .outcome = std::move(outcome),
+              .detail = message,
+              .time = std::chrono::system_clock::now()});
     return fail(message);
   };
-  auto s = open_session(a);
+  client_options copts = client_options_for(a.target);
+  copts.audit = *audit;
+  copts.trust_server_annotations = true;  // read-only tools run unasked, as the help says
+  if (!a.yes) {
+    copts.confirm = confirm_unless_read_only(
+        [server](const call_confirmation& c) { return ask_on_terminal(c, server); });
+  }
+  auto s = open_session(a, std::move(copts));
   if (!s) return refuse("protocol_error", s.error().message);
   const auto client = s->server.client;
   interrupts.start(
       [client](std::int64_t id) { client->cancel(id, "interrupted by the user (Ctrl-C)"); });
   const auto* tool = find_tool(*s, a.name);
-  const json::object unlisted{{"name", a.name}};
+  const tool_info unlisted{.name = a.name, .input_schema = {}};
   if (tool == nullptr && s->server.oauth && !s->server.oauth->authorization().empty()) {
     // A server that lists only the tools a token may call hides the others; calling one is
     // how the server gets to say which scopes it needs (and the client to step up).
@@ -288,47 +281,35 @@ int run_call(const tools_args& a) {
     tool = &unlisted;
   }
   if (tool == nullptr) return refuse("protocol_error", no_such_tool(a.name));
-  const bool as_task = a.task || a.detach || task_support(*tool) == "required";
-  if (as_task && task_support(*tool) == "forbidden") {
+  const auto mode = tool->task_mode();
+  const bool as_task = a.task || a.detach || mode == mcp::task_support::required;
+  if (as_task && mode == mcp::task_support::forbidden) {
     return refuse("protocol_error", a.name + " does not run as a task (execution.taskSupport)");
   }
-  json::object schema;
-  if (const auto* is = tool->if_contains("inputSchema"); is && is->is_object()) {
-    schema = is->get_object();
-  }
-  auto arguments = build_arguments(schema, a.args_json, a.key_values);
+  auto arguments = build_arguments(tool->input_schema, a.args_json, a.key_values);
   if (!arguments) return refuse("invalid_arguments", arguments.error().message);
   shown = *arguments;
   std::string warning;
-  if (auto ok = check_arguments(schema, *arguments, warning); !ok) {
+  if (auto ok = check_arguments(tool->input_schema, *arguments, warning); !ok) {
     return refuse("invalid_arguments",
                   "invalid arguments for " + a.name + ": " + ok.error().message);
   }
   if (!warning.empty()) std::cerr << "mcp-cpp: warning: " << warning << "\n";
-  if (!confirmed(a, *tool, *arguments, server)) {
-    audit.write(server, a.name, *arguments, "denied", {});
-    return exit_usage;
-  }
   progress_line progress;
   request_options opts;
   opts.on_progress = [&progress](const json::object& p) { progress.show(p); };
   opts.on_sent = [&interrupts](std::int64_t id) { interrupts.sent(id); };
   opts.reset_on_progress = true;  // --timeout is the longest silence; --max-time the whole call
   opts.max_total = std::chrono::milliseconds(static_cast<std::int64_t>(a.max_seconds * 1000.0));
-  interrupts.sending();
-  const auto t0 = std::chrono::steady_clock::now();
   result<json::object> r = error{errc::internal_error, "not called"};
   if (as_task) {
-    // tools/call with params.task: the server answers with the task at once; then
-    // tasks/result waits for its end (or --detach leaves it running).
+    // tools/call with params.task: the server answers with the task at once (the client's
+    // audit line says "task"); then tasks/result waits for its end, or --detach leaves it.
     auto t = client->call_tool_as_task(a.name, *arguments, {}, opts);
-    if (!t) {
-      audit.write(server, a.name, *arguments, "protocol_error", {}, t.error().message);
-      return fail("tools/call as a task failed: " + t.error().message);
-    }
+    if (!t && t.error().is(errc::user_rejected)) return exit_usage;
+    if (!t) return fail("tools/call as a task failed: " + t.error().message);
     std::cerr << "mcp-cpp: task " << terminal_safe(t->id) << " " << to_string(t->status) << "\n";
     if (a.detach) {
-      audit.write(server, a.name, *arguments, "task", {}, "task " + t->id);
       std::cout << terminal_safe(t->id) << "\n";
       return exit_ok;
     }
@@ -338,23 +319,34 @@ int run_call(const tools_args& a) {
     request_options wait_opts;
     wait_opts.on_sent = opts.on_sent;
     wait_opts.timeout = opts.max_total.count() > 0 ? opts.max_total : std::chrono::hours(24);
+    const auto t0 = std::chrono::steady_clock::now();
     r = client->task_result(t->id, wait_opts);
     if (!r && (interrupts.interrupted() || r.error().is(errc::cancelled) ||
                r.error().is(errc::request_timeout))) {
       (void)client->cancel_task(t->id);
     }
+    const auto* e = r ? r->if_contains("isError") : nullptr;
+    const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(
+        std::chrono::steady_clock::now() - t0);
+    (*audit)({.server = {},
+              .tool = a.name,
+              .arguments = *arguments,
+              .outcome = !r                                              ? "error"
+                         : e != nullptr && e->is_bool() && e->get_bool() ? "tool_error"
+                                                                         : "ok",
+              .duration = took,
+              .detail = r ? std::string() : r.error().message,
+              .time = std::chrono::system_clock::now() - took});
   } else {
     r = client->call_tool(a.name, *arguments, opts);
   }
-  const auto took = std::chrono::steady_clock::now() - t0;
   progress.clear();
   if (!r) {
     const auto& e = r.error();
+    if (e.is(errc::user_rejected)) return exit_usage;  // the hook said why
     if (interrupts.interrupted() || e.is(errc::cancelled)) {
-      audit.write(server, a.name, *arguments, "cancelled", took, "interrupted by the user");
       return fail("interrupted: the call was cancelled (notifications/cancelled sent)");
     }
-    audit.write(server, a.name, *arguments, "protocol_error", took, e.message);
     if (e.is(errc::request_timeout)) {
       return fail("no answer from the server in time (" + e.message +
                   "; see --timeout and --max-time); the call was cancelled");
@@ -363,7 +355,6 @@ int run_call(const tools_args& a) {
   }
   const auto* is_error = r->if_contains("isError");
   const bool tool_error = is_error && is_error->is_bool() && is_error->get_bool();
-  audit.write(server, a.name, *arguments, tool_error ? "tool_error" : "ok", took);
   if (a.json) {
     std::cout << to_json_string(json::value(*r)) << "\n";
   } else if (auto printed = print_call_result(std::cout, *r, a.name, a.out_dir); !printed) {

@@ -18,7 +18,7 @@
 //   server->client->close();  // shuts the child down; so does dropping the last reference
 //
 //   // By hand, the wiring launch_server does (e.g. to initialize later, or not at all):
-//   auto proc = mcp::process_connection::spawn({.argv = {"demo_server"}});
+//   auto proc = mcp::make_process_connection({.argv = {"demo_server"}});
 //   auto client = std::make_shared<mcp::client_session>(*proc);
 //   std::weak_ptr<mcp::client_session> weak = client;
 //   (*proc)->start([weak](std::string_view m) { if (auto c = weak.lock()) c->receive(m); },
@@ -54,6 +54,14 @@ struct process_options {
   line_reader_options reader{};  ///< how the child's stdout (and stderr) lines are read
 };
 
+class process_connection;
+/// Starts `opts.argv[0]` with pipes on its stdin and stdout; reading starts with
+/// `process_connection::start`. Thread-safety: may be called from any thread. Errors:
+/// `errc::invalid_params` for an empty argv; `errc::connection_closed` when the command cannot
+/// be run (message: "cannot run CMD: No such file or directory").
+[[nodiscard]] result<std::shared_ptr<process_connection>> make_process_connection(
+    process_options opts);
+
 /// A running child process as an `mcp::connection`: `send` writes a line to its stdin, and a
 /// reader thread hands each line of its stdout to the receiver given to `start`.
 ///
@@ -68,10 +76,8 @@ struct process_options {
 /// end callback too.
 class process_connection final : public connection {
  public:
-  /// Starts `opts.argv[0]` with pipes on its stdin and stdout. Reading starts with `start`.
-  /// Errors: `errc::invalid_params` for an empty argv; `errc::connection_closed` when the
-  /// command cannot be run (message: "cannot run CMD: No such file or directory").
-  [[nodiscard]] static result<std::shared_ptr<process_connection>> spawn(process_options opts);
+  /// Made by `make_process_connection`.
+  friend result<std::shared_ptr<process_connection>> make_process_connection(process_options opts);
   /// Shuts the child down as `close` does.
   ~process_connection() override;
   process_connection(const process_connection&) = delete;
@@ -116,7 +122,7 @@ struct launched_server {
 /// Launches the server `proc.argv`, connects a `client_session` (options `client`) to it and
 /// initializes it (`client->server_result()` holds the InitializeResult). The session is closed
 /// when the child's stdout ends; closing the session shuts the child down.
-/// Errors: those of `process_connection::spawn`; the initialize error (the child is shut down
+/// Errors: those of `make_process_connection`; the initialize error (the child is shut down
 /// first), e.g. `errc::connection_closed` when the command exits before answering.
 [[nodiscard]] result<launched_server> launch_server(process_options proc,
                                                     client_options client = {});
