@@ -114,6 +114,20 @@ void tools_call_inline_demo_pipeline(benchmark::State& state) {
 }
 BENCHMARK(tools_call_inline_demo_pipeline);
 
+/// The concurrency limit alone, to price the fair admission (a share per caller, kept under a
+/// mutex): Arg 0 = no limit, 1 = the fair default, 2 = one pool for every caller (per_caller =
+/// max, the former single counter).
+void tools_call_inline_limit(benchmark::State& state) {
+  mcp::server s;
+  if (state.range(0) == 1) s.use(mcp::concurrency_limit(mcp::concurrency_limit_options{}));
+  if (state.range(0) == 2) {
+    s.use(mcp::concurrency_limit(mcp::concurrency_limit_options{.max = 64, .per_caller = 64}));
+  }
+  add_echo(s, true);
+  call_echo(state, s);
+}
+BENCHMARK(tools_call_inline_limit)->Arg(0)->Arg(1)->Arg(2);
+
 /// The same limits written as a policy (mcp/policy.hpp), with a role check and a rate.
 void tools_call_inline_policy(benchmark::State& state) {
   mcp::server s;
