@@ -1,4 +1,4 @@
-# A pkg-config file per library (mcp-json.pc, mcp.pc, mcp-http.pc, mcp-auth.pc), for builds
+# A pkg-config file per library (mcp-json.pc, mcp.pc, mcp-sqlite.pc, mcp-http.pc, mcp-auth.pc), for builds
 # without CMake:
 #
 #   c++ -std=c++20 server.cpp $(pkg-config --cflags --libs mcp) -o server
@@ -39,7 +39,9 @@ endfunction()
 _mcp_pkgconfig(mcp-json mcp_json "mcp-cpp: JSON values, reflection, the JSON Schema validator"
                PRIVATE -lboost_url)
 _mcp_pkgconfig(mcp mcp "mcp-cpp: C++20 SDK for the Model Context Protocol (stdio, in-memory)"
-               REQUIRES mcp-json PRIVATE -lboost_url -lsqlite3 -lcrypto)
+               REQUIRES mcp-json PRIVATE -lboost_url -lcrypto)
+_mcp_pkgconfig(mcp-sqlite mcp_sqlite "mcp-cpp: the SQLite task store (make_sqlite_task_store)"
+               REQUIRES mcp PRIVATE -lsqlite3)
 _mcp_pkgconfig(mcp-http mcp_http "mcp-cpp: Streamable HTTP server and client (TLS with OpenSSL)"
                REQUIRES mcp PRIVATE -lboost_url -lssl -lcrypto)
 _mcp_pkgconfig(mcp-auth mcp_auth "mcp-cpp: OAuth 2.1 for servers (JWT, introspection) and clients"

@@ -30,6 +30,7 @@
 #include <mcp/http_server.hpp>
 #include <mcp/policy.hpp>
 #include <mcp/server.hpp>
+#include <mcp/task_store.hpp>
 
 #include <atomic>
 #include <cstdio>

@@ -1,5 +1,9 @@
 #include <mcp/json.hpp>
 
+#include <boost/json/error.hpp>
+#include <boost/json/parse_options.hpp>
+#include <boost/json/parser.hpp>
+
 #include <array>
 #include <charconv>
 #include <cmath>

@@ -10,6 +10,7 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -207,6 +208,52 @@ void apply_field(json::object& p, const field& f, const json::value* default_val
     p.insert_or_assign("examples", std::move(examples));
   }
   if (f.deprecated) p.insert_or_assign("deprecated", true);
+}
+
+// The non-template parts of the schema builder (mcp/detail/reflect_schema.hpp).
+
+std::string def_name_for(std::string_view raw) {
+  int depth = 0;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i < raw.size(); ++i) {
+    if (raw[i] == '<' || raw[i] == '(') ++depth;
+    if (raw[i] == '>' || raw[i] == ')') --depth;
+    if (depth == 0 && raw[i] == ':' && i + 1 < raw.size() && raw[i + 1] == ':') start = i + 2;
+  }
+  std::string out;
+  for (char c : raw.substr(start)) {
+    bool ok =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+    if (ok) {
+      out.push_back(c);
+    } else if (!out.empty() && out.back() != '_') {
+      out.push_back('_');
+    }
+  }
+  while (!out.empty() && out.back() == '_') out.pop_back();
+  return out.empty() ? std::string("type") : out;
+}
+
+const std::string& schema_builder::def_name(const void* key, std::string_view raw) {
+  for (const auto& [k, n] : names) {
+    if (k == key) return n;
+  }
+  std::string base = def_name_for(raw);
+  std::string name = base;
+  for (int i = 2;; ++i) {
+    bool taken =
+        std::any_of(names.begin(), names.end(), [&](const auto& kn) { return kn.second == name; });
+    if (!taken) break;
+    name = base + "_" + std::to_string(i);
+  }
+  names.emplace_back(key, std::move(name));
+  return names.back().second;
+}
+
+json::object ref_to(std::string_view target) {
+  json::object o;
+  o.emplace("$ref", target);
+  return o;
 }
 
 }  // namespace detail

@@ -48,9 +48,9 @@ target_include_directories(mcp_core_tests PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}
                                                   ${PROJECT_SOURCE_DIR}/src)
 # The task store tests make a foreign SQLite database by hand, and kill a process writing into
 # a store (mcp_task_store_writer) to see that what it acknowledged is there.
-target_link_libraries(mcp_core_tests PRIVATE SQLite::SQLite3)
+target_link_libraries(mcp_core_tests PRIVATE mcp::sqlite SQLite::SQLite3)
 add_executable(mcp_task_store_writer unit/task_store_writer.cpp)
-target_link_libraries(mcp_task_store_writer PRIVATE mcp::mcp)
+target_link_libraries(mcp_task_store_writer PRIVATE mcp::sqlite)
 mcp_target_defaults(mcp_task_store_writer)
 set_source_files_properties(unit/task_store_sqlite_test.cpp PROPERTIES
   COMPILE_DEFINITIONS MCP_TASK_STORE_WRITER="$<TARGET_FILE:mcp_task_store_writer>")

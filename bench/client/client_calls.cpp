@@ -13,6 +13,8 @@
 #include <mcp/http_client.hpp>
 #include <mcp/transport/process.hpp>
 
+#include <boost/json/serialize.hpp>
+
 #include <atomic>
 #include <chrono>
 #include <cstdio>

@@ -4,6 +4,11 @@
 // compact serialization. `mcp::json` is Boost.JSON; `mcp::json::value`, `json::object` and
 // `json::array` are the types every public API takes and returns.
 //
+// Only Boost.JSON's value types come with this header (value, object, array, string, kind,
+// storage_ptr); Boost's own parser and serializer are in <boost/json/parse.hpp> and
+// <boost/json/serialize.hpp>, and `value_to`/`value_from` in their headers, for the code that
+// uses them (the umbrella <boost/json.hpp> would make every tool's compile slower).
+//
 // The serializer writes compact JSON (no whitespace, no raw newlines, so it is safe for the
 // stdio transport) with the shortest round-trip form of floating point numbers (21.5, not
 // 2.15E1), and escapes only what JSON requires.
@@ -17,7 +22,7 @@
 
 #include <mcp/error.hpp>
 
-#include <boost/json.hpp>
+#include <boost/json/value.hpp>
 
 #include <cstddef>
 #include <string>

@@ -18,9 +18,9 @@
 //   auto schema = mcp::parse_json(R"({"type":"object","properties":{"days":{"maximum":16}}})");
 //   auto v = mcp::json_schema::validator::compile(*schema);
 //   if (!v) return v.error();                       // errc::invalid_params, names the location
-//   auto errors = v->validate(mcp::json::parse(R"({"days":17})"));
+//   auto errors = v->validate(*mcp::parse_json(R"({"days":17})"));
 //   // errors[0].message == "/days: 17 is greater than the maximum 16"
-//   bool ok = v->is_valid(mcp::json::parse(R"({"days":3})"));   // true
+//   bool ok = v->is_valid(*mcp::parse_json(R"({"days":3})"));   // true
 #pragma once
 
 #include <mcp/json.hpp>

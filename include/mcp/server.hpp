@@ -18,7 +18,7 @@
 // Tasks (2025-11-25): a tool declared with `.task_support_mode = mcp::task_support::optional`
 // (or `required`) may be called with `params.task`; the server answers at once with a task the
 // client polls or waits on (tasks/get, tasks/result), kept in `server_options::task_store` (in
-// memory by default; `make_sqlite_task_store` keeps tasks across restarts).
+// memory by default; `make_sqlite_task_store` in mcp/task_store.hpp keeps tasks across restarts).
 //
 // Example:
 //
@@ -33,7 +33,6 @@
 #include <mcp/prompt.hpp>
 #include <mcp/protocol.hpp>
 #include <mcp/resource.hpp>
-#include <mcp/task_store.hpp>
 #include <mcp/tool.hpp>
 #include <mcp/typed_tool.hpp>
 
@@ -51,6 +50,7 @@ namespace mcp {
 namespace observe {
 class observer;
 }
+class task_store;  // mcp/task_store.hpp
 
 /// `Implementation`: who the server is.
 struct server_info {

@@ -197,7 +197,8 @@ struct sqlite_task_store_options {
   std::chrono::milliseconds busy_timeout{5000};
 };
 
-/// A store in the SQLite database `options.path` (created if missing; WAL journal). Writes
+/// A store in the SQLite database `options.path` (created if missing; WAL journal). Defined in
+/// the library `mcp::sqlite` (pkg-config `mcp-sqlite`), which a program calling it links. Writes
 /// are committed in groups: every write that arrived while the previous transaction committed
 /// goes into the next one (one commit, one flush at `power_loss`, for all of them). A write
 /// returns once its transaction is committed (durable as `options.durability` says), and then

@@ -2,6 +2,8 @@
 // thumbprint, ES256 / RS256 / PS256 / EdDSA signatures in JOSE form.
 #include "auth/jws.hpp"
 
+#include <boost/json/serialize.hpp>
+
 #include <array>
 #include <stdexcept>
 

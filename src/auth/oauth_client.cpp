@@ -3,6 +3,8 @@
 // the authorization code flow with PKCE S256, `state`, the resource parameter and RFC 9207 `iss`.
 // The token endpoint side is oauth_grants.cpp. The exchanges with the servers are
 // `detail::http_request` (https, or http to a loopback host).
+#include <boost/json/serialize.hpp>
+#include <boost/json/value_to.hpp>
 #include <boost/url/parse.hpp>
 
 #include <algorithm>

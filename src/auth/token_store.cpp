@@ -2,6 +2,8 @@
 // only its owner can read, replaced atomically under an advisory lock.
 #include <mcp/oauth.hpp>
 
+#include <boost/json/serialize.hpp>
+
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>

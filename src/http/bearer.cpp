@@ -2,6 +2,8 @@
 
 #include <mcp/json.hpp>
 
+#include <boost/json/serialize.hpp>
+
 #include <algorithm>
 #include <stdexcept>
 

@@ -9,6 +9,7 @@
 #include <mcp/http_client.hpp>
 #include <mcp/json.hpp>
 
+#include <boost/json/serialize.hpp>
 #include <boost/url/parse.hpp>
 
 #include <algorithm>

@@ -1,6 +1,8 @@
 // The official JSON Schema meta-schemas (draft 2020-12 and draft-07) as raw string literals.
 #include "json_schema/metaschemas.hpp"
 
+#include <boost/json/parse.hpp>
+
 #include <array>
 #include <map>
 #include <string>

@@ -1,6 +1,7 @@
 // mcp/auth.hpp: key sets and the JWT verifier, against tokens signed here with OpenSSL.
 #include <mcp/auth.hpp>
 
+#include <boost/json/serialize.hpp>
 #include <gtest/gtest.h>
 
 #include <cstdio>

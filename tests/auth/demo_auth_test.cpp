@@ -4,6 +4,7 @@
 #include <mcp/http_client.hpp>
 #include <mcp/transport/process.hpp>
 
+#include <boost/json/parse.hpp>
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -6,6 +6,8 @@
 // scope union, credentials bound to their issuer). The other grants: oauth_grants_test.cpp.
 #include <mcp/oauth.hpp>
 
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
 #include <gtest/gtest.h>
 
 #include <chrono>

@@ -6,6 +6,8 @@
 #include <mcp/auth.hpp>
 #include <mcp/oauth.hpp>
 
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
 #include <gtest/gtest.h>
 
 #include "auth/jws.hpp"

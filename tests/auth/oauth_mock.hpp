@@ -8,6 +8,9 @@
 #include <mcp/content.hpp>
 #include <mcp/oauth.hpp>
 
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+#include <boost/json/value_from.hpp>
 #include <gtest/gtest.h>
 
 #include <algorithm>

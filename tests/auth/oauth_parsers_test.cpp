@@ -4,6 +4,7 @@
 // stores; the loopback redirect agent, driven by a "browser" thread.
 #include <mcp/oauth.hpp>
 
+#include <boost/json/serialize.hpp>
 #include <gtest/gtest.h>
 
 #include <chrono>

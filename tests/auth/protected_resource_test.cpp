@@ -4,6 +4,8 @@
 // whatever it is sent.
 #include <mcp/auth.hpp>
 
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -4,6 +4,8 @@
 // `ath`, nonces).
 #include <mcp/auth.hpp>
 
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
 #include <gtest/gtest.h>
 
 #include <set>

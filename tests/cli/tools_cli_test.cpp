@@ -4,6 +4,7 @@
 
 #include <mcp/content.hpp>
 
+#include <boost/json/serialize.hpp>
 #include <gtest/gtest.h>
 
 #include <chrono>

@@ -6,6 +6,8 @@
 #include <mcp/server.hpp>
 #include <mcp/transport.hpp>
 
+#include <boost/json/parse.hpp>
+
 #include <deque>
 #include <functional>
 #include <memory>

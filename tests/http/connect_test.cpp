@@ -5,6 +5,7 @@
 #include <mcp/http_server.hpp>
 #include <mcp/server.hpp>
 
+#include <boost/json/serialize.hpp>
 #include <gtest/gtest.h>
 
 #include <chrono>

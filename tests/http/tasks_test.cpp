@@ -4,6 +4,8 @@
 #include <mcp/json.hpp>
 #include <mcp/pipeline.hpp>
 
+#include <boost/json/serialize.hpp>
+
 #include <atomic>
 #include <string>
 #include <vector>

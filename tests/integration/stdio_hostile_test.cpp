@@ -2,6 +2,7 @@
 // a session or the process down, each followed by a check that the server still serves.
 #include <mcp/json.hpp>
 
+#include <boost/json/serialize.hpp>
 #include <gtest/gtest.h>
 
 #include "detail/utf8.hpp"

@@ -3,6 +3,7 @@
 // (finished tasks kept, a cut-off slow_task run again, other unfinished tasks failed).
 #include <mcp/json.hpp>
 
+#include <boost/json/serialize.hpp>
 #include <gtest/gtest.h>
 
 #include <csignal>

@@ -13,6 +13,8 @@
 // it is unset and SUITE_DIR holds no suite.
 #include <mcp/json_schema.hpp>
 
+#include <boost/json/parse.hpp>
+
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>

@@ -2,6 +2,7 @@
 // formats, numbers and strings, remote references, limits and thread-safety.
 #include <mcp/json_schema.hpp>
 
+#include <boost/json/parse.hpp>
 #include <gtest/gtest.h>
 
 #include <chrono>

@@ -51,12 +51,12 @@ for f in usr/include/mcp/server.hpp usr/include/mcp/version.hpp usr/bin/mcp-cpp 
          "usr/$libdir_rel/cmake/mcp/mcp-config-version.cmake"; do
   grep -q "\./$f\$" <<<"$contents" || fail "no $f in the packages"
 done
-for lib in mcp_json mcp mcp_http mcp_auth; do
+for lib in mcp_json mcp mcp_sqlite mcp_http mcp_auth; do
   for f in "lib$lib.a" "lib$lib.so -> lib$lib.so.$soversion" "lib$lib.so.$soversion ->"; do
     grep -qF "./usr/$libdir_rel/$f" <<<"$contents" || fail "no usr/$libdir_rel/$f in libmcp-cpp-dev"
   done
 done
-for pc in mcp-json mcp mcp-http mcp-auth; do
+for pc in mcp-json mcp mcp-sqlite mcp-http mcp-auth; do
   grep -q "\./usr/$libdir_rel/pkgconfig/$pc.pc\$" <<<"$contents" || fail "no $pc.pc"
 done
 
@@ -133,9 +133,11 @@ configure() {
 no_sqlite=-DCMAKE_DISABLE_FIND_PACKAGE_SQLite3=ON no_ssl=-DCMAKE_DISABLE_FIND_PACKAGE_OpenSSL=ON
 configure shared_all ok "$no_sqlite" "$no_ssl"
 configure static_json ok -DMCP_USE_STATIC_LIBS=ON -DCOMPONENTS="COMPONENTS;json" "$no_sqlite" "$no_ssl"
-configure static_mcp_needs_sqlite fail -DMCP_USE_STATIC_LIBS=ON -DCOMPONENTS="COMPONENTS;mcp" "$no_sqlite"
-grep -q "libsqlite3-dev" "$work/components/static_mcp_needs_sqlite/log" || fail "no hint at libsqlite3-dev"
-configure static_mcp ok -DMCP_USE_STATIC_LIBS=ON -DCOMPONENTS="COMPONENTS;mcp"
+# The SQLite task store is a component of its own: the static core does not need SQLite.
+configure static_mcp ok -DMCP_USE_STATIC_LIBS=ON -DCOMPONENTS="COMPONENTS;mcp" "$no_sqlite"
+configure static_sqlite_needs_sqlite fail -DMCP_USE_STATIC_LIBS=ON -DCOMPONENTS="COMPONENTS;sqlite" "$no_sqlite"
+grep -q "libsqlite3-dev" "$work/components/static_sqlite_needs_sqlite/log" || fail "no hint at libsqlite3-dev"
+configure static_sqlite ok -DMCP_USE_STATIC_LIBS=ON -DCOMPONENTS="COMPONENTS;sqlite"
 # libcrypto seals the 2026-07-28 input rounds: the static core needs OpenSSL too.
 configure static_mcp_needs_openssl fail -DMCP_USE_STATIC_LIBS=ON -DCOMPONENTS="COMPONENTS;mcp" "$no_ssl"
 grep -q "libssl-dev" "$work/components/static_mcp_needs_openssl/log" || fail "no hint at libssl-dev"

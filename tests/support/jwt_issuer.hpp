@@ -12,6 +12,7 @@
 #include <boost/asio/read_until.hpp>
 #include <boost/asio/streambuf.hpp>
 #include <boost/asio/write.hpp>
+#include <boost/json/serialize.hpp>
 
 #include <atomic>
 #include <chrono>

@@ -2,6 +2,8 @@
 #include <mcp/audit.hpp>
 #include <mcp/policy.hpp>
 
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
 #include <gtest/gtest.h>
 
 #include <filesystem>

@@ -6,6 +6,8 @@
 #include <mcp/server.hpp>
 #include <mcp/transport/memory.hpp>
 
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
 #include <gtest/gtest.h>
 
 #include <chrono>

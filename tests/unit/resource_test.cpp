@@ -3,6 +3,7 @@
 // notifications, prompt arguments, completion, and -32042 from a tool.
 #include <mcp/server.hpp>
 
+#include <boost/json/serialize.hpp>
 #include <gtest/gtest.h>
 
 #include <array>

@@ -11,6 +11,8 @@
 #include <mcp/jsonrpc.hpp>
 #include <mcp/transport/stdio.hpp>
 
+#include <boost/json/serialize.hpp>
+
 #include <condition_variable>
 #include <csignal>
 #include <iostream>

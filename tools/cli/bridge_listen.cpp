@@ -18,6 +18,8 @@
 #include <mcp/jsonrpc.hpp>
 #include <mcp/transport/process.hpp>
 
+#include <boost/json/serialize.hpp>
+
 #include <algorithm>
 #include <condition_variable>
 #include <csignal>

@@ -7,6 +7,8 @@
 //     reply refuses (-1, as the spec says for a user who rejects the request).
 // Everything shown of the server goes through terminal_safe. A request the server cancels (or
 // a session that ends) while the user is typing stops the prompt: the answer would be dropped.
+#include <boost/json/serialize.hpp>
+
 #include <algorithm>
 #include <atomic>
 #include <cerrno>

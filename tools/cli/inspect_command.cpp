@@ -8,6 +8,8 @@
 // schema, checks them, shows the call and asks before a tool that is not read-only, then shows
 // progress and the result. Lines come from stdin, so the session can be driven by a terminal
 // (tmux), a pipe or a script; everything the server says is made terminal-safe.
+#include <boost/json/serialize.hpp>
+
 #include <algorithm>
 #include <iostream>
 #include <memory>

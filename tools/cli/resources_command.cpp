@@ -2,6 +2,8 @@
 // server's resources, resource templates and prompts from the shell, against `-- CMD ARGS` or
 // `--url URL` as for tools. Contents are shown as tool results are (render.cpp): text as text
 // made terminal-safe, binary contents saved to files; `--json` prints the raw result.
+#include <boost/json/serialize.hpp>
+
 #include <iostream>
 #include <memory>
 

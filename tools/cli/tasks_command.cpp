@@ -3,6 +3,8 @@
 // caller sees is the server's rule: ours binds a task to the caller's principal (with OAuth, the
 // token's subject; over stdio, the local user of a server whose task store outlives the
 // process), or to the HTTP session without authentication (then only the session that made it).
+#include <boost/json/serialize.hpp>
+
 #include <iostream>
 #include <memory>
 

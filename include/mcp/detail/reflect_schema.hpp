@@ -42,30 +42,11 @@ constexpr std::string_view raw_type_name() noexcept {
 
 /// A "$defs" key for a type name: the unqualified name with every run of characters outside
 /// [A-Za-z0-9_] replaced by one '_' ("ns::box<ns::tree>" -> "box_ns_tree").
-inline std::string def_name_for(std::string_view raw) {
-  int depth = 0;
-  std::size_t start = 0;
-  for (std::size_t i = 0; i < raw.size(); ++i) {
-    if (raw[i] == '<' || raw[i] == '(') ++depth;
-    if (raw[i] == '>' || raw[i] == ')') --depth;
-    if (depth == 0 && raw[i] == ':' && i + 1 < raw.size() && raw[i + 1] == ':') start = i + 2;
-  }
-  std::string out;
-  for (char c : raw.substr(start)) {
-    bool ok =
-        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-    if (ok) {
-      out.push_back(c);
-    } else if (!out.empty() && out.back() != '_') {
-      out.push_back('_');
-    }
-  }
-  while (!out.empty() && out.back() == '_') out.pop_back();
-  return out.empty() ? std::string("type") : out;
-}
+std::string def_name_for(std::string_view raw);  // src/reflect.cpp
 
 /// State of one schema_for call: which described structs are being expanded (to detect
-/// recursion) and the "$defs" collected for recursive ones.
+/// recursion) and the "$defs" collected for recursive ones. Its non-template members are
+/// defined in src/reflect.cpp, so that a tool's translation unit does not compile them.
 struct schema_builder {
   const void* root = nullptr;            // the type schema_for was called with
   std::vector<const void*> in_progress;  // described structs being expanded, outermost first
@@ -73,31 +54,16 @@ struct schema_builder {
   std::vector<std::pair<const void*, std::string>> names;  // "$defs" keys given out
   json::object defs;
 
-  const std::string& def_name(const void* key, std::string_view raw) {
-    for (const auto& [k, n] : names) {
-      if (k == key) return n;
-    }
-    std::string base = def_name_for(raw);
-    std::string name = base;
-    for (int i = 2;; ++i) {
-      bool taken = std::any_of(names.begin(), names.end(),
-                               [&](const auto& kn) { return kn.second == name; });
-      if (!taken) break;
-      name = base + "_" + std::to_string(i);
-    }
-    names.emplace_back(key, std::move(name));
-    return names.back().second;
-  }
+  /// The "$defs" key of the struct `key` (named `raw` by the compiler): `def_name_for(raw)`,
+  /// with "_2", "_3", ... appended when another struct has that key already.
+  const std::string& def_name(const void* key, std::string_view raw);
   [[nodiscard]] bool is_recursive(const void* key) const {
     return std::find(recursive.begin(), recursive.end(), key) != recursive.end();
   }
 };
 
-inline json::object ref_to(std::string_view target) {
-  json::object o;
-  o.emplace("$ref", target);
-  return o;
-}
+/// `{"$ref": target}`.
+json::object ref_to(std::string_view target);
 
 template <class T>
 json::object schema_of(schema_builder& b);
