@@ -22,9 +22,9 @@ mcp::detail::round_contents one_answer_round(const std::string& digest) {
 
 const mcp::json::object& call_params() {
   static const auto params =
-      mcp::json::parse(R"({"name":"ask_name","arguments":{"greeting":"Hello"},"_meta":{)"
-                       R"("io.modelcontextprotocol/protocolVersion":"2026-07-28"}})")
-          .as_object();
+      mcp::parse_json(R"({"name":"ask_name","arguments":{"greeting":"Hello"},"_meta":{)"
+                      R"("io.modelcontextprotocol/protocolVersion":"2026-07-28"}})")
+          ->as_object();
   return params;
 }
 

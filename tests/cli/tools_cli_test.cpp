@@ -120,28 +120,42 @@ TEST(tools_cli_connect, command_lines_are_shown_quoted_as_a_shell_would_need) {
             R"(sh -c 'echo '\''hi'\'' | cat' '')");
 }
 
+/// A listed Tool as the client decodes it; `name` and `inputSchema` filled in when the test
+/// leaves them out.
+mcp::tool_info tool(object o) {
+  if (!o.contains("name")) o["name"] = "t";
+  if (!o.contains("inputSchema")) o["inputSchema"] = object{{"type", "object"}};
+  auto t = mcp::from_json<mcp::tool_info>(o);
+  EXPECT_TRUE(t) << (t ? "" : t.error().message);
+  return t ? *t : mcp::tool_info{};
+}
+
 TEST(tools_cli_render, badges_read_the_hints_with_the_spec_defaults) {
   using v = std::vector<std::string>;
-  EXPECT_EQ(mcp::cli::badges(object{{"name", "t"}}), (v{"destructive", "open-world"}));
-  EXPECT_EQ(mcp::cli::badges(object{{"annotations", object{{"readOnlyHint", true},
-                                                           {"destructiveHint", true},
-                                                           {"openWorldHint", false}}}}),
+  EXPECT_EQ(mcp::cli::badges(tool(object{{"name", "t"}})), (v{"destructive", "open-world"}));
+  EXPECT_EQ(mcp::cli::badges(tool(object{{"annotations", object{{"readOnlyHint", true},
+                                                                {"destructiveHint", true},
+                                                                {"openWorldHint", false}}}})),
             (v{"read-only"}));
-  EXPECT_EQ(mcp::cli::badges(object{
-                {"annotations", object{{"destructiveHint", false}, {"idempotentHint", true}}}}),
+  EXPECT_EQ(mcp::cli::badges(tool(object{
+                {"annotations", object{{"destructiveHint", false}, {"idempotentHint", true}}}})),
             (v{"idempotent", "open-world"}));
-  EXPECT_FALSE(mcp::cli::read_only(object{{"annotations", object{{"readOnlyHint", "yes"}}}}));
-  EXPECT_EQ(mcp::cli::task_support(object{}), "forbidden");
-  EXPECT_EQ(mcp::cli::task_support(object{{"execution", object{{"taskSupport", "required"}}}}),
-            "required");
+  // A hint of another type is not a hint: such a Tool does not decode (the listing says why).
+  EXPECT_FALSE(mcp::from_json<mcp::tool_info>(object{
+      {"name", "t"}, {"inputSchema", object{}}, {"annotations", object{{"readOnlyHint", "yes"}}}}));
+  EXPECT_TRUE(mcp::cli::read_only(tool(object{{"annotations", object{{"readOnlyHint", true}}}})));
+  EXPECT_EQ(mcp::cli::task_support(tool(object{})), "forbidden");
+  EXPECT_EQ(
+      mcp::cli::task_support(tool(object{{"execution", object{{"taskSupport", "required"}}}})),
+      "required");
 }
 
 TEST(tools_cli_render, describe_shows_types_defaults_ranges_and_enums) {
   std::ostringstream out;
-  mcp::cli::print_tool_description(out, object{{"name", "t"},
-                                               {"title", "The tool"},
-                                               {"description", "Does things."},
-                                               {"inputSchema", schema()}});
+  mcp::cli::print_tool_description(out, tool(object{{"name", "t"},
+                                                    {"title", "The tool"},
+                                                    {"description", "Does things."},
+                                                    {"inputSchema", schema()}}));
   std::string s;  // runs of spaces as one: the columns' widths are not the point here
   for (char c : out.str()) {
     if (c != ' ' || s.empty() || s.back() != ' ') s += c;
@@ -199,7 +213,7 @@ TEST(tools_cli_render, server_text_cannot_drive_the_terminal) {
             "caf\xc3\xa9 \xe2\x80\x94 ok");  // text stays
   std::ostringstream out;
   mcp::cli::print_tool_table(
-      out, {object{{"name", "evil\x1b]0;title\x07"}, {"description", "hi\x1b[2J"}}});
+      out, {tool(object{{"name", "evil\x1b]0;title\x07"}, {"description", "hi\x1b[2J"}})});
   EXPECT_EQ(out.str().find('\x1b'), std::string::npos) << out.str();
   EXPECT_NE(out.str().find("evil\\x1b]0;title\\x07"), std::string::npos) << out.str();
   std::ostringstream result;
@@ -214,10 +228,19 @@ TEST(tools_cli_render, pretty_json_indents_by_two) {
             "{\n  \"a\": [\n    1,\n    {}\n  ],\n  \"b\": []\n}");
 }
 
-object elicitation(const char* text) { return mcp::parse_json(text)->as_object(); }
+template <class T>
+T decoded(const char* text) {
+  auto v = mcp::from_json<T>(*mcp::parse_json(text));
+  EXPECT_TRUE(v) << (v ? "" : v.error().message);
+  return v ? *v : T{};
+}
+mcp::elicitation_request elicitation(const char* text) {
+  return decoded<mcp::elicitation_request>(text);
+}
+std::string wire(const mcp::elicitation_answer& a) { return mcp::json::serialize(mcp::to_json(a)); }
 
 TEST(tools_cli_elicit, accept_defaults_fills_every_default) {
-  const auto handler = mcp::cli::elicitation_handler("accept-defaults");
+  const auto handler = mcp::cli::ask_elicitation("accept-defaults");
   const auto r = handler(elicitation(R"({"message": "m", "requestedSchema": {"type": "object",
       "properties": {"name": {"type": "string", "default": "John Doe"},
                      "age": {"type": "integer", "default": 30},
@@ -227,35 +250,34 @@ TEST(tools_cli_elicit, accept_defaults_fills_every_default) {
                      "note": {"type": "string"}}}})"),
                          {});
   ASSERT_TRUE(r);
-  EXPECT_EQ(mcp::json::serialize(*r),
-            R"({"action":"accept","content":{"name":"John Doe","age":30,"score":9.55E1,)"
-            R"("status":"active","verified":true}})");
+  EXPECT_EQ(wire(*r), R"({"action":"accept","content":{"name":"John Doe","age":30,"score":9.55E1,)"
+                      R"("status":"active","verified":true}})");
 }
 
 TEST(tools_cli_elicit, a_required_field_without_default_or_a_url_is_declined) {
-  const auto handler = mcp::cli::elicitation_handler("accept-defaults");
+  const auto handler = mcp::cli::ask_elicitation("accept-defaults");
   const auto form = handler(elicitation(R"({"message": "m", "requestedSchema": {"type": "object",
       "properties": {"answer": {"type": "string"}}, "required": ["answer"]}})"),
                             {});
   ASSERT_TRUE(form);
-  EXPECT_EQ(mcp::json::serialize(*form), R"({"action":"decline"})");
+  EXPECT_EQ(wire(*form), R"({"action":"decline"})");
   const auto url = handler(
       elicitation(R"({"mode": "url", "message": "m", "url": "https://x", "elicitationId": "e"})"),
       {});
   ASSERT_TRUE(url);
-  EXPECT_EQ(mcp::json::serialize(*url), R"({"action":"decline"})");
+  EXPECT_EQ(wire(*url), R"({"action":"decline"})");
 }
 
 TEST(tools_cli_elicit, decline_and_ask_without_a_terminal_decline) {
   const auto schema = elicitation(R"({"message": "m", "requestedSchema": {"type": "object",
       "properties": {"a": {"type": "string", "default": "x"}}}})");
-  const auto declined = mcp::cli::elicitation_handler("decline")(schema, {});
+  const auto declined = mcp::cli::ask_elicitation("decline")(schema, {});
   ASSERT_TRUE(declined);
-  EXPECT_EQ(mcp::json::serialize(*declined), R"({"action":"decline"})");
+  EXPECT_EQ(wire(*declined), R"({"action":"decline"})");
   if (::isatty(STDIN_FILENO) != 0) GTEST_SKIP() << "stdin is a terminal: ask would ask";
-  const auto asked = mcp::cli::elicitation_handler("ask")(schema, {});
+  const auto asked = mcp::cli::ask_elicitation("ask")(schema, {});
   ASSERT_TRUE(asked);
-  EXPECT_EQ(mcp::json::serialize(*asked), R"({"action":"decline"})");
+  EXPECT_EQ(wire(*asked), R"({"action":"decline"})");
 }
 
 /// For the test's length, stdin and stderr are a fresh pseudo-terminal (the handlers ask only
@@ -303,13 +325,13 @@ class on_a_terminal {
 TEST(tools_cli_elicit, a_request_withdrawn_while_waiting_for_the_terminal_ends_at_once) {
   on_a_terminal term;
   if (!term.ok()) GTEST_SKIP() << "no pseudo-terminal here";
-  const auto sampling = mcp::cli::sampling_handler();
-  const auto params = elicitation(R"({"maxTokens": 5, "messages":
+  const auto sampling = mcp::cli::ask_sampling();
+  const auto params = decoded<mcp::sampling_request>(R"({"maxTokens": 5, "messages":
       [{"role": "user", "content": {"type": "text", "text": "hi"}}]})");
   std::stop_source first_stop;
   std::stop_source second_stop;
-  std::future<mcp::result<object>> first;
-  std::future<mcp::result<object>> second;
+  std::future<mcp::result<mcp::sampling_answer>> first;
+  std::future<mcp::result<mcp::sampling_answer>> second;
   struct withdraw_both {  // whatever fails, the questions end before their futures are joined
     std::stop_source& a;
     std::stop_source& b;
@@ -334,24 +356,18 @@ TEST(tools_cli_elicit, a_request_withdrawn_while_waiting_for_the_terminal_ends_a
   term.type("typed\n");
   const auto answered = first.get();
   ASSERT_TRUE(answered) << answered.error().message;
-  EXPECT_EQ(answered->at("content").at("text").as_string(), "typed");
+  EXPECT_EQ(answered->content.at("text").as_string(), "typed");
 }
 
 TEST(tools_cli_connect, roots_are_offered_as_file_uris) {
   mcp::cli::server_target t;
-  EXPECT_FALSE(mcp::cli::client_options_for(t).capabilities.contains("roots"));
+  EXPECT_FALSE(mcp::cli::client_options_for(t).roots);
   t.roots = {"/tmp/a b", "/srv/data/../work/."};
   const auto opts = mcp::cli::client_options_for(t);
-  EXPECT_TRUE(opts.capabilities.contains("roots"));
-  const mcp::client_request_handler* roots = nullptr;
-  for (const auto& [method, h] : opts.request_handlers) {
-    if (method == "roots/list") roots = &h;
-  }
-  ASSERT_NE(roots, nullptr);
-  const auto r = (*roots)(object{}, {});
-  ASSERT_TRUE(r);
-  EXPECT_EQ(mcp::json::serialize(*r), R"({"roots":[{"uri":"file:///tmp/a%20b","name":"a b"},)"
-                                      R"({"uri":"file:///srv/work","name":"work"}]})");
+  ASSERT_TRUE(opts.roots);
+  EXPECT_EQ(
+      mcp::json::serialize(mcp::to_json(*opts.roots)),
+      R"([{"uri":"file:///tmp/a%20b","name":"a b"},{"uri":"file:///srv/work","name":"work"}])");
 }
 
 }  // namespace

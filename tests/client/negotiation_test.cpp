@@ -9,6 +9,7 @@
 #include <mcp/transport/memory.hpp>
 #include <mcp/transport/process.hpp>
 
+#include <boost/json/serialize.hpp>
 #include <gtest/gtest.h>
 
 #include <atomic>

@@ -5,6 +5,7 @@
 
 #include <mcp/json.hpp>
 
+#include <boost/json/serialize.hpp>
 #include <gtest/gtest.h>
 
 #include <memory>
