@@ -32,16 +32,6 @@ mcp_add_test(mcp_core_tests
   unit/version_test.cpp
 )
 
-# clang 14 with -fsanitize=undefined cannot compile a coroutine: its function type check
-# (-fsanitize=function) puts data before each part a coroutine is split into that the backend
-# cannot emit ("Cannot represent a difference across sections", llvm/llvm-project#49689, met
-# in the asan preset). That one check is left out of the one file with coroutines, in that
-# configuration only; the rest of UBSan and ASan still apply to it.
-if(CMAKE_CXX_COMPILER_ID STREQUAL "Clang" AND CMAKE_CXX_COMPILER_VERSION VERSION_LESS 15
-   AND MCP_SANITIZE MATCHES "undefined")
-  set_source_files_properties(unit/asio_test.cpp PROPERTIES COMPILE_OPTIONS -fno-sanitize=function)
-endif()
-
 set_source_files_properties(unit/version_test.cpp PROPERTIES
   COMPILE_DEFINITIONS MCP_PROJECT_VERSION="${PROJECT_VERSION}")
 target_include_directories(mcp_core_tests PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}
