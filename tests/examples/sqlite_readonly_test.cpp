@@ -71,9 +71,9 @@ TEST_F(example_sqlite_readonly, answers_queries_with_bound_parameters) {
   EXPECT_TRUE(injected.at("result").at("structuredContent").at("rows").as_array().empty())
       << injected;
   const auto named = query("SELECT id FROM items WHERE name = ?", {"lamp"});
-  EXPECT_EQ(named.at("result").at("structuredContent").at("rows"), (array{array{3}}));
+  EXPECT_EQ(named.at("result").at("structuredContent").at("rows"), (array{value(array{3})}));
   const auto nulls = query("SELECT ? IS NULL, ?", {nullptr, 7});
-  EXPECT_EQ(nulls.at("result").at("structuredContent").at("rows"), (array{array{1, 7}}));
+  EXPECT_EQ(nulls.at("result").at("structuredContent").at("rows"), (array{value(array{1, 7})}));
 
   const auto many = query(
       "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n LIMIT 5000) SELECT i FROM n");
@@ -95,7 +95,8 @@ TEST_F(example_sqlite_readonly, refuses_every_write) {
   const auto two = query("SELECT 1; DELETE FROM items");
   EXPECT_EQ(first_text(two), "one statement only");
   EXPECT_EQ(first_text(query("SELECT ?")), "the statement has 1 parameters");
-  EXPECT_EQ(first_text(query("SELECT ?", {array{1}})), "parameter 1: not a string, number or null");
+  EXPECT_EQ(first_text(query("SELECT ?", {value(array{1})})),
+            "parameter 1: not a string, number or null");
   EXPECT_EQ(query("SELEC 1").at("result").at("isError"), true);
 
   EXPECT_EQ(count(), 3);
