@@ -21,15 +21,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-cat >"$work/collector.mjs" <<'JS'
-import { createServer } from 'node:http';
-const srv = createServer((req, res) => {
-  req.on('data', () => {});
-  req.on('end', () => { res.writeHead(200, { 'Content-Type': 'application/json' }); res.end('{}'); });
-});
-srv.listen(Number(process.argv[2]), '127.0.0.1');
-JS
-node "$work/collector.mjs" 18394 &
+# A collector that costs as little as possible (reads the body, answers {}).
+node "$here/null-collector.mjs" 18394 &
 collector=$!
 otlp=http://127.0.0.1:18394
 

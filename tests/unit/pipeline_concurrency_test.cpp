@@ -9,8 +9,10 @@
 #include <algorithm>
 #include <atomic>
 #include <map>
+#include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "support/wire.hpp"
 
@@ -92,24 +94,70 @@ bool is_tool_error(const value& response) {
   return e != nullptr && e->as_bool();
 }
 
-TEST(concurrency_limit, task_calls_beyond_the_limit_are_all_accepted_and_all_finish) {
-  counted_tool tool;  // outlives the server: its handlers use it until the server is gone
-  mcp::server s;
-  s.use(mcp::concurrency_limit(8));  // one caller alone: a share of 8 / 2 = 4
-  tool.add_to(s);
-  wire w(s);
-  w.initialize();
-  constexpr int n = 200;
-  for (int i = 1; i <= n; ++i) send_call(w, i, "slow", true);
-  std::map<std::int64_t, value> seen;
+/// What every test sets up: the counting tool, a server (its middleware installed by the test
+/// before open()), and initialized sessions. Members go callers first, the tool last: the
+/// server's handlers use the tool until the server is gone.
+struct limited_server {
+  counted_tool tool;
+  mcp::server server;
+  std::vector<std::unique_ptr<wire>> callers;
+
+  explicit limited_server(mcp::server_options options = {}) : server(std::move(options)) {}
+  /// Registers the tools and opens `n` initialized sessions (caller(0) ... caller(n - 1)).
+  void open(int n = 1) {
+    tool.add_to(server);
+    for (int i = 0; i < n; ++i) {
+      callers.push_back(std::make_unique<wire>(server));
+      callers.back()->initialize();
+    }
+  }
+  wire& caller(std::size_t i = 0) { return *callers.at(i); }
+};
+
+/// Reads the answers to task calls 1..n and returns their task ids ("" for an answer that is
+/// not a task, reported as a failure).
+std::vector<std::string> task_ids(wire& w, int n, std::map<std::int64_t, value>& seen) {
   std::vector<std::string> ids;
   for (int i = 1; i <= n; ++i) {
     auto r = response_to(w, i, seen);
-    ASSERT_TRUE(r.as_object().contains("result")) << r;
-    ids.emplace_back(r.at("result").at("task").at("taskId").as_string());
+    const auto* result = r.as_object().if_contains("result");
+    EXPECT_TRUE(result != nullptr && result->as_object().contains("task")) << r;
+    ids.emplace_back(result != nullptr && result->as_object().contains("task")
+                         ? std::string(result->at("task").at("taskId").as_string())
+                         : std::string());
   }
+  return ids;
+}
+
+/// Asks tasks/result for every one of `ids` (request ids from `first` on) and returns the
+/// answers in the same order.
+std::vector<value> results_of(wire& w, const std::vector<std::string>& ids, std::int64_t first,
+                              std::map<std::int64_t, value>& seen) {
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    w.send(object{{"jsonrpc", "2.0"},
+                  {"id", first + static_cast<std::int64_t>(i)},
+                  {"method", "tasks/result"},
+                  {"params", object{{"taskId", ids[i]}}}});
+  }
+  std::vector<value> answers;
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    answers.push_back(response_to(w, first + static_cast<std::int64_t>(i), seen));
+  }
+  return answers;
+}
+
+TEST(concurrency_limit, task_calls_beyond_the_limit_are_all_accepted_and_all_finish) {
+  limited_server s;
+  s.server.use(mcp::concurrency_limit(8));  // one caller alone: a share of 8 / 2 = 4
+  s.open();
+  auto& w = s.caller();
+  constexpr int n = 200;
+  for (int i = 1; i <= n; ++i) send_call(w, i, "slow", true);
+  std::map<std::int64_t, value> seen;
+  const auto ids = task_ids(w, n, seen);
+  ASSERT_FALSE(ids.back().empty());
   // The last one waits its turn, and says so.
-  ASSERT_TRUE(tool.wait_running(4));
+  ASSERT_TRUE(s.tool.wait_running(4));
   w.send(object{{"jsonrpc", "2.0"},
                 {"id", 100000},
                 {"method", "tasks/get"},
@@ -118,34 +166,24 @@ TEST(concurrency_limit, task_calls_beyond_the_limit_are_all_accepted_and_all_fin
   EXPECT_EQ(got.at("result").at("status"), "working");
   EXPECT_NE(std::string(got.at("result").at("statusMessage").as_string()).find("Queued"),
             std::string::npos);
-  tool.open = true;
-  for (int i = 0; i < n; ++i) {
-    w.send(object{{"jsonrpc", "2.0"},
-                  {"id", 200000 + i},
-                  {"method", "tasks/result"},
-                  {"params", object{{"taskId", ids[static_cast<std::size_t>(i)]}}}});
-  }
-  for (int i = 0; i < n; ++i) {
-    auto r = response_to(w, 200000 + i, seen);
+  s.tool.open = true;
+  for (const auto& r : results_of(w, ids, 200000, seen)) {
     ASSERT_TRUE(r.as_object().contains("result")) << r;
     EXPECT_EQ(text_of(r), "done");
   }
-  EXPECT_EQ(tool.started.load(), n);
-  EXPECT_LE(tool.peak.load(), 4) << "a caller alone runs at most half the slots";
-  EXPECT_GE(tool.peak.load(), 2);
+  EXPECT_EQ(s.tool.started.load(), n);
+  EXPECT_LE(s.tool.peak.load(), 4) << "a caller alone runs at most half the slots";
+  EXPECT_GE(s.tool.peak.load(), 2);
 }
 
 TEST(concurrency_limit, a_caller_flooding_plain_calls_leaves_the_others_their_share) {
-  counted_tool tool;  // outlives the server: its handlers use it until the server is gone
-  mcp::server s;
-  s.use(mcp::concurrency_limit(64));
-  tool.add_to(s);
-  wire a(s);
-  wire b(s);
-  a.initialize();
-  b.initialize();
+  limited_server s;
+  s.server.use(mcp::concurrency_limit(64));
+  s.open(2);
+  auto& a = s.caller(0);
+  auto& b = s.caller(1);
   for (int i = 1; i <= 100; ++i) send_call(a, i, "slow", false);
-  ASSERT_TRUE(tool.wait_running(32));
+  ASSERT_TRUE(s.tool.wait_running(32));
   const auto start = std::chrono::steady_clock::now();
   auto echo = b.call("tools/call", object{{"name", "echo"}}, 1);
   EXPECT_LT(std::chrono::steady_clock::now() - start, 1s);
@@ -164,33 +202,25 @@ TEST(concurrency_limit, a_caller_flooding_plain_calls_leaves_the_others_their_sh
     }
   }
   EXPECT_EQ(refused, 68);
-  EXPECT_EQ(tool.running.load(), 32);
-  tool.open = true;
+  EXPECT_EQ(s.tool.running.load(), 32);
+  s.tool.open = true;
   for (int i = 1; i <= 32; ++i) EXPECT_EQ(text_of(response_to(a, i, seen)), "done");
-  EXPECT_LE(tool.peak.load(), 32);
+  EXPECT_LE(s.tool.peak.load(), 32);
 }
 
 TEST(concurrency_limit, a_caller_flooding_tasks_does_not_stop_another_callers_calls) {
-  counted_tool tool;  // outlives the server: its handlers use it until the server is gone
-  mcp::server s;
-  s.use(mcp::concurrency_limit(64));
-  tool.add_to(s);
-  wire a(s);
-  wire b(s);
-  a.initialize();
-  b.initialize();
+  limited_server s;
+  s.server.use(mcp::concurrency_limit(64));
+  s.open(2);
+  auto& a = s.caller(0);
+  auto& b = s.caller(1);
   constexpr int n = 1000;
   for (int i = 1; i <= n; ++i) send_call(a, i, "slow", true);
   std::map<std::int64_t, value> seen;
-  std::vector<std::string> ids;
-  for (int i = 1; i <= n; ++i) {
-    auto r = response_to(a, i, seen);
-    ASSERT_TRUE(r.as_object().contains("result")) << r;
-    ids.emplace_back(r.at("result").at("task").at("taskId").as_string());
-  }
-  ASSERT_TRUE(tool.wait_running(32));
+  const auto ids = task_ids(a, n, seen);
+  ASSERT_TRUE(s.tool.wait_running(32));
   std::this_thread::sleep_for(20ms);
-  EXPECT_EQ(tool.running.load(), 32) << "the rest of A's tasks wait";
+  EXPECT_EQ(s.tool.running.load(), 32) << "the rest of A's tasks wait";
   const auto start = std::chrono::steady_clock::now();
   auto echo = b.call("tools/call", object{{"name", "echo"}}, 1);
   EXPECT_LT(std::chrono::steady_clock::now() - start, 1s);
@@ -202,28 +232,19 @@ TEST(concurrency_limit, a_caller_flooding_tasks_does_not_stop_another_callers_ca
   const std::string bid(created->at("result").at("task").at("taskId").as_string());
   auto done = b.call("tasks/result", object{{"taskId", bid}}, 3);
   EXPECT_EQ(text_of(done), "done") << done;
-  tool.open = true;
-  for (int i = 0; i < n; ++i) {
-    a.send(object{{"jsonrpc", "2.0"},
-                  {"id", 100000 + i},
-                  {"method", "tasks/result"},
-                  {"params", object{{"taskId", ids[static_cast<std::size_t>(i)]}}}});
-  }
-  for (int i = 0; i < n; ++i) {
-    auto r = response_to(a, 100000 + i, seen);
+  s.tool.open = true;
+  for (const auto& r : results_of(a, ids, 100000, seen)) {
     ASSERT_TRUE(r.as_object().contains("result")) << r;
   }
-  EXPECT_EQ(tool.started.load(), n + 1);
-  EXPECT_LE(tool.peak.load(), 64);
+  EXPECT_EQ(s.tool.started.load(), n + 1);
+  EXPECT_LE(s.tool.peak.load(), 64);
 }
 
 TEST(concurrency_limit, a_caller_over_its_queued_task_bound_gets_a_clear_error) {
-  counted_tool tool;  // outlives the server: its handlers use it until the server is gone
-  mcp::server s({.max_tasks_per_owner = 10});
-  s.use(mcp::concurrency_limit(2));
-  tool.add_to(s);
-  wire w(s);
-  w.initialize();
+  limited_server s({.max_tasks_per_owner = 10});
+  s.server.use(mcp::concurrency_limit(2));
+  s.open();
+  auto& w = s.caller();
   for (int i = 1; i <= 10; ++i) {
     ASSERT_TRUE(w.call("tools/call", object{{"name", "slow"}, {"task", object{}}}, i)
                     .as_object()
@@ -235,22 +256,17 @@ TEST(concurrency_limit, a_caller_over_its_queued_task_bound_gets_a_clear_error) 
                 .find("Too many unfinished tasks (at most 10"),
             std::string::npos)
       << refused;
-  tool.open = true;
+  s.tool.open = true;
 }
 
 TEST(concurrency_limit, the_queue_is_bounded_and_a_cancelled_queued_task_never_runs) {
-  counted_tool tool;  // outlives the server: its handlers use it until the server is gone
-  mcp::server s;
-  s.use(mcp::concurrency_limit({.max = 1, .max_queued = 2}));
-  tool.add_to(s);
-  wire w(s);
-  w.initialize();
-  std::vector<std::string> ids;
-  for (int i = 1; i <= 3; ++i) {
-    auto r = w.call("tools/call", object{{"name", "slow"}, {"task", object{}}}, i);
-    ASSERT_TRUE(r.at("result").as_object().contains("task")) << r;
-    ids.emplace_back(r.at("result").at("task").at("taskId").as_string());
-  }
+  limited_server s;
+  s.server.use(mcp::concurrency_limit({.max = 1, .max_queued = 2}));
+  s.open();
+  auto& w = s.caller();
+  for (int i = 1; i <= 3; ++i) send_call(w, i, "slow", true);
+  std::map<std::int64_t, value> seen;
+  const auto ids = task_ids(w, 3, seen);
   auto over = w.call("tools/call", object{{"name", "slow"}, {"task", object{}}}, 4);
   EXPECT_TRUE(is_tool_error(over));
   EXPECT_NE(text_of(over).find("Too many queued tool calls (at most 2)"), std::string::npos);
@@ -260,60 +276,40 @@ TEST(concurrency_limit, the_queue_is_bounded_and_a_cancelled_queued_task_never_r
   EXPECT_NE(text_of(plain).find("Too many concurrent tool calls (limit 1)"), std::string::npos);
   auto cancelled = w.call("tasks/cancel", object{{"taskId", ids[2]}}, 6);
   EXPECT_EQ(cancelled.at("result").at("status"), "cancelled");
-  ASSERT_TRUE(tool.wait_running(1));
-  tool.open = true;
-  std::map<std::int64_t, value> seen;
-  w.send(object{{"jsonrpc", "2.0"},
-                {"id", 7},
-                {"method", "tasks/result"},
-                {"params", object{{"taskId", ids[1]}}}});
-  EXPECT_EQ(text_of(response_to(w, 7, seen)), "done");
+  ASSERT_TRUE(s.tool.wait_running(1));
+  s.tool.open = true;
+  EXPECT_EQ(text_of(results_of(w, {ids[1]}, 7, seen).at(0)), "done");
   std::this_thread::sleep_for(20ms);
-  EXPECT_EQ(tool.started.load(), 2) << "the cancelled task never ran";
-  EXPECT_EQ(tool.peak.load(), 1);
+  EXPECT_EQ(s.tool.started.load(), 2) << "the cancelled task never ran";
+  EXPECT_EQ(s.tool.peak.load(), 1);
   // Its slot and queue place are free again.
   EXPECT_FALSE(is_tool_error(w.call("tools/call", object{{"name", "echo"}}, 8)));
 }
 
 TEST(concurrency_limit, a_queued_tasks_deadline_counts_from_when_it_runs) {
-  counted_tool tool;  // outlives the server: its handlers use it until the server is gone
-  mcp::server s;
-  s.use(mcp::deadline(300ms));
-  s.use(mcp::concurrency_limit({.max = 1}));
-  tool.add_to(s);
-  wire w(s);
-  w.initialize();
-  std::vector<std::string> ids;
-  for (int i = 1; i <= 3; ++i) {
-    auto r =
-        w.call("tools/call",
-               object{{"name", "slow"}, {"arguments", object{{"ms", 150}}}, {"task", object{}}}, i);
-    ids.emplace_back(r.at("result").at("task").at("taskId").as_string());
-  }
+  limited_server s;
+  s.server.use(mcp::deadline(300ms));
+  s.server.use(mcp::concurrency_limit({.max = 1}));
+  s.open();
+  auto& w = s.caller();
+  for (int i = 1; i <= 3; ++i) send_call(w, i, "slow", true, {{"ms", 150}});
   std::map<std::int64_t, value> seen;
-  for (int i = 0; i < 3; ++i) {
-    w.send(object{{"jsonrpc", "2.0"},
-                  {"id", 10 + i},
-                  {"method", "tasks/result"},
-                  {"params", object{{"taskId", ids[static_cast<std::size_t>(i)]}}}});
-  }
+  const auto ids = task_ids(w, 3, seen);
   // The third waits about 300 ms, then runs 150 ms: within its deadline of 300 ms.
-  for (int i = 0; i < 3; ++i) EXPECT_EQ(text_of(response_to(w, 10 + i, seen)), "done");
+  for (const auto& r : results_of(w, ids, 10, seen)) EXPECT_EQ(text_of(r), "done") << r;
 }
 
 TEST(concurrency_limit, per_caller_set_to_the_limit_makes_one_shared_pool) {
-  counted_tool tool;  // outlives the server: its handlers use it until the server is gone
-  mcp::server s;
-  s.use(mcp::concurrency_limit({.max = 4, .per_caller = 4}));
-  tool.add_to(s);
-  wire w(s);
-  w.initialize();
+  limited_server s;
+  s.server.use(mcp::concurrency_limit({.max = 4, .per_caller = 4}));
+  s.open();
+  auto& w = s.caller();
   for (int i = 1; i <= 4; ++i) send_call(w, i, "slow", false);
-  ASSERT_TRUE(tool.wait_running(4));
+  ASSERT_TRUE(s.tool.wait_running(4));
   auto r = w.call("tools/call", object{{"name", "echo"}}, 5);
   EXPECT_TRUE(is_tool_error(r));
   EXPECT_NE(text_of(r).find("(limit 4)"), std::string::npos);
-  tool.open = true;
+  s.tool.open = true;
   std::map<std::int64_t, value> seen;
   for (int i = 1; i <= 4; ++i) EXPECT_EQ(text_of(response_to(w, i, seen)), "done");
 }
