@@ -122,7 +122,10 @@ bool peer::track(const std::shared_ptr<inbound_request>& r) {
     if (inbound_.emplace(r->id(), r).second) {
       if (obs_) [[unlikely]] {
         // The span waits on this thread's stack (the request is being dispatched here).
-        if (auto* span = local_span(r->id()); span != nullptr) r->span_ = std::exchange(*span, {});
+        if (auto* span = local_span(r->id()); span != nullptr) {
+          r->span_ = std::move(*span);  // one move (std::exchange would make two and a span)
+          span->active = false;
+        }
       }
       return true;
     }
@@ -145,9 +148,10 @@ bool peer::untrack(const inbound_request& r) {
   return !r.cancelled();
 }
 
-void peer::send_final(const jsonrpc::request_id& id, std::string message) {
+void peer::send_final(const jsonrpc::request_id& id, std::string message,
+                      const observe::outcome* known) {
   if (obs_) [[unlikely]] {
-    observe_answer(id, message);
+    observe_answer(id, message, known);
   }
   std::string batch;
   if (settle_batched(id, &message, batch)) {

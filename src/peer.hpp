@@ -107,8 +107,10 @@ class peer : public std::enable_shared_from_this<peer> {
   /// same thread (with an observer, the request's span waits there for it).
   [[nodiscard]] bool untrack(const inbound_request& r);
   /// Sends the final answer of request `id`: on its own, or into its batch's array. Dropped
-  /// when the request was tracked and has been cancelled.
-  void send_final(const jsonrpc::request_id& id, std::string message);
+  /// when the request was tracked and has been cancelled. `known`: how the answer ended, when
+  /// the sender knows (the observation then does not read it back from `message`).
+  void send_final(const jsonrpc::request_id& id, std::string message,
+                  const observe::outcome* known = nullptr);
   void reply(const jsonrpc::request_id& id, const json::value& result);
   [[gnu::cold]] void reply_error(const jsonrpc::request_id& id, const error& e);
   /// Sends any other message (notifications, answers without a request), related to an
@@ -214,7 +216,8 @@ class peer : public std::enable_shared_from_this<peer> {
   // observation (peer_observe.cpp); each is called only with an observer
   [[gnu::cold]] observe::span observe_request(const jsonrpc::request& r);
   [[gnu::cold]] void observe_notification(const jsonrpc::notification& n);
-  [[gnu::cold]] void observe_answer(const jsonrpc::request_id& id, std::string_view message);
+  [[gnu::cold]] void observe_answer(const jsonrpc::request_id& id, std::string_view message,
+                                    const observe::outcome* known);
   /// A notification this side sends: its span (a child of the request it relates to), its
   /// trace context written into `params._meta` when the message has params and no `_meta`.
   [[gnu::cold]] void observe_sent(std::string& message, const jsonrpc::request_id* related);

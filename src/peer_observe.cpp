@@ -187,8 +187,14 @@ void peer::hold_answering(const jsonrpc::request_id& id, observe::span&& span) {
   // right after it): it is dropped unreported rather than kept for a peer that may be gone.
   auto& slot = answering_slot;
   slot.owner = this;
-  slot.id = id;
-  slot.span = std::exchange(span, {});
+  const auto* n = std::get_if<std::int64_t>(&id);
+  if (auto* held = std::get_if<std::int64_t>(&slot.id); n != nullptr && held != nullptr) {
+    *held = *n;  // the usual integer id: no variant assignment
+  } else {
+    slot.id = id;
+  }
+  slot.span = std::move(span);  // one move (std::exchange would make two and a span)
+  span.active = false;
 }
 
 void peer::dispatch_observed(jsonrpc::request&& r) {
@@ -250,9 +256,10 @@ void peer::observe_notification(const jsonrpc::notification& n) {
   if (span) obs_->on_end(span, {});
 }
 
-void peer::observe_answer(const jsonrpc::request_id& id, std::string_view message) {
+void peer::observe_answer(const jsonrpc::request_id& id, std::string_view message,
+                          const observe::outcome* known) {
   if (auto* here = local_span(id); here != nullptr) {
-    obs_->on_end(*here, answer_outcome(message));  // ended where it waits: no move
+    obs_->on_end(*here, known ? *known : answer_outcome(message));  // ended where it waits
     here->active = false;
     return;
   }
@@ -266,7 +273,7 @@ void peer::observe_answer(const jsonrpc::request_id& id, std::string_view messag
     filed_.fetch_sub(1, std::memory_order_release);
   }
   if (!span) return;
-  obs_->on_end(span, answer_outcome(message));
+  obs_->on_end(span, known ? *known : answer_outcome(message));
 }
 
 void peer::observe_inbound_end(observe::span& span, std::string_view why) {
