@@ -128,8 +128,10 @@ void peer::set_observer(std::shared_ptr<observe::observer> o, observe::kind side
   side_ = side;
   facts_ = conn_->facts();
   transport_ = transport_of(facts_.network_transport);
-  first_session_id_ = std::make_unique<const std::string>(std::move(facts_.session_id));
-  session_id_.store(first_session_id_.get(), std::memory_order_release);
+  if (!facts_.session_id.empty()) {  // none for a stateless request: nothing to allocate
+    first_session_id_ = std::make_unique<const std::string>(std::move(facts_.session_id));
+    session_id_.store(first_session_id_.get(), std::memory_order_release);
+  }
 }
 
 observe::operation peer::base_operation() const {
@@ -156,8 +158,10 @@ void peer::observe_session_start() {
   // A client learns its session id from the initialize answer: read it again now (once: the
   // first string stays alive for readers that loaded it).
   auto facts = conn_->facts();
-  started_session_id_ = std::make_unique<const std::string>(std::move(facts.session_id));
-  session_id_.store(started_session_id_.get(), std::memory_order_release);
+  if (!facts.session_id.empty()) {
+    started_session_id_ = std::make_unique<const std::string>(std::move(facts.session_id));
+    session_id_.store(started_session_id_.get(), std::memory_order_release);
+  }
   auto s = obs_->on_session_start({.side = side_,
                                    .protocol_version = observed_version(),
                                    .transport = transport_,
@@ -379,9 +383,14 @@ void peer::observe_close(
   observe::span session;
   {
     std::lock_guard lock(mu_);
-    filed.swap(filed_spans_);
-    filed_.store(0, std::memory_order_release);
-    session = std::exchange(session_span_, {});
+    if (!filed_spans_.empty()) {
+      filed.swap(filed_spans_);
+      filed_.store(0, std::memory_order_release);
+    }
+    if (session_span_) {
+      session = std::move(session_span_);
+      session_span_.active = false;
+    }
   }
   const observe::outcome closed{.status = observe::status::failed,
                                 .error_type = "connection_closed"};
