@@ -196,8 +196,8 @@ void tools_feature::deliver(call_state& call, std::variant<call_tool_result, err
     wire::append_tool_result(message, r, structured ? &*structured : nullptr, s->session_era());
   }
   message += '}';
-  const observe::outcome known{.status = r.is_error ? observe::status::tool_error
-                                                    : observe::status::ok};
+  const observe::outcome known{.status =
+                                   r.is_error ? observe::status::tool_error : observe::status::ok};
   s->send_final(call.id(), std::move(message), &known);
 }
 
