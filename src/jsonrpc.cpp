@@ -3,6 +3,8 @@
 #include <charconv>
 #include <cmath>
 
+#include "jsonrpc_text.hpp"
+
 namespace mcp::jsonrpc {
 
 void append_id(std::string& out, const request_id& id) {
@@ -157,6 +159,43 @@ std::string encode_error(const std::optional<request_id>& id, const error& e) {
   }
   out += "}}";
   return out;
+}
+
+answer_head read_answer_head(std::string_view m) noexcept {
+  constexpr std::string_view start = R"({"jsonrpc":"2.0",)";
+  constexpr std::string_view id_key = R"("id":)";
+  constexpr std::string_view result_key = R"("result":)";
+  constexpr std::string_view error_key = R"("error":{"code":)";
+  answer_head h;
+  if (!m.starts_with(start)) return h;
+  std::size_t i = start.size();
+  if (m.substr(i).starts_with(id_key)) {
+    i += id_key.size();
+    if (i < m.size() && m[i] == '"') {  // a string id: to its closing quote, escapes skipped
+      for (++i; i < m.size() && m[i] != '"'; ++i) {
+        if (m[i] == '\\') ++i;
+      }
+    } else {  // an integer id
+      const auto first = i;
+      while (i < m.size() && ((m[i] >= '0' && m[i] <= '9') || m[i] == '-')) ++i;
+      if (i == first) return h;
+      --i;
+    }
+    // `i` is at the id's last character: a comma must follow.
+    if (i + 1 >= m.size() || m[i + 1] != ',') return h;
+    i += 2;
+  }
+  const auto rest = m.substr(i);
+  if (rest.starts_with(result_key)) {
+    h.what = answer_head::kind::result;
+    h.member = i;
+  } else if (rest.starts_with(error_key)) {
+    h.what = answer_head::kind::error;
+    h.member = i;
+    const auto* first = m.data() + i + error_key.size();
+    (void)std::from_chars(first, m.data() + m.size(), h.code);
+  }
+  return h;
 }
 
 std::string encode_request(const request_id& id, std::string_view method,

@@ -61,19 +61,41 @@ std::vector<param_header> param_headers_of(const json::object& input_schema,
   return out;
 }
 
-std::optional<std::string> decode_header_value(std::string_view v) {
+namespace {
+/// `v` without leading and trailing spaces and tabs; nothing when it holds a control character
+/// or a byte outside ASCII (those must be encoded).
+std::optional<std::string_view> trimmed_header_value(std::string_view v) {
   while (!v.empty() && (v.front() == ' ' || v.front() == '\t')) v.remove_prefix(1);
   while (!v.empty() && (v.back() == ' ' || v.back() == '\t')) v.remove_suffix(1);
   for (const char c : v) {
     const auto u = static_cast<unsigned char>(c);
     if (u < 0x20 || u >= 0x7f) return std::nullopt;  // controls and non-ASCII must be encoded
   }
-  if (v.size() >= sentinel_open.size() + sentinel_close.size() && v.starts_with(sentinel_open) &&
-      v.ends_with(sentinel_close)) {
+  return v;
+}
+
+bool is_sentinel(std::string_view v) {
+  return v.size() >= sentinel_open.size() + sentinel_close.size() && v.starts_with(sentinel_open) &&
+         v.ends_with(sentinel_close);
+}
+}  // namespace
+
+std::optional<std::string> decode_header_value(std::string_view value) {
+  const auto v = trimmed_header_value(value);
+  if (!v) return std::nullopt;
+  if (is_sentinel(*v)) {
     return base64_decode(
-        v.substr(sentinel_open.size(), v.size() - sentinel_open.size() - sentinel_close.size()));
+        v->substr(sentinel_open.size(), v->size() - sentinel_open.size() - sentinel_close.size()));
   }
-  return std::string(v);
+  return std::string(*v);
+}
+
+bool header_value_is(std::string_view value, std::string_view want) {
+  const auto v = trimmed_header_value(value);
+  if (!v) return false;
+  if (!is_sentinel(*v)) return *v == want;
+  const auto decoded = decode_header_value(*v);
+  return decoded && *decoded == want;
 }
 
 std::string encode_header_value(std::string_view value) {

@@ -38,6 +38,10 @@ struct param_header {
 /// value is malformed: a control character or a byte outside ASCII, or a bad base64 sentinel.
 [[nodiscard]] std::optional<std::string> decode_header_value(std::string_view value);
 
+/// True when header value `value` decodes (as `decode_header_value` does) to exactly `want`;
+/// a plain value is compared in place, without a copy.
+[[nodiscard]] bool header_value_is(std::string_view value, std::string_view want);
+
 /// `value` as a header carries it (the inverse of `decode_header_value`): as it is when it is
 /// printable ASCII without leading or trailing spaces or tabs and does not look like the
 /// sentinel, else `=?base64?<base64 of its bytes>?=`. Used for `Mcp-Name` and `Mcp-Param-*`.

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <utility>
 
+#include "jsonrpc_text.hpp"
 #include "peer.hpp"
 
 namespace mcp::detail {
@@ -56,35 +57,26 @@ bool has_is_error_true(std::string_view message, std::size_t from) noexcept {
   return false;
 }
 
-/// How an answer written as text ended: encoders put `"error":{"code":` or `"result":` right
-/// after the id, and a tools/call result's `isError` at its top level (only a tools/call result
-/// has that member there).
+/// How an answer written as text ended: read past its id (jsonrpc_text.hpp) for an error's
+/// code, and a tools/call result's `isError` at its top level (only a tools/call result has
+/// that member there).
 observe::outcome answer_outcome(std::string_view message) {
   constexpr std::string_view error_key = R"("error":{"code":)";
-  const auto rpc_error = [&message, error_key](std::size_t e) {
-    observe::outcome o{.status = observe::status::rpc_error};
-    const auto* first = message.data() + e + error_key.size();
-    (void)std::from_chars(first, message.data() + message.size(), o.code);
-    return o;
-  };
-  // The usual answer, `{"jsonrpc":"2.0","id":<integer>,` then the member: read in place.
-  constexpr std::string_view head = R"({"jsonrpc":"2.0","id":)";
-  std::size_t r = std::string_view::npos;
-  if (message.starts_with(head)) {
-    auto i = head.size();
-    while (i < message.size() && ((message[i] >= '0' && message[i] <= '9') || message[i] == '-')) {
-      ++i;
-    }
-    if (i > head.size() && i < message.size() && message[i] == ',') {
-      if (message.compare(i + 1, 9, R"("result":)") == 0) r = i + 1;
-      if (message.compare(i + 1, error_key.size(), error_key) == 0) return rpc_error(i + 1);
-    }
+  const auto head = jsonrpc::read_answer_head(message);
+  if (head.what == jsonrpc::answer_head::kind::error) {
+    return {.status = observe::status::rpc_error, .code = head.code};
   }
-  if (r == std::string_view::npos) {  // any other shape (a string id): searched
+  std::size_t r = head.member;
+  if (head.what == jsonrpc::answer_head::kind::other) {  // any other shape: searched
     r = message.find(R"("result":)");
     // The error member comes before any result, so only the text before one is searched.
     const auto e = message.substr(0, r).find(error_key);
-    if (e != std::string_view::npos) return rpc_error(e);
+    if (e != std::string_view::npos) {
+      observe::outcome o{.status = observe::status::rpc_error};
+      const auto* first = message.data() + e + error_key.size();
+      (void)std::from_chars(first, message.data() + message.size(), o.code);
+      return o;
+    }
   }
   if (r != std::string_view::npos && has_is_error_true(message, r)) {
     return {.status = observe::status::tool_error};

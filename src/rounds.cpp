@@ -98,7 +98,8 @@ std::optional<std::string> close_round(server_session_impl& s, const request_sta
     out += "}}}";
     return out;
   }
-  if (auto missing = round->missing_capability(); missing && failed) {
+  if (!failed) return std::nullopt;
+  if (auto missing = round->missing_capability()) {
     return jsonrpc::encode_error(
         r.id(),
         error{errc::missing_required_client_capability,

@@ -18,6 +18,11 @@ std::string own_task_owner() {
 }
 }  // namespace
 
+const std::shared_ptr<const json::object>& no_capabilities() {
+  static const auto none = std::make_shared<const json::object>();
+  return none;
+}
+
 server_session_impl::server_session_impl(std::shared_ptr<server_core> core,
                                          std::shared_ptr<connection> conn, session_options opts)
     : peer(std::move(conn), core->opts.limits),

@@ -27,6 +27,10 @@ namespace mcp::detail {
 class server_core;
 class server_session_impl;
 
+/// One shared empty object: the capabilities of a client that declared none (no allocation
+/// per session or per request for the common case).
+[[nodiscard]] const std::shared_ptr<const json::object>& no_capabilities();
+
 /// A request a feature answers later (resources/read, prompts/get, completion/complete): the
 /// state its handler's request_context wraps. `finish` answers it once.
 class pending_answer final : public request_state {
@@ -191,7 +195,7 @@ class server_session_impl final : public server_session, public peer {
   std::atomic<bool> initialized_{false};
   std::string version_;  ///< written before initialized_ is set, read after
   era era_ = latest_legacy_era;
-  std::shared_ptr<const json::object> client_caps_ = std::make_shared<const json::object>();
+  std::shared_ptr<const json::object> client_caps_ = no_capabilities();
   /// The capabilities sent in the InitializeResult (shared by sessions alike: see
   /// server_core::capabilities); written before initialized_ is set, read after.
   std::shared_ptr<const json::object> declared_;

@@ -22,6 +22,29 @@ const json::object* request_meta(const jsonrpc::request& req) {
   return m != nullptr && m->is_object() ? &m->get_object() : nullptr;
 }
 
+/// The `_meta` members this file reads, found in one pass over its members (a lookup per key
+/// would walk them once per key).
+struct meta_members {
+  const json::value* version = nullptr;
+  const json::value* caps = nullptr;
+  const json::value* level = nullptr;
+};
+
+meta_members members_of(const json::object& meta) {
+  meta_members m;
+  for (const auto& kv : meta) {
+    const std::string_view key = kv.key();
+    if (key == version_key) {
+      m.version = &kv.value();
+    } else if (key == caps_key) {
+      m.caps = &kv.value();
+    } else if (key == level_key) {
+      m.level = &kv.value();
+    }
+  }
+  return m;
+}
+
 /// The revisions served per request (newest first).
 json::array modern_versions() {
   json::array out;
@@ -41,8 +64,9 @@ bool has_request_revision(const jsonrpc::request& req) noexcept {
 std::optional<error> server_session_impl::check_request_meta(const jsonrpc::request& req) const {
   const auto* meta = request_meta(req);
   std::string missing;
-  const auto* version = meta != nullptr ? meta->if_contains(version_key) : nullptr;
-  const auto* caps = meta != nullptr ? meta->if_contains(caps_key) : nullptr;
+  const auto found = meta != nullptr ? members_of(*meta) : meta_members{};
+  const auto* version = found.version;
+  const auto* caps = found.caps;
   if (version == nullptr || !version->is_string()) missing += version_key;
   if (caps == nullptr || !caps->is_object()) {
     if (!missing.empty()) missing += ", ";
@@ -51,14 +75,16 @@ std::optional<error> server_session_impl::check_request_meta(const jsonrpc::requ
   if (!missing.empty()) {
     return error{errc::invalid_params, "Invalid params: missing or invalid _meta keys: " + missing};
   }
-  const auto e = find_era(version->get_string());
+  const std::string_view asked = version->get_string();
+  const auto e =
+      asked == traits(latest_era).version ? std::optional<era>(latest_era) : find_era(asked);
   if (!e || !traits(*e).per_request_meta) {
     return error{errc::unsupported_protocol_version,
                  "Unsupported protocol version: " + std::string(version->get_string()),
                  json::value(json::object{{"supported", modern_versions()},
                                           {"requested", version->get_string()}})};
   }
-  if (const auto* level = meta->if_contains(level_key)) {
+  if (const auto* level = found.level) {
     if (!level->is_string() || !parse_log_level(level->get_string())) {
       return error{errc::invalid_params,
                    "Invalid params: _meta logLevel must be one of debug, info, notice, warning, "
@@ -72,14 +98,16 @@ request_origin server_session_impl::origin_of(const jsonrpc::request& req) const
   if (!modern()) return {.revision = era_, .client_caps = client_capabilities()};
   request_origin o{.revision = era_, .client_caps = nullptr};
   if (const auto* meta = request_meta(req)) {
-    if (const auto* caps = meta->if_contains(caps_key); caps != nullptr && caps->is_object()) {
+    const auto found = members_of(*meta);
+    if (const auto* caps = found.caps;
+        caps != nullptr && caps->is_object() && !caps->get_object().empty()) {
       o.client_caps = std::make_shared<const json::object>(caps->get_object());
     }
-    if (const auto* level = meta->if_contains(level_key); level != nullptr && level->is_string()) {
+    if (const auto* level = found.level; level != nullptr && level->is_string()) {
       o.level = parse_log_level(level->get_string());
     }
   }
-  if (!o.client_caps) o.client_caps = std::make_shared<const json::object>();
+  if (!o.client_caps) o.client_caps = no_capabilities();
   return o;
 }
 

@@ -182,8 +182,9 @@ void tools_feature::deliver(call_state& call, std::variant<call_tool_result, err
     return;
   }
   // Written straight into the response for the session's era: no result object is built.
+  // Room for a short result at once (2026-07-28 adds `resultType` and serverInfo).
   std::string message;
-  message.reserve(256);
+  message.reserve(s->modern() ? 320 + s->server_info_meta().size() : 256);
   message += R"({"jsonrpc":"2.0","id":)";
   jsonrpc::append_id(message, call.id());
   message += R"(,"result":)";

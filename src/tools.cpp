@@ -123,6 +123,7 @@ void tools_feature::add(tool_spec spec, async_tool_handler handler) {
   if (!spec.input_schema) spec.input_schema = json::object{{"type", "object"}};
   e->input_validator = compile_schema(*spec.input_schema, "inputSchema", spec.name);
   e->param_headers = param_headers_of(*spec.input_schema, spec.name);
+  if (!e->param_headers.empty()) any_param_headers_.store(true);
   if (spec.output_schema) {
     e->output_validator = compile_schema(*spec.output_schema, "outputSchema", spec.name);
   }
@@ -173,7 +174,7 @@ std::optional<scope_shortfall> tools_feature::shortfall(const jsonrpc::request& 
 std::optional<error> tools_feature::check_param_headers(
     const jsonrpc::request& req,
     const std::function<std::optional<std::string_view>(std::string_view)>& header) const {
-  if (req.method != "tools/call") return std::nullopt;
+  if (!any_param_headers_.load() || req.method != "tools/call") return std::nullopt;
   const auto* name = req.params.if_contains("name");
   if (name == nullptr || !name->is_string()) return std::nullopt;
   auto e = find(name->get_string());

@@ -137,6 +137,9 @@ class tools_feature final : public feature,
   server_core& core_;
   catalog<tool_entry> tools_;
   std::size_t list_index_;
+  /// Set once a tool marking an input property with x-mcp-header was added (never cleared):
+  /// until then no request has Mcp-Param-* headers to check and no tool is looked up for it.
+  std::atomic<bool> any_param_headers_{false};
 };
 
 /// Why a successful result breaks the tool's outputSchema (-32603 naming the tool), or nothing.

@@ -15,10 +15,7 @@ request_state::request_state(std::weak_ptr<server_session_impl> session, jsonrpc
       who_(std::move(who)),
       meta_(json::pilfer(meta)),
       origin_(std::move(origin)) {
-  if (!origin_.client_caps) {
-    static const auto none = std::make_shared<const json::object>();
-    origin_.client_caps = none;
-  }
+  if (!origin_.client_caps) origin_.client_caps = no_capabilities();
   if (const auto* t = meta_.if_contains("progressToken")) {
     if (t->is_string() || t->is_int64() || t->is_uint64()) progress_token_ = *t;
   }

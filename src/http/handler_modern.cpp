@@ -9,6 +9,7 @@
 #include <mcp/protocol.hpp>
 
 #include "http/handler.hpp"
+#include "jsonrpc_text.hpp"
 #include "param_headers.hpp"
 #include "protocol.hpp"
 
@@ -31,6 +32,9 @@ std::string_view meta_version(const jsonrpc::request& r) {
 }
 
 bool is_modern_version(std::string_view v) {
+  // The newest revision is the one asked for: one comparison, not a walk of the table.
+  constexpr auto& newest = detail::traits(detail::latest_era);
+  if (v == newest.version) return newest.per_request_meta;
   const auto e = detail::find_era(v);
   return e && detail::traits(*e).per_request_meta;
 }
@@ -56,6 +60,8 @@ std::string_view name_param(std::string_view method) {
 /// Whether `name` is one of the headers that mirror the body.
 bool is_mirror_header(std::string_view name) {
   constexpr std::string_view param = "mcp-param-";
+  // All of them are at least "Mcp-Name" long and start with M: the others are told by that.
+  if (name.size() < 8 || (name.front() != 'm' && name.front() != 'M')) return false;
   return iequals(name, "mcp-protocol-version") || iequals(name, "mcp-method") ||
          iequals(name, "mcp-name") ||
          (name.size() > param.size() && iequals(name.substr(0, param.size()), param));
@@ -77,28 +83,21 @@ std::optional<std::string_view> repeated_mirror_header(const http_request& req) 
 
 /// 404 for -32601, 400 for -32020, -32021 and -32022, 200 otherwise.
 unsigned status_of(std::string_view body) {
-  // The SDK's answers start `{"jsonrpc":"2.0","id":<id>,` and then say "result" or "error":
-  // reading past the id tells a result (the common case) without scanning or parsing it.
-  constexpr std::string_view head = R"({"jsonrpc":"2.0","id":)";
-  if (body.starts_with(head)) {
-    std::size_t i = head.size();
-    if (i < body.size() && body[i] == '"') {
-      for (++i; i < body.size() && body[i] != '"'; ++i) {
-        if (body[i] == '\\') ++i;  // an escaped character
-      }
-      ++i;
-    } else {
-      while (i < body.size() && body[i] != ',') ++i;
-    }
-    if (i <= body.size() && body.substr(i).starts_with(R"(,"result":)")) return 200;
+  // Read past the id (jsonrpc_text.hpp): a result (the common case) or an error's code,
+  // without scanning or parsing the body. Text of another shape is parsed.
+  const auto head = jsonrpc::read_answer_head(body);
+  if (head.what == jsonrpc::answer_head::kind::result) return 200;
+  std::int64_t code = head.code;
+  if (head.what == jsonrpc::answer_head::kind::other) {
+    if (body.find(R"("error")") == std::string_view::npos) return 200;
+    auto v = parse_json(body);
+    if (!v || !v->is_object()) return 200;
+    const auto* e = v->get_object().if_contains("error");
+    const auto* c = e != nullptr && e->is_object() ? e->get_object().if_contains("code") : nullptr;
+    if (c == nullptr || !c->is_int64()) return 200;
+    code = c->get_int64();
   }
-  if (body.find(R"("error")") == std::string_view::npos) return 200;
-  auto v = parse_json(body);
-  if (!v || !v->is_object()) return 200;
-  const auto* e = v->get_object().if_contains("error");
-  const auto* code = e != nullptr && e->is_object() ? e->get_object().if_contains("code") : nullptr;
-  if (code == nullptr || !code->is_int64()) return 200;
-  switch (code->get_int64()) {
+  switch (code) {
     case static_cast<int>(errc::method_not_found):
       return 404;
     case static_cast<int>(errc::header_mismatch):
@@ -169,14 +168,14 @@ http_response request_handler::post_modern(const http_request& req, const princi
   // Routing headers mirror the body exactly (after trimming, and the base64 sentinel decoded).
   const auto method_header = req.header("mcp-method");
   if (method_header.empty()) return mismatch("Mcp-Method is required");
-  auto method = detail::decode_header_value(method_header);
-  if (!method || *method != rq->method) return mismatch("Mcp-Method differs from the method");
+  if (!detail::header_value_is(method_header, rq->method)) {
+    return mismatch("Mcp-Method differs from the method");
+  }
   if (const auto key = name_param(rq->method); !key.empty()) {
     const auto* p = rq->params.if_contains(key);
     const auto name_header = req.header("mcp-name");
     if (name_header.empty()) return mismatch("Mcp-Name is required for " + rq->method);
-    auto name = detail::decode_header_value(name_header);
-    if (!name || p == nullptr || !p->is_string() || *name != p->get_string()) {
+    if (p == nullptr || !p->is_string() || !detail::header_value_is(name_header, p->get_string())) {
       return mismatch("Mcp-Name differs from the request's " + std::string(key));
     }
   }
@@ -211,13 +210,21 @@ http_response request_handler::post_modern(const http_request& req, const princi
   cfg.json_status = status_of;
   // The session ends with its answer, or when the client stops waiting for it (which cancels
   // what still runs: a listen stream, a long call). Answered while `receive` runs (inline
-  // handlers), this thread closes it right after.
-  auto delivering = std::make_shared<std::atomic<bool>>(true);
-  cfg.on_finished = [session, delivering, defer = defer_] {
-    if (delivering->exchange(false)) return;
-    defer([session] { session->close(); });
+  // handlers), this thread closes it right after. Both callbacks share one small record, so
+  // that each holds a single pointer (kept inline by std::function, nothing allocated).
+  struct request_session {
+    std::shared_ptr<server_session> session;
+    std::function<void(std::function<void()>)> defer;
+    std::atomic<bool> delivering{true};
   };
-  cfg.on_abandoned = [session, defer = defer_] { defer([session] { session->close(); }); };
+  auto owner = std::make_shared<request_session>();
+  owner->session = session;
+  owner->defer = defer_;
+  cfg.on_finished = [owner] {
+    if (owner->delivering.exchange(false)) return;
+    owner->defer([s = owner->session] { s->close(); });
+  };
+  cfg.on_abandoned = [owner] { owner->defer([s = owner->session] { s->close(); }); };
   auto stream = std::make_shared<response_stream>(std::move(cfg));
   if (!conn->register_requests(body.requests, stream)) {
     session->close();
@@ -225,7 +232,7 @@ http_response request_handler::post_modern(const http_request& req, const princi
                           "Conflict: a request with this id is already in progress", extra);
   }
   session->receive(std::move(body.messages.front()));
-  if (!delivering->exchange(false)) session->close();
+  if (!owner->delivering.exchange(false)) session->close();
   http_response r;
   r.status = 200;
   r.headers = std::move(extra);

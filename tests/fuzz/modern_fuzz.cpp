@@ -126,15 +126,22 @@ void meta_request(fixture& f, std::uint8_t choice, std::string_view meta) {
 
 void headers(fixture& f, std::string_view rest) {
   // Any value decodes or is refused; what it decodes to holds no control character unless it
-  // came in base64; the base64 form of any bytes decodes back to them.
-  if (auto v = mcp::detail::decode_header_value(rest); v && !rest.starts_with("=?base64?")) {
+  // came in base64; the base64 form of any bytes decodes back to them. The in-place comparison
+  // agrees with decoding: a value is what it decodes to, and a refused one is nothing.
+  const auto v = mcp::detail::decode_header_value(rest);
+  if (v && !rest.starts_with("=?base64?")) {
     for (const char c : *v) {
       if (static_cast<unsigned char>(c) < 0x20) std::abort();
     }
   }
+  if (v && !mcp::detail::header_value_is(rest, *v)) std::abort();
+  if (!v && (mcp::detail::header_value_is(rest, rest) || mcp::detail::header_value_is(rest, ""))) {
+    std::abort();
+  }
   const std::string encoded = "=?base64?" + mcp::base64_encode(rest) + "?=";
   const auto back = mcp::detail::decode_header_value(encoded);
   if (!back || *back != rest) std::abort();
+  if (!mcp::detail::header_value_is(encoded, rest)) std::abort();
 
   // Line 1: arguments (JSON); the other lines: "Name:value" headers.
   const auto lines = split(rest, '\n');

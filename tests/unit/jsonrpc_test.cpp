@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "jsonrpc_text.hpp"
+
 namespace {
 
 namespace rpc = mcp::jsonrpc;
@@ -95,6 +97,44 @@ TEST(jsonrpc, a_cancellation_names_the_request_it_gives_up) {
   EXPECT_FALSE(rpc::cancelled_request(cancelled, {{"requestId", nullptr}}));
   EXPECT_FALSE(rpc::cancelled_request(cancelled, {{"requestId", 1.5}}));
   EXPECT_FALSE(rpc::cancelled_request("notifications/progress", {{"requestId", 7}}));
+}
+
+// The head of an encoded answer (jsonrpc_text.hpp), read in place: what every encoder writes,
+// and shapes it does not write, which the callers search instead.
+TEST(jsonrpc, an_encoded_answer_is_told_by_what_follows_its_id) {
+  using kind = rpc::answer_head::kind;
+  const auto ok = rpc::encode_result(rpc::request_id{std::int64_t{-42}}, mcp::json::value(7));
+  auto h = rpc::read_answer_head(ok);
+  EXPECT_EQ(h.what, kind::result);
+  EXPECT_EQ(ok.substr(h.member, 9), R"("result":)");
+  // A string id with escaped quotes, commas and a `"result":` inside it.
+  const auto tricky = rpc::request_id{std::string(R"(a\",\"result\":1,")")};
+  const mcp::error failed{mcp::errc::method_not_found, "no"};
+  const auto err = rpc::encode_error(tricky, failed);
+  h = rpc::read_answer_head(err);
+  EXPECT_EQ(h.what, kind::error) << err;
+  EXPECT_EQ(h.code, -32601);
+  EXPECT_EQ(err.substr(h.member, 8), R"("error":)");
+  h = rpc::read_answer_head(rpc::encode_result(tricky, mcp::json::object{}));
+  EXPECT_EQ(h.what, kind::result);
+  h = rpc::read_answer_head(
+      rpc::encode_error(std::nullopt, mcp::error{mcp::errc::parse_error, "x"}));
+  EXPECT_EQ(h.what, kind::error);
+  EXPECT_EQ(h.code, -32700);
+  // Other shapes, and every prefix of an answer: never a misreading, never past the end.
+  for (std::string_view other :
+       {R"({"id":1,"jsonrpc":"2.0","result":{}})", R"({"jsonrpc":"2.0","id":,"result":{}})",
+        R"({"jsonrpc":"2.0","id":1 ,"result":{}})",
+        R"({"jsonrpc":"2.0","id":1,"error":{"message":"m","code":1}})", ""}) {
+    EXPECT_EQ(rpc::read_answer_head(other).what, kind::other) << other;
+  }
+  for (const auto& whole : {ok, err}) {
+    for (std::size_t n = 0; n < whole.size(); ++n) {
+      const auto part = whole.substr(0, n);
+      h = rpc::read_answer_head(part);
+      EXPECT_LE(h.member, part.size());
+    }
+  }
 }
 
 }  // namespace
