@@ -218,6 +218,7 @@ result<std::vector<json::object>> client_session::list_all_tools() {
     changes = impl_->tools_changes;
   }
   auto all = list_all("tools/list", "tools");
+  if (all) impl_->drop_invalid_header_tools(*all);  // client_modern.cpp
   if (all) impl_->remember_output_schemas(*all, changes);
   return all;
 }

@@ -81,6 +81,9 @@ struct client_session::impl final : detail::peer {
   /// Answers every input request (key → {method, params}) with the client's handlers: the
   /// inputResponses. Errors: a request no handler answers, or a handler's error.
   result<json::object> answer_inputs(const json::object& requests);
+  /// 2026-07-28 over HTTP: removes from a tools/list result the tools whose `x-mcp-header`
+  /// annotations are invalid (the spec's rejection), each with a warning to `opts.on_warning`.
+  void drop_invalid_header_tools(std::vector<json::object>& tools) const;
   json::object server_result;
   std::shared_ptr<executor> exec;  ///< runs the server's requests; made on first use
 

@@ -176,7 +176,8 @@ result<json::object> client_session::impl::negotiate(const request_options& ro) 
     case negotiation::automatic:
       break;
   }
-  // Probe with the newest revision; a -32022 naming another one both speak is tried once.
+  // Probe with the newest revision; a -32022 naming one both speak is tried once with it (the
+  // same one too: the server says it speaks it, whatever made it refuse that request).
   std::string probing(latest_protocol_version);
   const auto timeout = ro.timeout.count() > 0 ? ro.timeout : opts.probe_timeout;
   for (int attempt = 0; attempt < 2; ++attempt) {
@@ -189,9 +190,8 @@ result<json::object> client_session::impl::negotiate(const request_options& ro) 
     }
     if (!e.is(errc::unsupported_protocol_version)) break;  // a server of the old era
     const auto supported = supported_of(e);
-    const auto mutual = std::find_if(supported.begin(), supported.end(), [&](const auto& v) {
-      return v != probing && is_modern_version(v);
-    });
+    const auto mutual = std::find_if(supported.begin(), supported.end(),
+                                     [](const auto& v) { return is_modern_version(v); });
     if (mutual != supported.end() && attempt == 0) {
       probing = *mutual;
       continue;
@@ -259,6 +259,30 @@ std::vector<std::pair<std::string, std::string>> client_session::impl::stamp(
     }
   }
   return headers;
+}
+
+void client_session::impl::drop_invalid_header_tools(std::vector<json::object>& tools) const {
+  // Clients over other transports may ignore the annotations; over HTTP they become headers.
+  if (!modern.load() || conn().facts().protocol_name != "http") return;
+  std::erase_if(tools, [this](const json::object& tool) {
+    const auto* schema = tool.if_contains("inputSchema");
+    if (schema == nullptr || !schema->is_object()) return false;
+    const auto* name = tool.if_contains("name");
+    try {
+      (void)detail::param_headers_of(schema->get_object(), name != nullptr && name->is_string()
+                                                               ? name->get_string()
+                                                               : std::string_view());
+      return false;
+    } catch (const std::invalid_argument& e) {
+      if (opts.on_warning) {
+        try {
+          opts.on_warning(std::string("tools/list: left out ") + e.what());
+        } catch (...) {  // documented as not throwing: the listing goes on
+        }
+      }
+      return true;
+    }
+  });
 }
 
 result<client_session::impl::round_step> client_session::impl::read_answer(std::string_view method,

@@ -205,6 +205,11 @@ struct client_options {
   /// answers the server's input requests through the handlers above and sends the request
   /// again); one more is `errc::limit_exceeded`.
   int max_input_rounds = 8;
+  /// Receives the client's warnings, one sentence each: in 2026-07-28 over Streamable HTTP, a
+  /// tool left out of the tools/list result because an `x-mcp-header` annotation of its
+  /// inputSchema is invalid (naming the tool and why). Called on the thread that lists; it must
+  /// not throw. Null (the default): the tool is still left out, silently.
+  std::function<void(std::string_view)> on_warning{};
 };
 
 /// Per-request options.

@@ -1,7 +1,8 @@
 // mcp/client.hpp in both protocol eras, at the wire: our client against our own server over
 // stdio (the demo binary, launched) and Streamable HTTP (127.0.0.1), in each negotiation mode;
 // against the TypeScript SDK 1.x reference server (2025-11-25 only) for the fallback; and a
-// scripted peer for what a real server does not send (unknown resultType, endless rounds).
+// scripted peer for what a real server does not send (unknown resultType, endless rounds, a
+// -32022 naming the revision sent, tools with invalid x-mcp-header annotations).
 #include <mcp/client.hpp>
 #include <mcp/content.hpp>
 #include <mcp/http_client.hpp>
@@ -12,6 +13,7 @@
 #include <boost/json/serialize.hpp>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <filesystem>
@@ -210,6 +212,8 @@ struct scripted_peer {
   std::function<object(std::int64_t, const object&)> answer;
   std::mutex mu;
   std::vector<object> seen;  // params of every request but discover
+  int refuse_discover = 0;   // the first ones are answered -32022 naming 2026-07-28
+  int discovers = 0;
 
   scripted_peer() {
     auto [s, c] = mcp::make_memory_pair();
@@ -222,6 +226,15 @@ struct scripted_peer {
       const auto id = m.at("id").as_int64();
       const object params = m.contains("params") ? m.at("params").as_object() : object{};
       object result;
+      if (m.at("method") == "server/discover" && discovers++ < refuse_discover) {
+        object error{{"code", -32022},
+                     {"message", "Unsupported protocol version"},
+                     {"data", object{{"supported", mcp::json::array{"2026-07-28"}},
+                                     {"requested", "2026-07-28"}}}};
+        object reply{{"jsonrpc", "2.0"}, {"id", id}, {"error", std::move(error)}};
+        server_end->send(mcp::json::serialize(reply), {});
+        return;
+      }
       if (m.at("method") == "server/discover") {
         result = object{{"resultType", "complete"},
                         {"supportedVersions", mcp::json::array{"2026-07-28"}},
@@ -299,6 +312,92 @@ TEST(ClientRounds, EchoesStateWithNewIdsAndStopsAtTheBound) {
         meta.at("io.modelcontextprotocol/clientCapabilities").as_object().contains("elicitation"));
     EXPECT_EQ(meta.at("io.modelcontextprotocol/clientInfo").at("name"), "negotiation-test");
   }
+}
+
+TEST(ClientNegotiation, RetriesOnceWhenRefusedARevisionTheServerNames) {
+  // -32022 naming the very revision sent (the official suite's server refuses the first request
+  // so): tried once more, and that is the new era.
+  scripted_peer once;
+  once.refuse_discover = 1;
+  mcp::client_session c(once.client_end, {.negotiate = mcp::negotiation::automatic});
+  once.client_end->on_receive([&c](std::string_view m) { c.receive(m); });
+  ASSERT_TRUE(c.initialize());
+  EXPECT_EQ(c.era(), mcp::protocol_era::modern);
+  EXPECT_EQ(once.discovers, 2);
+  // Refused again: no third try, and no revision left to speak.
+  scripted_peer always;
+  always.refuse_discover = 100;
+  mcp::client_session d(always.client_end, {.negotiate = mcp::negotiation::automatic});
+  always.client_end->on_receive([&d](std::string_view m) { d.receive(m); });
+  auto r = d.initialize();
+  ASSERT_FALSE(r);
+  EXPECT_TRUE(r.error().is(mcp::errc::not_supported)) << r.error().message;
+  EXPECT_EQ(always.discovers, 2);
+}
+
+/// The memory pair's client end, saying it is Streamable HTTP (where x-mcp-header matters).
+class http_facts final : public mcp::connection {
+ public:
+  explicit http_facts(std::shared_ptr<mcp::memory_connection> c) : c_(std::move(c)) {}
+  void send(std::string m, const mcp::send_context& ctx) override { c_->send(std::move(m), ctx); }
+  void close() override { c_->close(); }
+  [[nodiscard]] mcp::connection_facts facts() const override {
+    return {.network_transport = "tcp", .protocol_name = "http", .protocol_version = "1.1"};
+  }
+
+ private:
+  std::shared_ptr<mcp::memory_connection> c_;
+};
+
+object tool_with(std::string name, object property) {
+  return object{{"name", std::move(name)},
+                {"inputSchema", object{{"type", "object"},
+                                       {"properties", object{{"a", std::move(property)},
+                                                             {"b", object{{"type", "string"}}}}}}}};
+}
+
+TEST(ClientHeaders, ToolsWithInvalidAnnotationsAreLeftOutOverHttp) {
+  const auto listing = [](std::int64_t, const object&) {
+    mcp::json::array tools{
+        tool_with("good", object{{"type", "string"}, {"x-mcp-header", "Region"}}),
+        tool_with("empty", object{{"type", "string"}, {"x-mcp-header", ""}}),
+        tool_with("spaced", object{{"type", "string"}, {"x-mcp-header", "My Region"}}),
+        tool_with("number", object{{"type", "number"}, {"x-mcp-header", "Rate"}}),
+        tool_with("plain", object{{"type", "string"}})};
+    object twice = tool_with("twice", object{{"type", "string"}, {"x-mcp-header", "Id"}});
+    twice["inputSchema"].as_object()["properties"].as_object()["b"].as_object()["x-mcp-header"] =
+        "ID";
+    tools.emplace_back(std::move(twice));
+    return object{{"tools", std::move(tools)}};
+  };
+  scripted_peer peer;
+  peer.answer = listing;
+  std::vector<std::string> warnings;
+  mcp::client_options o{.negotiate = mcp::negotiation::automatic};
+  o.on_warning = [&warnings](std::string_view w) { warnings.emplace_back(w); };
+  mcp::client_session c(std::make_shared<http_facts>(peer.client_end), std::move(o));
+  peer.client_end->on_receive([&c](std::string_view m) { c.receive(m); });
+  ASSERT_TRUE(c.initialize());
+  auto tools = c.list_tools();
+  ASSERT_TRUE(tools) << tools.error().message;
+  std::vector<std::string> names;
+  for (const auto& t : *tools) names.push_back(t.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"good", "plain"}));
+  ASSERT_EQ(warnings.size(), 4U);
+  for (const auto* bad : {"\"empty\"", "\"spaced\"", "\"number\"", "\"twice\""}) {
+    EXPECT_TRUE(std::any_of(warnings.begin(), warnings.end(), [bad](const std::string& w) {
+      return w.find(bad) != std::string::npos;
+    })) << bad;
+  }
+  // Over stdio the annotations may be ignored: every tool is listed.
+  scripted_peer stdio;
+  stdio.answer = listing;
+  mcp::client_session d(stdio.client_end, {.negotiate = mcp::negotiation::automatic});
+  stdio.client_end->on_receive([&d](std::string_view m) { d.receive(m); });
+  ASSERT_TRUE(d.initialize());
+  auto all = d.list_tools();
+  ASSERT_TRUE(all) << all.error().message;
+  EXPECT_EQ(all->size(), 6U);
 }
 
 // ---- the TypeScript SDK 1.x reference server: 2025-11-25 only ----

@@ -18,8 +18,16 @@ scenario="${MCP_CONFORMANCE_SCENARIO:?set by the conformance suite}"
 state="$(mktemp -d)"
 trap 'rm -rf "$state"' EXIT
 export BROWSER="$here/headless_browser.sh"
-oauth=(--token-store "$state/tokens.json")
+# The revision the suite's mocks speak (MCP_CONFORMANCE_PROTOCOL_VERSION): against 2026-07-28
+# mcp-cpp negotiates as a user who does not know the server would (--protocol auto: a
+# server/discover probe, initialize only when the server is of the old era); before it, the
+# default (initialize).
+proto=()
+[[ "${MCP_CONFORMANCE_PROTOCOL_VERSION:-}" != 2026-07-28 ]] || proto=(--protocol auto)
+oauth=(--token-store "$state/tokens.json" ${proto[@]+"${proto[@]}"})
 call=("$cli" tools call test-tool --yes --url "$url" "${oauth[@]}")
+# mcp-cpp GROUP VERB ARGS... against the scenario's server, in the suite's revision.
+mcp() { "$cli" "$@" --url "$url" ${proto[@]+"${proto[@]}"}; }
 
 # A member of MCP_CONFORMANCE_CONTEXT: a string as it is (JSON escapes decoded), anything else
 # as JSON; empty when absent.
@@ -37,19 +45,71 @@ context_file() {
 }
 
 case "$scenario" in
-  initialize) "$cli" tools list --url "$url" ;;
-  tools_call) "$cli" tools call add_numbers a=2 b=3 --yes --url "$url" ;;
-  sse-retry) "$cli" tools call test_reconnection --yes --url "$url" ;;
+  initialize | request-metadata | json-schema-ref-no-deref) mcp tools list ;;
+  tools_call) mcp tools call add_numbers a=2 b=3 --yes ;;
+  sse-retry) mcp tools call test_reconnection --yes ;;
   elicitation-sep1034-client-defaults)
-    "$cli" tools call test_client_elicitation_defaults --yes --elicit accept-defaults --url "$url"
+    mcp tools call test_client_elicitation_defaults --yes --elicit accept-defaults
+    ;;
+  sep-2322-client-request-state)
+    # Input rounds: an elicitation answered with the form's defaults, the server's requestState
+    # (or none) sent back; a plain call in between; an answer without resultType.
+    for tool in test_mrtr_echo_state test_mrtr_unrelated test_mrtr_no_state \
+      test_mrtr_no_result_type; do
+      mcp tools call "$tool" --yes --elicit accept-defaults
+    done
+    ;;
+  http-standard-headers)
+    # Every request that carries a name, on every listed tool, resource and prompt.
+    listed="$(mcp tools list --json)"
+    for tool in $(node -e 'for (const t of JSON.parse(require("fs").readFileSync(0)).tools)
+      console.log(t.name)' <<<"$listed"); do
+      mcp tools call "$tool" --yes
+    done
+    mcp resources list
+    for uri in file:///path/to/file%20name.txt 'https://example.com/resource?id=123'; do
+      mcp resources read "$uri"
+    done
+    mcp prompts list
+    mcp prompts get test_prompt
+    ;;
+  http-custom-headers)
+    # The calls the suite names (context.toolCalls): each annotated argument goes into an
+    # Mcp-Param-* header as well. mcp-cpp checks arguments against the inputSchema before it
+    # sends them, and a null is no boolean: a null argument is left out (not given, which must
+    # leave its header out just the same).
+    calls="$(context toolCalls)"
+    count="$(node -p 'JSON.parse(process.argv[1]).length' "$calls")"
+    for ((i = 0; i < count; i++)); do
+      name="$(node -p 'JSON.parse(process.argv[1])[process.argv[2]].name' "$calls" "$i")"
+      args="$(node -p 'const a = JSON.parse(process.argv[1])[process.argv[2]].arguments;
+        JSON.stringify(a, (k, v) => (k !== "" && v === null ? undefined : v))' "$calls" "$i")"
+      mcp tools call "$name" --yes --args "$args"
+    done
+    ;;
+  http-invalid-tool-headers)
+    # Every tool the listing shows is called (a value for each required property): the ones
+    # whose x-mcp-header is invalid must not be among them.
+    listed="$(mcp tools list --json)"
+    node -e 'for (const t of JSON.parse(require("fs").readFileSync(0)).tools) {
+        const args = {};
+        for (const k of t.inputSchema?.required ?? []) {
+          const type = t.inputSchema.properties?.[k]?.type;
+          args[k] = type === "integer" || type === "number" ? 1 : type === "boolean" ? true : "x";
+        }
+        console.log(t.name + "\t" + JSON.stringify(args));
+      }' <<<"$listed" >"$state/calls"
+    while IFS=$'\t' read -r name args; do
+      mcp tools call "$name" --yes --args "$args"
+    done <"$state/calls"
     ;;
   json-schema-2020-12-preservation)
     # The tool's inputSchema as mcp-cpp received it, sent back as an argument: every keyword must
     # survive (the suite compares them).
-    tool="$("$cli" tools describe json_schema_2020_12_tool --json --url "$url")"
+    tool="$(mcp tools describe json_schema_2020_12_tool --json)"
     args="$(node -e 'const t = JSON.parse(require("fs").readFileSync(0, "utf8"));
       process.stdout.write(JSON.stringify({schema: t.inputSchema}));' <<<"$tool")"
-    "$cli" tools call json_schema_echo --yes --args "$args" --url "$url"
+    mcp tools call json_schema_echo --yes --args "$args"
     ;;
   auth/pre-registration)
     MCP_CPP_CLIENT_SECRET="$(context client_secret)" "${call[@]}" \

@@ -6,8 +6,9 @@
 #   run_suite.sh server --version V --results DIR (--server EXE [--bridge MCP_CPP] | --url URL)
 #                [--suite active|all|pending] [--requirements REVISION]... [--scenario NAME]...
 #                [--expect N]
-#   run_suite.sh client --version V --results DIR --command 'CLIENT ARGS' --scenario NAME...
-#                [--expect N] [--spec-version REVISION] [--force]
+#   run_suite.sh client --version V --results DIR --command 'CLIENT ARGS'
+#                ([--requirements REVISION]... [--scenario NAME]...) [--expect N]
+#                [--spec-version REVISION] [--force]
 #
 # server  The suite acts as the client. --server EXE starts EXE --http 127.0.0.1:0 (the project's
 #         examples print "listening on URL" on stderr; there is no port to collide on) and stops
@@ -20,7 +21,9 @@
 #         are all SKIPPED (a placeholder of the suite's) is reported SKIP and not counted.
 # client  The suite acts as the server and starts the client once per scenario as
 #         CLIENT ARGS URL (the suite splits the command at spaces and appends its URL; it also
-#         sets MCP_CONFORMANCE_SCENARIO).
+#         sets MCP_CONFORMANCE_SCENARIO and MCP_CONFORMANCE_PROTOCOL_VERSION, the revision its
+#         mocks speak). --requirements REVISION runs the revision's frozen client set, at its
+#         wire, in one process; each --scenario then runs on its own.
 # --spec-version REVISION and --force are handed to the suite: the protocol revision its mocks
 # speak (a scenario introduced later is then skipped, or run at that revision with --force; an
 # extension scenario, on no revision's timeline, needs --force whenever a revision is named).
@@ -44,7 +47,7 @@ die() {
   exit 2
 }
 usage() {
-  sed -n '6,9p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '6,10p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -93,8 +96,10 @@ if [[ "$mode" == server ]]; then
 else
   [[ -n "$client_cmd" ]] ||
     die "client mode needs --command 'CLIENT ARGS': the MCP client to test (the suite appends its URL)"
-  [[ -z "$server_exe$url$suite$bridge" ]] || die "client mode takes --command and --scenario only"
-  ((${#scenarios[@]} > 0)) || die "client mode needs at least one --scenario"
+  [[ -z "$server_exe$url$suite$bridge" ]] ||
+    die "client mode takes --command, --requirements and --scenario only"
+  ((${#scenarios[@]} + ${#requirements[@]} > 0)) ||
+    die "client mode needs a --requirements set or at least one --scenario"
 fi
 
 if ! command -v npm >/dev/null; then
@@ -242,11 +247,21 @@ for rev in "${requirements[@]}"; do
   [[ -n "$announced" ]] || { cat "$log" >&2; die "the suite did not say which scenarios $rev has"; }
   declare -A req_dir=()
   names=() name=""
+  # Server mode runs the scenarios one after the other (a heading, then where its results went);
+  # client mode runs them in parallel: each result directory is named for its scenario
+  # (DIR/<scenario>-<timestamp>).
   while IFS= read -r line; do
     case "$line" in
       "=== Running scenario: "*" ===") name="${line#=== Running scenario: }" name="${name% ===}"
         names+=("$name") ;;
-      "Results saved to "*) [[ -z "$name" ]] || req_dir["$name"]="${line#Results saved to }" ;;
+      "Starting scenario: "*) [[ "$mode" != client ]] || names+=("${line#Starting scenario: }") ;;
+      "Results saved to "*)
+        dir="${line#Results saved to }"
+        if [[ "$mode" == client ]]; then
+          name="${dir#"$results/requirements-$rev/"}"
+          name="${name%-[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]T*}"
+        fi
+        [[ -z "$name" ]] || req_dir["$name"]="$dir" ;;
     esac
   done <"$log"
   echo "requirements $rev: ${#names[@]} scenarios (the suite exited $status)"

@@ -73,6 +73,20 @@ if(MCP_BUILD_EXAMPLES)
       PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 1200 LABELS conformance)
   endforeach()
 
+  # The frozen client requirement sets of both revisions, each at its own wire, mcp-cpp as the
+  # client (--protocol auto against 2026-07-28's mocks): 2025-11-25 (18 scored + 7 not scored)
+  # and 2026-07-28 (32 scored: per-request _meta and the version retry, input rounds, the
+  # standard and Mcp-Param-* headers, tools with invalid x-mcp-header left out, a network $ref
+  # not fetched, and the authorization rules; + 7 not scored: the six extension grants and
+  # json-schema-2020-12-preservation).
+  add_test(NAME mcp_conformance_client_requirements
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/conformance/run_suite.sh client --version 0.2.0-alpha.12
+            --command "${CMAKE_CURRENT_SOURCE_DIR}/conformance/cli_client.sh $<TARGET_FILE:mcp-cpp>"
+            --requirements 2025-11-25 --requirements 2026-07-28 --expect 64
+            --results ${CMAKE_CURRENT_BINARY_DIR}/conformance-client-requirements)
+  set_tests_properties(mcp_conformance_client_requirements
+    PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 1200 LABELS conformance)
+
   # The authorization rules of 2026-07-28, on the 2025-11-25 wire (their scenarios are on the
   # 2026-07-28 timeline only, hence --force): RFC 9207 `iss` in six variants, offline_access
   # asked or not, an authorization server that changes (a new registration, nothing of the old

@@ -13,6 +13,7 @@
 #include <cctype>
 #include <cmath>
 #include <filesystem>
+#include <iostream>
 #include <stdexcept>
 
 #include "tools_cli.hpp"
@@ -42,6 +43,9 @@ client_options client_options_for(const server_target& target) {
                              .name = std::filesystem::path(path).filename().string()});
     }
   }
+  opts.on_warning = [](std::string_view warning) {
+    std::cerr << "mcp-cpp: warning: " << terminal_safe(warning) << "\n";
+  };
   auto negotiation = parse_negotiation(target.protocol);
   if (!negotiation) throw std::invalid_argument("--protocol: " + negotiation.error().message);
   opts.negotiate = negotiation->first;
