@@ -148,8 +148,9 @@ class tasks_feature final : public feature, public std::enable_shared_from_this<
   void get_result(server_session_impl& s, jsonrpc::request&& req);
   void list(server_session_impl& s, jsonrpc::request&& req);
   void cancel(server_session_impl& s, jsonrpc::request&& req);
-  /// Answers `w` with a terminal task's payload (once).
-  void answer(const std::shared_ptr<result_waiter>& w, const task_record& t);
+  /// Answers `w` with terminal task `t`'s payload (once); `take`: its result is moved out of
+  /// `t` (the last use of `t`), else copied.
+  void answer(const std::shared_ptr<result_waiter>& w, task_record& t, bool take);
   /// Sends notifications/tasks/status for `t` to the session that created it, if it lives.
   void announce(const task_record& t, const std::weak_ptr<server_session_impl>& session);
   /// Re-reads a task no call of this process runs (another process shares the store) and

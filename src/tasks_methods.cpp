@@ -46,7 +46,7 @@ void tasks_feature::get_result(server_session_impl& s, jsonrpc::request&& req) {
   const std::string id = t->id;
   auto w = std::make_shared<result_waiter>(req.id, s.self(), id);
   if (!s.track(w)) return;
-  if (is_terminal(t->status)) return answer(w, *t);
+  if (is_terminal(t->status)) return answer(w, *t, true);
   bool running_here = false;
   {
     std::lock_guard lock(mu_);
@@ -60,7 +60,7 @@ void tasks_feature::get_result(server_session_impl& s, jsonrpc::request&& req) {
   if (!running_here) return watch_foreign(std::move(w), owner);
   // The task may have ended between the read and the registration: read once more.
   auto again = store_->get(id, owner);
-  if (again && *again && is_terminal((*again)->status)) answer(w, **again);
+  if (again && *again && is_terminal((*again)->status)) answer(w, **again, true);
 }
 
 void tasks_feature::watch_foreign(std::shared_ptr<result_waiter> w, std::string owner) {
@@ -73,7 +73,7 @@ void tasks_feature::watch_foreign(std::shared_ptr<result_waiter> w, std::string 
     }
     return;
   }
-  if (is_terminal((*t)->status)) return answer(w, **t);
+  if (is_terminal((*t)->status)) return answer(w, **t, true);
   if (w->cancelled() || w->session.expired()) return;
   std::weak_ptr<tasks_feature> self = weak_from_this();
   schedule_timer(clock::now() + core_.opts.task_poll_interval,
@@ -132,7 +132,9 @@ void tasks_feature::cancel(server_session_impl& s, jsonrpc::request&& req) {
   s.reply(req.id, task_json(**stored));  // cancelled before the answer, as the spec asks
   if (!live) return announce(**stored, s.self());
   announce(**stored, live->session);
-  for (const auto& w : live->waiters) answer(w, **stored);
+  for (std::size_t i = 0; i < live->waiters.size(); ++i) {
+    answer(live->waiters[i], **stored, i + 1 == live->waiters.size());
+  }
 }
 
 }  // namespace mcp::detail
