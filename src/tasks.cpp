@@ -495,7 +495,8 @@ void tasks_feature::finish(const std::string& id, const std::string& owner, task
   if (!live) return;  // cancelled: the cancel answered the waiters
   drop_inputs(*live, "the task has ended");
   task_record rec;
-  if (stored && *stored) {
+  const bool kept = stored && *stored;
+  if (kept) {
     rec = std::move(**stored);
   } else {  // the store failed (or the task expired): answer from memory
     rec.id = id;
@@ -508,6 +509,7 @@ void tasks_feature::finish(const std::string& id, const std::string& owner, task
   for (std::size_t i = 0; i < live->waiters.size(); ++i) {
     answer(live->waiters[i], rec, i + 1 == live->waiters.size());
   }
+  if (kept && live->waiters.empty()) keep_finished(std::move(rec));  // for its tasks/result
 }
 
 bool tasks_feature::set_input_state(const std::string& id, const std::string& owner,

@@ -39,8 +39,36 @@ void tasks_feature::get(server_session_impl& s, jsonrpc::request&& req) {
   s.reply(req.id, task_json(*t));
 }
 
+void tasks_feature::keep_finished(task_record&& t) {
+  std::lock_guard lock(mu_);
+  while (finished_order_.size() >= max_finished) {  // ids taken meanwhile are erased as no-ops
+    finished_.erase(finished_order_.front());
+    finished_order_.pop_front();
+  }
+  finished_order_.push_back(t.id);
+  std::string id = t.id;
+  finished_.insert_or_assign(std::move(id), std::move(t));
+}
+
+std::optional<task_record> tasks_feature::take_finished(const jsonrpc::request& req,
+                                                        std::string_view owner) {
+  const auto* id = req.params.if_contains("taskId");
+  if (!id || !id->is_string()) return std::nullopt;
+  std::optional<task_record> t;
+  {
+    std::lock_guard lock(mu_);
+    auto it = finished_.find(std::string(id->get_string()));
+    if (it == finished_.end() || it->second.owner != owner) return std::nullopt;
+    t = std::move(it->second);
+    finished_.erase(it);
+  }
+  if (t->expired(std::chrono::system_clock::now())) return std::nullopt;  // the store tells
+  return t;
+}
+
 void tasks_feature::get_result(server_session_impl& s, jsonrpc::request&& req) {
-  auto t = lookup(s, req);
+  auto kept = take_finished(req, s.task_owner());
+  auto t = kept ? result<task_record>(std::move(*kept)) : lookup(s, req);
   if (!t) return s.reply_error(req.id, t.error());
   const std::string owner = s.task_owner();
   const std::string id = t->id;
