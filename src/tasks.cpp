@@ -509,7 +509,9 @@ void tasks_feature::finish(const std::string& id, const std::string& owner, task
   for (std::size_t i = 0; i < live->waiters.size(); ++i) {
     answer(live->waiters[i], rec, i + 1 == live->waiters.size());
   }
-  if (kept && live->waiters.empty()) keep_finished(std::move(rec));  // for its tasks/result
+  // For its tasks/result (2026-07-28 tasks have none: tasks/get reads the store).
+  const auto s = live->session.lock();
+  if (kept && live->waiters.empty() && !(s && s->modern())) keep_finished(std::move(rec));
 }
 
 bool tasks_feature::set_input_state(const std::string& id, const std::string& owner,
