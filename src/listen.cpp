@@ -1,11 +1,13 @@
 #include "listen.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
 #include "peer.hpp"
 #include "server_core.hpp"
 #include "server_session.hpp"
+#include "tasks.hpp"
 
 namespace mcp::detail {
 
@@ -162,11 +164,12 @@ void listen_feature::resource_updated(std::string_view uri) {
   }
 }
 
-void listen_feature::task_changed(std::string_view owner, std::string_view task_id,
-                                  const json::object& task) {
+void listen_feature::task_changed(const task_record& t) {
+  std::optional<json::object> task;  // the DetailedTask, once a subscription wants it
   for (const auto& sub : live()) {
-    if (sub->owner == owner && sub->tasks.contains(task_id)) {
-      sub->send("notifications/tasks", task);
+    if (sub->owner == t.owner && sub->tasks.contains(t.id)) {
+      if (!task) task = detailed_task_json(t);
+      sub->send("notifications/tasks", *task);
     }
   }
 }

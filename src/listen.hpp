@@ -9,6 +9,7 @@
 
 #include <mcp/json.hpp>
 #include <mcp/jsonrpc.hpp>
+#include <mcp/task_store.hpp>
 
 #include <memory>
 #include <mutex>
@@ -39,9 +40,9 @@ class listen_feature final : public feature {
   void list_changed(std::size_t k, std::string_view method);
   /// Resource `uri` changed.
   void resource_updated(std::string_view uri);
-  /// Task `task_id` of `owner` (its DetailedTask `task`) changed: for the subscriptions that
-  /// name it and whose session's caller owns it.
-  void task_changed(std::string_view owner, std::string_view task_id, const json::object& task);
+  /// Task `t` changed: its DetailedTask goes to the subscriptions that name it and whose
+  /// session's caller owns it (built only when there is one).
+  void task_changed(const task_record& t);
 
  private:
   void listen(server_session_impl& s, jsonrpc::request&& req);

@@ -8,9 +8,11 @@
 #include <map>
 #include <mutex>
 #include <new>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "detail/string_hash.hpp"
 #include "detail/task_store_common.hpp"
 
 namespace mcp {
@@ -58,22 +60,28 @@ class memory_task_store final : public task_store {
  public:
   result<void> create(const task_record& task) override try {
     const std::lock_guard lock(mu_);
-    if (tasks_.find(task.id) != tasks_.end()) {
-      return error{errc::invalid_params, "task store: a task with this id exists"};
-    }
-    task_record rec = task;
-    json::object rerun = std::move(rec.rerun);  // kept apart: only `unfinished` returns it
-    rec.rerun = {};
-    rec.created_at = detail::floor_ms(rec.created_at);
-    rec.last_updated_at = detail::floor_ms(rec.last_updated_at);
-    const std::uint64_t seq = next_seq_;
-    auto& owned = by_owner_[rec.owner];
-    owned.emplace(seq, rec.id);
+    auto [it, added] = tasks_.try_emplace(task.id);
+    if (!added) return error{errc::invalid_params, "task store: a task with this id exists"};
     try {
-      std::string id = rec.id;
-      tasks_.emplace(std::move(id), entry{std::move(rec), std::move(rerun), seq});
+      entry& e = it->second;
+      e.seq = next_seq_;
+      // Field by field: `rerun` is kept apart (only `unfinished` returns it).
+      e.rec.id = task.id;
+      e.rec.owner = task.owner;
+      e.rec.status = task.status;
+      e.rec.status_message = task.status_message;
+      e.rec.created_at = detail::floor_ms(task.created_at);
+      e.rec.last_updated_at = detail::floor_ms(task.last_updated_at);
+      e.rec.ttl = task.ttl;
+      e.rec.poll_interval = task.poll_interval;
+      e.rec.method = task.method;
+      e.rec.payload = task.payload;
+      e.rec.input_request = task.input_request;
+      e.rec.input_response = task.input_response;
+      if (!is_terminal(task.status)) e.rerun = task.rerun;  // a terminal task never runs again
+      by_owner_[task.owner].emplace(e.seq, task.id);
     } catch (...) {
-      owned.erase(seq);
+      tasks_.erase(it);
       throw;
     }
     ++next_seq_;
@@ -109,6 +117,7 @@ class memory_task_store final : public task_store {
       e->rec.input_request = std::move(input_request);
       e->rec.input_response = std::move(input_response);
       e->rec.last_updated_at = detail::floor_ms(now);
+      if (is_terminal(u.status)) e->rerun = {};  // only `unfinished` returns it
     }
     return std::optional<task_record>{e->rec};
   } catch (const std::exception& e) {
@@ -178,6 +187,7 @@ class memory_task_store final : public task_store {
       e.rec.input_response = {};
       e.rec.status = task_status::failed;
       e.rec.last_updated_at = now;
+      e.rerun = {};
       ++n;
     }
     return n;
@@ -235,7 +245,7 @@ class memory_task_store final : public task_store {
   }
 
   std::mutex mu_;
-  std::map<std::string, entry, std::less<>> tasks_;
+  std::unordered_map<std::string, entry, detail::string_hash, std::equal_to<>> tasks_;
   /// owner -> (sequence number -> id), in creation order.
   std::map<std::string, std::map<std::uint64_t, std::string>, std::less<>> by_owner_;
   std::uint64_t next_seq_ = 1;

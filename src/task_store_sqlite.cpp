@@ -1,7 +1,8 @@
 // The SQLite task store.
 //
 // Layout: one table of tasks (the autoincrement `seq` is the creation order cursors name) in a
-// WAL-journalled file, versioned by `user_version` (detail/sqlite_task_rows.hpp).
+// WAL-journalled file, versioned by `user_version` (detail/sqlite_task_rows.hpp), with an index
+// on the expiry so that the sweep of expired tasks reads only them.
 //
 // Writes (create, update, purge_expired, fail_unfinished, and deleting an expired task a get
 // came across) are committed in groups (detail/group_commit.hpp) on the one writing
@@ -129,13 +130,17 @@ class sqlite_task_store final : public task_store {
         "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
     select_.emplace(db, std::string(task_columns) + std::string(select_sql));
     delete_.emplace(db, "DELETE FROM tasks WHERE seq = ?1");
+    // A task that ends never runs again: its rerun record goes (only `unfinished` reads it).
     update_.emplace(db,
                     "UPDATE tasks SET status = ?1, status_message = ?2, updated_ms = ?3, "
-                    "payload = ?4, input = ?6 WHERE seq = ?5");
+                    "payload = ?4, input = ?6, rerun = CASE WHEN ?1 IN ('working', "
+                    "'input_required') THEN rerun ELSE '{}' END WHERE seq = ?5");
+    // By the expiry index (expiry_index_sql).
     purge_.emplace(db, "DELETE FROM tasks WHERE ttl_ms IS NOT NULL AND created_ms + ttl_ms <= ?1");
     fail_.emplace(db,
                   "UPDATE tasks SET status = 'failed', status_message = ?1, updated_ms = ?2, "
-                  "payload = ?3, input = '{}' WHERE status IN ('working', 'input_required')");
+                  "payload = ?3, input = '{}', rerun = '{}' "
+                  "WHERE status IN ('working', 'input_required')");
     begin_.emplace(db, "BEGIN IMMEDIATE");
     commit_.emplace(db, "COMMIT");
     checkpointer_.emplace(path_, busy_timeout_);
@@ -148,9 +153,9 @@ class sqlite_task_store final : public task_store {
   result<void> create(const task_record& task) override {
     return guarded([&]() -> result<void> {
       // Bound without a copy: these outlive the write.
-      const std::string payload = boost::json::serialize(task.payload);
+      const std::string payload = json_text(task.payload);
       const std::string input = input_column(task.input_request, task.input_response);
-      const std::string rerun = boost::json::serialize(task.rerun);
+      const std::string rerun = json_text(task.rerun);
       bool duplicate = false;
       auto written = write([&] {
         run r(*insert_);
@@ -219,7 +224,7 @@ class sqlite_task_store final : public task_store {
     return guarded([&]() -> result<std::optional<task_record>> {
       const auto now = std::chrono::system_clock::now();
       const auto at = detail::floor_ms(now);
-      const std::string payload = boost::json::serialize(u.payload);
+      const std::string payload = json_text(u.payload);
       const std::string input = input_column(u.input_request, u.input_response);
       std::optional<task_record> found;
       bool applied = false;
@@ -388,6 +393,7 @@ class sqlite_task_store final : public task_store {
         sq::exec(db, "ALTER TABLE tasks ADD COLUMN rerun TEXT NOT NULL DEFAULT '{}'");
         sq::exec(db, ("PRAGMA user_version=" + std::to_string(schema_version)).c_str());
       }
+      sq::exec(db, std::string(expiry_index_sql).c_str());
       sq::exec(db, "COMMIT");
     } catch (...) {
       sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);

@@ -74,18 +74,18 @@ task_update cancelled_task(const std::string& id, std::string message) {
 }
 
 json::object task_json(const task_record& t) {
-  json::object o;
-  o["taskId"] = t.id;
-  o["status"] = to_string(t.status);
-  if (!t.status_message.empty()) o["statusMessage"] = t.status_message;
-  o["createdAt"] = rfc3339(t.created_at);
-  o["lastUpdatedAt"] = rfc3339(t.last_updated_at);
+  json::object o(7);  // room for every member: no rehash on the way
+  o.emplace("taskId", t.id);
+  o.emplace("status", to_string(t.status));
+  if (!t.status_message.empty()) o.emplace("statusMessage", t.status_message);
+  o.emplace("createdAt", rfc3339(t.created_at));
+  o.emplace("lastUpdatedAt", rfc3339(t.last_updated_at));
   if (t.ttl) {
-    o["ttl"] = t.ttl->count();
+    o.emplace("ttl", t.ttl->count());
   } else {
-    o["ttl"] = nullptr;
+    o.emplace("ttl", nullptr);
   }
-  if (t.poll_interval) o["pollInterval"] = t.poll_interval->count();
+  if (t.poll_interval) o.emplace("pollInterval", t.poll_interval->count());
   return o;
 }
 
@@ -495,7 +495,8 @@ void tasks_feature::finish(const std::string& id, const std::string& owner, task
   if (!live) return;  // cancelled: the cancel answered the waiters
   drop_inputs(*live, "the task has ended");
   task_record rec;
-  if (stored && *stored) {
+  const bool kept = stored && *stored;
+  if (kept) {
     rec = std::move(**stored);
   } else {  // the store failed (or the task expired): answer from memory
     rec.id = id;
@@ -505,7 +506,12 @@ void tasks_feature::finish(const std::string& id, const std::string& owner, task
     rec.created_at = rec.last_updated_at = now_ms();
   }
   announce(rec, live->session);  // the status, then the waiting results
-  for (const auto& w : live->waiters) answer(w, rec);
+  for (std::size_t i = 0; i < live->waiters.size(); ++i) {
+    answer(live->waiters[i], rec, i + 1 == live->waiters.size());
+  }
+  // For its tasks/result (2026-07-28 tasks have none: tasks/get reads the store).
+  const auto s = live->session.lock();
+  if (kept && live->waiters.empty() && !(s && s->modern())) keep_finished(std::move(rec));
 }
 
 bool tasks_feature::set_input_state(const std::string& id, const std::string& owner,
@@ -551,12 +557,12 @@ std::shared_ptr<result_waiter> tasks_feature::first_waiter(const std::string& id
   return nullptr;
 }
 
-void tasks_feature::answer(const std::shared_ptr<result_waiter>& w, const task_record& t) {
+void tasks_feature::answer(const std::shared_ptr<result_waiter>& w, task_record& t, bool take) {
   if (w->answered.exchange(true)) return;
   auto s = w->session.lock();
   if (!s || !s->untrack(*w)) return;  // the request was cancelled or its session ended
-  if (const auto* r = t.payload.if_contains("result"); r && r->is_object()) {
-    return s->reply(w->id(), *r);
+  if (auto* r = t.payload.if_contains("result"); r && r->is_object()) {
+    return s->reply(w->id(), take ? json::value(std::move(*r)) : *r);
   }
   if (const auto* e = t.payload.if_contains("error"); e && e->is_object()) {
     const auto& eo = e->get_object();
@@ -573,7 +579,7 @@ void tasks_feature::answer(const std::shared_ptr<result_waiter>& w, const task_r
 
 void tasks_feature::announce(const task_record& t,
                              const std::weak_ptr<server_session_impl>& session) {
-  listens_->task_changed(t.owner, t.id, detailed_task_json(t));  // 2026-07-28 listeners
+  listens_->task_changed(t);  // 2026-07-28 listeners
   if (observer_) [[unlikely]] {
     observer_->on_task_status({}, to_string(t.status));
   }

@@ -16,12 +16,14 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <stop_token>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -148,8 +150,15 @@ class tasks_feature final : public feature, public std::enable_shared_from_this<
   void get_result(server_session_impl& s, jsonrpc::request&& req);
   void list(server_session_impl& s, jsonrpc::request&& req);
   void cancel(server_session_impl& s, jsonrpc::request&& req);
-  /// Answers `w` with a terminal task's payload (once).
-  void answer(const std::shared_ptr<result_waiter>& w, const task_record& t);
+  /// Keeps task `t`, just ended here as the store has it, for the tasks/result that usually
+  /// follows (the newest `max_finished`), so that it needs no read of the store.
+  void keep_finished(task_record&& t);
+  /// Takes the kept task named by `req`'s taskId if it is `owner`'s and has not expired.
+  std::optional<task_record> take_finished(const jsonrpc::request& req, std::string_view owner);
+  static constexpr std::size_t max_finished = 256;
+  /// Answers `w` with terminal task `t`'s payload (once); `take`: its result is moved out of
+  /// `t` (the last use of `t`), else copied.
+  void answer(const std::shared_ptr<result_waiter>& w, task_record& t, bool take);
   /// Sends notifications/tasks/status for `t` to the session that created it, if it lives.
   void announce(const task_record& t, const std::weak_ptr<server_session_impl>& session);
   /// Re-reads a task no call of this process runs (another process shares the store) and
@@ -177,7 +186,9 @@ class tasks_feature final : public feature, public std::enable_shared_from_this<
   std::unordered_map<std::string, std::size_t> unfinished_per_owner_;
   std::size_t created_ = 0;
   std::once_flag recovered_;
-  std::condition_variable_any waiter_added_;  ///< with mu_: a tasks/result registered
+  std::condition_variable_any waiter_added_;               ///< with mu_: a tasks/result registered
+  std::unordered_map<std::string, task_record> finished_;  ///< with mu_: keep_finished
+  std::deque<std::string> finished_order_;                 ///< with mu_: oldest first
 };
 
 /// The update that cancels task `id`: its result is a -32602 saying so.

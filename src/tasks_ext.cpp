@@ -32,19 +32,19 @@ json::object ack() { return json::object{{"resultType", "complete"}}; }
 }  // namespace
 
 json::object task_json_2026(const task_record& t) {
-  json::object o;
-  o["taskId"] = t.id;
-  o["status"] = to_string(t.status);
-  if (!t.status_message.empty()) o["statusMessage"] = t.status_message;
-  o["createdAt"] = rfc3339(t.created_at);
-  o["lastUpdatedAt"] = rfc3339(t.last_updated_at);
+  json::object o(9);  // room for a DetailedTask's members too: no rehash on the way
+  o.emplace("taskId", t.id);
+  o.emplace("status", to_string(t.status));
+  if (!t.status_message.empty()) o.emplace("statusMessage", t.status_message);
+  o.emplace("createdAt", rfc3339(t.created_at));
+  o.emplace("lastUpdatedAt", rfc3339(t.last_updated_at));
   if (t.ttl && t.ttl->count() > 0) {
-    o["ttlMs"] = t.ttl->count();
+    o.emplace("ttlMs", t.ttl->count());
   } else {
-    o["ttlMs"] = nullptr;
+    o.emplace("ttlMs", nullptr);
   }
   if (t.poll_interval && t.poll_interval->count() > 0)
-    o["pollIntervalMs"] = t.poll_interval->count();
+    o.emplace("pollIntervalMs", t.poll_interval->count());
   return o;
 }
 

@@ -39,14 +39,42 @@ void tasks_feature::get(server_session_impl& s, jsonrpc::request&& req) {
   s.reply(req.id, task_json(*t));
 }
 
+void tasks_feature::keep_finished(task_record&& t) {
+  std::lock_guard lock(mu_);
+  while (finished_order_.size() >= max_finished) {  // ids taken meanwhile are erased as no-ops
+    finished_.erase(finished_order_.front());
+    finished_order_.pop_front();
+  }
+  finished_order_.push_back(t.id);
+  std::string id = t.id;
+  finished_.insert_or_assign(std::move(id), std::move(t));
+}
+
+std::optional<task_record> tasks_feature::take_finished(const jsonrpc::request& req,
+                                                        std::string_view owner) {
+  const auto* id = req.params.if_contains("taskId");
+  if (!id || !id->is_string()) return std::nullopt;
+  std::optional<task_record> t;
+  {
+    std::lock_guard lock(mu_);
+    auto it = finished_.find(std::string(id->get_string()));
+    if (it == finished_.end() || it->second.owner != owner) return std::nullopt;
+    t = std::move(it->second);
+    finished_.erase(it);
+  }
+  if (t->expired(std::chrono::system_clock::now())) return std::nullopt;  // the store tells
+  return t;
+}
+
 void tasks_feature::get_result(server_session_impl& s, jsonrpc::request&& req) {
-  auto t = lookup(s, req);
+  auto kept = take_finished(req, s.task_owner());
+  auto t = kept ? result<task_record>(std::move(*kept)) : lookup(s, req);
   if (!t) return s.reply_error(req.id, t.error());
   const std::string owner = s.task_owner();
   const std::string id = t->id;
   auto w = std::make_shared<result_waiter>(req.id, s.self(), id);
   if (!s.track(w)) return;
-  if (is_terminal(t->status)) return answer(w, *t);
+  if (is_terminal(t->status)) return answer(w, *t, true);
   bool running_here = false;
   {
     std::lock_guard lock(mu_);
@@ -60,7 +88,7 @@ void tasks_feature::get_result(server_session_impl& s, jsonrpc::request&& req) {
   if (!running_here) return watch_foreign(std::move(w), owner);
   // The task may have ended between the read and the registration: read once more.
   auto again = store_->get(id, owner);
-  if (again && *again && is_terminal((*again)->status)) answer(w, **again);
+  if (again && *again && is_terminal((*again)->status)) answer(w, **again, true);
 }
 
 void tasks_feature::watch_foreign(std::shared_ptr<result_waiter> w, std::string owner) {
@@ -73,7 +101,7 @@ void tasks_feature::watch_foreign(std::shared_ptr<result_waiter> w, std::string 
     }
     return;
   }
-  if (is_terminal((*t)->status)) return answer(w, **t);
+  if (is_terminal((*t)->status)) return answer(w, **t, true);
   if (w->cancelled() || w->session.expired()) return;
   std::weak_ptr<tasks_feature> self = weak_from_this();
   schedule_timer(clock::now() + core_.opts.task_poll_interval,
@@ -132,7 +160,9 @@ void tasks_feature::cancel(server_session_impl& s, jsonrpc::request&& req) {
   s.reply(req.id, task_json(**stored));  // cancelled before the answer, as the spec asks
   if (!live) return announce(**stored, s.self());
   announce(**stored, live->session);
-  for (const auto& w : live->waiters) answer(w, **stored);
+  for (std::size_t i = 0; i < live->waiters.size(); ++i) {
+    answer(live->waiters[i], **stored, i + 1 == live->waiters.size());
+  }
 }
 
 }  // namespace mcp::detail

@@ -33,6 +33,13 @@ constexpr std::string_view create_sql =
     "rerun TEXT NOT NULL DEFAULT '{}');"
     "CREATE INDEX tasks_owner_seq ON tasks (owner, seq);";
 
+/// The sweep's index (`purge_expired` finds the expired tasks without reading the others). Not
+/// part of the layout: created when missing by every version that opens the file, and kept up
+/// by SQLite for any version that writes it.
+constexpr std::string_view expiry_index_sql =
+    "CREATE INDEX IF NOT EXISTS tasks_expiry ON tasks (created_ms + ttl_ms) "
+    "WHERE ttl_ms IS NOT NULL";
+
 /// What `read_head` and `read_body` read, in this order (`rerun` only for `unfinished`).
 constexpr std::string_view task_columns =
     "SELECT seq, id, owner, status, status_message, created_ms, updated_ms, ttl_ms, poll_ms, "
@@ -50,12 +57,18 @@ inline json::object read_object(const run& r, int col, const char* what) {
   return std::move(v->as_object());
 }
 
+/// `o` as stored in a JSON column.
+inline std::string json_text(const json::object& o) {
+  return o.empty() ? std::string("{}") : boost::json::serialize(o);
+}
+
 /// The `input` column of a task: its pending request and the answer, as one object.
 inline std::string input_column(const json::object& request, const json::object& response) {
+  if (request.empty() && response.empty()) return "{}";  // a task that never asked anything
   json::object o;
   if (!request.empty()) o["request"] = request;
   if (!response.empty()) o["response"] = response;
-  return boost::json::serialize(o);
+  return json_text(o);
 }
 
 /// The task in the current row without its JSON columns (payload, input, rerun), and its
@@ -79,6 +92,10 @@ inline std::pair<std::int64_t, task_record> read_head(const run& r) {
 /// Adds the JSON columns of the current row to `t` (`rerun` too with `task_columns_with_rerun`).
 inline void read_body(const run& r, task_record& t, bool with_rerun = false) {
   t.payload = read_object(r, 10, "payload");
+  if (r.text_view(11) == "{}") {  // never asked anything: nothing to parse
+    if (with_rerun) t.rerun = read_object(r, 12, "rerun");
+    return;
+  }
   json::object input = read_object(r, 11, "input");
   const auto part = [&](const char* key) {
     auto* v = input.if_contains(key);
