@@ -64,6 +64,7 @@ void tasks_feature::get_result(server_session_impl& s, jsonrpc::request&& req) {
 }
 
 void tasks_feature::watch_foreign(std::shared_ptr<result_waiter> w, std::string owner) {
+  if (await_pushed(w, owner)) return;  // the store pushes changes: no polling
   auto t = store_->get(w->task_id, owner);
   if (!t || !*t) {
     auto s = w->session.lock();
