@@ -5,6 +5,7 @@
 // accepted task (slow_task, which may run again, finishes elsewhere; slow_task_once is failed
 // with a status message saying its process was lost) and fails no call made to the others.
 #include <mcp/json.hpp>
+#include <mcp/redis.hpp>
 
 #include <boost/json/serialize.hpp>
 #include <gtest/gtest.h>
@@ -204,6 +205,11 @@ TEST_F(redis_task_queue, a_cancel_from_another_node_stops_the_task_where_it_runs
     if (!t.at("result").as_object().contains("statusMessage")) break;
     std::this_thread::sleep_for(20ms);
   }
+  auto redis = mcp::make_redis_client({.url = redis_.url()});
+  ASSERT_TRUE(redis.has_value());
+  auto leased = (*redis)->command({"HEXISTS", "q:tasks:holders", id});
+  ASSERT_TRUE(leased.has_value());
+  EXPECT_EQ(leased->integer, 1) << "the running task holds no lease";
   const int waiting = a.request("tasks/result", object{{"taskId", id}});
   auto cancelled = b.call("tasks/cancel", object{{"taskId", id}});
   ASSERT_TRUE(cancelled.as_object().contains("result")) << mcp::json::serialize(cancelled);
@@ -213,6 +219,15 @@ TEST_F(redis_task_queue, a_cancel_from_another_node_stops_the_task_where_it_runs
   EXPECT_NE(error_message(res).find("cancelled"), std::string::npos) << mcp::json::serialize(res);
   auto seen = a.call("tasks/get", object{{"taskId", id}});
   EXPECT_EQ(seen.at("result").at("status"), value("cancelled"));
+  // Its handler returned where it ran (20 s early): the process running it released its lease.
+  bool released = false;
+  for (int i = 0; i < 150 && !released; ++i) {
+    auto held = (*redis)->command({"HEXISTS", "q:tasks:holders", id});
+    ASSERT_TRUE(held.has_value());
+    released = held->integer == 0;
+    if (!released) std::this_thread::sleep_for(20ms);
+  }
+  EXPECT_TRUE(released) << "the cancelled task still holds its lease after 3 s";
 }
 
 TEST_F(redis_task_queue, a_thousand_tasks_sent_at_once_across_nodes_are_accepted_and_finish) {

@@ -19,7 +19,7 @@ if(MCP_HAVE_REDIS)
   # The cross-process task queue at the wire: demo_server processes over stdio on one Redis.
   if(MCP_BUILD_EXAMPLES)
     add_executable(mcp_redis_queue_tests redis/main.cpp redis/redis_task_queue_test.cpp)
-    target_link_libraries(mcp_redis_queue_tests PRIVATE mcp::mcp GTest::gtest)
+    target_link_libraries(mcp_redis_queue_tests PRIVATE mcp::redis GTest::gtest)
     target_include_directories(mcp_redis_queue_tests PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
     target_compile_definitions(mcp_redis_queue_tests PRIVATE
       MCP_DEMO_SERVER="$<TARGET_FILE:demo_server>")
