@@ -7,6 +7,9 @@
 //   demo_server --page-size 2        tools/list pages of 2 tools (to see pagination)
 //   demo_server --task-store FILE    tasks in this SQLite file (default: mcp-cpp-demo/tasks.db in
 //                                      $XDG_STATE_HOME or ~/.local/state; :memory: for none)
+//   demo_server --task-store redis://HOST:PORT[/PREFIX] [--task-lease-ms N]
+//                                    tasks in Redis, queued for every demo process sharing it
+//                                    (see redis_tasks.hpp)
 //   demo_server --http … --jwks FILE|URL --issuer ISS --audience AUD [--scope S]…
 //                                    an OAuth 2.1 protected resource: JWT bearer tokens from ISS,
 //                                    for AUD (this server's URI), signed by those keys; each
@@ -43,6 +46,7 @@
 
 #include "media_fixtures.hpp"
 #include "observe_main.hpp"
+#include "redis_tasks.hpp"
 #include "serve_main.hpp"
 #include <malloc.h>
 
@@ -138,6 +142,23 @@ struct reason_in {
   std::string reason = "asked to fail";
 };
 MCP_FIELDS(reason_in, (reason, {.description = "Why the task should fail", .defaulted = true}))
+
+/// With tasks queued in Redis: slow_task's twin that is not run again when the process running
+/// it is lost (its task is failed instead).
+void add_once_task(mcp::server& server) {
+  server.add_tool({.name = "slow_task_once",
+                   .description = "Like slow_task, but never run twice: failed if the process "
+                                  "running it is lost.",
+                   .annotations = {.read_only_hint = true},
+                   .task_support_mode = mcp::task_support::optional},
+                  [](mcp::tool_context& ctx, const task_in& in) -> mcp::tool_result<std::string> {
+                    for (int i = 0; i < in.steps && !ctx.cancelled(); ++i) {
+                      std::this_thread::sleep_for(std::chrono::milliseconds(in.step_ms));
+                    }
+                    if (ctx.cancelled()) return mcp::tool_error{"cancelled"};
+                    return "done " + std::to_string(in.steps);
+                  });
+}
 
 /// Tools that run as tasks (MCP 2025-11-25): call them with `params.task`.
 void add_task_tools(mcp::server& server) {
@@ -368,7 +389,9 @@ int main(int argc, char** argv) {
   mallopt(M_MMAP_THRESHOLD, 1 << 20);
   std::size_t page_size = 100;
   std::string http;
-  std::string task_store;  // SQLite file, ":memory:", or empty: the default file
+  std::string task_store;  // SQLite file, ":memory:", redis://…, or empty: the default file
+  std::chrono::milliseconds task_lease{10000};  // with redis://…
+  constexpr std::size_t concurrency = 64;       // calls at once (and queued tasks, with Redis)
   mcp::http_server_options http_opts{.io_threads = 2};
   bool rate_limited = true;
   mcp::auth::jwt_options jwt;
@@ -397,6 +420,8 @@ int main(int argc, char** argv) {
       http_opts.keep_alive_timeout = std::chrono::milliseconds(std::stoul(argv[++i]));
     } else if (a == "--task-store" && i + 1 < argc) {
       task_store = argv[++i];
+    } else if (a == "--task-lease-ms" && i + 1 < argc) {
+      task_lease = std::chrono::milliseconds(std::stoul(argv[++i]));
     } else if (a == "--jwks" && i + 1 < argc) {
       jwt.keys.location = argv[++i];
     } else if (a == "--issuer" && i + 1 < argc) {
@@ -425,6 +450,7 @@ int main(int argc, char** argv) {
           "                    [--keep-alive-timeout-ms N]] [--page-size N] [--no-rate-limit]\n"
           "                   [--task-store FILE|:memory:]  (default: "
           "$XDG_STATE_HOME/mcp-cpp-demo/tasks.db)\n"
+          "                   [--task-store redis://HOST:PORT[/PREFIX] [--task-lease-ms N]]\n"
           "                   [--jwks FILE|URL --issuer ISS --audience AUD [--scope S]...]\n"
           "                   [--policy FILE] [--audit FILE] [--tls-cert CERT.pem KEY.pem]\n"
           "                   [--metrics HOST:PORT] [--otlp URL]\n");
@@ -457,7 +483,9 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  auto tasks = demo::open_task_store(task_store);
+  auto tasks = task_store.rfind("redis://", 0) == 0
+                   ? demo::open_redis_tasks(task_store, concurrency, task_lease)
+                   : demo::open_task_store(task_store);
   if (!tasks) return 2;
   examples::observation observation;
   if (!observation.start(metrics_listen, otlp_url, "mcp-cpp-demo", "demo_server")) return 2;
@@ -498,10 +526,11 @@ int main(int argc, char** argv) {
     server.use(*policy);
   }
   if (rate_limited) server.use(mcp::rate_limit({.per_second = 1000, .burst = 2000}));
-  server.use(mcp::concurrency_limit(64));
+  server.use(mcp::concurrency_limit(concurrency));
   server.use(mcp::deadline(std::chrono::seconds(120)));
   demo::add_tools(server);
   demo::add_task_tools(server);
+  if (task_store.rfind("redis://", 0) == 0) demo::add_once_task(server);
   demo::add_asking_tools(server);
   return examples::serve(server, http, http_opts, "mcp-cpp demo server");
 }

@@ -3,6 +3,8 @@
 // are in tasks_methods.cpp, the 2026-07-28 extension's in tasks_ext.cpp.
 #include "tasks.hpp"
 
+#include <mcp/task_queue.hpp>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -232,11 +234,17 @@ class task_run final : public call_sink {
   bool modern_;
 };
 
+std::shared_ptr<call_sink> make_task_run(std::shared_ptr<tasks_feature> f, std::string id,
+                                         std::string owner, bool modern) {
+  return std::make_shared<task_run>(std::move(f), std::move(id), std::move(owner), modern);
+}
+
 tasks_feature::tasks_feature(server_core& core, std::shared_ptr<listen_feature> listens)
     : core_(core),
       listens_(std::move(listens)),
       observer_(core.opts.observer),
-      store_(core.opts.task_store ? core.opts.task_store : make_memory_task_store()) {
+      store_(core.opts.task_store ? core.opts.task_store : make_memory_task_store()),
+      queue_(std::dynamic_pointer_cast<task_queue>(store_)) {
   // 2025-11-25 tasks; 2026-07-28 has the tasks extension's methods instead (tasks_ext.cpp).
   auto& r = core.router;
   r.add(
@@ -337,7 +345,7 @@ bool tasks_feature::become_task(call_state& call) {
   rec.ttl = ttl;
   rec.poll_interval = core_.opts.task_poll_interval;
   rec.method = "tools/call";
-  if (call.entry().spec.rerun_after_restart) {
+  if (call.entry().spec.rerun_after_restart || queue_) {  // queued: any process runs it
     json::object params{{"name", call.tool()}, {"arguments", call.arguments_value()}};
     if (!call.meta().empty()) params["_meta"] = call.meta();
     rec.rerun =
@@ -360,7 +368,7 @@ bool tasks_feature::become_task(call_state& call) {
     live.queued = call.held();
     purge = ++created_ % 256 == 0;
   }
-  if (call.held()) rec.status_message = std::string(queued_message);
+  if (call.held() || queue_) rec.status_message = std::string(queued_message);
   if (purge) (void)store_->purge_expired(sys_clock::now());
   // The CreateTaskResult goes out before the handler runs, so before any status notification.
   const bool modern = s->modern();
@@ -407,6 +415,7 @@ void tasks_feature::unpark(const std::string& id) {
 }
 
 void tasks_feature::drop_parked() {
+  stop_sharing();
   std::vector<std::shared_ptr<call_state>> calls;
   {
     std::lock_guard lock(mu_);
@@ -426,6 +435,7 @@ void tasks_feature::show_queued(task_record& t) {
 
 void tasks_feature::recover() {
   std::call_once(recovered_, [this] {
+    if (share()) return;  // a shared queue: leases, not a restart, decide what runs again
     const std::string_view stopped = "The server stopped before the task finished";
     auto left = store_->unfinished();
     if (!left) {
@@ -491,6 +501,7 @@ std::optional<tasks_feature::live_task> tasks_feature::take_live(const std::stri
 
 void tasks_feature::finish(const std::string& id, const std::string& owner, task_update u) {
   auto stored = store_->update(id, owner, u);
+  if (queue_) lease_done(id);
   auto live = take_live(id);
   if (!live) return;  // cancelled: the cancel answered the waiters
   drop_inputs(*live, "the task has ended");
@@ -555,26 +566,6 @@ std::shared_ptr<result_waiter> tasks_feature::first_waiter(const std::string& id
     if (!w->answered.load() && !w->cancelled()) return w;
   }
   return nullptr;
-}
-
-void tasks_feature::answer(const std::shared_ptr<result_waiter>& w, task_record& t, bool take) {
-  if (w->answered.exchange(true)) return;
-  auto s = w->session.lock();
-  if (!s || !s->untrack(*w)) return;  // the request was cancelled or its session ended
-  if (auto* r = t.payload.if_contains("result"); r && r->is_object()) {
-    return s->reply(w->id(), take ? json::value(std::move(*r)) : *r);
-  }
-  if (const auto* e = t.payload.if_contains("error"); e && e->is_object()) {
-    const auto& eo = e->get_object();
-    const auto* code = eo.if_contains("code");
-    const auto* msg = eo.if_contains("message");
-    error err{code && code->is_int64() ? static_cast<int>(code->get_int64())
-                                       : static_cast<int>(errc::internal_error),
-              msg && msg->is_string() ? std::string(msg->get_string()) : "the task failed"};
-    if (const auto* d = eo.if_contains("data")) err.data = *d;
-    return s->reply_error(w->id(), err);
-  }
-  s->reply_error(w->id(), error{errc::internal_error, "Task \"" + t.id + "\" has no result"});
 }
 
 void tasks_feature::announce(const task_record& t,

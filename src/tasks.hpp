@@ -32,8 +32,14 @@
 #include "peer.hpp"
 #include "tools.hpp"
 
+namespace mcp {
+class task_queue;
+struct queued_task;
+}  // namespace mcp
+
 namespace mcp::detail {
 
+class queue_runner;
 class server_core;
 class listen_feature;
 class server_session_impl;
@@ -106,6 +112,15 @@ class tasks_feature final : public feature, public std::enable_shared_from_this<
                                               std::stop_token stop);
   [[nodiscard]] server_core& core() const noexcept { return core_; }
 
+  // ---- a task queue shared by several processes (tasks_queue.cpp) ----
+  /// With a store that is a `task_queue`: queues the task `call` became (become_task) there, for
+  /// any process's workers, and lets go of the call here; true (the call must not run here).
+  /// False without a queue.
+  bool enqueue(call_state& call);
+  /// Runs task `q`, taken from the queue by this process (its lease is held); false when it
+  /// does not run (failed: a non-rerunnable task taken over, or its tool is unknown here).
+  bool run_taken(const queued_task& q);
+
   // ---- the 2026-07-28 tasks extension (tasks_ext.cpp) ----
   /// Whether request `req` (of a modern session) declares the tasks extension.
   [[nodiscard]] static bool declares_extension(const server_session_impl& s,
@@ -176,6 +191,20 @@ class tasks_feature final : public feature, public std::enable_shared_from_this<
                     const std::map<std::string, pending_input, std::less<>>& inputs);
   /// Fails the questions task `id` still waits on (it ended).
   void drop_inputs(live_task& live, const std::string& why);
+  // Shared stores (tasks_queue.cpp).
+  /// Once (recover): follows the store's pushed changes, and with a queue starts this
+  /// process's workers; true when there is a queue (no recovery: leases replace it).
+  bool share();
+  /// Stops the workers and the store's pushes (the server is going away).
+  void stop_sharing();
+  /// Task `id` changed somewhere (empty: changes may have been missed): a task that ended
+  /// elsewhere, or was cancelled by another process, ends here too (its call stopped, its
+  /// waiters answered).
+  void remote_change(const std::string& id);
+  /// With a store that pushes changes: `w` waits for its task's end without polling (true).
+  bool await_pushed(const std::shared_ptr<result_waiter>& w, const std::string& owner);
+  /// Task `id`'s outcome is stored: if this process runs it from the queue, its lease ends.
+  void lease_done(const std::string& id);
 
   server_core& core_;
   std::shared_ptr<listen_feature> listens_;
@@ -189,8 +218,22 @@ class tasks_feature final : public feature, public std::enable_shared_from_this<
   std::condition_variable_any waiter_added_;               ///< with mu_: a tasks/result registered
   std::unordered_map<std::string, task_record> finished_;  ///< with mu_: keep_finished
   std::deque<std::string> finished_order_;                 ///< with mu_: oldest first
+  /// Shared stores (tasks_queue.cpp): the queue (null: tasks run where they are accepted), its
+  /// workers, the store's push subscription, and tasks/result requests waiting for tasks no
+  /// call of this process has a record of (by task id: owner, waiters).
+  std::shared_ptr<task_queue> queue_;
+  std::shared_ptr<queue_runner> runner_;
+  std::shared_ptr<void> watch_;
+  std::atomic<bool> pushed_{false};  ///< `watch_` pushes changes
+  std::unordered_map<std::string,
+                     std::pair<std::string, std::vector<std::shared_ptr<result_waiter>>>>
+      foreign_;
 };
 
+/// Where the call of task `id` (of `owner`) delivers its outcome: the task (tasks.cpp).
+[[nodiscard]] std::shared_ptr<call_sink> make_task_run(std::shared_ptr<tasks_feature> f,
+                                                       std::string id, std::string owner,
+                                                       bool modern);
 /// The update that cancels task `id`: its result is a -32602 saying so.
 [[nodiscard]] task_update cancelled_task(const std::string& id, std::string message);
 /// The Task object of `t` as sent on the wire (tasks/get, CreateTaskResult, notifications).

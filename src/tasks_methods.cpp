@@ -92,6 +92,7 @@ void tasks_feature::get_result(server_session_impl& s, jsonrpc::request&& req) {
 }
 
 void tasks_feature::watch_foreign(std::shared_ptr<result_waiter> w, std::string owner) {
+  if (await_pushed(w, owner)) return;  // the store pushes changes: no polling
   auto t = store_->get(w->task_id, owner);
   if (!t || !*t) {
     auto s = w->session.lock();
@@ -163,6 +164,26 @@ void tasks_feature::cancel(server_session_impl& s, jsonrpc::request&& req) {
   for (std::size_t i = 0; i < live->waiters.size(); ++i) {
     answer(live->waiters[i], **stored, i + 1 == live->waiters.size());
   }
+}
+
+void tasks_feature::answer(const std::shared_ptr<result_waiter>& w, task_record& t, bool take) {
+  if (w->answered.exchange(true)) return;
+  auto s = w->session.lock();
+  if (!s || !s->untrack(*w)) return;  // the request was cancelled or its session ended
+  if (auto* r = t.payload.if_contains("result"); r && r->is_object()) {
+    return s->reply(w->id(), take ? json::value(std::move(*r)) : *r);
+  }
+  if (const auto* e = t.payload.if_contains("error"); e && e->is_object()) {
+    const auto& eo = e->get_object();
+    const auto* code = eo.if_contains("code");
+    const auto* msg = eo.if_contains("message");
+    error err{code && code->is_int64() ? static_cast<int>(code->get_int64())
+                                       : static_cast<int>(errc::internal_error),
+              msg && msg->is_string() ? std::string(msg->get_string()) : "the task failed"};
+    if (const auto* d = eo.if_contains("data")) err.data = *d;
+    return s->reply_error(w->id(), err);
+  }
+  s->reply_error(w->id(), error{errc::internal_error, "Task \"" + t.id + "\" has no result"});
 }
 
 }  // namespace mcp::detail

@@ -71,6 +71,7 @@ void run_handler(call_state& c) {
     // its handler says so).
     auto s = c.session();
     if (!s || !s->core().tasks->become_task(c)) return;
+    if (s->core().tasks->enqueue(c)) return;  // a shared queue: a worker of any process runs it
     // Accepted while every slot it may use is busy (a concurrency limit): it waits, parked
     // with its task, and `resume_handler` runs it once a slot is free.
     if (c.held() && !s->core().tasks->park(c)) return;

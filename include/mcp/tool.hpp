@@ -81,8 +81,11 @@ struct tool_spec {
   tool_annotations annotations{};                   ///< behaviour hints for the client
   std::optional<task_support> task_support_mode{};  ///< absent = not sent (means forbidden)
   /// A task of this tool that was still running when the server stopped is run again (same
-  /// arguments, same caller) when the server next starts, instead of being failed. Only for
-  /// tools that are safe to run twice (idempotent), and only with a durable task store.
+  /// arguments, same caller) when the server next starts, instead of being failed; with a task
+  /// queue shared by several processes (mcp/task_queue.hpp), a task whose process was lost is
+  /// run again by another. Only for tools that are safe to run twice (idempotent), and only
+  /// with a durable task store. Without it such a task is failed, its status message saying
+  /// why.
   bool rerun_after_restart = false;
   json::object meta{};  ///< `_meta`
   /// OAuth scopes a caller needs, all of them, to see and call the tool. A caller whose

@@ -33,6 +33,8 @@ set(MCP_PUBLIC_HEADERS
   reflect.hpp
   resource.hpp
   server.hpp
+  redis_task_queue.hpp
+  task_queue.hpp
   task_store.hpp
   tool.hpp
   transport.hpp

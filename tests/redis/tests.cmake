@@ -16,4 +16,16 @@ if(MCP_HAVE_REDIS)
   mcp_target_defaults(mcp_redis_tests)
   gtest_discover_tests(mcp_redis_tests DISCOVERY_TIMEOUT 60
     PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77 LABELS redis)
+  # The cross-process task queue at the wire: demo_server processes over stdio on one Redis.
+  if(MCP_BUILD_EXAMPLES)
+    add_executable(mcp_redis_queue_tests redis/main.cpp redis/redis_task_queue_test.cpp)
+    target_link_libraries(mcp_redis_queue_tests PRIVATE mcp::redis GTest::gtest)
+    target_include_directories(mcp_redis_queue_tests PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+    target_compile_definitions(mcp_redis_queue_tests PRIVATE
+      MCP_DEMO_SERVER="$<TARGET_FILE:demo_server>")
+    add_dependencies(mcp_redis_queue_tests demo_server)
+    mcp_target_defaults(mcp_redis_queue_tests)
+    gtest_discover_tests(mcp_redis_queue_tests DISCOVERY_TIMEOUT 60
+      PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77 LABELS "redis;cluster" RUN_SERIAL TRUE)
+  endif()
 endif()

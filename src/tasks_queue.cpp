@@ -1,0 +1,317 @@
+// Tasks over a store several processes share (see tasks.hpp): the store's pushed changes end
+// here a task that ended or was cancelled elsewhere (tasks/result answered without polling,
+// tasks/cancel stopping the call where it runs), and with a store that is a `task_queue`
+// (mcp/task_queue.hpp) every task is queued there once accepted, and this process's
+// `queue_runner` takes queued tasks and runs them, at most `task_queue::workers()` at once,
+// renewing their leases while they run.
+#include <mcp/task_queue.hpp>
+
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "detail/call_state.hpp"
+#include "detail/task_store_common.hpp"
+#include "server_core.hpp"
+#include "server_session.hpp"
+#include "tasks.hpp"
+
+namespace mcp::detail {
+
+namespace {
+
+constexpr std::string_view related_task_key = "io.modelcontextprotocol/related-task";
+constexpr std::string_view node_lost =
+    "The server process running the task was lost before it finished (the tool does not allow "
+    "running it again)";
+
+/// The task id in call `c`'s `_meta` (tasks_feature::mark), or empty.
+std::string marked_task(const call_state& c) {
+  if (const auto* r = c.meta().if_contains(related_task_key); r && r->is_object()) {
+    if (const auto* id = r->get_object().if_contains("taskId"); id && id->is_string()) {
+      return std::string(id->get_string());
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+/// This process's workers: one thread takes queued tasks while fewer than `workers()` run here
+/// (each runs on the handler executor), and renews the leases of those running every third of
+/// a lease.
+class queue_runner {
+ public:
+  queue_runner(tasks_feature& f, std::shared_ptr<task_queue> q) : f_(f), q_(std::move(q)) {}
+  queue_runner(const queue_runner&) = delete;
+  queue_runner& operator=(const queue_runner&) = delete;
+  ~queue_runner() { stop(); }
+
+  void start() {
+    thread_ = std::thread([this] {
+      loop();
+      left_.store(true);
+    });
+  }
+  void stop() {
+    {
+      std::lock_guard lock(mu_);
+      if (stopped_) return;
+      stopped_ = true;
+    }
+    cv_.notify_all();
+    if (!thread_.joinable()) return;
+    // A take that started after one interrupt would wait out its timeout: interrupt until the
+    // thread has left its loop.
+    while (!left_.load()) {
+      q_->interrupt();
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    thread_.join();
+  }
+  /// The outcome of task `id` is stored: its lease ends, if this process holds it.
+  void done(const std::string& id) {
+    {
+      std::lock_guard lock(mu_);
+      if (held_.erase(id) == 0) return;
+    }
+    (void)q_->release(id);
+  }
+  /// A call started by `run_taken` released its worker (call_state::on_release).
+  static void slot_freed(void* self, std::uint64_t /*arg*/) {
+    auto* r = static_cast<queue_runner*>(self);
+    {
+      std::lock_guard lock(r->mu_);
+      --r->running_;
+    }
+    r->cv_.notify_all();
+  }
+  /// The call of task `id` holds a worker until `slot_freed`.
+  void occupy() {
+    std::lock_guard lock(mu_);
+    ++running_;
+  }
+
+ private:
+  void loop() {
+    const auto period = std::max(q_->lease() / 3, std::chrono::milliseconds(10));
+    auto renew_at = std::chrono::steady_clock::now() + period;
+    for (;;) {
+      std::vector<std::string> renew;
+      bool free = false;
+      {
+        std::unique_lock lock(mu_);
+        cv_.wait_until(lock, renew_at, [&] { return stopped_ || running_ < q_->workers(); });
+        if (stopped_) return;
+        free = running_ < q_->workers();
+        if (std::chrono::steady_clock::now() >= renew_at) {
+          renew.assign(held_.begin(), held_.end());
+          renew_at = std::chrono::steady_clock::now() + period;
+        }
+      }
+      if (!renew.empty()) (void)q_->renew(renew);
+      if (!free) continue;
+      const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(
+          renew_at - std::chrono::steady_clock::now());
+      auto got = q_->take(std::max(wait, std::chrono::milliseconds(1)));
+      if (!got) {  // the storage is unreachable: try again a little later
+        std::unique_lock lock(mu_);
+        cv_.wait_for(lock, std::chrono::milliseconds(200), [&] { return stopped_; });
+        continue;
+      }
+      if (!*got) continue;
+      {
+        std::lock_guard lock(mu_);
+        held_.insert((*got)->id);
+      }
+      if (!f_.run_taken(**got)) done((*got)->id);
+    }
+  }
+
+  tasks_feature& f_;
+  std::shared_ptr<task_queue> q_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::size_t running_ = 0;     ///< calls started here and not yet released
+  std::set<std::string> held_;  ///< leases this process holds
+  bool stopped_ = false;
+  std::atomic<bool> left_{false};  ///< the thread left `loop`
+  std::thread thread_;
+};
+
+bool tasks_feature::share() {
+  std::weak_ptr<tasks_feature> weak = weak_from_this();
+  auto* exec = core_.exec.get();
+  watch_ = store_->watch([weak, exec](std::string_view id) {
+    auto f = weak.lock();
+    if (!f) return;
+    exec->post([f, id = std::string(id)] { f->remote_change(id); });
+  });
+  pushed_.store(watch_ != nullptr);
+  if (!queue_) return false;
+  runner_ = std::make_shared<queue_runner>(*this, queue_);
+  runner_->start();
+  return true;
+}
+
+void tasks_feature::stop_sharing() {
+  if (runner_) runner_->stop();
+  pushed_.store(false);
+  watch_.reset();
+}
+
+void tasks_feature::lease_done(const std::string& id) {
+  if (runner_) runner_->done(id);
+}
+
+bool tasks_feature::enqueue(call_state& call) {
+  if (!queue_) return false;
+  const std::string id = marked_task(call);
+  std::string owner;
+  {
+    std::lock_guard lock(mu_);
+    auto it = live_.find(id);
+    if (it == live_.end()) return true;  // ended already (cancelled)
+    owner = it->second.owner;
+    it->second.queued = false;  // the store's status message says it is queued
+  }
+  if (auto pushed = queue_->push(id); !pushed) {
+    const std::string why = "The task could not be queued: " + pushed.error().message;
+    finish(
+        id, owner,
+        {.status = task_status::failed, .status_message = why, .payload = unfinished_payload(why)});
+  }
+  return true;  // dropped here: the worker that takes it builds its call from the store
+}
+
+bool tasks_feature::run_taken(const queued_task& q) {
+  const auto fail = [&](std::string_view why) {
+    auto stored = store_->update(q.id, q.owner,
+                                 {.status = task_status::failed,
+                                  .status_message = std::string(why),
+                                  .payload = unfinished_payload(why)});
+    if (stored && *stored) remote_change(q.id);  // answers waiters of this process, if any
+    return false;
+  };
+  const auto* params = q.rerun.if_contains("params");
+  const auto* caller = q.rerun.if_contains("caller");
+  if (params == nullptr || !params->is_object() || caller == nullptr || !caller->is_object()) {
+    return fail("The task cannot run: what its call asked was not stored");
+  }
+  const auto& p = params->get_object();
+  const auto* name = p.if_contains("name");
+  const auto* args = p.if_contains("arguments");
+  if (name == nullptr || !name->is_string() || args == nullptr || !args->is_object()) {
+    return fail("The task cannot run: what its call asked was not stored");
+  }
+  auto entry = core_.tools->find(name->get_string());
+  if (!entry) {
+    return fail("The task cannot run: this server has no tool \"" +
+                std::string(name->get_string()) + "\"");
+  }
+  if (q.taken_over && !entry->spec.rerun_after_restart) return fail(node_lost);
+  if (q.status == task_status::input_required) {  // it starts over, so it is working
+    auto again = store_->update(q.id, q.owner, {.status = task_status::working});
+    if (!again || !*again || is_terminal((*again)->status)) return false;  // ended meanwhile
+  }
+  json::object meta;
+  if (const auto* m = p.if_contains("_meta"); m && m->is_object()) meta = m->get_object();
+  mark(meta, q.id);
+  // Accepted here: its session (if it lives) gets its notifications and carries its requests.
+  std::weak_ptr<server_session_impl> session;
+  {
+    std::lock_guard lock(mu_);
+    if (auto it = live_.find(q.id); it != live_.end()) session = it->second.session;
+  }
+  const auto s = session.lock();
+  auto call = std::make_shared<call_state>(
+      session, make_task_run(shared_from_this(), q.id, q.owner, s && s->modern()),
+      jsonrpc::request_id{"queue:" + q.id}, std::move(entry), json::value(args->get_object()),
+      std::move(meta), std::make_shared<const principal>(principal_from_json(caller->get_object())),
+      std::make_shared<const std::vector<std::shared_ptr<call_interceptor>>>());
+  runner_->occupy();
+  call->on_release(&queue_runner::slot_freed, runner_.get(), 0);
+  {
+    std::lock_guard lock(mu_);
+    auto it = live_.find(q.id);
+    if (it != live_.end()) {
+      it->second.call = call;
+    } else {
+      ++unfinished_per_owner_[q.owner];
+      live_[q.id] = live_task{call, {}, q.owner, {}};
+    }
+  }
+  core_.tools->run(call);
+  return true;
+}
+
+void tasks_feature::remote_change(const std::string& id) {
+  if (id.empty()) {  // changes may have been missed: look at every task waited for here
+    std::vector<std::string> ids;
+    {
+      std::lock_guard lock(mu_);
+      for (const auto& [k, live] : live_) ids.push_back(k);
+      for (const auto& [k, waiting] : foreign_) ids.push_back(k);
+    }
+    for (const auto& k : ids) {
+      if (!k.empty()) remote_change(k);
+    }
+    return;
+  }
+  std::string owner;
+  {
+    std::lock_guard lock(mu_);
+    if (auto it = live_.find(id); it != live_.end()) {
+      owner = it->second.owner;
+    } else if (auto f = foreign_.find(id); f != foreign_.end()) {
+      owner = f->second.first;
+    } else {
+      return;  // nothing here waits for it
+    }
+  }
+  auto t = store_->get(id, owner);
+  if (!t || (*t && !is_terminal((**t).status))) return;
+  std::vector<std::shared_ptr<result_waiter>> waiting;
+  {
+    std::lock_guard lock(mu_);
+    if (auto f = foreign_.find(id); f != foreign_.end()) {
+      waiting = std::move(f->second.second);
+      foreign_.erase(f);
+    }
+  }
+  if (!*t) {  // expired or deleted
+    for (const auto& w : waiting) {
+      auto s = w->session.lock();
+      if (s && !w->answered.exchange(true) && s->untrack(*w)) {
+        s->reply_error(w->id(), invalid_params("Task not found: \"" + id +
+                                               "\" (unknown, expired, or not yours)"));
+      }
+    }
+    return;
+  }
+  if (auto live = take_live(id)) {  // it ended elsewhere (or was cancelled from elsewhere)
+    if (auto call = live->call.lock()) call->stop_source().request_stop();
+    drop_inputs(*live, "the task has ended");
+    announce(**t, live->session);
+    for (const auto& w : live->waiters) answer(w, **t, false);
+  }
+  for (const auto& w : waiting) answer(w, **t, false);
+}
+
+bool tasks_feature::await_pushed(const std::shared_ptr<result_waiter>& w,
+                                 const std::string& owner) {
+  if (!pushed_.load()) return false;
+  {
+    std::lock_guard lock(mu_);
+    auto& [who, waiters] = foreign_[w->task_id];
+    who = owner;
+    std::erase_if(waiters, [](const auto& x) { return x->answered.load() || x->cancelled(); });
+    waiters.push_back(w);
+  }
+  remote_change(w->task_id);  // it may have ended before the waiter was registered
+  return true;
+}
+
+}  // namespace mcp::detail
