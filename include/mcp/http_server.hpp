@@ -274,10 +274,13 @@ class http_server {
   void start();
   /// Closes the listener, every connection and every session (running calls are cancelled);
   /// joins the I/O threads. Idempotent. Must not be called from an I/O thread of the server's
-  /// own (a handler of a `run_inline` tool). On the application's io_context it waits for its
-  /// closes to run there: call it from a thread that does not run that io_context (or from a
-  /// handler on the server's own strand); from any other handler of that io_context (a
-  /// `signal_set` handler, say) it would wait for itself, so hand it to another thread there.
+  /// own (a handler of a `run_inline` tool). On the application's io_context: called from a
+  /// thread that does not run it, it returns once the closes have run there; called on a
+  /// thread that runs it (a tool handler on `make_asio_executor`, a `signal_set` handler), it
+  /// closes the sessions, posts the other closes and returns at once, without waiting: they
+  /// run when that io_context next runs handlers, and the server's internal state lives until
+  /// they have (this object may be destroyed meanwhile). Once they ran, the server holds no
+  /// work on the io_context, so a `run()` with nothing else to do returns.
   void stop();
   /// `start` (unless started already), then blocks until `stop`, `stop_token` is requested or,
   /// with `handle_signals`, SIGINT or SIGTERM; then stops. Returns 0 (or 1 when binding failed,
@@ -299,7 +302,7 @@ class http_server {
   void stop_server_and_signals();
 
   struct impl;
-  std::unique_ptr<impl> impl_;
+  std::shared_ptr<impl> impl_;  ///< shared with closes that `stop` posted without waiting
 };
 
 }  // namespace mcp
