@@ -34,9 +34,11 @@ int main(int argc, char** argv) {
   asio::co_spawn(
       io,
       [&]() -> asio::awaitable<void> {
-        for (asio::steady_timer t(io); running; ++ticks) {
+        asio::steady_timer t(io);
+        while (running) {
           t.expires_after(milliseconds(10));
           co_await t.async_wait(asio::use_awaitable);
+          ++ticks;
         }
       },
       asio::detached);
