@@ -58,7 +58,12 @@ int main(int argc, char** argv) {
   mcp::http_server_options opts;
   if (argc > 1 && !mcp::set_listen_address(opts, argv[1])) return 2;  // HOST:PORT expected
   mcp::http_server http(server, io, opts);
-  http.start();  // binds (or throws); serves once io runs
+  try {
+    http.start();  // binds (the address may be taken); serves once io runs
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "asio_app: cannot listen: %s\n", e.what());
+    return 1;
+  }
   std::printf("listening on %s\n", http.url().c_str());
   std::fflush(stdout);
   asio::signal_set signals(io, SIGINT, SIGTERM);

@@ -242,6 +242,39 @@ TEST(http_server, stop_in_a_handler_on_the_applications_single_thread_does_not_w
   h.stop();  // idempotent, now from a thread that does not run the io_context
 }
 
+/// Runs `f` on a thread of its own; a hang past 20 s aborts the test (a deadlocked thread
+/// cannot be joined).
+template <class F>
+void within_20s(const char* what, F f) {
+  auto done = std::async(std::launch::async, std::move(f));
+  if (done.wait_for(20s) != std::future_status::ready) {
+    std::fprintf(stderr, "FAILED: %s still running after 20 s\n", what);
+    std::abort();
+  }
+  done.get();
+}
+
+// The application's loop never runs, or stopped before the server: neither a failed start nor
+// stop() waits for closes nothing would run.
+TEST(http_server, on_an_io_context_that_does_not_run_stop_does_not_wait) {
+  mcp::server server;
+  net::io_context idle;
+  within_20s("destroying a server whose start threw", [&] {
+    mcp::http_server h(server, idle, {.host = "not-an-address", .port = 0});
+    EXPECT_ANY_THROW(h.start());
+  });
+  net::io_context io;
+  mcp::http_server h(server, io, {.port = 0});
+  h.start();
+  const auto port = h.port();
+  std::thread app([&] { io.run(); });
+  EXPECT_NO_THROW(raw_client{port});
+  io.stop();  // the application leaves its loop first
+  app.join();
+  within_20s("stop() on a stopped io_context", [&] { h.stop(); });
+  EXPECT_ANY_THROW(raw_client{port}) << "still listening after stop";
+}
+
 TEST(http_server, serve_returns_when_its_stop_token_is_requested) {
   mcp::server server;
   mcp::http_server http(server, {.port = 0});
