@@ -131,7 +131,7 @@ if command -v redis-server >/dev/null; then
   redis-server --bind 127.0.0.1 --port "$port" --save "" --appendonly no --dir "$work/redis" \
     >"$work/redis/log" 2>&1 &
   redis_pid=$!
-  trap 'kill "$redis_pid" 2>/dev/null || true' EXIT
+  trap 'kill "$redis_pid" 2>/dev/null && wait "$redis_pid" 2>/dev/null || true' EXIT
   for _ in $(seq 100); do
     (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
     sleep 0.1
