@@ -1,10 +1,16 @@
-# Install rules. Component `dev`: headers, static and shared libraries, the CMake package and a
-# pkg-config file per library; component `cli`: the mcp-cpp command and the demo server. The
-# Debian packages are made of these two (cmake/mcp_package.cmake).
+# Install rules. Component `dev`: headers, static and shared libraries (json, mcp, sqlite, http,
+# auth, observe, and redis where hiredis was found), the CMake package and a pkg-config file per
+# library; component `cli`: the mcp-cpp command and the demo server. The Debian packages are made
+# of these two (cmake/mcp_package.cmake).
 include(CMakePackageConfigHelpers)
 set(MCP_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/mcp)
 
-install(DIRECTORY include/mcp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT dev)
+if(TARGET mcp::redis)
+  install(DIRECTORY include/mcp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT dev)
+else()  # no hiredis: no mcp::redis, and no header of it
+  install(DIRECTORY include/mcp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT dev
+          PATTERN redis.hpp EXCLUDE)
+endif()
 
 # One export set per component and flavour (mcp-<component>-<static|shared>-targets.cmake), so
 # that mcp-config.cmake loads, and looks for the dependencies of, only the components asked for.
@@ -16,7 +22,12 @@ set(_mcp_flavours static)
 if(MCP_BUILD_SHARED)
   list(APPEND _mcp_flavours shared)
 endif()
-foreach(_component json mcp sqlite http auth)
+# The components, in the order their targets files load (each after what it needs).
+set(MCP_COMPONENTS json mcp sqlite http auth observe)
+if(TARGET mcp::redis)
+  list(APPEND MCP_COMPONENTS redis)
+endif()
+foreach(_component IN LISTS MCP_COMPONENTS)
   get_target_property(_lib mcp::${_component} ALIASED_TARGET)
   foreach(_flavour IN LISTS _mcp_flavours)
     set(_target ${_lib})

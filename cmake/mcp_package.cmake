@@ -38,22 +38,26 @@ set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 # dpkg-shlibdeps looks here for the libraries the package itself ships (libmcp_http.so needs
 # libmcp.so.SOVERSION).
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS_PRIVATE_DIRS
-    ${PROJECT_BINARY_DIR}/src ${PROJECT_BINARY_DIR}/src/http ${PROJECT_BINARY_DIR}/src/auth)
+    ${PROJECT_BINARY_DIR}/src ${PROJECT_BINARY_DIR}/src/http ${PROJECT_BINARY_DIR}/src/auth
+    ${PROJECT_BINARY_DIR}/src/observe ${PROJECT_BINARY_DIR}/src/redis)
 
 set(CPACK_DEBIAN_DEV_PACKAGE_NAME libmcp-cpp-dev)
 set(CPACK_DEBIAN_DEV_PACKAGE_SECTION libdevel)
 # The public headers include Boost's (JSON, Describe, Mp11, System); all are in libboost1.81-dev.
 set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS "libboost1.81-dev")
 # Linking the static libraries (MCP_USE_STATIC_LIBS, pkg-config --static) also needs these.
-set(CPACK_DEBIAN_DEV_PACKAGE_SUGGESTS "libboost-url1.81-dev, libsqlite3-dev, libssl-dev, pkgconf")
+# (libmcp_redis.so's libhiredis0.14 is a Depends found by dpkg-shlibdeps.)
+set(CPACK_DEBIAN_DEV_PACKAGE_SUGGESTS
+    "libboost-url1.81-dev, libsqlite3-dev, libssl-dev, libhiredis-dev, pkgconf")
 # A shlibs file, for dpkg-shlibdeps of packages built against the shared libraries.
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS_POLICY ">=")
 set(CPACK_DEBIAN_DEV_DESCRIPTION "C++20 SDK for the Model Context Protocol (development files)
 mcp-cpp exposes C++ functions to language models as MCP tools: schemas inferred from plain
 structs, every input validated, stdio and Streamable HTTP transports, a client, OAuth 2.1.
-This package holds the headers, the static and shared libraries (mcp-json, mcp, mcp-http,
-mcp-auth), the CMake package (find_package(mcp)) and the pkg-config files.")
+This package holds the headers, the static and shared libraries (mcp-json, mcp, mcp-sqlite,
+mcp-http, mcp-auth, mcp-observe: metrics and tracing, mcp-redis: the Redis stores), the CMake
+package (find_package(mcp)) and the pkg-config files.")
 
 set(CPACK_DEBIAN_CLI_PACKAGE_NAME mcp-cpp)
 set(CPACK_DEBIAN_CLI_PACKAGE_SECTION devel)

@@ -18,9 +18,9 @@
 #include <chrono>
 #include <cstdio>
 #include <string>
-#include <thread>
 
 namespace asio = boost::asio;
+using std::chrono::milliseconds;
 
 struct wait_in {
   int ms = 100;
@@ -28,14 +28,17 @@ struct wait_in {
 MCP_FIELDS(wait_in, (ms, {.description = "How long", .defaulted = true, .maximum = 60000}))
 
 int main(int argc, char** argv) {
-  asio::io_context io;  // the application's loop
+  asio::io_context io;  // the application's loop, and its own work: a tick every 10 ms
   long ticks = 0;       // the application's state, changed on the loop's thread only
-  asio::co_spawn(       // the application's own work
+  bool running = true;
+  asio::co_spawn(
       io,
-      [&ticks]() -> asio::awaitable<void> {
-        for (asio::steady_timer t(co_await asio::this_coro::executor);; ++ticks) {
-          t.expires_after(std::chrono::milliseconds(10));
+      [&]() -> asio::awaitable<void> {
+        asio::steady_timer t(io);
+        while (running) {
+          t.expires_after(milliseconds(10));
           co_await t.async_wait(asio::use_awaitable);
+          ++ticks;
         }
       },
       asio::detached);
@@ -47,8 +50,7 @@ int main(int argc, char** argv) {
   server.add_tool({.name = "wait", .description = "Waits ms milliseconds on a timer"},
                   // By value: a coroutine outlives the call that starts it.
                   [](wait_in in) -> asio::awaitable<std::string> {
-                    asio::steady_timer t(co_await asio::this_coro::executor,
-                                         std::chrono::milliseconds(in.ms));
+                    asio::steady_timer t(co_await asio::this_coro::executor, milliseconds(in.ms));
                     co_await t.async_wait(asio::use_awaitable);
                     co_return "waited " + std::to_string(in.ms) + " ms";
                   });
@@ -57,7 +59,7 @@ int main(int argc, char** argv) {
   if (argc > 1 && !mcp::set_listen_address(opts, argv[1])) return 2;  // HOST:PORT expected
   mcp::http_server http(server, io, opts);
   try {
-    http.start();  // binds; serves once io runs
+    http.start();  // binds (the address may be taken); serves once io runs
   } catch (const std::exception& e) {
     std::fprintf(stderr, "asio_app: cannot listen: %s\n", e.what());
     return 1;
@@ -65,14 +67,9 @@ int main(int argc, char** argv) {
   std::printf("listening on %s\n", http.url().c_str());
   std::fflush(stdout);
   asio::signal_set signals(io, SIGINT, SIGTERM);
-  std::thread stopper;  // http.stop() waits for the loop to close, so not on the loop's thread
   signals.async_wait([&](boost::system::error_code, int) {
-    stopper = std::thread([&] {
-      http.stop();
-      io.stop();
-    });
+    running = false;  // the ticks end, and stop() on the loop's own thread does not wait:
+    http.stop();      // its closes run next; then nothing is left and io.run() returns
   });
   io.run();
-  if (stopper.joinable()) stopper.join();
-  return 0;
 }

@@ -269,15 +269,18 @@ class http_server {
   http_server& operator=(const http_server&) = delete;
 
   /// Binds and starts the I/O threads. Throws `boost::system::system_error` (a
-  /// `std::runtime_error`) when the address is invalid or cannot be bound, `std::logic_error`
-  /// when already started.
+  /// `std::runtime_error`) when the address is invalid or cannot be bound (the server is then
+  /// not started: `start` may be called again), `std::logic_error` when already started.
   void start();
   /// Closes the listener, every connection and every session (running calls are cancelled);
-  /// joins the I/O threads. Idempotent. Must not be called from an I/O thread of the server's
-  /// own (a handler of a `run_inline` tool). On the application's io_context it waits for its
-  /// closes to run there: call it from a thread that does not run that io_context (or from a
-  /// handler on the server's own strand); from any other handler of that io_context (a
-  /// `signal_set` handler, say) it would wait for itself, so hand it to another thread there.
+  /// joins the I/O threads. Idempotent. Not from an I/O thread of the server's own (a handler of
+  /// a `run_inline` tool). On the application's io_context: from a thread that does not run it,
+  /// returns once the closes have run there (at once, run here, if it is stopped); on a thread
+  /// that runs it (a tool handler on `make_asio_executor`, a `signal_set` handler), closes the
+  /// sessions, posts the other closes and returns without waiting: they run when the io_context
+  /// next runs handlers, the server's state living until they have (this object may go first).
+  /// Then the server holds no work there: a `run()` with nothing else to do returns. After a
+  /// `start` that threw, there is nothing to close.
   void stop();
   /// `start` (unless started already), then blocks until `stop`, `stop_token` is requested or,
   /// with `handle_signals`, SIGINT or SIGTERM; then stops. Returns 0 (or 1 when binding failed,
@@ -299,7 +302,7 @@ class http_server {
   void stop_server_and_signals();
 
   struct impl;
-  std::unique_ptr<impl> impl_;
+  std::shared_ptr<impl> impl_;  ///< shared with closes that `stop` posted without waiting
 };
 
 }  // namespace mcp

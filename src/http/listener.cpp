@@ -151,14 +151,14 @@ struct http_server::impl {
 
 http_server::http_server(server& srv, http_server_options opts) {
   if (opts.resumable && !opts.stateless && !opts.events) opts.events = make_memory_event_store();
-  impl_ = std::make_unique<impl>(
+  impl_ = std::make_shared<impl>(
       http_detail::session_source{.srv = &srv, .limits = srv.options().limits}, std::move(opts),
       nullptr);
 }
 
 http_server::http_server(server& srv, boost::asio::io_context& io, http_server_options opts) {
   if (opts.resumable && !opts.stateless && !opts.events) opts.events = make_memory_event_store();
-  impl_ = std::make_unique<impl>(
+  impl_ = std::make_shared<impl>(
       http_detail::session_source{.srv = &srv, .limits = srv.options().limits}, std::move(opts),
       &io);
 }
@@ -168,7 +168,7 @@ http_server::http_server(session_opener open, http_server_options opts, json_lim
   if (!open) throw std::invalid_argument("http_server: no session opener");
   if (opts.resumable && !opts.events) opts.events = make_memory_event_store();
   impl_ =
-      std::make_unique<impl>(http_detail::session_source{.open = std::move(open), .limits = limits},
+      std::make_shared<impl>(http_detail::session_source{.open = std::move(open), .limits = limits},
                              std::move(opts), nullptr);
 }
 
@@ -182,12 +182,21 @@ void http_server::start() {
     m.started = true;
   }
   const std::string host = m.opts.host == "localhost" ? "127.0.0.1" : m.opts.host;
-  const auto address = net::ip::make_address(host);
-  const tcp::endpoint ep(address, m.opts.port);
-  m.acceptor.open(ep.protocol());
-  m.acceptor.set_option(net::socket_base::reuse_address(true));
-  m.acceptor.bind(ep);
-  m.acceptor.listen(net::socket_base::max_listen_connections);
+  net::ip::address address;
+  try {
+    address = net::ip::make_address(host);
+    const tcp::endpoint ep(address, m.opts.port);
+    m.acceptor.open(ep.protocol());
+    m.acceptor.set_option(net::socket_base::reuse_address(true));
+    m.acceptor.bind(ep);
+    m.acceptor.listen(net::socket_base::max_listen_connections);
+  } catch (...) {  // not started: stop() and the destructor have nothing to close or wait for
+    beast::error_code ignored;
+    m.acceptor.close(ignored);
+    std::lock_guard lock(m.mu);
+    m.started = false;
+    throw;
+  }
   {  // read by port() and url() on any thread
     std::lock_guard lock(m.mu);
     m.port = m.acceptor.local_endpoint().port();
@@ -233,11 +242,22 @@ void http_server::stop() {
   m.handler.sessions().clear();
   if (m.external) {
     // The application's io_context runs on: the closes run on the loop's strand, and this
-    // returns once they have (at once when called on that strand).
+    // returns once they have (at once when called on that strand). On another thread that runs
+    // the io_context (a handler of the application's), waiting could wait for itself (a single
+    // thread would be the one to run them): the closes are posted and this returns; `self`
+    // keeps the server's state alive until they ran (or the io_context drops them unrun). When
+    // the io_context is stopped (the application left its run() first), nothing would run them
+    // while this waited: they run here.
     auto& loop = *m.loops[0];
-    if (loop.exec.target<net::strand<net::io_context::executor_type>>()->running_in_this_thread()) {
+    const auto& strand = *loop.exec.target<net::strand<net::io_context::executor_type>>();
+    if (strand.running_in_this_thread() || strand.get_inner_executor().context().stopped()) {
       close_all();
       close_loop(loop);
+    } else if (strand.get_inner_executor().running_in_this_thread()) {
+      net::post(loop.exec, [self = impl_, close_all, close_loop] {
+        close_all();
+        close_loop(*self->loops[0]);
+      });
     } else {
       std::promise<void> closed;
       net::post(loop.exec, [&] {

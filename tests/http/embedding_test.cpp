@@ -1,6 +1,7 @@
 // Tests of embedding Streamable HTTP in an application: mcp/http_endpoint.hpp (the sans-I/O
 // endpoint and its body streams), mcp/beast.hpp (writing its responses on a socket), and
 // http_server on the application's io_context (mcp/http_server.hpp), with serve(stop_token).
+#include <mcp/asio.hpp>
 #include <mcp/beast.hpp>
 #include <mcp/http_endpoint.hpp>
 #include <mcp/http_server.hpp>
@@ -13,6 +14,8 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
 #include <future>
 #include <mutex>
 #include <thread>
@@ -199,6 +202,77 @@ TEST(http_server, runs_on_the_applications_io_context) {
   t.async_wait([&](boost::system::error_code) { fired.set_value(); });
   EXPECT_EQ(fired.get_future().wait_for(5s), std::future_status::ready);
   guard.reset();
+}
+
+// One thread runs the application's io_context, and a tool handler on it stops the server:
+// stop() must not wait for closes that only this thread could run. The closes run after the
+// handler, the server leaves no work behind, run() returns; a hang aborts the test.
+TEST(http_server, stop_in_a_handler_on_the_applications_single_thread_does_not_wait_for_itself) {
+  net::io_context io;  // no work guard: run() returns once nothing is left to do
+  mcp::http_server* http = nullptr;
+  std::atomic<bool> stop_returned{false};
+  mcp::server server({.handler_executor = mcp::make_asio_executor(io.get_executor())});
+  server.add_tool({.name = "halt", .description = "stops the HTTP server"}, [&]() -> std::string {
+    http->stop();  // on the io_context's only thread
+    stop_returned = true;
+    return "stopping";
+  });
+  mcp::http_server h(server, io, {.port = 0});
+  http = &h;
+  h.start();
+  const auto port = h.port();
+  std::promise<void> ran;
+  std::thread app([&] {
+    io.run();
+    ran.set_value();
+  });
+  const auto sid = open_session(port);
+  ASSERT_EQ(sid.size(), 32U);
+  try {  // the answer may be lost with its connection: the call is cancelled by the stop
+    request(port, "POST", call_body("2", "halt", "{}"), post_headers(sid));
+  } catch (const std::exception&) {
+  }
+  if (ran.get_future().wait_for(20s) != std::future_status::ready) {
+    std::fprintf(stderr, "FAILED: io_context::run() still running 20 s after stop()\n");
+    std::abort();  // a deadlocked loop thread cannot be joined
+  }
+  app.join();
+  EXPECT_TRUE(stop_returned);
+  EXPECT_ANY_THROW(raw_client{port}) << "still listening after stop";
+  h.stop();  // idempotent, now from a thread that does not run the io_context
+}
+
+/// Runs `f` on a thread of its own; a hang past 20 s aborts the test (a deadlocked thread
+/// cannot be joined).
+template <class F>
+void within_20s(const char* what, F f) {
+  auto done = std::async(std::launch::async, std::move(f));
+  if (done.wait_for(20s) != std::future_status::ready) {
+    std::fprintf(stderr, "FAILED: %s still running after 20 s\n", what);
+    std::abort();
+  }
+  done.get();
+}
+
+// The application's loop never runs, or stopped before the server: neither a failed start nor
+// stop() waits for closes nothing would run.
+TEST(http_server, on_an_io_context_that_does_not_run_stop_does_not_wait) {
+  mcp::server server;
+  net::io_context idle;
+  within_20s("destroying a server whose start threw", [&] {
+    mcp::http_server h(server, idle, {.host = "not-an-address", .port = 0});
+    EXPECT_ANY_THROW(h.start());
+  });
+  net::io_context io;
+  mcp::http_server h(server, io, {.port = 0});
+  h.start();
+  const auto port = h.port();
+  std::thread app([&] { io.run(); });
+  EXPECT_NO_THROW(raw_client{port});
+  io.stop();  // the application leaves its loop first
+  app.join();
+  within_20s("stop() on a stopped io_context", [&] { h.stop(); });
+  EXPECT_ANY_THROW(raw_client{port}) << "still listening after stop";
 }
 
 TEST(http_server, serve_returns_when_its_stop_token_is_requested) {

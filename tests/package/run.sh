@@ -13,7 +13,12 @@
 #    (find_package(mcp), CMAKE_PREFIX_PATH=root/usr), then with `pkg-config --cflags --libs mcp`
 #    (the root's .pc files only, prefix moved to the root); the packaged `mcp-cpp tools list`
 #    runs each and must see its `forecast` tool, and the packaged demo server's.
-# 4. The CMake package finds SQLite and OpenSSL only for static components that need them.
+# 4. Programs using mcp::observe (metrics counting a call) and mcp::redis (a key written and read
+#    and a task store, on a redis-server started on 127.0.0.1 when Debian's is installed; else
+#    the client is only made) are built with find_package (shared, then static libraries) and
+#    with pkg-config, and run.
+# 5. The CMake package finds SQLite, OpenSSL and hiredis only for static components that need
+#    them.
 # Exits 77 (skipped) where dpkg-deb or cpack is missing (not Debian).
 set -euo pipefail
 build="$1" src="$2" work="$3" soversion="$4" libdir_rel="$5"
@@ -43,20 +48,23 @@ for deb in "$dev" "$cli"; do
   done
 done
 dpkg-deb -f "$dev" Depends | grep -q "libboost1.81-dev" || fail "libmcp-cpp-dev must depend on libboost1.81-dev"
+dpkg-deb -f "$dev" Depends | grep -q "libhiredis" ||
+  fail "libmcp-cpp-dev must depend on libhiredis (libmcp_redis.so needs it)"
 
 step "contents"
 contents=$(dpkg-deb -c "$dev"; dpkg-deb -c "$cli")
-for f in usr/include/mcp/server.hpp usr/include/mcp/version.hpp usr/bin/mcp-cpp \
+for f in usr/include/mcp/server.hpp usr/include/mcp/version.hpp usr/include/mcp/redis.hpp \
+         usr/include/mcp/observe/metrics.hpp usr/bin/mcp-cpp \
          usr/bin/mcp-cpp-demo-server "usr/$libdir_rel/cmake/mcp/mcp-config.cmake" \
          "usr/$libdir_rel/cmake/mcp/mcp-config-version.cmake"; do
   grep -q "\./$f\$" <<<"$contents" || fail "no $f in the packages"
 done
-for lib in mcp_json mcp mcp_sqlite mcp_http mcp_auth; do
+for lib in mcp_json mcp mcp_sqlite mcp_http mcp_auth mcp_observe mcp_redis; do
   for f in "lib$lib.a" "lib$lib.so -> lib$lib.so.$soversion" "lib$lib.so.$soversion ->"; do
     grep -qF "./usr/$libdir_rel/$f" <<<"$contents" || fail "no usr/$libdir_rel/$f in libmcp-cpp-dev"
   done
 done
-for pc in mcp-json mcp mcp-sqlite mcp-http mcp-auth; do
+for pc in mcp-json mcp mcp-sqlite mcp-http mcp-auth mcp-observe mcp-redis; do
   grep -q "\./usr/$libdir_rel/pkgconfig/$pc.pc\$" <<<"$contents" || fail "no $pc.pc"
 done
 
@@ -115,7 +123,69 @@ command -v ccache >/dev/null && compiler=(ccache c++)
   { cat "$work/app-pc.log"; fail "c++ with pkg-config flags failed"; }
 tools_list weather-pkg-config env LD_LIBRARY_PATH="$libdir" "$work/weather-pc"
 
-step "components: SQLite and OpenSSL only where a static component needs them"
+step "mcp::observe and mcp::redis"
+redis_url=()
+if command -v redis-server >/dev/null; then
+  mkdir -p "$work/redis"
+  port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  redis-server --bind 127.0.0.1 --port "$port" --save "" --appendonly no --dir "$work/redis" \
+    >"$work/redis/log" 2>&1 &
+  redis_pid=$!
+  trap 'kill "$redis_pid" 2>/dev/null && wait "$redis_pid" 2>/dev/null || true' EXIT
+  for _ in $(seq 100); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
+    sleep 0.1
+  done
+  redis_url=("redis://127.0.0.1:$port")
+  echo "redis-server on 127.0.0.1:$port"
+else
+  echo "no redis-server here: the redis program only makes its client"
+fi
+# run_both DIR: runs DIR's observe and redis programs (the root's libraries beside them).
+run_both() {
+  env LD_LIBRARY_PATH="$libdir" "$1/observe" || fail "$1/observe failed"
+  env LD_LIBRARY_PATH="$libdir" "$1/redis" "${redis_url[@]}" || fail "$1/redis failed"
+}
+uses="$work/observe-redis"
+mkdir -p "$uses"
+cp "$src/tests/package/observe.cpp" "$src/tests/package/redis.cpp" "$uses/"
+printf '%s\n' 'cmake_minimum_required(VERSION 3.25)' 'project(observe_redis LANGUAGES CXX)' \
+  'find_package(mcp CONFIG REQUIRED COMPONENTS observe redis)' \
+  'add_executable(observe observe.cpp)' 'target_link_libraries(observe PRIVATE mcp::observe)' \
+  'add_executable(redis redis.cpp)' 'target_link_libraries(redis PRIVATE mcp::redis)' \
+  >"$uses/CMakeLists.txt"
+for flavour in shared static; do
+  dir="$uses/build-$flavour" static=OFF
+  [[ "$flavour" == static ]] && static=ON
+  { cmake -S "$uses" -B "$dir" -DCMAKE_PREFIX_PATH="$root/usr" -DMCP_USE_STATIC_LIBS=$static \
+      "${launcher[@]}" && cmake --build "$dir"; } >"$dir.log" 2>&1 ||
+    { cat "$dir.log"; fail "building observe and redis ($flavour libraries) failed"; }
+  for prog in observe redis; do
+    if [[ "$flavour" == shared ]]; then
+      readelf -d "$dir/$prog" | grep -q "NEEDED.*\[libmcp_$prog.so.$soversion\]" ||
+        fail "$prog is not linked to libmcp_$prog.so.$soversion"
+    elif readelf -d "$dir/$prog" | grep -q "NEEDED.*libmcp"; then
+      fail "$prog (static libraries) still needs a shared libmcp"
+    fi
+  done
+  echo "find_package, $flavour libraries:"
+  run_both "$dir"
+done
+mkdir -p "$uses/pc"
+for prog in observe redis; do
+  # shellcheck disable=SC2046  # the flags are words
+  "${compiler[@]}" -std=c++20 "$uses/$prog.cpp" $("${pc[@]}" --cflags --libs "mcp-$prog") \
+    -o "$uses/pc/$prog" 2>"$uses/pc/$prog.log" ||
+    { cat "$uses/pc/$prog.log"; fail "c++ $prog.cpp with pkg-config failed"; }
+done
+echo "pkg-config:"
+run_both "$uses/pc"
+"${pc[@]}" --static --libs mcp-redis | grep -q -- "-lhiredis" ||
+  fail "mcp-redis.pc: --static does not add -lhiredis"
+"${pc[@]}" --static --libs mcp-observe | grep -q -- "-lmcp_http" ||
+  fail "mcp-observe.pc: --static does not add -lmcp_http"
+
+step "components: SQLite, OpenSSL and hiredis only where a static component needs them"
 # configure NAME EXPECT(ok|fail) [-D...]: a project that only calls find_package(mcp ...).
 configure() {
   local name="$1" expect="$2"; shift 2
@@ -143,6 +213,10 @@ configure static_mcp_needs_openssl fail -DMCP_USE_STATIC_LIBS=ON -DCOMPONENTS="C
 grep -q "libssl-dev" "$work/components/static_mcp_needs_openssl/log" || fail "no hint at libssl-dev"
 configure static_http_needs_openssl fail -DMCP_USE_STATIC_LIBS=ON -DCOMPONENTS="COMPONENTS;http" "$no_ssl"
 grep -q "libssl-dev" "$work/components/static_http_needs_openssl/log" || fail "no hint at libssl-dev"
+no_hiredis=-DCMAKE_DISABLE_FIND_PACKAGE_Hiredis=ON
+configure shared_redis ok -DCOMPONENTS="COMPONENTS;redis" "$no_hiredis"
+configure static_redis_needs_hiredis fail -DMCP_USE_STATIC_LIBS=ON -DCOMPONENTS="COMPONENTS;redis" "$no_hiredis"
+grep -q "libhiredis-dev" "$work/components/static_redis_needs_hiredis/log" || fail "no hint at libhiredis-dev"
 configure unknown_component fail -DCOMPONENTS="COMPONENTS;nope"
 grep -q "no component 'nope'" "$work/components/unknown_component/log" || fail "unknown component not named"
 step "versions: compatible within one SOVERSION ($soversion)"
