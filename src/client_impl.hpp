@@ -19,6 +19,7 @@ struct client_session::impl final : detail::peer {
       : peer(std::move(conn), o.limits), opts(std::move(o)) {
     if (opts.observer) set_observer(opts.observer, observe::kind::client);
     adopt_typed_handlers();
+    init_memory();
   }
 
   /// Turns `on_elicitation`, `on_sampling` and `roots` into request handlers and declared
@@ -81,6 +82,38 @@ struct client_session::impl final : detail::peer {
   /// Answers every input request (key → {method, params}) with the client's handlers: the
   /// inputResponses. Errors: a request no handler answers, or a handler's error.
   result<json::object> answer_inputs(const json::object& requests);
+  // ---- what is remembered beyond one request (client_remember.cpp) ----
+  std::shared_ptr<result_cache> cache;  ///< null: `cache_results` is off
+  std::string cache_context;            ///< the authorization context of private entries
+  /// Bumped by every notification that makes cached results stale: a result whose request
+  /// began before one is not kept.
+  std::atomic<std::uint64_t> staleness{0};
+  /// The origin entries are kept under: `opts.origin`, else this session's context (a cache
+  /// shared by sessions that say not where their servers are never mixes them).
+  [[nodiscard]] const std::string& cache_origin() const {
+    return opts.origin.empty() ? cache_context : opts.origin;
+  }
+  /// Sets up `cache` and `cache_context` from `opts`.
+  void init_memory();
+  /// `negotiate`, going straight to the era remembered for `opts.origin` (and probing again
+  /// when the server proves it wrong); remembers what it found.
+  result<json::object> negotiate_remembered(const request_options& ro);
+  /// A request as `client_session::request` sends it: answered from the cache while fresh,
+  /// kept when the server allows; a tools/call refused -32020 is sent again once after the
+  /// tools were listed anew; an error that proves the remembered era wrong forgets it.
+  result<json::object> send_checked(std::string_view method, json::object params,
+                                    detail::outbound_options o);
+  /// `send_request_async` with the same retry after -32020 (the listing on the handler executor).
+  std::int64_t send_checked_async(std::string method, json::object params,
+                                  detail::outbound_options o, detail::outbound_callback done);
+  /// Lists the tools anew (not from the cache) and keeps the listing. Errors: the listing's.
+  result<void> relist_tools();
+  /// Drops what notification `method` makes stale (cached lists and reads).
+  void forget_stale(std::string_view method, const json::object& params);
+  /// Forgets the remembered era when error `e`, in the new era, says the server does not speak
+  /// it (any more).
+  void check_verdict(const error& e);
+
   json::object server_result;
   std::shared_ptr<executor> exec;  ///< runs the server's requests; made on first use
 
@@ -155,6 +188,7 @@ struct client_session::impl final : detail::peer {
   }
 
   void on_notification(jsonrpc::notification&& n) override {
+    forget_stale(n.method, n.params);
     if (n.method == "notifications/tools/list_changed") {
       std::lock_guard lock(mu);
       output_schemas.clear();

@@ -62,6 +62,7 @@ namespace mcp {
 namespace observe {
 class observer;
 }
+class result_cache;
 
 /// `clientInfo` of initialize: who the client is.
 struct client_info {
@@ -205,6 +206,21 @@ struct client_options {
   /// answers the server's input requests through the handlers above and sends the request
   /// again); one more is `errc::limit_exceeded`.
   int max_input_rounds = 8;
+  /// Where the server is, for what outlives this session (mcp/client_cache.hpp): the
+  /// negotiation verdict (`automatic` goes straight to the era remembered for it) and shared
+  /// cached results. When it is empty, `connect_http` sets the endpoint's URL (without query)
+  /// and `launch_server` "stdio:" and each argument after a space ("stdio: node server.mjs");
+  /// left empty: nothing is remembered beyond this session.
+  std::string origin{};
+  /// Whether results the server says may be kept (`ttlMs`, `cacheScope`: server/discover, the
+  /// lists, resources/read) are answered from a cache while fresh. False: every request goes out.
+  bool cache_results = true;
+  /// The cache they are kept in (sessions may share one: `make_result_cache`); null: one of this
+  /// session's own, bounded as `result_cache_options{}` says.
+  std::shared_ptr<result_cache> cache{};
+  /// Whom the session acts for, as far as "private" cached results go: sessions sharing `cache`
+  /// with the same non-empty context share them; empty: this session alone.
+  std::string authorization_context{};
 };
 
 /// Per-request options.
@@ -453,6 +469,9 @@ class client_session {
 
   /// The server's InitializeResult (empty before initialize).
   [[nodiscard]] json::object server_result() const;
+  /// The cache this session keeps results in (mcp/client_cache.hpp; `clear()` empties it); null
+  /// when `client_options::cache_results` is false.
+  [[nodiscard]] std::shared_ptr<result_cache> cache() const;
 
   // ---- typed (client_typed.cpp; the types are in mcp/client_types.hpp) ----
   // Decoding ignores members the types do not know; a missing required one is
