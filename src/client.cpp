@@ -298,9 +298,7 @@ result<json::object> client_session::complete(json::object ref, std::string_view
 }
 
 result<void> client_session::subscribe(std::string_view uri) {
-  if (impl_->modern.load()) {
-    return error{errc::not_supported, "2026-07-28 has no resources/subscribe"};
-  }
+  if (impl_->modern.load()) return impl_->listen_subscribe(uri, true);  // client_listen.cpp
   if (!declared(server_result(), "resources", "subscribe")) {
     return error{errc::not_supported, "the server does not offer resource subscriptions"};
   }
@@ -308,9 +306,7 @@ result<void> client_session::subscribe(std::string_view uri) {
 }
 
 result<void> client_session::unsubscribe(std::string_view uri) {
-  if (impl_->modern.load()) {
-    return error{errc::not_supported, "2026-07-28 has no resources/unsubscribe"};
-  }
+  if (impl_->modern.load()) return impl_->listen_subscribe(uri, false);
   if (!declared(server_result(), "resources", "subscribe")) {
     return error{errc::not_supported, "the server does not offer resource subscriptions"};
   }

@@ -47,6 +47,14 @@ void client_session::impl::init_memory() {
 }
 
 result<json::object> client_session::impl::negotiate_remembered(const request_options& ro) {
+  auto r = negotiate_or_recall(ro);
+  // The new era tells of changes only on a listen: one is kept open for an application that
+  // hears notifications (client_listen.cpp).
+  if (r && modern.load() && opts.on_notification) start_listening();
+  return r;
+}
+
+result<json::object> client_session::impl::negotiate_or_recall(const request_options& ro) {
   const std::string& origin = opts.origin;
   if (opts.negotiate != negotiation::automatic || origin.empty()) return negotiate(ro);
   if (auto v = cached_era(origin)) {
@@ -77,7 +85,7 @@ void client_session::impl::check_verdict(const error& e) {
 result<json::object> client_session::impl::send_checked(std::string_view method,
                                                         json::object params,
                                                         detail::outbound_options o) {
-  const bool kept = cache && cacheable(method);
+  const bool kept = cache && modern.load() && cacheable(method);  // only the new era says
   if (kept) {
     if (auto hit = cache->lookup(cache_origin(), cache_context, method, params)) return *hit;
   }

@@ -169,6 +169,9 @@ struct client_options {
   /// Called for every notification from the server (method, params). Any thread, including one
   /// blocked in a call of this session (the HTTP transport reads a call's answer stream on the
   /// calling thread): it must not wait for a lock that such a caller holds.
+  /// In 2026-07-28, set, it makes the client keep a subscriptions/listen open for the list
+  /// changes the server offers (and the resources `subscribe`d to), opened again when it ends:
+  /// what arrives on it comes here as the same notifications as in the old era.
   std::function<void(std::string_view, const json::object&)> on_notification{};
   /// Asked before every tools/call (also as a task), with the tool's listed definition (the
   /// list is fetched first when not cached). Null: every call proceeds.
@@ -456,10 +459,13 @@ class client_session {
   result<json::object> complete(json::object ref, std::string_view argument, std::string_view value,
                                 json::object context = {});
   /// resources/subscribe: the server sends notifications/resources/updated for `uri` (to
-  /// `client_options::on_notification`) until `unsubscribe`. Errors: `errc::not_supported` when
-  /// the server did not declare `resources.subscribe`; as `request`.
+  /// `client_options::on_notification`) until `unsubscribe`. In 2026-07-28 the client's
+  /// subscriptions/listen names `uri` from now on (it is opened anew, and this waits for its
+  /// acknowledgement, up to `client_options::timeout`). Errors: `errc::not_supported` when the
+  /// server did not declare `resources.subscribe` (or, in 2026-07-28, did not acknowledge
+  /// `uri`); `errc::request_timeout` when no acknowledgement came; as `request`.
   result<void> subscribe(std::string_view uri);
-  /// resources/unsubscribe. Errors: as `subscribe`.
+  /// resources/unsubscribe (in 2026-07-28: the listen without `uri`). Errors: as `subscribe`.
   result<void> unsubscribe(std::string_view uri);
   /// logging/setLevel: the server sends notifications/message at `level` ("debug", "info",
   /// "notice", "warning", "error", "critical", "alert", "emergency") and above. Errors:
