@@ -61,6 +61,14 @@ result<json::object> client_session::impl::negotiate_or_recall(const request_opt
     if (v->era == protocol_era::modern) {
       const auto timeout = ro.timeout.count() > 0 ? ro.timeout : opts.probe_timeout;
       auto r = discover(v->version, ro, timeout);
+      if (!r && r.error().is(errc::request_timeout)) {
+        // No answer is what a server of the old era gives before initialize: the probe's own
+        // verdict, reached without waiting for it twice.
+        forget_era(origin);
+        r = legacy_initialize(opts.protocol_version, false, ro);
+        if (r) remember_era(origin, era_verdict{.era = protocol_era::legacy, .version = version});
+        return r;
+      }
       if (r || says_nothing_of_the_era(r.error())) return r;
     } else {
       auto r = legacy_initialize(opts.protocol_version, false, ro);

@@ -16,10 +16,12 @@
 #include <atomic>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <mutex>
 #include <thread>
 
 #include "client_util.hpp"
+#include <unistd.h>
 
 namespace {
 
@@ -92,6 +94,34 @@ TEST(ClientVerdict, AWrongVerdictIsProbedAgainOverStdio) {
   ASSERT_TRUE(v);
   EXPECT_EQ(v->era, mcp::protocol_era::legacy);
   s->client->close();
+}
+
+TEST(ClientVerdict, NoAnswerToTheRememberedEraMeansTheOldOne) {
+  // A server of the old era that ignores whatever comes before initialize, as some do.
+  const auto script =
+      std::filesystem::temp_directory_path() / ("mcp-quiet-" + std::to_string(::getpid()) + ".sh");
+  std::ofstream(script)
+      << R"(while read -r line; do case "$line" in *'"initialize"'*) break;; esac; done
+echo '{"jsonrpc":"2.0","id":2,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"quiet","version":"1"}}}'
+while read -r line; do case "$line" in *'"tools/list"'*) break;; esac; done
+echo '{"jsonrpc":"2.0","id":3,"result":{"tools":[]}}'
+cat >/dev/null
+)";
+  const std::string key = "stdio: sh " + script.string();
+  mcp::remember_era(key, {.era = mcp::protocol_era::modern, .version = "2026-07-28"});
+  auto o = client_test::automatic();
+  o.probe_timeout = 300ms;
+  auto s = mcp::launch_server({.argv = {"sh", script.string()}}, std::move(o));
+  ASSERT_TRUE(s) << s.error().message;
+  EXPECT_EQ(s->client->era(), mcp::protocol_era::legacy);
+  auto v = mcp::cached_era(key);
+  ASSERT_TRUE(v);
+  EXPECT_EQ(v->era, mcp::protocol_era::legacy);
+  auto tools = s->client->list_tools();
+  ASSERT_TRUE(tools) << tools.error().message;
+  EXPECT_TRUE(tools->empty());
+  s->client->close();
+  std::filesystem::remove(script);
 }
 
 TEST(ClientVerdict, ARefusalLaterForgetsIt) {
