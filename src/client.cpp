@@ -34,7 +34,7 @@ detail::outbound_options outbound(const request_options& opts, std::chrono::mill
 
 result<json::object> client_session::request(std::string_view method, json::object params,
                                              const request_options& opts) {
-  return impl_->send_request(method, std::move(params), outbound(opts, impl_->opts.timeout));
+  return impl_->send_checked(method, std::move(params), outbound(opts, impl_->opts.timeout));
 }
 
 void client_session::notify(std::string_view method, json::object params) {
@@ -50,7 +50,7 @@ void client_session::cancel(std::int64_t id, std::string_view reason) {
 }
 
 result<json::object> client_session::initialize(const request_options& opts) {
-  return impl_->negotiate(opts);  // client_modern.cpp
+  return impl_->negotiate_remembered(opts);  // client_remember.cpp, client_modern.cpp
 }
 
 std::optional<error> client_session::denial(std::string_view name, const json::object& arguments,
@@ -111,7 +111,7 @@ std::int64_t client_session::call_tool_async(std::string_view name, json::object
   }
   const auto t0 = std::chrono::steady_clock::now();
   json::object params{{"name", name}, {"arguments", arguments}};
-  return impl_->send_request_async(
+  return impl_->send_checked_async(
       "tools/call", std::move(params), outbound(opts, impl_->opts.timeout),
       [self = impl_, tool = std::string(name), arguments = std::move(arguments), t0,
        done = std::move(done)](result<json::object> r) {
@@ -299,9 +299,7 @@ result<json::object> client_session::complete(json::object ref, std::string_view
 }
 
 result<void> client_session::subscribe(std::string_view uri) {
-  if (impl_->modern.load()) {
-    return error{errc::not_supported, "2026-07-28 has no resources/subscribe"};
-  }
+  if (impl_->modern.load()) return impl_->listen_subscribe(uri, true);  // client_listen.cpp
   if (!declared(server_result(), "resources", "subscribe")) {
     return error{errc::not_supported, "the server does not offer resource subscriptions"};
   }
@@ -309,9 +307,7 @@ result<void> client_session::subscribe(std::string_view uri) {
 }
 
 result<void> client_session::unsubscribe(std::string_view uri) {
-  if (impl_->modern.load()) {
-    return error{errc::not_supported, "2026-07-28 has no resources/unsubscribe"};
-  }
+  if (impl_->modern.load()) return impl_->listen_subscribe(uri, false);
   if (!declared(server_result(), "resources", "subscribe")) {
     return error{errc::not_supported, "the server does not offer resource subscriptions"};
   }
@@ -339,6 +335,8 @@ json::object client_session::server_result() const {
   std::lock_guard lock(impl_->mu);
   return impl_->server_result;
 }
+
+std::shared_ptr<result_cache> client_session::cache() const { return impl_->cache; }
 
 void client_session::close() { impl_->close_peer(); }
 

@@ -9,6 +9,7 @@
 #include <condition_variable>
 #include <map>
 #include <mutex>
+#include <set>
 
 #include "peer.hpp"
 
@@ -19,6 +20,7 @@ struct client_session::impl final : detail::peer {
       : peer(std::move(conn), o.limits), opts(std::move(o)) {
     if (opts.observer) set_observer(opts.observer, observe::kind::client);
     adopt_typed_handlers();
+    init_memory();
   }
 
   /// Turns `on_elicitation`, `on_sampling` and `roots` into request handlers and declared
@@ -84,6 +86,61 @@ struct client_session::impl final : detail::peer {
   /// 2026-07-28 over HTTP: removes from a tools/list result the tools whose `x-mcp-header`
   /// annotations are invalid (the spec's rejection), each with a warning to `opts.on_warning`.
   void drop_invalid_header_tools(std::vector<json::object>& tools) const;
+  // ---- what is remembered beyond one request (client_remember.cpp) ----
+  std::shared_ptr<result_cache> cache;  ///< null: `cache_results` is off
+  std::string cache_context;            ///< the authorization context of private entries
+  /// Bumped by every notification that makes cached results stale: a result whose request
+  /// began before one is not kept.
+  std::atomic<std::uint64_t> staleness{0};
+  /// The origin entries are kept under: `opts.origin`, else this session's context (a cache
+  /// shared by sessions that say not where their servers are never mixes them).
+  [[nodiscard]] const std::string& cache_origin() const {
+    return opts.origin.empty() ? cache_context : opts.origin;
+  }
+  /// Sets up `cache` and `cache_context` from `opts`.
+  void init_memory();
+  /// `negotiate`, going straight to the era remembered for `opts.origin` (and probing again
+  /// when the server proves it wrong); remembers what it found.
+  result<json::object> negotiate_remembered(const request_options& ro);
+  /// `negotiate_remembered` but the listen.
+  result<json::object> negotiate_or_recall(const request_options& ro);
+  /// A request as `client_session::request` sends it: answered from the cache while fresh,
+  /// kept when the server allows; a tools/call refused -32020 is sent again once after the
+  /// tools were listed anew; an error that proves the remembered era wrong forgets it.
+  result<json::object> send_checked(std::string_view method, json::object params,
+                                    detail::outbound_options o);
+  /// `send_request_async` with the same retry after -32020 (the listing on the handler executor).
+  std::int64_t send_checked_async(std::string method, json::object params,
+                                  detail::outbound_options o, detail::outbound_callback done);
+  /// Lists the tools anew (not from the cache) and keeps the listing. Errors: the listing's.
+  result<void> relist_tools();
+  /// Drops what notification `method` makes stale (cached lists and reads).
+  void forget_stale(std::string_view method, const json::object& params);
+  /// Forgets the remembered era when error `e`, in the new era, says the server does not speak
+  /// it (any more).
+  void check_verdict(const error& e);
+
+  // ---- subscriptions/listen in 2026-07-28 (client_listen.cpp); guarded by `mu` ----
+  bool listen_wanted = false;  ///< keep one listen open (re-opened when it ends)
+  std::set<std::string, std::less<>> listen_uris;  ///< resourceSubscriptions
+  std::uint64_t listen_generation = 0;  ///< bumped by every (re-)open: older ends are ignored
+  std::int64_t listen_id = 0;           ///< the open listen's request id (0: none)
+  bool listen_acked = false;            ///< its acknowledgement arrived
+  json::object listen_honoured;         ///< what the acknowledgement said it honours
+  int listen_failures = 0;              ///< ends in a row without an acknowledgement between
+  std::condition_variable listen_cv;    ///< woken by an acknowledgement
+  /// Opens a listen for what the server offers (list changes, `listen_uris`) in place of the
+  /// open one; returns its generation.
+  std::uint64_t start_listening();
+  /// The listen of `generation` ended with `r`: opened again (backing off after failures)
+  /// unless the session closed or the server cannot listen.
+  void listen_ended(std::uint64_t generation, const result<json::object>& r);
+  /// True when `n` is the listen's own (its acknowledgement), which goes no further.
+  bool listen_notification(const jsonrpc::notification& n);
+  /// resources/subscribe and unsubscribe in 2026-07-28: `uri` added to (or taken from) the
+  /// listen, which is opened anew; waits for its acknowledgement.
+  result<void> listen_subscribe(std::string_view uri, bool add);
+
   json::object server_result;
   std::shared_ptr<executor> exec;  ///< runs the server's requests; made on first use
 
@@ -158,6 +215,8 @@ struct client_session::impl final : detail::peer {
   }
 
   void on_notification(jsonrpc::notification&& n) override {
+    forget_stale(n.method, n.params);
+    if (listen_notification(n)) return;
     if (n.method == "notifications/tools/list_changed") {
       std::lock_guard lock(mu);
       output_schemas.clear();

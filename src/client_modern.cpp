@@ -3,6 +3,7 @@
 // input_required answer is answered through the client's handlers and the request sent again,
 // with a new id, the server's requestState echoed as it came).
 #include <mcp/client.hpp>
+#include <mcp/client_cache.hpp>
 
 #include <algorithm>
 
@@ -123,8 +124,17 @@ result<json::object> client_session::impl::discover(const std::string& rev,
   auto headers = stamp("server/discover", params);
   detail::outbound_options o = outbound_for(ro, timeout);
   o.headers = &headers;
-  auto r = request("server/discover", std::move(params), o);
+  // A discover answer another session to the same origin kept (mcp/client_cache.hpp).
+  const std::string cache_key = "server/discover " + rev;
+  std::optional<json::object> kept;
+  if (cache && !opts.origin.empty())
+    kept = cache->lookup(opts.origin, cache_context, cache_key, {});
+  auto r = kept ? result<json::object>(std::move(*kept))
+                : request("server/discover", std::move(params), o);
   if (!r) return r;
+  if (cache && !opts.origin.empty() && !kept) {
+    cache->store(opts.origin, cache_context, cache_key, {}, *r);
+  }
   if (auto step = read_answer("server/discover", *r, 0); !step) return step.error();
   // The DiscoverResult in an InitializeResult's shape, so that server_result() and
   // server_info() read the same in both eras.
@@ -373,7 +383,10 @@ result<json::object> client_session::impl::send_request(std::string_view method,
     if (!r) return r;
     auto step = read_answer(method, *r, round);
     if (!step) return step.error();
-    if (step->complete) return r;
+    if (step->complete) {
+      if (round > 0) r->erase("ttlMs");  // reached through input rounds: never cached
+      return r;
+    }
     auto answered = answer_inputs(step->requests);
     if (!answered) return answered.error();
     responses = std::move(*answered);

@@ -308,6 +308,10 @@ std::optional<int> process_connection::exit_status() const {
 }
 
 result<launched_server> launch_server(process_options proc, client_options client) {
+  if (client.origin.empty()) {  // per server command: what the verdict is remembered under
+    client.origin = "stdio:";
+    for (const auto& a : proc.argv) client.origin.append(" ").append(a);
+  }
   auto spawned = make_process_connection(std::move(proc));
   if (!spawned) return spawned.error();
   auto process = std::move(*spawned);

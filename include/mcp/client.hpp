@@ -62,6 +62,7 @@ namespace mcp {
 namespace observe {
 class observer;
 }
+class result_cache;
 
 /// `clientInfo` of initialize: who the client is.
 struct client_info {
@@ -168,6 +169,9 @@ struct client_options {
   /// Called for every notification from the server (method, params). Any thread, including one
   /// blocked in a call of this session (the HTTP transport reads a call's answer stream on the
   /// calling thread): it must not wait for a lock that such a caller holds.
+  /// In 2026-07-28, set, it makes the client keep a subscriptions/listen open for the list
+  /// changes the server offers (and the resources `subscribe`d to), opened again when it ends:
+  /// what arrives on it comes here as the same notifications as in the old era.
   std::function<void(std::string_view, const json::object&)> on_notification{};
   /// Asked before every tools/call (also as a task), with the tool's listed definition (the
   /// list is fetched first when not cached). Null: every call proceeds.
@@ -210,6 +214,21 @@ struct client_options {
   /// inputSchema is invalid (naming the tool and why). Called on the thread that lists; it must
   /// not throw. Null (the default): the tool is still left out, silently.
   std::function<void(std::string_view)> on_warning{};
+  /// Where the server is, for what outlives this session (mcp/client_cache.hpp): the
+  /// negotiation verdict (`automatic` goes straight to the era remembered for it) and shared
+  /// cached results. When it is empty, `connect_http` sets the endpoint's URL (without query)
+  /// and `launch_server` "stdio:" and each argument after a space ("stdio: node server.mjs");
+  /// left empty: nothing is remembered beyond this session.
+  std::string origin{};
+  /// Whether results the server says may be kept (`ttlMs`, `cacheScope`: server/discover, the
+  /// lists, resources/read) are answered from a cache while fresh. False: every request goes out.
+  bool cache_results = true;
+  /// The cache they are kept in (sessions may share one: `make_result_cache`); null: one of this
+  /// session's own, bounded as `result_cache_options{}` says.
+  std::shared_ptr<result_cache> cache{};
+  /// Whom the session acts for, as far as "private" cached results go: sessions sharing `cache`
+  /// with the same non-empty context share them; empty: this session alone.
+  std::string authorization_context{};
 };
 
 /// Per-request options.
@@ -445,10 +464,13 @@ class client_session {
   result<json::object> complete(json::object ref, std::string_view argument, std::string_view value,
                                 json::object context = {});
   /// resources/subscribe: the server sends notifications/resources/updated for `uri` (to
-  /// `client_options::on_notification`) until `unsubscribe`. Errors: `errc::not_supported` when
-  /// the server did not declare `resources.subscribe`; as `request`.
+  /// `client_options::on_notification`) until `unsubscribe`. In 2026-07-28 the client's
+  /// subscriptions/listen names `uri` from now on (it is opened anew, and this waits for its
+  /// acknowledgement, up to `client_options::timeout`). Errors: `errc::not_supported` when the
+  /// server did not declare `resources.subscribe` (or, in 2026-07-28, did not acknowledge
+  /// `uri`); `errc::request_timeout` when no acknowledgement came; as `request`.
   result<void> subscribe(std::string_view uri);
-  /// resources/unsubscribe. Errors: as `subscribe`.
+  /// resources/unsubscribe (in 2026-07-28: the listen without `uri`). Errors: as `subscribe`.
   result<void> unsubscribe(std::string_view uri);
   /// logging/setLevel: the server sends notifications/message at `level` ("debug", "info",
   /// "notice", "warning", "error", "critical", "alert", "emergency") and above. Errors:
@@ -458,6 +480,9 @@ class client_session {
 
   /// The server's InitializeResult (empty before initialize).
   [[nodiscard]] json::object server_result() const;
+  /// The cache this session keeps results in (mcp/client_cache.hpp; `clear()` empties it); null
+  /// when `client_options::cache_results` is false.
+  [[nodiscard]] std::shared_ptr<result_cache> cache() const;
 
   // ---- typed (client_typed.cpp; the types are in mcp/client_types.hpp) ----
   // Decoding ignores members the types do not know; a missing required one is

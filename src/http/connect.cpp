@@ -21,6 +21,9 @@ result<http_server_link> connect_http(http_client_options http, client_options c
   auto made = make_http_client_connection(std::move(http));
   if (!made) return error{made.error().code, url + ": " + made.error().message};
   auto conn = std::move(*made);
+  if (client.origin.empty()) {  // what the verdict and shared results are remembered under
+    client.origin = url.substr(0, url.find_first_of("?#"));
+  }
   auto session = std::make_shared<client_session>(conn, std::move(client));
   std::weak_ptr<client_session> weak = session;
   conn->on_receive([weak](std::string_view m) {

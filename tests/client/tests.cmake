@@ -11,3 +11,23 @@ if(MCP_BUILD_EXAMPLES)
     MCP_DEMO_SERVER="$<TARGET_FILE:demo_server>")
   add_dependencies(mcp_client_negotiation_tests demo_server)
 endif()
+
+# mcp/client_cache.hpp: the negotiation verdict per server command and endpoint, probed again
+# when wrong; cached results (ttlMs, cacheScope) against our server over HTTP and a scripted peer.
+if(MCP_BUILD_EXAMPLES)
+  mcp_add_test(mcp_client_cache_tests client/client_cache_test.cpp)
+  target_link_libraries(mcp_client_cache_tests PRIVATE mcp::http)
+  target_include_directories(mcp_client_cache_tests PRIVATE ${PROJECT_SOURCE_DIR}/src)
+  target_compile_definitions(mcp_client_cache_tests PRIVATE
+    MCP_DEMO_SERVER="$<TARGET_FILE:demo_server>")
+  add_dependencies(mcp_client_cache_tests demo_server)
+endif()
+
+# mcp/client.hpp in the 2026-07-28 era: the retry after -32020, subscriptions/listen.
+if(MCP_BUILD_EXAMPLES)
+  mcp_add_test(mcp_client_tests client/client_test.cpp)
+  target_link_libraries(mcp_client_tests PRIVATE mcp::http)
+  target_include_directories(mcp_client_tests PRIVATE ${PROJECT_SOURCE_DIR}/src)
+  target_compile_definitions(mcp_client_tests PRIVATE MCP_DEMO_SERVER="$<TARGET_FILE:demo_server>")
+  add_dependencies(mcp_client_tests demo_server)
+endif()

@@ -7,6 +7,7 @@ set(MCP_PUBLIC_HEADERS
   auth.hpp
   checked_json.hpp
   client.hpp
+  client_cache.hpp
   client_types.hpp
   content.hpp
   context.hpp

@@ -25,6 +25,9 @@ void add_server_options(CLI::App* cmd, server_target& target, bool& json);
 /// `resources list | read URI` and `prompts list | get NAME KEY=VALUE...` against a server.
 void add_resources_command(CLI::App& app, int& exit_code, std::vector<std::string> server_command);
 void add_prompts_command(CLI::App& app, int& exit_code, std::vector<std::string> server_command);
+/// `watch [--resource URI]... [--count N] [--for SECONDS]`: the server's notifications of
+/// changes as JSON lines, in either era (watch_command.cpp).
+void add_watch_command(CLI::App& app, int& exit_code, std::vector<std::string> server_command);
 /// `bridge --url URL`: a Streamable HTTP server served over stdio; `bridge --listen HOST:PORT
 /// -- CMD ARGS`: a stdio server served over Streamable HTTP.
 void add_bridge_command(CLI::App& app, int& exit_code, std::vector<std::string> server_command);

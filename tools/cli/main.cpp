@@ -27,7 +27,8 @@ int main(int argc, char** argv) {
   std::vector<std::string> server_command;
   const std::string_view group = argc > 1 ? std::string_view(argv[1]) : std::string_view();
   const bool talks_to_a_server = group == "tools" || group == "resources" || group == "prompts" ||
-                                 group == "tasks" || group == "inspect" || group == "bridge";
+                                 group == "tasks" || group == "inspect" || group == "bridge" ||
+                                 group == "watch";
   for (int i = 1; talks_to_a_server && i < argc; ++i) {
     if (std::string_view(argv[i]) == "--") {
       own_args = i;
@@ -42,6 +43,7 @@ int main(int argc, char** argv) {
   mcp::cli::add_resources_command(app, exit_code, server_command);
   mcp::cli::add_tasks_command(app, exit_code, server_command);
   mcp::cli::add_inspect_command(app, exit_code, server_command);
+  mcp::cli::add_watch_command(app, exit_code, server_command);
   mcp::cli::add_tools_command(app, exit_code, std::move(server_command));
   try {
     app.parse(own_args, argv);

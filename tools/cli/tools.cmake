@@ -9,7 +9,7 @@ mcp_target_defaults(mcp_cli_parts)
 add_executable(mcp-cpp cli/main.cpp cli/auth_command.cpp cli/bridge_command.cpp cli/bridge_listen.cpp
                        cli/resources_command.cpp
                        cli/inspect_command.cpp cli/schema_command.cpp cli/tasks_command.cpp
-                       cli/tools_command.cpp)
+                       cli/tools_command.cpp cli/watch_command.cpp)
 target_link_libraries(mcp-cpp PRIVATE mcp_cli_parts CLI11::CLI11)
 mcp_target_defaults(mcp-cpp)
 
@@ -70,6 +70,14 @@ if(MCP_BUILD_TESTS AND MCP_BUILD_EXAMPLES)
                     ARGS tools list --protocol auto)
   mcp_cli_demo_test(protocol_legacy 0 "\\(protocol 2025-11-25\\)" ARGS tools list --protocol legacy)
   mcp_cli_demo_test(protocol_pinned_call 0 "^hi" ARGS tools call echo text=hi --protocol 2026-07-28)
+  # `watch`: the change two seconds in reaches the same output in both eras (the listen in
+  # 2026-07-28, where the demo also tells a new listen of its policy's first load: two lines).
+  mcp_cli_test(watch_auto 0 "list_changed.*\n.*method.:.notifications/tools/list_changed"
+               watch --count 2 --for 20 --protocol auto
+               -- sh ${_cli_data}/changing_server.sh $<TARGET_FILE:demo_server>)
+  mcp_cli_test(watch_legacy 0 "method.:.notifications/tools/list_changed"
+               watch --count 1 --for 20 --protocol legacy
+               -- sh ${_cli_data}/changing_server.sh $<TARGET_FILE:demo_server>)
   mcp_cli_demo_test(protocol_unknown 2 "not auto, legacy or a protocol revision"
                     ARGS tools list --protocol 2027-01-01)
   mcp_cli_demo_test(tools_list_json 0 "" ARGS tools list --json

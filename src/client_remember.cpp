@@ -1,0 +1,204 @@
+// What the client remembers beyond one request, and how it recovers when that memory is
+// wrong: the era remembered per origin (negotiation goes straight to it, probes again when the
+// server refuses it), cached results (answered while fresh, dropped by the notifications that
+// make them stale), and a tools/call refused for its headers (-32020: the tool's x-mcp-header
+// annotations changed since they were listed) sent once more after listing the tools anew.
+#include <mcp/client.hpp>
+#include <mcp/client_cache.hpp>
+
+#include <atomic>
+#include <unordered_set>
+
+#include "client_impl.hpp"
+
+namespace mcp {
+
+namespace {
+
+bool cacheable(std::string_view method) {
+  return method == "tools/list" || method == "prompts/list" || method == "resources/list" ||
+         method == "resources/templates/list" || method == "resources/read";
+}
+
+/// Errors that are no verdict on the server's era (the transport's, or the caller's own).
+bool says_nothing_of_the_era(const error& e) {
+  return e.is(errc::connection_closed) || e.is(errc::cancelled) || e.is(errc::request_timeout);
+}
+
+/// What a server of the old era says to a request that came before initialize.
+bool legacy_refusal(const error& e) {
+  if (e.code != -32000 && !e.is(errc::invalid_request)) return false;
+  return e.message.find("not initialized") != std::string::npos ||
+         e.message.find("Not initialized") != std::string::npos ||
+         e.message.find("initialize") != std::string::npos;
+}
+
+}  // namespace
+
+void client_session::impl::init_memory() {
+  if (!opts.cache_results) return;
+  cache = opts.cache ? opts.cache : make_result_cache();
+  if (!opts.authorization_context.empty()) {
+    cache_context = "context:" + opts.authorization_context;
+    return;
+  }
+  static std::atomic<std::uint64_t> sessions{0};  // this session alone
+  cache_context = "session:" + std::to_string(++sessions);
+}
+
+result<json::object> client_session::impl::negotiate_remembered(const request_options& ro) {
+  auto r = negotiate_or_recall(ro);
+  // The new era tells of changes only on a listen: one is kept open for an application that
+  // hears notifications (client_listen.cpp).
+  if (r && modern.load() && opts.on_notification) start_listening();
+  return r;
+}
+
+result<json::object> client_session::impl::negotiate_or_recall(const request_options& ro) {
+  const std::string& origin = opts.origin;
+  if (opts.negotiate != negotiation::automatic || origin.empty()) return negotiate(ro);
+  if (auto v = cached_era(origin)) {
+    if (v->era == protocol_era::modern) {
+      const auto timeout = ro.timeout.count() > 0 ? ro.timeout : opts.probe_timeout;
+      auto r = discover(v->version, ro, timeout);
+      if (!r && r.error().is(errc::request_timeout)) {
+        // No answer is what a server of the old era gives before initialize: the probe's own
+        // verdict, reached without waiting for it twice.
+        forget_era(origin);
+        r = legacy_initialize(opts.protocol_version, false, ro);
+        if (r) remember_era(origin, era_verdict{.era = protocol_era::legacy, .version = version});
+        return r;
+      }
+      if (r || says_nothing_of_the_era(r.error())) return r;
+    } else {
+      auto r = legacy_initialize(opts.protocol_version, false, ro);
+      if (r || says_nothing_of_the_era(r.error())) return r;
+    }
+    forget_era(origin);  // the server proved the verdict wrong: probe again
+  }
+  auto r = negotiate(ro);
+  if (r) {
+    remember_era(origin,
+                 era_verdict{.era = modern.load() ? protocol_era::modern : protocol_era::legacy,
+                             .version = version});
+  }
+  return r;
+}
+
+void client_session::impl::check_verdict(const error& e) {
+  if (opts.origin.empty() || !modern.load()) return;
+  if (e.is(errc::unsupported_protocol_version) || legacy_refusal(e)) forget_era(opts.origin);
+}
+
+result<json::object> client_session::impl::send_checked(std::string_view method,
+                                                        json::object params,
+                                                        detail::outbound_options o) {
+  const bool kept = cache && modern.load() && cacheable(method);  // only the new era says
+  if (kept) {
+    if (auto hit = cache->lookup(cache_origin(), cache_context, method, params)) return *hit;
+  }
+  const auto stale_before = staleness.load();
+  const bool retry = method == "tools/call" && modern.load();
+  auto r = send_request(method, kept || retry ? params : std::move(params), o);
+  if (!r) {
+    check_verdict(r.error());
+    if (!retry || !r.error().is(errc::header_mismatch)) return r;
+    // The tool's x-mcp-header annotations may have changed since it was listed: list anew,
+    // then try once more (a second refusal is the answer).
+    if (auto listed = relist_tools(); !listed) return r;
+    return send_request(method, std::move(params), std::move(o));
+  }
+  if (kept && staleness.load() == stale_before) {
+    cache->store(cache_origin(), cache_context, method, params, *r);
+  }
+  return r;
+}
+
+std::int64_t client_session::impl::send_checked_async(std::string method, json::object params,
+                                                      detail::outbound_options o,
+                                                      detail::outbound_callback done) {
+  if (method != "tools/call" || !modern.load()) {
+    return send_request_async(std::move(method), std::move(params), std::move(o), std::move(done));
+  }
+  auto self = std::static_pointer_cast<impl>(shared_from_this());
+  return send_request_async(
+      method, params, o,
+      [self, method, params, o, done = std::move(done)](result<json::object> r) mutable {
+        if (r || !r.error().is(errc::header_mismatch)) {
+          if (!r) self->check_verdict(r.error());
+          return done(std::move(r));
+        }
+        // Listing blocks: never on the thread that received the answer.
+        self->executor_for_requests().post([self, method = std::move(method),
+                                            params = std::move(params), o = std::move(o),
+                                            r = std::move(r), done = std::move(done)]() mutable {
+          if (auto listed = self->relist_tools(); !listed) return done(std::move(r));
+          self->send_request_async(std::move(method), std::move(params), std::move(o),
+                                   std::move(done));
+        });
+      });
+}
+
+result<void> client_session::impl::relist_tools() {
+  std::uint64_t changes = 0;
+  {
+    std::lock_guard lock(mu);
+    listed_tools.clear();
+    output_schemas.clear();
+    tools_listed = false;
+    changes = tools_changes;
+  }
+  if (cache) cache->invalidate(cache_origin(), "tools/list");
+  ++staleness;
+  std::vector<json::object> all;
+  std::optional<std::string> cursor;
+  std::unordered_set<std::string> seen;
+  for (int page = 0; page < 1000; ++page) {
+    json::object params;
+    if (cursor) params["cursor"] = *cursor;
+    detail::outbound_options o;
+    o.timeout = opts.timeout;
+    auto r = send_request("tools/list", params, o);
+    if (!r) return r.error();
+    if (cache) cache->store(cache_origin(), cache_context, "tools/list", params, *r);
+    if (const auto* items = r->if_contains("tools"); items != nullptr && items->is_array()) {
+      for (const auto& t : items->get_array()) {
+        if (t.is_object()) all.push_back(t.get_object());
+      }
+    }
+    const auto* next = r->if_contains("nextCursor");
+    if (next == nullptr || !next->is_string()) {
+      remember_output_schemas(all, changes);
+      return {};
+    }
+    cursor = std::string(next->get_string());
+    if (!seen.insert(*cursor).second) {
+      return error{errc::limit_exceeded, "tools/list: the server sent the same cursor twice"};
+    }
+  }
+  return error{errc::limit_exceeded, "tools/list did not end after 1000 pages"};
+}
+
+void client_session::impl::forget_stale(std::string_view method, const json::object& params) {
+  auto drop = [this](std::string_view m, std::string_view uri = {}) {
+    ++staleness;
+    if (cache) cache->invalidate(cache_origin(), m, uri);
+  };
+  if (method == "notifications/tools/list_changed") {
+    drop("tools/list");
+  } else if (method == "notifications/prompts/list_changed") {
+    drop("prompts/list");
+  } else if (method == "notifications/resources/list_changed") {
+    drop("resources/list");
+    drop("resources/templates/list");
+  } else if (method == "notifications/resources/updated") {
+    const auto* uri = params.if_contains("uri");
+    if (uri != nullptr && uri->is_string() && !uri->get_string().empty()) {
+      drop("resources/read", uri->get_string());
+    } else {
+      drop("resources/read");
+    }
+  }
+}
+
+}  // namespace mcp
