@@ -181,7 +181,7 @@ TEST(http_server, runs_on_the_applications_io_context) {
     mcp::server server;
     add_test_tools(server);
     mcp::http_server http(server, io, {.port = 0});
-    http.start();
+    http.start().value();
     const auto port = http.port();
     const auto sid = open_session(port);
     ASSERT_EQ(sid.size(), 32U);
