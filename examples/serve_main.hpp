@@ -28,9 +28,12 @@ inline int serve(mcp::server& server, const std::string& http, mcp::http_server_
   std::unique_ptr<mcp::http_server> srv;
   try {
     srv = std::make_unique<mcp::http_server>(server, std::move(opts));
-    srv->start();
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "%s: cannot listen on %s: %s\n", name, http.c_str(), e.what());
+  } catch (const std::exception& e) {  // unusable TLS files
+    std::fprintf(stderr, "%s: %s\n", name, e.what());
+    return 1;
+  }
+  if (auto started = srv->start(); !started) {
+    std::fprintf(stderr, "%s: %s\n", name, started.error().message.c_str());
     return 1;
   }
   std::fprintf(stderr, "%s: listening on %s\n", name, srv->url().c_str());

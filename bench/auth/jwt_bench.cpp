@@ -22,7 +22,7 @@ mcp::auth::jwt_verifier verifier(const signing_key& k, std::size_t cache_entries
                              .audience = "https://mcp.bench/mcp",
                              .keys = {.location = jwks_of({&k})},
                              .cache_entries = cache_entries});
-  v.load_keys();
+  if (auto loaded = v.load_keys(); !loaded) throw mcp::error_exception(loaded.error());
   return v;
 }
 

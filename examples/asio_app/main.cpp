@@ -58,10 +58,8 @@ int main(int argc, char** argv) {
   mcp::http_server_options opts;
   if (argc > 1 && !mcp::set_listen_address(opts, argv[1])) return 2;  // HOST:PORT expected
   mcp::http_server http(server, io, opts);
-  try {
-    http.start();  // binds (the address may be taken); serves once io runs
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "asio_app: cannot listen: %s\n", e.what());
+  if (auto started = http.start(); !started) {  // binds; serves once io runs
+    std::fprintf(stderr, "asio_app: %s\n", started.error().message.c_str());
     return 1;
   }
   std::printf("listening on %s\n", http.url().c_str());

@@ -50,10 +50,8 @@ int main(int argc, char** argv) {
   server.add_tool({.name = "notes.clear", .annotations = {.destructive_hint = true}},
                   [] { return std::string("cleared"); });
   mcp::http_server listener(server, http);
-  try {
-    listener.start();
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "http_auth: cannot listen: %s\n", e.what());
+  if (auto started = listener.start(); !started) {
+    std::fprintf(stderr, "http_auth: %s\n", started.error().message.c_str());
     return 1;
   }
   std::printf("listening on %s\n", listener.url().c_str());  // the port, when 0 was asked

@@ -119,9 +119,10 @@ class jwt_verifier {
   /// The same: a `jwt_verifier` is a `token_verifier`.
   [[nodiscard]] token_verdict operator()(std::string_view token) const { return verify(token); }
 
-  /// Loads the keys now (e.g. at start-up, to fail early). Throws `std::runtime_error` with the
-  /// reason when they cannot be loaded.
-  void load_keys() const;
+  /// Loads the keys now (e.g. at start-up, to fail early). Never throws (but std::bad_alloc).
+  /// Errors: `errc::connection_closed` with the reason ("the signing keys cannot be loaded: …")
+  /// when they cannot be read, fetched or parsed.
+  [[nodiscard]] result<void> load_keys() const;
 
  private:
   struct impl;

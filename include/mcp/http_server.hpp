@@ -28,7 +28,7 @@
 //
 //   boost::asio::io_context io;                       // or on the application's loop
 //   mcp::http_server on_app(server, io, {.port = 8081});
-//   on_app.start();
+//   if (auto started = on_app.start(); !started) return 1;  // started.error().message says why
 //   io.run();
 #pragma once
 
@@ -268,10 +268,11 @@ class http_server {
   http_server(const http_server&) = delete;
   http_server& operator=(const http_server&) = delete;
 
-  /// Binds and starts the I/O threads. Throws `boost::system::system_error` (a
-  /// `std::runtime_error`) when the address is invalid or cannot be bound (the server is then
-  /// not started: `start` may be called again), `std::logic_error` when already started.
-  void start();
+  /// Binds and starts the I/O threads. Errors: `errc::invalid_params` when the host is not an
+  /// IP address, `errc::connection_closed` when the address cannot be bound ("cannot listen on
+  /// HOST:PORT: <reason>"); the server may then be started again. Throws `std::logic_error`
+  /// only when already started (a programmer error).
+  [[nodiscard]] result<void> start();
   /// Closes the listener, every connection and every session (running calls are cancelled);
   /// joins the I/O threads. Idempotent. Not from an I/O thread of the server's own (a handler of
   /// a `run_inline` tool). On the application's io_context: from a thread that does not run it,
@@ -280,7 +281,7 @@ class http_server {
   /// sessions, posts the other closes and returns without waiting: they run when the io_context
   /// next runs handlers, the server's state living until they have (this object may go first).
   /// Then the server holds no work there: a `run()` with nothing else to do returns. After a
-  /// `start` that threw, there is nothing to close.
+  /// `start` that failed, there is nothing to close.
   void stop();
   /// `start` (unless started already), then blocks until `stop`, `stop_token` is requested or,
   /// with `handle_signals`, SIGINT or SIGTERM; then stops. Returns 0 (or 1 when binding failed,

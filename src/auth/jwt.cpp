@@ -224,6 +224,13 @@ token_verdict jwt_verifier::verify(std::string_view token) const {
   }
 }
 
-void jwt_verifier::load_keys() const { (void)impl_->refresh(false, true); }
+result<void> jwt_verifier::load_keys() const {
+  try {
+    (void)impl_->refresh(false, true);
+    return {};
+  } catch (const std::runtime_error& e) {
+    return error{errc::connection_closed, e.what()};
+  }
+}
 
 }  // namespace mcp::auth

@@ -174,28 +174,33 @@ http_server::http_server(session_opener open, http_server_options opts, json_lim
 
 http_server::~http_server() { stop(); }
 
-void http_server::start() {
+result<void> http_server::start() {
   auto& m = *impl_;
   {
     std::lock_guard lock(m.mu);
     if (m.started) throw std::logic_error("http_server: already started");
     m.started = true;
   }
-  const std::string host = m.opts.host == "localhost" ? "127.0.0.1" : m.opts.host;
-  net::ip::address address;
-  try {
-    address = net::ip::make_address(host);
-    const tcp::endpoint ep(address, m.opts.port);
-    m.acceptor.open(ep.protocol());
-    m.acceptor.set_option(net::socket_base::reuse_address(true));
-    m.acceptor.bind(ep);
-    m.acceptor.listen(net::socket_base::max_listen_connections);
-  } catch (...) {  // not started: stop() and the destructor have nothing to close or wait for
+  const auto not_started = [&m](error e) -> result<void> {
     beast::error_code ignored;
     m.acceptor.close(ignored);
     std::lock_guard lock(m.mu);
     m.started = false;
-    throw;
+    return e;
+  };
+  const std::string host = m.opts.host == "localhost" ? "127.0.0.1" : m.opts.host;
+  beast::error_code ec;
+  const auto address = net::ip::make_address(host, ec);
+  if (ec) return not_started(error{errc::invalid_params, "not an IP address: " + host});
+  const tcp::endpoint ep(address, m.opts.port);
+  m.acceptor.open(ep.protocol(), ec);
+  if (!ec) m.acceptor.set_option(net::socket_base::reuse_address(true), ec);
+  if (!ec) m.acceptor.bind(ep, ec);
+  if (!ec) m.acceptor.listen(net::socket_base::max_listen_connections, ec);
+  if (ec) {
+    return not_started(error{errc::connection_closed, "cannot listen on " + host + ":" +
+                                                          std::to_string(m.opts.port) + ": " +
+                                                          ec.message()});
   }
   {  // read by port() and url() on any thread
     std::lock_guard lock(m.mu);
@@ -212,6 +217,7 @@ void http_server::start() {
     net::dispatch(loop->exec, [&m, l = loop.get()] { m.sweep_connections(*l); });
     if (loop->ctx) m.threads.emplace_back([ctx = loop->ctx] { http_detail::run_loop(*ctx); });
   }
+  return {};
 }
 
 void http_server::stop() {
@@ -295,17 +301,16 @@ void http_server::wait() {
 }
 
 int http_server::serve(std::stop_token stop) {
-  try {
-    bool started = false;
-    {
-      std::lock_guard lock(impl_->mu);
-      started = impl_->started;
+  bool started = false;
+  {
+    std::lock_guard lock(impl_->mu);
+    started = impl_->started;
+  }
+  if (!started) {
+    if (auto r = start(); !r) {
+      std::fprintf(stderr, "mcp http_server: %s\n", r.error().message.c_str());
+      return 1;
     }
-    if (!started) start();
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "mcp http_server: cannot listen on %s:%u: %s\n", impl_->opts.host.c_str(),
-                 static_cast<unsigned>(impl_->opts.port), e.what());
-    return 1;
   }
   auto wake = [this] {
     std::lock_guard lock(impl_->mu);

@@ -185,7 +185,7 @@ TEST(protected_resource_verifier, AVerifierThatNamesNoScopesGrantsNone) {
               .verify = [](std::string_view) {
                 return mcp::token_verdict{.who = mcp::principal{.subject = "opaque"}};
               }}});
-  http.start();
+  http.start().value();
   auto h = post_headers();
   h.emplace_back("Authorization", "Bearer any-token");
   auto r = request(http.port(), "POST", initialize_body(), h);
@@ -237,7 +237,7 @@ TEST(https_fetch, KeysFromAnHttpsUrlAreFetchedTrustingOnlyTheGivenCa) {
            .resource = resource, .authorization_servers = {issuer}, .verify = [](std::string_view) {
              return mcp::token_verdict{};
            }}});
-  http.start();
+  http.start().value();
   const auto url =
       "https://127.0.0.1:" + std::to_string(http.port()) + "/.well-known/oauth-protected-resource";
   const auto token = sign(key(), claims("mcp"));
@@ -251,14 +251,11 @@ TEST(https_fetch, KeysFromAnHttpsUrlAreFetchedTrustingOnlyTheGivenCa) {
   // ... where load_keys tells: trusted, the TLS exchange worked and the document was read (it is
   // not a key set); untrusted, the certificate was refused.
   auto why = [&](const std::string& ca) {
-    try {
-      mcp::auth::jwt_verifier(
-          {.issuer = issuer, .audience = resource, .keys = {.location = url, .ca_file = ca}})
-          .load_keys();
-    } catch (const std::runtime_error& e) {
-      return std::string(e.what());
-    }
-    return std::string("loaded");
+    const auto loaded =
+        mcp::auth::jwt_verifier(
+            {.issuer = issuer, .audience = resource, .keys = {.location = url, .ca_file = ca}})
+            .load_keys();
+    return loaded ? std::string("loaded") : loaded.error().message;
   };
   EXPECT_NE(why(cert.cert).find("JWKS: not an object with a \"keys\" array"), std::string::npos)
       << why(cert.cert);

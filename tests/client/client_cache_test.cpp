@@ -64,7 +64,7 @@ TEST(ClientVerdict, AWrongVerdictIsProbedAgainOverHttp) {
   server.add_tool({.name = "echo", .description = "echo", .run_inline = true},
                   [](const client_test::text_in& in) { return in.text; });
   mcp::http_server http(server, {});
-  http.start();
+  http.start().value();
   const std::string url = "http://127.0.0.1:" + std::to_string(http.port()) + "/mcp";
   // A revision the server never spoke: it answers -32022, the client probes and remembers.
   mcp::remember_era(url, {.era = mcp::protocol_era::modern, .version = "2099-01-01"});
@@ -163,7 +163,7 @@ class ClientResultCache : public ::testing::Test {
     counted("test://priv", {.ttl = 1min, .shared = false});
     counted("test://short", {.ttl = 150ms, .shared = true});
     http_ = std::make_unique<mcp::http_server>(server_, mcp::http_server_options{});
-    http_->start();
+    http_->start().value();
     url_ = "http://127.0.0.1:" + std::to_string(http_->port()) + "/mcp";
   }
   void TearDown() override { http_->stop(); }

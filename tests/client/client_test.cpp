@@ -47,7 +47,7 @@ TEST(ClientHeaderRetry, ListsAnewAndRetriesOnceWhenTheAnnotationsChanged) {
   mcp::server server({.info = {.name = "retry", .version = "1"}});
   add_route(server, "Region");
   mcp::http_server http(server, {});
-  http.start();
+  http.start().value();
   auto link = mcp::connect_http({.url = "http://127.0.0.1:" + std::to_string(http.port()) + "/mcp"},
                                 client_test::automatic());
   ASSERT_TRUE(link) << link.error().message;
@@ -149,7 +149,7 @@ TEST(ClientListen, DeliversChangesOverHttpAndComesBackAfterARestart) {
                         return "read " + std::to_string(++reads);
                       });
   auto http = std::make_unique<mcp::http_server>(server, mcp::http_server_options{});
-  http->start();
+  http->start().value();
   const auto port = http->port();
   heard h;
   auto o = client_test::automatic();
@@ -190,7 +190,7 @@ TEST(ClientListen, DeliversChangesOverHttpAndComesBackAfterARestart) {
   http->stop();
   http.reset();
   http = std::make_unique<mcp::http_server>(server, mcp::http_server_options{.port = port});
-  http->start();
+  http->start().value();
   const int before = h.count("notifications/tools/list_changed");
   EXPECT_TRUE(
       h.until("notifications/tools/list_changed", before, [&] { server.notify_tools_changed(); }));

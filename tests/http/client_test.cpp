@@ -46,7 +46,7 @@ class HttpClient : public ::testing::Test {
   void start(mcp::http_server_options opts = {}) {
     add_test_tools(server_);
     http_ = std::make_unique<mcp::http_server>(server_, std::move(opts));
-    http_->start();
+    http_->start().value();
   }
   void TearDown() override {
     if (http_) http_->stop();

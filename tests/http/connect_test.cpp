@@ -23,7 +23,7 @@ TEST(connect_http, gives_an_initialized_client_with_its_event_stream_open) {
   server.add_tool({.name = "echo", .description = "d"},
                   [](const object& in) { return mcp::json::serialize(in); });
   mcp::http_server http(server, {});
-  http.start();
+  http.start().value();
 
   std::mutex mu;
   std::condition_variable cv;
@@ -73,7 +73,7 @@ TEST(connect_http, a_refused_url_and_an_absent_server_are_errors_naming_the_url)
   {
     mcp::server server({.info = {.name = "gone", .version = "1"}});
     mcp::http_server http(server, {});
-    http.start();
+    http.start().value();
     url = http.url();
     http.stop();
   }

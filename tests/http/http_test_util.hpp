@@ -302,7 +302,7 @@ class http_fixture : public ::testing::Test {
   void start(mcp::http_server_options opts = {}) {
     add_test_tools(server_);
     http_ = std::make_unique<mcp::http_server>(server_, std::move(opts));
-    http_->start();
+    http_->start().value();
     port_ = http_->port();
   }
   void TearDown() override {

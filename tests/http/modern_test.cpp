@@ -429,7 +429,7 @@ TEST_F(ModernHttp, AStateFromAnotherServerIsRefused) {
   mcp::server other({.info = {.name = "other", .version = "1"}});
   add_modern_tools(other);
   mcp::http_server other_http(other);
-  other_http.start();
+  other_http.start().value();
   const auto state = state_of(first_round(other_http.port(), "greet", "Hello"));
   ASSERT_FALSE(state.empty());
   expect_refused(retry(port_, "2", "greet", "Hello", state), "altered");

@@ -549,5 +549,33 @@ TEST(HttpServerOptions, SetListenAddressTakesHostPortAndRefusesTheRest) {
   }
 }
 
+TEST(HttpServerStart, AnAddressInUseOrNotAnAddressIsAnErrorAndTheServerCanStartAgain) {
+  mcp::server srv({.info = {.name = "t", .version = "1"}});
+  boost::asio::io_context io;
+  boost::asio::ip::tcp::acceptor taken(
+      io, {boost::asio::ip::make_address("127.0.0.1"), 0}, /*reuse_address=*/false);
+  const auto port = taken.local_endpoint().port();
+  mcp::http_server http(srv, {.host = "127.0.0.1", .port = port});
+  auto started = http.start();
+  ASSERT_FALSE(started);
+  EXPECT_EQ(started.error().code, static_cast<int>(mcp::errc::connection_closed));
+  EXPECT_EQ(started.error().message.rfind("cannot listen on 127.0.0.1:" + std::to_string(port) +
+                                              ": ",
+                                          0),
+            0U)
+      << started.error().message;
+  taken.close();  // the address is free now: the same server starts
+  ASSERT_TRUE(http.start()) << "a failed start leaves the server startable";
+  EXPECT_EQ(http.port(), port);
+  EXPECT_THROW((void)http.start(), std::logic_error);  // twice: a programmer error
+  http.stop();
+
+  mcp::http_server bad(srv, {.host = "not-an-address", .port = 0});
+  auto refused = bad.start();
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, static_cast<int>(mcp::errc::invalid_params));
+  EXPECT_EQ(refused.error().message, "not an IP address: not-an-address");
+}
+
 }  // namespace
 }  // namespace mcp_test

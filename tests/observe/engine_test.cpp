@@ -278,7 +278,7 @@ TEST(engine_observation, over_http_spans_carry_the_session_and_the_network) {
   mcp::server s({.observer = mcp::observe::combine({server_spans.tracer(), metrics})});
   add_tools(s);
   mcp::http_server http(s, {.port = 0});
-  http.start();
+  http.start().value();
   auto conn = mcp::make_http_client_connection({.url = http.url()}).value();
   mcp::client_session client(conn, {.observer = client_spans.tracer()});
   conn->on_receive([&client](std::string_view m) { client.receive(m); });
@@ -360,7 +360,7 @@ TEST(engine_observation, over_http_the_server_span_names_the_client_s_address_an
   mcp::server s({.observer = server_spans.tracer()});
   add_tools(s);
   mcp::http_server http(s, {.port = 0, .stateless = true});
-  http.start();
+  http.start().value();
   std::string answer;
   const auto local_port = post_from_own_socket(
       http.port(),

@@ -378,11 +378,8 @@ int run_bridge_listen(const bridge_listen_args& a) {
           return child_session::open(argv, std::move(out), children, limits, max);
         },
         opts, limits);
-    try {
-      http.start();
-    } catch (const std::exception& e) {
-      std::cerr << "mcp-cpp: cannot listen on " << terminal_safe(a.listen) << ": "
-                << terminal_safe(e.what()) << "\n";
+    if (auto started = http.start(); !started) {
+      std::cerr << "mcp-cpp: " << terminal_safe(started.error().message) << "\n";
       return exit_usage;
     }
     if (opts.host != "127.0.0.1" && opts.host != "localhost" && opts.host != "::1") {
