@@ -33,6 +33,7 @@ set(MCP_PUBLIC_HEADERS
   reflect.hpp
   resource.hpp
   server.hpp
+  shared_state.hpp
   task_store.hpp
   tool.hpp
   transport.hpp
