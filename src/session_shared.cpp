@@ -23,12 +23,9 @@ void server_session_impl::save_shared() {
   if (core_->resources) {
     for (auto& u : core_->resources->subscribed(*this)) subs.emplace_back(std::move(u));
   }
-  const json::object record{{"v", version_},
-                            {"c", *client_caps_},
-                            {"l", to_string(level_.load())},
-                            {"s", std::move(subs)},
-                            {"p", who()->key()},
-                            {"o", task_owner_}};
+  const json::object record{
+      {"v", version_},        {"c", *client_caps_}, {"l", to_string(level_.load())},
+      {"s", std::move(subs)}, {"p", who()->key()},  {"o", task_owner_}};
   // A Redis that cannot be reached loses the record: this process still serves the session;
   // another one answers 404 and the client starts a new session.
   (void)shared->save_session(facts.session_id, json::serialize(record));

@@ -9,9 +9,8 @@
 
 #include <cerrno>
 
-#include <sys/random.h>
-
 #include "http/handler.hpp"
+#include <sys/random.h>
 
 namespace mcp::http_detail {
 
@@ -60,8 +59,8 @@ std::shared_ptr<http_session> request_handler::resume_shared(std::string_view si
   auto hs = std::make_shared<http_session>();
   hs->id = std::string(sid);
   hs->subject = who.key();
-  hs->conn = std::make_shared<routing_connection>(hs->id, std::string(req.peer_address),
-                                                  req.peer_port);
+  hs->conn =
+      std::make_shared<routing_connection>(hs->id, std::string(req.peer_address), req.peer_port);
   hs->conn->number_from(shared_stream_base());
   hs->session = source_.open_session(
       hs->conn, session_options{.who = who,

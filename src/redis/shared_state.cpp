@@ -96,8 +96,8 @@ class redis_shared_state final : public shared_state {
                          std::chrono::system_clock::time_point expires) override {
     const auto key = prefix_ + "rounds:used:" + std::string(nonce);
     const auto at = std::to_string(std::max<long long>(
-        1, std::chrono::duration_cast<std::chrono::milliseconds>(expires.time_since_epoch())
-               .count()));
+        1,
+        std::chrono::duration_cast<std::chrono::milliseconds>(expires.time_since_epoch()).count()));
     auto r = client_->command({"SET", key, "1", "NX", "PXAT", at});
     if (!r) return r.error();
     return !r->is_nil();

@@ -67,8 +67,8 @@ class proxy {
       int i = 0;
       for (const auto p : ports) cfg << "  server n" << ++i << " 127.0.0.1:" << p << "\n";
       cfg.close();
-      proc_ = std::make_unique<mcp::test::subprocess>(std::vector<std::string>{
-          binary(), "-f", (dir_ / "haproxy.cfg").string(), "-db"});
+      proc_ = std::make_unique<mcp::test::subprocess>(
+          std::vector<std::string>{binary(), "-f", (dir_ / "haproxy.cfg").string(), "-db"});
       for (int wait = 0; wait < 200 && !ready_; ++wait) {
         std::this_thread::sleep_for(10ms);
         try {
@@ -218,17 +218,17 @@ TEST_F(Cluster, ATaskCreatedOnAIsFetchedAndItsResultReadOnB) {
   const auto created = result_of(answer_of(r));
   ASSERT_TRUE(created.contains("task")) << r.body;
   const std::string task(created.at("task").at("taskId").as_string());
-  r = request(port(1), "POST",
-              R"({"jsonrpc":"2.0","id":9,"method":"tasks/get","params":{"taskId":")" + task +
-                  R"("}})",
-              post_headers(sid));
+  r = request(
+      port(1), "POST",
+      R"({"jsonrpc":"2.0","id":9,"method":"tasks/get","params":{"taskId":")" + task + R"("}})",
+      post_headers(sid));
   ASSERT_EQ(r.status, 200U) << r.body;
   EXPECT_EQ(result_of(answer_of(r)).at("taskId").as_string(), task) << r.body;
   // tasks/result on B waits for A to finish (a wake-up through Redis, not a poll).
-  r = request(port(1), "POST",
-              R"({"jsonrpc":"2.0","id":10,"method":"tasks/result","params":{"taskId":")" + task +
-                  R"("}})",
-              post_headers(sid));
+  r = request(
+      port(1), "POST",
+      R"({"jsonrpc":"2.0","id":10,"method":"tasks/result","params":{"taskId":")" + task + R"("}})",
+      post_headers(sid));
   ASSERT_EQ(r.status, 200U) << r.body;
   EXPECT_EQ(text_of(r), "done 3") << r.body;
 }
