@@ -428,7 +428,7 @@ void tasks_feature::recover() {
   std::call_once(recovered_, [this] {
     // Processes sharing state share the store: what is unfinished there may run elsewhere, so
     // one process starting must not fail it.
-    if (core_.opts.shared) return;
+    if (core_.opts.shared && store_ == core_.opts.shared->tasks()) return;
     const std::string_view stopped = "The server stopped before the task finished";
     auto left = store_->unfinished();
     if (!left) {

@@ -212,18 +212,22 @@ TEST_F(Cluster, ATaskCreatedOnAIsFetchedAndItsResultReadOnB) {
   const auto sid = open_on(port(0));
   auto r = request(port(0), "POST",
                    R"({"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"slow_task",)"
-                   R"("arguments":{"steps":3,"step_ms":50},"task":{}}})",
+                   R"("arguments":{"steps":3,"step_ms":300},"task":{}}})",
                    post_headers(sid));
   ASSERT_EQ(r.status, 200U) << r.body;
   const auto created = result_of(answer_of(r));
   ASSERT_TRUE(created.contains("task")) << r.body;
   const std::string task(created.at("task").at("taskId").as_string());
+  // A node starting meanwhile (C, serving its first session here) leaves the task alone (A
+  // runs it): it does not fail the store's unfinished tasks as a lone process restarting would.
+  start(1);
   r = request(
-      port(1), "POST",
+      port(2), "POST",
       R"({"jsonrpc":"2.0","id":9,"method":"tasks/get","params":{"taskId":")" + task + R"("}})",
       post_headers(sid));
   ASSERT_EQ(r.status, 200U) << r.body;
   EXPECT_EQ(result_of(answer_of(r)).at("taskId").as_string(), task) << r.body;
+  EXPECT_EQ(result_of(answer_of(r)).at("status").as_string(), "working") << r.body;
   // tasks/result on B waits for A to finish (a wake-up through Redis, not a poll).
   r = request(
       port(1), "POST",
@@ -231,6 +235,40 @@ TEST_F(Cluster, ATaskCreatedOnAIsFetchedAndItsResultReadOnB) {
       post_headers(sid));
   ASSERT_EQ(r.status, 200U) << r.body;
   EXPECT_EQ(text_of(r), "done 3") << r.body;
+}
+
+TEST_F(Cluster, ANodeStartingLeavesTheTasksOfOtherNodesAlone) {
+  start(2);
+  const auto sid = open_on(port(0), R"({"elicitation":{}})");
+  auto r =
+      request(port(0), "POST",
+              R"({"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"elicit_task",)"
+              R"("arguments":{"message":"Which colour?"},"task":{}}})",
+              post_headers(sid));
+  ASSERT_EQ(r.status, 200U) << r.body;
+  const auto created = result_of(answer_of(r));
+  ASSERT_TRUE(created.contains("task")) << r.body;
+  const std::string task(created.at("task").at("taskId").as_string());
+  const auto status_on = [&](std::uint16_t p) {
+    auto got = request(
+        p, "POST",
+        R"({"jsonrpc":"2.0","id":12,"method":"tasks/get","params":{"taskId":")" + task + R"("}})",
+        post_headers(sid));
+    const auto res = result_of(answer_of(got));
+    const auto* st = res.if_contains("status");
+    return st != nullptr && st->is_string() ? std::string(st->get_string()) : got.body;
+  };
+  std::string status;
+  for (int i = 0; i < 100 && status != "input_required"; ++i) {
+    status = status_on(port(1));
+    if (status != "input_required") std::this_thread::sleep_for(20ms);
+  }
+  ASSERT_EQ(status, "input_required");
+  // C starts and serves the session: the task it finds unfinished in the store is A's to run
+  // (a lone process restarting would fail it, as nobody runs it any more).
+  start(1);
+  EXPECT_EQ(status_on(port(2)), "input_required");
+  EXPECT_EQ(status_on(port(0)), "input_required");
 }
 
 TEST_F(Cluster, RateLimitsHoldAcrossNodes) {
