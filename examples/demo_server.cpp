@@ -20,6 +20,9 @@
 //   demo_server --http … --tls-cert CERT.pem KEY.pem   serve HTTPS
 //   demo_server --metrics 127.0.0.1:9464   Prometheus metrics at http://127.0.0.1:9464/metrics
 //   demo_server --otlp http://127.0.0.1:4318   spans and metrics to an OpenTelemetry collector
+//   demo_server --http … --redis redis://127.0.0.1:6379   one service of many processes: tasks,
+//                                    sessions, SSE events, the input-round key and rate limits
+//                                    in this Redis (scripts/cluster.sh N starts such a cluster)
 //
 // Tools: echo (the benchmark tool), forecast (typed, structured output), make_image,
 // make_audio, embedded_resource, related_links, slow_count (progress and cancellation),
@@ -43,6 +46,10 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#ifdef MCP_DEMO_REDIS
+#include <mcp/redis.hpp>
+#endif
 
 #include "media_fixtures.hpp"
 #include "observe_main.hpp"
@@ -400,6 +407,8 @@ int main(int argc, char** argv) {
   std::string audit_file;
   std::string metrics_listen;
   std::string otlp_url;
+  std::string redis_url;
+  double rate_per_second = 1000;
   for (int i = 1; i < argc; ++i) {
     const std::string_view a = argv[i];
     if (a == "--page-size" && i + 1 < argc) {
@@ -412,6 +421,10 @@ int main(int argc, char** argv) {
       http_opts.io_threads = std::stoul(argv[++i]);
     } else if (a == "--no-rate-limit") {
       rate_limited = false;
+    } else if (a == "--rate-limit" && i + 1 < argc) {
+      rate_per_second = std::stod(argv[++i]);
+    } else if (a == "--redis" && i + 1 < argc) {
+      redis_url = argv[++i];
     } else if (a == "--header-timeout-ms" && i + 1 < argc) {
       http_opts.header_timeout = std::chrono::milliseconds(std::stoul(argv[++i]));
     } else if (a == "--body-timeout-ms" && i + 1 < argc) {
@@ -453,7 +466,8 @@ int main(int argc, char** argv) {
           "                   [--task-store redis://HOST:PORT[/PREFIX] [--task-lease-ms N]]\n"
           "                   [--jwks FILE|URL --issuer ISS --audience AUD [--scope S]...]\n"
           "                   [--policy FILE] [--audit FILE] [--tls-cert CERT.pem KEY.pem]\n"
-          "                   [--metrics HOST:PORT] [--otlp URL]\n");
+          "                   [--metrics HOST:PORT] [--otlp URL] [--rate-limit PER_SECOND]\n"
+          "                   [--redis redis://HOST:PORT]  (tasks, sessions, events in Redis)\n");
       return 0;
     } else {
       std::fprintf(stderr, "demo_server: unknown argument %s (try --help)\n", argv[i]);
@@ -483,9 +497,29 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
+  std::shared_ptr<mcp::shared_state> shared;
+  if (!redis_url.empty()) {
+#ifdef MCP_DEMO_REDIS
+    auto made = mcp::make_redis_shared_state({.url = redis_url, .key_prefix = "mcp-demo:"},
+                                             {.session_ttl = http_opts.session_idle_timeout});
+    if (!made) {
+      std::fprintf(stderr, "demo_server: --redis %s: %s\n", redis_url.c_str(),
+                   made.error().message.c_str());
+      return 2;
+    }
+    shared = std::move(*made);
+    std::fprintf(stderr, "demo_server: tasks, sessions and events in %s\n", redis_url.c_str());
+#else
+    std::fprintf(stderr, "demo_server: --redis: built without hiredis (libhiredis-dev)\n");
+    return 2;
+#endif
+  }
+  // Tasks: `--task-store redis://…` queues them across processes (any one runs them); with
+  // --redis alone they are in the shared store (read anywhere, run where accepted).
   auto tasks = task_store.rfind("redis://", 0) == 0
                    ? demo::open_redis_tasks(task_store, concurrency, task_lease)
-                   : demo::open_task_store(task_store);
+               : shared ? shared->tasks()
+                        : demo::open_task_store(task_store);
   if (!tasks) return 2;
   examples::observation observation;
   if (!observation.start(metrics_listen, otlp_url, "mcp-cpp-demo", "demo_server")) return 2;
@@ -497,6 +531,7 @@ int main(int argc, char** argv) {
                                       "structured data; slow_count reports progress.",
                       .page_size = page_size == 0 ? 100 : page_size,
                       .task_store = std::move(tasks),
+                      .shared = shared,
                       .observer = observation.observer()});
   if (!audit_file.empty()) {
     auto file = mcp::make_audit_file({.path = audit_file});
@@ -525,7 +560,9 @@ int main(int argc, char** argv) {
     }
     server.use(*policy);
   }
-  if (rate_limited) server.use(mcp::rate_limit({.per_second = 1000, .burst = 2000}));
+  if (rate_limited) {
+    server.use(mcp::rate_limit({.per_second = rate_per_second, .burst = 2 * rate_per_second}));
+  }
   server.use(mcp::concurrency_limit(concurrency));
   server.use(mcp::deadline(std::chrono::seconds(120)));
   demo::add_tools(server);

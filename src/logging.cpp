@@ -18,6 +18,7 @@ logging_feature::logging_feature(server_core& core) {
                                      "warning, error, critical, alert, emergency"});
         }
         s.set_log_level(*level);
+        s.save_shared();
         s.reply(req.id, json::object{});
       },
       served_in::legacy);  // 2026-07-28: a level per request, in `_meta`

@@ -11,6 +11,8 @@
 #include "detail/timer.hpp"
 #include "detail/token_bucket.hpp"
 #include "detail/utf8.hpp"
+#include "server_core.hpp"
+#include "server_session.hpp"
 
 namespace mcp {
 
@@ -33,7 +35,14 @@ class rate_limiter final : public call_interceptor {
       key += call.tool_name();
     }
     long long ms = 0;
-    {
+    // Processes sharing state (server_options::shared) share the buckets; when the shared
+    // state cannot answer, this process's own bucket decides.
+    auto shared = shared_state_of(call);
+    auto taken = shared ? shared->take_token("rate:" + key, opts_.per_second, opts_.burst)
+                        : result<long long>(error{errc::internal_error, "no shared state"});
+    if (taken) {
+      ms = *taken;
+    } else {
       std::lock_guard lock(mu_);
       const auto now = clock::now();
       if (buckets_.size() >= opts_.max_keys && !buckets_.contains(key)) evict(now);
@@ -49,6 +58,11 @@ class rate_limiter final : public call_interceptor {
   }
 
  private:
+  static std::shared_ptr<shared_state> shared_state_of(const tool_call& call) {
+    auto session = detail::tool_call_access::state(call)->session();
+    return session ? session->core().opts.shared : nullptr;
+  }
+
   /// Drops buckets that have refilled completely (they behave like fresh ones), or, if none
   /// has, the least recently used one.
   void evict(clock::time_point now) {

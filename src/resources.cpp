@@ -276,7 +276,28 @@ void resources_feature::subscribe(server_session_impl& s, const jsonrpc::request
     return s.reply_error(
         req.id, error{errc::invalid_request, "Invalid Request: too many resource subscriptions"});
   }
+  s.save_shared();
   s.reply(req.id, json::object{});
+}
+
+std::vector<std::string> resources_feature::subscribed(const server_session_impl& s) const {
+  std::vector<std::string> out;
+  auto subs = s.existing_state<subscriptions>(subscriptions_slot_);
+  if (!subs) return out;
+  std::lock_guard lock(subs->mu);
+  out.assign(subs->uris.begin(), subs->uris.end());
+  return out;
+}
+
+void resources_feature::restore_subscriptions(server_session_impl& s,
+                                              const std::vector<std::string>& uris) const {
+  if (uris.empty()) return;
+  auto subs = s.state<subscriptions>(subscriptions_slot_);
+  std::lock_guard lock(subs->mu);
+  for (const auto& u : uris) {
+    if (subs->uris.size() >= max_subscriptions) break;
+    subs->uris.insert(u);
+  }
 }
 
 void resources_feature::updated(std::string_view uri) const {

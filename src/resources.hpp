@@ -9,6 +9,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "catalog.hpp"
 #include "features.hpp"
@@ -42,6 +43,10 @@ class resources_feature final : public feature {
   bool remove_template(std::string_view uri_template);
   /// Sends notifications/resources/updated to the sessions subscribed to `uri`.
   void updated(std::string_view uri) const;
+  /// The URIs session `s` subscribed to (for its shared record).
+  [[nodiscard]] std::vector<std::string> subscribed(const server_session_impl& s) const;
+  /// Subscribes session `s` to `uris` (a session resumed from its shared record).
+  void restore_subscriptions(server_session_impl& s, const std::vector<std::string>& uris) const;
   /// Why an interceptor refuses `who` the resource `uri` (read, subscribe, complete), matched
   /// in its normal form (RFC 3986: case, percent-encoding, dot segments), so another spelling
   /// of a refused URI is refused too; empty when none does.

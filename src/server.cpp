@@ -40,12 +40,25 @@ const method_entry* method_router::find(std::string_view method, bool modern) co
   return e ? &*e : nullptr;
 }
 
+namespace {
+/// `o` with what `o.shared` keeps filled in where `o` leaves it to the defaults: the task store
+/// and the input-round key.
+server_options with_shared(server_options o) {
+  if (!o.shared) return o;
+  if (!o.task_store) o.task_store = o.shared->tasks();
+  if (o.input_rounds.key.empty() && o.input_rounds.key_file.empty()) {
+    o.input_rounds.key = o.shared->sealing_key();
+  }
+  return o;
+}
+}  // namespace
+
 server_core::server_core(server_options o)
-    : opts(std::move(o)),
+    : opts(with_shared(std::move(o))),
       server_info_2026(wire::implementation(opts.info, era::v2026_07_28)),
       server_info_meta_2026(R"("io.modelcontextprotocol/serverInfo":)" +
                             to_json_string(server_info_2026)),
-      sealer(opts.input_rounds),
+      sealer(opts.input_rounds, opts.shared),
       exec(opts.handler_executor ? opts.handler_executor : make_thread_pool(thread_pool_options{})),
       pipeline_(std::make_shared<const std::vector<std::shared_ptr<call_interceptor>>>()) {
   // Capabilities are declared in this order.

@@ -41,6 +41,8 @@ server_session_impl::server_session_impl(std::shared_ptr<server_core> core,
     era_ = era_of(version_);
     declared_ = declare_capabilities();
     initialized_.store(true);
+  } else if (opts.resume) {
+    resume_from(*opts.resume);
   }
 }
 
@@ -138,6 +140,7 @@ void server_session_impl::on_initialize(const jsonrpc::request& req) {
     }
     initialized_.store(true);
   }
+  save_shared();  // before the answer: the client's next request may reach another process
   reply(req.id, result);
   observe_session_start();
 }

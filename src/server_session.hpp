@@ -122,6 +122,10 @@ class server_session_impl final : public server_session, public peer {
     return initialized_.load() && level >= level_.load();
   }
   void set_log_level(log_level level) noexcept { level_.store(level); }
+  /// With `server_options::shared`, saves this session's record there (its version, the
+  /// client's capabilities, the log level, the subscriptions: session_shared.cpp), so another
+  /// process can serve it; nothing for a session without a transport session id, or stateless.
+  void save_shared();
 
   /// Runs `work` on the executor as a request in flight (cancellable, its id reserved), with
   /// the request's state; `work` (or what it starts) answers through `pending_answer::finish`,
@@ -171,6 +175,9 @@ class server_session_impl final : public server_session, public peer {
 
  private:
   void on_initialize(const jsonrpc::request& req);
+  /// Starts initialized in the state `record` (saved by `save_shared`) holds; false when it
+  /// does not parse (the session then stays uninitialized).
+  bool resume_from(std::string_view record);
   /// 2026-07-28 (session_modern.cpp): a request of that era, on a modern session.
   void on_modern_request(jsonrpc::request&& req);
   /// Why a 2026-07-28 request's `_meta` cannot be served (-32602, -32022), or nothing.

@@ -435,7 +435,11 @@ void tasks_feature::show_queued(task_record& t) {
 
 void tasks_feature::recover() {
   std::call_once(recovered_, [this] {
-    if (share()) return;  // a shared queue: leases, not a restart, decide what runs again
+    // A shared queue: leases, not a restart, decide what runs again. Processes sharing state
+    // share the store: what is unfinished there may run elsewhere, so one starting must not fail
+    // it.
+    if (share()) return;
+    if (core_.opts.shared && store_ == core_.opts.shared->tasks()) return;
     const std::string_view stopped = "The server stopped before the task finished";
     auto left = store_->unfinished();
     if (!left) {

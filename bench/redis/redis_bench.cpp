@@ -3,7 +3,9 @@
 //   memory,
 //     SQLite and Redis stores (the Redis one on a redis-server started here, over loopback TCP);
 //   - redis_get: one GET from the client's pool (one round trip), with p50/p99 per operation;
-//   - redis_task_get: the task store's get (one EVALSHA), with p50/p99: what a tasks/get adds.
+//   - redis_task_get: the task store's get (one EVALSHA), with p50/p99: what a tasks/get adds;
+//   - shared_touch_session / shared_take_token: what server_options::shared adds to a request
+//     (a session's refresh, one PEXPIRE) and to a rate-limited tools/call (one EVALSHA).
 // Percentiles are counters (microseconds) computed from every iteration's own time.
 #include <mcp/redis.hpp>
 #include <mcp/task_store.hpp>
@@ -138,5 +140,45 @@ void redis_task_get(benchmark::State& state) {
   percentiles(state, ns);
 }
 BENCHMARK(redis_task_get)->Unit(benchmark::kMicrosecond);
+
+/// Times `op` per iteration (p50/p99); `op` returns false on failure.
+template <class Op>
+void timed(benchmark::State& state, Op op) {
+  std::vector<double> ns;
+  ns.reserve(500'000);
+  for (auto _ : state) {
+    const auto start = steady::now();
+    const bool ok = op();
+    ns.push_back(std::chrono::duration<double, std::nano>(steady::now() - start).count());
+    if (!ok) {
+      state.SkipWithError("the shared state failed");
+      break;
+    }
+  }
+  percentiles(state, ns);
+}
+
+void shared_touch_session(benchmark::State& state) {
+  auto shared = mcp::make_redis_shared_state(options());
+  if (!shared || !(*shared)->save_session("0123456789abcdef0123456789abcdef", "{}")) {
+    state.SkipWithError("no redis-server");
+    return;
+  }
+  timed(state, [&] {
+    auto r = (*shared)->touch_session("0123456789abcdef0123456789abcdef");
+    return r && *r;
+  });
+}
+BENCHMARK(shared_touch_session)->Unit(benchmark::kMicrosecond);
+
+void shared_take_token(benchmark::State& state) {
+  auto shared = mcp::make_redis_shared_state(options());
+  if (!shared) {
+    state.SkipWithError("no redis-server");
+    return;
+  }
+  timed(state, [&] { return bool((*shared)->take_token("rate:local", 1e9, 1e9)); });
+}
+BENCHMARK(shared_take_token)->Unit(benchmark::kMicrosecond);
 
 }  // namespace

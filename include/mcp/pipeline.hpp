@@ -113,7 +113,9 @@ class call_interceptor {
   }
 };
 
-/// Token-bucket rate limit keyed by the caller's principal (and by tool when `per_tool`).
+/// Token-bucket rate limit keyed by the caller's principal (and by tool when `per_tool`). With
+/// `server_options::shared` the buckets are shared by every process of the service (this
+/// process's own bucket decides while the shared state cannot be reached).
 /// A denied call gets `isError: true` saying when to retry.
 struct rate_limit_options {
   double per_second = 10;            ///< refill rate

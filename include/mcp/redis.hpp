@@ -13,6 +13,8 @@
 //     process sharing the Redis.
 //   - `make_redis_event_store`: an `mcp::event_store` in Redis streams, so that an SSE stream can
 //     be resumed with Last-Event-ID on any process; bounded per stream, with a ttl per session.
+//   - `make_redis_shared_state`: all of it behind `server_options::shared` (mcp/shared_state.hpp):
+//     tasks, events, sessions, the input-round key and single-use records, rate limits.
 //
 // Every key starts with `redis_options::key_prefix`, so several services can share one Redis.
 // One Redis server (or a primary); Redis Cluster is not supported.
@@ -29,6 +31,7 @@
 
 #include <mcp/error.hpp>
 #include <mcp/http_server.hpp>
+#include <mcp/shared_state.hpp>
 #include <mcp/task_store.hpp>
 
 #include <chrono>
@@ -211,5 +214,28 @@ struct redis_event_store_limits {
 /// The same, on an existing client.
 [[nodiscard]] result<std::shared_ptr<event_store>> make_redis_event_store(
     std::shared_ptr<redis_client> client, redis_event_store_limits limits = {});
+
+/// How long what `make_redis_shared_state` keeps lives, and the event store's bounds.
+struct redis_shared_state_options {
+  /// A session's record lives this long after its last request (on any process); then every
+  /// process answers its id with 404. Give it the HTTP servers' `session_idle_timeout`.
+  std::chrono::milliseconds session_ttl{std::chrono::minutes(30)};
+  redis_event_store_limits events{};  ///< the SSE event store's bounds
+};
+
+/// Everything several server processes share (mcp/shared_state.hpp), in one Redis, on one
+/// client: the task store (`make_redis_task_store`), the event store
+/// (`make_redis_event_store`), session records `<prefix>session:<id>` (a string, expiring
+/// `session_ttl` after the last request), the input-round key `<prefix>rounds:key` (32 random
+/// bytes, set by the first process; read once, when this is made), single-use records
+/// `<prefix>rounds:used:<nonce>` (expiring with their state), and token buckets
+/// `<prefix>rate:<caller>` (a hash, refilled by Redis's clock in a script, so every process
+/// agrees). Errors: those of `make_redis_client`, and `errc::internal_error` when Redis does not
+/// answer or the stored key is not 32 bytes.
+[[nodiscard]] result<std::shared_ptr<shared_state>> make_redis_shared_state(
+    redis_options options, redis_shared_state_options more = {});
+/// The same, on an existing client.
+[[nodiscard]] result<std::shared_ptr<shared_state>> make_redis_shared_state(
+    std::shared_ptr<redis_client> client, redis_shared_state_options more = {});
 
 }  // namespace mcp

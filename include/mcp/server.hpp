@@ -33,6 +33,7 @@
 #include <mcp/prompt.hpp>
 #include <mcp/protocol.hpp>
 #include <mcp/resource.hpp>
+#include <mcp/shared_state.hpp>
 #include <mcp/tool.hpp>
 #include <mcp/typed_tool.hpp>
 
@@ -111,6 +112,12 @@ struct server_options {
   cache_policy list_cache{.ttl = std::chrono::minutes(1)};      ///< the four lists
   cache_policy read_cache{};                                    ///< resources/read
   input_round_options input_rounds{};  ///< 2026-07-28 input rounds: the sealing key, expiry
+  /// Several processes serving one service (mcp/shared_state.hpp; Redis:
+  /// `make_redis_shared_state` in mcp/redis.hpp): the task store (unless `task_store` is set),
+  /// Streamable HTTP's events and sessions, the input-round key (unless `input_rounds` names
+  /// one) and single-use records, and `rate_limit`'s buckets are kept there. Null (the default):
+  /// all of it stays in this process.
+  std::shared_ptr<mcp::shared_state> shared{};
   /// Observation (mcp/observe.hpp): every request and notification of every session is
   /// reported to it, trace context in `_meta` is honoured and passed on. The SDK's sinks are in
   /// target mcp::observe (metrics, Prometheus, OTLP). Null (the default): nothing is observed.
@@ -142,6 +149,11 @@ struct session_options {
   /// without an authenticator): task ids stay unguessable, but the session does not declare
   /// `tasks.list` and answers tasks/list with -32601, so no caller can list another's tasks.
   bool shared_task_owner = false;
+  /// A session another process opened: its record from `server_options::shared`
+  /// (`shared_state::load_session`). The session starts initialized in the state the record
+  /// holds (version, client capabilities, log level, subscriptions). Set by transports; a
+  /// record that does not parse leaves the session uninitialized.
+  std::optional<std::string> resume{};
 };
 
 namespace detail {

@@ -178,8 +178,11 @@ std::string params_digest(const json::object& params) {
   return out;
 }
 
-round_sealer::round_sealer(const input_round_options& opts)
-    : key_(read_key(opts)), expiry_(opts.expiry), single_use_(opts.single_use) {}
+round_sealer::round_sealer(const input_round_options& opts, std::shared_ptr<shared_state> shared)
+    : key_(read_key(opts)),
+      expiry_(opts.expiry),
+      single_use_(opts.single_use),
+      shared_(std::move(shared)) {}
 
 std::string round_sealer::seal(round_contents c) const {
   c.expires = std::chrono::system_clock::now() + expiry_;
@@ -277,6 +280,12 @@ result<round_contents> round_sealer::open(std::string_view token, std::string_vi
 
 bool round_sealer::first_use(const std::string& nonce,
                              std::chrono::system_clock::time_point expires) {
+  if (shared_) {
+    // Shared by every process; a record that cannot be checked refuses the state (a replay
+    // must never pass because Redis was away).
+    auto first = shared_->first_use(nonce, expires);
+    return first && *first;
+  }
   std::lock_guard lock(mu_);
   // Records leave in the order they came, once expired: every state expires a fixed time after
   // it was sealed, so the oldest record is (nearly) the first to expire, and a record kept a

@@ -49,7 +49,10 @@ class round_sealer {
  public:
   /// Throws std::invalid_argument for a key that is not 32 bytes, or a key file that cannot be
   /// read or holds neither 32 bytes nor 64 hex digits.
-  explicit round_sealer(const input_round_options& opts);
+  /// With `shared`, single-use records are kept there (every process sharing it refuses a
+  /// state any of them opened); else in this process.
+  explicit round_sealer(const input_round_options& opts,
+                        std::shared_ptr<shared_state> shared = nullptr);
 
   /// The state text for `c` (its `expires` and `nonce` are set here).
   [[nodiscard]] std::string seal(round_contents c) const;
@@ -67,6 +70,7 @@ class round_sealer {
   std::string key_;  ///< 32 bytes
   std::chrono::milliseconds expiry_;
   bool single_use_;
+  std::shared_ptr<shared_state> shared_;
   std::mutex mu_;
   std::unordered_map<std::string, std::chrono::system_clock::time_point> used_;  ///< single use
   /// The same records in the order they were used (each leaves once expired).

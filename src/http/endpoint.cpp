@@ -106,7 +106,7 @@ struct http_endpoint::impl {
 };
 
 http_endpoint::http_endpoint(server& srv, http_server_options opts) {
-  if (opts.resumable && !opts.stateless && !opts.events) opts.events = make_memory_event_store();
+  http_detail::default_events(opts, &srv);
   impl_ = std::make_unique<impl>(srv, std::move(opts));
 }
 

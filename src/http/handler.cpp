@@ -72,8 +72,11 @@ request_handler::request_handler(session_source source, http_server_options opts
     : source_(std::move(source)),
       opts_(std::move(opts)),
       defer_(std::move(defer)),
-      sessions_(opts_.max_sessions, opts_.session_idle_timeout,
-                opts_.resumable && !opts_.stateless ? opts_.events : nullptr),
+      sessions_(
+          opts_.max_sessions, opts_.session_idle_timeout,
+          opts_.resumable && !opts_.stateless ? opts_.events : nullptr,
+          source_.srv != nullptr && !opts_.stateless ? source_.srv->options().shared : nullptr),
+      shared_(source_.srv != nullptr && !opts_.stateless ? source_.srv->options().shared : nullptr),
       observer_(source_.srv != nullptr ? source_.srv->options().observer : nullptr) {
   if (opts_.protected_resource) {
     if (opts_.authenticate) {
@@ -199,6 +202,14 @@ std::shared_ptr<http_session> request_handler::find_session(const http_request& 
     sessions_.end(s->id);
     s = nullptr;
   }
+  if (shared_) {
+    if (s && !still_shared(*s)) {
+      sessions_.end(s->id, false);  // ended by another process, which erased what it kept
+      s = nullptr;
+    } else if (!s) {
+      s = resume_shared(sid, req, who);
+    }
+  }
   // A session is bound to the principal that opened it: others are told it does not exist.
   if (!s || s->subject != who.key()) {
     error_out = error_response(404, errc::invalid_request, "Session not found");
@@ -307,6 +318,7 @@ std::optional<http_response> request_handler::open_target(const http_request& re
     t.hs->subject = who.key();
     t.hs->conn = t.conn = std::make_shared<routing_connection>(
         t.hs->id, std::string(req.peer_address), req.peer_port);
+    if (shared_) t.conn->number_from(shared_stream_base());
     t.hs->session = t.session = source_.open_session(
         t.conn, session_options{.who = who, .task_owner = task_owner(who, "session:" + t.hs->id)});
     if (!t.session) {
@@ -549,6 +561,7 @@ http_response request_handler::del(const http_request& req, const principal& who
     return err;
   }
   sessions_.end(hs->id);
+  if (shared_) shared_->erase_session(hs->id);
   http_response r;
   r.status = 200;
   r.headers = std::move(extra);

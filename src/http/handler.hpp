@@ -68,6 +68,14 @@ struct session_source {
                                                              session_options opts) const;
 };
 
+/// Fills in `opts.events` when it is unset and events are kept: the shared state's event store
+/// (`server_options::shared` of `srv`, which may be null), else a new in-memory one.
+void default_events(http_server_options& opts, const server* srv);
+
+/// A random first stream number for a session kept in a shared state (see
+/// `routing_connection::number_from`).
+[[nodiscard]] std::uint64_t shared_stream_base();
+
 class request_handler {
  public:
   /// `defer` runs work later on another thread (the I/O pool), never inline.
@@ -132,11 +140,21 @@ class request_handler {
   [[nodiscard]] bool origin_allowed(std::string_view origin, bool& listed) const;
   std::shared_ptr<http_session> find_session(const http_request& req, const principal& who,
                                              http_response& error_out);
+  // Sessions kept in `server_options::shared` (shared_sessions.cpp).
+  /// Whether session `s`, found in this process, still lives in the shared state (another
+  /// process may have ended it); it refreshes its record's lifetime. True when the shared state
+  /// cannot answer (this process serves on).
+  bool still_shared(const http_session& s);
+  /// Opens this process's copy of session `sid`, which another process opened, from its shared
+  /// record; null when there is none, or it belongs to another caller.
+  std::shared_ptr<http_session> resume_shared(std::string_view sid, const http_request& req,
+                                              const principal& who);
 
   session_source source_;
   http_server_options opts_;
   std::function<void(std::function<void()>)> defer_;
   session_table sessions_;
+  std::shared_ptr<shared_state> shared_;  ///< sessions are shared (stateful mode); or null
   std::atomic<std::size_t> sse_open_{0};
   std::shared_ptr<observe::observer> observer_;  ///< the server's (SSE streams); or null
   bool loopback_ = true;

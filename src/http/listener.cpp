@@ -150,14 +150,14 @@ struct http_server::impl {
 };
 
 http_server::http_server(server& srv, http_server_options opts) {
-  if (opts.resumable && !opts.stateless && !opts.events) opts.events = make_memory_event_store();
+  http_detail::default_events(opts, &srv);
   impl_ = std::make_shared<impl>(
       http_detail::session_source{.srv = &srv, .limits = srv.options().limits}, std::move(opts),
       nullptr);
 }
 
 http_server::http_server(server& srv, boost::asio::io_context& io, http_server_options opts) {
-  if (opts.resumable && !opts.stateless && !opts.events) opts.events = make_memory_event_store();
+  http_detail::default_events(opts, &srv);
   impl_ = std::make_shared<impl>(
       http_detail::session_source{.srv = &srv, .limits = srv.options().limits}, std::move(opts),
       &io);

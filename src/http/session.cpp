@@ -142,8 +142,12 @@ void http_session::touch() {
 // ---- session_table ----
 
 session_table::session_table(std::size_t max_sessions, std::chrono::milliseconds idle_timeout,
-                             std::shared_ptr<event_store> store)
-    : max_(max_sessions), idle_(idle_timeout), store_(std::move(store)) {}
+                             std::shared_ptr<event_store> store,
+                             std::shared_ptr<shared_state> shared)
+    : max_(max_sessions),
+      shared_(shared != nullptr),
+      idle_(idle_timeout),
+      store_(std::move(store)) {}
 
 std::string session_table::new_id() {
   std::array<unsigned char, 16> raw{};
@@ -174,13 +178,22 @@ bool session_table::add(const std::shared_ptr<http_session>& s) {
   return true;
 }
 
+std::shared_ptr<http_session> session_table::add_or_find(const std::shared_ptr<http_session>& s) {
+  std::lock_guard lock(mu_);
+  if (auto it = sessions_.find(s->id); it != sessions_.end()) return it->second;
+  if (sessions_.size() >= max_) return nullptr;
+  s->touch();
+  sessions_.emplace(s->id, s);
+  return s;
+}
+
 std::shared_ptr<http_session> session_table::find(std::string_view id) const {
   std::lock_guard lock(mu_);
   auto it = sessions_.find(id);
   return it == sessions_.end() ? nullptr : it->second;
 }
 
-bool session_table::end(const std::string& id) {
+bool session_table::end(const std::string& id, bool erase) {
   std::shared_ptr<http_session> s;
   {
     std::lock_guard lock(mu_);
@@ -189,7 +202,7 @@ bool session_table::end(const std::string& id) {
     s = std::move(it->second);
     sessions_.erase(it);
   }
-  close_session(s);
+  close_session(s, erase);
   return true;
 }
 
@@ -210,7 +223,7 @@ void session_table::expire() {
       }
     }
   }
-  for (auto& s : ended) close_session(s);
+  for (auto& s : ended) close_session(s, !shared_);
 }
 
 void session_table::clear() {
@@ -219,7 +232,7 @@ void session_table::clear() {
     std::lock_guard lock(mu_);
     all.swap(sessions_);
   }
-  for (auto& [id, s] : all) close_session(s);
+  for (auto& [id, s] : all) close_session(s, !shared_);
 }
 
 std::size_t session_table::size() const {
@@ -227,10 +240,10 @@ std::size_t session_table::size() const {
   return sessions_.size();
 }
 
-void session_table::close_session(const std::shared_ptr<http_session>& s) {
+void session_table::close_session(const std::shared_ptr<http_session>& s, bool erase) {
   s->session->close();  // closes the routing connection, which ends its streams
   s->conn->close();
-  if (store_) store_->erase_session(s->id);
+  if (store_ && erase) store_->erase_session(s->id);
 }
 
 }  // namespace mcp::http_detail

@@ -69,6 +69,9 @@ class routing_connection final : public connection {
   [[nodiscard]] bool busy() const;
   /// A new stream number (1, 2, ...; 0 is the GET stream).
   std::uint64_t next_stream_number() { return ++numbers_; }
+  /// Numbers streams from `base + 1` on: each process serving a shared session numbers its
+  /// streams from a random base, so that their events do not mix in the shared store.
+  void number_from(std::uint64_t base) { numbers_.store(base); }
 
  private:
   mutable std::mutex mu_;
@@ -92,15 +95,21 @@ struct http_session {
 
 class session_table {
  public:
+  /// With `shared` (sessions kept in server_options::shared), a session that expires here or
+  /// ends with the server is only this process's copy: its events stay in `store`.
   session_table(std::size_t max_sessions, std::chrono::milliseconds idle_timeout,
-                std::shared_ptr<event_store> store);
+                std::shared_ptr<event_store> store, std::shared_ptr<shared_state> shared = nullptr);
   /// A new random id (128 bits from the OS CSPRNG, hex).
   [[nodiscard]] static std::string new_id();
   /// Adds a session; false when the table is full.
   bool add(const std::shared_ptr<http_session>& s);
+  /// Adds `s` unless a session with its id is there already (another request opened this
+  /// process's copy of a shared session first): the one in the table, or null when full.
+  std::shared_ptr<http_session> add_or_find(const std::shared_ptr<http_session>& s);
   [[nodiscard]] std::shared_ptr<http_session> find(std::string_view id) const;
-  /// Removes and closes a session. False when unknown.
-  bool end(const std::string& id);
+  /// Removes and closes a session; with `erase`, its events leave the store too. False when
+  /// unknown.
+  bool end(const std::string& id, bool erase = true);
   /// Ends sessions idle for longer than the timeout (idle: no request for that long, no request
   /// running, no stream listened to), and forgets those that ended on their own.
   void expire();
@@ -109,9 +118,10 @@ class session_table {
   [[nodiscard]] std::size_t size() const;
 
  private:
-  void close_session(const std::shared_ptr<http_session>& s);
+  void close_session(const std::shared_ptr<http_session>& s, bool erase);
 
   std::size_t max_;
+  bool shared_;
   std::chrono::milliseconds idle_;
   std::shared_ptr<event_store> store_;
   mutable std::mutex mu_;

@@ -36,6 +36,7 @@ set(MCP_PUBLIC_HEADERS
   server.hpp
   redis_task_queue.hpp
   task_queue.hpp
+  shared_state.hpp
   task_store.hpp
   tool.hpp
   transport.hpp

@@ -9,6 +9,7 @@ if(MCP_HAVE_REDIS)
     redis/redis_task_store_test.cpp
     redis/redis_event_store_test.cpp
     redis/redis_failure_test.cpp
+    redis/redis_shared_state_test.cpp
   )
   target_link_libraries(mcp_redis_tests PRIVATE mcp::redis GTest::gtest GTest::gmock)
   target_include_directories(mcp_redis_tests PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}
@@ -28,4 +29,19 @@ if(MCP_HAVE_REDIS)
     gtest_discover_tests(mcp_redis_queue_tests DISCOVERY_TIMEOUT 60
       PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77 LABELS "redis;cluster" RUN_SERIAL TRUE)
   endif()
+endif()
+
+# The cluster test: a real redis-server, demo_server processes sharing it (--redis) and a
+# round-robin HAProxy, on 127.0.0.1; skipped (exit 77) when redis-server or haproxy is missing.
+if(MCP_HAVE_REDIS AND MCP_BUILD_EXAMPLES)
+  add_executable(mcp_cluster_tests redis/cluster_test.cpp)
+  target_link_libraries(mcp_cluster_tests PRIVATE mcp::http GTest::gtest)
+  target_include_directories(mcp_cluster_tests PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}
+                                                       ${PROJECT_SOURCE_DIR}/src)
+  target_compile_definitions(mcp_cluster_tests PRIVATE
+    MCP_DEMO_SERVER="$<TARGET_FILE:demo_server>")
+  add_dependencies(mcp_cluster_tests demo_server)
+  mcp_target_defaults(mcp_cluster_tests)
+  gtest_discover_tests(mcp_cluster_tests DISCOVERY_TIMEOUT 60
+    PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77 LABELS "redis;cluster")
 endif()

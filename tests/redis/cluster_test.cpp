@@ -1,0 +1,350 @@
+// Many demo_server processes, one service: a real redis-server and demo_server processes started
+// with --redis on 127.0.0.1 (ephemeral ports, a temp dir), and a round-robin HAProxy in front.
+// Each request names the node it goes to, so "opened on A, served by B" is what happens. The
+// test's main skips (exit 77) with the reason when redis-server or haproxy is missing.
+#include <mcp/json.hpp>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "http/modern_util.hpp"
+#include "redis/redis_server.hpp"
+#include "support/subprocess.hpp"
+
+namespace {
+
+using namespace mcp_test;
+using namespace std::chrono_literals;
+
+/// A demo_server process serving HTTP on an ephemeral port, sharing `redis_url`.
+class node {
+ public:
+  node(const std::string& redis_url, const std::vector<std::string>& extra)
+      : proc_([&] {
+          std::vector<std::string> argv{MCP_DEMO_SERVER, "--http", "127.0.0.1:0", "--redis",
+                                        redis_url};
+          argv.insert(argv.end(), extra.begin(), extra.end());
+          return argv;
+        }()) {
+    const auto deadline = std::chrono::steady_clock::now() + 10s;
+    while (port_ == 0 && std::chrono::steady_clock::now() < deadline) {
+      const auto err = proc_.drain_stderr();
+      if (const auto at = err.find("http://127.0.0.1:"); at != std::string::npos) {
+        const auto digits = at + std::string_view("http://127.0.0.1:").size();
+        const auto end = err.find('/', digits);
+        if (end != std::string::npos) port_ = std::stoi(err.substr(digits, end - digits));
+      }
+      std::this_thread::sleep_for(10ms);
+    }
+  }
+  [[nodiscard]] std::uint16_t port() const { return static_cast<std::uint16_t>(port_); }
+  std::string log() { return proc_.drain_stderr(); }
+
+ private:
+  mcp::test::subprocess proc_;
+  int port_ = 0;
+};
+
+/// HAProxy round-robin over `ports`, on a free port.
+class proxy {
+ public:
+  explicit proxy(const std::vector<std::uint16_t>& ports) {
+    dir_ = std::filesystem::temp_directory_path() / ("mcp-haproxy-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir_);
+    for (int attempt = 0; attempt < 5 && !ready_; ++attempt) {
+      port_ = free_port();
+      std::ofstream cfg(dir_ / "haproxy.cfg");
+      cfg << "global\n  maxconn 256\ndefaults\n  mode http\n  timeout connect 2s\n"
+             "  timeout client 60s\n  timeout server 60s\nfrontend mcp\n  bind 127.0.0.1:"
+          << port_ << "\n  default_backend nodes\nbackend nodes\n  balance roundrobin\n";
+      int i = 0;
+      for (const auto p : ports) cfg << "  server n" << ++i << " 127.0.0.1:" << p << "\n";
+      cfg.close();
+      proc_ = std::make_unique<mcp::test::subprocess>(
+          std::vector<std::string>{binary(), "-f", (dir_ / "haproxy.cfg").string(), "-db"});
+      for (int wait = 0; wait < 200 && !ready_; ++wait) {
+        std::this_thread::sleep_for(10ms);
+        try {
+          raw_client probe(port_);
+          ready_ = true;
+        } catch (const std::exception&) {
+        }
+      }
+    }
+  }
+  ~proxy() {
+    proc_.reset();
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+  }
+  proxy(const proxy&) = delete;
+  proxy& operator=(const proxy&) = delete;
+  [[nodiscard]] std::uint16_t port() const { return port_; }
+  [[nodiscard]] bool ready() const { return ready_; }
+
+  static std::string binary() {
+    for (const char* p : {"/usr/sbin/haproxy", "/usr/bin/haproxy", "/usr/local/sbin/haproxy"}) {
+      if (::access(p, X_OK) == 0) return p;
+    }
+    return {};
+  }
+
+ private:
+  static std::uint16_t free_port() {
+    net::io_context io;
+    tcp::acceptor a(io, tcp::endpoint(net::ip::make_address("127.0.0.1"), 0));
+    return a.local_endpoint().port();
+  }
+  std::filesystem::path dir_;
+  std::unique_ptr<mcp::test::subprocess> proc_;
+  std::uint16_t port_ = 0;
+  bool ready_ = false;
+};
+
+class Cluster : public ::testing::Test {
+ protected:
+  void start(std::size_t n, const std::vector<std::string>& extra = {}) {
+    ASSERT_TRUE(redis_.running());
+    for (std::size_t i = 0; i < n; ++i) {
+      nodes_.push_back(std::make_unique<node>(redis_.url(), extra));
+      ASSERT_NE(nodes_.back()->port(), 0) << nodes_.back()->log();
+    }
+  }
+  std::uint16_t port(std::size_t i) const { return nodes_[i]->port(); }
+
+  mcp::test::redis_server redis_;
+  std::vector<std::unique_ptr<node>> nodes_;
+};
+
+/// Opens a 2025-11-25 session on `port` with `caps`; its id.
+std::string open_on(std::uint16_t port, const std::string& caps = "{}") {
+  const std::string init =
+      R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25",)"
+      R"("capabilities":)" +
+      caps + R"(,"clientInfo":{"name":"cluster-test","version":"1"}}})";
+  auto r = request(port, "POST", init, post_headers({}, ""));
+  EXPECT_EQ(r.status, 200U) << r.body;
+  const auto sid = r.header("mcp-session-id");
+  request(port, "POST", R"({"jsonrpc":"2.0","method":"notifications/initialized"})",
+          post_headers(sid));
+  return sid;
+}
+
+response call_on(std::uint16_t port, const std::string& sid, const std::string& id,
+                 const std::string& tool, const std::string& args, bool progress = false) {
+  return request(port, "POST", call_body(id, tool, args, progress), post_headers(sid));
+}
+
+std::string text_of(const response& r) {
+  const auto res = result_of(answer_of(r));
+  return first_text(res);
+}
+
+TEST_F(Cluster, ASessionOpenedOnAIsServedByB) {
+  start(3);
+  const auto sid = open_on(port(0));
+  ASSERT_EQ(sid.size(), 32U);
+  // B and C never saw the session: they serve it from its shared record.
+  auto r = call_on(port(1), sid, "2", "echo", R"({"text":"on B"})");
+  ASSERT_EQ(r.status, 200U) << r.body;
+  EXPECT_EQ(r.header("mcp-session-id"), sid);
+  EXPECT_NE(r.body.find("on B"), std::string::npos) << r.body;
+  r = request(port(2), "POST", R"({"jsonrpc":"2.0","id":3,"method":"tools/list"})",
+              post_headers(sid));
+  ASSERT_EQ(r.status, 200U) << r.body;
+  EXPECT_NE(r.body.find("\"echo\""), std::string::npos);
+  // logging/setLevel on B is what C (a fresh copy) starts from; a level outside the list fails.
+  r = request(port(1), "POST",
+              R"({"jsonrpc":"2.0","id":4,"method":"logging/setLevel","params":{"level":"debug"}})",
+              post_headers(sid));
+  EXPECT_EQ(r.status, 200U) << r.body;
+  EXPECT_NE(r.body.find("\"result\":{}"), std::string::npos) << r.body;
+  // An id no node opened is unknown everywhere.
+  r = call_on(port(2), std::string(32, 'a'), "5", "echo", R"({"text":"x"})");
+  EXPECT_EQ(r.status, 404U) << r.body;
+  // Ended on C: every node answers 404, also A and B which hold a copy.
+  r = request(port(2), "DELETE", "", post_headers(sid));
+  EXPECT_EQ(r.status, 200U) << r.body;
+  for (std::size_t i = 0; i < 3; ++i) {
+    r = call_on(port(i), sid, "6", "echo", R"({"text":"gone"})");
+    EXPECT_EQ(r.status, 404U) << "node " << i << ": " << r.body;
+  }
+}
+
+TEST_F(Cluster, AStreamResumedOnAnotherNodeMissesNoEvent) {
+  start(2);
+  const auto sid = open_on(port(0));
+  // slow_count reports progress: an SSE stream of 5 progress events and the result, on A.
+  auto r = call_on(port(0), sid, "7", "slow_count", R"({"steps":5,"step_ms":5})", true);
+  ASSERT_EQ(r.status, 200U) << r.body;
+  const auto all = r.events();
+  ASSERT_GE(all.size(), 6U) << r.body;
+  // Resumed on B after the first event, the stream replays everything after it, in order.
+  const std::size_t from = all.front().data.empty() ? 1 : 0;  // a priming event has no data
+  response again;
+  for (int attempt = 0; attempt < 50; ++attempt) {  // A writes its events in the background
+    again = resume(port(1), sid, all[from].id);
+    if (again.status == 200U) break;
+    std::this_thread::sleep_for(20ms);
+  }
+  ASSERT_EQ(again.status, 200U) << again.body;
+  const auto rest = again.events();
+  std::vector<std::string> want;
+  for (std::size_t i = from + 1; i < all.size(); ++i) {
+    if (!all[i].data.empty()) want.push_back(all[i].id + " " + all[i].data);
+  }
+  std::vector<std::string> got;
+  for (const auto& e : rest) {
+    if (!e.data.empty()) got.push_back(e.id + " " + e.data);
+  }
+  EXPECT_EQ(got, want);
+}
+
+TEST_F(Cluster, ATaskCreatedOnAIsFetchedAndItsResultReadOnB) {
+  start(2);
+  const auto sid = open_on(port(0));
+  auto r = request(port(0), "POST",
+                   R"({"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"slow_task",)"
+                   R"("arguments":{"steps":3,"step_ms":300},"task":{}}})",
+                   post_headers(sid));
+  ASSERT_EQ(r.status, 200U) << r.body;
+  const auto created = result_of(answer_of(r));
+  ASSERT_TRUE(created.contains("task")) << r.body;
+  const std::string task(created.at("task").at("taskId").as_string());
+  // A node starting meanwhile (C, serving its first session here) leaves the task alone (A
+  // runs it): it does not fail the store's unfinished tasks as a lone process restarting would.
+  start(1);
+  r = request(
+      port(2), "POST",
+      R"({"jsonrpc":"2.0","id":9,"method":"tasks/get","params":{"taskId":")" + task + R"("}})",
+      post_headers(sid));
+  ASSERT_EQ(r.status, 200U) << r.body;
+  EXPECT_EQ(result_of(answer_of(r)).at("taskId").as_string(), task) << r.body;
+  EXPECT_EQ(result_of(answer_of(r)).at("status").as_string(), "working") << r.body;
+  // tasks/result on B waits for A to finish (a wake-up through Redis, not a poll).
+  r = request(
+      port(1), "POST",
+      R"({"jsonrpc":"2.0","id":10,"method":"tasks/result","params":{"taskId":")" + task + R"("}})",
+      post_headers(sid));
+  ASSERT_EQ(r.status, 200U) << r.body;
+  EXPECT_EQ(text_of(r), "done 3") << r.body;
+}
+
+TEST_F(Cluster, ANodeStartingLeavesTheTasksOfOtherNodesAlone) {
+  start(2);
+  const auto sid = open_on(port(0), R"({"elicitation":{}})");
+  auto r =
+      request(port(0), "POST",
+              R"({"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"elicit_task",)"
+              R"("arguments":{"message":"Which colour?"},"task":{}}})",
+              post_headers(sid));
+  ASSERT_EQ(r.status, 200U) << r.body;
+  const auto created = result_of(answer_of(r));
+  ASSERT_TRUE(created.contains("task")) << r.body;
+  const std::string task(created.at("task").at("taskId").as_string());
+  const auto status_on = [&](std::uint16_t p) {
+    auto got = request(
+        p, "POST",
+        R"({"jsonrpc":"2.0","id":12,"method":"tasks/get","params":{"taskId":")" + task + R"("}})",
+        post_headers(sid));
+    const auto res = result_of(answer_of(got));
+    const auto* st = res.if_contains("status");
+    return st != nullptr && st->is_string() ? std::string(st->get_string()) : got.body;
+  };
+  std::string status;
+  for (int i = 0; i < 100 && status != "input_required"; ++i) {
+    status = status_on(port(1));
+    if (status != "input_required") std::this_thread::sleep_for(20ms);
+  }
+  ASSERT_EQ(status, "input_required");
+  // C starts and serves the session: the task it finds unfinished in the store is A's to run
+  // (a lone process restarting would fail it, as nobody runs it any more).
+  start(1);
+  EXPECT_EQ(status_on(port(2)), "input_required");
+  EXPECT_EQ(status_on(port(0)), "input_required");
+}
+
+TEST_F(Cluster, RateLimitsHoldAcrossNodes) {
+  // 5 calls a second, bursts of 10: one bucket for the caller, whichever node it reaches.
+  start(3, {"--rate-limit", "5"});
+  const auto sid = open_on(port(0));
+  int served = 0;
+  int limited = 0;
+  for (int i = 0; i < 30; ++i) {
+    auto r = call_on(port(static_cast<std::size_t>(i) % 3), sid, std::to_string(100 + i), "echo",
+                     R"({"text":"n"})");
+    ASSERT_EQ(r.status, 200U) << r.body;
+    if (r.body.find("Rate limit exceeded") != std::string::npos) {
+      ++limited;
+    } else {
+      ++served;
+    }
+  }
+  // 10 from the burst, plus what 5/s refills while the calls run; each node alone would have
+  // served all 30 (its own burst of 10 and refill).
+  EXPECT_GE(served, 10);
+  EXPECT_LE(served, 16) << "limited " << limited;
+  EXPECT_EQ(served + limited, 30);
+}
+
+TEST_F(Cluster, AnInputRoundStartedOnAIsFinishedOnB) {
+  start(2);
+  const std::string caps = R"({"elicitation":{}})";
+  auto r = request(port(0), "POST", modern_call("1", "ask_name", "{}", {}, modern_meta(caps)),
+                   modern_headers("tools/call", "ask_name"));
+  ASSERT_EQ(r.status, 200U) << r.body;
+  const auto first = result_of(answer_of(r));
+  ASSERT_EQ(first.at("resultType"), "input_required") << r.body;
+  const auto* state = first.if_contains("requestState");
+  ASSERT_TRUE(state != nullptr && state->is_string()) << r.body;
+  const std::string extra =
+      R"("inputResponses":{"name":{"action":"accept","content":{"name":"Ada"}}},"requestState":)" +
+      mcp::to_json_string(*state);
+  // B never saw the round: the state is sealed with the key the service shares.
+  r = request(port(1), "POST", modern_call("2", "ask_name", "{}", extra, modern_meta(caps)),
+              modern_headers("tools/call", "ask_name"));
+  ASSERT_EQ(r.status, 200U) << r.body;
+  const auto done = result_of(answer_of(r));
+  EXPECT_EQ(done.at("resultType"), "complete") << r.body;
+  EXPECT_EQ(first_text(done), "Hello, Ada!") << r.body;
+}
+
+TEST_F(Cluster, ThroughARoundRobinProxyEveryRequestOfASessionIsServed) {
+  start(3);
+  std::vector<std::uint16_t> ports;
+  for (std::size_t i = 0; i < 3; ++i) ports.push_back(port(i));
+  proxy lb(ports);
+  ASSERT_TRUE(lb.ready());
+  const auto sid = open_on(lb.port());
+  ASSERT_EQ(sid.size(), 32U);
+  for (int i = 0; i < 9; ++i) {  // three rounds over the three nodes
+    auto r = call_on(lb.port(), sid, std::to_string(200 + i), "echo",
+                     R"({"text":"hop )" + std::to_string(i) + R"("})");
+    ASSERT_EQ(r.status, 200U) << "request " << i << ": " << r.body;
+    EXPECT_NE(r.body.find("hop " + std::to_string(i)), std::string::npos) << r.body;
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  if (!GTEST_FLAG_GET(list_tests)) {
+    if (!mcp::test::redis_server::binary()) {
+      std::cout << "SKIPPED: redis-server is not installed (Debian package redis-server)\n";
+      return 77;
+    }
+    if (proxy::binary().empty()) {
+      std::cout << "SKIPPED: haproxy is not installed (Debian package haproxy)\n";
+      return 77;
+    }
+  }
+  return RUN_ALL_TESTS();
+}
