@@ -22,6 +22,7 @@
 #include <set>
 #include <thread>
 
+#include "client_util.hpp"
 #include "modern_util.hpp"
 #include "param_headers.hpp"
 #include <netinet/in.h>
@@ -55,9 +56,7 @@ std::string text_of(const mcp::result<object>& r) {
 
 // ---- stdio: the demo server, launched ----
 
-mcp::result<mcp::launched_server> launch_demo(mcp::client_options o) {
-  return mcp::launch_server({.argv = {MCP_DEMO_SERVER, "--task-store", ":memory:"}}, std::move(o));
-}
+using client_test::launch_demo;
 
 TEST(ClientNegotiationStdio, AutoPicks20260728AndAnswersRounds) {
   auto s = launch_demo(answering(mcp::negotiation::automatic));
@@ -402,22 +401,7 @@ TEST(ClientHeaders, ToolsWithInvalidAnnotationsAreLeftOutOverHttp) {
 
 // ---- the TypeScript SDK 1.x reference server: 2025-11-25 only ----
 
-/// ts-ref-server.mjs of the shared benchmark kit, when it and its SDK are installed.
-std::string ts_ref_server() {
-  std::vector<std::filesystem::path> roots;
-  if (const char* d = std::getenv("MCP_SHARED_DIR")) roots.emplace_back(d);
-  roots.emplace_back(std::filesystem::path(MCP_SOURCE_DIR) / ".." / "shared");
-  roots.emplace_back(std::filesystem::path(MCP_SOURCE_DIR) / ".." / ".." / "shared");
-  const char* home = std::getenv("HOME");
-  const auto cache = std::filesystem::path(home != nullptr ? home : "/") / ".cache/mcp-bench";
-  if (!std::filesystem::exists(cache / "sdk-loader.mjs")) return {};
-  if (std::system("command -v node >/dev/null 2>&1") != 0) return {};
-  for (const auto& r : roots) {
-    const auto p = r / "bench" / "ts-ref-server.mjs";
-    if (std::filesystem::exists(p)) return p.string();
-  }
-  return {};
-}
+using client_test::ts_ref_server;
 
 std::uint16_t free_port() {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
