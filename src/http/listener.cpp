@@ -198,9 +198,9 @@ result<void> http_server::start() {
   if (!ec) m.acceptor.bind(ep, ec);
   if (!ec) m.acceptor.listen(net::socket_base::max_listen_connections, ec);
   if (ec) {
-    return not_started(error{errc::connection_closed, "cannot listen on " + host + ":" +
-                                                          std::to_string(m.opts.port) + ": " +
-                                                          ec.message()});
+    return not_started(error{
+        errc::connection_closed,
+        "cannot listen on " + host + ":" + std::to_string(m.opts.port) + ": " + ec.message()});
   }
   {  // read by port() and url() on any thread
     std::lock_guard lock(m.mu);

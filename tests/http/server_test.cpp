@@ -552,17 +552,16 @@ TEST(HttpServerOptions, SetListenAddressTakesHostPortAndRefusesTheRest) {
 TEST(HttpServerStart, AnAddressInUseOrNotAnAddressIsAnErrorAndTheServerCanStartAgain) {
   mcp::server srv({.info = {.name = "t", .version = "1"}});
   boost::asio::io_context io;
-  boost::asio::ip::tcp::acceptor taken(
-      io, {boost::asio::ip::make_address("127.0.0.1"), 0}, /*reuse_address=*/false);
+  boost::asio::ip::tcp::acceptor taken(io, {boost::asio::ip::make_address("127.0.0.1"), 0},
+                                       /*reuse_address=*/false);
   const auto port = taken.local_endpoint().port();
   mcp::http_server http(srv, {.host = "127.0.0.1", .port = port});
   auto started = http.start();
   ASSERT_FALSE(started);
   EXPECT_EQ(started.error().code, static_cast<int>(mcp::errc::connection_closed));
-  EXPECT_EQ(started.error().message.rfind("cannot listen on 127.0.0.1:" + std::to_string(port) +
-                                              ": ",
-                                          0),
-            0U)
+  EXPECT_EQ(
+      started.error().message.rfind("cannot listen on 127.0.0.1:" + std::to_string(port) + ": ", 0),
+      0U)
       << started.error().message;
   taken.close();  // the address is free now: the same server starts
   ASSERT_TRUE(http.start()) << "a failed start leaves the server startable";
