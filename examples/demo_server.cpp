@@ -498,6 +498,13 @@ int main(int argc, char** argv) {
     }
   }
   std::shared_ptr<mcp::shared_state> shared;
+  if (!redis_url.empty() && !task_store.empty() && task_store.rfind("redis://", 0) != 0) {
+    std::fprintf(stderr,
+                 "demo_server: --redis keeps tasks in Redis: --task-store %s cannot go "
+                 "with it (--task-store redis://… queues them across processes)\n",
+                 task_store.c_str());
+    return 2;
+  }
   if (!redis_url.empty()) {
 #ifdef MCP_DEMO_REDIS
     auto made = mcp::make_redis_shared_state({.url = redis_url, .key_prefix = "mcp-demo:"},

@@ -6,6 +6,7 @@
 #include <mcp/executor.hpp>
 #include <mcp/json_schema.hpp>
 
+#include <chrono>
 #include <condition_variable>
 #include <map>
 #include <mutex>
@@ -128,7 +129,8 @@ struct client_session::impl final : detail::peer {
   bool listen_acked = false;            ///< its acknowledgement arrived
   json::object listen_honoured;         ///< what the acknowledgement said it honours
   int listen_failures = 0;              ///< ends in a row without an acknowledgement between
-  std::condition_variable listen_cv;    ///< woken by an acknowledgement
+  std::chrono::steady_clock::time_point listen_opened{};  ///< when the open listen was sent
+  std::condition_variable listen_cv;                      ///< woken by an acknowledgement
   /// Opens a listen for what the server offers (list changes, `listen_uris`) in place of the
   /// open one; returns its generation.
   std::uint64_t start_listening();

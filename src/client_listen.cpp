@@ -51,6 +51,7 @@ std::uint64_t client_session::impl::start_listening() {
     server = server_result;
     listen_wanted = true;
     generation = ++listen_generation;
+    listen_opened = std::chrono::steady_clock::now();
     old = std::exchange(listen_id, 0);
     listen_acked = false;
     listen_honoured = {};
@@ -98,6 +99,10 @@ void client_session::impl::listen_ended(std::uint64_t generation, const result<j
         listen_wanted = false;  // the server cannot listen to this: asking again changes nothing
         return;
       }
+      ++listen_failures;
+    } else if (std::chrono::steady_clock::now() - listen_opened < std::chrono::seconds(1)) {
+      // Acknowledged and ended at once: a server (or proxy) that does so every time must not
+      // make the client ask again without a pause.
       ++listen_failures;
     }
     wait = backoff(listen_failures);

@@ -58,13 +58,19 @@ result<json::object> client_session::impl::negotiate_or_recall(const request_opt
   const std::string& origin = opts.origin;
   if (opts.negotiate != negotiation::automatic || origin.empty()) return negotiate(ro);
   if (auto v = cached_era(origin)) {
+    // A verdict proved wrong takes the discover answer kept with it along (else the probe below
+    // would be answered from the cache).
+    const auto forget = [&] {
+      forget_era(origin);
+      if (cache) cache->invalidate(origin, "server/discover " + v->version);
+    };
     if (v->era == protocol_era::modern) {
       const auto timeout = ro.timeout.count() > 0 ? ro.timeout : opts.probe_timeout;
       auto r = discover(v->version, ro, timeout);
       if (!r && r.error().is(errc::request_timeout)) {
         // No answer is what a server of the old era gives before initialize: the probe's own
         // verdict, reached without waiting for it twice.
-        forget_era(origin);
+        forget();
         r = legacy_initialize(opts.protocol_version, false, ro);
         if (r) remember_era(origin, era_verdict{.era = protocol_era::legacy, .version = version});
         return r;
@@ -74,7 +80,7 @@ result<json::object> client_session::impl::negotiate_or_recall(const request_opt
       auto r = legacy_initialize(opts.protocol_version, false, ro);
       if (r || says_nothing_of_the_era(r.error())) return r;
     }
-    forget_era(origin);  // the server proved the verdict wrong: probe again
+    forget();  // the server proved the verdict wrong: probe again
   }
   auto r = negotiate(ro);
   if (r) {
@@ -87,7 +93,10 @@ result<json::object> client_session::impl::negotiate_or_recall(const request_opt
 
 void client_session::impl::check_verdict(const error& e) {
   if (opts.origin.empty() || !modern.load()) return;
-  if (e.is(errc::unsupported_protocol_version) || legacy_refusal(e)) forget_era(opts.origin);
+  if (e.is(errc::unsupported_protocol_version) || legacy_refusal(e)) {
+    forget_era(opts.origin);
+    if (cache) cache->invalidate(opts.origin, "server/discover " + version);  // its discover too
+  }
 }
 
 result<json::object> client_session::impl::send_checked(std::string_view method,
@@ -168,6 +177,7 @@ result<void> client_session::impl::relist_tools() {
     }
     const auto* next = r->if_contains("nextCursor");
     if (next == nullptr || !next->is_string()) {
+      drop_invalid_header_tools(all);  // as every listing does (client_modern.cpp)
       remember_output_schemas(all, changes);
       return {};
     }

@@ -350,6 +350,8 @@ bool tasks_feature::become_task(call_state& call) {
     if (!call.meta().empty()) params["_meta"] = call.meta();
     rec.rerun =
         json::object{{"params", std::move(params)}, {"caller", principal_to_json(call.caller())}};
+    // The era it was asked in: a process running it without its session answers in that era.
+    if (s->modern()) rec.rerun["modern"] = true;
   }
   if (auto created = store_->create(rec); !created) {
     call.complete(error{errc::internal_error, created.error().message});
@@ -524,9 +526,11 @@ void tasks_feature::finish(const std::string& id, const std::string& owner, task
   for (std::size_t i = 0; i < live->waiters.size(); ++i) {
     answer(live->waiters[i], rec, i + 1 == live->waiters.size());
   }
-  // For its tasks/result (2026-07-28 tasks have none: tasks/get reads the store).
+  // For its tasks/result, when a live 2025-11-25 session of this process asked for the task
+  // (2026-07-28 tasks have none: tasks/get reads the store; a task run for another process is
+  // fetched there).
   const auto s = live->session.lock();
-  if (kept && live->waiters.empty() && !(s && s->modern())) keep_finished(std::move(rec));
+  if (kept && live->waiters.empty() && s && !s->modern()) keep_finished(std::move(rec));
 }
 
 bool tasks_feature::set_input_state(const std::string& id, const std::string& owner,

@@ -51,7 +51,15 @@ class queue_runner {
 
   void start() {
     thread_ = std::thread([this] {
-      loop();
+      for (;;) {  // no exception leaves this thread: the loop starts again after a pause
+        try {
+          loop();
+          break;
+        } catch (const std::exception&) {
+          std::unique_lock lock(mu_);
+          cv_.wait_for(lock, std::chrono::milliseconds(200), [&] { return stopped_; });
+        }
+      }
       left_.store(true);
     });
   }
@@ -126,7 +134,12 @@ class queue_runner {
         std::lock_guard lock(mu_);
         held_.insert((*got)->id);
       }
-      if (!f_.run_taken(**got)) done((*got)->id);
+      bool running = false;
+      try {
+        running = f_.run_taken(**got);
+      } catch (const std::exception&) {  // never past this thread: the lease is given back
+      }
+      if (!running) done((*got)->id);
     }
   }
 
@@ -182,7 +195,11 @@ bool tasks_feature::enqueue(call_state& call) {
     finish(
         id, owner,
         {.status = task_status::failed, .status_message = why, .payload = unfinished_payload(why)});
+    return true;
   }
+  // Without the store's pushes nothing would tell this process that another one finished it:
+  // its tasks/result then waits as for any task run elsewhere (watch_foreign).
+  if (!pushed_.load()) (void)take_live(id);
   return true;  // dropped here: the worker that takes it builds its call from the store
 }
 
@@ -225,9 +242,10 @@ bool tasks_feature::run_taken(const queued_task& q) {
     std::lock_guard lock(mu_);
     if (auto it = live_.find(q.id); it != live_.end()) session = it->second.session;
   }
-  const auto s = session.lock();
+  const auto* era = q.rerun.if_contains("modern");
+  const bool modern = era != nullptr && era->is_bool() && era->get_bool();
   auto call = std::make_shared<call_state>(
-      session, make_task_run(shared_from_this(), q.id, q.owner, s && s->modern()),
+      session, make_task_run(shared_from_this(), q.id, q.owner, modern),
       jsonrpc::request_id{"queue:" + q.id}, std::move(entry), json::value(args->get_object()),
       std::move(meta), std::make_shared<const principal>(principal_from_json(caller->get_object())),
       std::make_shared<const std::vector<std::shared_ptr<call_interceptor>>>());

@@ -17,7 +17,7 @@
 //   // One cache for several sessions: "public" results are shared between them, "private" ones
 //   // only between sessions with the same authorization_context.
 //   auto cache = mcp::make_result_cache({.max_entries = 1024});
-//   mcp::client_options o{.result_cache = cache, .authorization_context = "alice"};
+//   mcp::client_options o{.cache = cache, .authorization_context = "alice"};
 //   cache->clear();
 #pragma once
 
@@ -75,6 +75,7 @@ struct result_cache_stats {
 /// Thread-safety: every member may be called from any thread, sessions share one freely.
 class result_cache {
  public:
+  /// An empty cache bounded by `opts` (`make_result_cache` makes one shared).
   explicit result_cache(result_cache_options opts);
   ~result_cache();
   result_cache(const result_cache&) = delete;

@@ -200,7 +200,7 @@ TEST_F(redis_task_queue, a_cancel_from_another_node_stops_the_task_where_it_runs
   const auto id = created_id(a.call("tools/call", task_call("slow_task_once", 400, 50)));
   ASSERT_FALSE(id.empty());
   // Running once a worker took it: the "Queued" status message is gone.
-  for (int i = 0; i < 100; ++i) {
+  for (int i = 0; i < 500; ++i) {  // up to 10 s on a loaded machine
     auto t = a.call("tasks/get", object{{"taskId", id}});
     if (!t.at("result").as_object().contains("statusMessage")) break;
     std::this_thread::sleep_for(20ms);
@@ -221,13 +221,13 @@ TEST_F(redis_task_queue, a_cancel_from_another_node_stops_the_task_where_it_runs
   EXPECT_EQ(seen.at("result").at("status"), value("cancelled"));
   // Its handler returned where it ran (20 s early): the process running it released its lease.
   bool released = false;
-  for (int i = 0; i < 150 && !released; ++i) {
+  for (int i = 0; i < 500 && !released; ++i) {  // up to 10 s
     auto held = (*redis)->command({"HEXISTS", "q:tasks:holders", id});
     ASSERT_TRUE(held.has_value());
     released = held->integer == 0;
     if (!released) std::this_thread::sleep_for(20ms);
   }
-  EXPECT_TRUE(released) << "the cancelled task still holds its lease after 3 s";
+  EXPECT_TRUE(released) << "the cancelled task still holds its lease after 10 s";
 }
 
 TEST_F(redis_task_queue, a_thousand_tasks_sent_at_once_across_nodes_are_accepted_and_finish) {
