@@ -10,6 +10,7 @@
 #include <string_view>
 #include <thread>
 
+#include "detail/sqlite_wal_vfs.hpp"
 #include <sqlite3.h>
 
 namespace mcp::detail::sqlite {
@@ -47,10 +48,11 @@ inline int wait_when_busy(void* arg, int count) {
 
 /// A connection to `path` opened with `flags` (SQLITE_OPEN_READWRITE, and SQLITE_OPEN_CREATE to
 /// create a missing file) for one thread at a time (SQLITE_OPEN_NOMUTEX: the caller serializes
-/// its use), waiting up to `busy_timeout` for another connection's lock.
+/// its use), waiting up to `busy_timeout` for another connection's lock. Through the store's
+/// VFS (detail/sqlite_wal_vfs.hpp: a WAL frame in one write).
 inline db_ptr open(const std::string& path, std::chrono::milliseconds busy_timeout, int flags) {
   sqlite3* raw = nullptr;
-  const int rc = sqlite3_open_v2(path.c_str(), &raw, flags | SQLITE_OPEN_NOMUTEX, nullptr);
+  const int rc = sqlite3_open_v2(path.c_str(), &raw, flags | SQLITE_OPEN_NOMUTEX, wal_vfs_name());
   db_ptr db(raw);
   if (rc != SQLITE_OK) fail(raw);
   sqlite3_extended_result_codes(raw, 1);
