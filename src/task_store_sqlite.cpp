@@ -22,6 +22,11 @@
 // file's write lock before the read, so two processes sharing the file cannot both move one
 // task out of `working`.
 //
+// The connections open the file through the store's VFS (detail/sqlite_wal_vfs.hpp): SQLite's
+// default one, except that each WAL frame (header and page) goes to the file in one write, so
+// a commit of n pages costs n `pwrite` calls instead of 2n. Everything a commit wrote is in the
+// operating system's hands before SQLite publishes it, as with the default VFS.
+//
 // Reads see every committed write, of this process or another, and nothing uncommitted: in WAL
 // mode a commit becomes visible to other connections once its frames are in the WAL (at FULL,
 // after the flush), so a read never returns what a crash at the promised level could take
