@@ -9,10 +9,12 @@
 // connection: every write that arrived while the previous transaction committed goes into the
 // next one, a single BEGIN IMMEDIATE ... COMMIT, so N callers at once pay for one commit (one
 // append to the WAL of the pages they share — the table's last leaf, the indexes' leaves, the
-// sequence — and, at `power_loss`, one fdatasync) instead of N. The transaction runs on the
-// thread of one of its callers: a write that finds no transaction running runs at once, with
-// no hand-off to another thread and back (measured: bench/RESULTS.md, "SQLite task store: group
-// commit"). Each caller returns once its transaction has committed, so an acknowledged write
+// sequence — and, at `power_loss`, one fdatasync) instead of N. A write of one statement (all
+// but update) alone in its batch runs without the BEGIN and COMMIT around it: SQLite makes the
+// statement its own transaction, taking the same locks in the same order. The transaction runs
+// on the thread of one of its callers: a write that finds no transaction running runs at once,
+// with no hand-off to another thread and back (measured: bench/RESULTS.md, "SQLite task store:
+// group commit"). Each caller returns once its transaction has committed, so an acknowledged write
 // is durable to the promised level; the caller serializes its JSON before it queues, so the
 // transaction only binds and steps. A write that fails on its own (a duplicate id, a corrupt
 // stored row) fails alone and the rest of its transaction commits; when the transaction fails
@@ -98,13 +100,16 @@ auto guarded(F&& f) noexcept -> decltype(f()) {
 }
 
 /// One write for a group commit: `apply` runs inside its batch's transaction (and may
-/// throw); `failed` is set when it or its transaction failed.
+/// throw); `failed` is set when it or its transaction failed. A write of `one_statement` alone
+/// in its batch runs as that statement alone (run_batch).
 struct write_op {
   template <class F>
-  explicit write_op(F& f) : ctx(&f), apply([](void* p) { (*static_cast<F*>(p))(); }) {}
+  write_op(F& f, bool one)
+      : ctx(&f), apply([](void* p) { (*static_cast<F*>(p))(); }), one_statement(one) {}
 
   void* ctx;
   void (*apply)(void*);
+  bool one_statement;
   std::optional<error> failed{};
 };
 
@@ -162,7 +167,7 @@ class sqlite_task_store final : public task_store {
       const std::string input = input_column(task.input_request, task.input_response);
       const std::string rerun = json_text(task.rerun);
       bool duplicate = false;
-      auto written = write([&] {
+      auto written = write_one([&] {
         run r(*insert_);
         r.text(1, task.id).text(2, task.owner).text(3, to_string(task.status));
         r.text(4, task.status_message);
@@ -213,7 +218,7 @@ class sqlite_task_store final : public task_store {
         found = read([&](reader& rd) { return find(rd.select); });
       }
       if (expired_seq != 0) {  // deleted on the way (a sequence number is never reused)
-        auto deleted = write([&] {
+        auto deleted = write_one([&] {
           run r(*delete_);
           r.integer(1, expired_seq);
           r.step();
@@ -317,7 +322,7 @@ class sqlite_task_store final : public task_store {
   result<std::size_t> purge_expired(std::chrono::system_clock::time_point now) override {
     return guarded([&]() -> result<std::size_t> {
       std::size_t n = 0;
-      auto written = write([&] {
+      auto written = write_one([&] {
         run r(*purge_);
         r.integer(1, detail::to_epoch_ms(now));
         r.step();
@@ -333,7 +338,7 @@ class sqlite_task_store final : public task_store {
       const std::string payload = boost::json::serialize(detail::unfinished_payload(message));
       const std::int64_t now = detail::to_epoch_ms(std::chrono::system_clock::now());
       std::size_t n = 0;
-      auto written = write([&] {
+      auto written = write_one([&] {
         run r(*fail_);
         r.text(1, message).integer(2, now).text(3, payload);
         r.step();
@@ -419,11 +424,17 @@ class sqlite_task_store final : public task_store {
   /// Queues `f` for the next transaction and returns once that has committed (or
   /// failed: the error).
   template <class F>
-  result<void> write(F&& f) {
-    write_op op(f);
+  result<void> write(F&& f, bool one_statement = false) {
+    write_op op(f, one_statement);
     writer_->submit(op);
     if (op.failed) return *op.failed;
     return {};
+  }
+
+  /// `write` of an `f` that runs one statement.
+  template <class F>
+  result<void> write_one(F&& f) {
+    return write(std::forward<F>(f), true);
   }
 
   /// One transaction for every write in `ops` (on the thread of one of their callers).
@@ -432,6 +443,19 @@ class sqlite_task_store final : public task_store {
     const auto fail_all = [&](const error& e) {
       for (write_op* op : ops) op->failed = e;
     };
+    if (ops.size() == 1 && ops.front()->one_statement) {
+      // One statement alone is a transaction of its own, with the locks BEGIN IMMEDIATE takes
+      // (SQLite takes the write lock before the statement reads, waiting for it as BEGIN
+      // does): the same commit without the two statements around it.
+      write_op& op = *ops.front();
+      try {
+        op.apply(op.ctx);
+        commits_.fetch_add(1, std::memory_order_relaxed);
+      } catch (...) {
+        op.failed = current_error();
+      }
+      return;
+    }
     try {
       run r(*begin_);
       r.step();
