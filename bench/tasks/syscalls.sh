@@ -43,9 +43,13 @@ for r in $(seq 1 "$rounds"); do
   for demo in "$@"; do
     i=$((i + 1))
     rm -f "$work"/tasks.db*
+    # task-bench ends the server's input, then sends SIGTERM 500 ms later: perf (which would
+    # die of it without writing its counts) ignores it and waits for the server, which exits
+    # once the store is closed (its last checkpoint may take longer than that).
     cat >"$work/run.sh" <<SH
 #!/bin/sh
-exec perf stat -x, -e $events -o "$work/stat.txt" "$(realpath "$demo")" --no-rate-limit \
+trap '' TERM
+perf stat -x, -e $events -o "$work/stat.txt" "$(realpath "$demo")" --no-rate-limit \
   --task-store "$work/tasks.db"
 SH
     chmod +x "$work/run.sh"
