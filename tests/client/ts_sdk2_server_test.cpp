@@ -88,16 +88,16 @@ std::unique_ptr<http_peer> start_http(const std::string& serve) {
   auto peer = std::make_unique<http_peer>();
   auto found = std::make_shared<std::pair<std::mutex, std::condition_variable>>();
   auto url = std::make_shared<std::string>();
-  auto proc = mcp::make_process_connection(
-      {.argv = {"node", script(), "http", "--serve", serve},
-       .on_stderr =
-           [found, url](std::string_view line) {
-             const auto at = line.find("http://");
-             std::lock_guard lock(found->first);
-             if (at != std::string_view::npos && url->empty()) *url = line.substr(at);
-             found->second.notify_all();
-           },
-       .grace = 200ms});
+  auto proc = mcp::make_process_connection({.argv = {"node", script(), "http", "--serve", serve},
+                                            .on_stderr =
+                                                [found, url](std::string_view line) {
+                                                  const auto at = line.find("http://");
+                                                  std::lock_guard lock(found->first);
+                                                  if (at != std::string_view::npos && url->empty())
+                                                    *url = line.substr(at);
+                                                  found->second.notify_all();
+                                                },
+                                            .grace = 200ms});
   if (!proc) return nullptr;
   peer->proc = *proc;
   peer->proc->start([](std::string_view) {});
@@ -114,7 +114,9 @@ void exercise(mcp::client_session& c, heard* h, bool elicit) {
   std::vector<std::string> names;
   for (const auto& t : *tools) names.push_back(t.name);
   std::sort(names.begin(), names.end());
-  EXPECT_EQ(names, (std::vector<std::string>{"ask_name", "bump", "echo"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"ask_name", "bump", "echo", "region"}));
+  // In 2026-07-28 over HTTP the SDK refuses (-32020) a call without Mcp-Param-Region.
+  EXPECT_EQ(client_test::text_of(c.call_tool("region", {{"region", "eu-west"}})), "region=eu-west");
 
   EXPECT_EQ(client_test::text_of(c.call_tool("echo", {{"text", "héllo"}})), "héllo");
   auto typed = c.call_tool<echo_out>("echo", object{{"text", "typed"}});
@@ -131,8 +133,8 @@ void exercise(mcp::client_session& c, heard* h, bool elicit) {
   }
 
   if (h != nullptr) {
-    EXPECT_TRUE(h->until("notifications/tools/list_changed", 0,
-                         [&] { EXPECT_TRUE(c.call_tool("bump")); }));
+    EXPECT_TRUE(
+        h->until("notifications/tools/list_changed", 0, [&] { EXPECT_TRUE(c.call_tool("bump")); }));
   }
 
   // No task runtime in the SDK: refused without a round trip that hangs.
@@ -210,6 +212,58 @@ TEST_F(TsSdk2Server, LegacyClientOverHttp) {
   auto refused = mcp::connect_http({.url = modern->url}, options(mcp::negotiation::legacy));
   ASSERT_FALSE(refused);
   EXPECT_FALSE(refused.error().message.empty());
+}
+
+// ---- through `mcp-cpp bridge` in 2026-07-28 ----
+
+// Our client over stdio to `bridge --url`, to the SDK serving 2026-07-28 only over HTTP: the
+// bridge sends each request with the headers of the new era (Mcp-Param-Region from the listing
+// it relayed); the listen runs through it too.
+TEST_F(TsSdk2Server, BridgeUrlToANewEraServer) {
+  auto peer = start_http("modern");
+  ASSERT_TRUE(peer) << "the SDK's server did not start";
+  heard h;
+  auto s = mcp::launch_server({.argv = {MCP_CLI, "bridge", "--url", peer->url}},
+                              options(mcp::negotiation::automatic, &h));
+  ASSERT_TRUE(s) << s.error().message;
+  EXPECT_EQ(s->client->era(), mcp::protocol_era::modern);
+  exercise(*s->client, &h, true);
+  s->client->close();
+}
+
+// Our client over HTTP to `bridge --listen`, which runs the SDK's server (2026-07-28 only) over
+// stdio: a child per request (the new era has no session), so a change one child makes is not
+// heard on another's listen (not asked here).
+TEST_F(TsSdk2Server, BridgeListenServesANewEraClient) {
+  auto bridge = std::make_unique<http_peer>();
+  auto found = std::make_shared<std::pair<std::mutex, std::condition_variable>>();
+  auto url = std::make_shared<std::string>();
+  auto proc =
+      mcp::make_process_connection({.argv = {MCP_CLI, "bridge", "--listen", "127.0.0.1:0", "--",
+                                             "node", script(), "stdio", "--serve", "modern"},
+                                    .on_stderr =
+                                        [found, url](std::string_view line) {
+                                          const auto at = line.find("http://");
+                                          const auto end = line.find(' ', at);
+                                          std::lock_guard lock(found->first);
+                                          if (at != std::string_view::npos && url->empty())
+                                            *url = line.substr(at, end - at);
+                                          found->second.notify_all();
+                                        },
+                                    .grace = 200ms});
+  ASSERT_TRUE(proc) << proc.error().message;
+  bridge->proc = *proc;
+  bridge->proc->start([](std::string_view) {});
+  {
+    std::unique_lock lock(found->first);
+    found->second.wait_for(lock, 15s, [&] { return !url->empty(); });
+  }
+  ASSERT_FALSE(url->empty()) << "the bridge printed no URL";
+  auto link = mcp::connect_http({.url = *url}, options(mcp::negotiation::automatic));
+  ASSERT_TRUE(link) << link.error().message;
+  EXPECT_EQ(link->client->era(), mcp::protocol_era::modern);
+  exercise(*link->client, nullptr, true);
+  link->client->close();
 }
 
 // ---- 2025-11-25 only: the client falls back ----

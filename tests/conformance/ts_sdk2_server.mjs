@@ -10,7 +10,7 @@
 // Over HTTP it listens on an ephemeral port of 127.0.0.1 and prints
 // "listening on http://127.0.0.1:PORT/mcp" on stderr.
 //
-// Tools: echo {text} (structured output), ask_name (elicits a name: an input_required round in
+// Tools: echo {text} (structured output), region {region} (x-mcp-header: Region), ask_name (elicits a name: an input_required round in
 // 2026-07-28, an elicitation/create request in a 2025 session), bump (says the tool list
 // changed: onto listen streams in 2026-07-28, unsolicited in a 2025 session). The SDK has no
 // task runtime in either era (it neither declares nor serves tasks).
@@ -49,6 +49,17 @@ function build(ctx) {
         type: 'object', properties: { echoed: { type: 'string' } }, required: ['echoed'] }),
     },
     async ({ text }) => ({ content: [{ type: 'text', text }], structuredContent: { echoed: text } }));
+  server.registerTool(
+    'region',
+    {
+      description: 'Answers the region (its argument goes in the Mcp-Param-Region header too)',
+      inputSchema: fromJsonSchema({
+        type: 'object',
+        properties: { region: { type: 'string', 'x-mcp-header': 'Region' } },
+        required: ['region'],
+      }),
+    },
+    async ({ region }) => ({ content: [{ type: 'text', text: `region=${region}` }] }));
   server.registerTool('ask_name', { description: 'Greets the name the user gives' }, async (c) => {
     const got = acceptedContent(c.mcpReq.inputResponses, 'who');
     if (got?.name === undefined) {
