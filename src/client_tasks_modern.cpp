@@ -4,7 +4,11 @@
 // questions answered through the client's handlers), tasks/cancel (an acknowledgement).
 #include <mcp/client.hpp>
 
+#include <boost/json/serialize.hpp>
+
 #include <algorithm>
+#include <set>
+#include <string>
 
 #include "client_impl.hpp"
 
@@ -13,6 +17,14 @@ namespace mcp {
 namespace {
 
 constexpr std::string_view tasks_extension = "io.modelcontextprotocol/tasks";
+
+/// A question of an input_required task as it is remembered: its key and its request.
+std::string question(std::string_view key, const json::value& request) {
+  std::string out(key);
+  out += '\n';
+  out += json::serialize(request);
+  return out;
+}
 
 /// How long to wait between two tasks/get when the server suggests nothing.
 constexpr std::chrono::milliseconds default_poll{500};
@@ -78,14 +90,23 @@ result<task_info> client_session::impl::call_as_task_modern(std::string_view nam
 result<task_info> client_session::impl::wait_task_modern(std::string_view task_id,
                                                          std::chrono::milliseconds timeout) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
+  // The questions answered already (key and request): one still listed is not asked again.
+  std::set<std::string, std::less<>> answered;
   for (;;) {
     auto got = task_request("tasks/get", task_id);
     if (!got) return got.error();
     auto t = task_info::from_json(*got);
     if (!t || is_terminal(t->status)) return t;
-    if (t->status == task_status::input_required && !t->input_requests.empty()) {
-      auto answers = answer_inputs(t->input_requests);
+    json::object fresh;
+    if (t->status == task_status::input_required) {
+      for (const auto& [key, request] : t->input_requests) {
+        if (!answered.contains(question(key, request))) fresh.emplace(key, request);
+      }
+    }
+    if (!fresh.empty()) {
+      auto answers = answer_inputs(fresh);
       if (!answers) return answers.error();
+      for (const auto& [key, request] : fresh) answered.insert(question(key, request));
       auto updated =
           task_request("tasks/update", task_id, json::object{{"inputResponses", *answers}});
       if (!updated) return updated.error();
