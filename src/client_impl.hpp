@@ -60,12 +60,16 @@ struct client_session::impl final : detail::peer {
   result<json::object> negotiate(const request_options& ro);
   /// Adds the per-request `_meta` to `params` and returns the headers that describe request
   /// `method` (Mcp-Method, Mcp-Name, Mcp-Param-*).
+  /// `tasks_ext` declares the tasks extension in the request's client capabilities.
   std::vector<std::pair<std::string, std::string>> stamp(std::string_view method,
-                                                         json::object& params);
+                                                         json::object& params,
+                                                         bool tasks_ext = false);
   /// A request, in either era: in 2026-07-28 stamped, its answer's resultType read, input rounds
   /// answered (bounded), each retry a new request.
+  /// `tasks_ext`: the request declares the tasks extension and may be answered with a task
+  /// (resultType "task", returned as it came).
   result<json::object> send_request(std::string_view method, json::object params,
-                                    detail::outbound_options o);
+                                    detail::outbound_options o, bool tasks_ext = false);
   /// `send_request` without waiting: `done` as `peer::request_async` says; the handlers of an
   /// input round run on the request executor.
   std::int64_t send_request_async(std::string method, json::object params,
@@ -80,13 +84,27 @@ struct client_session::impl final : detail::peer {
   };
   /// Reads `r`, the answer to `method` in round `round`. Errors: an unknown resultType, an
   /// input_required answer to another method or without content, too many rounds.
-  result<round_step> read_answer(std::string_view method, const json::object& r, int round) const;
+  /// `task_ok`: a task ("task") is an answer too.
+  result<round_step> read_answer(std::string_view method, const json::object& r, int round,
+                                 bool task_ok = false) const;
   /// Answers every input request (key → {method, params}) with the client's handlers: the
   /// inputResponses. Errors: a request no handler answers, or a handler's error.
   result<json::object> answer_inputs(const json::object& requests);
   /// 2026-07-28 over HTTP: removes from a tools/list result the tools whose `x-mcp-header`
   /// annotations are invalid (the spec's rejection), each with a warning to `opts.on_warning`.
   void drop_invalid_header_tools(std::vector<json::object>& tools) const;
+  // ---- the tasks extension of 2026-07-28 (client_tasks_modern.cpp) ----
+  /// True when the server's DiscoverResult declares io.modelcontextprotocol/tasks.
+  bool server_offers_tasks_extension();
+  /// A tasks/* request of the extension (declaring it), its answer as it came.
+  result<json::object> task_request(std::string_view method, std::string_view task_id,
+                                    json::object extra = {});
+  /// `client_session::call_tool_as_task` in 2026-07-28.
+  result<task_info> call_as_task_modern(std::string_view name, json::object arguments,
+                                        const detail::outbound_options& o);
+  /// `client_session::wait_task` in 2026-07-28: polls tasks/get, answering the questions of an
+  /// input_required task through the handlers (tasks/update).
+  result<task_info> wait_task_modern(std::string_view task_id, std::chrono::milliseconds timeout);
   // ---- what is remembered beyond one request (client_remember.cpp) ----
   std::shared_ptr<result_cache> cache;  ///< null: `cache_results` is off
   std::string cache_context;            ///< the authorization context of private entries

@@ -20,6 +20,7 @@ constexpr std::string_view caps_key = "io.modelcontextprotocol/clientCapabilitie
 constexpr std::string_view info_key = "io.modelcontextprotocol/clientInfo";
 constexpr std::string_view level_key = "io.modelcontextprotocol/logLevel";
 constexpr std::string_view server_info_key = "io.modelcontextprotocol/serverInfo";
+constexpr std::string_view tasks_extension = "io.modelcontextprotocol/tasks";
 
 bool is_modern_version(std::string_view v) {
   const auto e = detail::find_era(v);
@@ -220,7 +221,7 @@ result<json::object> client_session::impl::negotiate(const request_options& ro) 
 }
 
 std::vector<std::pair<std::string, std::string>> client_session::impl::stamp(
-    std::string_view method, json::object& params) {
+    std::string_view method, json::object& params, bool tasks_ext) {
   json::object meta;
   if (auto* m = params.if_contains("_meta"); m != nullptr && m->is_object()) {
     meta = std::move(m->get_object());
@@ -231,15 +232,25 @@ std::vector<std::pair<std::string, std::string>> client_session::impl::stamp(
     meta[version_key] = modern_version;
     level = log_level;
   }
-  meta[caps_key] = modern_capabilities(opts.capabilities);
+  json::object caps = modern_capabilities(opts.capabilities);
+  if (tasks_ext) {
+    auto& ext = caps["extensions"];
+    if (!ext.is_object()) ext = json::object{};
+    ext.get_object()[tasks_extension] = json::object{};
+  }
+  meta[caps_key] = std::move(caps);
   meta[info_key] = json::object{{"name", opts.info.name}, {"version", opts.info.version}};
   if (!level.empty()) meta[level_key] = level;
   params["_meta"] = std::move(meta);
 
   std::vector<std::pair<std::string, std::string>> headers;
   headers.emplace_back("Mcp-Method", detail::encode_header_value(method));
-  const std::string_view key = method == "resources/read" ? "uri" : "name";
-  if (takes_rounds(method)) {
+  // The tasks extension routes its methods by the task's id.
+  const bool task_method =
+      method == "tasks/get" || method == "tasks/update" || method == "tasks/cancel";
+  const std::string_view key =
+      method == "resources/read" ? "uri" : (task_method ? "taskId" : "name");
+  if (takes_rounds(method) || task_method) {
     if (const auto* n = params.if_contains(key); n != nullptr && n->is_string()) {
       headers.emplace_back("Mcp-Name", detail::encode_header_value(n->get_string()));
     }
@@ -297,9 +308,11 @@ void client_session::impl::drop_invalid_header_tools(std::vector<json::object>& 
 
 result<client_session::impl::round_step> client_session::impl::read_answer(std::string_view method,
                                                                            const json::object& r,
-                                                                           int round) const {
+                                                                           int round,
+                                                                           bool task_ok) const {
   const auto* type = r.if_contains("resultType");
   if (type == nullptr || *type == "complete") return round_step{};  // missing: complete
+  if (task_ok && *type == "task") return round_step{};              // the caller reads it
   if (!type->is_string()) {
     return error{errc::invalid_request, std::string(method) + ": resultType is not a string"};
   }
@@ -368,7 +381,8 @@ result<json::object> client_session::impl::answer_inputs(const json::object& req
 
 result<json::object> client_session::impl::send_request(std::string_view method,
                                                         json::object params,
-                                                        detail::outbound_options o) {
+                                                        detail::outbound_options o,
+                                                        bool tasks_ext) {
   if (!modern.load()) return request(method, std::move(params), std::move(o));
   json::object responses;
   std::optional<json::value> state;
@@ -376,12 +390,12 @@ result<json::object> client_session::impl::send_request(std::string_view method,
     json::object p = params;
     if (round > 0) p["inputResponses"] = responses;
     if (state) p["requestState"] = *state;
-    auto headers = stamp(method, p);
+    auto headers = stamp(method, p, tasks_ext);
     detail::outbound_options each = o;
     each.headers = &headers;
     auto r = request(method, std::move(p), std::move(each));
     if (!r) return r;
-    auto step = read_answer(method, *r, round);
+    auto step = read_answer(method, *r, round, tasks_ext);
     if (!step) return step.error();
     if (step->complete) {
       if (round > 0) r->erase("ttlMs");  // reached through input rounds: never cached

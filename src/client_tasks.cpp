@@ -51,13 +51,31 @@ result<task_info> task_info::from_json(const json::object& task) {
     if (const auto* v = task.if_contains(key); v && v->is_int64()) out = v->get_int64();
   };
   integer("ttl", t.ttl_ms);
+  integer("ttlMs", t.ttl_ms);
   integer("pollInterval", t.poll_interval_ms);
+  integer("pollIntervalMs", t.poll_interval_ms);
+  // A DetailedTask (2026-07-28) inlines what its status holds.
+  auto object = [&](std::string_view key) -> const json::object* {
+    const auto* v = task.if_contains(key);
+    return v != nullptr && v->is_object() ? &v->get_object() : nullptr;
+  };
+  if (const auto* r = object("result")) t.call_result = *r;
+  if (const auto* e = object("error")) t.failure = *e;
+  if (const auto* q = object("inputRequests")) t.input_requests = *q;
   return t;
 }
 
 result<task_info> client_session::call_tool_as_task(std::string_view name, json::object arguments,
                                                     std::optional<std::chrono::milliseconds> ttl,
                                                     const request_options& opts) {
+  if (impl_->modern.load()) {
+    if (auto denied = denial(name, arguments, true)) return *denied;
+    detail::outbound_options o;
+    o.timeout = opts.timeout.count() > 0 ? opts.timeout : impl_->opts.timeout;
+    o.on_progress = opts.on_progress;
+    o.on_sent = opts.on_sent;
+    return impl_->call_as_task_modern(name, std::move(arguments), o);
+  }
   {
     std::lock_guard lock(impl_->mu);
     if (!declares(impl_->server_result, {"capabilities", "tasks", "requests", "tools", "call"})) {
@@ -93,14 +111,41 @@ result<task_info> client_session::call_tool_as_task(std::string_view name, json:
 }
 
 result<task_info> client_session::get_task(std::string_view task_id) {
-  auto r = request("tasks/get", json::object{{"taskId", task_id}});
+  auto r = impl_->modern.load() ? impl_->task_request("tasks/get", task_id)
+                                : request("tasks/get", json::object{{"taskId", task_id}});
   if (!r) return r.error();
   return task_info::from_json(*r);
 }
 
 result<json::object> client_session::task_result(std::string_view task_id,
                                                  const request_options& opts) {
-  auto r = request("tasks/result", json::object{{"taskId", task_id}}, opts);
+  result<json::object> r = error{errc::internal_error, "no result"};
+  if (impl_->modern.load()) {
+    auto t = impl_->wait_task_modern(task_id,
+                                     opts.timeout.count() > 0 ? opts.timeout : impl_->opts.timeout);
+    if (!t) return t.error();
+    if (t->status == task_status::cancelled) {
+      return error{errc::cancelled, "task " + std::string(task_id) + " was cancelled"};
+    }
+    if (t->failure) {
+      const auto* code = t->failure->if_contains("code");
+      const auto* message = t->failure->if_contains("message");
+      error e{code != nullptr && code->is_int64() ? static_cast<int>(code->get_int64())
+                                                  : static_cast<int>(errc::internal_error),
+              message != nullptr && message->is_string()
+                  ? std::string(message->get_string())
+                  : "task " + std::string(task_id) + " failed"};
+      if (const auto* d = t->failure->if_contains("data")) e.data = *d;
+      return e;
+    }
+    if (!t->call_result) {
+      return error{errc::invalid_params,
+                   "task " + std::string(task_id) + " completed without a result"};
+    }
+    r = std::move(*t->call_result);
+  } else {
+    r = request("tasks/result", json::object{{"taskId", task_id}}, opts);
+  }
   if (!r) return r;
   std::string tool;
   {
@@ -112,6 +157,10 @@ result<json::object> client_session::task_result(std::string_view task_id,
 }
 
 result<std::vector<task_info>> client_session::list_all_tasks() {
+  if (impl_->modern.load()) {
+    return error{errc::not_supported,
+                 "the tasks extension of 2026-07-28 has no tasks/list: keep the ids"};
+  }
   auto listed = list_all("tasks/list", "tasks");
   if (!listed) return listed.error();
   std::vector<task_info> all;
@@ -124,6 +173,10 @@ result<std::vector<task_info>> client_session::list_all_tasks() {
 }
 
 result<task_info> client_session::cancel_task(std::string_view task_id) {
+  if (impl_->modern.load()) {  // an acknowledgement: the task is read afterwards
+    if (auto r = impl_->task_request("tasks/cancel", task_id); !r) return r.error();
+    return get_task(task_id);
+  }
   auto r = request("tasks/cancel", json::object{{"taskId", task_id}});
   if (!r) return r.error();
   return task_info::from_json(*r);
@@ -131,6 +184,7 @@ result<task_info> client_session::cancel_task(std::string_view task_id) {
 
 result<task_info> client_session::wait_task(std::string_view task_id,
                                             std::chrono::milliseconds timeout) {
+  if (impl_->modern.load()) return impl_->wait_task_modern(task_id, timeout);
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   for (;;) {
     std::uint64_t ended = 0;  // read first: a notification during get_task still wakes us

@@ -6,6 +6,8 @@
 //   client_calls http N W URL               a Streamable HTTP server
 //   stdio-async, http-async                 the same, W calls in flight from one thread
 //                                           (call_tool_async; each answer starts the next)
+//   http-modern N W URL                     http in 2026-07-28 (pinned: server/discover, then
+//                                           every request stands alone); also stdio-modern
 //
 // Prints one line: "<transport>: N calls in S s = X calls/s (window W)". Exits 1 at the first
 // call that fails, the tool's own errors (isError) included.
@@ -30,8 +32,8 @@ namespace {
 
 int usage() {
   std::fprintf(stderr,
-               "usage: client_calls stdio[-async] N W -- CMD ARGS... | "
-               "client_calls http[-async] N W URL\n");
+               "usage: client_calls stdio[-async|-modern] N W -- CMD ARGS... | "
+               "client_calls http[-async|-modern] N W URL\n");
   return 2;
 }
 
@@ -112,30 +114,39 @@ int main(int argc, char** argv) {
   if (n <= 0 || w <= 0) return usage();
   const bool async = mode.ends_with("-async");
   if (async) mode.remove_suffix(6);
+  const bool modern = mode.ends_with("-modern");
+  if (modern) mode.remove_suffix(7);
+  mcp::client_options options;
+  if (modern) {
+    options.negotiate = mcp::negotiation::pinned;
+    options.protocol_version = "2026-07-28";
+  }
+  const std::string label =
+      std::string("mcp-cpp client, ") + std::string(mode) + (modern ? " (2026-07-28)" : "");
   auto measure = [&](mcp::client_session& c, const char* transport) {
     return async ? run_async(c, transport, n, w) : run(c, transport, n, w);
   };
   if (mode == "stdio") {
     if (std::string_view(argv[4]) != "--" || argc < 6) return usage();
     auto launched =
-        mcp::launch_server({.argv = std::vector<std::string>(argv + 5, argv + argc)}, {});
+        mcp::launch_server({.argv = std::vector<std::string>(argv + 5, argv + argc)}, options);
     if (!launched) {
       std::fprintf(stderr, "%s\n", launched.error().message.c_str());
       return 1;
     }
-    const bool ok = measure(*launched->client, "mcp-cpp client, stdio");
+    const bool ok = measure(*launched->client, label.c_str());
     launched->client->close();
     return ok ? 0 : 1;
   }
   if (mode != "http") return usage();
   auto conn = mcp::make_http_client_connection({.url = argv[4]}).value();
-  mcp::client_session client(conn);
+  mcp::client_session client(conn, options);
   conn->on_receive([&client](std::string_view m) { client.receive(m); });
   if (auto init = client.initialize(); !init) {
     std::fprintf(stderr, "%s\n", init.error().message.c_str());
     return 1;
   }
-  const bool ok = measure(client, "mcp-cpp client, http");
+  const bool ok = measure(client, label.c_str());
   client.close();
   return ok ? 0 : 1;
 }

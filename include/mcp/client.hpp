@@ -272,17 +272,26 @@ class tool_reply {
 };
 
 /// A task as the server reports it (CreateTaskResult, tasks/get, tasks/list, status
-/// notifications). Times are the server's RFC 3339 strings. A plain value.
+/// notifications; in 2026-07-28 the tasks extension's flat Task and DetailedTask). Times are
+/// the server's RFC 3339 strings. A plain value.
 struct task_info {
-  std::string id;                                  ///< `taskId`
+  std::string id;                                  ///< `taskId` (empty: no task, see `call_result`)
   task_status status = task_status::working;       ///< `status`
   std::string status_message{};                    ///< `statusMessage` (empty: none)
   std::string created_at{};                        ///< `createdAt`
   std::string last_updated_at{};                   ///< `lastUpdatedAt`
-  std::optional<std::int64_t> ttl_ms{};            ///< nothing: unlimited
-  std::optional<std::int64_t> poll_interval_ms{};  ///< `pollInterval` the server suggests
+  std::optional<std::int64_t> ttl_ms{};            ///< `ttl` / `ttlMs`; nothing: unlimited
+  std::optional<std::int64_t> poll_interval_ms{};  ///< `pollInterval` / `pollIntervalMs`
+  /// 2026-07-28: a completed task's result (tasks/get inlines it); also the answer itself when
+  /// the server ran a `call_tool_as_task` at once (then `id` is empty).
+  std::optional<json::object> call_result{};
+  /// 2026-07-28: a failed task's JSON-RPC error object (`error`, inlined by tasks/get).
+  std::optional<json::object> failure{};
+  /// 2026-07-28: what an input_required task asks the client (`inputRequests`, key → request).
+  json::object input_requests{};
 
-  /// Reads a Task object. Errors: `errc::invalid_params` naming the missing or wrong field.
+  /// Reads a Task object of either era. Errors: `errc::invalid_params` naming the missing or
+  /// wrong field.
   [[nodiscard]] static result<task_info> from_json(const json::object& task);
 };
 
@@ -412,31 +421,47 @@ class client_session {
     return tool_reply<Out>(std::move(*out), {}, std::move(*r));
   }
 
-  // ---- tasks (2025-11-25; client_tasks.cpp) ----
+  // ---- tasks (client_tasks.cpp; 2026-07-28's extension: client_tasks_modern.cpp) ----
   // A task's requests to the client while it runs (elicitation, sampling) reach the same
-  // `request_handlers` as any other.
+  // `request_handlers` as any other: in 2025-11-25 as the server's requests, in 2026-07-28 as
+  // the inputRequests of an input_required task, answered by `wait_task` and `task_result`
+  // with tasks/update.
 
-  /// tools/call with `params.task` (`ttl` when given): the server starts the tool as a task and
-  /// answers at once. Errors: as `request`; `errc::not_supported` when the server did not
-  /// declare `tasks.requests.tools.call`; `errc::invalid_params` for an answer that is not a
-  /// CreateTaskResult.
+  /// 2025-11-25: tools/call with `params.task` (`ttl` when given): the server starts the tool
+  /// as a task and answers at once. 2026-07-28: tools/call declaring the tasks extension
+  /// (io.modelcontextprotocol/tasks; `ttl` is not sent, the server decides); the server may
+  /// also run it at once, and then the task_info has no `id`, status completed and the
+  /// CallToolResult in `call_result`. Errors: as `request`; `errc::not_supported` when the server
+  /// did not declare `tasks.requests.tools.call` (2025-11-25) or the extension (2026-07-28);
+  /// `errc::invalid_params` for an answer that is not a CreateTaskResult.
   result<task_info> call_tool_as_task(std::string_view name, json::object arguments = {},
                                       std::optional<std::chrono::milliseconds> ttl = {},
                                       const request_options& opts = {});
   /// tasks/get.
   result<task_info> get_task(std::string_view task_id);
-  /// tasks/result: waits (up to `opts.timeout`) until the task ends, then returns exactly the
+  /// tasks/result (2025-11-25), or `wait_task` and the inlined result (2026-07-28): waits (up
+  /// to `opts.timeout`, else the session's) until the task ends, then returns exactly the
   /// CallToolResult, checked against the tool's outputSchema as `call_tool` does (for tasks this
-  /// client started), or the task's JSON-RPC error.
+  /// client started), or the task's JSON-RPC error (2026-07-28: `errc::cancelled` for a
+  /// cancelled task).
   result<json::object> task_result(std::string_view task_id, const request_options& opts = {});
-  /// Every page of tasks/list.
+  /// `task_result` decoded as `call_tool<Out>` decodes a CallToolResult.
+  template <class Out>
+  result<tool_reply<Out>> task_result(std::string_view task_id, const request_options& opts = {}) {
+    return decode_reply<Out>("of task " + std::string(task_id), task_result(task_id, opts));
+  }
+  /// Every page of tasks/list. Errors: `errc::not_supported` in 2026-07-28 (the extension has
+  /// no tasks/list).
   result<std::vector<task_info>> list_all_tasks();
-  /// tasks/cancel: the task as it is afterwards (cancelled). Errors: -32602 from the server for
-  /// a task that already ended.
+  /// tasks/cancel: the task as it is afterwards (cancelled; in 2026-07-28 read with tasks/get
+  /// after the acknowledgement, cancellation being cooperative). Errors: -32602 from the server
+  /// for a task that already ended (2025-11-25).
   result<task_info> cancel_task(std::string_view task_id);
   /// Waits until the task is terminal, woken by notifications/tasks/status, else reading
-  /// tasks/get every pollInterval (default 1 s). Errors: `errc::request_timeout` after
-  /// `timeout`, or those of `get_task`.
+  /// tasks/get every pollInterval (default 1 s; 2026-07-28: pollIntervalMs, default 500 ms,
+  /// answering an input_required task's questions through the handlers with tasks/update).
+  /// Errors: `errc::request_timeout` after `timeout`, or those of `get_task` (and of the
+  /// handlers in 2026-07-28).
   result<task_info> wait_task(std::string_view task_id, std::chrono::milliseconds timeout);
 
   /// Every page of tools/list, concatenated. Remembers each tool's outputSchema for `call_tool`.

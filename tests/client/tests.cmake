@@ -31,3 +31,32 @@ if(MCP_BUILD_EXAMPLES)
   target_compile_definitions(mcp_client_tests PRIVATE MCP_DEMO_SERVER="$<TARGET_FILE:demo_server>")
   add_dependencies(mcp_client_tests demo_server)
 endif()
+
+# mcp/client.hpp, tasks in both eras (the 2026-07-28 tasks extension, 2025-11-25 tasks) against
+# our server over HTTP on 127.0.0.1 and the demo over stdio.
+if(MCP_BUILD_EXAMPLES)
+  mcp_add_test(mcp_client_tasks_tests client/client_tasks_modern_test.cpp)
+  target_link_libraries(mcp_client_tasks_tests PRIVATE mcp::http)
+  target_compile_definitions(mcp_client_tasks_tests PRIVATE
+    MCP_DEMO_SERVER="$<TARGET_FILE:demo_server>")
+  add_dependencies(mcp_client_tasks_tests demo_server)
+endif()
+
+# The client against the TypeScript SDK 2.4.0 server (conformance/ts_sdk2_server.mjs: 2026-07-28
+# only, both eras, 2025-11-25 only; stdio and HTTP; through both `mcp-cpp bridge` directions). One ctest run through
+# conformance/ts_sdk2_server.sh, which installs the pinned SDK (npm, network the first time).
+if(MCP_BUILD_EXAMPLES)
+  add_executable(mcp_client_ts_sdk2_tests client/ts_sdk2_server_test.cpp)
+  target_link_libraries(mcp_client_ts_sdk2_tests PRIVATE mcp::mcp mcp::http GTest::gtest
+                                                         GTest::gtest_main)
+  mcp_target_defaults(mcp_client_ts_sdk2_tests)
+  target_compile_definitions(mcp_client_ts_sdk2_tests PRIVATE
+    MCP_SOURCE_DIR="${PROJECT_SOURCE_DIR}" MCP_DEMO_SERVER="$<TARGET_FILE:demo_server>"
+    MCP_CLI="$<TARGET_FILE:mcp-cpp>")
+  add_dependencies(mcp_client_ts_sdk2_tests mcp-cpp)
+  add_test(NAME mcp_conformance_ts_sdk2_server
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/conformance/ts_sdk2_server.sh
+            $<TARGET_FILE:mcp_client_ts_sdk2_tests>)
+  set_tests_properties(mcp_conformance_ts_sdk2_server PROPERTIES
+    SKIP_RETURN_CODE 77 TIMEOUT 600 LABELS "conformance;interop")
+endif()

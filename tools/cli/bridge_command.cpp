@@ -8,6 +8,10 @@
 // transport's. Lines that are not JSON-RPC, batches and lines over 4 MiB get a -32700/-32600 answer
 // here and go no further. At the end of stdin the answers still owed are awaited (at most
 // --timeout), then the HTTP session is closed (DELETE).
+// A client of the 2026-07-28 era (its requests carry their revision in `_meta`) has no
+// initialize and no session: each request goes as it is, with the headers that revision wants
+// beside it (MCP-Protocol-Version from `_meta`, Mcp-Method, Mcp-Name, and the Mcp-Param-* of the
+// tool's `x-mcp-header` properties, learnt from the tools/list answers that pass through).
 #include <mcp/jsonrpc.hpp>
 #include <mcp/transport/stdio.hpp>
 
@@ -16,12 +20,15 @@
 #include <condition_variable>
 #include <csignal>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
+#include <stdexcept>
 
 #include "commands.hpp"
+#include "param_headers.hpp"
 #include "tools_cli.hpp"
 #include <unistd.h>
 
@@ -91,6 +98,78 @@ class traffic {
   std::optional<std::string> initialize_;
 };
 
+/// The 2026-07-28 side: the `x-mcp-header` properties of each tool a tools/list answer named
+/// (learnt on the reading thread, used on the writing one), and the headers of a request.
+class modern_headers {
+ public:
+  using header_list = std::vector<std::pair<std::string, std::string>>;
+
+  /// The revision a request of the new era names in its `_meta`; nothing for the old era.
+  static std::optional<std::string> revision(const json::object& params) {
+    const auto* meta = params.if_contains("_meta");
+    const auto* v = meta != nullptr && meta->is_object()
+                        ? meta->get_object().if_contains("io.modelcontextprotocol/protocolVersion")
+                        : nullptr;
+    if (v == nullptr || !v->is_string()) return std::nullopt;
+    return std::string(v->get_string());
+  }
+
+  /// Learns the tools of a tools/list answer (any result with a `tools` array).
+  void learn(const json::object& message) {
+    const auto* r = message.if_contains("result");
+    const auto* tools =
+        r != nullptr && r->is_object() ? r->get_object().if_contains("tools") : nullptr;
+    if (tools == nullptr || !tools->is_array()) return;
+    std::lock_guard lock(mu_);
+    for (const auto& t : tools->get_array()) {
+      const auto* tool = t.if_object();
+      const auto* name = tool != nullptr ? tool->if_contains("name") : nullptr;
+      const auto* schema = tool != nullptr ? tool->if_contains("inputSchema") : nullptr;
+      if (name == nullptr || !name->is_string()) continue;
+      std::vector<detail::param_header> params;
+      if (schema != nullptr && schema->is_object()) {
+        try {
+          params = detail::param_headers_of(schema->get_object(), name->get_string());
+        } catch (const std::invalid_argument&) {
+          // Invalid annotations: no headers (the server says what it needs).
+        }
+      }
+      tools_.insert_or_assign(std::string(name->get_string()), std::move(params));
+    }
+  }
+
+  /// Mcp-Method, Mcp-Name and Mcp-Param-* for request `method` with `params`.
+  header_list of(std::string_view method, const json::object& params) {
+    header_list out;
+    out.emplace_back("Mcp-Method", detail::encode_header_value(method));
+    std::string_view key;
+    if (method == "tools/call" || method == "prompts/get") key = "name";
+    if (method == "resources/read") key = "uri";
+    if (method == "tasks/get" || method == "tasks/update" || method == "tasks/cancel") {
+      key = "taskId";
+    }
+    const auto* name = key.empty() ? nullptr : params.if_contains(key);
+    if (name != nullptr && name->is_string()) {
+      out.emplace_back("Mcp-Name", detail::encode_header_value(name->get_string()));
+    }
+    const auto* args = params.if_contains("arguments");
+    if (method == "tools/call" && name != nullptr && name->is_string() && args != nullptr &&
+        args->is_object()) {
+      std::lock_guard lock(mu_);
+      if (auto it = tools_.find(name->get_string()); it != tools_.end()) {
+        for (auto& h : detail::param_header_values(it->second, args->get_object())) {
+          out.push_back(std::move(h));
+        }
+      }
+    }
+    return out;
+  }
+
+ private:
+  std::mutex mu_;
+  std::map<std::string, std::vector<detail::param_header>, std::less<>> tools_;
+};
+
 int run_bridge(const bridge_args& a) {
   if (a.target.url.empty()) {
     std::cerr << "mcp-cpp: bridge needs --url URL\n";
@@ -105,9 +184,11 @@ int run_bridge(const bridge_args& a) {
   auto conn = link->conn;
   auto out = std::make_shared<fd_connection>(STDOUT_FILENO);
   auto seen = std::make_shared<traffic>();
-  conn->on_receive([out, seen, conn_weak = std::weak_ptr(conn)](std::string_view m) {
+  auto modern = std::make_shared<modern_headers>();
+  conn->on_receive([out, seen, modern, conn_weak = std::weak_ptr(conn)](std::string_view m) {
     auto v = parse_json(m);
     if (!v) return;  // the transport hands over only what parsed; nothing else to pass on
+    if (const auto* o = v->if_object()) modern->learn(*o);
     if (auto version = seen->received(*v)) {
       if (auto c = conn_weak.lock()) c->set_protocol_version(*version);
     }
@@ -135,9 +216,15 @@ int run_bridge(const bridge_args& a) {
         if (!m) return answer_here(m.error().id, m.error().err);
         const auto* req = std::get_if<jsonrpc::request>(&*m);
         send_context ctx;
+        modern_headers::header_list headers;
         if (req != nullptr) {
           seen->sent(req->id, req->method == "initialize");
           ctx.request = &req->id;
+          if (auto revision = modern_headers::revision(req->params)) {
+            conn->set_protocol_version(*revision);  // the header of this request and what follows
+            headers = modern->of(req->method, req->params);
+            ctx.headers = &headers;
+          }
         }
         const auto* n = std::get_if<jsonrpc::notification>(&*m);
         std::optional<jsonrpc::request_id> cancels;

@@ -11,6 +11,8 @@ add_executable(mcp-cpp cli/main.cpp cli/auth_command.cpp cli/bridge_command.cpp 
                        cli/inspect_command.cpp cli/schema_command.cpp cli/tasks_command.cpp
                        cli/tools_command.cpp cli/watch_command.cpp)
 target_link_libraries(mcp-cpp PRIVATE mcp_cli_parts CLI11::CLI11)
+# The bridge mirrors 2026-07-28 requests into headers as the client does (src/param_headers.hpp).
+target_include_directories(mcp-cpp PRIVATE ${PROJECT_SOURCE_DIR}/src)
 mcp_target_defaults(mcp-cpp)
 
 if(MCP_BUILD_TESTS)

@@ -1,0 +1,203 @@
+// mcp/client.hpp, tasks in both eras against our own server: in 2026-07-28 the tasks extension
+// (a tools/call declaring io.modelcontextprotocol/tasks answered with a task, tasks/get polled,
+// an input_required task answered with tasks/update through the handlers, tasks/cancel), in
+// 2025-11-25 params.task and tasks/result; the same calls give the same answers. Over HTTP on
+// 127.0.0.1 (a server in this process) and over stdio (the demo server).
+#include <mcp/client.hpp>
+#include <mcp/http_client.hpp>
+#include <mcp/http_server.hpp>
+#include <mcp/reflect.hpp>
+#include <mcp/server.hpp>
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <thread>
+
+#include "client_util.hpp"
+
+namespace {
+
+using mcp::json::object;
+using namespace std::chrono_literals;
+
+struct sleep_in {
+  int ms = 0;
+};
+MCP_FIELDS(sleep_in, (ms, {.defaulted = true}))
+
+struct sleep_out {
+  int slept = 0;
+};
+MCP_FIELDS(sleep_out, (slept))
+
+struct name_form {
+  std::string name;
+};
+MCP_FIELDS(name_form, (name))
+
+void add_tools(mcp::server& s) {
+  s.add_tool({.name = "sleeper",
+              .description = "Sleeps ms milliseconds (cancellable)",
+              .task_support_mode = mcp::task_support::optional},
+             [](mcp::tool_context& ctx, const sleep_in& in) -> sleep_out {
+               int i = 0;
+               for (; i < in.ms && !ctx.cancelled(); ++i) std::this_thread::sleep_for(1ms);
+               return sleep_out{i};
+             });
+  s.add_tool({.name = "asker",
+              .description = "Greets the name the user gives",
+              .task_support_mode = mcp::task_support::required},
+             [](mcp::tool_context& ctx) -> mcp::tool_result<std::string> {
+               auto a = ctx.elicit<name_form>("Your name?");
+               if (!a || !a->accepted()) return mcp::tool_error{"no name"};
+               return "hello " + a->content->name;
+             });
+  s.add_tool({.name = "failer",
+              .description = "Fails as a tool",
+              .task_support_mode = mcp::task_support::optional},
+             []() -> mcp::tool_result<std::string> { return mcp::tool_error{"it broke"}; });
+}
+
+mcp::client_options options(mcp::negotiation mode, std::atomic<int>& asked) {
+  auto o = client_test::automatic();
+  o.negotiate = mode;
+  o.on_elicitation = [&asked](const mcp::elicitation_request&, std::stop_token) {
+    ++asked;
+    return mcp::result<mcp::elicitation_answer>(
+        mcp::elicitation_answer::accept(object{{"name", "Ada"}}));
+  };
+  return o;
+}
+
+/// A task run to its end, typed; one cancelled; one asking the user; one failing as a tool.
+void exercise(mcp::client_session& c, const std::atomic<int>& asked) {
+  auto t = c.call_tool_as_task("sleeper", object{{"ms", 30}});
+  ASSERT_TRUE(t) << t.error().message;
+  ASSERT_FALSE(t->id.empty());
+  EXPECT_FALSE(mcp::is_terminal(t->status) && t->status != mcp::task_status::completed);
+  auto done = c.wait_task(t->id, 10s);
+  ASSERT_TRUE(done) << done.error().message;
+  EXPECT_EQ(done->status, mcp::task_status::completed);
+  auto typed = c.task_result<sleep_out>(t->id);
+  ASSERT_TRUE(typed) << typed.error().message;
+  ASSERT_TRUE(typed->ok()) << typed->tool_error();
+  EXPECT_EQ(typed->value().slept, 30);
+
+  auto slow = c.call_tool_as_task("sleeper", object{{"ms", 20000}});
+  ASSERT_TRUE(slow) << slow.error().message;
+  auto cancelled = c.cancel_task(slow->id);
+  ASSERT_TRUE(cancelled) << cancelled.error().message;
+  EXPECT_EQ(cancelled->status, mcp::task_status::cancelled);
+  auto after = c.get_task(slow->id);
+  ASSERT_TRUE(after) << after.error().message;
+  EXPECT_EQ(after->status, mcp::task_status::cancelled);
+  EXPECT_FALSE(c.task_result(slow->id, {.timeout = 5s}));
+
+  const int before = asked.load();
+  auto ask = c.call_tool_as_task("asker");
+  ASSERT_TRUE(ask) << ask.error().message;
+  auto greeting = c.task_result(ask->id, {.timeout = 10s});
+  ASSERT_TRUE(greeting) << greeting.error().message;
+  EXPECT_EQ(mcp::client_session::joined_text(*greeting), "hello Ada");
+  EXPECT_EQ(asked.load(), before + 1);
+
+  auto fail = c.call_tool_as_task("failer");
+  ASSERT_TRUE(fail) << fail.error().message;
+  auto failed = c.task_result<std::string>(fail->id, {.timeout = 10s});
+  ASSERT_TRUE(failed) << failed.error().message;  // a tool's failure is a result
+  EXPECT_FALSE(failed->ok());
+  EXPECT_EQ(failed->tool_error(), "it broke");
+
+  auto unknown = c.get_task("no-such-task");
+  ASSERT_FALSE(unknown);
+  EXPECT_EQ(unknown.error().code, -32602);
+}
+
+TEST(ClientTasks, BothErasOverHttp) {
+  mcp::server server(mcp::server_options{.task_poll_interval = 20ms});
+  add_tools(server);
+  mcp::http_server http(server, mcp::http_server_options{});
+  ASSERT_TRUE(http.start());
+  const std::string url = "http://127.0.0.1:" + std::to_string(http.port()) + "/mcp";
+  for (const auto mode : {mcp::negotiation::automatic, mcp::negotiation::legacy}) {
+    const bool modern = mode == mcp::negotiation::automatic;
+    SCOPED_TRACE(modern ? "2026-07-28" : "2025-11-25");
+    std::atomic<int> asked{0};
+    auto link = mcp::connect_http({.url = url}, options(mode, asked));
+    ASSERT_TRUE(link) << link.error().message;
+    auto& c = *link->client;
+    ASSERT_EQ(c.era(), modern ? mcp::protocol_era::modern : mcp::protocol_era::legacy);
+    exercise(c, asked);
+    auto listed = c.list_all_tasks();
+    if (modern) {
+      // The extension has no tasks/list; a plain call (no extension declared) is no task.
+      ASSERT_FALSE(listed);
+      EXPECT_TRUE(listed.error().is(mcp::errc::not_supported));
+      auto plain = c.call_tool<sleep_out>("sleeper", object{{"ms", 5}});
+      ASSERT_TRUE(plain) << plain.error().message;
+      ASSERT_TRUE(plain->ok()) << plain->tool_error();
+      EXPECT_EQ(plain->value().slept, 5);
+    } else {
+      ASSERT_TRUE(listed) << listed.error().message;
+      EXPECT_GE(listed->size(), 4U);
+    }
+    c.close();
+  }
+  http.stop();
+}
+
+// A server of the new era without the extension is not asked for a task.
+TEST(ClientTasks, NewEraServerWithoutTheExtension) {
+  mcp::server server;
+  server.add_tool({.name = "plain", .description = "d"}, [] { return std::string("x"); });
+  mcp::http_server http(server, mcp::http_server_options{});
+  ASSERT_TRUE(http.start());
+  std::atomic<int> asked{0};
+  auto link = mcp::connect_http({.url = "http://127.0.0.1:" + std::to_string(http.port()) + "/mcp"},
+                                options(mcp::negotiation::automatic, asked));
+  ASSERT_TRUE(link) << link.error().message;
+  ASSERT_EQ(link->client->era(), mcp::protocol_era::modern);
+  auto t = link->client->call_tool_as_task("plain");
+  ASSERT_FALSE(t);
+  EXPECT_TRUE(t.error().is(mcp::errc::not_supported)) << t.error().message;
+  link->client->close();
+  http.stop();
+}
+
+// The demo over stdio: its task tools in the new era (elicit_task through tasks/update).
+TEST(ClientTasks, NewEraOverStdio) {
+  std::atomic<int> asked{0};
+  auto o = options(mcp::negotiation::automatic, asked);
+  o.on_elicitation = [&asked](const mcp::elicitation_request&, std::stop_token) {
+    ++asked;
+    return mcp::result<mcp::elicitation_answer>(
+        mcp::elicitation_answer::accept(object{{"answer", "42"}}));
+  };
+  auto s = client_test::launch_demo(std::move(o));
+  ASSERT_TRUE(s) << s.error().message;
+  auto& c = *s->client;
+  ASSERT_EQ(c.era(), mcp::protocol_era::modern);
+  auto t = c.call_tool_as_task("must_task", object{{"text", "later"}});
+  ASSERT_TRUE(t) << t.error().message;
+  auto r = c.task_result<std::string>(t->id, {.timeout = 10s});
+  ASSERT_TRUE(r) << r.error().message;
+  ASSERT_TRUE(r->ok()) << r->tool_error();
+  EXPECT_EQ(r->value(), "later");
+
+  auto e = c.call_tool_as_task("elicit_task", object{{"message", "The answer?"}});
+  ASSERT_TRUE(e) << e.error().message;
+  auto answer = c.task_result(e->id, {.timeout = 10s});
+  ASSERT_TRUE(answer) << answer.error().message;
+  EXPECT_EQ(mcp::client_session::joined_text(*answer), "answer: 42");
+  EXPECT_EQ(asked.load(), 1);
+
+  auto slow = c.call_tool_as_task("slow_task", object{{"steps", 1000}, {"step_ms", 20}});
+  ASSERT_TRUE(slow) << slow.error().message;
+  auto cancelled = c.cancel_task(slow->id);
+  ASSERT_TRUE(cancelled) << cancelled.error().message;
+  EXPECT_EQ(cancelled->status, mcp::task_status::cancelled);
+  c.close();
+}
+
+}  // namespace
