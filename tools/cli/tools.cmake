@@ -72,8 +72,8 @@ if(MCP_BUILD_TESTS AND MCP_BUILD_EXAMPLES)
                     ARGS tools list --protocol auto)
   mcp_cli_demo_test(protocol_legacy 0 "\\(protocol 2025-11-25\\)" ARGS tools list --protocol legacy)
   mcp_cli_demo_test(protocol_pinned_call 0 "^hi" ARGS tools call echo text=hi --protocol 2026-07-28)
-  # `watch`: the change two seconds in reaches the same output in both eras (the listen in
-  # 2026-07-28, where the demo also tells a new listen of its policy's first load: two lines).
+  # `watch`: the policy's changes (every two seconds) reach the same output in both eras (the
+  # listen in 2026-07-28, where the demo also tells a new listen of its policy's first load).
   mcp_cli_test(watch_auto 0 "list_changed.*\n.*method.:.notifications/tools/list_changed"
                watch --count 2 --for 20 --protocol auto
                -- sh ${_cli_data}/changing_server.sh $<TARGET_FILE:demo_server>)
