@@ -150,7 +150,7 @@ std::string request_context::protocol_version() const {
 result<json::object> request_context::request(std::string_view method, json::object params,
                                               const ask_options& opts) const {
   if (state_->inline_handler()) return inline_refusal();
-  if (const auto& round = state_->round) return round->ask(method, std::move(params), opts.key);
+  if (const auto round = state_->round()) return round->ask(method, std::move(params), opts.key);
   state_->annotate(params);
   return state_->ask_client(method, std::move(params), opts.timeout, opts.key);
 }
@@ -159,7 +159,7 @@ void request_context::request_async(std::string_view method, json::object params
                                     unique_function<void(result<json::object>)> done,
                                     const ask_options& opts) const {
   if (state_->inline_handler()) return done(inline_refusal());
-  if (const auto& round = state_->round) {
+  if (const auto round = state_->round()) {
     return done(round->ask(method, std::move(params), opts.key));
   }
   state_->annotate(params);
@@ -200,11 +200,13 @@ void request_context::sample_async(std::string_view prompt, const sampling_optio
 }
 
 const json::value* request_context::round_state() const noexcept {
-  return state_->round ? state_->round->saved_state() : nullptr;
+  // A deferred round has no saved state: it is not opened for the asking.
+  const auto round = state_->opened_round();
+  return round ? round->saved_state() : nullptr;
 }
 
 void request_context::save_round_state(json::value state) const {
-  if (state_->round) state_->round->save_state(std::move(state));
+  if (const auto round = state_->round()) round->save_state(std::move(state));
 }
 
 executor& request_context::handler_executor() const noexcept {

@@ -147,7 +147,11 @@ void prompts_feature::get(const jsonrpc::request& req,
   if (traits(p->revision()).per_request_meta) {  // 2026-07-28: what was answered so far
     auto round = open_round(core_, req, p->caller(), p->client_caps());
     if (!round) return target->fail_request(std::move(round).error());
-    p->round = std::move(*round);
+    if (*round) {
+      p->set_round(std::move(*round));
+    } else {
+      p->defer_round(request_state::round_method::prompts_get);
+    }
   }
   const auto& params = req.params;
   const auto* n = params.if_contains("name");

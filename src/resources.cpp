@@ -208,7 +208,11 @@ void resources_feature::read(const jsonrpc::request& req,
   if (traits(p->revision()).per_request_meta) {  // 2026-07-28: what was answered so far
     auto round = open_round(core_, req, p->caller(), p->client_caps());
     if (!round) return fail(std::move(round).error());
-    p->round = std::move(*round);
+    if (*round) {
+      p->set_round(std::move(*round));
+    } else {
+      p->defer_round(request_state::round_method::resources_read);
+    }
   }
   const auto* u = req.params.if_contains("uri");
   if (!u || !u->is_string())

@@ -29,15 +29,25 @@ json::object capability_object(std::string_view dotted) {
 result<std::shared_ptr<input_round>> open_round(server_core& core, const jsonrpc::request& req,
                                                 const principal& who, const json::object& caps) {
   const auto& params = req.params;
-  std::map<std::string, json::object, std::less<>> answers;
-  std::set<std::string, std::less<>> asked;
-  std::optional<json::value> saved;
-  const auto* state = params.if_contains("requestState");
+  // What the request carries into the round, found in one pass over the params.
+  const json::value* state = nullptr;
+  const json::value* responses = nullptr;
+  for (const auto& kv : params) {
+    if (kv.key() == "requestState") {
+      state = &kv.value();
+    } else if (kv.key() == "inputResponses") {
+      responses = &kv.value();
+    }
+  }
   // The digest binds a sealed state to its request. A round is sealed only when the handler
   // asked a question the request's capabilities allow (input_round::ask refuses the others),
   // so a request that declares none of them and carries no state needs none.
-  const bool may_seal =
-      caps.contains("elicitation") || caps.contains("sampling") || caps.contains("roots");
+  const bool may_seal = !caps.empty() && (caps.contains("elicitation") ||
+                                          caps.contains("sampling") || caps.contains("roots"));
+  if (state == nullptr && responses == nullptr && !may_seal) return nullptr;  // deferred
+  std::map<std::string, json::object, std::less<>> answers;
+  std::set<std::string, std::less<>> asked;
+  std::optional<json::value> saved;
   const auto digest = state != nullptr || may_seal ? params_digest(params) : std::string();
   const auto key = who.key();
   if (state != nullptr) {
@@ -50,7 +60,7 @@ result<std::shared_ptr<input_round>> open_round(server_core& core, const jsonrpc
     asked = std::move(opened->asked);
     saved = std::move(opened->saved);
   }
-  if (const auto* responses = params.if_contains("inputResponses")) {
+  if (responses != nullptr) {
     if (!responses->is_object()) {
       return error{errc::invalid_params, "Invalid params: inputResponses must be an object"};
     }
@@ -72,7 +82,7 @@ result<std::shared_ptr<input_round>> open_round(server_core& core, const jsonrpc
 
 std::optional<std::string> close_round(server_session_impl& s, const request_state& r,
                                        bool failed) {
-  const auto& round = r.round;
+  const auto round = r.opened_round();
   if (!round) return std::nullopt;
   if (round->has_questions()) {
     round_contents c{.principal = round->principal,

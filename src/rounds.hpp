@@ -22,8 +22,11 @@ class server_core;
 class request_state;
 
 /// The input round of request `req` of caller `who` (its params intact), with the client's
-/// capabilities `caps`. Errors: -32602 for `inputResponses` that is not an object of objects,
-/// or a `requestState` the sealer refuses (altered, expired, another caller's or request's).
+/// capabilities `caps`; null when the request carries nothing into it (no `requestState`, no
+/// `inputResponses`) and declares no capability a question needs: the caller then defers it
+/// (request_state::defer_round), and a handler that asks nothing opens none. Errors: -32602 for
+/// `inputResponses` that is not an object of objects, or a `requestState` the sealer refuses
+/// (altered, expired, another caller's or request's).
 [[nodiscard]] result<std::shared_ptr<input_round>> open_round(server_core& core,
                                                               const jsonrpc::request& req,
                                                               const principal& who,

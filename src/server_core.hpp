@@ -124,6 +124,6 @@ class server_core : public std::enable_shared_from_this<server_core> {
 /// Creates a session of `core` writing to `conn`, registered with the core.
 std::shared_ptr<server_session> make_session(const std::shared_ptr<server_core>& core,
                                              std::shared_ptr<connection> conn,
-                                             session_options opts);
+                                             session_options&& opts);
 
 }  // namespace mcp::detail

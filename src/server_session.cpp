@@ -24,7 +24,7 @@ const std::shared_ptr<const json::object>& no_capabilities() {
 }
 
 server_session_impl::server_session_impl(std::shared_ptr<server_core> core,
-                                         std::shared_ptr<connection> conn, session_options opts)
+                                         std::shared_ptr<connection> conn, session_options&& opts)
     : peer(std::move(conn), core->opts.limits),
       core_(std::move(core)),
       who_(std::make_shared<const principal>(std::move(opts.who))),
@@ -248,7 +248,7 @@ void server_session_impl::notify_list_changed(std::size_t k, std::uint64_t gener
 
 std::shared_ptr<server_session> make_session(const std::shared_ptr<server_core>& core,
                                              std::shared_ptr<connection> conn,
-                                             session_options opts) {
+                                             session_options&& opts) {
   // A stateless session lives for one request and can be told nothing later: the core does not
   // keep it among the sessions it notifies (that list and its lock stay off the request path).
   const bool notified = !opts.assume_initialized;

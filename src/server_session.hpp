@@ -52,7 +52,7 @@ inline constexpr std::size_t max_state_slots = 4;
 class server_session_impl final : public server_session, public peer {
  public:
   server_session_impl(std::shared_ptr<server_core> core, std::shared_ptr<connection> conn,
-                      session_options opts);
+                      session_options&& opts);
   ~server_session_impl() override;
 
   // ---- server_session ----

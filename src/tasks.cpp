@@ -382,8 +382,8 @@ bool tasks_feature::become_task(call_state& call) {
     s->reply(call.id(), json::object{{"task", task_json(rec)}});
   }
   call.become(std::make_shared<task_run>(shared_from_this(), rec.id, owner, modern));
-  call.round.reset();  // a task's questions wait with it (tasks/update), not in a round
-  if (call.done()) {   // an interceptor's timer (a deadline) ended it in between
+  call.set_round(nullptr);  // a task's questions wait with it (tasks/update), not in a round
+  if (call.done()) {        // an interceptor's timer (a deadline) ended it in between
     finish(rec.id, owner,
            {.status = task_status::failed,
             .status_message = "The call ended before its handler ran",

@@ -17,7 +17,7 @@ bool tool_context::close_sse_stream() const {
 bool tool_context::become_task() {
   auto call = std::static_pointer_cast<detail::call_state>(state_);
   if (!call->task_request || !call->entry().spec.deferred_task) return false;
-  if (call->round && call->round->has_questions()) return false;
+  if (const auto round = call->opened_round(); round && round->has_questions()) return false;
   auto s = call->session();
   if (!s) return false;
   return s->core().tasks->become_task(*call);  // from here, questions wait with the task

@@ -162,7 +162,8 @@ void tools_feature::deliver(call_state& call, std::variant<call_tool_result, err
                   .target = call.tool(),
                   .reason = std::holds_alternative<error>(outcome) ? "error" : "refused"});
   }
-  if (call.round) {  // 2026-07-28: the round may decide the answer
+  // 2026-07-28: the round, if the handler opened one, may decide the answer.
+  if (traits(call.revision()).per_request_meta && call.opened_round()) {
     const bool failed =
         std::holds_alternative<error>(outcome) || std::get<call_tool_result>(outcome).is_error;
     if (auto answer = close_round(*s, call, failed)) {

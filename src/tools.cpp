@@ -239,9 +239,11 @@ void tools_feature::list(server_session_impl& s, const jsonrpc::request& req) co
 void tools_feature::call(server_session_impl& s, jsonrpc::request&& req) {
   auto origin = s.origin_of(req);  // before `_meta` leaves the params
   // 2026-07-28: what the client answered so far (before the params are taken apart).
+  auto who = s.who();
   std::shared_ptr<input_round> round;
-  if (s.modern()) {
-    auto opened = open_round(core_, req, *s.who(), *origin.client_caps);
+  const bool modern = s.modern();
+  if (modern) {
+    auto opened = open_round(core_, req, *who, *origin.client_caps);
     if (!opened) return s.reply_error(req.id, opened.error());
     round = std::move(*opened);
   }
@@ -266,7 +268,6 @@ void tools_feature::call(server_session_impl& s, jsonrpc::request&& req) {
     return s.reply_error(req.id,
                          invalid_params("Unknown tool: " + std::string(name->get_string())));
   }
-  auto who = s.who();
   if (auto missing = missing_scopes(entry->spec.scopes, *who); !missing.empty()) {
     return s.reply_error(req.id, invalid_params("Tool \"" + entry->spec.name +
                                                 "\" needs scopes the caller was not granted: " +
@@ -306,7 +307,11 @@ void tools_feature::call(server_session_impl& s, jsonrpc::request&& req) {
   // A task call runs through the interceptors as a plain call (a rate limit or an access check
   // refuses it without creating a task); it becomes a task just before the handler.
   if (task != nullptr) call->task_request = task->get_object();
-  call->round = std::move(round);
+  if (round) {
+    call->set_round(std::move(round));
+  } else if (modern) {
+    call->defer_round(request_state::round_method::tools_call);
+  }
   if (!s.track(call)) return;
   run(call);
 }

@@ -2,6 +2,9 @@
 
 #include <mcp/executor.hpp>
 
+#include <array>
+
+#include "detail/input_round.hpp"
 #include "server_core.hpp"
 #include "server_session.hpp"
 
@@ -22,6 +25,38 @@ request_state::request_state(std::weak_ptr<server_session_impl> session, jsonrpc
 }
 
 request_state::~request_state() = default;
+
+std::shared_ptr<input_round> request_state::round() {
+  std::lock_guard lock(round_mu_);
+  if (!round_ && deferred_round_ != round_method::none) {
+    round_ = std::make_shared<input_round>(std::map<std::string, json::object, std::less<>>{},
+                                           std::set<std::string, std::less<>>{}, std::nullopt,
+                                           client_caps());
+    round_->principal = caller().key();
+    static constexpr std::array<std::string_view, 4> names = {"", "tools/call", "prompts/get",
+                                                              "resources/read"};
+    round_->method = std::string(names[static_cast<std::size_t>(deferred_round_)]);
+    deferred_round_ = round_method::none;
+  }
+  return round_;
+}
+
+std::shared_ptr<input_round> request_state::opened_round() const {
+  std::lock_guard lock(round_mu_);
+  return round_;
+}
+
+void request_state::set_round(std::shared_ptr<input_round> r) {
+  std::lock_guard lock(round_mu_);
+  round_ = std::move(r);
+  deferred_round_ = round_method::none;
+}
+
+void request_state::defer_round(round_method method) {
+  std::lock_guard lock(round_mu_);
+  round_ = nullptr;
+  deferred_round_ = method;
+}
 
 bool request_state::log_enabled(log_level level) const {
   if (traits(origin_.revision).per_request_meta) {

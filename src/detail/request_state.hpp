@@ -12,6 +12,7 @@
 #include <mcp/jsonrpc.hpp>
 
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string_view>
@@ -79,8 +80,21 @@ class request_state : public inbound_request, public std::enable_shared_from_thi
                                             std::string_view message);
 
   /// 2026-07-28, on tools/call, prompts/get and resources/read: the input round this run of
-  /// the handler belongs to (input_round.hpp). Null otherwise. Set before the handler runs.
-  std::shared_ptr<input_round> round;
+  /// the handler belongs to (input_round.hpp), opened now if it was deferred; null when the
+  /// request has none. Thread-safe.
+  [[nodiscard]] std::shared_ptr<input_round> round();
+  /// The round if it is open (a deferred one nobody used is not: it has no questions and no
+  /// state to carry). Thread-safe.
+  [[nodiscard]] std::shared_ptr<input_round> opened_round() const;
+  /// Sets the round (before the handler runs; null: none, which also drops a deferred one).
+  void set_round(std::shared_ptr<input_round> r);
+  /// The methods that have input rounds.
+  enum class round_method : std::uint8_t { none, tools_call, prompts_get, resources_read };
+  /// A round that starts empty (the request carried no `requestState`, no `inputResponses`,
+  /// and no capability a question needs, so no digest is needed): opened by `round()` when the
+  /// handler first asks or saves its state, for `method`. Most handlers ask nothing, and their
+  /// requests then open no round at all.
+  void defer_round(round_method method);
   /// What the handler needs alive while it may still complete (its registry entry: a handler
   /// completing later must outlive the entry's removal).
   std::shared_ptr<const void> keep_alive;
@@ -91,7 +105,10 @@ class request_state : public inbound_request, public std::enable_shared_from_thi
   json::object meta_;
   request_origin origin_;
   std::optional<json::value> progress_token_;
+  std::shared_ptr<input_round> round_;  ///< guarded by round_mu_
   spinlock progress_mu_;
+  mutable spinlock round_mu_;
+  round_method deferred_round_ = round_method::none;  ///< a round not opened yet; guarded too
   bool has_progress_ = false;
   double last_progress_ = 0;
 };

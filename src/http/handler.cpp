@@ -62,9 +62,9 @@ http_response error_response(unsigned status, errc code, std::string message, he
 }
 
 std::shared_ptr<server_session> session_source::open_session(std::shared_ptr<connection> conn,
-                                                             session_options opts) const {
+                                                             session_options&& opts) const {
   if (srv != nullptr) return srv->open_session(std::move(conn), std::move(opts));
-  return open(std::move(conn), opts);
+  return open(std::move(conn), std::move(opts));
 }
 
 request_handler::request_handler(session_source source, http_server_options opts,
@@ -346,7 +346,7 @@ std::optional<http_response> request_handler::open_target(const http_request& re
   return std::nullopt;
 }
 
-http_response request_handler::post(const http_request& req, const principal& who,
+http_response request_handler::post(const http_request& req, principal& who,
                                     std::string_view version, headers extra) {
   post_body body;
   if (auto e = decode_post(req, body, extra)) return std::move(*e);
@@ -357,7 +357,9 @@ http_response request_handler::post(const http_request& req, const principal& wh
     }
   }
   // 2026-07-28 (handler_modern.cpp): the revision is in the header or the body's `_meta`.
-  if (is_modern(version, body)) return post_modern(req, who, version, std::move(extra), body);
+  if (is_modern(version, body)) {
+    return post_modern(req, std::move(who), version, std::move(extra), body);
+  }
   if (!version.empty() && !is_supported_protocol_version(version)) {
     return error_response(400, errc::invalid_request,
                           "Bad Request: Unsupported protocol version: " + std::string(version),

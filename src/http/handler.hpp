@@ -65,7 +65,7 @@ struct session_source {
   json_limits limits{};   ///< for parsing request bodies
   /// A new session on `conn`; null when the opener refused.
   [[nodiscard]] std::shared_ptr<server_session> open_session(std::shared_ptr<connection> conn,
-                                                             session_options opts) const;
+                                                             session_options&& opts) const;
 };
 
 /// Fills in `opts.events` when it is unset and events are kept: the shared state's event store
@@ -114,14 +114,16 @@ class request_handler {
     std::string negotiated;
   };
 
-  http_response post(const http_request& req, const principal& who, std::string_view version,
+  /// A POST of caller `who`, which a 2026-07-28 request's session takes over (moved from).
+  http_response post(const http_request& req, principal& who, std::string_view version,
                      headers extra);
   // 2026-07-28 (handler_modern.cpp).
   /// Whether a POST is served in the per-request era: its `MCP-Protocol-Version` is such a
   /// revision, or its body names one in `_meta`.
   [[nodiscard]] static bool is_modern(std::string_view version, const post_body& body);
-  /// A 2026-07-28 POST: the headers checked against the body, then a session of its own.
-  http_response post_modern(const http_request& req, const principal& who, std::string_view version,
+  /// A 2026-07-28 POST: the headers checked against the body, then a session of its own (which
+  /// takes `who` over).
+  http_response post_modern(const http_request& req, principal&& who, std::string_view version,
                             headers extra, post_body& body);
   std::optional<http_response> decode_post(const http_request& req, post_body& body,
                                            const headers& extra) const;

@@ -8,6 +8,10 @@
 #include <mcp/json.hpp>
 #include <mcp/protocol.hpp>
 
+#include <algorithm>
+#include <array>
+#include <optional>
+
 #include "http/handler.hpp"
 #include "jsonrpc_text.hpp"
 #include "param_headers.hpp"
@@ -67,18 +71,50 @@ bool is_mirror_header(std::string_view name) {
          (name.size() > param.size() && iequals(name.substr(0, param.size()), param));
 }
 
-/// The first header that mirrors the body and is sent more than once, if any. A repeated
-/// field's value is all of them joined (RFC 9110, 5.3), never what the body says; and an
-/// intermediary may read another of them than the first, which is what is checked.
-std::optional<std::string_view> repeated_mirror_header(const http_request& req) {
+/// The headers that mirror the body, read in one pass: Mcp-Method's and Mcp-Name's values, and
+/// the first of them sent more than once, if any. A repeated field's value is all of them
+/// joined (RFC 9110, 5.3), never what the body says; and an intermediary may read another of
+/// them than the first, which is what is checked.
+struct mirror_headers {
+  std::string_view method;
+  std::string_view name;
+  std::optional<std::string_view> repeated;
+};
+
+mirror_headers read_mirror_headers(const http_request& req) {
+  mirror_headers out;
+  // The mirroring headers seen so far, by position; a request has a handful.
+  constexpr std::size_t most = 16;
+  std::array<std::size_t, most> seen{};
+  std::size_t count = 0;
+  std::size_t first_repeated = req.headers.size();
   for (std::size_t i = 0; i < req.headers.size(); ++i) {
     const auto name = req.headers[i].first;
     if (!is_mirror_header(name)) continue;
-    for (std::size_t j = i + 1; j < req.headers.size(); ++j) {
-      if (iequals(req.headers[j].first, name)) return name;
+    bool again = false;
+    for (std::size_t k = 0; k < count; ++k) {
+      if (iequals(req.headers[seen[k]].first, name)) {
+        first_repeated = std::min(first_repeated, seen[k]);
+        again = true;
+        break;
+      }
+    }
+    if (again) continue;
+    if (count == most) {  // more distinct ones than any request sends: compare the rest directly
+      for (std::size_t j = i + 1; j < req.headers.size(); ++j) {
+        if (iequals(req.headers[j].first, name)) first_repeated = std::min(first_repeated, i);
+      }
+    } else {
+      seen[count++] = i;
+    }
+    if (out.method.empty() && iequals(name, "mcp-method")) {
+      out.method = req.headers[i].second;
+    } else if (out.name.empty() && iequals(name, "mcp-name")) {
+      out.name = req.headers[i].second;
     }
   }
-  return std::nullopt;
+  if (first_repeated < req.headers.size()) out.repeated = req.headers[first_repeated].first;
+  return out;
 }
 
 /// 404 for -32601, 400 for -32020, -32021 and -32022, 200 otherwise.
@@ -118,7 +154,7 @@ bool request_handler::is_modern(std::string_view version, const post_body& body)
   return rq != nullptr && !meta_version(*rq).empty();
 }
 
-http_response request_handler::post_modern(const http_request& req, const principal& who,
+http_response request_handler::post_modern(const http_request& req, principal&& who,
                                            std::string_view version, headers extra,
                                            post_body& body) {
   extra.emplace_back("X-Accel-Buffering", "no");
@@ -139,14 +175,21 @@ http_response request_handler::post_modern(const http_request& req, const princi
   auto mismatch = [&](std::string msg) {
     return refuse(400, error{errc::header_mismatch, "Header mismatch: " + std::move(msg)});
   };
-  if (const auto twice = repeated_mirror_header(req)) {
-    return mismatch(std::string(*twice) + " is sent more than once");
-  }
+  const auto mirrors = read_mirror_headers(req);
+  if (mirrors.repeated) return mismatch(std::string(*mirrors.repeated) + " is sent more than once");
   // The revision: the header must be there and agree with `_meta`, which must be complete.
   if (version.empty()) return mismatch("MCP-Protocol-Version is required");
-  const auto* meta = meta_of(*rq);
-  const auto* mv = meta != nullptr ? meta->if_contains(version_key) : nullptr;
-  const auto* caps = meta != nullptr ? meta->if_contains(caps_key) : nullptr;
+  const json::value* mv = nullptr;
+  const json::value* caps = nullptr;
+  if (const auto* meta = meta_of(*rq)) {  // both in one pass over its members
+    for (const auto& kv : *meta) {
+      if (kv.key() == version_key) {
+        mv = &kv.value();
+      } else if (kv.key() == caps_key) {
+        caps = &kv.value();
+      }
+    }
+  }
   if (mv == nullptr || !mv->is_string() || caps == nullptr || !caps->is_object()) {
     return refuse(400, error{errc::invalid_params,
                              "Invalid params: _meta needs io.modelcontextprotocol/protocolVersion "
@@ -166,14 +209,14 @@ http_response request_handler::post_modern(const http_request& req, const princi
     return mismatch("MCP-Protocol-Version differs from the request's _meta protocolVersion");
   }
   // Routing headers mirror the body exactly (after trimming, and the base64 sentinel decoded).
-  const auto method_header = req.header("mcp-method");
+  const auto method_header = mirrors.method;
   if (method_header.empty()) return mismatch("Mcp-Method is required");
   if (!detail::header_value_is(method_header, rq->method)) {
     return mismatch("Mcp-Method differs from the method");
   }
   if (const auto key = name_param(rq->method); !key.empty()) {
     const auto* p = rq->params.if_contains(key);
-    const auto name_header = req.header("mcp-name");
+    const auto name_header = mirrors.name;
     if (name_header.empty()) return mismatch("Mcp-Name is required for " + rq->method);
     if (p == nullptr || !p->is_string() || !detail::header_value_is(name_header, p->get_string())) {
       return mismatch("Mcp-Name differs from the request's " + std::string(key));
@@ -194,10 +237,11 @@ http_response request_handler::post_modern(const http_request& req, const princi
   if (body.requests.empty()) body.requests.push_back(rq->id);
   auto conn = std::make_shared<routing_connection>(std::string{}, std::string(req.peer_address),
                                                    req.peer_port);
+  auto tasks_of = task_owner(who, "anonymous");  // before the session takes the principal over
   auto session =
-      source_.open_session(conn, session_options{.who = who,
+      source_.open_session(conn, session_options{.who = std::move(who),
                                                  .assume_initialized = std::string(version),
-                                                 .task_owner = task_owner(who, "anonymous"),
+                                                 .task_owner = std::move(tasks_of),
                                                  .shared_task_owner = !authenticates()});
   if (!session) {
     return error_response(503, errc::internal_error, "Service Unavailable: no session to open",

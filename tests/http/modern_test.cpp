@@ -388,6 +388,40 @@ TEST_F(ModernHttp, WithoutTheElicitationCapabilityTheCallNeedsIt) {
       a.at("error").at("data").at("requiredCapabilities").as_object().contains("elicitation"));
 }
 
+TEST_F(ModernHttp, ARoundOpenedOnlyWhenTheHandlerAsksKeepsItsStateAndItsRefusals) {
+  // The round of a request that carries nothing into it is opened when the handler first asks or
+  // saves its state: what it saved comes back with the answers, and a question the request's
+  // capabilities do not allow is still -32021.
+  server_.add_tool({.name = "remember", .description = "saves its text, asks a name"},
+                   [](mcp::tool_context& ctx, const text_in& in) -> mcp::result<std::string> {
+                     std::string before = "nothing";
+                     if (const auto* saved = ctx.round_state();
+                         saved != nullptr && saved->is_string()) {
+                       before = std::string(saved->get_string());
+                     }
+                     ctx.save_round_state(mcp::json::value(in.text));
+                     auto who = ctx.elicit<name_answer>("What is your name?", {.key = "who"});
+                     if (!who) return who.error();
+                     if (!who->accepted()) return mcp::tool_error{"declined"};
+                     return before + ", " + who->content->name;
+                   });
+  start_modern();
+  const auto first = first_round(port_, "remember", "Hello");
+  ASSERT_EQ(first.at("resultType"), "input_required") << mcp::to_json_string(first);
+  auto r = retry(port_, "2", "remember", "Hello", state_of(first));
+  ASSERT_EQ(r.status, 200U) << r.body;
+  EXPECT_EQ(first_text(result_of(answer_of(r))), "Hello, Ada") << r.body;
+
+  r = post(modern_call("3", "remember", R"({"text":"Hi"})"),
+           modern_headers("tools/call", "remember"));
+  EXPECT_EQ(r.status, 400U) << r.body;
+  EXPECT_EQ(error_code(answer_of(r)), -32021) << r.body;
+  // A handler that asks nothing answers without a round.
+  r = post(modern_call("4", "echo", R"({"text":"plain"})"), modern_headers("tools/call", "echo"));
+  ASSERT_EQ(r.status, 200U) << r.body;
+  EXPECT_EQ(first_text(result_of(answer_of(r))), "plain") << r.body;
+}
+
 /// Expects the answer to be -32602 naming requestState and saying `why`.
 void expect_refused(const response& r, const std::string& why) {
   const auto a = answer_of(r);
