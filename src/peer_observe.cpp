@@ -4,9 +4,11 @@
 // session's span. Everything here runs only when an observer is set.
 #include <array>
 #include <charconv>
+#include <chrono>
 #include <cstring>
 #include <utility>
 
+#include "detail/read_clock.hpp"
 #include "jsonrpc_text.hpp"
 #include "peer.hpp"
 #include "peer_span.hpp"
@@ -288,6 +290,7 @@ observe::span peer::observe_request(const jsonrpc::request& r) {
   auto op = base_operation();
   op.side = observe::kind::server;  // received
   describe_received(op, r.method, r.params);
+  op.start = this_thread_read_clock.batch_start();
   std::array<char, 24> buf;  // NOLINT: written by to_chars before it is read
   std::string spill;
   op.request_id = id_text(r.id, buf, spill);
@@ -298,14 +301,20 @@ void peer::observe_notification(const jsonrpc::notification& n) {
   auto op = base_operation();
   op.side = observe::kind::server;  // received
   describe_received(op, n.method, n.params);
+  // A notification's span ends where it starts: one clock reading (none in a batch) for both.
+  op.start = this_thread_read_clock.batch_start();
+  if (op.start == std::chrono::steady_clock::time_point{})
+    op.start = std::chrono::steady_clock::now();
   auto span = obs_->on_start(op);
-  if (span) obs_->on_end(span, {});
+  if (span) obs_->on_end(span, {.end = op.start});
 }
 
 void peer::observe_answer(const jsonrpc::request_id& id, std::string_view message,
                           const observe::outcome* known) {
   if (auto* here = local_span(id); here != nullptr) {
-    obs_->on_end(*here, known ? *known : answer_outcome(message));  // ended where it waits
+    auto o = known ? *known : answer_outcome(message);  // ended where it waits
+    o.end = this_thread_read_clock.end_now();
+    obs_->on_end(*here, o);
     here->active = false;
     return;
   }
@@ -319,7 +328,9 @@ void peer::observe_answer(const jsonrpc::request_id& id, std::string_view messag
     filed_.fetch_sub(1, std::memory_order_release);
   }
   if (!span) return;
-  obs_->on_end(span, known ? *known : answer_outcome(message));
+  auto o = known ? *known : answer_outcome(message);
+  o.end = this_thread_read_clock.end_now();
+  obs_->on_end(span, o);
 }
 
 void peer::observe_inbound_end(observe::span& span, std::string_view why) {
