@@ -1,6 +1,8 @@
 // An example's observation flags: `--metrics HOST:PORT` serves Prometheus text at /metrics,
 // `--otlp URL` exports spans (and the metrics, every 10 s) over OTLP/HTTP JSON to a collector.
 // Both, either or neither; `observer()` is what goes into `server_options::observer`.
+// OTEL_BSP_MAX_QUEUE_SIZE, as OpenTelemetry's batch span processor reads it, sets how many spans
+// may wait for the exporter (default 2048; more are dropped and counted).
 #pragma once
 
 #include <mcp/observe/metrics.hpp>
@@ -8,8 +10,11 @@
 #include <mcp/observe/otlp.hpp>
 #include <mcp/observe/tracing.hpp>
 
+#include <charconv>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <string>
 
@@ -38,12 +43,23 @@ class observation {
     }
     std::shared_ptr<mcp::observe::observer> tracer;
     if (!otlp_url.empty()) {
-      auto exporter =
-          mcp::observe::make_otlp_exporter({.endpoint = otlp_url,
-                                            .resource = resource,
-                                            .batch_delay = std::chrono::milliseconds(1000),
-                                            .metrics = metrics_,
-                                            .metrics_interval = std::chrono::milliseconds(10000)});
+      mcp::observe::otlp_options options{.endpoint = otlp_url,
+                                         .resource = resource,
+                                         .batch_delay = std::chrono::milliseconds(1000),
+                                         .metrics = metrics_,
+                                         .metrics_interval = std::chrono::milliseconds(10000)};
+      if (const char* q = std::getenv("OTEL_BSP_MAX_QUEUE_SIZE"); q != nullptr) {
+        std::size_t n = 0;
+        const auto* end = q + std::strlen(q);
+        if (const auto r = std::from_chars(q, end, n);
+            r.ec == std::errc{} && r.ptr == end && n > 0) {
+          options.max_queue = n;
+        } else {
+          std::fprintf(stderr, "%s: OTEL_BSP_MAX_QUEUE_SIZE=%s ignored (not a positive number)\n",
+                       name, q);
+        }
+      }
+      auto exporter = mcp::observe::make_otlp_exporter(std::move(options));
       if (!exporter) {
         std::fprintf(stderr, "%s: --otlp: %s\n", name, exporter.error().message.c_str());
         return false;

@@ -5,6 +5,7 @@
 #include "detail/answer_wait.hpp"
 #include "detail/message_storage.hpp"
 #include "detail/timer.hpp"
+#include "peer_span.hpp"
 
 namespace mcp::detail {
 
@@ -123,8 +124,7 @@ bool peer::track(const std::shared_ptr<inbound_request>& r) {
       if (obs_) [[unlikely]] {
         // The span waits on this thread's stack (the request is being dispatched here).
         if (auto* span = local_span(r->id()); span != nullptr) {
-          r->span_ = std::move(*span);  // one move (std::exchange would make two and a span)
-          span->active = false;
+          hand_over(r->span_, *span);
         }
       }
       return true;

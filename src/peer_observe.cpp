@@ -4,11 +4,14 @@
 // session's span. Everything here runs only when an observer is set.
 #include <array>
 #include <charconv>
+#include <chrono>
 #include <cstring>
 #include <utility>
 
+#include "detail/read_clock.hpp"
 #include "jsonrpc_text.hpp"
 #include "peer.hpp"
+#include "peer_span.hpp"
 
 namespace mcp::detail {
 
@@ -25,18 +28,68 @@ std::string_view string_member(const json::object& params, std::string_view key)
   return v != nullptr && v->is_string() ? std::string_view(v->get_string()) : std::string_view{};
 }
 
-const json::object* meta_of(const json::object& params) noexcept {
-  const auto* m = params.if_contains("_meta");
-  return m != nullptr && m->is_object() ? &m->get_object() : nullptr;
+/// `s == lit`, compared inline (a memcmp of a constant length is a word or two).
+template <std::size_t N>
+bool is(std::string_view s, const char (&lit)[N]) noexcept {
+  return s.size() == N - 1 && std::memcmp(s.data(), lit, N - 1) == 0;
+}
+
+/// `s.starts_with(lit)`, compared inline.
+template <std::size_t N>
+bool begins(std::string_view s, const char (&lit)[N]) noexcept {
+  return s.size() >= N - 1 && std::memcmp(s.data(), lit, N - 1) == 0;
+}
+
+bool has_target(std::string_view method) noexcept {
+  return is(method, "tools/call") || is(method, "prompts/get");
+}
+
+bool has_resource_uri(std::string_view method) noexcept {
+  return begins(method, "resources/") || is(method, "notifications/resources/updated");
+}
+
+/// `a == b` for request ids, the usual integer ids without the variant's comparison.
+bool same_id(const jsonrpc::request_id& a, const jsonrpc::request_id& b) noexcept {
+  const auto* x = std::get_if<std::int64_t>(&a);
+  const auto* y = std::get_if<std::int64_t>(&b);
+  if (x != nullptr && y != nullptr) return *x == *y;
+  return a == b;
 }
 
 /// The method's target (the tool or prompt name) and resource URI, as the conventions name them.
 void describe(observe::operation& op, std::string_view method, const json::object& params) {
   op.method = method;
-  if (method == "tools/call" || method == "prompts/get") op.target = string_member(params, "name");
-  if (method.starts_with("resources/") || method == "notifications/resources/updated") {
-    op.resource_uri = string_member(params, "uri");
+  if (has_target(method)) op.target = string_member(params, "name");
+  if (has_resource_uri(method)) op.resource_uri = string_member(params, "uri");
+}
+
+/// `describe` and the trace context of `params._meta` (`observe::extract`) for a received
+/// message, read in one pass over the params' members (a lookup by key searches them anyway,
+/// once per key).
+void describe_received(observe::operation& op, std::string_view method,
+                       const json::object& params) noexcept {
+  op.method = method;
+  const bool target = has_target(method);
+  const bool uri = has_resource_uri(method);
+  const json::object* meta = nullptr;
+  for (const auto& member : params) {
+    const std::string_view key = member.key();
+    const auto& v = member.value();
+    switch (key.size()) {
+      case 3:
+        if (uri && is(key, "uri") && v.is_string()) op.resource_uri = v.get_string();
+        break;
+      case 4:
+        if (target && is(key, "name") && v.is_string()) op.target = v.get_string();
+        break;
+      case 5:
+        if (is(key, "_meta") && v.is_object()) meta = &v.get_object();
+        break;
+      default:
+        break;
+    }
   }
+  op.remote = observe::extract(meta);
 }
 
 /// Whether `"isError":true` occurs in `message` from `from` on. Looks for its rare capital E with
@@ -131,7 +184,7 @@ observe::operation peer::base_operation() const {
   op.protocol_version = observed_version();
   // The conventions record the session id up to 2025-11-25 (a 2026-07-28 request has none).
   const auto* sid = session_id_.load(std::memory_order_acquire);
-  if (sid != nullptr && !op.protocol_version.starts_with("2026")) op.session_id = *sid;
+  if (sid != nullptr && !begins(op.protocol_version, "2026")) op.session_id = *sid;
   op.transport = transport_;
   op.network_protocol_name = facts_.protocol_name;
   op.network_protocol_version = facts_.protocol_version;
@@ -171,10 +224,10 @@ void peer::observe_session_start() {
 
 observe::span* peer::local_span(const jsonrpc::request_id& id) const noexcept {
   for (auto* a = arriving_top; a != nullptr; a = a->outer) {
-    if (a->owner == this && a->span->active && *a->id == id) return a->span;
+    if (a->owner == this && a->span->active && same_id(*a->id, id)) return a->span;
   }
   auto& slot = answering_slot;
-  if (slot.owner == this && slot.span.active && slot.id == id) return &slot.span;
+  if (slot.owner == this && slot.span.active && same_id(slot.id, id)) return &slot.span;
   return nullptr;
 }
 
@@ -189,14 +242,15 @@ void peer::hold_answering(const jsonrpc::request_id& id, observe::span&& span) {
   } else {
     slot.id = id;
   }
-  slot.span = std::move(span);  // one move (std::exchange would make two and a span)
-  span.active = false;
+  hand_over(slot.span, span);
 }
 
 void peer::dispatch_observed(jsonrpc::request&& r) {
-  const jsonrpc::request_id id = r.id;  // `r` moves on
   auto span = observe_request(r);
   if (!span) return on_request(std::move(r));
+  // `r` moves on: its id is kept (an integer id without the variant's copy).
+  const auto* n = std::get_if<std::int64_t>(&r.id);
+  const jsonrpc::request_id id = n != nullptr ? jsonrpc::request_id(*n) : r.id;
   {
     arriving here{.owner = this, .id = &id, .span = &span, .outer = arriving_top};
     arriving_top = &here;
@@ -235,27 +289,32 @@ observe::trace_context peer::trace_of(const jsonrpc::request_id& id) const {
 observe::span peer::observe_request(const jsonrpc::request& r) {
   auto op = base_operation();
   op.side = observe::kind::server;  // received
-  describe(op, r.method, r.params);
-  std::array<char, 24> buf{};
+  describe_received(op, r.method, r.params);
+  op.start = this_thread_read_clock.batch_start();
+  std::array<char, 24> buf;  // NOLINT: written by to_chars before it is read
   std::string spill;
   op.request_id = id_text(r.id, buf, spill);
-  op.remote = observe::extract(meta_of(r.params));
   return obs_->on_start(op);
 }
 
 void peer::observe_notification(const jsonrpc::notification& n) {
   auto op = base_operation();
   op.side = observe::kind::server;  // received
-  describe(op, n.method, n.params);
-  op.remote = observe::extract(meta_of(n.params));
+  describe_received(op, n.method, n.params);
+  // A notification's span ends where it starts: one clock reading (none in a batch) for both.
+  op.start = this_thread_read_clock.batch_start();
+  if (op.start == std::chrono::steady_clock::time_point{})
+    op.start = std::chrono::steady_clock::now();
   auto span = obs_->on_start(op);
-  if (span) obs_->on_end(span, {});
+  if (span) obs_->on_end(span, {.end = op.start});
 }
 
 void peer::observe_answer(const jsonrpc::request_id& id, std::string_view message,
                           const observe::outcome* known) {
   if (auto* here = local_span(id); here != nullptr) {
-    obs_->on_end(*here, known ? *known : answer_outcome(message));  // ended where it waits
+    auto o = known ? *known : answer_outcome(message);  // ended where it waits
+    o.end = this_thread_read_clock.end_now();
+    obs_->on_end(*here, o);
     here->active = false;
     return;
   }
@@ -269,7 +328,9 @@ void peer::observe_answer(const jsonrpc::request_id& id, std::string_view messag
     filed_.fetch_sub(1, std::memory_order_release);
   }
   if (!span) return;
-  obs_->on_end(span, known ? *known : answer_outcome(message));
+  auto o = known ? *known : answer_outcome(message);
+  o.end = this_thread_read_clock.end_now();
+  obs_->on_end(span, o);
 }
 
 void peer::observe_inbound_end(observe::span& span, std::string_view why) {

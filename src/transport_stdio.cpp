@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "detail/clear_keeping.hpp"
+#include "detail/read_clock.hpp"
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -112,6 +113,7 @@ int read_lines(int fd, const line_reader_options& opts,
       if (fd >= 0) ::close(fd);
     }
   } close_wake{wake};
+  const detail::reader_scope reading;  // the messages of a read share one clock reading
   for (;;) {
     if (on_idle) on_idle();
     if (wake >= 0) {
@@ -130,6 +132,7 @@ int read_lines(int fd, const line_reader_options& opts,
       if (errno == EINTR) continue;
       return errno;
     }
+    detail::reader_scope::new_batch();
     if (n == 0) {
       if (!skipping) emit(line);
       return 0;

@@ -12,6 +12,7 @@
 #include <mcp/observe/tracing.hpp>
 #include <mcp/server.hpp>
 #include <mcp/transport/memory.hpp>
+#include <mcp/transport/stdio.hpp>
 
 #include <gtest/gtest.h>
 
@@ -26,6 +27,7 @@
 #include <vector>
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -389,6 +391,97 @@ TEST(engine_observation, without_an_observer_nothing_is_added_to_the_wire) {
   ASSERT_TRUE(c->client->call_tool("peek"));
   ASSERT_TRUE(meta);
   EXPECT_FALSE(meta->contains("traceparent"));
+}
+
+/// Every operation's start and end as the engine hands them to an observer (unset: the default).
+struct clock_observer final : mcp::observe::observer {
+  struct times {
+    std::string method;
+    std::chrono::steady_clock::time_point start;
+    std::chrono::steady_clock::time_point end;
+  };
+  std::mutex mu;
+  std::condition_variable cv;
+  std::vector<times> seen;  // by span: `word` is its index
+
+  mcp::observe::span on_start(const mcp::observe::operation& op) override {
+    std::lock_guard lock(mu);
+    seen.push_back({std::string(op.method), op.start, {}});
+    mcp::observe::span s;
+    s.active = true;
+    s.word = seen.size() - 1;
+    return s;
+  }
+  void on_end(mcp::observe::span& s, const mcp::observe::outcome& o) override {
+    std::lock_guard lock(mu);
+    seen[s.word].end = o.end;
+    s.active = false;
+    cv.notify_all();
+  }
+  /// Waits up to 5 s until `n` operations ended.
+  bool ended(std::size_t n) {
+    std::unique_lock lock(mu);
+    return cv.wait_for(lock, 5s, [&] {
+      return seen.size() >= n && std::all_of(seen.begin(), seen.end(), [](const times& t) {
+               return t.end != std::chrono::steady_clock::time_point{};
+             });
+    });
+  }
+};
+
+struct swallow final : mcp::connection {
+  void send(std::string, const mcp::send_context&) override {}
+  void close() override {}
+};
+
+TEST(engine_observation, messages_read_together_share_one_clock_reading_and_end_in_order) {
+  auto observer = std::make_shared<clock_observer>();
+  mcp::server s({.observer = observer});
+  add_tools(s);
+  auto session = s.open_session(std::make_shared<swallow>(), {});
+  std::array<int, 2> fds{};
+  ASSERT_EQ(::pipe2(fds.data(), O_CLOEXEC), 0);
+  const std::string batch =
+      R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25",)"
+      R"("capabilities":{},"clientInfo":{"name":"t","version":"1"}}})"
+      "\n"
+      R"({"jsonrpc":"2.0","method":"notifications/initialized"})"
+      "\n"
+      R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add"}})"
+      "\n"
+      R"({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"add"}})"
+      "\n";
+  ASSERT_EQ(::write(fds[1], batch.data(), batch.size()), static_cast<ssize_t>(batch.size()));
+  ::close(fds[1]);  // one read takes the four messages, the next one the end of file
+  const auto before = std::chrono::steady_clock::now();
+  EXPECT_EQ(mcp::read_lines(fds[0], {}, [&](std::string_view l) { session->receive(l); }), 0);
+  ::close(fds[0]);
+  ASSERT_TRUE(observer->ended(4));
+  const auto after = std::chrono::steady_clock::now();
+  {
+    std::lock_guard lock(observer->mu);
+    ASSERT_EQ(observer->seen.size(), 4U);
+    for (std::size_t i = 0; i < 4; ++i) {
+      const auto& t = observer->seen[i];
+      SCOPED_TRACE(t.method);
+      // The engine read the clock: the batch's reading (or a previous end) and the end.
+      EXPECT_GE(t.start, before);
+      EXPECT_LE(t.start, t.end);
+      EXPECT_LE(t.end, after);
+      if (i > 0) {
+        EXPECT_GE(t.start, observer->seen[i - 1].start);  // arrival order
+      }
+    }
+    // Answered on the reading thread, `initialize` ended before the next message started.
+    EXPECT_LE(observer->seen[0].end, observer->seen[1].start);
+  }
+  // Outside a reader, the engine leaves the start to the observer.
+  session->receive(R"({"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"add"}})");
+  ASSERT_TRUE(observer->ended(5));
+  std::lock_guard lock(observer->mu);
+  EXPECT_EQ(observer->seen[4].start, std::chrono::steady_clock::time_point{});
+  EXPECT_NE(observer->seen[4].end, std::chrono::steady_clock::time_point{});
+  session->close();
 }
 
 }  // namespace

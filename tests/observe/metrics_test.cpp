@@ -107,6 +107,58 @@ TEST(Metrics, ObserverEventsRecordDurationsAndGauges) {
   EXPECT_EQ(find(snap, "mcp.server.session.duration")->histogram_points[0].count, 1U);
 }
 
+// The thread's cache compares an operation's attributes member by member: each attribute of a
+// series (texts of equal length and equal first and last words, too) keeps its own series, also
+// right after the set it differs from, and a repeated set finds its own again.
+TEST(Metrics, EveryAttributeOfASeriesSeparatesSeries) {
+  auto m = make_metrics({.resource_uri_attribute = true});
+  const operation base{.side = kind::client,
+                       .method = "tools/call",
+                       .target = "weather-in-paris-today",
+                       .protocol_version = "2025-11-25",
+                       .transport = network_transport::tcp,
+                       .network_protocol_name = "http",
+                       .network_protocol_version = "1.1",
+                       .peer_address = "127.0.0.1",
+                       .peer_port = 8080};
+  std::vector<operation> sets(11, base);
+  sets[1].method = "tools/list";  // no target: the tool's name is not part of its series
+  sets[2].target = "weather-in-pXris-today";  // the same length, first and last eight bytes
+  sets[3].target = "echo";
+  sets[4].target = "ecno";  // a four-byte text differing inside
+  sets[5].protocol_version = "2025-06-18";
+  sets[6].transport = network_transport::pipe;
+  sets[7].network_protocol_version = "2";
+  sets[8].peer_address = "127.0.0.2";
+  sets[9].peer_port = 8081;
+  sets[10].method = "resources/read";
+  sets[10].resource_uri = "file:///a";
+  auto other = sets[10];
+  other.resource_uri = "file:///b";
+  sets.push_back(other);
+  auto untargeted = sets[1];
+  untargeted.target = "ignored";  // the same series as sets[1]
+  const auto observe = [&m](const operation& op) {
+    auto s = m->on_start(op);
+    m->on_end(s, {});
+  };
+  for (int round = 0; round < 3; ++round) {
+    for (std::size_t i = 1; i < sets.size(); ++i) {  // each right after the set it differs from
+      observe(sets[0]);
+      observe(sets[i]);
+    }
+    observe(untargeted);
+  }
+  const auto snap = m->snapshot();
+  const auto* h = find(snap, "mcp.client.operation.duration");
+  ASSERT_NE(h, nullptr);
+  ASSERT_EQ(h->histogram_points.size(), sets.size());
+  EXPECT_EQ(h->histogram_points[0].count, 3 * (sets.size() - 1));
+  for (std::size_t i = 1; i < sets.size(); ++i) {
+    EXPECT_EQ(h->histogram_points[i].count, i == 1 ? 6U : 3U) << "set " << i;
+  }
+}
+
 TEST(Metrics, NewAttributeSetsPastTheLimitGoToTheOverflowSeries) {
   auto m = make_metrics({.max_series = 3});
   for (int i = 0; i < 10; ++i) {

@@ -77,6 +77,8 @@ struct line_reader_options {
 /// line longer than the limit is skipped whole and reported through `on_oversized` with its
 /// length so far.
 /// `on_idle` runs after the lines of each read were handled, before the next read may block.
+/// The lines of one read share one clock reading when a session observes them (mcp/observe.hpp:
+/// the first observed line reads the clock, an answer ended on this thread renews it).
 /// Blocks the calling thread. Returns 0 on end of file or when `opts.stop` was requested, else
 /// the errno of the failed read.
 int read_lines(int fd, const line_reader_options& opts,

@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""CPU per `tools/call echo` of the demo server over stdio with observation off, with metrics and
+with metrics + traces exported over OTLP (to bench/observe/null-collector.mjs), as the kernel
+accounts it (user + system time of the server's process, all threads, from wait4's rusage): the
+calls are read from a file (initialize, then N calls, all written at once), the answers counted
+from a pipe. The modes (and a baseline build's, when given) run interleaved, ROUNDS times; the
+medians are printed with each mode's ratio to "off" of the same build, and the spans the
+collector received per traces run (OTEL_BSP_MAX_QUEUE_SIZE is raised so that none is dropped).
+  cpu.py DEMO_SERVER [BASELINE_DEMO_SERVER] [--calls N] [--rounds R]
+Needs: node (the collector)."""
+import argparse
+import os
+import pathlib
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+here = pathlib.Path(__file__).resolve().parent
+ap = argparse.ArgumentParser()
+ap.add_argument("demo")
+ap.add_argument("baseline", nargs="?")
+ap.add_argument("--calls", type=int, default=200_000)
+ap.add_argument("--rounds", type=int, default=3)
+ap.add_argument("--port", type=int, default=18396)
+args = ap.parse_args()
+
+work = pathlib.Path(tempfile.mkdtemp())
+calls = work / "calls.jsonl"
+with open(calls, "w") as f:
+    f.write('{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":'
+            '"2025-11-25","capabilities":{},"clientInfo":{"name":"cpu.py","version":"1"}}}\n')
+    f.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+    for i in range(1, args.calls + 1):
+        f.write('{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo",'
+                '"arguments":{"text":"hello"}}}\n' % i)
+
+counted = work / "spans"
+collector = subprocess.Popen(["node", str(here / "null-collector.mjs"), str(args.port), str(counted)])
+time.sleep(0.5)
+otlp = f"http://127.0.0.1:{args.port}"
+modes = {"off": [], "metrics": ["--metrics", "127.0.0.1:0"],
+         "traces": ["--metrics", "127.0.0.1:0", "--otlp", otlp]}
+builds = [("", os.path.realpath(args.demo))]
+if args.baseline:
+    builds.insert(0, ("before-", os.path.realpath(args.baseline)))
+
+
+def spans_received():
+    try:
+        return int(counted.read_text() or 0)
+    except (FileNotFoundError, ValueError):
+        return 0
+
+
+def run(demo, extra):
+    before = spans_received()
+    with open(calls, "rb") as stdin:
+        # Every span queued: a whole file of calls arrives faster than one exporter thread
+        # sends, and spans dropped would cost nothing.
+        env = dict(os.environ, OTEL_BSP_MAX_QUEUE_SIZE=str(args.calls + 16))
+        p = subprocess.Popen([demo, "--no-rate-limit", "--task-store", ":memory:", *extra],
+                             stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                             env=env)
+        lines = 0
+        while chunk := p.stdout.read(1 << 20):
+            lines += chunk.count(b"\n")
+        _, status, ru = os.wait4(p.pid, 0)
+    if lines != args.calls + 1:
+        sys.exit(f"{demo} {extra}: {lines} answers for {args.calls + 1} requests (status {status})")
+    if "--otlp" in extra:  # the spans exported (the exporter drops when its queue is full)
+        time.sleep(0.2)
+        exported.setdefault(demo, []).append(spans_received() - before)
+    return ru.ru_utime + ru.ru_stime
+
+
+cpu = {}
+exported = {}
+try:
+    for r in range(args.rounds):
+        for prefix, demo in builds:
+            for mode, extra in modes.items():
+                cpu.setdefault(prefix + mode, []).append(run(demo, extra))
+finally:
+    collector.terminate()
+    collector.wait()
+    for f in work.iterdir():
+        f.unlink()
+    work.rmdir()
+
+for prefix, demo in builds:
+    off = statistics.median(cpu[prefix + "off"])
+    for mode in modes:
+        xs = cpu[prefix + mode]
+        m = statistics.median(xs)
+        per = m / args.calls * 1e6
+        spread = ", ".join(f"{x:.3f}" for x in xs)
+        print(f"{prefix + mode:16} CPU {m:6.3f} s median ({spread})  {per:5.3f} us/call  "
+              f"{m / off:5.3f}x off")
+    got = exported.get(demo, [])
+    if got:
+        print(f"{prefix + 'traces':16} spans exported per run: {', '.join(map(str, got))} "
+              f"(of {args.calls + 2} messages: initialize, initialized, the calls)")
