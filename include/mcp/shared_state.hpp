@@ -87,8 +87,8 @@ class shared_state {
     return error{errc::not_supported, "this shared state carries no messages"};
   }
   /// Calls `on_message` with each message published on `topic` by any process, on a thread of
-  /// the shared state (never the caller's), one message at a time, in the order each process
-  /// published them. Returns once the process receives (or after a bounded wait); dropping the
+  /// the shared state (never the caller's), one at a time (what one thread published in turn
+  /// arrives in turn). Returns once the process receives (or after a bounded wait); dropping the
   /// handle stops it, and once its destructor returned `on_message` does not run any more.
   /// Null: this shared state carries no messages (the default).
   [[nodiscard]] virtual std::shared_ptr<void> listen(

@@ -402,8 +402,7 @@ http_response request_handler::post(const http_request& req, const principal& wh
 
   // Notifications and responses only: 202, no body.
   if (body.requests.empty()) {
-    const bool forward = shared_ && t.hs && !body.batch;
-    if (forward) forward_answers(body, req, t.hs->id);
+    if (shared_ && t.hs && !body.batch) forward_answers(body, req, t.hs->id);
     deliver(*t.session);
     forget_cancelled();
     if (opts_.stateless) t.session->close();
