@@ -43,18 +43,19 @@ TEST_F(Cluster, OneCallerFloodingSlowCallsDoesNotStopAnother) {
     calls.push_back(std::make_unique<raw_client>(lb.port()));
     calls.back()->send_raw(make_request(
         "POST", lb.port(),
-        call_body(std::to_string(1000 + i), "slow_count", R"({"steps":15,"step_ms":100})"),
+        call_body(std::to_string(1000 + i), "slow_count", R"({"steps":30,"step_ms":100})"),
         post_headers(flooder)));
   }
   std::this_thread::sleep_for(200ms);  // the flood is running on every node
-  // The other session's calls are served at once, on every node in turn.
+  // The other session's calls are served at once (well before the flood's 3 s calls end), on
+  // every node in turn.
   for (int i = 0; i < 6; ++i) {
     const auto t0 = steady::now();
     auto r = call_on(lb.port(), other, std::to_string(2000 + i), "echo", R"({"text":"me too"})");
     const auto took = steady::now() - t0;
     ASSERT_EQ(r.status, 200U) << r.body;
     EXPECT_EQ(text_of(r), "me too") << r.body;
-    EXPECT_LT(took, 1s) << "call " << i;
+    EXPECT_LT(took, 2s) << "call " << i;
   }
   // The flood was real: calls beyond the flooder's share were refused, the others finished.
   int refused = 0;
@@ -64,7 +65,7 @@ TEST_F(Cluster, OneCallerFloodingSlowCallsDoesNotStopAnother) {
     ASSERT_TRUE(c->read_response(r, 30s));
     if (r.body.find("Too many concurrent") != std::string::npos) {
       ++refused;
-    } else if (r.body.find("\"completed\":15") != std::string::npos) {
+    } else if (r.body.find("\"completed\":30") != std::string::npos) {
       ++finished;
     }
   }

@@ -44,6 +44,7 @@ if(MCP_HAVE_REDIS AND MCP_BUILD_EXAMPLES)
     MCP_DEMO_SERVER="$<TARGET_FILE:demo_server>")
   add_dependencies(mcp_cluster_tests demo_server)
   mcp_target_defaults(mcp_cluster_tests)
+  # Serial: the load tests (a flood of slow calls, kill -9 under load) measure response times.
   gtest_discover_tests(mcp_cluster_tests DISCOVERY_TIMEOUT 60
-    PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77 LABELS "redis;cluster")
+    PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77 LABELS "redis;cluster" RUN_SERIAL TRUE)
 endif()
