@@ -8,7 +8,8 @@
 #   DEMO_SERVER=build/ci/examples/demo_server scripts/cluster.sh 2    a demo built already
 #
 # Every request may reach any node: a session opened on one is served by the others, SSE
-# streams resume anywhere, tasks are read anywhere (docs/design-services.md). Needs the Debian
+# streams resume anywhere, tasks are read anywhere, a client's answer reaches the node that
+# asked, a node killed fails only its in-flight calls (docs/design-services.md). Needs the Debian
 # packages redis-server and haproxy (scripts/debian-packages.txt).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -79,7 +80,7 @@ for i in $(seq "$nodes"); do
     cat "$dir/node$i.log" >&2
     exit 1
   fi
-  backends+="  server node$i ${url#http://} check"$'\n'
+  backends+="  server node$i ${url#http://} check inter 200ms fall 1 rise 2"$'\n'
   echo "node $i: $url/mcp (log $dir/node$i.log)" >&2
 done
 
@@ -98,6 +99,12 @@ frontend mcp
   default_backend nodes
 backend nodes
   balance roundrobin
+  # A node that dies is taken out by its failed health check (every 200 ms); a request whose
+  # connection to a node cannot be made goes to another one. Never a retry of a request that
+  # reached a node (it may have run): only its in-flight calls fail.
+  retries 3
+  option redispatch 1
+  retry-on conn-failure
 $backends
 CFG
 haproxy -f "$dir/haproxy.cfg" -db &

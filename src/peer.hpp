@@ -116,6 +116,19 @@ class peer : public std::enable_shared_from_this<peer> {
   /// Sends any other message (notifications, answers without a request), related to an
   /// incoming request or standalone.
   void send(std::string message, const jsonrpc::request_id* related = nullptr);
+  /// Sends a standalone message that every process of a shared service sends to its own
+  /// clients (send_context::everywhere).
+  void send_everywhere(std::string message) {
+    if (closed_.load()) return;
+    conn_->send(std::move(message), send_context{.everywhere = true});
+  }
+  /// Numbers the requests this side sends from `first` on (from 1 by default): the processes
+  /// of a shared service each start a session's numbers at a random point, so that the answer
+  /// to a request made by one process is recognised by it alone.
+  void number_requests_from(std::int64_t first) {
+    std::lock_guard lock(mu_);
+    next_id_ = first;
+  }
   /// Sends notifications/cancelled for `id` with `reason`.
   void send_cancellation(const jsonrpc::request_id& id, std::string_view reason);
   /// Sends `message`, a notifications/cancelled for `id` (send_context::cancels says which).

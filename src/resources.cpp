@@ -316,7 +316,7 @@ void resources_feature::updated(std::string_view uri) const {
       std::lock_guard lock(subs->mu);
       if (!subs->uris.contains(u)) continue;
     }
-    s->send(message);
+    s->send_everywhere(message);
   }
 }
 

@@ -166,6 +166,7 @@ void server_core::notify_list(std::size_t k) {
   const auto generation = generations_[k].load();
   for (const auto& s : live_sessions()) s->notify_list_changed(k, generation, list_methods_[k]);
   listens->list_changed(k, list_methods_[k]);  // 2026-07-28 subscriptions
+  publish_change('l', list_methods_[k]);
 }
 
 }  // namespace detail
@@ -174,6 +175,7 @@ server::server(server_options opts)
     : core_(std::make_shared<detail::server_core>(std::move(opts))) {
   // Output sanitisation is a server MUST (tools "Security Considerations"): on by default.
   core_->add_interceptor(output_limits(core_->opts.output));
+  core_->listen_shared();
 }
 
 server::~server() = default;
@@ -226,10 +228,7 @@ bool server::remove_resource_template(std::string_view uri_template) {
   return core_->resources->remove_template(uri_template);
 }
 
-void server::notify_resource_updated(std::string_view uri) {
-  core_->resources->updated(uri);
-  core_->listens->resource_updated(uri);  // 2026-07-28 subscriptions
-}
+void server::notify_resource_updated(std::string_view uri) { core_->resource_updated(uri); }
 
 void server::add_raw_prompt(prompt_spec spec, prompt_handler handler) {
   core_->prompts->add(std::move(spec), std::move(handler));

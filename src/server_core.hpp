@@ -71,6 +71,14 @@ class server_core : public std::enable_shared_from_this<server_core> {
   [[nodiscard]] std::uint64_t list_generation(std::size_t k) const noexcept {
     return generations_[k].load();
   }
+  // Between the processes of a service (`opts.shared`; server_relay.cpp).
+  /// Starts hearing the changes other processes publish (once, after construction).
+  void listen_shared();
+  /// Sends `notifications/resources/updated` for `uri` to this process's subscribers (2025-11-25
+  /// sessions and 2026-07-28 listen streams) and, with `opts.shared`, has the other processes
+  /// send it to theirs.
+  void resource_updated(std::string_view uri);
+
   /// Claims a per-session state slot (server_session_impl::state).
   std::size_t add_state_slot();
 
@@ -102,6 +110,13 @@ class server_core : public std::enable_shared_from_this<server_core> {
 
  private:
   void notify_list(std::size_t k);
+  /// Tells this process's listeners that list `k` changed (counted as a change of it).
+  void tell_list(std::size_t k);
+  /// Publishes a change (`kind` 'l' a list's method, 'u' a resource's URI) to the other
+  /// processes of the service; nothing without `opts.shared`.
+  void publish_change(char kind, std::string_view what);
+  /// A change another process published.
+  void on_shared_change(std::string_view message);
 
   mutable std::mutex mu_;
   std::shared_ptr<const std::vector<std::shared_ptr<call_interceptor>>> pipeline_;
@@ -119,7 +134,14 @@ class server_core : public std::enable_shared_from_this<server_core> {
   std::atomic<std::uint64_t> changes_{0};  ///< every list change counts here too
   std::mutex caps_mu_;
   std::array<declared, 16> caps_{};  ///< by era × shared owner
+
+  std::string node_;                  ///< this process's name among a service's (random)
+  std::shared_ptr<void> shared_sub_;  ///< the changes other processes publish; last: dropped first
 };
+
+/// A random first request number for a session of a service sharing state (see
+/// `peer::number_requests_from`): below 2^52, so a JavaScript client keeps it exact.
+[[nodiscard]] std::int64_t shared_request_base();
 
 /// Creates a session of `core` writing to `conn`, registered with the core.
 std::shared_ptr<server_session> make_session(const std::shared_ptr<server_core>& core,

@@ -44,6 +44,7 @@ server_session_impl::server_session_impl(std::shared_ptr<server_core> core,
   } else if (opts.resume) {
     resume_from(*opts.resume);
   }
+  if (core_->opts.shared && !stateless_) number_requests_from(shared_request_base());
 }
 
 server_session_impl::~server_session_impl() { close(); }
@@ -243,7 +244,7 @@ void server_session_impl::notify_list_changed(std::size_t k, std::uint64_t gener
                                               std::string_view method) {
   if (!initialized_.load() || peer_closed()) return;
   if (lists_seen_[k].exchange(generation) >= generation) return;
-  send(jsonrpc::encode_notification(method));
+  send_everywhere(jsonrpc::encode_notification(method));
 }
 
 std::shared_ptr<server_session> make_session(const std::shared_ptr<server_core>& core,

@@ -12,7 +12,10 @@
 //     process is served by another (which opens its own copy of it on the first request);
 //   - 2026-07-28 input rounds: the key that seals their state (unless `input_rounds` names one)
 //     and, with `single_use`, the records of states used already;
-//   - the rate limits of `mcp::rate_limit`, counted once for all processes.
+//   - the rate limits of `mcp::rate_limit`, counted once for all processes;
+//   - messages between the processes (`publish`, `listen`): a client's answer to a request a
+//     handler on another process made, a message for the session's GET stream held by another
+//     process, list_changed and resources/updated for every process's listeners.
 //
 // The SDK's implementation is Redis (`make_redis_shared_state` in mcp/redis.hpp, target
 // mcp::redis); this header names no Redis, and without `server_options::shared` nothing changes.
@@ -28,6 +31,7 @@
 #include <mcp/error.hpp>
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -72,6 +76,27 @@ class shared_state {
   /// Takes a token from the bucket `key` (holding up to `burst`, refilled at `per_second`),
   /// shared by every process: 0 when one was taken, else the milliseconds until one will be.
   virtual result<long long> take_token(std::string_view key, double per_second, double burst) = 0;
+
+  /// Sends `message` to every process listening on `topic` (this one included), at most once
+  /// each; a process not listening at that moment never gets it. Errors: the message could not
+  /// be sent. The default (a shared state that carries no messages) answers `not_supported`, so
+  /// that each process then tells only its own clients.
+  virtual result<void> publish(std::string_view topic, std::string_view message) {
+    (void)topic;
+    (void)message;
+    return error{errc::not_supported, "this shared state carries no messages"};
+  }
+  /// Calls `on_message` with each message published on `topic` by any process, on a thread of
+  /// the shared state (never the caller's), one at a time (what one thread published in turn
+  /// arrives in turn). Returns once the process receives (or after a bounded wait); dropping the
+  /// handle stops it, and once its destructor returned `on_message` does not run any more.
+  /// Null: this shared state carries no messages (the default).
+  [[nodiscard]] virtual std::shared_ptr<void> listen(
+      std::string_view topic, std::function<void(std::string_view message)> on_message) {
+    (void)topic;
+    (void)on_message;
+    return nullptr;
+  }
 };
 
 }  // namespace mcp

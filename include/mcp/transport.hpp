@@ -50,6 +50,11 @@ struct send_context {
   /// 2026-07-28: `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`, values already encoded); others ignore
   /// them. Null: none. Valid only during the `send` call.
   const std::vector<std::pair<std::string, std::string>>* headers = nullptr;
+  /// True for a standalone message that every process of a service sharing state
+  /// (`server_options::shared`) sends to its own clients (list_changed, resources/updated): a
+  /// transport that forwards standalone messages to the process that can deliver them leaves
+  /// this one where it is (it would arrive twice).
+  bool everywhere = false;
 };
 
 /// What a connection tells observation (mcp/observe.hpp) about itself. Plain value.

@@ -85,6 +85,7 @@ request_handler::request_handler(session_source source, http_server_options opts
     }
     gate_ = std::make_unique<bearer_gate>(*opts_.protected_resource, opts_.path);
   }
+  if (shared_) listen_relay();
 }
 
 request_handler::~request_handler() = default;
@@ -318,7 +319,10 @@ std::optional<http_response> request_handler::open_target(const http_request& re
     t.hs->subject = who.key();
     t.hs->conn = t.conn = std::make_shared<routing_connection>(
         t.hs->id, std::string(req.peer_address), req.peer_port);
-    if (shared_) t.conn->number_from(shared_stream_base());
+    if (shared_) {
+      t.conn->number_from(shared_stream_base());
+      forward_from(*t.conn, t.hs->id);
+    }
     t.hs->session = t.session = source_.open_session(
         t.conn, session_options{.who = who, .task_owner = task_owner(who, "session:" + t.hs->id)});
     if (!t.session) {
@@ -400,6 +404,7 @@ http_response request_handler::post(const http_request& req, principal& who,
 
   // Notifications and responses only: 202, no body.
   if (body.requests.empty()) {
+    if (shared_ && t.hs && !body.batch) forward_answers(body, req, t.hs->id);
     deliver(*t.session);
     forget_cancelled();
     if (opts_.stateless) t.session->close();

@@ -151,6 +151,18 @@ class request_handler {
   /// record; null when there is none, or it belongs to another caller.
   std::shared_ptr<http_session> resume_shared(std::string_view sid, const http_request& req,
                                               const principal& who);
+  // Messages between the processes (topic "http" of the shared state): a client's answers and
+  // cancellations, which may belong to a request another process made, and standalone
+  // messages for the process holding a session's GET stream.
+  /// Starts hearing what the other processes forward (constructor).
+  void listen_relay();
+  /// Has `conn` (session `sid`'s copy here) forward the standalone messages it cannot deliver.
+  void forward_from(routing_connection& conn, const std::string& sid);
+  /// Forwards `body` (notifications and responses only, delivered here too) to the other
+  /// processes when it holds an answer or a cancellation, which may be theirs.
+  void forward_answers(const post_body& body, const http_request& req, const std::string& sid);
+  /// A message another process forwarded.
+  void on_relayed(std::string_view message);
 
   session_source source_;
   http_server_options opts_;
@@ -161,6 +173,8 @@ class request_handler {
   std::shared_ptr<observe::observer> observer_;  ///< the server's (SSE streams); or null
   bool loopback_ = true;
   std::unique_ptr<bearer_gate> gate_;  ///< set with `protected_resource`
+  std::string node_;                   ///< this process's name among the service's (random)
+  std::shared_ptr<void> relay_sub_;    ///< what other processes forward; last: dropped first
 };
 
 using mcp::detail::iequals;  ///< ASCII case-insensitive equality (detail/ascii.hpp)

@@ -13,6 +13,7 @@ namespace mcp::http_detail {
 
 void routing_connection::send(std::string message, const send_context& ctx) {
   std::shared_ptr<response_stream> target;
+  bool forward = false;
   {
     std::lock_guard lock(mu_);
     if (closed_) return;
@@ -26,10 +27,29 @@ void routing_connection::send(std::string message, const send_context& ctx) {
         target = it->second;
       }
     } else {
-      target = standalone_;  // no GET stream: standalone messages are dropped (spec allows)
+      // No GET stream: standalone messages are dropped (spec allows), unless another process
+      // of a shared service may hold it (messages every process sends stay here).
+      target = standalone_;
+      forward = !target && elsewhere_ && !ctx.everywhere;
     }
   }
-  if (target) target->push(std::move(message), ctx.is_final_response);
+  if (target) {
+    target->push(std::move(message), ctx.is_final_response);
+  } else if (forward) {
+    elsewhere_(std::move(message));
+  }
+}
+
+bool routing_connection::deliver_standalone(std::string message) {
+  std::shared_ptr<response_stream> target;
+  {
+    std::lock_guard lock(mu_);
+    if (closed_) return false;
+    target = standalone_;
+  }
+  if (!target) return false;
+  target->push(std::move(message), false);
+  return true;
 }
 
 void routing_connection::close() {

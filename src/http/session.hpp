@@ -13,6 +13,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -72,6 +73,12 @@ class routing_connection final : public connection {
   /// Numbers streams from `base + 1` on: each process serving a shared session numbers its
   /// streams from a random base, so that their events do not mix in the shared store.
   void number_from(std::uint64_t base) { numbers_.store(base); }
+  /// Where standalone messages go when this process holds no GET stream of the session (a
+  /// session kept in a shared state: another process may hold it). Set once, before use.
+  void forward_elsewhere(std::function<void(std::string)> fn) { elsewhere_ = std::move(fn); }
+  /// Writes `message`, forwarded by another process, on the GET stream if this process holds
+  /// it; false (dropped) when not.
+  bool deliver_standalone(std::string message);
 
  private:
   mutable std::mutex mu_;
@@ -79,6 +86,7 @@ class routing_connection final : public connection {
   std::unordered_map<jsonrpc::request_id, std::shared_ptr<response_stream>> by_request_;
   std::shared_ptr<response_stream> standalone_;
   std::atomic<std::uint64_t> numbers_{0};
+  std::function<void(std::string)> elsewhere_;
   const std::string session_id_;
   const std::string peer_address_;
   const std::uint16_t peer_port_;

@@ -3,11 +3,20 @@
 // serves (the server session, its streams); the record in the shared state says what a new copy
 // starts from, and whether the session still lives: every request of a session refreshes its
 // record, and a session ended (DELETE) on one process is answered with 404 by all.
+//
+// Between the processes, on the shared state's topic "http": a client's answer (or
+// cancellation) POSTed to one process is forwarded to all, and the one that made the request
+// (its request numbers start at a random point: shared_request_base) resumes its handler; a
+// standalone message of a session whose GET stream this process does not hold is forwarded,
+// and the process holding it writes it there. A message is "<kind><node><session><payload>":
+// 'a' (the client's message) or 'm' (for the GET stream), the sender's 16-character name (a
+// process ignores its own), the 32-digit session id, the JSON-RPC text.
 #include <mcp/shared_state.hpp>
 
 #include <boost/json/parse.hpp>
 
 #include <cerrno>
+#include <variant>
 
 #include "http/handler.hpp"
 #include <sys/random.h>
@@ -62,6 +71,7 @@ std::shared_ptr<http_session> request_handler::resume_shared(std::string_view si
   hs->conn =
       std::make_shared<routing_connection>(hs->id, std::string(req.peer_address), req.peer_port);
   hs->conn->number_from(shared_stream_base());
+  forward_from(*hs->conn, hs->id);
   hs->session = source_.open_session(
       hs->conn, session_options{.who = who,
                                 .task_owner = task_owner(who, "session:" + hs->id),
@@ -74,6 +84,81 @@ std::shared_ptr<http_session> request_handler::resume_shared(std::string_view si
   auto kept = sessions_.add_or_find(hs);
   if (kept != hs) hs->session->close();  // another request made this process's copy first
   return kept;
+}
+
+namespace {
+
+constexpr std::string_view relay_topic = "http";
+constexpr std::size_t node_size = 16;
+constexpr std::size_t sid_size = 32;
+
+std::string relay_frame(char kind, std::string_view node, std::string_view sid,
+                        std::string_view payload) {
+  std::string m;
+  m.reserve(1 + node.size() + sid.size() + payload.size());
+  m.append(1, kind).append(node).append(sid).append(payload);
+  return m;
+}
+
+}  // namespace
+
+void request_handler::listen_relay() {
+  static constexpr char hex[] = "0123456789abcdef";
+  std::uint64_t bits = shared_stream_base() ^ (shared_stream_base() >> 20U);
+  node_.assign(node_size, '0');
+  for (auto& c : node_) {
+    c = hex[bits & 15U];
+    bits >>= 4U;
+  }
+  relay_sub_ = shared_->listen(relay_topic, [this](std::string_view m) { on_relayed(m); });
+}
+
+void request_handler::forward_from(routing_connection& conn, const std::string& sid) {
+  if (!relay_sub_) return;  // the shared state carries no messages
+  conn.forward_elsewhere([shared = shared_, node = node_, sid](std::string message) {
+    // Redis unreachable: the message is lost, as one for a GET stream nobody holds.
+    (void)shared->publish(relay_topic, relay_frame('m', node, sid, message));
+  });
+}
+
+void request_handler::forward_answers(const post_body& body, const http_request& req,
+                                      const std::string& sid) {
+  if (!relay_sub_) return;
+  bool theirs = false;
+  for (const auto& m : body.messages) {
+    if (std::holds_alternative<jsonrpc::response>(m)) theirs = true;
+    if (const auto* n = std::get_if<jsonrpc::notification>(&m)) {
+      if (jsonrpc::cancelled_request(n->method, n->params)) theirs = true;
+    }
+  }
+  if (theirs) (void)shared_->publish(relay_topic, relay_frame('a', node_, sid, req.body));
+}
+
+void request_handler::on_relayed(std::string_view message) {
+  if (message.size() <= 1 + node_size + sid_size) return;
+  if (message.substr(1, node_size) == node_) return;  // sent by this process
+  const char kind = message[0];
+  const auto sid = message.substr(1 + node_size, sid_size);
+  const auto payload = message.substr(1 + node_size + sid_size);
+  auto hs = sessions_.find(sid);  // no copy here: nothing of the session to resume or write
+  if (!hs || hs->conn->closed()) return;
+  if (kind == 'm') {
+    (void)hs->conn->deliver_standalone(std::string(payload));
+    return;
+  }
+  if (kind != 'a') return;
+  // An answer to a request this process did not make is ignored by the session; a cancelled
+  // request that runs here gets no answer, so its stream stops waiting for one.
+  auto parsed = parse_json(payload, source_.limits);
+  if (!parsed) return;
+  auto decoded = jsonrpc::decode(std::move(*parsed));
+  if (!decoded) return;
+  std::optional<jsonrpc::request_id> cancelled;
+  if (const auto* n = std::get_if<jsonrpc::notification>(&*decoded)) {
+    cancelled = jsonrpc::cancelled_request(n->method, n->params);
+  }
+  hs->session->receive(std::move(*decoded));
+  if (cancelled) hs->conn->forget_request(*cancelled);
 }
 
 }  // namespace mcp::http_detail

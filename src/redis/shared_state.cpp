@@ -1,7 +1,8 @@
 // `make_redis_shared_state`: what the processes of one service share (mcp/shared_state.hpp), in
 // one Redis: the task and event stores on the same client, session records, the input-round
-// key and single-use records, and token buckets refilled by Redis's own clock (so processes
-// whose clocks differ still agree).
+// key and single-use records, token buckets refilled by Redis's own clock (so processes
+// whose clocks differ still agree), and messages between processes on channels
+// `<prefix>relay:<topic>` (pub/sub on the client's subscriber thread).
 #include <mcp/redis.hpp>
 
 #include <cerrno>
@@ -117,7 +118,32 @@ class redis_shared_state final : public shared_state {
     return static_cast<long long>(r->integer);
   }
 
+  result<void> publish(std::string_view topic, std::string_view message) override {
+    const auto channel = relay_channel(topic);
+    auto r = client_->command({"PUBLISH", channel, message});
+    if (!r) return r.error();
+    return {};
+  }
+
+  std::shared_ptr<void> listen(std::string_view topic,
+                               std::function<void(std::string_view)> on_message) override {
+    if (!on_message) return nullptr;
+    auto sub = client_->subscribe(
+        relay_channel(topic),
+        [fn = std::move(on_message)](std::string_view message, bool resubscribed) {
+          // Messages published while the subscriber reconnected are lost: what they carried
+          // (a client's answer, a notification) is missed, as a dropped SSE connection would.
+          if (!resubscribed) fn(message);
+        });
+    (void)client_->subscribed(std::chrono::milliseconds(500));
+    return sub;
+  }
+
  private:
+  [[nodiscard]] std::string relay_channel(std::string_view topic) const {
+    return prefix_ + "relay:" + std::string(topic);
+  }
+
   [[nodiscard]] std::string session_key(std::string_view id) const {
     return prefix_ + "session:" + std::string(id);
   }

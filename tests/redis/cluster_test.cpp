@@ -6,146 +6,16 @@
 
 #include <gtest/gtest.h>
 
-#include <chrono>
-#include <filesystem>
-#include <fstream>
-#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include "http/modern_util.hpp"
-#include "redis/redis_server.hpp"
-#include "support/subprocess.hpp"
+#include "redis/cluster_util.hpp"
 
 namespace {
 
 using namespace mcp_test;
 using namespace std::chrono_literals;
-
-/// A demo_server process serving HTTP on an ephemeral port, sharing `redis_url`.
-class node {
- public:
-  node(const std::string& redis_url, const std::vector<std::string>& extra)
-      : proc_([&] {
-          std::vector<std::string> argv{MCP_DEMO_SERVER, "--http", "127.0.0.1:0", "--redis",
-                                        redis_url};
-          argv.insert(argv.end(), extra.begin(), extra.end());
-          return argv;
-        }()) {
-    const auto deadline = std::chrono::steady_clock::now() + 10s;
-    while (port_ == 0 && std::chrono::steady_clock::now() < deadline) {
-      const auto err = proc_.drain_stderr();
-      if (const auto at = err.find("http://127.0.0.1:"); at != std::string::npos) {
-        const auto digits = at + std::string_view("http://127.0.0.1:").size();
-        const auto end = err.find('/', digits);
-        if (end != std::string::npos) port_ = std::stoi(err.substr(digits, end - digits));
-      }
-      std::this_thread::sleep_for(10ms);
-    }
-  }
-  [[nodiscard]] std::uint16_t port() const { return static_cast<std::uint16_t>(port_); }
-  std::string log() { return proc_.drain_stderr(); }
-
- private:
-  mcp::test::subprocess proc_;
-  int port_ = 0;
-};
-
-/// HAProxy round-robin over `ports`, on a free port.
-class proxy {
- public:
-  explicit proxy(const std::vector<std::uint16_t>& ports) {
-    dir_ = std::filesystem::temp_directory_path() / ("mcp-haproxy-" + std::to_string(::getpid()));
-    std::filesystem::create_directories(dir_);
-    for (int attempt = 0; attempt < 5 && !ready_; ++attempt) {
-      port_ = free_port();
-      std::ofstream cfg(dir_ / "haproxy.cfg");
-      cfg << "global\n  maxconn 256\ndefaults\n  mode http\n  timeout connect 2s\n"
-             "  timeout client 60s\n  timeout server 60s\nfrontend mcp\n  bind 127.0.0.1:"
-          << port_ << "\n  default_backend nodes\nbackend nodes\n  balance roundrobin\n";
-      int i = 0;
-      for (const auto p : ports) cfg << "  server n" << ++i << " 127.0.0.1:" << p << "\n";
-      cfg.close();
-      proc_ = std::make_unique<mcp::test::subprocess>(
-          std::vector<std::string>{binary(), "-f", (dir_ / "haproxy.cfg").string(), "-db"});
-      for (int wait = 0; wait < 200 && !ready_; ++wait) {
-        std::this_thread::sleep_for(10ms);
-        try {
-          raw_client probe(port_);
-          ready_ = true;
-        } catch (const std::exception&) {
-        }
-      }
-    }
-  }
-  ~proxy() {
-    proc_.reset();
-    std::error_code ec;
-    std::filesystem::remove_all(dir_, ec);
-  }
-  proxy(const proxy&) = delete;
-  proxy& operator=(const proxy&) = delete;
-  [[nodiscard]] std::uint16_t port() const { return port_; }
-  [[nodiscard]] bool ready() const { return ready_; }
-
-  static std::string binary() {
-    for (const char* p : {"/usr/sbin/haproxy", "/usr/bin/haproxy", "/usr/local/sbin/haproxy"}) {
-      if (::access(p, X_OK) == 0) return p;
-    }
-    return {};
-  }
-
- private:
-  static std::uint16_t free_port() {
-    net::io_context io;
-    tcp::acceptor a(io, tcp::endpoint(net::ip::make_address("127.0.0.1"), 0));
-    return a.local_endpoint().port();
-  }
-  std::filesystem::path dir_;
-  std::unique_ptr<mcp::test::subprocess> proc_;
-  std::uint16_t port_ = 0;
-  bool ready_ = false;
-};
-
-class Cluster : public ::testing::Test {
- protected:
-  void start(std::size_t n, const std::vector<std::string>& extra = {}) {
-    ASSERT_TRUE(redis_.running());
-    for (std::size_t i = 0; i < n; ++i) {
-      nodes_.push_back(std::make_unique<node>(redis_.url(), extra));
-      ASSERT_NE(nodes_.back()->port(), 0) << nodes_.back()->log();
-    }
-  }
-  std::uint16_t port(std::size_t i) const { return nodes_[i]->port(); }
-
-  mcp::test::redis_server redis_;
-  std::vector<std::unique_ptr<node>> nodes_;
-};
-
-/// Opens a 2025-11-25 session on `port` with `caps`; its id.
-std::string open_on(std::uint16_t port, const std::string& caps = "{}") {
-  const std::string init =
-      R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25",)"
-      R"("capabilities":)" +
-      caps + R"(,"clientInfo":{"name":"cluster-test","version":"1"}}})";
-  auto r = request(port, "POST", init, post_headers({}, ""));
-  EXPECT_EQ(r.status, 200U) << r.body;
-  const auto sid = r.header("mcp-session-id");
-  request(port, "POST", R"({"jsonrpc":"2.0","method":"notifications/initialized"})",
-          post_headers(sid));
-  return sid;
-}
-
-response call_on(std::uint16_t port, const std::string& sid, const std::string& id,
-                 const std::string& tool, const std::string& args, bool progress = false) {
-  return request(port, "POST", call_body(id, tool, args, progress), post_headers(sid));
-}
-
-std::string text_of(const response& r) {
-  const auto res = result_of(answer_of(r));
-  return first_text(res);
-}
 
 TEST_F(Cluster, ASessionOpenedOnAIsServedByB) {
   start(3);
@@ -341,7 +211,7 @@ int main(int argc, char** argv) {
       std::cout << "SKIPPED: redis-server is not installed (Debian package redis-server)\n";
       return 77;
     }
-    if (proxy::binary().empty()) {
+    if (mcp_test::proxy::binary().empty()) {
       std::cout << "SKIPPED: haproxy is not installed (Debian package haproxy)\n";
       return 77;
     }

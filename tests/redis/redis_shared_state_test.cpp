@@ -1,12 +1,17 @@
 // The Redis shared state (mcp/redis.hpp, make_redis_shared_state), two of them on one Redis
 // standing for two processes: session records (saved, read, kept alive, ended), the input-round
-// key both read, single-use records, and token buckets one process drains for both.
+// key both read, single-use records, token buckets one process drains for both, and messages
+// one publishes that both hear (and a dropped listener no longer does).
 #include <mcp/redis.hpp>
 
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "redis/redis_server.hpp"
 
@@ -97,6 +102,51 @@ TEST_F(redis_shared_state_test, one_bucket_for_every_process) {
   // Another caller has a bucket of its own; nonsense rates are refused.
   EXPECT_EQ(a->take_token("rate:other", 1, 6).value(), 0);
   EXPECT_FALSE(a->take_token("rate:x", 0, 6));
+}
+
+/// The messages a listener heard, waited for.
+struct heard {
+  std::mutex mu;
+  std::condition_variable cv;
+  std::vector<std::string> messages;
+  void add(std::string_view m) {
+    const std::lock_guard lock(mu);
+    messages.emplace_back(m);
+    cv.notify_all();
+  }
+  std::vector<std::string> wait_for(std::size_t n) {
+    std::unique_lock lock(mu);
+    cv.wait_for(lock, 5s, [&] { return messages.size() >= n; });
+    return messages;
+  }
+};
+
+TEST_F(redis_shared_state_test, a_message_one_publishes_is_heard_by_every_listener_of_its_topic) {
+  const auto prefix = unique_prefix();
+  auto a = open(prefix);
+  auto b = open(prefix);
+  auto other = open(unique_prefix());  // another service hears nothing
+  ASSERT_TRUE(a && b && other);
+  heard on_a;
+  heard on_b;
+  heard elsewhere;
+  heard other_topic;
+  auto la = a->listen("t", [&](std::string_view m) { on_a.add(m); });
+  auto lb = b->listen("t", [&](std::string_view m) { on_b.add(m); });
+  auto lo = other->listen("t", [&](std::string_view m) { elsewhere.add(m); });
+  auto lt = b->listen("u", [&](std::string_view m) { other_topic.add(m); });
+  ASSERT_TRUE(la && lb && lo && lt);
+  ASSERT_TRUE(a->publish("t", "one"));
+  ASSERT_TRUE(b->publish("t", std::string("two\0bytes", 9)));
+  EXPECT_EQ(on_a.wait_for(2), (std::vector<std::string>{"one", std::string("two\0bytes", 9)}));
+  EXPECT_EQ(on_b.wait_for(2), (std::vector<std::string>{"one", std::string("two\0bytes", 9)}));
+  // Dropped: no more calls once the handle is gone.
+  la.reset();
+  ASSERT_TRUE(b->publish("t", "three"));
+  EXPECT_EQ(on_b.wait_for(3).size(), 3U);
+  EXPECT_EQ(on_a.wait_for(2).size(), 2U);
+  EXPECT_TRUE(elsewhere.wait_for(0).empty());
+  EXPECT_TRUE(other_topic.wait_for(0).empty());
 }
 
 }  // namespace

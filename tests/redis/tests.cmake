@@ -10,6 +10,7 @@ if(MCP_HAVE_REDIS)
     redis/redis_event_store_test.cpp
     redis/redis_failure_test.cpp
     redis/redis_shared_state_test.cpp
+    redis/shared_changes_test.cpp
   )
   target_link_libraries(mcp_redis_tests PRIVATE mcp::redis GTest::gtest GTest::gmock)
   target_include_directories(mcp_redis_tests PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}
@@ -34,7 +35,8 @@ endif()
 # The cluster test: a real redis-server, demo_server processes sharing it (--redis) and a
 # round-robin HAProxy, on 127.0.0.1; skipped (exit 77) when redis-server or haproxy is missing.
 if(MCP_HAVE_REDIS AND MCP_BUILD_EXAMPLES)
-  add_executable(mcp_cluster_tests redis/cluster_test.cpp)
+  add_executable(mcp_cluster_tests redis/cluster_test.cpp redis/cluster_relay_test.cpp
+    redis/cluster_load_test.cpp)
   target_link_libraries(mcp_cluster_tests PRIVATE mcp::http GTest::gtest)
   target_include_directories(mcp_cluster_tests PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}
                                                        ${PROJECT_SOURCE_DIR}/src)
@@ -42,6 +44,7 @@ if(MCP_HAVE_REDIS AND MCP_BUILD_EXAMPLES)
     MCP_DEMO_SERVER="$<TARGET_FILE:demo_server>")
   add_dependencies(mcp_cluster_tests demo_server)
   mcp_target_defaults(mcp_cluster_tests)
+  # Serial: the load tests (a flood of slow calls, kill -9 under load) measure response times.
   gtest_discover_tests(mcp_cluster_tests DISCOVERY_TIMEOUT 60
-    PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77 LABELS "redis;cluster")
+    PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77 LABELS "redis;cluster" RUN_SERIAL TRUE)
 endif()

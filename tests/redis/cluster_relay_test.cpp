@@ -1,0 +1,194 @@
+// What the nodes of a cluster tell each other (redis-server, demo_server processes with --redis,
+// HAProxy; cluster_util.hpp): a 2025-11-25 elicitation asked by a tool on A answered through C
+// (named nodes, and through the round-robin proxy); a message of A's for the session's GET
+// stream held by B (a task's status) written there once; a list change made on C reaching the
+// GET stream on B and a 2026-07-28 listen stream on B, once each.
+#include <mcp/json.hpp>
+
+#include <boost/json/serialize.hpp>
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "redis/cluster_util.hpp"
+
+namespace {
+
+using namespace mcp_test;
+using namespace std::chrono_literals;
+
+/// The JSON-RPC messages in an SSE body read so far.
+std::vector<mcp::json::object> messages_in(const std::string& body) {
+  std::vector<mcp::json::object> out;
+  response r;
+  r.body = body;
+  for (const auto& e : r.events()) {
+    if (e.data.empty()) continue;
+    auto v = mcp::parse_json(e.data);
+    if (v && v->is_object()) out.push_back(v->get_object());
+  }
+  return out;
+}
+
+/// How many messages of `method` the SSE body holds.
+std::size_t count_of(const std::string& body, std::string_view method) {
+  std::size_t n = 0;
+  for (const auto& m : messages_in(body)) {
+    const auto* x = m.if_contains("method");
+    if (x != nullptr && x->is_string() && x->get_string() == method) ++n;
+  }
+  return n;
+}
+
+/// The first message of `method` in the SSE body; empty when none.
+mcp::json::object first_of(const std::string& body, std::string_view method) {
+  for (auto& m : messages_in(body)) {
+    const auto* x = m.if_contains("method");
+    if (x != nullptr && x->is_string() && x->get_string() == method) return m;
+  }
+  return {};
+}
+
+/// A GET stream of session `sid` on `port`, open once its priming event came.
+class get_stream {
+ public:
+  get_stream(std::uint16_t port, const std::string& sid) : c_(port) {
+    c_.send_raw(make_request("GET", port, "",
+                             {{"Accept", "text/event-stream"},
+                              {"Mcp-Session-Id", sid},
+                              {"MCP-Protocol-Version", "2025-11-25"}}));
+    open_ = c_.read_until(r_, [](const std::string& b) { return b.find("\n\n") != b.npos; });
+  }
+  [[nodiscard]] bool open() const { return open_ && r_.status == 200U; }
+  /// Reads until `method` came `n` times; false on timeout.
+  bool wait_for(std::string_view method, std::size_t n, std::chrono::milliseconds timeout = 10s) {
+    return wait_until([&](const std::string& b) { return count_of(b, method) >= n; }, timeout);
+  }
+  /// Reads until `pred(body so far)`; false on timeout.
+  bool wait_until(const std::function<bool(const std::string&)>& pred,
+                  std::chrono::milliseconds timeout = 10s) {
+    return c_.read_until(r_, pred, timeout);
+  }
+  [[nodiscard]] const std::string& body() const { return r_.body; }
+
+ private:
+  raw_client c_;
+  response r_;
+  bool open_ = false;
+};
+
+/// Calls ask_name on `call_port` (its SSE stream stays there) and answers the elicitation it
+/// asks through `answer_port`; the tool's final text.
+std::string ask_and_answer(std::uint16_t call_port, std::uint16_t answer_port,
+                           const std::string& sid, const std::string& name) {
+  raw_client a(call_port);
+  a.send_raw(
+      make_request("POST", call_port, call_body("\"ask\"", "ask_name", "{}"), post_headers(sid)));
+  response ra;
+  if (!a.read_until(ra,
+                    [](const std::string& b) { return count_of(b, "elicitation/create") == 1; })) {
+    return "no elicitation came: " + ra.body;
+  }
+  const auto ask = first_of(ra.body, "elicitation/create");
+  const auto answer = R"({"jsonrpc":"2.0","id":)" + mcp::json::serialize(ask.at("id")) +
+                      R"(,"result":{"action":"accept","content":{"name":")" + name + R"("}}})";
+  auto r = request(answer_port, "POST", answer, post_headers(sid));
+  if (r.status != 202U) return "the answer got " + std::to_string(r.status) + ": " + r.body;
+  if (!a.read_until(ra, [](const std::string& b) { return b.find("Hello, ") != b.npos; })) {
+    return "no result came: " + ra.body;
+  }
+  for (const auto& m : messages_in(ra.body)) {
+    if (const auto* res = m.if_contains("result"); res != nullptr && res->is_object()) {
+      return first_text(res->get_object());
+    }
+  }
+  return "no result in: " + ra.body;
+}
+
+TEST_F(Cluster, AnElicitationAskedOnAIsAnsweredThroughC) {
+  start(3);
+  const auto sid = open_on(port(0), R"({"elicitation":{}})");
+  // A's handler waits for the answer, which the client POSTs to C: C forwards it, A resumes.
+  EXPECT_EQ(ask_and_answer(port(0), port(2), sid, "Ada"), "Hello, Ada!");
+  // And the other way round, on a session B never served before.
+  EXPECT_EQ(ask_and_answer(port(2), port(1), sid, "Grace"), "Hello, Grace!");
+  // Answered on the node that asked, as on one process.
+  EXPECT_EQ(ask_and_answer(port(1), port(1), sid, "Edsger"), "Hello, Edsger!");
+}
+
+TEST_F(Cluster, ThroughTheProxyElicitationsAreAnsweredWhereverTheAnswerLands) {
+  start(3);
+  proxy lb(ports());
+  ASSERT_TRUE(lb.ready());
+  const auto sid = open_on(lb.port(), R"({"elicitation":{}})");
+  ASSERT_EQ(sid.size(), 32U);
+  // Each request a new connection: the call and its answer reach different nodes in turn.
+  for (int i = 0; i < 6; ++i) {
+    const auto name = "n" + std::to_string(i);
+    EXPECT_EQ(ask_and_answer(lb.port(), lb.port(), sid, name), "Hello, " + name + "!")
+        << "round " << i;
+  }
+}
+
+TEST_F(Cluster, AMessageForTheGetStreamOnBIsWrittenThereOnce) {
+  start(2);
+  const auto sid = open_on(port(0));
+  get_stream g(port(1), sid);
+  ASSERT_TRUE(g.open()) << g.body();
+  // A runs the task and announces its status changes: A holds no GET stream of the session,
+  // so it forwards them, and B writes them on its stream.
+  auto r = request(port(0), "POST",
+                   R"({"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"slow_task",)"
+                   R"("arguments":{"steps":2,"step_ms":50},"task":{}}})",
+                   post_headers(sid));
+  ASSERT_EQ(r.status, 200U) << r.body;
+  const auto created = result_of(answer_of(r));
+  ASSERT_TRUE(created.contains("task")) << r.body;
+  const auto task = created.at("task").at("taskId");
+  const auto completed = [&task](const std::string& body) {
+    std::size_t n = 0;
+    for (const auto& m : messages_in(body)) {
+      const auto* method = m.if_contains("method");
+      if (method == nullptr || *method != "notifications/tasks/status") continue;
+      const auto& p = m.at("params");
+      if (p.at("taskId") == task && p.at("status") == "completed") ++n;
+    }
+    return n;
+  };
+  ASSERT_TRUE(g.wait_until([&](const std::string& b) { return completed(b) >= 1; })) << g.body();
+  // Once: no other node writes it again.
+  EXPECT_FALSE(g.wait_until([&](const std::string& b) { return completed(b) >= 2; }, 500ms))
+      << g.body();
+}
+
+TEST_F(Cluster, AListChangedOnCReachesTheStreamsOnB) {
+  start(3);
+  const auto sid = open_on(port(0));
+  get_stream g(port(1), sid);
+  ASSERT_TRUE(g.open()) << g.body();
+  // A 2026-07-28 listen stream on B too.
+  raw_client l(port(1));
+  l.send_raw(make_request(
+      "POST", port(1),
+      modern_body("1", "subscriptions/listen", R"("notifications":{"toolsListChanged":true})"),
+      modern_headers("subscriptions/listen")));
+  response rl;
+  ASSERT_TRUE(l.read_until(rl, [](const std::string& b) {
+    return count_of(b, "notifications/subscriptions/acknowledged") == 1;
+  })) << rl.body;
+  // C enables a tool: its own list changes, and B's listeners hear of it (A's copy of the
+  // session, which holds no GET stream, writes nothing: the notice arrives once).
+  auto r = call_on(port(2), sid, "9", "unlock_admin", "{}");
+  ASSERT_EQ(r.status, 200U) << r.body;
+  EXPECT_EQ(text_of(r), "admin.stats is now enabled") << r.body;
+  ASSERT_TRUE(g.wait_for("notifications/tools/list_changed", 1)) << g.body();
+  ASSERT_TRUE(l.read_until(rl, [](const std::string& b) {
+    return count_of(b, "notifications/tools/list_changed") == 1;
+  })) << rl.body;
+  EXPECT_FALSE(g.wait_for("notifications/tools/list_changed", 2, 500ms)) << g.body();
+  EXPECT_EQ(count_of(rl.body, "notifications/tools/list_changed"), 1U) << rl.body;
+}
+
+}  // namespace

@@ -1,0 +1,171 @@
+// The cluster tests' pieces: demo_server processes started with --redis on a real redis-server
+// (ephemeral ports, 127.0.0.1), a round-robin HAProxy in front, and requests that name the node
+// they go to. Used by cluster_test.cpp (whose main skips when redis-server or haproxy is
+// missing) and its siblings in the same executable.
+#pragma once
+
+#include <mcp/json.hpp>
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "http/modern_util.hpp"
+#include "redis/redis_server.hpp"
+#include "support/subprocess.hpp"
+
+namespace mcp_test {
+
+using namespace std::chrono_literals;
+
+/// A demo_server process serving HTTP on an ephemeral port, sharing `redis_url`.
+class node {
+ public:
+  node(const std::string& redis_url, const std::vector<std::string>& extra)
+      : proc_([&] {
+          std::vector<std::string> argv{MCP_DEMO_SERVER, "--http", "127.0.0.1:0", "--redis",
+                                        redis_url};
+          argv.insert(argv.end(), extra.begin(), extra.end());
+          return argv;
+        }()) {
+    const auto deadline = std::chrono::steady_clock::now() + 10s;
+    while (port_ == 0 && std::chrono::steady_clock::now() < deadline) {
+      const auto err = proc_.drain_stderr();
+      if (const auto at = err.find("http://127.0.0.1:"); at != std::string::npos) {
+        const auto digits = at + std::string_view("http://127.0.0.1:").size();
+        const auto end = err.find('/', digits);
+        if (end != std::string::npos) port_ = std::stoi(err.substr(digits, end - digits));
+      }
+      std::this_thread::sleep_for(10ms);
+    }
+  }
+  [[nodiscard]] std::uint16_t port() const { return static_cast<std::uint16_t>(port_); }
+  std::string log() { return proc_.drain_stderr(); }
+  /// kill -9: the process ends at once, its connections reset.
+  void kill() {
+    ::kill(proc_.pid(), SIGKILL);
+    (void)proc_.wait();
+  }
+
+ private:
+  mcp::test::subprocess proc_;
+  int port_ = 0;
+};
+
+/// HAProxy round-robin over `ports`, on a free port.
+class proxy {
+ public:
+  /// `server_options`: appended to each server line (e.g. "check inter 100ms fall 1 rise 1");
+  /// `backend`: lines added to the backend section (e.g. "  retry-on conn-failure").
+  explicit proxy(const std::vector<std::uint16_t>& ports, const std::string& server_options = {},
+                 const std::string& backend = {}) {
+    static std::atomic<int> made{0};
+    dir_ = std::filesystem::temp_directory_path() /
+           ("mcp-haproxy-" + std::to_string(::getpid()) + "-" + std::to_string(++made));
+    std::filesystem::create_directories(dir_);
+    for (int attempt = 0; attempt < 5 && !ready_; ++attempt) {
+      port_ = free_port();
+      std::ofstream cfg(dir_ / "haproxy.cfg");
+      cfg << "global\n  maxconn 256\ndefaults\n  mode http\n  timeout connect 2s\n"
+             "  timeout client 60s\n  timeout server 60s\nfrontend mcp\n  bind 127.0.0.1:"
+          << port_ << "\n  default_backend nodes\nbackend nodes\n  balance roundrobin\n"
+          << backend;
+      int i = 0;
+      for (const auto p : ports) {
+        cfg << "  server n" << ++i << " 127.0.0.1:" << p << " " << server_options << "\n";
+      }
+      cfg.close();
+      proc_ = std::make_unique<mcp::test::subprocess>(
+          std::vector<std::string>{binary(), "-f", (dir_ / "haproxy.cfg").string(), "-db"});
+      for (int wait = 0; wait < 200 && !ready_; ++wait) {
+        std::this_thread::sleep_for(10ms);
+        try {
+          raw_client probe(port_);
+          ready_ = true;
+        } catch (const std::exception&) {
+        }
+      }
+    }
+  }
+  ~proxy() {
+    proc_.reset();
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+  }
+  proxy(const proxy&) = delete;
+  proxy& operator=(const proxy&) = delete;
+  [[nodiscard]] std::uint16_t port() const { return port_; }
+  [[nodiscard]] bool ready() const { return ready_; }
+
+  static std::string binary() {
+    for (const char* p : {"/usr/sbin/haproxy", "/usr/bin/haproxy", "/usr/local/sbin/haproxy"}) {
+      if (::access(p, X_OK) == 0) return p;
+    }
+    return {};
+  }
+
+ private:
+  static std::uint16_t free_port() {
+    net::io_context io;
+    tcp::acceptor a(io, tcp::endpoint(net::ip::make_address("127.0.0.1"), 0));
+    return a.local_endpoint().port();
+  }
+  std::filesystem::path dir_;
+  std::unique_ptr<mcp::test::subprocess> proc_;
+  std::uint16_t port_ = 0;
+  bool ready_ = false;
+};
+
+class Cluster : public ::testing::Test {
+ protected:
+  void start(std::size_t n, const std::vector<std::string>& extra = {}) {
+    ASSERT_TRUE(redis_.running());
+    for (std::size_t i = 0; i < n; ++i) {
+      nodes_.push_back(std::make_unique<node>(redis_.url(), extra));
+      ASSERT_NE(nodes_.back()->port(), 0) << nodes_.back()->log();
+    }
+  }
+  std::uint16_t port(std::size_t i) const { return nodes_[i]->port(); }
+  std::vector<std::uint16_t> ports() const {
+    std::vector<std::uint16_t> all;
+    for (const auto& n : nodes_) all.push_back(n->port());
+    return all;
+  }
+
+  mcp::test::redis_server redis_;
+  std::vector<std::unique_ptr<node>> nodes_;
+};
+
+/// Opens a 2025-11-25 session on `port` with `caps`; its id.
+inline std::string open_on(std::uint16_t port, const std::string& caps = "{}") {
+  const std::string init =
+      R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25",)"
+      R"("capabilities":)" +
+      caps + R"(,"clientInfo":{"name":"cluster-test","version":"1"}}})";
+  auto r = request(port, "POST", init, post_headers({}, ""));
+  EXPECT_EQ(r.status, 200U) << r.body;
+  const auto sid = r.header("mcp-session-id");
+  request(port, "POST", R"({"jsonrpc":"2.0","method":"notifications/initialized"})",
+          post_headers(sid));
+  return sid;
+}
+
+inline response call_on(std::uint16_t port, const std::string& sid, const std::string& id,
+                        const std::string& tool, const std::string& args, bool progress = false) {
+  return request(port, "POST", call_body(id, tool, args, progress), post_headers(sid));
+}
+
+inline std::string text_of(const response& r) {
+  const auto res = result_of(answer_of(r));
+  return first_text(res);
+}
+
+}  // namespace mcp_test
