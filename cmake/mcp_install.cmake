@@ -52,11 +52,15 @@ if(PROJECT_VERSION_MAJOR EQUAL 0)
 else()
   set(_mcp_compatibility SameMajorVersion)
 endif()
+# Beside mcp-config.cmake in the build tree too, which includes it.
+configure_file(cmake/mcp-precompile-headers.cmake ${PROJECT_BINARY_DIR}/mcp-precompile-headers.cmake
+               COPYONLY)
 configure_package_config_file(cmake/mcp-config.cmake.in ${PROJECT_BINARY_DIR}/mcp-config.cmake
                               INSTALL_DESTINATION ${MCP_CMAKE_DIR})
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/mcp-config-version.cmake
                                  COMPATIBILITY ${_mcp_compatibility})
 install(FILES ${PROJECT_BINARY_DIR}/mcp-config.cmake ${PROJECT_BINARY_DIR}/mcp-config-version.cmake
+              ${PROJECT_BINARY_DIR}/mcp-precompile-headers.cmake
         DESTINATION ${MCP_CMAKE_DIR} COMPONENT dev)
 
 include(cmake/mcp_pkgconfig.cmake)

@@ -256,5 +256,123 @@ json::object ref_to(std::string_view target) {
   return o;
 }
 
+json::object type_schema(std::string_view type) {
+  json::object o;
+  o.emplace("type", type);
+  return o;
+}
+
+void add_property(json::object& props, json::array& required, std::string_view name,
+                  json::object&& p, bool req) {
+  if (req) required.emplace_back(name);
+  props.emplace(name, std::move(p));
+}
+
+json::object object_schema(json::object&& props, json::array&& required) {
+  json::object s;
+  s.emplace("type", "object");
+  s.emplace("properties", std::move(props));
+  if (!required.empty()) s.emplace("required", std::move(required));
+  return s;
+}
+
+json::object empty_object_schema() {
+  json::object s;
+  s.emplace("type", "object");
+  s.emplace("additionalProperties", false);
+  return s;
+}
+
+json::object described_struct_schema(schema_builder& b, const void* key, std::string_view raw,
+                                     json::object (*build)(schema_builder&)) {
+  auto& stack = b.in_progress;
+  if (auto it = std::find(stack.begin(), stack.end(), key); it != stack.end()) {
+    // Recursion: refer to the document root, or to a "$defs" entry filled in on the way out.
+    if (key == b.root && it == stack.begin()) return ref_to("#");
+    if (!b.is_recursive(key)) b.recursive.push_back(key);
+    return ref_to("#/$defs/" + b.def_name(key, raw));
+  }
+  if (b.is_recursive(key)) return ref_to("#/$defs/" + b.def_name(key, raw));  // in "$defs"
+  stack.push_back(key);
+  json::object s = build(b);
+  stack.pop_back();
+  if (b.is_recursive(key) && !(key == b.root && stack.empty())) {
+    const std::string& name = b.def_name(key, raw);
+    b.defs.insert_or_assign(name, std::move(s));
+    return ref_to("#/$defs/" + name);
+  }
+  return s;
+}
+
+json::object root_schema(const void* key, json::object (*schema)(schema_builder&)) {
+  schema_builder b;
+  b.root = key;
+  json::object s = schema(b);
+  if (!b.defs.empty()) s.insert_or_assign("$defs", std::move(b.defs));
+  return s;
+}
+
+json::object nullable_schema(json::object&& inner) {
+  json::array any_of;
+  any_of.emplace_back(std::move(inner));
+  json::object null;
+  null.emplace("type", "null");
+  any_of.emplace_back(std::move(null));
+  json::object s;
+  s.emplace("anyOf", std::move(any_of));
+  return s;
+}
+
+json::object array_schema(json::object&& items) {
+  json::object s;
+  s.emplace("type", "array");
+  s.emplace("items", std::move(items));
+  return s;
+}
+
+json::object map_schema(json::object&& values) {
+  json::object s;
+  s.emplace("type", "object");
+  s.emplace("additionalProperties", std::move(values));
+  return s;
+}
+
+json::object enum_schema(json::array&& names) {
+  json::object s;
+  s.emplace("type", "string");
+  s.emplace("enum", std::move(names));
+  return s;
+}
+
+std::string integer_range_text(long long min, unsigned long long max) {
+  return "an integer between " + std::to_string(min) + " and " + std::to_string(max);
+}
+
+bool decode_string(const json::value& v, const json_path& path, std::string& out, error& err) {
+  if (!v.is_string()) return fail_expected(err, path, "a string", v);
+  const json::string& s = v.get_string();
+  out.assign(s.data(), s.size());
+  return true;
+}
+
+bool decode_bool(const json::value& v, const json_path& path, bool& out, error& err) {
+  if (!v.is_bool()) return fail_expected(err, path, "a boolean", v);
+  out = v.get_bool();
+  return true;
+}
+
+template bool decode_integer(const json::value&, const json_path&, signed char&, error&);
+template bool decode_integer(const json::value&, const json_path&, unsigned char&, error&);
+template bool decode_integer(const json::value&, const json_path&, short&, error&);
+template bool decode_integer(const json::value&, const json_path&, unsigned short&, error&);
+template bool decode_integer(const json::value&, const json_path&, int&, error&);
+template bool decode_integer(const json::value&, const json_path&, unsigned&, error&);
+template bool decode_integer(const json::value&, const json_path&, long&, error&);
+template bool decode_integer(const json::value&, const json_path&, unsigned long&, error&);
+template bool decode_integer(const json::value&, const json_path&, long long&, error&);
+template bool decode_integer(const json::value&, const json_path&, unsigned long long&, error&);
+template bool decode_floating(const json::value&, const json_path&, float&, error&);
+template bool decode_floating(const json::value&, const json_path&, double&, error&);
+
 }  // namespace detail
 }  // namespace mcp

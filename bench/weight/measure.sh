@@ -16,7 +16,9 @@
 # that only includes what the public API's types need from outside the SDK (Boost.JSON's value,
 # Boost.System's result, Boost.Describe, Mp11 and the standard headers <chrono>, <memory>,
 # <optional>, <stop_token>, <variant>): no header of the SDK can weigh less while those types
-# are in it.
+# are in it. A fourth, "stdlib", includes only the standard headers the API's signatures need
+# (<string>, <vector>, <memory>, <functional>, <optional>, <variant>): what any C++ API taking a
+# name, a handler and its options weighs before a line of its own.
 set -euo pipefail
 
 runs=5
@@ -48,10 +50,19 @@ cat >"$work/floor.cpp" <<'CPP'
 #include <variant>
 int main() {}
 CPP
+cat >"$work/stdlib.cpp" <<'CPP'
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+int main() {}
+CPP
 
-names=(before after floor)
-declare -A inc=([before]="$before" [after]="$after" [floor]="$before")
-declare -A src=([before]=weather.cpp [after]=weather.cpp [floor]=floor.cpp)
+names=(before after floor stdlib)
+declare -A inc=([before]="$before" [after]="$after" [floor]="$before" [stdlib]="$before")
+declare -A src=([before]=weather.cpp [after]=weather.cpp [floor]=floor.cpp [stdlib]=stdlib.cpp)
 declare -A sw sc cw cc
 
 compile() {  # compile NAME FLAGS...: appends "wall cpu" of one run

@@ -179,12 +179,16 @@ struct oauth_credentials {
 class token_store {
  public:
   virtual ~token_store() = default;
-  /// The credentials kept for `resource`, or nullopt when there are none.
+  /// The credentials kept for `resource`, or nullopt when there are none (or they cannot be
+  /// read). Must not throw (but std::bad_alloc).
   [[nodiscard]] virtual std::optional<oauth_credentials> load(const std::string& resource) = 0;
-  /// Errors: throws `std::runtime_error` when the credentials cannot be kept.
-  virtual void save(const std::string& resource, const oauth_credentials& creds) = 0;
+  /// Keeps `creds` for `resource`. Errors: an `mcp::error` saying why the credentials cannot be
+  /// kept (e.g. `errc::connection_closed`, "cannot write FILE: REASON"); must not throw (but
+  /// std::bad_alloc). A flow whose tokens cannot be kept fails with this message.
+  [[nodiscard]] virtual result<void> save(const std::string& resource,
+                                          const oauth_credentials& creds) = 0;
   /// Forgets the credentials of `resource` (nothing when there are none). Errors: like `save`.
-  virtual void erase(const std::string& resource) = 0;
+  [[nodiscard]] virtual result<void> erase(const std::string& resource) = 0;
 };
 
 /// Credentials in memory, gone with the process.
@@ -192,9 +196,10 @@ class memory_token_store final : public token_store {
  public:
   /// A copy of what `save` kept for `resource`.
   std::optional<oauth_credentials> load(const std::string& resource) override;
-  void save(const std::string& resource, const oauth_credentials& creds) override;
-  /// Drops the entry; never throws (but std::bad_alloc).
-  void erase(const std::string& resource) override;
+  /// Keeps a copy; never fails.
+  result<void> save(const std::string& resource, const oauth_credentials& creds) override;
+  /// Drops the entry; never fails.
+  result<void> erase(const std::string& resource) override;
 
  private:
   std::mutex mu_;
@@ -214,10 +219,12 @@ class file_token_store final : public token_store {
 
   /// Reads the file (no lock: saves replace it by a rename); a missing file has no entries.
   std::optional<oauth_credentials> load(const std::string& resource) override;
-  void save(const std::string& resource, const oauth_credentials& creds) override;
-  /// Removes the entry and rewrites the file, under the lock; no file: nothing to do. Throws
-  /// `std::runtime_error` when the file cannot be written.
-  void erase(const std::string& resource) override;
+  /// Errors: `errc::connection_closed` when the directory, the lock or the file cannot be
+  /// created or written ("cannot write FILE.tmp: REASON").
+  result<void> save(const std::string& resource, const oauth_credentials& creds) override;
+  /// Removes the entry and rewrites the file, under the lock; no file: nothing to do.
+  /// Errors: like `save`.
+  result<void> erase(const std::string& resource) override;
 
  private:
   std::filesystem::path file_;
@@ -229,13 +236,14 @@ class file_token_store final : public token_store {
 class user_agent {
  public:
   virtual ~user_agent() = default;
-  /// The redirect URI the client registers and sends. Throws `std::runtime_error` when none can
-  /// be had (e.g. no port to listen on).
-  virtual std::string redirect_uri() = 0;
+  /// The redirect URI the client registers and sends. Errors: an `mcp::error` when none can be
+  /// had (e.g. no port to listen on); must not throw (but std::bad_alloc).
+  [[nodiscard]] virtual result<std::string> redirect_uri() = 0;
   /// Has the user visit `authorization_url` and returns the URL the authorization server
-  /// redirected the browser to (with `code` and `state`, or `error`). Throws
-  /// `std::runtime_error` on failure or timeout.
-  virtual std::string authorize(const std::string& authorization_url) = 0;
+  /// redirected the browser to (with `code` and `state`, or `error`). Errors: an `mcp::error`
+  /// on failure or timeout, which ends the flow (`oauth_client::last_error()` gives its
+  /// message); must not throw (but std::bad_alloc).
+  [[nodiscard]] virtual result<std::string> authorize(const std::string& authorization_url) = 0;
 };
 
 /// How a `loopback_agent` listens for the redirect and shows the authorization URL.
@@ -257,8 +265,12 @@ class loopback_agent final : public user_agent {
   /// Nothing listens yet; a `path` without a leading `/` gets one.
   explicit loopback_agent(loopback_options opts = {});
   ~loopback_agent() override;
-  std::string redirect_uri() override;
-  std::string authorize(const std::string& authorization_url) override;
+  /// Starts listening (on the port chosen first, or `port`). Errors: `errc::connection_closed`,
+  /// "loopback redirect: cannot listen on 127.0.0.1:PORT: REASON".
+  result<std::string> redirect_uri() override;
+  /// Errors: as `redirect_uri`; `errc::request_timeout` when no redirect came within
+  /// `timeout`. An exception thrown by `loopback_options::open` propagates.
+  result<std::string> authorize(const std::string& authorization_url) override;
 
  private:
   struct impl;
@@ -391,8 +403,9 @@ class oauth_client final : public http_authorizer {
   [[nodiscard]] std::string last_error() const;
   /// `last_error()`, which the transport adds to the failed request's message.
   [[nodiscard]] std::string refusal_reason() const override { return last_error(); }
-  /// Forgets this resource's tokens (the registration is kept).
-  void sign_out();
+  /// Forgets this resource's tokens (the registration is kept). Errors: the token store's, when
+  /// it cannot keep the change (the tokens are forgotten in memory all the same).
+  result<void> sign_out();
 
  private:
   struct impl;

@@ -422,11 +422,7 @@ template <class T>
 /// another schema breaks its "$ref"s. Thread-safe; throws only std::bad_alloc.
 template <class T>
 [[nodiscard]] json::object schema_for() {
-  detail::schema_builder b;
-  b.root = &detail::type_key<T>;
-  json::object s = detail::schema_of<T>(b);
-  if (!b.defs.empty()) s.insert_or_assign("$defs", std::move(b.defs));
-  return s;
+  return detail::root_schema(&detail::type_key<T>, &detail::schema_of<T>);
 }
 
 }  // namespace mcp

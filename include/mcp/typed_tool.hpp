@@ -180,16 +180,22 @@ struct tool_traits {
     return {spec.name};
   }
 
+  /// "Invalid arguments for tool "NAME": <why>" (src/typed_tool.cpp).
+  static error invalid_arguments(const prepared& p, const error& why);
+
   template <class In>
   static result<In> decode(const json::object& args, const prepared& p) {
     result<In> in = mcp::from_json<In>(args);
-    if (!in) {
-      return error{errc::invalid_params,
-                   "Invalid arguments for tool \"" + p.name + "\": " + in.error().message};
-    }
+    if (!in) return invalid_arguments(p, in.error());
     return in;
   }
 };
+
+// The sinks of the common outputs are compiled once, in src/typed_tool.cpp.
+extern template class tool_traits::sink_type<std::string>;
+extern template class tool_traits::sink_type<none>;
+extern template class tool_traits::sink_type<call_tool_result>;
+extern template class tool_traits::sink_type<json::object>;
 
 /// Turns a typed handler into an asynchronous raw one (see the banner for the shapes).
 template <class F>

@@ -10,7 +10,6 @@
 #include <cstring>
 #include <iostream>
 #include <mutex>
-#include <stdexcept>
 #include <thread>
 
 #include <arpa/inet.h>
@@ -108,10 +107,13 @@ struct loopback_agent::impl {
   int listener = -1;
   std::uint16_t port = 0;
 
-  void listen() {
-    if (listener >= 0) return;
+  result<void> listen() {
+    if (listener >= 0) return {};
     const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0) throw std::runtime_error(std::string("loopback redirect: ") + std::strerror(errno));
+    if (fd < 0) {
+      return error{errc::connection_closed,
+                   std::string("loopback redirect: ") + std::strerror(errno)};
+    }
     const int one = 1;
     ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
     sockaddr_in addr{};
@@ -123,11 +125,12 @@ struct loopback_agent::impl {
         ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
       const std::string why = std::strerror(errno);
       ::close(fd);
-      throw std::runtime_error("loopback redirect: cannot listen on 127.0.0.1:" +
-                               std::to_string(ntohs(addr.sin_port)) + ": " + why);
+      return error{errc::connection_closed, "loopback redirect: cannot listen on 127.0.0.1:" +
+                                                std::to_string(ntohs(addr.sin_port)) + ": " + why};
     }
     listener = fd;
     port = ntohs(addr.sin_port);
+    return {};
   }
 
   std::string uri() const { return "http://127.0.0.1:" + std::to_string(port) + opts.path; }
@@ -145,16 +148,16 @@ loopback_agent::loopback_agent(loopback_options opts) : impl_(std::make_unique<i
 
 loopback_agent::~loopback_agent() { impl_->stop(); }
 
-std::string loopback_agent::redirect_uri() {
+result<std::string> loopback_agent::redirect_uri() {
   std::lock_guard lock(impl_->mu);
   // Listening from now on keeps the port this flow registers or sends; `authorize` closes it.
-  impl_->listen();
+  if (auto r = impl_->listen(); !r) return r.error();
   return impl_->uri();
 }
 
-std::string loopback_agent::authorize(const std::string& authorization_url) {
+result<std::string> loopback_agent::authorize(const std::string& authorization_url) {
   std::lock_guard lock(impl_->mu);
-  impl_->listen();
+  if (auto r = impl_->listen(); !r) return r.error();
   const std::string state = query_value(authorization_url, "state");
   struct closer {
     impl& m;
@@ -169,8 +172,8 @@ std::string loopback_agent::authorize(const std::string& authorization_url) {
   for (;;) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - clock::now());
     if (left.count() <= 0) {
-      throw std::runtime_error("no redirect reached " + impl_->uri() + " within " +
-                               std::to_string(impl_->opts.timeout.count()) + " s");
+      return error{errc::request_timeout, "no redirect reached " + impl_->uri() + " within " +
+                                              std::to_string(impl_->opts.timeout.count()) + " s"};
     }
     pollfd p{impl_->listener, POLLIN, 0};
     if (::poll(&p, 1, static_cast<int>(std::min<std::int64_t>(left.count(), 1000))) <= 0) continue;
@@ -200,7 +203,7 @@ std::string loopback_agent::authorize(const std::string& authorization_url) {
            "<!doctype html><title>mcp-cpp</title><p>Authorization received. You can close this "
            "window and return to the application.</p>");
     ::close(fd);
-    return "http://127.0.0.1:" + std::to_string(impl_->port) + target;
+    return std::string("http://127.0.0.1:") + std::to_string(impl_->port) + target;
   }
 }
 

@@ -115,7 +115,16 @@ void oauth_client::impl::keep(const oauth_credentials& c) {
     creds = c;
     error.clear();
   }
-  opts.store->save(opts.resource_url, c);
+  // Inside a flow, whose failures are exceptions that `refused` turns into `last_error()`.
+  if (auto kept = opts.store->save(opts.resource_url, c); !kept) {
+    throw std::runtime_error(kept.error().message);
+  }
+}
+
+std::string oauth_client::impl::agent_redirect_uri() {
+  auto uri = opts.agent->redirect_uri();
+  if (!uri) throw std::runtime_error(uri.error().message);
+  return std::move(*uri);
 }
 
 void oauth_client::impl::check_url(const std::string& url, std::string_view what) const {
@@ -248,7 +257,7 @@ oauth_credentials oauth_client::impl::identify(const server_metadata& as, oauth_
         " offers no client registration: give a pre-registered client id" +
         (as.client_id_metadata_document_supported ? " or a client metadata document URL" : ""));
   }
-  const std::string redirect = opts.agent->redirect_uri();
+  const std::string redirect = agent_redirect_uri();
   std::string app_type = opts.application_type;
   if (app_type.empty()) {
     // OpenID Connect Registration §2: a redirect to this machine (RFC 8252 loopback) or to a
@@ -313,7 +322,7 @@ oauth_credentials oauth_client::impl::authorize(const server_metadata& as,
   // RFC 9207: the issuer this request goes to, recorded with the verifier and state (`as` was
   // validated against the identifier it was fetched for).
   const std::string expected_issuer = as.issuer;
-  const std::string redirect = opts.agent->redirect_uri();
+  const std::string redirect = agent_redirect_uri();
   detail::form_params q{
       {"response_type", "code"},     {"client_id", c.client_id},        {"redirect_uri", redirect},
       {"code_challenge", challenge}, {"code_challenge_method", "S256"}, {"state", state},
@@ -321,8 +330,10 @@ oauth_credentials oauth_client::impl::authorize(const server_metadata& as,
   if (!scope.empty()) q.emplace_back("scope", scope);
   const auto& ep = as.authorization_endpoint;
   check_url(ep, "the authorization endpoint");
-  const std::string back = opts.agent->authorize(
-      ep + (ep.find('?') == std::string::npos ? "?" : "&") + detail::form_body(q));
+  auto answer = opts.agent->authorize(ep + (ep.find('?') == std::string::npos ? "?" : "&") +
+                                      detail::form_body(q));
+  if (!answer) throw std::runtime_error(answer.error().message);
+  const std::string back = std::move(*answer);
   auto u = boost::urls::parse_uri_reference(back);
   if (!u) throw std::runtime_error("the redirect is not a URL");
   std::string code, got_state, err, err_desc;
@@ -514,7 +525,7 @@ std::string oauth_client::last_error() const {
   return impl_->error;
 }
 
-void oauth_client::sign_out() {
+result<void> oauth_client::sign_out() {
   std::lock_guard lock(impl_->mu);
   impl_->load_locked();
   auto& c = impl_->creds;
@@ -525,7 +536,7 @@ void oauth_client::sign_out() {
   c.scope.clear();
   c.requested_scope.clear();
   c.expires_at = 0;
-  impl_->opts.store->save(impl_->opts.resource_url, c);
+  return impl_->opts.store->save(impl_->opts.resource_url, c);
 }
 
 result<std::shared_ptr<oauth_client>> make_oauth_client(oauth_client_options opts) {

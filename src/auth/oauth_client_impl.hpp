@@ -104,6 +104,8 @@ struct oauth_client::impl {
   [[nodiscard]] oauth_credentials pre_registered(const server_metadata& as) const;
   /// This client's identity at `as` for the authorization code flow.
   oauth_credentials identify(const server_metadata& as, oauth_credentials c);
+  /// The agent's redirect URI; throws std::runtime_error with its error (inside a flow).
+  std::string agent_redirect_uri();
   oauth_credentials authorize(const server_metadata& as, const std::string& resource,
                               oauth_credentials c, const std::string& scope);
   bool handle(int status, std::string_view challenge, std::string_view sent);

@@ -9,7 +9,7 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
-#include <stdexcept>
+#include <utility>
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -26,39 +26,51 @@ std::optional<oauth_credentials> memory_token_store::load(const std::string& res
   return std::nullopt;
 }
 
-void memory_token_store::save(const std::string& resource, const oauth_credentials& creds) {
+result<void> memory_token_store::save(const std::string& resource, const oauth_credentials& creds) {
   std::lock_guard lock(mu_);
   for (auto& [r, c] : entries_) {
     if (r == resource) {
       c = creds;
-      return;
+      return {};
     }
   }
   entries_.emplace_back(resource, creds);
+  return {};
 }
 
-void memory_token_store::erase(const std::string& resource) {
+result<void> memory_token_store::erase(const std::string& resource) {
   std::lock_guard lock(mu_);
   std::erase_if(entries_, [&](const auto& e) { return e.first == resource; });
+  return {};
 }
 
 namespace {
 
+/// A store's failure: "cannot <what>: <why>".
+error store_error(const std::string& what, const std::string& why) {
+  return error{errc::connection_closed, "cannot " + what + ": " + why};
+}
+
 /// An exclusive advisory lock on `<file>.lock` for the life of the object (writers only).
 class file_lock {
  public:
-  explicit file_lock(const std::filesystem::path& file) {
+  explicit file_lock(int fd) : fd_(fd) {}
+  /// The lock, or why `<file>.lock` cannot be opened.
+  static result<file_lock> take(const std::filesystem::path& file) {
     const auto name = file.string() + ".lock";
-    fd_ = ::open(name.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-    if (fd_ < 0) {
-      throw std::runtime_error("cannot open " + name + ": " + std::strerror(errno));
+    const int fd = ::open(name.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0) return store_error("open " + name, std::strerror(errno));
+    while (::flock(fd, LOCK_EX) != 0 && errno == EINTR) {
     }
-    while (::flock(fd_, LOCK_EX) != 0 && errno == EINTR) {
-    }
+    return file_lock(fd);
   }
-  ~file_lock() { ::close(fd_); }
+  file_lock(file_lock&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
+  ~file_lock() {
+    if (fd_ >= 0) ::close(fd_);
+  }
   file_lock(const file_lock&) = delete;
   file_lock& operator=(const file_lock&) = delete;
+  file_lock& operator=(file_lock&&) = delete;
 
  private:
   int fd_ = -1;
@@ -74,11 +86,11 @@ json::object read_file(const std::filesystem::path& file) {
   return std::move(v->get_object());
 }
 
-void write_file(const std::filesystem::path& file, const json::object& all) {
+result<void> write_file(const std::filesystem::path& file, const json::object& all) {
   const auto tmp = file.string() + ".tmp";
   ::unlink(tmp.c_str());  // a leftover (the writers hold the lock): never written through
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (fd < 0) throw std::runtime_error("cannot write " + tmp + ": " + std::strerror(errno));
+  if (fd < 0) return store_error("write " + tmp, std::strerror(errno));
   const std::string text = json::serialize(all) + "\n";
   std::size_t done = 0;
   while (done < text.size()) {
@@ -87,15 +99,14 @@ void write_file(const std::filesystem::path& file, const json::object& all) {
     if (n <= 0) {
       const std::string why = std::strerror(errno);
       ::close(fd);
-      throw std::runtime_error("cannot write " + tmp + ": " + why);
+      return store_error("write " + tmp, why);
     }
     done += static_cast<std::size_t>(n);
   }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
-    throw std::runtime_error("cannot write " + tmp + ": " + std::strerror(errno));
-  }
+  if (::fsync(fd) != 0 || ::close(fd) != 0)
+    return store_error("write " + tmp, std::strerror(errno));
   if (::rename(tmp.c_str(), file.c_str()) != 0) {
-    throw std::runtime_error("cannot replace " + file.string() + ": " + std::strerror(errno));
+    return store_error("replace " + file.string(), std::strerror(errno));
   }
   // The rename itself survives a crash once the directory is on disk.
   const auto dir = file.has_parent_path() ? file.parent_path() : std::filesystem::path(".");
@@ -103,6 +114,7 @@ void write_file(const std::filesystem::path& file, const json::object& all) {
     ::fsync(d);
     ::close(d);
   }
+  return {};
 }
 
 }  // namespace
@@ -129,29 +141,31 @@ std::optional<oauth_credentials> file_token_store::load(const std::string& resou
   return oauth_credentials::from_json(v->get_object());
 }
 
-void file_token_store::save(const std::string& resource, const oauth_credentials& creds) {
+result<void> file_token_store::save(const std::string& resource, const oauth_credentials& creds) {
   if (file_.has_parent_path()) {
     const auto dir = file_.parent_path();
     std::error_code ec;
     if (!std::filesystem::exists(dir, ec)) {
       std::filesystem::create_directories(dir, ec);
-      if (ec) throw std::runtime_error("cannot create " + dir.string() + ": " + ec.message());
+      if (ec) return store_error("create " + dir.string(), ec.message());
       ::chmod(dir.c_str(), 0700);
     }
   }
-  file_lock lock(file_);
+  auto lock = file_lock::take(file_);
+  if (!lock) return lock.error();
   auto all = read_file(file_);
   all[resource] = creds.to_json();
-  write_file(file_, all);
+  return write_file(file_, all);
 }
 
-void file_token_store::erase(const std::string& resource) {
+result<void> file_token_store::erase(const std::string& resource) {
   std::error_code ec;
-  if (!std::filesystem::exists(file_, ec)) return;
-  file_lock lock(file_);
+  if (!std::filesystem::exists(file_, ec)) return {};
+  auto lock = file_lock::take(file_);
+  if (!lock) return lock.error();
   auto all = read_file(file_);
-  if (all.erase(resource) == 0) return;
-  write_file(file_, all);
+  if (all.erase(resource) == 0) return {};
+  return write_file(file_, all);
 }
 
 }  // namespace mcp::auth

@@ -86,9 +86,41 @@ auth::oauth_credentials stored_for(const world& w) {
   return c;
 }
 
+/// A token store on a disk that is full: nothing can be kept.
+class full_store final : public auth::token_store {
+ public:
+  std::optional<auth::oauth_credentials> load(const std::string&) override { return {}; }
+  mcp::result<void> save(const std::string&, const auth::oauth_credentials&) override {
+    return mcp::error{mcp::errc::connection_closed, "cannot write tokens.json: disk full"};
+  }
+  mcp::result<void> erase(const std::string& r) override { return save(r, {}); }
+};
+
+TEST(oauth_client, an_agent_or_a_store_that_fails_ends_the_flow_with_its_message) {
+  world w;
+  w.agent->gives_up = true;
+  const auto client = w.client();
+  EXPECT_FALSE(client->refused(401, w.challenge(), ""));
+  EXPECT_NE(client->last_error().find("the user did not come back"), std::string::npos)
+      << client->last_error();
+  EXPECT_EQ(client->authorization(), "");
+
+  world v;
+  auth::oauth_client_options o{.resource_url = v.resource(), .agent = v.agent};
+  o.store = std::make_shared<full_store>();
+  o.timeout = 3s;
+  const auto full = std::make_shared<auth::oauth_client>(std::move(o));
+  EXPECT_FALSE(full->refused(401, v.challenge(), ""));
+  EXPECT_NE(full->last_error().find("cannot write tokens.json: disk full"), std::string::npos)
+      << full->last_error();
+  const auto out = full->sign_out();
+  ASSERT_FALSE(out);
+  EXPECT_EQ(out.error().message, "cannot write tokens.json: disk full");
+}
+
 TEST(oauth_client, a_refresh_token_is_used_before_asking_the_user_again) {
   world w;
-  w.store->save(w.resource(), stored_for(w));
+  ASSERT_TRUE(w.store->save(w.resource(), stored_for(w)));
   const auto client = w.client();
   EXPECT_EQ(client->authorization(), "Bearer old");
   ASSERT_TRUE(client->refused(401, w.challenge(), "Bearer old")) << client->last_error();
@@ -106,7 +138,7 @@ TEST(oauth_client, a_refresh_token_is_used_before_asking_the_user_again) {
 
 TEST(oauth_client, a_refused_refresh_falls_back_to_the_authorization_code_flow) {
   world w({.refresh_fails = true});
-  w.store->save(w.resource(), stored_for(w));
+  ASSERT_TRUE(w.store->save(w.resource(), stored_for(w)));
   const auto client = w.client();
   ASSERT_TRUE(client->refused(401, w.challenge(), "Bearer old")) << client->last_error();
   EXPECT_EQ(client->authorization(), "Bearer at-1");
@@ -225,7 +257,7 @@ TEST(oauth_client, a_client_id_metadata_document_is_the_client_id_where_the_serv
 
 TEST(oauth_client, a_token_that_expires_after_use_is_refreshed_however_often) {
   world w;
-  w.store->save(w.resource(), stored_for(w));
+  ASSERT_TRUE(w.store->save(w.resource(), stored_for(w)));
   const auto client = w.client();
   for (int i = 0; i < 4; ++i) {  // each token serves requests for a while, then expires: 401
     EXPECT_TRUE(client->refused(401, w.challenge(), client->authorization()))

@@ -252,12 +252,14 @@ class test_agent final : public auth::user_agent {
   bool deny = false;
   std::string suffix;  ///< appended to the redirect, e.g. "&iss=..."
   std::chrono::milliseconds delay{0};
+  bool gives_up = false;  ///< authorize fails: the user never came back
   std::atomic<int> calls{0};
 
-  std::string redirect_uri() override { return redirect; }
-  std::string authorize(const std::string& url) override {
+  mcp::result<std::string> redirect_uri() override { return redirect; }
+  mcp::result<std::string> authorize(const std::string& url) override {
     ++calls;
     std::this_thread::sleep_for(delay);
+    if (gives_up) return mcp::error{mcp::errc::request_timeout, "the user did not come back"};
     auto q = parse_form(url.substr(url.find('?') + 1));
     EXPECT_EQ(at(q, "response_type"), "code");
     EXPECT_EQ(at(q, "code_challenge_method"), "S256");
@@ -267,7 +269,8 @@ class test_agent final : public auth::user_agent {
     const auto state = wrong_state ? "forged" : at(q, "state");
     std::lock_guard lock(mu_);
     last_ = {url, std::move(q)};
-    return redirect + (deny ? "?error=access_denied" : "?code=CODE") + "&state=" + state + suffix;
+    return std::string(redirect + (deny ? "?error=access_denied" : "?code=CODE") +
+                       "&state=" + state + suffix);
   }
   /// The last authorization URL, and its query.
   [[nodiscard]] std::pair<std::string, form> last() const {

@@ -15,6 +15,9 @@
 #include <thread>
 
 #include "auth/oauth_mock.hpp"
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -267,13 +270,13 @@ TEST(token_store, a_file_store_keeps_resources_side_by_side_for_its_owner_only) 
   const auto file = d.path / "state" / "tokens.json";
   auth::file_token_store a(file);
   EXPECT_FALSE(a.load("https://r1/mcp"));
-  a.save("https://r1/mcp", sample("t1"));
-  a.save("https://r2/mcp", sample("t2"));
+  ASSERT_TRUE(a.save("https://r1/mcp", sample("t1")));
+  ASSERT_TRUE(a.save("https://r2/mcp", sample("t2")));
   auth::file_token_store b(file);  // another store object (another process) on the same file
   ASSERT_TRUE(b.load("https://r1/mcp"));
   EXPECT_EQ(text_of(*b.load("https://r1/mcp")), text_of(sample("t1")));
   EXPECT_EQ(b.load("https://r2/mcp")->access_token, "t2");
-  b.save("https://r1/mcp", sample("t1b"));
+  ASSERT_TRUE(b.save("https://r1/mcp", sample("t1b")));
   EXPECT_EQ(a.load("https://r1/mcp")->access_token, "t1b");
   EXPECT_EQ(a.load("https://r2/mcp")->access_token, "t2");
   struct stat st {};
@@ -281,10 +284,10 @@ TEST(token_store, a_file_store_keeps_resources_side_by_side_for_its_owner_only) 
   EXPECT_EQ(st.st_mode & 0777U, 0600U);
   ASSERT_EQ(::stat(file.parent_path().c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777U, 0700U);
-  b.erase("https://r1/mcp");
+  ASSERT_TRUE(b.erase("https://r1/mcp"));
   EXPECT_FALSE(a.load("https://r1/mcp"));
   EXPECT_TRUE(a.load("https://r2/mcp"));
-  EXPECT_NO_THROW(b.erase("https://unknown/mcp"));
+  EXPECT_TRUE(b.erase("https://unknown/mcp"));
 }
 
 TEST(token_store, a_corrupt_file_loads_as_nothing_and_is_replaced_on_save) {
@@ -294,13 +297,36 @@ TEST(token_store, a_corrupt_file_loads_as_nothing_and_is_replaced_on_save) {
   std::ofstream(file) << R"({"https://r/mcp": {"access_token": )";
   auth::file_token_store s(file);
   EXPECT_FALSE(s.load("https://r/mcp"));
-  s.save("https://r/mcp", sample("t"));
+  ASSERT_TRUE(s.save("https://r/mcp", sample("t")));
   EXPECT_EQ(s.load("https://r/mcp")->access_token, "t");
   std::ostringstream text;
   text << std::ifstream(file).rdbuf();
   const auto v = mcp::parse_json(text.str());
   ASSERT_TRUE(v && v->is_object()) << text.str();
   EXPECT_TRUE(v->get_object().contains("https://r/mcp"));
+}
+
+TEST(token_store, a_file_that_cannot_be_written_is_an_error_not_an_exception) {
+  const temp_dir d;
+  std::filesystem::create_directories(d.path);
+  std::ofstream(d.path / "plain") << "a file, not a directory";
+  auth::file_token_store s(d.path / "plain" / "tokens.json");  // its "directory" is a file
+  const auto saved = s.save("https://r/mcp", sample("t"));
+  ASSERT_FALSE(saved);
+  EXPECT_EQ(saved.error().code, static_cast<int>(mcp::errc::connection_closed));
+  EXPECT_TRUE(saved.error().message.starts_with("cannot ")) << saved.error().message;
+  EXPECT_NE(saved.error().message.find((d.path / "plain").string()), std::string::npos)
+      << saved.error().message;
+  EXPECT_FALSE(s.load("https://r/mcp"));
+  // A lock file that cannot be made: the token file's directory is there, its lock is a
+  // directory.
+  auth::file_token_store t(d.path / "tokens.json");
+  std::filesystem::create_directories(d.path / "tokens.json.lock");
+  std::ofstream(d.path / "tokens.json") << "{}";
+  const auto erased = t.erase("https://r/mcp");
+  ASSERT_FALSE(erased);
+  EXPECT_NE(erased.error().message.find("tokens.json.lock"), std::string::npos)
+      << erased.error().message;
 }
 
 TEST(token_store, the_default_path_honours_xdg_state_home) {
@@ -337,26 +363,56 @@ TEST(loopback_agent, the_browsers_redirect_to_the_listener_is_returned) {
       callback = http_get(port, "/callback?code=c&state=s");
     });
   }});
-  const auto uri = agent.redirect_uri();
+  const auto uri = agent.redirect_uri().value();
   ASSERT_TRUE(uri.starts_with("http://127.0.0.1:") && uri.ends_with("/callback")) << uri;
-  EXPECT_EQ(agent.redirect_uri(), uri);
+  EXPECT_EQ(agent.redirect_uri().value(), uri);
   port = static_cast<std::uint16_t>(std::stoi(uri.substr(17, uri.rfind('/') - 17)));
   const auto back = agent.authorize("https://as.example/authorize?x=1");
   browser.join();
   EXPECT_EQ(opened, "https://as.example/authorize?x=1");
   EXPECT_EQ(favicon, 404);
   EXPECT_EQ(callback, 200);
-  EXPECT_EQ(back, uri + "?code=c&state=s");
-  EXPECT_EQ(agent.redirect_uri(), uri);
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_EQ(*back, uri + "?code=c&state=s");
+  EXPECT_EQ(agent.redirect_uri().value(), uri);
 }
 
 TEST(loopback_agent, no_redirect_within_the_timeout_is_an_error) {
   auth::loopback_agent agent(auth::loopback_options{.timeout = 1s, .open = [](auto&) {}});
   const auto started = std::chrono::steady_clock::now();
-  EXPECT_THROW((void)agent.authorize("https://as.example/authorize"), std::runtime_error);
+  const auto back = agent.authorize("https://as.example/authorize");
   const auto took = std::chrono::steady_clock::now() - started;
+  ASSERT_FALSE(back);
+  EXPECT_EQ(back.error().code, static_cast<int>(mcp::errc::request_timeout));
+  EXPECT_NE(back.error().message.find("no redirect reached http://127.0.0.1:"), std::string::npos)
+      << back.error().message;
   EXPECT_GE(took, 900ms);
   EXPECT_LT(took, 2s);
+}
+
+TEST(loopback_agent, a_port_taken_by_another_listener_is_an_error_not_an_exception) {
+  // Another program listens on the port the agent is told to use.
+  const int other = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  ASSERT_GE(other, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  ASSERT_EQ(::bind(other, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  ASSERT_EQ(::listen(other, 1), 0);
+  ASSERT_EQ(::getsockname(other, reinterpret_cast<sockaddr*>(&addr), &len), 0);
+  const std::uint16_t port = ntohs(addr.sin_port);
+  auth::loopback_agent agent(auth::loopback_options{.port = port, .open = [](auto&) {}});
+  const auto uri = agent.redirect_uri();
+  ASSERT_FALSE(uri);
+  EXPECT_EQ(uri.error().code, static_cast<int>(mcp::errc::connection_closed));
+  EXPECT_NE(uri.error().message.find("cannot listen on 127.0.0.1:" + std::to_string(port)),
+            std::string::npos)
+      << uri.error().message;
+  EXPECT_FALSE(agent.authorize("https://as.example/authorize?state=s"));
+  ::close(other);
+  // Once the port is free the same agent listens on it.
+  EXPECT_EQ(agent.redirect_uri().value(), "http://127.0.0.1:" + std::to_string(port) + "/callback");
 }
 
 TEST(bearer_challenge, a_token68_with_a_slash_does_not_hide_the_bearer_challenge) {
@@ -370,13 +426,13 @@ TEST(loopback_agent, a_redirect_outside_authorize_is_not_taken_for_the_next_one)
   auth::loopback_agent agent(auth::loopback_options{.open = [&](const std::string& url) {
     browser = std::jthread([&port, url] { (void)http_get(port, "/callback?" + url); });
   }});
-  const auto uri = agent.redirect_uri();
+  const auto uri = agent.redirect_uri().value();
   port = static_cast<std::uint16_t>(std::stoi(uri.substr(17, uri.rfind('/') - 17)));
-  EXPECT_EQ(agent.authorize("code=1&state=1"), uri + "?code=1&state=1");
+  EXPECT_EQ(agent.authorize("code=1&state=1").value(), uri + "?code=1&state=1");
   browser.join();
   // A late request (a reload, a second click) between two flows finds no listener.
   EXPECT_LT(http_get(port, "/callback?code=old&state=old"), 200);
-  EXPECT_EQ(agent.authorize("code=2&state=2"), uri + "?code=2&state=2");
+  EXPECT_EQ(agent.authorize("code=2&state=2").value(), uri + "?code=2&state=2");
 }
 
 TEST(loopback_agent, only_the_redirect_with_the_flows_state_ends_the_wait) {
@@ -389,9 +445,9 @@ TEST(loopback_agent, only_the_redirect_with_the_flows_state_ends_the_wait) {
       real = http_get(port, "/callback?code=good&state=s1");
     });
   }});
-  const auto uri = agent.redirect_uri();
+  const auto uri = agent.redirect_uri().value();
   port = static_cast<std::uint16_t>(std::stoi(uri.substr(17, uri.rfind('/') - 17)));
-  EXPECT_EQ(agent.authorize("https://as.example/authorize?state=s1&x=1"),
+  EXPECT_EQ(agent.authorize("https://as.example/authorize?state=s1&x=1").value(),
             uri + "?code=good&state=s1");
   browser.join();
   EXPECT_EQ(forged, 400);

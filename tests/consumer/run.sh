@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Consumer test: MODE=install builds and installs mcp-cpp into a temporary prefix and builds a
 # program with find_package(mcp), linked to the shared libraries and again to the static ones
-# (MCP_USE_STATIC_LIBS); MODE=subdirectory builds it with add_subdirectory.
+# (MCP_USE_STATIC_LIBS); MODE=subdirectory builds it with add_subdirectory. Both also build it
+# with mcp_precompile_headers (consumer_pch).
 set -euo pipefail
 mode="$1" src="$2" work="$3"
 rm -rf "$work" && mkdir -p "$work"
@@ -20,6 +21,10 @@ else
 fi
 cmake --build "$work/app" -j"$(nproc)" >/dev/null
 "$work/app/consumer"
+# mcp_precompile_headers: the header was precompiled, and the program built from it runs.
+pch=$(find "$work/app/CMakeFiles/consumer_pch.dir" -name 'cmake_pch.hxx.[gp]ch' | head -n 1)
+[[ -n "$pch" ]] || { echo "consumer_pch: no precompiled header was made" >&2; exit 1; }
+"$work/app/consumer_pch"
 if [[ "$mode" == install ]]; then
   readelf -d "$work/app/consumer" | grep -q "NEEDED.*libmcp_auth.so" ||
     { echo "consumer: not linked to the shared libmcp_auth" >&2; exit 1; }

@@ -10,7 +10,8 @@
 # 2. They are unpacked into a scratch root with `dpkg -x`: a real `apt install` needs root and
 #    changes the machine, so the test does not do one (docs/packaging.md records one by hand).
 # 3. In a new directory, the README's first C++ example is built with a five-line CMakeLists
-#    (find_package(mcp), CMAKE_PREFIX_PATH=root/usr), then with `pkg-config --cflags --libs mcp`
+#    (find_package(mcp), CMAKE_PREFIX_PATH=root/usr; and again with mcp_precompile_headers),
+#    then with `pkg-config --cflags --libs mcp`
 #    (the root's .pc files only, prefix moved to the root); the packaged `mcp-cpp tools list`
 #    runs each and must see its `forecast` tool, and the packaged demo server's.
 # 4. Programs using mcp::observe (metrics counting a call) and mcp::redis (a key written and read
@@ -99,6 +100,9 @@ project(weather LANGUAGES CXX)
 find_package(mcp CONFIG REQUIRED)
 add_executable(weather main.cpp)
 target_link_libraries(weather PRIVATE mcp::mcp)
+add_executable(weather_pch main.cpp)
+target_link_libraries(weather_pch PRIVATE mcp::mcp)
+mcp_precompile_headers(weather_pch)
 EOF
 cmake -S "$app" -B "$app/build" -DCMAKE_PREFIX_PATH="$root/usr" "${launcher[@]}" >"$work/app-cmake.log" 2>&1 ||
   { cat "$work/app-cmake.log"; fail "configuring the example failed"; }
@@ -108,6 +112,9 @@ cmake --build "$app/build" >"$work/app-build.log" 2>&1 || { cat "$work/app-build
 readelf -d "$app/build/weather" | grep -q "NEEDED.*\[libmcp.so.$soversion\]" ||
   fail "the example is not linked to libmcp.so.$soversion"
 tools_list weather-cmake "$app/build/weather"
+ls "$app"/build/CMakeFiles/weather_pch.dir/cmake_pch.hxx.[gp]ch >/dev/null 2>&1 ||
+  fail "mcp_precompile_headers(weather_pch) made no precompiled header"
+tools_list weather-cmake-pch "$app/build/weather_pch"
 
 step "the README's example with pkg-config"
 # PKG_CONFIG_LIBDIR: the root's .pc files and no others; prefix moved from /usr to the root.

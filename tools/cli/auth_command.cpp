@@ -49,13 +49,20 @@ int run_login(const auth_args& a) {
     c.refresh_token.clear();
     c.scope.clear();
     c.expires_at = 0;
-    store->save(a.target.url, c);
+    if (auto kept = store->save(a.target.url, c); !kept) {
+      std::cerr << "mcp-cpp: " << terminal_safe(kept.error().message) << "\n";
+      return exit_failed;
+    }
   }
   auto s = connect(a.target);
   if (!s) {
     if (before) {  // a login that failed leaves the tokens that worked
       const auto now = store->load(a.target.url);
-      if (!now || now->access_token.empty()) store->save(a.target.url, *before);
+      if (!now || now->access_token.empty()) {
+        if (auto kept = store->save(a.target.url, *before); !kept) {
+          std::cerr << "mcp-cpp: " << terminal_safe(kept.error().message) << "\n";
+        }
+      }
     }
     std::cerr << "mcp-cpp: " << terminal_safe(s.error().message) << "\n";
     return exit_usage;
@@ -91,7 +98,11 @@ void add_auth_command(CLI::App& app, int& exit_code) {
   logout->add_option("--token-store", args->target.oauth.token_store, "the token file")
       ->group("OAuth");
   logout->callback([args, &exit_code] {
-    token_store_for(args->target.oauth)->erase(args->target.url);
+    if (auto r = token_store_for(args->target.oauth)->erase(args->target.url); !r) {
+      std::cerr << "mcp-cpp: " << terminal_safe(r.error().message) << "\n";
+      exit_code = exit_failed;
+      return;
+    }
     std::cout << args->target.url << ": signed out\n";
     exit_code = exit_ok;
   });

@@ -186,17 +186,19 @@ void deliver(outcome_sink<V>& sink, R&& r) {
   }
 }
 
+/// The error a handler's exception `e` stands for: a `protocol_error`'s (and `protocol` set),
+/// else internal_error with the exception's message (src/typed_tool.cpp).
+error exception_error(std::exception_ptr e, bool& protocol);
+
 /// Delivers the exception `e` to `sink`.
 template <class V>
 void deliver_exception(outcome_sink<V>& sink, std::exception_ptr e) {
-  try {
-    std::rethrow_exception(std::move(e));
-  } catch (const protocol_error& p) {
-    sink.protocol(error(p.get()));
-  } catch (const std::exception& x) {
-    sink.failure(error{errc::internal_error, x.what()});
-  } catch (...) {
-    sink.failure(error{errc::internal_error, "the handler failed with an unknown exception"});
+  bool protocol = false;
+  error err = exception_error(std::move(e), protocol);
+  if (protocol) {
+    sink.protocol(std::move(err));
+  } else {
+    sink.failure(std::move(err));
   }
 }
 

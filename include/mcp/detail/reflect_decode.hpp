@@ -16,10 +16,12 @@
 
 namespace mcp::detail {
 
+/// "an integer between MIN and MAX" (src/reflect.cpp).
+std::string integer_range_text(long long min, unsigned long long max);
 template <class I>
 std::string integer_range_text() {
-  return "an integer between " + std::to_string(std::numeric_limits<I>::min()) + " and " +
-         std::to_string(std::numeric_limits<I>::max());
+  return integer_range_text(static_cast<long long>(std::numeric_limits<I>::min()),
+                            static_cast<unsigned long long>(std::numeric_limits<I>::max()));
 }
 
 template <class T>
@@ -82,6 +84,27 @@ bool decode_floating(const json::value& v, const json_path& path, F& out, error&
   }
   return true;
 }
+
+// The decoders of the standard arithmetic types are compiled once, in src/reflect.cpp, rather
+// than in every translation unit that decodes a struct with such a member.
+extern template bool decode_integer(const json::value&, const json_path&, signed char&, error&);
+extern template bool decode_integer(const json::value&, const json_path&, unsigned char&, error&);
+extern template bool decode_integer(const json::value&, const json_path&, short&, error&);
+extern template bool decode_integer(const json::value&, const json_path&, unsigned short&, error&);
+extern template bool decode_integer(const json::value&, const json_path&, int&, error&);
+extern template bool decode_integer(const json::value&, const json_path&, unsigned&, error&);
+extern template bool decode_integer(const json::value&, const json_path&, long&, error&);
+extern template bool decode_integer(const json::value&, const json_path&, unsigned long&, error&);
+extern template bool decode_integer(const json::value&, const json_path&, long long&, error&);
+extern template bool decode_integer(const json::value&, const json_path&, unsigned long long&,
+                                    error&);
+extern template bool decode_floating(const json::value&, const json_path&, float&, error&);
+extern template bool decode_floating(const json::value&, const json_path&, double&, error&);
+
+/// Decodes a JSON string into `out` (src/reflect.cpp).
+bool decode_string(const json::value& v, const json_path& path, std::string& out, error& err);
+/// Decodes a JSON boolean into `out` (src/reflect.cpp).
+bool decode_bool(const json::value& v, const json_path& path, bool& out, error& err);
 
 template <class E>
 std::string enum_names_text() {
@@ -210,14 +233,9 @@ bool decode(const json::value& v, const json_path& path, T& out, error& err) {
     out = v.get_string();
     return true;
   } else if constexpr (std::is_same_v<T, bool>) {
-    if (!v.is_bool()) return fail_expected(err, path, "a boolean", v);
-    out = v.get_bool();
-    return true;
+    return decode_bool(v, path, out, err);
   } else if constexpr (std::is_same_v<T, std::string>) {
-    if (!v.is_string()) return fail_expected(err, path, "a string", v);
-    const json::string& s = v.get_string();
-    out.assign(s.data(), s.size());
-    return true;
+    return decode_string(v, path, out, err);
   } else if constexpr (std::is_same_v<T, std::string_view>) {
     static_assert(dependent_false<T>,
                   "mcp/reflect: std::string_view can be encoded but not decoded (it would refer "

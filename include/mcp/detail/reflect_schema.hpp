@@ -65,6 +65,30 @@ struct schema_builder {
 /// `{"$ref": target}`.
 json::object ref_to(std::string_view target);
 
+// What the templates below leave to src/reflect.cpp, so that a tool's translation unit compiles
+// only the walk over its own members.
+/// `{"type": type}`.
+json::object type_schema(std::string_view type);
+/// Adds the member schema `p` to `props` under `name`, and `name` to `required` when `req`.
+void add_property(json::object& props, json::array& required, std::string_view name,
+                  json::object&& p, bool req);
+/// `{"type":"object","properties":props,"required":required}` ("required" left out when empty).
+json::object object_schema(json::object&& props, json::array&& required);
+/// `{"type":"object","additionalProperties":false}`.
+json::object empty_object_schema();
+/// The schema of the described struct `key` (named `raw` by the compiler): `build(b)`, or a
+/// "$ref" when the struct is being expanded already (recursion) or was moved to "$defs".
+json::object described_struct_schema(schema_builder& b, const void* key, std::string_view raw,
+                                     json::object (*build)(schema_builder&));
+/// The schema `schema(b)` of the type `key` as a root: with a builder whose root is `key`, and
+/// the "$defs" it collected, if any.
+json::object root_schema(const void* key, json::object (*schema)(schema_builder&));
+/// Schemas of std::optional<T> and std::vector<T> around the element's schema.
+json::object nullable_schema(json::object&& inner);
+json::object array_schema(json::object&& items);
+json::object map_schema(json::object&& values);
+json::object enum_schema(json::array&& names);
+
 template <class T>
 json::object schema_of(schema_builder& b);
 
@@ -91,18 +115,15 @@ void member_schema(schema_builder& b, std::optional<T>& defaults, json::object& 
     def_ptr = &def;
   }
   apply_field(p, f, def_ptr);
-  if constexpr (!member_optional_v<T, D>) required.emplace_back(json_name_v<T, D>);
-  props.emplace(json_name_v<T, D>, std::move(p));
+  add_property(props, required, json_name_v<T, D>, std::move(p), !member_optional_v<T, D>);
 }
 
 template <class T>
 json::object struct_schema(schema_builder& b) {
   static_assert(fields_checked<T>);
   using members = members_t<T>;
-  json::object s;
-  s.emplace("type", "object");
   if constexpr (boost::mp11::mp_size<members>::value == 0) {
-    s.emplace("additionalProperties", false);
+    return empty_object_schema();
   } else {
     json::object props;
     json::array required;
@@ -110,34 +131,8 @@ json::object struct_schema(schema_builder& b) {
     std::optional<T> defaults;  // T{}, built when a defaulted member needs it
     boost::mp11::mp_for_each<members>(
         [&](auto d) { member_schema<T, decltype(d)>(b, defaults, props, required); });
-    s.emplace("properties", std::move(props));
-    if (!required.empty()) s.emplace("required", std::move(required));
+    return object_schema(std::move(props), std::move(required));
   }
-  return s;
-}
-
-template <class T>
-json::object described_struct_schema(schema_builder& b) {
-  const void* key = &type_key<T>;
-  auto& stack = b.in_progress;
-  if (auto it = std::find(stack.begin(), stack.end(), key); it != stack.end()) {
-    // Recursion: refer to the document root, or to a "$defs" entry filled in on the way out.
-    if (key == b.root && it == stack.begin()) return ref_to("#");
-    if (!b.is_recursive(key)) b.recursive.push_back(key);
-    return ref_to("#/$defs/" + b.def_name(key, raw_type_name<T>()));
-  }
-  if (b.is_recursive(key)) {  // already expanded into "$defs"
-    return ref_to("#/$defs/" + b.def_name(key, raw_type_name<T>()));
-  }
-  stack.push_back(key);
-  json::object s = struct_schema<T>(b);
-  stack.pop_back();
-  if (b.is_recursive(key) && !(key == b.root && stack.empty())) {
-    const std::string& name = b.def_name(key, raw_type_name<T>());
-    b.defs.insert_or_assign(name, std::move(s));
-    return ref_to("#/$defs/" + name);
-  }
-  return s;
 }
 
 template <class T>
@@ -147,46 +142,32 @@ json::object schema_of(schema_builder& b) {
   } else if constexpr (std::is_same_v<T, json::value>) {
     return {};  // any JSON value
   } else if constexpr (std::is_same_v<T, json::object>) {
-    return {{"type", "object"}};
+    return type_schema("object");
   } else if constexpr (std::is_same_v<T, json::array>) {
-    return {{"type", "array"}};
+    return type_schema("array");
   } else if constexpr (std::is_same_v<T, bool>) {
-    return {{"type", "boolean"}};
+    return type_schema("boolean");
   } else if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, std::string_view> ||
                        std::is_same_v<T, json::string>) {
-    return {{"type", "string"}};
+    return type_schema("string");
   } else if constexpr (integer<T>) {
-    return {{"type", "integer"}};  // the C++ range is checked by the decoder
+    return type_schema("integer");  // the C++ range is checked by the decoder
   } else if constexpr (floating<T>) {
-    return {{"type", "number"}};
+    return type_schema("number");
   } else if constexpr (described_enum<T>) {
     json::array names;
     boost::mp11::mp_for_each<boost::describe::describe_enumerators<T>>(
         [&](auto d) { names.emplace_back(d.name); });
-    json::object s;
-    s.emplace("type", "string");
-    s.emplace("enum", std::move(names));
-    return s;
+    return enum_schema(std::move(names));
   } else if constexpr (is_optional<T>::value) {
     // Outside a struct member an empty optional is encoded as null.
-    json::array any_of;
-    any_of.emplace_back(schema_of<typename T::value_type>(b));
-    any_of.emplace_back(json::object{{"type", "null"}});
-    json::object s;
-    s.emplace("anyOf", std::move(any_of));
-    return s;
+    return nullable_schema(schema_of<typename T::value_type>(b));
   } else if constexpr (is_vector<T>::value) {
-    json::object s;
-    s.emplace("type", "array");
-    s.emplace("items", schema_of<typename T::value_type>(b));
-    return s;
+    return array_schema(schema_of<typename T::value_type>(b));
   } else if constexpr (is_string_map<T>::value) {
-    json::object s;
-    s.emplace("type", "object");
-    s.emplace("additionalProperties", schema_of<typename T::mapped_type>(b));
-    return s;
+    return map_schema(schema_of<typename T::mapped_type>(b));
   } else if constexpr (described_struct<T>) {
-    return described_struct_schema<T>(b);
+    return described_struct_schema(b, &type_key<T>, raw_type_name<T>(), &struct_schema<T>);
   } else {
     unsupported_type<T>();
     return {};
