@@ -427,3 +427,37 @@ TEST_F(redis_task_queue, the_demo_refuses_a_task_store_file_beside_redis) {
   const auto err = p.drain_stderr();
   EXPECT_NE(err.find("--task-store " + file + " cannot go with it"), std::string::npos) << err;
 }
+
+TEST_F(redis_task_queue, a_task_run_by_another_process_meets_the_output_limit_of_an_inline_call) {
+  // The policy limits slow_task's output to 10 bytes ("done 1" as content is more).
+  const std::string policy = ::testing::TempDir() + "mcp-queue-policy.json";
+  {
+    std::FILE* f = std::fopen(policy.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fputs(R"({"tools": {"slow_task": {"max_output_bytes": 10}}})", f);
+    std::fclose(f);
+  }
+  node a(store(), 10s, {"--policy", policy});
+  ASSERT_TRUE(a.ok());
+  ASSERT_TRUE(fill(a)) << "the first process did not take its 64 tasks";
+  node b(store(), 10s, {"--policy", policy});
+  ASSERT_TRUE(b.ok());
+  auto inline_call =
+      b.call("tools/call",
+             object{{"name", "slow_task"}, {"arguments", object{{"steps", 1}, {"step_ms", 1}}}});
+  ASSERT_TRUE(inline_call.is_object() && inline_call.as_object().contains("result"))
+      << mcp::json::serialize(inline_call);
+  EXPECT_EQ(inline_call.at("result").at("isError"), value(true))
+      << mcp::json::serialize(inline_call);
+  // Accepted by A, run by B (A's workers are busy): the same refusal, stored as its result.
+  const auto id = created_id(a.call("tools/call", task_call("slow_task", 1, 1)));
+  ASSERT_FALSE(id.empty());
+  // Awaited on B: A's handler threads are all held by its 64 tasks.
+  auto queued = b.call("tasks/result", object{{"taskId", id}});
+  ASSERT_TRUE(queued.is_object() && queued.as_object().contains("result"))
+      << mcp::json::serialize(queued);
+  EXPECT_EQ(queued.at("result").at("isError"), value(true)) << mcp::json::serialize(queued);
+  EXPECT_EQ(result_text(queued), result_text(inline_call));
+  EXPECT_NE(result_text(queued).find("10"), std::string::npos) << result_text(queued);
+  std::remove(policy.c_str());
+}
