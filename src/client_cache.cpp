@@ -222,7 +222,12 @@ void result_cache::invalidate(std::string_view origin, std::string_view method,
   std::lock_guard lock(s_->mu);
   for (auto it = s_->lru.begin(); it != s_->lru.end();) {
     auto next = std::next(it);
-    if (it->origin == origin && it->method == method && (uri.empty() || it->uri == uri)) {
+    // "tools/list" drops "tools/list <revision>" too: every revision's entries.
+    const bool of_method =
+        it->method == method ||
+        (it->method.size() > method.size() && std::string_view(it->method).starts_with(method) &&
+         it->method[method.size()] == ' ');
+    if (it->origin == origin && of_method && (uri.empty() || it->uri == uri)) {
       s_->erase(it);
     }
     it = next;

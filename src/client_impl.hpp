@@ -116,6 +116,15 @@ struct client_session::impl final : detail::peer {
   [[nodiscard]] const std::string& cache_origin() const {
     return opts.origin.empty() ? cache_context : opts.origin;
   }
+  /// `method` as the result cache keys it: with the negotiated revision after a space, so that
+  /// a result kept under one revision is never served to a session of another (results are
+  /// kept only once `version` is known: `modern` is set after it).
+  [[nodiscard]] std::string cache_method(std::string_view method) const {
+    std::string m(method);
+    m += ' ';
+    m += version;
+    return m;
+  }
   /// Sets up `cache` and `cache_context` from `opts`.
   void init_memory();
   /// `negotiate`, going straight to the era remembered for `opts.origin` (and probing again

@@ -104,7 +104,9 @@ result<json::object> client_session::impl::send_checked(std::string_view method,
                                                         detail::outbound_options o) {
   const bool kept = cache && modern.load() && cacheable(method);  // only the new era says
   if (kept) {
-    if (auto hit = cache->lookup(cache_origin(), cache_context, method, params)) return *hit;
+    if (auto hit = cache->lookup(cache_origin(), cache_context, cache_method(method), params)) {
+      return *hit;
+    }
   }
   const auto stale_before = staleness.load();
   const bool retry = method == "tools/call" && modern.load();
@@ -118,7 +120,7 @@ result<json::object> client_session::impl::send_checked(std::string_view method,
     return send_request(method, std::move(params), std::move(o));
   }
   if (kept && staleness.load() == stale_before) {
-    cache->store(cache_origin(), cache_context, method, params, *r);
+    cache->store(cache_origin(), cache_context, cache_method(method), params, *r);
   }
   return r;
 }
@@ -169,7 +171,7 @@ result<void> client_session::impl::relist_tools() {
     o.timeout = opts.timeout;
     auto r = send_request("tools/list", params, o);
     if (!r) return r.error();
-    if (cache) cache->store(cache_origin(), cache_context, "tools/list", params, *r);
+    if (cache) cache->store(cache_origin(), cache_context, cache_method("tools/list"), params, *r);
     if (const auto* items = r->if_contains("tools"); items != nullptr && items->is_array()) {
       for (const auto& t : items->get_array()) {
         if (t.is_object()) all.push_back(t.get_object());

@@ -48,6 +48,8 @@ class concurrency_limiter final : public call_interceptor {
   explicit concurrency_limiter(concurrency_limit_options o) : opts_(o) {}
 
   void intercept(const tool_call& call, const std::function<void()>& next) override {
+    // A task admitted where it was accepted: the queue's workers bound what runs of it here.
+    if (call.admitted_earlier()) return next();
     const auto& st = detail::tool_call_access::state(call);
     const auto session = st->session();  // keeps the key alive
     char own[key_buffer];
@@ -120,7 +122,7 @@ class concurrency_limiter final : public call_interceptor {
   /// that owner is shared (then written into `own`).
   static std::string_view caller_key(const call_state& c, const detail::server_session_impl* s,
                                      char (&own)[key_buffer]) {
-    if (!s) return c.caller().subject;  // no session: a rerun task (it passes no interceptors)
+    if (!s) return c.caller().subject;  // no session: a call made without a client
     if (!s->shared_task_owner()) return s->task_owner();
     // '#' and the session's address in hex, written by hand: snprintf cost more than the rest
     // of this interceptor, on every call of a stateless or 2026-07-28 request.

@@ -25,8 +25,9 @@ class rate_limiter final : public call_interceptor {
   explicit rate_limiter(rate_limit_options o) : opts_(std::move(o)) {}
 
   void intercept(const tool_call& call, const std::function<void()>& next) override {
-    if (!opts_.tools.empty() &&
-        std::find(opts_.tools.begin(), opts_.tools.end(), call.tool_name()) == opts_.tools.end()) {
+    if (call.admitted_earlier() ||  // counted where it was accepted
+        (!opts_.tools.empty() && std::find(opts_.tools.begin(), opts_.tools.end(),
+                                           call.tool_name()) == opts_.tools.end())) {
       return next();
     }
     std::string key = call.caller().key();
@@ -297,7 +298,7 @@ class access_controller final : public call_interceptor {
       : allow_(std::move(allow)) {}
 
   void intercept(const tool_call& call, const std::function<void()>& next) override {
-    if (!allow_(call.caller(), call.tool_name())) {
+    if (!call.admitted_earlier() && !allow_(call.caller(), call.tool_name())) {
       call.finish(tool_error_result("Access denied: \"" + call.caller().subject +
                                     "\" may not call tool \"" + call.tool_name() + "\""));
       return;

@@ -472,11 +472,30 @@ std::string tool_policy::prompt_refusal(const principal& who, std::string_view n
   return g->access_refusal(who, g->rules->prompts, name);
 }
 
+namespace {
+
+/// The result side of `rule` (its deadline, its output limit), then `next`.
+void limit(tool_policy::state& st, const tool_call& call, const tool_rule& rule,
+           const std::function<void()>& next) {
+  std::shared_ptr<call_interceptor> d = rule.deadline ? st.deadline_of(*rule.deadline) : nullptr;
+  std::shared_ptr<call_interceptor> o =
+      rule.max_output_bytes ? st.output_of(*rule.max_output_bytes) : nullptr;
+  // Both pass the call on before they return (they only arm a timer or add a filter).
+  if (d && o) return d->intercept(call, [&] { o->intercept(call, next); });
+  if (d) return d->intercept(call, next);
+  if (o) return o->intercept(call, next);
+  next();
+}
+
+}  // namespace
+
 void tool_policy::intercept(const tool_call& call, const std::function<void()>& next) {
   const auto g = state_->now();
   const auto& who = call.caller();
   const auto rule = g->rule_for(call.tool_name());
   const auto* extra = g->principal_for(who);
+  // A task admitted where it was accepted gets only the rule's result side (deadline, output).
+  if (call.admitted_earlier()) return limit(*state_, call, *rule, next);
   if (auto why = g->refusal(who, call.tool(), *rule, extra); !why.empty()) {
     return call.finish(tool_error_result("Access denied: \"" + who.subject +
                                          "\" may not call tool \"" + call.tool_name() +
@@ -508,15 +527,7 @@ void tool_policy::intercept(const tool_call& call, const std::function<void()>& 
         },
         new counter_ref(std::move(running)), 0);
   }
-  std::shared_ptr<call_interceptor> d =
-      rule->deadline ? state_->deadline_of(*rule->deadline) : nullptr;
-  std::shared_ptr<call_interceptor> o =
-      rule->max_output_bytes ? state_->output_of(*rule->max_output_bytes) : nullptr;
-  // Both pass the call on before they return (they only arm a timer or add a filter).
-  if (d && o) return d->intercept(call, [&] { o->intercept(call, next); });
-  if (d) return d->intercept(call, next);
-  if (o) return o->intercept(call, next);
-  next();
+  limit(*state_, call, *rule, next);
 }
 
 }  // namespace mcp

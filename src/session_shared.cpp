@@ -2,8 +2,9 @@
 // serves it: the record a session saves when what a later request depends on changes
 // (initialize, logging/setLevel, resources/subscribe and unsubscribe), and the session another
 // process opens from it. The record is JSON: {"v": version, "c": client capabilities, "l": log
-// level, "s": [subscribed URIs], "p": the caller's principal key, "o": the task owner}. The
-// transport checks "p" against the caller before it opens the session (http/handler.cpp).
+// level, "s": [subscribed URIs], "p": the caller's principal key, "o": the task owner}. A record
+// is parsed once, within the server's limits, and opens a session only for the caller whose key
+// "p" holds.
 #include <mcp/shared_state.hpp>
 
 #include <boost/json/serialize.hpp>
@@ -35,6 +36,9 @@ bool server_session_impl::resume_from(std::string_view record) {
   auto parsed = parse_json(record, core_->opts.limits);
   if (!parsed || !parsed->is_object()) return false;
   const auto& o = parsed->get_object();
+  // The session answers only the caller that opened it.
+  const auto* p = o.if_contains("p");
+  if (p == nullptr || !p->is_string() || p->get_string() != who()->key()) return false;
   const auto* v = o.if_contains("v");
   if (v == nullptr || !v->is_string()) return false;
   const auto e = find_era(v->get_string());

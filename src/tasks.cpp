@@ -75,19 +75,25 @@ task_update cancelled_task(const std::string& id, std::string message) {
               error_payload(invalid_params("Task \"" + id + "\" was cancelled: it has no result"))};
 }
 
-json::object task_json(const task_record& t) {
-  json::object o(7);  // room for every member: no rehash on the way
+json::object task_json(const task_record& t, bool modern) {
+  // Room for every member (a 2026-07-28 DetailedTask's too): no rehash on the way.
+  json::object o(modern ? 9 : 7);
   o.emplace("taskId", t.id);
   o.emplace("status", to_string(t.status));
   if (!t.status_message.empty()) o.emplace("statusMessage", t.status_message);
   o.emplace("createdAt", rfc3339(t.created_at));
   o.emplace("lastUpdatedAt", rfc3339(t.last_updated_at));
-  if (t.ttl) {
-    o.emplace("ttl", t.ttl->count());
+  // 2025-11-25: `ttl` (null: unlimited) and `pollInterval`; 2026-07-28: `ttlMs` (null for 0
+  // too) and `pollIntervalMs` (left out for 0).
+  const bool ttl = modern ? t.ttl && t.ttl->count() > 0 : t.ttl.has_value();
+  if (ttl) {
+    o.emplace(modern ? "ttlMs" : "ttl", t.ttl->count());
   } else {
-    o.emplace("ttl", nullptr);
+    o.emplace(modern ? "ttlMs" : "ttl", nullptr);
   }
-  if (t.poll_interval) o.emplace("pollInterval", t.poll_interval->count());
+  if (t.poll_interval && (!modern || t.poll_interval->count() > 0)) {
+    o.emplace(modern ? "pollIntervalMs" : "pollInterval", t.poll_interval->count());
+  }
   return o;
 }
 
@@ -375,7 +381,7 @@ bool tasks_feature::become_task(call_state& call) {
   // The CreateTaskResult goes out before the handler runs, so before any status notification.
   const bool modern = s->modern();
   if (modern) {  // flat, with its own result type
-    auto created = task_json_2026(rec);
+    auto created = task_json(rec, true);
     created["resultType"] = "task";
     s->reply(call.id(), std::move(created));
   } else {
@@ -437,11 +443,10 @@ void tasks_feature::show_queued(task_record& t) {
 
 void tasks_feature::recover() {
   std::call_once(recovered_, [this] {
-    // A shared queue: leases, not a restart, decide what runs again. Processes sharing state
-    // share the store: what is unfinished there may run elsewhere, so one starting must not fail
-    // it.
+    // A shared queue: leases, not a restart, decide what runs again. A store other processes
+    // share: what is unfinished there may run elsewhere, so one starting must not fail it.
     if (share()) return;
-    if (core_.opts.shared && store_ == core_.opts.shared->tasks()) return;
+    if (store_->shared_between_processes()) return;
     const std::string_view stopped = "The server stopped before the task finished";
     auto left = store_->unfinished();
     if (!left) {
@@ -449,48 +454,17 @@ void tasks_feature::recover() {
       return;
     }
     for (const auto& t : *left) {
-      if (rerun(t)) continue;
+      if (run_stored(
+              {.id = t.id, .owner = t.owner, .status = t.status, .rerun = t.rerun, .cut_off = true},
+              nullptr)) {
+        continue;
+      }
       (void)store_->update(t.id, t.owner,
                            {.status = task_status::failed,
                             .status_message = std::string(stopped),
                             .payload = detail::unfinished_payload(stopped)});
     }
   });
-}
-
-bool tasks_feature::rerun(const task_record& t) {
-  const auto* params = t.rerun.if_contains("params");
-  const auto* caller = t.rerun.if_contains("caller");
-  if (params == nullptr || !params->is_object() || caller == nullptr || !caller->is_object()) {
-    return false;
-  }
-  const auto& p = params->get_object();
-  const auto* name = p.if_contains("name");
-  const auto* args = p.if_contains("arguments");
-  if (name == nullptr || !name->is_string() || args == nullptr || !args->is_object()) return false;
-  auto entry = core_.tools->find(name->get_string());
-  if (!entry || !entry->spec.rerun_after_restart) return false;
-  const principal who = principal_from_json(caller->get_object());
-  json::object meta;
-  if (const auto* m = p.if_contains("_meta"); m && m->is_object()) meta = m->get_object();
-  mark(meta, t.id);
-  if (t.status == task_status::input_required) {  // it starts over, so it is working
-    auto again = store_->update(t.id, t.owner, {.status = task_status::working});
-    if (!again || !*again || is_terminal((*again)->status)) return true;  // ended meanwhile
-  }
-  auto call = std::make_shared<call_state>(
-      std::weak_ptr<server_session_impl>{},
-      std::make_shared<task_run>(shared_from_this(), t.id, t.owner),
-      jsonrpc::request_id{"rerun:" + t.id}, std::move(entry), json::value(args->get_object()),
-      std::move(meta), std::make_shared<const principal>(std::move(who)),
-      std::make_shared<const std::vector<std::shared_ptr<call_interceptor>>>());
-  {
-    std::lock_guard lock(mu_);
-    ++unfinished_per_owner_[t.owner];
-    live_[t.id] = live_task{call, {}, t.owner, {}};
-  }
-  core_.tools->run(call);
-  return true;
 }
 
 std::optional<tasks_feature::live_task> tasks_feature::take_live(const std::string& id) {
@@ -523,9 +497,7 @@ void tasks_feature::finish(const std::string& id, const std::string& owner, task
     rec.created_at = rec.last_updated_at = now_ms();
   }
   announce(rec, live->session);  // the status, then the waiting results
-  for (std::size_t i = 0; i < live->waiters.size(); ++i) {
-    answer(live->waiters[i], rec, i + 1 == live->waiters.size());
-  }
+  answer_all(live->waiters, rec);
   // For its tasks/result, when a live 2025-11-25 session of this process asked for the task
   // (2026-07-28 tasks have none: tasks/get reads the store; a task run for another process is
   // fetched there).

@@ -166,21 +166,39 @@ class tasks_feature final : public feature, public std::enable_shared_from_this<
   void list(server_session_impl& s, jsonrpc::request&& req);
   void cancel(server_session_impl& s, jsonrpc::request&& req);
   /// Keeps task `t`, just ended here as the store has it, for the tasks/result that usually
-  /// follows (the newest `max_finished`), so that it needs no read of the store.
+  /// follows (the newest `max_finished`, `max_finished_bytes` in all), so that it needs no
+  /// read of the store. A task larger than that is not kept (its tasks/result reads the store).
   void keep_finished(task_record&& t);
   /// Takes the kept task named by `req`'s taskId if it is `owner`'s and has not expired.
   std::optional<task_record> take_finished(const jsonrpc::request& req, std::string_view owner);
   static constexpr std::size_t max_finished = 256;
+  static constexpr std::size_t max_finished_bytes = std::size_t{16} << 20U;
   /// Answers `w` with terminal task `t`'s payload (once); `take`: its result is moved out of
   /// `t` (the last use of `t`), else copied.
   void answer(const std::shared_ptr<result_waiter>& w, task_record& t, bool take);
+  /// Answers each of `waiters` with `t`, its result moved into the last (the last use of `t`).
+  void answer_all(const std::vector<std::shared_ptr<result_waiter>>& waiters, task_record& t);
   /// Sends notifications/tasks/status for `t` to the session that created it, if it lives.
   void announce(const task_record& t, const std::weak_ptr<server_session_impl>& session);
   /// Re-reads a task no call of this process runs (another process shares the store) and
   /// answers `w` once it is terminal, checking every poll interval.
   void watch_foreign(std::shared_ptr<result_waiter> w, std::string owner);
-  /// Runs stored task `t` again (recover): its handler, with no session, past the interceptors.
-  bool rerun(const task_record& t);
+  /// A stored task, to run here from its stored call (`task_record::rerun`).
+  struct stored_call {
+    const std::string& id;
+    const std::string& owner;
+    task_status status;         ///< its status now (input_required: it starts over, working)
+    const json::object& rerun;  ///< `{"params": …, "caller": …, "modern": true?}`
+    bool cut_off;               ///< it may have run in part (a restart, a lease run out)
+  };
+  /// Runs stored task `t` here (tasks_queue.cpp): a restart's recovery (`runner` null) or a
+  /// task taken from the queue (`runner` holds a worker until the call is released). The call
+  /// passes the server's interceptors as admitted earlier (`tool_call::admitted_earlier`):
+  /// their admission ran where the task was accepted, their result side applies here. True
+  /// when its call started, false when the task ended meanwhile; an error saying why it cannot
+  /// run (nothing stored to run it from, its tool unknown here, or cut off and not
+  /// `rerun_after_restart`).
+  result<bool> run_stored(const stored_call& t, queue_runner* runner);
   // 2026-07-28 (tasks_ext.cpp): tasks/get with the result inline, tasks/update, tasks/cancel.
   void get_detailed(server_session_impl& s, jsonrpc::request&& req);
   void update(server_session_impl& s, jsonrpc::request&& req);
@@ -215,9 +233,14 @@ class tasks_feature final : public feature, public std::enable_shared_from_this<
   std::unordered_map<std::string, std::size_t> unfinished_per_owner_;
   std::size_t created_ = 0;
   std::once_flag recovered_;
-  std::condition_variable_any waiter_added_;               ///< with mu_: a tasks/result registered
-  std::unordered_map<std::string, task_record> finished_;  ///< with mu_: keep_finished
-  std::deque<std::string> finished_order_;                 ///< with mu_: oldest first
+  std::condition_variable_any waiter_added_;  ///< with mu_: a tasks/result registered
+  struct kept_task {
+    task_record rec;
+    std::size_t bytes;  ///< about what it holds in memory
+  };
+  std::unordered_map<std::string, kept_task> finished_;  ///< with mu_: keep_finished
+  std::deque<std::string> finished_order_;               ///< with mu_: oldest first
+  std::size_t finished_bytes_ = 0;                       ///< with mu_: their bytes
   /// Shared stores (tasks_queue.cpp): the queue (null: tasks run where they are accepted), its
   /// workers, the store's push subscription, and tasks/result requests waiting for tasks no
   /// call of this process has a record of (by task id: owner, waiters).
@@ -236,11 +259,11 @@ class tasks_feature final : public feature, public std::enable_shared_from_this<
                                                        bool modern);
 /// The update that cancels task `id`: its result is a -32602 saying so.
 [[nodiscard]] task_update cancelled_task(const std::string& id, std::string message);
-/// The Task object of `t` as sent on the wire (tasks/get, CreateTaskResult, notifications).
-[[nodiscard]] json::object task_json(const task_record& t);
-/// 2026-07-28: the flat Task fields of `t` (`ttlMs`, `pollIntervalMs`), and the DetailedTask
-/// (with the result, error or questions the task's status calls for).
-[[nodiscard]] json::object task_json_2026(const task_record& t);
+/// The Task object of `t` as sent on the wire (tasks/get, CreateTaskResult, notifications);
+/// `modern`: 2026-07-28's flat Task fields (`ttlMs`, `pollIntervalMs`).
+[[nodiscard]] json::object task_json(const task_record& t, bool modern = false);
+/// 2026-07-28: the DetailedTask of `t` (with the result, error or questions the task's status
+/// calls for).
 [[nodiscard]] json::object detailed_task_json(const task_record& t);
 
 }  // namespace mcp::detail

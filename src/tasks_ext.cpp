@@ -31,25 +31,8 @@ json::object ack() { return json::object{{"resultType", "complete"}}; }
 
 }  // namespace
 
-json::object task_json_2026(const task_record& t) {
-  json::object o(9);  // room for a DetailedTask's members too: no rehash on the way
-  o.emplace("taskId", t.id);
-  o.emplace("status", to_string(t.status));
-  if (!t.status_message.empty()) o.emplace("statusMessage", t.status_message);
-  o.emplace("createdAt", rfc3339(t.created_at));
-  o.emplace("lastUpdatedAt", rfc3339(t.last_updated_at));
-  if (t.ttl && t.ttl->count() > 0) {
-    o.emplace("ttlMs", t.ttl->count());
-  } else {
-    o.emplace("ttlMs", nullptr);
-  }
-  if (t.poll_interval && t.poll_interval->count() > 0)
-    o.emplace("pollIntervalMs", t.poll_interval->count());
-  return o;
-}
-
 json::object detailed_task_json(const task_record& t) {
-  json::object o = task_json_2026(t);
+  json::object o = task_json(t, true);
   const auto* result = t.payload.if_contains("result");
   switch (t.status) {
     case task_status::completed:

@@ -1,5 +1,7 @@
 // The 2025-11-25 tasks/* methods: tasks/get, tasks/result (waiting for a task that runs here or,
 // polling the store, in another process), tasks/list and tasks/cancel (see tasks.hpp).
+#include <vector>
+
 #include "detail/call_state.hpp"
 #include "detail/timer.hpp"
 #include "server_core.hpp"
@@ -21,6 +23,39 @@ error not_found(const std::string& id) {
   return invalid_params("Task not found: \"" + id + "\" (unknown, expired, or not yours)");
 }
 
+/// About the bytes `v` holds: its strings and keys, and a fixed cost per value (a loop over an
+/// explicit stack: no recursion however deep the value is).
+std::size_t approx_bytes(const json::value& v) {
+  constexpr std::size_t per_value = sizeof(json::value);
+  std::size_t bytes = 0;
+  std::vector<const json::value*> todo{&v};
+  while (!todo.empty()) {
+    const auto* x = todo.back();
+    todo.pop_back();
+    bytes += per_value;
+    if (const auto* s = x->if_string()) {
+      bytes += s->size();
+    } else if (const auto* a = x->if_array()) {
+      for (const auto& e : *a) todo.push_back(&e);
+    } else if (const auto* o = x->if_object()) {
+      for (const auto& [k, e] : *o) {
+        bytes += k.size();
+        todo.push_back(&e);
+      }
+    }
+  }
+  return bytes;
+}
+
+std::size_t approx_bytes(const task_record& t) {
+  std::size_t bytes = sizeof(task_record) + t.id.size() + t.owner.size() + t.status_message.size() +
+                      t.method.size();
+  for (const auto* o : {&t.payload, &t.input_request, &t.input_response}) {
+    for (const auto& [k, e] : *o) bytes += k.size() + approx_bytes(e);
+  }
+  return bytes;
+}
+
 }  // namespace
 
 result<task_record> tasks_feature::lookup(server_session_impl& s, const jsonrpc::request& req) {
@@ -40,14 +75,26 @@ void tasks_feature::get(server_session_impl& s, jsonrpc::request&& req) {
 }
 
 void tasks_feature::keep_finished(task_record&& t) {
+  const std::size_t bytes = approx_bytes(t);
+  if (bytes > max_finished_bytes) return;
   std::lock_guard lock(mu_);
-  while (finished_order_.size() >= max_finished) {  // ids taken meanwhile are erased as no-ops
-    finished_.erase(finished_order_.front());
+  // Oldest first; ids taken meanwhile (take_finished) are gone from finished_: no-ops.
+  while (!finished_order_.empty() &&
+         (finished_order_.size() >= max_finished || finished_bytes_ + bytes > max_finished_bytes)) {
+    if (auto it = finished_.find(finished_order_.front()); it != finished_.end()) {
+      finished_bytes_ -= it->second.bytes;
+      finished_.erase(it);
+    }
     finished_order_.pop_front();
   }
+  if (auto old = finished_.find(t.id); old != finished_.end()) {
+    finished_bytes_ -= old->second.bytes;
+    finished_.erase(old);
+  }
   finished_order_.push_back(t.id);
+  finished_bytes_ += bytes;
   std::string id = t.id;
-  finished_.insert_or_assign(std::move(id), std::move(t));
+  finished_.emplace(std::move(id), kept_task{std::move(t), bytes});
 }
 
 std::optional<task_record> tasks_feature::take_finished(const jsonrpc::request& req,
@@ -58,8 +105,9 @@ std::optional<task_record> tasks_feature::take_finished(const jsonrpc::request& 
   {
     std::lock_guard lock(mu_);
     auto it = finished_.find(std::string(id->get_string()));
-    if (it == finished_.end() || it->second.owner != owner) return std::nullopt;
-    t = std::move(it->second);
+    if (it == finished_.end() || it->second.rec.owner != owner) return std::nullopt;
+    t = std::move(it->second.rec);
+    finished_bytes_ -= it->second.bytes;
     finished_.erase(it);
   }
   if (t->expired(std::chrono::system_clock::now())) return std::nullopt;  // the store tells
@@ -161,9 +209,12 @@ void tasks_feature::cancel(server_session_impl& s, jsonrpc::request&& req) {
   s.reply(req.id, task_json(**stored));  // cancelled before the answer, as the spec asks
   if (!live) return announce(**stored, s.self());
   announce(**stored, live->session);
-  for (std::size_t i = 0; i < live->waiters.size(); ++i) {
-    answer(live->waiters[i], **stored, i + 1 == live->waiters.size());
-  }
+  answer_all(live->waiters, **stored);
+}
+
+void tasks_feature::answer_all(const std::vector<std::shared_ptr<result_waiter>>& waiters,
+                               task_record& t) {
+  for (std::size_t i = 0; i < waiters.size(); ++i) answer(waiters[i], t, i + 1 == waiters.size());
 }
 
 void tasks_feature::answer(const std::shared_ptr<result_waiter>& w, task_record& t, bool take) {

@@ -3,7 +3,8 @@
 // tasks/cancel stopping the call where it runs), and with a store that is a `task_queue`
 // (mcp/task_queue.hpp) every task is queued there once accepted, and this process's
 // `queue_runner` takes queued tasks and runs them, at most `task_queue::workers()` at once,
-// renewing their leases while they run.
+// renewing their leases while they run. A stored task runs here from its stored call
+// (`run_stored`): taken from the queue, or again after a restart (recover).
 #include <mcp/task_queue.hpp>
 
 #include <atomic>
@@ -204,61 +205,72 @@ bool tasks_feature::enqueue(call_state& call) {
 }
 
 bool tasks_feature::run_taken(const queued_task& q) {
-  const auto fail = [&](std::string_view why) {
-    auto stored = store_->update(q.id, q.owner,
-                                 {.status = task_status::failed,
-                                  .status_message = std::string(why),
-                                  .payload = unfinished_payload(why)});
-    if (stored && *stored) remote_change(q.id);  // answers waiters of this process, if any
-    return false;
-  };
-  const auto* params = q.rerun.if_contains("params");
-  const auto* caller = q.rerun.if_contains("caller");
-  if (params == nullptr || !params->is_object() || caller == nullptr || !caller->is_object()) {
-    return fail("The task cannot run: what its call asked was not stored");
-  }
-  const auto& p = params->get_object();
-  const auto* name = p.if_contains("name");
-  const auto* args = p.if_contains("arguments");
-  if (name == nullptr || !name->is_string() || args == nullptr || !args->is_object()) {
-    return fail("The task cannot run: what its call asked was not stored");
+  auto started = run_stored(
+      {.id = q.id, .owner = q.owner, .status = q.status, .rerun = q.rerun, .cut_off = q.taken_over},
+      runner_.get());
+  if (started) return *started;
+  const auto& why = started.error().message;
+  auto stored = store_->update(
+      q.id, q.owner,
+      {.status = task_status::failed, .status_message = why, .payload = unfinished_payload(why)});
+  if (stored && *stored) remote_change(q.id);  // answers waiters of this process, if any
+  return false;
+}
+
+result<bool> tasks_feature::run_stored(const stored_call& t, queue_runner* runner) {
+  const auto cannot = [](std::string why) { return error{errc::internal_error, std::move(why)}; };
+  const auto* params = t.rerun.if_contains("params");
+  const auto* caller = t.rerun.if_contains("caller");
+  const json::object* p = params != nullptr ? params->if_object() : nullptr;
+  const auto* name = p != nullptr ? p->if_contains("name") : nullptr;
+  const auto* args = p != nullptr ? p->if_contains("arguments") : nullptr;
+  if (caller == nullptr || !caller->is_object() || name == nullptr || !name->is_string() ||
+      args == nullptr || !args->is_object()) {
+    return cannot("The task cannot run: what its call asked was not stored");
   }
   auto entry = core_.tools->find(name->get_string());
   if (!entry) {
-    return fail("The task cannot run: this server has no tool \"" +
-                std::string(name->get_string()) + "\"");
+    return cannot("The task cannot run: this server has no tool \"" +
+                  std::string(name->get_string()) + "\"");
   }
-  if (q.taken_over && !entry->spec.rerun_after_restart) return fail(node_lost);
-  if (q.status == task_status::input_required) {  // it starts over, so it is working
-    auto again = store_->update(q.id, q.owner, {.status = task_status::working});
+  if (t.cut_off && !entry->spec.rerun_after_restart) {
+    return cannot(std::string(node_lost));  // (a restart fails it with its own message)
+  }
+  if (t.status == task_status::input_required) {  // it starts over, so it is working
+    auto again = store_->update(t.id, t.owner, {.status = task_status::working});
     if (!again || !*again || is_terminal((*again)->status)) return false;  // ended meanwhile
   }
   json::object meta;
-  if (const auto* m = p.if_contains("_meta"); m && m->is_object()) meta = m->get_object();
-  mark(meta, q.id);
+  if (const auto* m = p->if_contains("_meta"); m && m->is_object()) meta = m->get_object();
+  mark(meta, t.id);
   // Accepted here: its session (if it lives) gets its notifications and carries its requests.
   std::weak_ptr<server_session_impl> session;
   {
     std::lock_guard lock(mu_);
-    if (auto it = live_.find(q.id); it != live_.end()) session = it->second.session;
+    if (auto it = live_.find(t.id); it != live_.end()) session = it->second.session;
   }
-  const auto* era = q.rerun.if_contains("modern");
+  // The era it was asked in (stored with it: the session that asked may be elsewhere).
+  const auto* era = t.rerun.if_contains("modern");
   const bool modern = era != nullptr && era->is_bool() && era->get_bool();
   auto call = std::make_shared<call_state>(
-      session, make_task_run(shared_from_this(), q.id, q.owner, modern),
-      jsonrpc::request_id{"queue:" + q.id}, std::move(entry), json::value(args->get_object()),
-      std::move(meta), std::make_shared<const principal>(principal_from_json(caller->get_object())),
-      std::make_shared<const std::vector<std::shared_ptr<call_interceptor>>>());
-  runner_->occupy();
-  call->on_release(&queue_runner::slot_freed, runner_.get(), 0);
+      session, make_task_run(shared_from_this(), t.id, t.owner, modern),
+      jsonrpc::request_id{(runner != nullptr ? "queue:" : "rerun:") + t.id}, std::move(entry),
+      json::value(args->get_object()), std::move(meta),
+      std::make_shared<const principal>(principal_from_json(caller->get_object())),
+      core_.pipeline());
+  call->admitted_earlier = true;
+  if (runner != nullptr) {
+    runner->occupy();
+    call->on_release(&queue_runner::slot_freed, runner, 0);
+  }
   {
     std::lock_guard lock(mu_);
-    auto it = live_.find(q.id);
+    auto it = live_.find(t.id);
     if (it != live_.end()) {
       it->second.call = call;
     } else {
-      ++unfinished_per_owner_[q.owner];
-      live_[q.id] = live_task{call, {}, q.owner, {}};
+      ++unfinished_per_owner_[t.owner];
+      live_[t.id] = live_task{call, {}, t.owner, {}};
     }
   }
   core_.tools->run(call);

@@ -42,6 +42,7 @@ tool_context tool_call::context() const noexcept { return tool_context(state_); 
 const std::string& tool_call::tool_name() const noexcept { return state_->tool(); }
 const tool_spec& tool_call::tool() const noexcept { return state_->entry().spec; }
 bool tool_call::passed_interceptors() const noexcept { return state_->passed_interceptors(); }
+bool tool_call::admitted_earlier() const noexcept { return state_->admitted_earlier; }
 const json::object& tool_call::arguments() const noexcept { return state_->arguments(); }
 const principal& tool_call::caller() const noexcept { return state_->caller(); }
 void tool_call::finish(call_tool_result r) const { state_->complete(std::move(r)); }

@@ -68,7 +68,9 @@ struct result_cache_stats {
 
 /// Results a server said may be kept, keyed by origin, method and the params that shape the
 /// result (not `_meta`); a "private" result also by its authorization context, so that it never
-/// reaches a session of another one. Entries expire `ttlMs` after they arrived; list_changed
+/// reaches a session of another one. The method may carry the protocol revision after a space
+/// (client sessions key "tools/list 2026-07-28"), so that a result kept under one revision is
+/// never served to a session of another. Entries expire `ttlMs` after they arrived; list_changed
 /// and resources/updated notifications drop the entries they make stale. Results of input
 /// rounds are never kept.
 ///
@@ -91,8 +93,9 @@ class result_cache {
   /// complete result); returns whether it was kept.
   bool store(std::string_view origin, std::string_view context, std::string_view method,
              const json::object& params, const json::object& result);
-  /// Drops every entry of `method` at `origin` (every context); with `uri`, only those of
-  /// that resource (resources/read).
+  /// Drops every entry of `method` at `origin` (every context, and every revision when
+  /// `method` names none: "tools/list" drops "tools/list 2026-07-28"); with `uri`, only those
+  /// of that resource (resources/read).
   void invalidate(std::string_view origin, std::string_view method, std::string_view uri = {});
   /// Drops everything.
   void clear();

@@ -10,7 +10,10 @@
 //
 // Order: interceptors run in the order they were added with `server::use`; result filters run
 // in reverse order. Input validation against the inputSchema always runs last, just before
-// the handler; outputSchema validation runs after every filter.
+// the handler; outputSchema validation runs after every filter. A task run on another process
+// than the one that accepted it (a shared task queue), or again after a restart, passes the
+// interceptors once more with `tool_call::admitted_earlier()` true: the SDK's admission checks
+// let it through, its result filters apply.
 //
 // Example:
 //
@@ -64,6 +67,12 @@ class tool_call {
   /// True once every interceptor passed the call on (input validation and the handler come
   /// next); a call finished before that was refused by an interceptor.
   [[nodiscard]] bool passed_interceptors() const noexcept;
+  /// True when the call runs a task admitted earlier: one taken from a shared task queue
+  /// (mcp/task_queue.hpp) or run again after a restart. The interceptors' admission (rate and
+  /// concurrency limits, access control) ran where the task was accepted, so an interceptor
+  /// that only admits passes such a call on at once; result-side work (a deadline, output
+  /// limits, an audit record) applies to it as to any call.
+  [[nodiscard]] bool admitted_earlier() const noexcept;
   /// Adds a filter that may inspect or rewrite the result before it is sent. The filter object
   /// is destroyed when the call ends, whatever its outcome: state captured in it is released
   /// then (a concurrency slot, a timer).

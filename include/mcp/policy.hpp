@@ -161,6 +161,8 @@ class tool_policy final : public call_interceptor {
 
   /// Applies the rules in force to a tools/call: a refusal, an exceeded rate or too many
   /// concurrent calls finish it with an `isError` result saying why; otherwise `next` runs it.
+  /// A call admitted earlier (`tool_call::admitted_earlier`) gets only the rule's deadline and
+  /// output limit.
   void intercept(const tool_call& call, const std::function<void()>& next) override;
   [[nodiscard]] bool visible(const principal& who, const tool_spec& tool) const override;
   [[nodiscard]] std::string resource_refusal(const principal& who,

@@ -152,7 +152,8 @@ struct session_options {
   /// A session another process opened: its record from `server_options::shared`
   /// (`shared_state::load_session`). The session starts initialized in the state the record
   /// holds (version, client capabilities, log level, subscriptions). Set by transports; a
-  /// record that does not parse leaves the session uninitialized.
+  /// record that does not parse (within `server_options::limits`), or that another caller than
+  /// `who` opened, leaves the session uninitialized.
   std::optional<std::string> resume{};
 };
 

@@ -167,6 +167,13 @@ class task_store {
     (void)on_change;
     return nullptr;
   }
+
+  /// True for a store that several running processes share (Redis): what is unfinished there
+  /// may be running in another process, so a server starting on it neither fails nor runs
+  /// again its unfinished tasks (see `unfinished`). False (the default) for a store one process
+  /// owns while it runs: at its start, what is unfinished was cut off by the previous one's
+  /// end. Thread-safe, never throws.
+  [[nodiscard]] virtual bool shared_between_processes() const noexcept { return false; }
 };
 
 /// A store in memory (lost when the process exits). Thread-safe.

@@ -190,6 +190,10 @@ class call_state final : public request_state {
   /// A task-augmented call's `params.task` while it is still a plain call (tasks.cpp turns it
   /// into a task once the interceptors let it through). Set before `start`.
   std::optional<json::object> task_request{};
+  /// A stored task run here (taken from a shared queue, or run again after a restart): the
+  /// interceptors admitted it where it was accepted (`tool_call::admitted_earlier`). Set
+  /// before `start`.
+  bool admitted_earlier = false;
   /// Becomes a task: later outcomes go to `sink`.
   void become(std::shared_ptr<call_sink> sink) {
     task_sink_ = std::move(sink);

@@ -15,6 +15,8 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdio>
 #include <future>
@@ -265,13 +267,29 @@ void http_server::stop() {
         close_loop(*self->loops[0]);
       });
     } else {
-      std::promise<void> closed;
-      net::post(loop.exec, [&] {
+      // Posted, and awaited with a re-check: an io_context stopped by another thread meanwhile
+      // would never run the post, so whichever of the post and this thread claims the closes
+      // first runs them (the post, if it runs later, finds them done).
+      struct closing {
+        std::atomic<bool> claimed{false};
+        std::promise<void> done;
+      };
+      auto c = std::make_shared<closing>();
+      net::post(loop.exec, [self = impl_, c, close_all, close_loop] {
+        if (c->claimed.exchange(true)) return;
         close_all();
-        close_loop(loop);
-        closed.set_value();
+        close_loop(*self->loops[0]);
+        c->done.set_value();
       });
-      closed.get_future().wait();
+      auto closed = c->done.get_future();
+      const auto& ctx = strand.get_inner_executor().context();
+      while (closed.wait_for(std::chrono::milliseconds(10)) != std::future_status::ready) {
+        if (ctx.stopped() && !c->claimed.exchange(true)) {
+          close_all();
+          close_loop(loop);
+          break;
+        }
+      }
     }
     m.cv.notify_all();
     return;

@@ -159,6 +159,7 @@ class redis_task_queue final : public task_store, public task_queue {
   std::shared_ptr<void> watch(std::function<void(std::string_view)> on_change) override {
     return store_->watch(std::move(on_change));
   }
+  [[nodiscard]] bool shared_between_processes() const noexcept override { return true; }
 
   // ---- task_queue ----
   [[nodiscard]] std::size_t workers() const noexcept override { return opts_.workers; }

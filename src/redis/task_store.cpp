@@ -315,6 +315,8 @@ class redis_task_store final : public task_store {
     return error{errc::internal_error, std::string("task store: ") + e.what()};
   }
 
+  [[nodiscard]] bool shared_between_processes() const noexcept override { return true; }
+
   std::shared_ptr<void> watch(std::function<void(std::string_view task_id)> on_change) override {
     if (!on_change) return nullptr;
     try {

@@ -144,6 +144,32 @@ TEST(ClientVerdict, ARefusalLaterForgetsIt) {
   EXPECT_FALSE(mcp::cached_era("scripted:refusal"));  // the next session probes again
 }
 
+TEST(ClientVerdict, ARefusalLaterDropsTheDiscoverKeptWithIt) {
+  client_test::scripted_peer peer;
+  peer.discover_ttl_ms = 60000;  // a discover answer the cache keeps
+  peer.answer = [](const std::string& method, const object&) -> client_test::reply {
+    if (method == "tools/list") {
+      return client_test::reply::failure(-32022, "Unsupported protocol version",
+                                         object{{"supported", mcp::json::array{"2025-11-25"}}});
+    }
+    return client_test::reply::success(object{});
+  };
+  auto cache = mcp::make_result_cache();
+  auto o = client_test::automatic();
+  o.origin = "scripted:refusal-discover";
+  o.cache = cache;
+  auto c = peer.client(std::move(o));
+  ASSERT_TRUE(c->initialize());
+  const auto kept = [&] {
+    return cache->lookup("scripted:refusal-discover", "", "server/discover 2026-07-28", {});
+  };
+  ASSERT_TRUE(kept());
+  ASSERT_FALSE(c->list_tools());
+  EXPECT_FALSE(mcp::cached_era("scripted:refusal-discover"));
+  // The next session's probe must reach the server, not this answer.
+  EXPECT_FALSE(kept());
+}
+
 // ---- cached results ----
 
 /// Our server over HTTP with three resources whose reads are counted: test://pub (public, a
@@ -250,6 +276,42 @@ TEST_F(ClientResultCache, PrivateResultsStayWithTheirAuthorizationContext) {
   ASSERT_TRUE(alice->client->read_resource("test://pub"));
   EXPECT_EQ(reads("test://pub"), 2);
   for (auto* link : {&*alice, &*bob, &*alice2, &*anonymous}) link->client->close();
+}
+
+TEST_F(ClientResultCache, AResultKeptUnderOneRevisionIsNotServedUnderAnother) {
+  auto cache = mcp::make_result_cache();
+  const object planted{
+      {"ttlMs", 60000},
+      {"cacheScope", "public"},
+      {"contents", mcp::json::array{object{{"uri", "test://pub"}, {"text", "kept elsewhere"}}}}};
+  const object params{{"uri", "test://pub"}};
+  // Kept under another revision, or under none: not this session's.
+  ASSERT_TRUE(cache->store(url_, "", "resources/read 2099-01-01", params, planted));
+  ASSERT_TRUE(cache->store(url_, "", "resources/read", params, planted));
+  auto o = client_test::automatic();
+  o.cache = cache;
+  auto link = connect(std::move(o));
+  ASSERT_TRUE(link) << link.error().message;
+  auto& c = *link->client;
+  ASSERT_EQ(c.era(), mcp::protocol_era::modern);
+  auto r = c.read_resource_contents("test://pub");
+  ASSERT_TRUE(r) << r.error().message;
+  ASSERT_EQ(r->contents.size(), 1U);
+  EXPECT_EQ(r->contents[0].text.value_or(""), "contents of test://pub");
+  EXPECT_EQ(reads("test://pub"), 1);
+  // Under its own revision: served from the cache.
+  cache->clear();
+  ASSERT_TRUE(cache->store(url_, "", "resources/read " + c.protocol_version(), params, planted));
+  auto again = c.read_resource_contents("test://pub");
+  ASSERT_TRUE(again) << again.error().message;
+  ASSERT_EQ(again->contents.size(), 1U);
+  EXPECT_EQ(again->contents[0].text.value_or(""), "kept elsewhere");
+  EXPECT_EQ(reads("test://pub"), 1);
+  // Dropping a method drops it under every revision.
+  ASSERT_TRUE(cache->store(url_, "", "resources/read 2099-01-01", params, planted));
+  cache->invalidate(url_, "resources/read");
+  EXPECT_EQ(cache->stats().entries, 0U);
+  c.close();
 }
 
 TEST(ClientResultCacheNotifications, DropWhatTheyMakeStale) {

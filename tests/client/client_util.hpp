@@ -85,6 +85,7 @@ struct scripted_peer {
   std::mutex mu;
   std::vector<std::string> methods;  // of every request and notification but discover
   std::vector<object> params;        // theirs
+  std::int64_t discover_ttl_ms = 0;  // the discover answer's ttlMs (0: not to be kept)
 
   scripted_peer() {
     auto [s, c] = mcp::make_memory_pair();
@@ -110,7 +111,7 @@ struct scripted_peer {
                                {"supportedVersions", mcp::json::array{"2026-07-28"}},
                                {"capabilities", object{{"tools", object{}},
                                                        {"resources", object{{"subscribe", true}}}}},
-                               {"ttlMs", 0},
+                               {"ttlMs", discover_ttl_ms},
                                {"cacheScope", "public"}};
       } else {
         auto r = answer(name, p);

@@ -399,6 +399,44 @@ TEST(ClientHeaders, ToolsWithInvalidAnnotationsAreLeftOutOverHttp) {
   EXPECT_EQ(all->size(), 6U);
 }
 
+TEST(ClientHeaders, TheListingAfterAHeaderRefusalLeavesThemOutToo) {
+  // A tools/call refused for its headers (-32020) lists the tools anew before its one retry:
+  // that listing leaves out a tool whose annotations became invalid, as every listing does.
+  client_test::scripted_peer peer;
+  std::atomic<int> listings{0};
+  peer.answer = [&listings](const std::string& method, const object&) -> client_test::reply {
+    if (method == "tools/call") return client_test::reply::failure(-32020, "Header mismatch");
+    mcp::json::array tools{
+        tool_with("good", object{{"type", "string"}, {"x-mcp-header", "Region"}})};
+    if (listings++ > 0) {
+      tools.emplace_back(
+          tool_with("spaced", object{{"type", "string"}, {"x-mcp-header", "My Region"}}));
+    }
+    return client_test::reply::success(object{{"tools", std::move(tools)}});
+  };
+  std::mutex mu;
+  std::vector<std::string> warnings;
+  mcp::client_options o{.negotiate = mcp::negotiation::automatic};
+  o.on_warning = [&](std::string_view w) {
+    std::lock_guard lock(mu);
+    warnings.emplace_back(w);
+  };
+  mcp::client_session c(std::make_shared<http_facts>(peer.client_end), std::move(o));
+  peer.client_end->on_receive([&c](std::string_view m) { c.receive(m); });
+  ASSERT_TRUE(c.initialize());
+  auto first = c.list_tools();
+  ASSERT_TRUE(first) << first.error().message;
+  EXPECT_EQ(first->size(), 1U);
+  auto r = c.call_tool("good", {{"a", "north"}});
+  ASSERT_FALSE(r);
+  EXPECT_TRUE(r.error().is(mcp::errc::header_mismatch)) << r.error().message;
+  EXPECT_EQ(listings.load(), 2);  // listed anew once
+  std::lock_guard lock(mu);
+  ASSERT_EQ(warnings.size(), 1U);
+  EXPECT_NE(warnings[0].find("left out"), std::string::npos) << warnings[0];
+  EXPECT_NE(warnings[0].find("\"spaced\""), std::string::npos) << warnings[0];
+}
+
 // ---- the TypeScript SDK 1.x reference server: 2025-11-25 only ----
 
 using client_test::ts_ref_server;

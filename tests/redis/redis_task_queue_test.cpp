@@ -33,10 +33,13 @@ using steady = std::chrono::steady_clock;
 /// time and their answers read in any order.
 class node {
  public:
-  node(const std::string& store, std::chrono::milliseconds lease = 10s) {
-    proc_ = std::make_unique<mcp::test::subprocess>(
-        std::vector<std::string>{MCP_DEMO_SERVER, "--task-store", store, "--task-lease-ms",
-                                 std::to_string(lease.count()), "--no-rate-limit"});
+  node(const std::string& store, std::chrono::milliseconds lease = 10s,
+       const std::vector<std::string>& more = {}) {
+    std::vector<std::string> argv{
+        MCP_DEMO_SERVER,  "--task-store", store, "--task-lease-ms", std::to_string(lease.count()),
+        "--no-rate-limit"};
+    argv.insert(argv.end(), more.begin(), more.end());
+    proc_ = std::make_unique<mcp::test::subprocess>(argv);
     auto init = call("initialize", object{{"protocolVersion", "2025-11-25"},
                                           {"capabilities", object{}},
                                           {"clientInfo", object{{"name", "t"}, {"version", "1"}}}});
@@ -82,6 +85,15 @@ class node {
   }
   value call(std::string_view method, object params) {
     return answer(request(method, std::move(params)));
+  }
+  /// A 2026-07-28 request beside the 2025-11-25 session (its `_meta` declares the tasks
+  /// extension), and its answer.
+  value call_2026(std::string_view method, object params) {
+    params["_meta"] =
+        object{{"io.modelcontextprotocol/protocolVersion", "2026-07-28"},
+               {"io.modelcontextprotocol/clientCapabilities",
+                object{{"extensions", object{{"io.modelcontextprotocol/tasks", object{}}}}}}};
+    return call(method, std::move(params));
   }
   /// When the answer to `id` was read.
   std::chrono::system_clock::time_point arrived(int id) { return arrived_[id]; }
@@ -342,3 +354,110 @@ TEST_F(redis_task_queue, kill_9_of_a_node_under_load_loses_no_task_and_fails_no_
 }
 
 }  // namespace
+
+/// Keeps `a`'s workers busy with as many long slow_tasks as it runs at once (the demo's 64),
+/// all taken by `a` (started before any other process): a task accepted next is run by another
+/// process. Returns false when `a` did not take them all within 10 s.
+bool fill(node& a) {
+  constexpr int workers = 64;
+  std::vector<int> rids;
+  for (int i = 0; i < workers; ++i) {
+    rids.push_back(a.request("tools/call", task_call("slow_task", 60, 1000)));
+  }
+  std::vector<std::string> ids;
+  for (int rid : rids) ids.push_back(created_id(a.answer(rid)));
+  for (int round = 0; round < 500; ++round) {  // taken: the "Queued" status message is gone
+    std::size_t taken = 0;
+    for (const auto& id : ids) {
+      auto t = a.call("tasks/get", object{{"taskId", id}});
+      const auto* r = t.is_object() ? t.as_object().if_contains("result") : nullptr;
+      if (r == nullptr || r->as_object().contains("statusMessage")) break;
+      ++taken;
+    }
+    if (taken == ids.size()) return true;
+    std::this_thread::sleep_for(20ms);
+  }
+  return false;
+}
+
+TEST_F(redis_task_queue, a_2026_task_run_by_another_process_keeps_its_era) {
+  node a(store());
+  ASSERT_TRUE(a.ok());
+  ASSERT_TRUE(fill(a)) << "the first process did not take its 64 tasks";
+  node b(store());
+  ASSERT_TRUE(b.ok());
+  // Accepted by A in the 2026-07-28 era, run by B: its question waits with the task for
+  // tasks/update (that era's way), not sent to a session B does not have.
+  auto created = a.call_2026(
+      "tools/call", object{{"name", "elicit_task"}, {"arguments", object{{"message", "Who?"}}}});
+  ASSERT_TRUE(created.is_object() && created.as_object().contains("result"))
+      << mcp::json::serialize(created);
+  const auto& r = created.at("result").as_object();
+  ASSERT_EQ(r.at("resultType"), value("task")) << mcp::json::serialize(created);
+  const std::string id(r.at("taskId").as_string());
+  value got;
+  for (int i = 0; i < 500; ++i) {  // up to 10 s
+    got = a.call_2026("tasks/get", object{{"taskId", id}});
+    const auto* g = got.is_object() ? got.as_object().if_contains("result") : nullptr;
+    if (g == nullptr || g->at("status") != value("working")) break;
+    std::this_thread::sleep_for(20ms);
+  }
+  ASSERT_TRUE(got.is_object() && got.as_object().contains("result")) << mcp::json::serialize(got);
+  const auto& task = got.at("result").as_object();
+  EXPECT_EQ(task.at("status"), value("input_required")) << mcp::json::serialize(got);
+  const auto* asks = task.if_contains("inputRequests");
+  ASSERT_TRUE(asks != nullptr && asks->is_object() && !asks->as_object().empty())
+      << mcp::json::serialize(got);
+  EXPECT_EQ(asks->as_object().begin()->value().at("method"), value("elicitation/create"));
+  // B holds its lease (A's workers are all busy).
+  auto redis = mcp::make_redis_client({.url = redis_.url()});
+  ASSERT_TRUE(redis.has_value());
+  auto held = (*redis)->command({"HEXISTS", "q:tasks:holders", id});
+  ASSERT_TRUE(held.has_value());
+  EXPECT_EQ(held->integer, 1);
+}
+
+TEST_F(redis_task_queue, the_demo_refuses_a_task_store_file_beside_redis) {
+  const std::string file = ::testing::TempDir() + "mcp-demo-refused.db";
+  mcp::test::subprocess p(
+      std::vector<std::string>{MCP_DEMO_SERVER, "--redis", redis_.url(), "--task-store", file});
+  const auto code = p.wait(10s);
+  ASSERT_TRUE(code.has_value()) << "the demo did not exit: it served with both stores";
+  EXPECT_EQ(*code, 2);
+  const auto err = p.drain_stderr();
+  EXPECT_NE(err.find("--task-store " + file + " cannot go with it"), std::string::npos) << err;
+}
+
+TEST_F(redis_task_queue, a_task_run_by_another_process_meets_the_output_limit_of_an_inline_call) {
+  // The policy limits slow_task's output to 10 bytes ("done 1" as content is more).
+  const std::string policy = ::testing::TempDir() + "mcp-queue-policy.json";
+  {
+    std::FILE* f = std::fopen(policy.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fputs(R"({"tools": {"slow_task": {"max_output_bytes": 10}}})", f);
+    std::fclose(f);
+  }
+  node a(store(), 10s, {"--policy", policy});
+  ASSERT_TRUE(a.ok());
+  ASSERT_TRUE(fill(a)) << "the first process did not take its 64 tasks";
+  node b(store(), 10s, {"--policy", policy});
+  ASSERT_TRUE(b.ok());
+  auto inline_call =
+      b.call("tools/call",
+             object{{"name", "slow_task"}, {"arguments", object{{"steps", 1}, {"step_ms", 1}}}});
+  ASSERT_TRUE(inline_call.is_object() && inline_call.as_object().contains("result"))
+      << mcp::json::serialize(inline_call);
+  EXPECT_EQ(inline_call.at("result").at("isError"), value(true))
+      << mcp::json::serialize(inline_call);
+  // Accepted by A, run by B (A's workers are busy): the same refusal, stored as its result.
+  const auto id = created_id(a.call("tools/call", task_call("slow_task", 1, 1)));
+  ASSERT_FALSE(id.empty());
+  // Awaited on B: A's handler threads are all held by its 64 tasks.
+  auto queued = b.call("tasks/result", object{{"taskId", id}});
+  ASSERT_TRUE(queued.is_object() && queued.as_object().contains("result"))
+      << mcp::json::serialize(queued);
+  EXPECT_EQ(queued.at("result").at("isError"), value(true)) << mcp::json::serialize(queued);
+  EXPECT_EQ(result_text(queued), result_text(inline_call));
+  EXPECT_NE(result_text(queued).find("10"), std::string::npos) << result_text(queued);
+  std::remove(policy.c_str());
+}

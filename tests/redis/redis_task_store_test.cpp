@@ -3,6 +3,8 @@
 // two processes (a change through one seen and pushed to the other, compare-and-set across them),
 // the ttl kept by Redis itself, key prefixes that keep services apart, a corrupt record.
 #include <mcp/redis.hpp>
+#include <mcp/server.hpp>
+#include <mcp/transport/memory.hpp>
 
 #include <gtest/gtest.h>
 
@@ -238,3 +240,23 @@ TEST(redis_task_store, a_store_needs_a_redis_that_answers) {
 }
 
 }  // namespace
+
+TEST(redis_task_store, a_server_starting_on_it_leaves_the_unfinished_tasks_of_others_alone) {
+  // Another process's task, working; this process's store is built on its own (not through a
+  // shared_state): the store says it is shared, so the server's start fails nothing.
+  const std::string prefix = unique_prefix();
+  auto other = redis_store(prefix);
+  auto mine = redis_store(prefix);
+  ASSERT_TRUE(other && mine);
+  EXPECT_TRUE(mine->shared_between_processes());
+  EXPECT_FALSE(mcp::make_memory_task_store()->shared_between_processes());
+  ASSERT_TRUE(other->create(make_task("elsewhere")));
+  mcp::server server(mcp::server_options{.task_store = mine});
+  auto [server_end, client_end] = mcp::make_memory_pair();
+  auto session = server.open_session(server_end);  // the first session: the server recovers
+  ASSERT_TRUE(session);
+  auto t = other->get("elsewhere", "alice");
+  ASSERT_TRUE(t && *t);
+  EXPECT_EQ((*t)->status, task_status::working);
+  session->close();
+}

@@ -11,6 +11,7 @@ if(MCP_HAVE_REDIS)
     redis/redis_failure_test.cpp
     redis/redis_shared_state_test.cpp
     redis/shared_changes_test.cpp
+    redis/redis_task_queue_worker_test.cpp
   )
   target_link_libraries(mcp_redis_tests PRIVATE mcp::redis GTest::gtest GTest::gmock)
   target_include_directories(mcp_redis_tests PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}
