@@ -72,6 +72,7 @@ struct child {
 };
 
 child spawn(const std::vector<std::string>& args, bool stderr_pipe) {
+  if (::access(args[0].c_str(), X_OK) != 0) fail(args[0] + ": not an executable program");
   int to[2];
   int from[2];
   if (::pipe(to) != 0 || ::pipe(from) != 0) fail("pipe failed");
