@@ -9,8 +9,9 @@
 # -fprofile-use, so GCC lays out each function's hot path together and moves cold blocks away
 # (bench/RESULTS.md, "Profile feedback in the release preset").
 #
-# Reproducible: the training input is fixed, and the option OFF is the plain build. The
-# profile is trained once per build tree: after an edit, a function whose code changed is
+# Reproducible: the training input is fixed, and the option OFF is the plain build. (Two trained
+# builds may still differ slightly: the HTTP server's threads share the work as they are
+# scheduled, which moves some counts.) The profile is trained once per build tree: after an edit, a function whose code changed is
 # compiled without its profile (-Wno-coverage-mismatch); to train again, delete
 # <build>/profile-training and build (every object depending on the profile is compiled anew).
 #
