@@ -50,6 +50,7 @@ set(MCP_CODEGEN_FLAGS $<$<CXX_COMPILER_ID:GNU,Clang>:-fno-semantic-interposition
 function(mcp_target_defaults target)
   target_compile_options(${target} PRIVATE ${MCP_WARNING_FLAGS} ${MCP_CODEGEN_FLAGS}
                                            ${MCP_SANITIZE_FLAGS})
+  mcp_profile_target(${target})  # cmake/mcp_profile.cmake
   if(MCP_SANITIZE)
     target_link_options(${target} PRIVATE -fsanitize=${MCP_SANITIZE})
   endif()

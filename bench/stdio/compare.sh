@@ -4,6 +4,8 @@
 # fd_connection::flush_bytes (2 KiB) as the SDK's stdio transport does, and the demo server,
 # interleaved, a fresh process per round, through the kit's compare.mjs.
 #   compare.sh DEMO_SERVER [ROUNDS] [CALLS_PER_ROUND]
+# With MCP_BASELINE_DEMO=PATH, a second demo build (e.g. one without profile feedback) runs in
+# the same rounds as demo-base-stdio.
 # Needs: g++, Boost.JSON headers, node (the kit needs no npm package for stdio).
 # The piece-writing loop is the kit's source with one line added after each answer
 # ("if (out.size() >= 2048) flush_out();"), so both loops do the same work per call.
@@ -35,4 +37,8 @@ limit-stdio         stdio  -  $(printf '%q' "$work/limit_stdio")
 limit-stdio-pieces  stdio  -  $(printf '%q' "$work/limit_stdio_pieces")
 demo-stdio          stdio  -  $(printf '%q' "$demo") --no-rate-limit --task-store :memory:
 SERVERS
+if [[ -n "${MCP_BASELINE_DEMO:-}" ]]; then
+  echo "demo-base-stdio     stdio  -  $(printf '%q' "$(realpath "$MCP_BASELINE_DEMO")") --no-rate-limit --task-store :memory:" \
+    >> "$work/servers.txt"
+fi
 node "$kit/compare.mjs" "$work/servers.txt" --runs "$rounds" --n "$calls" --ref-stdio limit-stdio
