@@ -91,9 +91,10 @@ struct resource_metadata {
   std::vector<std::string> authorization_servers;  ///< issuer URLs (at least one)
   std::vector<std::string> scopes_supported;       ///< empty: not said
 
-  /// Parses a document (a JSON object of at most 256 KiB). Throws `std::invalid_argument`
-  /// naming the member at fault.
-  [[nodiscard]] static resource_metadata parse(std::string_view json);
+  /// Parses a document (a JSON object of at most 256 KiB). Never throws (but std::bad_alloc):
+  /// a document that is not one is `errc::invalid_params` naming the member at fault (e.g.
+  /// "protected resource metadata: no resource"); one over 256 KiB is `errc::limit_exceeded`.
+  [[nodiscard]] static result<resource_metadata> parse(std::string_view json);
 };
 
 /// The members of authorization server metadata (RFC 8414 §2, or OpenID Connect discovery) a
@@ -118,8 +119,9 @@ struct server_metadata {
   bool authorization_response_iss_parameter_supported = false;
 
   /// Parses a document (a JSON object of at most 256 KiB) whose `issuer`, authorization and
-  /// token endpoints are present. Throws `std::invalid_argument` naming the member at fault.
-  [[nodiscard]] static server_metadata parse(std::string_view json);
+  /// token endpoints are present. Never throws (but std::bad_alloc); errors as
+  /// `resource_metadata::parse` (e.g. "authorization server metadata: no token_endpoint").
+  [[nodiscard]] static result<server_metadata> parse(std::string_view json);
 };
 
 /// A token endpoint's successful answer (RFC 6749 §5.1; RFC 8693 §2.2.1 for a token exchange;
@@ -133,19 +135,22 @@ struct token_response {
   std::string issued_token_type;  ///< RFC 8693 token exchange; empty: not said
 
   /// Parses an answer (a JSON object of at most 256 KiB) with a non-empty string
-  /// `access_token`; `expires_in` may be a number or a string of digits. Throws
-  /// `std::invalid_argument` naming the member at fault.
-  [[nodiscard]] static token_response parse(std::string_view json);
+  /// `access_token`; `expires_in` may be a number or a string of digits. Never throws (but
+  /// std::bad_alloc); errors as `resource_metadata::parse` (e.g. "the token endpoint's answer:
+  /// empty access_token").
+  [[nodiscard]] static result<token_response> parse(std::string_view json);
 };
 
 /// Where the Protected Resource Metadata of the resource at `resource_url` is looked for when
 /// the challenge names none, in order: the well-known URL with the resource's path, then
-/// without. Throws `std::invalid_argument` for a URL that is not absolute http(s).
-[[nodiscard]] std::vector<std::string> resource_metadata_urls(std::string_view resource_url);
+/// without. Never throws (but std::bad_alloc): a URL that is not absolute http(s) is
+/// `errc::invalid_params` ("not an absolute http(s) URL: URL").
+[[nodiscard]] result<std::vector<std::string>> resource_metadata_urls(
+    std::string_view resource_url);
 /// Where the metadata of the authorization server `issuer` is looked for, in order (MCP
 /// 2025-11-25): OAuth metadata then OpenID configuration with the path inserted, then OpenID
-/// configuration with the path appended (for an issuer with a path). Throws like above.
-[[nodiscard]] std::vector<std::string> server_metadata_urls(std::string_view issuer);
+/// configuration with the path appended (for an issuer with a path). Errors like above.
+[[nodiscard]] result<std::vector<std::string>> server_metadata_urls(std::string_view issuer);
 
 /// What an OAuth client keeps for one resource: its registration with the authorization
 /// server and its tokens. Secrets: keep it where only its owner can read it.

@@ -144,8 +144,9 @@ detail::http_response oauth_client::impl::call(const std::string& url, const det
 }
 
 server_metadata oauth_client::impl::server_metadata_of(const std::string& issuer) {
-  auto as = discover<server_metadata>(server_metadata_urls(issuer),
-                                      "authorization server metadata for " + issuer);
+  auto urls = server_metadata_urls(issuer);
+  if (!urls) throw std::runtime_error("the authorization server: " + urls.error().message);
+  auto as = discover<server_metadata>(*urls, "authorization server metadata for " + issuer);
   // RFC 8414 §3.3: identical to the issuer the URL was made from (no normalization at all).
   if (as.issuer != issuer) {
     throw std::runtime_error("the authorization server metadata names issuer " + as.issuer +
@@ -156,8 +157,12 @@ server_metadata oauth_client::impl::server_metadata_of(const std::string& issuer
 
 std::pair<server_metadata, std::string> oauth_client::impl::discover_servers(
     const bearer_challenge& ch, resource_metadata* prm_out) {
-  const auto urls = ch.resource_metadata.empty() ? resource_metadata_urls(opts.resource_url)
-                                                 : std::vector{ch.resource_metadata};
+  std::vector<std::string> urls{ch.resource_metadata};
+  if (ch.resource_metadata.empty()) {
+    auto wk = resource_metadata_urls(opts.resource_url);
+    if (!wk) throw std::runtime_error("the MCP server's URL: " + wk.error().message);
+    urls = std::move(*wk);
+  }
   auto prm = discover<resource_metadata>(urls, "protected resource metadata");
   // The metadata must be about this server (RFC 9728 §3.3, §7.3): same origin, and the
   // resource's path a prefix of the server's.

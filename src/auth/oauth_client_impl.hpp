@@ -85,7 +85,12 @@ struct oauth_client::impl {
     for (const auto& url : urls) {
       try {
         auto r = call(url, {.ca_file = opts.ca_file, .headers = {{"Accept", "application/json"}}});
-        if (r.status == 200) return Doc::parse(r.body);
+        if (r.status == 200) {
+          auto doc = Doc::parse(r.body);
+          if (doc) return std::move(*doc);
+          why = url + ": " + doc.error().message;
+          continue;
+        }
         why = url + ": HTTP " + std::to_string(r.status);
       } catch (const std::exception& e) {
         why = url + ": " + e.what();

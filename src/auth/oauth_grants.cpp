@@ -40,11 +40,9 @@ void require_grant(const server_metadata& as, std::string_view grant) {
 }
 
 token_response read_answer(const detail::http_response& r, std::string_view who) {
-  try {
-    return token_response::parse(r.body);
-  } catch (const std::invalid_argument& e) {
-    throw std::runtime_error(std::string(who) + ": " + e.what());
-  }
+  auto t = token_response::parse(r.body);
+  if (!t) throw std::runtime_error(std::string(who) + ": " + t.error().message);
+  return std::move(*t);
 }
 
 }  // namespace

@@ -8,12 +8,27 @@
 #include <boost/url/url.hpp>
 
 #include <algorithm>
-#include <stdexcept>
 
 #include "detail/ascii.hpp"
 
 namespace mcp::auth {
 namespace {
+
+/// How a document or URL is refused inside this file; the public functions catch it and return
+/// its error, so it never crosses the API.
+mcp::error_exception bad(std::string message, errc code = errc::invalid_params) {
+  return mcp::error_exception(error{code, std::move(message)});
+}
+
+/// `f()`'s value, or the error it was refused with.
+template <class F>
+auto refused_as_error(F&& f) -> result<decltype(f())> {
+  try {
+    return f();
+  } catch (const mcp::error_exception& e) {
+    return e.get();
+  }
+}
 
 constexpr std::size_t max_challenge = 8192;
 constexpr std::size_t max_document = 256 * 1024;
@@ -72,16 +87,16 @@ struct cursor {
 };
 
 const json::object& as_document(const json::value& v, std::string_view what) {
-  if (!v.is_object()) throw std::invalid_argument(std::string(what) + ": not a JSON object");
+  if (!v.is_object()) throw bad(std::string(what) + ": not a JSON object");
   return v.get_object();
 }
 
 json::value parse_document(std::string_view text, std::string_view what) {
   if (text.size() > max_document) {
-    throw std::invalid_argument(std::string(what) + ": larger than 256 KiB");
+    throw bad(std::string(what) + ": larger than 256 KiB", errc::limit_exceeded);
   }
   auto v = parse_json(text, {.max_depth = 32});
-  if (!v) throw std::invalid_argument(std::string(what) + ": " + v.error().message);
+  if (!v) throw bad(std::string(what) + ": " + v.error().message);
   return std::move(*v);
 }
 
@@ -89,11 +104,11 @@ std::string string_member(const json::object& o, std::string_view name, bool req
                           std::string_view what) {
   const auto* v = o.if_contains(name);
   if (v == nullptr || v->is_null()) {
-    if (required) throw std::invalid_argument(std::string(what) + ": no " + std::string(name));
+    if (required) throw bad(std::string(what) + ": no " + std::string(name));
     return {};
   }
   if (!v->is_string()) {
-    throw std::invalid_argument(std::string(what) + ": " + std::string(name) + " is not a string");
+    throw bad(std::string(what) + ": " + std::string(name) + " is not a string");
   }
   return std::string(v->get_string());
 }
@@ -104,12 +119,11 @@ std::vector<std::string> strings_member(const json::object& o, std::string_view 
   const auto* v = o.if_contains(name);
   if (v == nullptr || v->is_null()) return out;
   if (!v->is_array()) {
-    throw std::invalid_argument(std::string(what) + ": " + std::string(name) + " is not an array");
+    throw bad(std::string(what) + ": " + std::string(name) + " is not an array");
   }
   for (const auto& e : v->get_array()) {
     if (!e.is_string()) {
-      throw std::invalid_argument(std::string(what) + ": " + std::string(name) +
-                                  " holds a non-string");
+      throw bad(std::string(what) + ": " + std::string(name) + " holds a non-string");
     }
     out.emplace_back(e.get_string());
   }
@@ -125,7 +139,7 @@ struct url_parts {
 url_parts split_url(std::string_view url) {
   auto u = boost::urls::parse_absolute_uri(url);
   if (!u || (u->scheme() != "https" && u->scheme() != "http") || u->encoded_host().empty()) {
-    throw std::invalid_argument("not an absolute http(s) URL: " + std::string(url));
+    throw bad("not an absolute http(s) URL: " + std::string(url));
   }
   url_parts p;
   p.origin = std::string(u->scheme()) + "://" + std::string(u->encoded_authority());
@@ -138,8 +152,8 @@ url_parts split_url(std::string_view url) {
 void require_url(const std::string& url, std::string_view what) {
   try {
     (void)split_url(url);
-  } catch (const std::invalid_argument&) {
-    throw std::invalid_argument(std::string(what) + " is not an absolute http(s) URL: " + url);
+  } catch (const mcp::error_exception&) {
+    throw bad(std::string(what) + " is not an absolute http(s) URL: " + url);
   }
 }
 
@@ -187,7 +201,9 @@ std::optional<bearer_challenge> parse_challenge(std::string_view header, std::st
   }
 }
 
-resource_metadata resource_metadata::parse(std::string_view json) {
+namespace {
+
+resource_metadata resource_metadata_of(std::string_view json) {
   constexpr std::string_view what = "protected resource metadata";
   const auto doc = parse_document(json, what);
   const auto& o = as_document(doc, what);
@@ -196,14 +212,14 @@ resource_metadata resource_metadata::parse(std::string_view json) {
   require_url(m.resource, "its resource");
   m.authorization_servers = strings_member(o, "authorization_servers", what);
   if (m.authorization_servers.empty()) {
-    throw std::invalid_argument("protected resource metadata: no authorization_servers");
+    throw bad("protected resource metadata: no authorization_servers");
   }
   for (const auto& s : m.authorization_servers) require_url(s, "an authorization server");
   m.scopes_supported = strings_member(o, "scopes_supported", what);
   return m;
 }
 
-server_metadata server_metadata::parse(std::string_view json) {
+server_metadata server_metadata_of(std::string_view json) {
   constexpr std::string_view what = "authorization server metadata";
   const auto doc = parse_document(json, what);
   const auto& o = as_document(doc, what);
@@ -237,14 +253,13 @@ server_metadata server_metadata::parse(std::string_view json) {
   return m;
 }
 
-token_response token_response::parse(std::string_view json) {
+token_response token_response_of(std::string_view json) {
   constexpr std::string_view what = "the token endpoint's answer";
   const auto doc = parse_document(json, what);
   const auto& o = as_document(doc, what);
   token_response t;
   t.access_token = string_member(o, "access_token", true, what);
-  if (t.access_token.empty())
-    throw std::invalid_argument(std::string(what) + ": empty access_token");
+  if (t.access_token.empty()) throw bad(std::string(what) + ": empty access_token");
   t.token_type = string_member(o, "token_type", false, what);
   t.refresh_token = string_member(o, "refresh_token", false, what);
   t.scope = string_member(o, "scope", false, what);
@@ -262,21 +277,21 @@ token_response token_response::parse(std::string_view json) {
                            [](char ch) { return ch >= '0' && ch <= '9'; })) {
       secs = std::stod(std::string(e->get_string()));  // some servers send a string
     } else {
-      throw std::invalid_argument(std::string(what) + ": expires_in is not a number");
+      throw bad(std::string(what) + ": expires_in is not a number");
     }
     if (secs >= 1 && secs <= 1e9) t.expires_in = static_cast<std::int64_t>(secs);
   }
   return t;
 }
 
-std::vector<std::string> resource_metadata_urls(std::string_view resource_url) {
+std::vector<std::string> resource_urls_of(std::string_view resource_url) {
   const auto p = split_url(resource_url);
   const std::string base = p.origin + "/.well-known/oauth-protected-resource";
   if (p.path.empty()) return {base};
   return {base + p.path, base};
 }
 
-std::vector<std::string> server_metadata_urls(std::string_view issuer) {
+std::vector<std::string> server_urls_of(std::string_view issuer) {
   const auto p = split_url(issuer);
   if (p.path.empty()) {
     return {p.origin + "/.well-known/oauth-authorization-server",
@@ -285,6 +300,28 @@ std::vector<std::string> server_metadata_urls(std::string_view issuer) {
   return {p.origin + "/.well-known/oauth-authorization-server" + p.path,
           p.origin + "/.well-known/openid-configuration" + p.path,
           p.origin + p.path + "/.well-known/openid-configuration"};
+}
+
+}  // namespace
+
+result<resource_metadata> resource_metadata::parse(std::string_view json) {
+  return refused_as_error([json] { return resource_metadata_of(json); });
+}
+
+result<server_metadata> server_metadata::parse(std::string_view json) {
+  return refused_as_error([json] { return server_metadata_of(json); });
+}
+
+result<token_response> token_response::parse(std::string_view json) {
+  return refused_as_error([json] { return token_response_of(json); });
+}
+
+result<std::vector<std::string>> resource_metadata_urls(std::string_view resource_url) {
+  return refused_as_error([resource_url] { return resource_urls_of(resource_url); });
+}
+
+result<std::vector<std::string>> server_metadata_urls(std::string_view issuer) {
+  return refused_as_error([issuer] { return server_urls_of(issuer); });
 }
 
 json::object oauth_credentials::to_json() const {

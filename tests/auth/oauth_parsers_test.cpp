@@ -68,19 +68,20 @@ TEST(bearer_challenge, huge_headers_of_garbage_are_read_quickly) {
   EXPECT_LT(std::chrono::steady_clock::now() - started, 1s);
 }
 
-/// The invalid_argument's message, or "(parsed)".
+/// The error's message, or "(parsed)". Bad input is an error, never an exception: a throw
+/// fails the test. Its code is invalid_params, or limit_exceeded for an oversized document.
 template <class Doc>
 std::string parse_error(const std::string& text) {
-  try {
-    (void)Doc::parse(text);
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "(parsed)";
+  const auto r = Doc::parse(text);
+  if (r) return "(parsed)";
+  const bool big = r.error().message.find("larger than") != std::string::npos;
+  EXPECT_TRUE(r.error().is(big ? mcp::errc::limit_exceeded : mcp::errc::invalid_params))
+      << r.error().code << " " << r.error().message;
+  return r.error().message;
 }
 
 TEST(resource_metadata, a_document_is_read_and_errors_name_the_member) {
-  const auto m = auth::resource_metadata::parse(
+  const auto m = *auth::resource_metadata::parse(
       R"({"resource":"https://mcp.example/mcp","authorization_servers":["https://as.example",)"
       R"("https://as2.example/t"],"scopes_supported":["a","b"],"bearer_methods_supported":[]})");
   EXPECT_EQ(m.resource, "https://mcp.example/mcp");
@@ -117,7 +118,7 @@ TEST(server_metadata, a_document_is_read_and_errors_name_the_member) {
   const std::string base =
       R"({"issuer":"https://as.example/t","authorization_endpoint":"https://as.example/a",)"
       R"("token_endpoint":"https://as.example/token")";
-  auto m = auth::server_metadata::parse(
+  auto m = *auth::server_metadata::parse(
       base + R"(,"registration_endpoint":"https://as.example/reg","scopes_supported":["a"],)"
              R"("code_challenge_methods_supported":["plain","S256"],)"
              R"("token_endpoint_auth_methods_supported":["none"],)"
@@ -132,7 +133,7 @@ TEST(server_metadata, a_document_is_read_and_errors_name_the_member) {
   EXPECT_EQ(m.token_endpoint_auth_methods_supported, std::vector<std::string>{"none"});
   EXPECT_TRUE(m.client_id_metadata_document_supported);
   EXPECT_TRUE(m.authorization_response_iss_parameter_supported);
-  m = auth::server_metadata::parse(base + R"(,"client_id_metadata_document_supported":"true"})");
+  m = *auth::server_metadata::parse(base + R"(,"client_id_metadata_document_supported":"true"})");
   EXPECT_EQ(m.registration_endpoint, "");
   EXPECT_FALSE(m.client_id_metadata_document_supported);  // not a boolean true
   EXPECT_FALSE(m.authorization_response_iss_parameter_supported);
@@ -157,7 +158,7 @@ TEST(server_metadata, a_document_is_read_and_errors_name_the_member) {
 }
 
 TEST(server_metadata, the_grants_and_algorithms_of_the_other_flows_are_read) {
-  const auto m = auth::server_metadata::parse(
+  const auto m = *auth::server_metadata::parse(
       R"({"issuer":"https://as","authorization_endpoint":"https://as/a","token_endpoint":"https://as/t",)"
       R"("grant_types_supported":["client_credentials"],)"
       R"("token_endpoint_auth_signing_alg_values_supported":["ES256","RS256"],)"
@@ -173,21 +174,21 @@ TEST(server_metadata, the_grants_and_algorithms_of_the_other_flows_are_read) {
 }
 
 TEST(token_response, answers_are_read_and_errors_name_the_member) {
-  auto t = auth::token_response::parse(
+  auto t = *auth::token_response::parse(
       R"({"access_token":"eyJ.a.b","token_type":"DPoP","expires_in":3600,"refresh_token":"r",)"
       R"("scope":"a b","issued_token_type":"urn:x","extra":{"n":[1]}})");
   EXPECT_EQ(t.access_token + "|" + t.token_type + "|" + t.refresh_token + "|" + t.scope + "|" +
                 t.issued_token_type,
             "eyJ.a.b|DPoP|r|a b|urn:x");
   EXPECT_EQ(t.expires_in, 3600);
-  EXPECT_EQ(auth::token_response::parse(R"({"access_token":"x","expires_in":"120"})").expires_in,
+  EXPECT_EQ(auth::token_response::parse(R"({"access_token":"x","expires_in":"120"})")->expires_in,
             120);
-  EXPECT_EQ(auth::token_response::parse(R"({"access_token":"x","expires_in":59.9})").expires_in,
+  EXPECT_EQ(auth::token_response::parse(R"({"access_token":"x","expires_in":59.9})")->expires_in,
             59);
   for (const auto* odd :
        {R"({"access_token":"x","expires_in":-5})", R"({"access_token":"x","expires_in":1e300})",
         R"({"access_token":"x","expires_in":0})", R"({"access_token":"x","expires_in":null})"}) {
-    EXPECT_EQ(auth::token_response::parse(odd).expires_in, 0) << odd;  // not said
+    EXPECT_EQ(auth::token_response::parse(odd)->expires_in, 0) << odd;  // not said
   }
   const std::pair<std::string, std::string> bad[] = {
       {R"({"token_type":"Bearer"})", "no access_token"},
@@ -222,20 +223,29 @@ TEST(bearer_challenge, a_dpop_challenge_is_read_by_its_scheme) {
 
 TEST(metadata_urls, resource_and_issuer_urls_are_looked_for_where_the_specs_say) {
   using v = std::vector<std::string>;
-  EXPECT_EQ(auth::resource_metadata_urls("http://h:1/mcp"),
+  EXPECT_EQ(*auth::resource_metadata_urls("http://h:1/mcp"),
             (v{"http://h:1/.well-known/oauth-protected-resource/mcp",
                "http://h:1/.well-known/oauth-protected-resource"}));
-  EXPECT_EQ(auth::resource_metadata_urls("https://h/"),
+  EXPECT_EQ(*auth::resource_metadata_urls("https://h/"),
             v{"https://h/.well-known/oauth-protected-resource"});
-  EXPECT_EQ(auth::server_metadata_urls("https://as/tenant1"),
+  EXPECT_EQ(*auth::server_metadata_urls("https://as/tenant1"),
             (v{"https://as/.well-known/oauth-authorization-server/tenant1",
                "https://as/.well-known/openid-configuration/tenant1",
                "https://as/tenant1/.well-known/openid-configuration"}));
-  EXPECT_EQ(auth::server_metadata_urls("https://as"),
+  EXPECT_EQ(*auth::server_metadata_urls("https://as"),
             (v{"https://as/.well-known/oauth-authorization-server",
                "https://as/.well-known/openid-configuration"}));
-  EXPECT_THROW((void)auth::resource_metadata_urls("ftp://h/mcp"), std::invalid_argument);
-  EXPECT_THROW((void)auth::server_metadata_urls("as.example"), std::invalid_argument);
+  // A URL from the command line or a peer that is not absolute http(s): an error, no throw.
+  const auto ftp = auth::resource_metadata_urls("ftp://h/mcp");
+  ASSERT_FALSE(ftp);
+  EXPECT_TRUE(ftp.error().is(mcp::errc::invalid_params));
+  EXPECT_EQ(ftp.error().message, "not an absolute http(s) URL: ftp://h/mcp");
+  const auto bare = auth::server_metadata_urls("as.example");
+  ASSERT_FALSE(bare);
+  EXPECT_TRUE(bare.error().is(mcp::errc::invalid_params));
+  EXPECT_EQ(bare.error().message, "not an absolute http(s) URL: as.example");
+  EXPECT_FALSE(auth::server_metadata_urls(""));
+  EXPECT_FALSE(auth::resource_metadata_urls("https://"));
 }
 
 // ---- Credentials and token stores ----------------------------------------------------------

@@ -3,14 +3,13 @@
 // challenge; 'P': Protected Resource Metadata; 'A': authorization server metadata; 'T': a token
 // endpoint's answer (token_response, DPoP tokens and token exchanges included); 'N': a
 // DPoP-Nonce header value (src/auth/dpop.hpp); 'U': a URL for the discovery URL lists; anything
-// else: a stored credentials object. Nothing may crash, hang or leak; a parser either returns or
-// throws std::invalid_argument.
+// else: a stored credentials object. Nothing may crash, hang, leak or throw: a parser returns a
+// value or an error (an exception escapes and fails the run).
 #include <mcp/oauth.hpp>
 
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
-#include <stdexcept>
 #include <string_view>
 
 #include "auth/dpop.hpp"
@@ -19,7 +18,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   namespace auth = mcp::auth;
   if (size == 0) return 0;
   const std::string_view rest(reinterpret_cast<const char*>(data) + 1, size - 1);
-  try {
+  {
     switch (data[0]) {
       case 'W': {
         const auto c = auth::parse_bearer_challenge(rest);
@@ -36,7 +35,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       }
       case 'T': {
         const auto t = auth::token_response::parse(rest);
-        if (t.access_token.empty() || t.expires_in < 0 || t.expires_in > 1000000000) std::abort();
+        if (!t) {
+          if (t.error().message.empty()) std::abort();
+          break;
+        }
+        if (t->access_token.empty() || t->expires_in < 0 || t->expires_in > 1000000000) {
+          std::abort();
+        }
         break;
       }
       case 'N': {
@@ -53,19 +58,22 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       }
       case 'P': {
         const auto m = auth::resource_metadata::parse(rest);
-        if (m.resource.empty() || m.authorization_servers.empty()) std::abort();
-        (void)auth::server_metadata_urls(m.authorization_servers.front());
+        if (!m) break;
+        if (m->resource.empty() || m->authorization_servers.empty()) std::abort();
+        // Its servers were checked to be absolute http(s) URLs: their lists can be made.
+        if (!auth::server_metadata_urls(m->authorization_servers.front())) std::abort();
         break;
       }
       case 'A': {
         const auto m = auth::server_metadata::parse(rest);
-        if (m.issuer.empty() || m.token_endpoint.empty()) std::abort();
+        if (m && (m->issuer.empty() || m->token_endpoint.empty())) std::abort();
         break;
       }
       case 'U': {
         const auto a = auth::resource_metadata_urls(rest);
         const auto b = auth::server_metadata_urls(rest);
-        if (a.empty() || b.size() < 2) std::abort();
+        if (a.has_value() != b.has_value()) std::abort();  // the same URLs are refused
+        if (a && (a->empty() || b->size() < 2)) std::abort();
         break;
       }
       default: {
@@ -80,7 +88,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         break;
       }
     }
-  } catch (const std::invalid_argument&) {
   }
   return 0;
 }
