@@ -49,7 +49,7 @@ void BM_parse_jwks(benchmark::State& state) {
   const auto es = make_key("ES256", "e");
   const auto ed = make_key("EdDSA", "d");
   const auto doc = jwks_of({&rs, &es, &ed});
-  for (auto _ : state) benchmark::DoNotOptimize(mcp::auth::key_set::parse(doc));
+  for (auto _ : state) benchmark::DoNotOptimize(mcp::auth::key_set::parse(doc).value());
 }
 BENCHMARK(BM_parse_jwks);
 

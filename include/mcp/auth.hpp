@@ -50,10 +50,11 @@ class key_set {
 
   /// Parses a JWKS document (`{"keys":[...]}`, at most 1 MiB, 256 keys). Keys the verifier
   /// cannot use are skipped: symmetric (`oct`) keys, other key types and curves, RSA keys under
-  /// 2048 bits, keys whose `use` is not `sig`, and keys with private members. Throws
-  /// `std::invalid_argument` with the reason when the text is not a JWKS document or a usable
-  /// key is malformed.
-  [[nodiscard]] static key_set parse(std::string_view json);
+  /// 2048 bits, keys whose `use` is not `sig`, and keys with private members. Never throws
+  /// (but std::bad_alloc): a text that is not a JWKS document or a usable key that is malformed
+  /// is `errc::invalid_params` with the reason (e.g. "JWKS: key 1: a P-256 key needs 32-byte x
+  /// and y"); more than 256 keys is `errc::limit_exceeded`.
+  [[nodiscard]] static result<key_set> parse(std::string_view json);
 
   /// Number of usable keys.
   [[nodiscard]] std::size_t size() const noexcept { return keys_.size(); }

@@ -204,15 +204,19 @@ pkey_ptr okp_key(const json::object& jwk) {
 
 }  // namespace
 
-key_set key_set::parse(std::string_view text) {
+result<key_set> key_set::parse(std::string_view text) try {
   auto doc = parse_json(text, json_limits{.max_size = max_jwks_bytes, .max_depth = 16});
-  if (!doc) throw std::invalid_argument("JWKS: " + doc.error().message);
+  if (!doc) {
+    const auto code =
+        doc.error().is(errc::limit_exceeded) ? errc::limit_exceeded : errc::invalid_params;
+    return error{code, "JWKS: " + doc.error().message};
+  }
   const auto* keys = doc->is_object() ? doc->get_object().if_contains("keys") : nullptr;
   if (keys == nullptr || !keys->is_array()) {
     throw std::invalid_argument("JWKS: not an object with a \"keys\" array");
   }
   if (keys->get_array().size() > max_keys) {
-    throw std::invalid_argument("JWKS: more than 256 keys");
+    return error{errc::limit_exceeded, "JWKS: more than 256 keys"};
   }
   key_set out;
   std::size_t index = 0;
@@ -247,6 +251,8 @@ key_set key_set::parse(std::string_view text) {
     out.keys_.push_back(std::move(k));
   }
   return out;
+} catch (const std::invalid_argument& e) {  // what this file's key readers refuse
+  return error{errc::invalid_params, e.what()};
 }
 
 std::shared_ptr<const key_set::key> key_set::find(std::string_view alg,

@@ -47,18 +47,23 @@ struct jwt_verifier::impl {
     return opts.keys.location.starts_with("https://") || opts.keys.location.starts_with("http://");
   }
 
+  /// The keys; throws std::runtime_error with the reason (caught by `refresh`).
   [[nodiscard]] key_set read_keys() const {
+    auto checked = [](result<key_set> set) {
+      if (!set) throw std::runtime_error(set.error().message);
+      return std::move(*set);
+    };
     const auto& loc = opts.keys.location;
-    if (from_document()) return key_set::parse(loc);
+    if (from_document()) return checked(key_set::parse(loc));
     if (from_url()) {
-      return key_set::parse(detail::fetch_url(loc, opts.keys.fetch_timeout, std::size_t{1} << 20U,
-                                              opts.keys.ca_file));
+      return checked(key_set::parse(detail::fetch_url(loc, opts.keys.fetch_timeout,
+                                                      std::size_t{1} << 20U, opts.keys.ca_file)));
     }
     std::ifstream in(loc, std::ios::binary);
     if (!in) throw std::runtime_error("cannot open JWKS file " + loc);
     std::ostringstream text;
     text << in.rdbuf();
-    return key_set::parse(text.str());
+    return checked(key_set::parse(text.str()));
   }
 
   /// Loads the keys when never loaded, when stale, or (`unknown_kid`) when a token names a key

@@ -81,7 +81,7 @@ TEST(KeySet, ParsesEveryKeyTypeAndSkipsWhatCannotVerify) {
   priv["d"] = "AAAA";
   priv["kid"] = "priv";
   list.emplace_back(priv);
-  const auto set = auth::key_set::parse(json::serialize(json::object{{"keys", list}}));
+  const auto set = auth::key_set::parse(json::serialize(json::object{{"keys", list}})).value();
   EXPECT_EQ(set.size(), 3U);
   EXPECT_NE(set.find("RS256", "rs1"), nullptr);
   EXPECT_EQ(set.find("ES256", "rs1"), nullptr);  // the key's type does not fit
@@ -93,14 +93,35 @@ TEST(KeySet, ParsesEveryKeyTypeAndSkipsWhatCannotVerify) {
 }
 
 TEST(KeySet, RefusesWhatIsNotAKeySet) {
-  for (const char* bad : {"", "[]", "{}", R"({"keys":{}})", R"({"keys":[1]})",
-                          R"({"keys":[{"kty":"EC","crv":"P-256","x":"AAAA","y":"AAAA"}]})",
-                          R"({"keys":[{"kty":"RSA","n":"!!","e":"AQAB"}]})",
-                          R"({"keys":[{"kty":"OKP","crv":"Ed25519"}]})"}) {
-    EXPECT_THROW((void)auth::key_set::parse(bad), std::invalid_argument) << bad;
+  // What a server or a file gives: an error with the reason, never an exception.
+  const std::pair<std::string, std::string> bad[] = {
+      {"", "JWKS: "},
+      {"[]", "JWKS: not an object with a \"keys\" array"},
+      {"{}", "JWKS: not an object with a \"keys\" array"},
+      {R"({"keys":{}})", "JWKS: not an object with a \"keys\" array"},
+      {R"({"keys":[1]})", "JWKS: key 1 is not an object"},
+      {R"({"keys":[{"kty":"EC","crv":"P-256","x":"AAAA","y":"AAAA"}]})",
+       "JWKS: key 1: a P-256 key needs 32-byte x and y"},
+      {R"({"keys":[{"kty":"RSA","kid":"r","n":"!!","e":"AQAB"}]})",
+       "JWKS: key 1 (kid \"r\"): key member \"n\" is not base64url"},
+      {R"({"keys":[{"kty":"OKP","crv":"Ed25519"}]})", "JWKS: key 1: key member \"x\" is missing"},
+  };
+  for (const auto& [doc, why] : bad) {
+    const auto set = auth::key_set::parse(doc);
+    ASSERT_FALSE(set) << doc;
+    EXPECT_TRUE(set.error().is(mcp::errc::invalid_params)) << doc << " " << set.error().code;
+    EXPECT_EQ(set.error().message.substr(0, why.size()), why)
+        << doc << " -> " << set.error().message;
   }
-  std::string deep(100, '[');
-  EXPECT_THROW((void)auth::key_set::parse(deep), std::invalid_argument);
+  const auto deep = auth::key_set::parse(std::string(100, '['));
+  ASSERT_FALSE(deep);
+  EXPECT_EQ(deep.error().message.substr(0, 6), "JWKS: ");
+  std::string many = R"({"keys":[)";
+  for (int i = 0; i < 257; ++i) many += (i != 0 ? ",{}" : "{}");
+  const auto too_many = auth::key_set::parse(many + "]}");
+  ASSERT_FALSE(too_many);
+  EXPECT_TRUE(too_many.error().is(mcp::errc::limit_exceeded));
+  EXPECT_EQ(too_many.error().message, "JWKS: more than 256 keys");
 }
 
 TEST(JwtVerifier, AcceptsEachAlgorithmAndFillsThePrincipal) {

@@ -178,7 +178,7 @@ TEST(dpop, a_proof_carries_what_rfc_9449_asks_and_verifies_with_its_own_key) {
     EXPECT_FALSE(jwk.contains("d")) << "no private member";
     EXPECT_EQ(jwk.at("kty"), "EC");
     // The signature checks out with the key in the header.
-    const auto set = auth::key_set::parse(jwks_with(jwk));
+    const auto set = auth::key_set::parse(jwks_with(jwk)).value();
     const auto key = set.find("ES256", "");
     ASSERT_TRUE(key);
     const auto dot = proof.rfind('.');

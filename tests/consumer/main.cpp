@@ -29,7 +29,7 @@ int main() {
   if (!client.initialize()) return 1;
   auto r = client.call_tool("add", {{"a", 2}, {"b", 3}});
   if (!r) return 1;
-  if (mcp::auth::key_set::parse(R"({"keys":[]})").size() != 0) return 1;
+  if (mcp::auth::key_set::parse(R"({"keys":[]})").value().size() != 0) return 1;
   const double sum = r->at("structuredContent").at("sum").to_number<double>();
   std::printf("sum=%g\n", sum);
   return sum == 5 ? 0 : 1;
