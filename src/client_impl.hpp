@@ -151,6 +151,9 @@ struct client_session::impl final : detail::peer {
   // ---- subscriptions/listen in 2026-07-28 (client_listen.cpp); guarded by `mu` ----
   bool listen_wanted = false;  ///< keep one listen open (re-opened when it ends)
   std::set<std::string, std::less<>> listen_uris;  ///< resourceSubscriptions
+  /// taskIds: the tasks a wait_task waits for (one entry per waiter), named only when the server
+  /// declared the tasks extension.
+  std::multiset<std::string, std::less<>> listen_tasks;
   std::uint64_t listen_generation = 0;  ///< bumped by every (re-)open: older ends are ignored
   std::int64_t listen_id = 0;           ///< the open listen's request id (0: none)
   bool listen_acked = false;            ///< its acknowledgement arrived
@@ -169,6 +172,11 @@ struct client_session::impl final : detail::peer {
   /// resources/subscribe and unsubscribe in 2026-07-28: `uri` added to (or taken from) the
   /// listen, which is opened anew; waits for its acknowledgement.
   result<void> listen_subscribe(std::string_view uri, bool add);
+  /// Names task `id` in the listen (opened anew) when the server declared the tasks extension,
+  /// and waits up to `timeout` for the acknowledgement (without one the waiter only polls).
+  void listen_for_task(std::string_view id, std::chrono::milliseconds timeout);
+  /// A waiter of task `id` is done: it is named no more when the listen is next opened.
+  void unlisten_task(std::string_view id);
 
   json::object server_result;
   std::shared_ptr<executor> exec;  ///< runs the server's requests; made on first use
@@ -184,7 +192,8 @@ struct client_session::impl final : detail::peer {
   std::vector<json::object> listed_tools;  ///< the same listing, whole
   std::uint64_t tools_changes = 0;         ///< list_changed notifications so far
   /// Tasks: the tool each task this client started calls (to check its result), and how many
-  /// status notifications said a task ended (wait_task wakes on a change and asks again).
+  /// status notifications said a task ended or wants input (wait_task wakes on a change and
+  /// asks again).
   std::map<std::string, std::string, std::less<>> task_tools;
   std::uint64_t tasks_ended = 0;
   std::condition_variable task_cv;
@@ -253,11 +262,13 @@ struct client_session::impl final : detail::peer {
       tools_listed = false;
       ++tools_changes;
     }
-    if (n.method == "notifications/tasks/status") {
+    // A task's status: notifications/tasks/status in 2025-11-25, notifications/tasks (the
+    // DetailedTask, on a listen naming the task) in 2026-07-28. Either wakes wait_task.
+    if (n.method == "notifications/tasks/status" || n.method == "notifications/tasks") {
       const auto* s = n.params.if_contains("status");
       const auto status =
           s && s->is_string() ? task_status_from_string(s->get_string()) : std::nullopt;
-      if (status && is_terminal(*status)) {
+      if (status && (is_terminal(*status) || *status == task_status::input_required)) {
         std::lock_guard lock(mu);
         ++tasks_ended;
         task_cv.notify_all();

@@ -3,6 +3,8 @@
 // the server offers and the resources subscribed to, delivers what arrives on it to the same
 // `on_notification` as in the old era, and opens it again when it ends (the stream dropped, the
 // server restarted: nothing survives a reconnect), backing off with jitter after failures.
+// A wait_task names its task in the listen (taskIds) when the server declared the tasks
+// extension, so that notifications/tasks wakes it before its next tasks/get.
 #include <mcp/client.hpp>
 
 #include <random>
@@ -16,6 +18,7 @@ namespace {
 
 constexpr std::string_view subscription_key = "io.modelcontextprotocol/subscriptionId";
 constexpr std::string_view listen_method = "subscriptions/listen";
+constexpr std::string_view tasks_extension = "io.modelcontextprotocol/tasks";
 /// A listen is re-sent this often even when nothing ends it.
 constexpr auto listen_lifetime = std::chrono::hours(24);
 
@@ -26,6 +29,14 @@ bool offers(const json::object& server_result, std::string_view name, std::strin
       caps != nullptr && caps->is_object() ? caps->get_object().if_contains(name) : nullptr;
   const auto* f = c != nullptr && c->is_object() ? c->get_object().if_contains(flag) : nullptr;
   return f != nullptr && f->is_bool() && f->get_bool();
+}
+
+/// Whether the server declared the tasks extension.
+bool offers_tasks(const json::object& server_result) {
+  const auto* caps = server_result.if_contains("capabilities");
+  const auto* ext =
+      caps != nullptr && caps->is_object() ? caps->get_object().if_contains("extensions") : nullptr;
+  return ext != nullptr && ext->is_object() && ext->get_object().contains(tasks_extension);
 }
 
 /// The wait before the next try after `failures` failed ones: none after a graceful end, then
@@ -46,6 +57,7 @@ std::uint64_t client_session::impl::start_listening() {
   std::uint64_t generation = 0;
   std::int64_t old = 0;
   json::array uris;
+  json::array tasks;
   {
     std::lock_guard lock(mu);
     server = server_result;
@@ -56,6 +68,10 @@ std::uint64_t client_session::impl::start_listening() {
     listen_acked = false;
     listen_honoured = {};
     for (const auto& u : listen_uris) uris.emplace_back(u);
+    for (auto it = listen_tasks.begin(); it != listen_tasks.end();
+         it = listen_tasks.upper_bound(*it)) {
+      tasks.emplace_back(*it);
+    }
   }
   if (old != 0) cancel_outbound(old, "the subscriptions changed");
   json::object asked;
@@ -65,9 +81,11 @@ std::uint64_t client_session::impl::start_listening() {
   if (!uris.empty() && offers(server, "resources", "subscribe")) {
     asked["resourceSubscriptions"] = std::move(uris);
   }
+  const bool with_tasks = !tasks.empty() && offers_tasks(server);
+  if (with_tasks) asked["taskIds"] = std::move(tasks);
   if (asked.empty() || peer_closed()) return generation;  // nothing the server would tell
   json::object params{{"notifications", std::move(asked)}};
-  auto headers = stamp(listen_method, params);
+  auto headers = stamp(listen_method, params, with_tasks);
   detail::outbound_options o;
   o.timeout = listen_lifetime;
   o.headers = &headers;
@@ -174,6 +192,25 @@ result<void> client_session::impl::listen_subscribe(std::string_view uri, bool a
     }
   }
   return error{errc::not_supported, "the server does not send updates of " + std::string(uri)};
+}
+
+void client_session::impl::listen_for_task(std::string_view id, std::chrono::milliseconds timeout) {
+  {
+    std::lock_guard lock(mu);
+    if (!offers_tasks(server_result)) return;
+    listen_tasks.emplace(id);
+  }
+  const auto generation = start_listening();
+  // Until acknowledged, a change may go untold: the waiter's tasks/get comes after this.
+  std::unique_lock lock(mu);
+  listen_cv.wait_for(lock, timeout, [&] {
+    return listen_generation != generation || listen_acked || listen_id == 0 || peer_closed();
+  });
+}
+
+void client_session::impl::unlisten_task(std::string_view id) {
+  std::lock_guard lock(mu);
+  if (auto it = listen_tasks.find(id); it != listen_tasks.end()) listen_tasks.erase(it);
 }
 
 }  // namespace mcp

@@ -92,7 +92,19 @@ result<task_info> client_session::impl::wait_task_modern(std::string_view task_i
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   // The questions answered already (key and request): one still listed is not asked again.
   std::set<std::string, std::less<>> answered;
+  // notifications/tasks on the listen wakes the wait below before its poll.
+  listen_for_task(task_id, std::min(timeout, opts.timeout));
+  struct unlisten {
+    impl* self;
+    std::string_view id;
+    ~unlisten() { self->unlisten_task(id); }
+  } const done{this, task_id};
   for (;;) {
+    std::uint64_t ended = 0;  // read first: a notification during tasks/get still wakes us
+    {
+      std::lock_guard lock(mu);
+      ended = tasks_ended;
+    }
     auto got = task_request("tasks/get", task_id);
     if (!got) return got.error();
     auto t = task_info::from_json(*got);
@@ -119,7 +131,8 @@ result<task_info> client_session::impl::wait_task_modern(std::string_view task_i
     const auto poll =
         t->poll_interval_ms ? std::chrono::milliseconds(*t->poll_interval_ms) : default_poll;
     std::unique_lock lock(mu);
-    task_cv.wait_until(lock, std::min(deadline, now + poll));  // woken early: polls early
+    // Woken by a notification that a task ended or wants input: asks again at once.
+    task_cv.wait_until(lock, std::min(deadline, now + poll), [&] { return tasks_ended != ended; });
   }
 }
 

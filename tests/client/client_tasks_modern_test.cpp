@@ -1,7 +1,8 @@
 // mcp/client.hpp, tasks in both eras against our own server: in 2026-07-28 the tasks extension
 // (a tools/call declaring io.modelcontextprotocol/tasks answered with a task, tasks/get polled,
 // an input_required task answered with tasks/update through the handlers, tasks/cancel), in
-// 2025-11-25 params.task and tasks/result; the same calls give the same answers. Over HTTP on
+// 2025-11-25 params.task and tasks/result; the same calls give the same answers; wait_task woken
+// by notifications/tasks on a listen naming the task. Over HTTP on
 // 127.0.0.1 (a server in this process) and over stdio (the demo server).
 #include <mcp/client.hpp>
 #include <mcp/http_client.hpp>
@@ -11,8 +12,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
+#include <mutex>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "client_util.hpp"
 
@@ -144,6 +149,52 @@ TEST(ClientTasks, BothErasOverHttp) {
     }
     c.close();
   }
+  http.stop();
+}
+
+// In 2026-07-28 wait_task names its task in a subscriptions/listen: the server's
+// notifications/tasks wakes it long before its next tasks/get (the server suggests polling every
+// 10 s), and the application hears the notification as in the old era it hears the status one.
+TEST(ClientTasks, NewEraWaitIsWokenByTheTaskNotification) {
+  mcp::server server(mcp::server_options{.task_poll_interval = 10s});
+  add_tools(server);
+  mcp::http_server http(server, mcp::http_server_options{});
+  ASSERT_TRUE(http.start());
+  std::atomic<int> asked{0};
+  std::mutex mu;
+  std::vector<std::string> heard;  // the task ids notifications/tasks told of
+  auto o = options(mcp::negotiation::automatic, asked);
+  o.on_notification = [&](std::string_view method, const object& params) {
+    const auto* id = params.if_contains("taskId");
+    if (method == "notifications/tasks" && id != nullptr && id->is_string()) {
+      std::lock_guard lock(mu);
+      heard.emplace_back(id->get_string());
+    }
+  };
+  auto link =
+      mcp::connect_http({.url = "http://127.0.0.1:" + std::to_string(http.port()) + "/mcp"}, o);
+  ASSERT_TRUE(link) << link.error().message;
+  auto& c = *link->client;
+  ASSERT_EQ(c.era(), mcp::protocol_era::modern);
+  auto t = c.call_tool_as_task("sleeper", object{{"ms", 1500}});
+  ASSERT_TRUE(t) << t.error().message;
+  ASSERT_EQ(t->poll_interval_ms.value_or(0), 10000);
+  const auto t0 = std::chrono::steady_clock::now();
+  auto done = c.wait_task(t->id, 30s);
+  const auto took = std::chrono::steady_clock::now() - t0;
+  ASSERT_TRUE(done) << done.error().message;
+  EXPECT_EQ(done->status, mcp::task_status::completed);
+  EXPECT_GE(took, 1s);
+  EXPECT_LT(took, 6s) << "waited for the poll, not the notification";
+  {
+    std::lock_guard lock(mu);
+    EXPECT_NE(std::find(heard.begin(), heard.end(), t->id), heard.end());
+  }
+  auto typed = c.task_result<sleep_out>(t->id);
+  ASSERT_TRUE(typed) << typed.error().message;
+  ASSERT_TRUE(typed->ok()) << typed->tool_error();
+  EXPECT_EQ(typed->value().slept, 1500);
+  c.close();
   http.stop();
 }
 
