@@ -409,6 +409,7 @@ int main(int argc, char** argv) {
   std::string otlp_url;
   std::string redis_url;
   double rate_per_second = 1000;
+  std::size_t handler_threads = 0;  // 0: the default pool (4, up to 64 while all are busy)
   for (int i = 1; i < argc; ++i) {
     const std::string_view a = argv[i];
     if (a == "--page-size" && i + 1 < argc) {
@@ -419,6 +420,8 @@ int main(int argc, char** argv) {
       http_opts.stateless = true;
     } else if (a == "--io-threads" && i + 1 < argc) {
       http_opts.io_threads = std::stoul(argv[++i]);
+    } else if (a == "--handler-threads" && i + 1 < argc) {
+      handler_threads = std::stoul(argv[++i]);
     } else if (a == "--no-rate-limit") {
       rate_limited = false;
     } else if (a == "--rate-limit" && i + 1 < argc) {
@@ -467,7 +470,8 @@ int main(int argc, char** argv) {
           "                   [--jwks FILE|URL --issuer ISS --audience AUD [--scope S]...]\n"
           "                   [--policy FILE] [--audit FILE] [--tls-cert CERT.pem KEY.pem]\n"
           "                   [--metrics HOST:PORT] [--otlp URL] [--rate-limit PER_SECOND]\n"
-          "                   [--redis redis://HOST:PORT]  (tasks, sessions, events in Redis)\n");
+          "                   [--redis redis://HOST:PORT]  (tasks, sessions, events in Redis)\n"
+          "                   [--handler-threads N]  (exactly N threads run handlers)\n");
       return 0;
     } else {
       std::fprintf(stderr, "demo_server: unknown argument %s (try --help)\n", argv[i]);
@@ -530,16 +534,21 @@ int main(int argc, char** argv) {
   if (!tasks) return 2;
   examples::observation observation;
   if (!observation.start(metrics_listen, otlp_url, "mcp-cpp-demo", "demo_server")) return 2;
-  mcp::server server({.info = {.name = "mcp-cpp-demo",
-                               .version = "0.1.0",
-                               .title = "mcp-cpp demo server",
-                               .description = "Shows every tool feature of mcp-cpp."},
-                      .instructions = "Call echo to test the connection; forecast returns "
-                                      "structured data; slow_count reports progress.",
-                      .page_size = page_size == 0 ? 100 : page_size,
-                      .task_store = std::move(tasks),
-                      .shared = shared,
-                      .observer = observation.observer()});
+  mcp::server server(
+      {.info = {.name = "mcp-cpp-demo",
+                .version = "0.1.0",
+                .title = "mcp-cpp demo server",
+                .description = "Shows every tool feature of mcp-cpp."},
+       .instructions = "Call echo to test the connection; forecast returns "
+                       "structured data; slow_count reports progress.",
+       .page_size = page_size == 0 ? 100 : page_size,
+       .handler_executor = handler_threads == 0
+                               ? nullptr
+                               : mcp::make_thread_pool(mcp::thread_pool_options{
+                                     .threads = handler_threads, .max_threads = handler_threads}),
+       .task_store = std::move(tasks),
+       .shared = shared,
+       .observer = observation.observer()});
   if (!audit_file.empty()) {
     auto file = mcp::make_audit_file({.path = audit_file});
     if (!file) {

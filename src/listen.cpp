@@ -1,6 +1,8 @@
 #include "listen.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <map>
 #include <optional>
 #include <set>
 
@@ -30,6 +32,23 @@ class subscription final : public inbound_request {
   std::set<std::string, std::less<>> uris;
   std::set<std::string, std::less<>> tasks;
   std::string owner;  ///< whose tasks it may hear of
+  /// Per task named, the last change sent (its lastUpdatedAt and status): a change heard twice
+  /// (from this process and through the shared store's pushes) or late is not sent again.
+  std::map<std::string, std::pair<std::chrono::system_clock::time_point, task_status>, std::less<>>
+      told;
+  std::mutex told_mu;
+
+  /// True when `t` is newer than what was sent about it (and now counts as sent).
+  bool fresh(const task_record& t) {
+    const std::lock_guard lock(told_mu);
+    auto [it, added] = told.try_emplace(t.id, t.last_updated_at, t.status);
+    if (added) return true;
+    auto& [at, status] = it->second;
+    if (t.last_updated_at < at || (t.last_updated_at == at && t.status == status)) return false;
+    at = t.last_updated_at;
+    status = t.status;
+    return true;
+  }
 
   /// Sends `method` with `params` (tagged with the subscription) on the listen's stream.
   void send(std::string_view method, json::object params) {
@@ -167,11 +186,22 @@ void listen_feature::resource_updated(std::string_view uri) {
 void listen_feature::task_changed(const task_record& t) {
   std::optional<json::object> task;  // the DetailedTask, once a subscription wants it
   for (const auto& sub : live()) {
-    if (sub->owner == t.owner && sub->tasks.contains(t.id)) {
+    if (sub->owner == t.owner && sub->tasks.contains(t.id) && sub->fresh(t)) {
       if (!task) task = detailed_task_json(t);
       sub->send("notifications/tasks", *task);
     }
   }
+}
+
+std::vector<std::string> listen_feature::task_listeners(std::string_view id) {
+  std::vector<std::string> owners;
+  for (const auto& sub : live()) {
+    if (sub->tasks.contains(id) &&
+        std::find(owners.begin(), owners.end(), sub->owner) == owners.end()) {
+      owners.push_back(sub->owner);
+    }
+  }
+  return owners;
 }
 
 }  // namespace mcp::detail

@@ -43,6 +43,9 @@ class listen_feature final : public feature {
   /// Task `t` changed: its DetailedTask goes to the subscriptions that name it and whose
   /// session's caller owns it (built only when there is one).
   void task_changed(const task_record& t);
+  /// The owners of the open subscriptions naming task `id` (empty: nobody here listens for it).
+  /// Thread-safe.
+  [[nodiscard]] std::vector<std::string> task_listeners(std::string_view id);
 
  private:
   void listen(server_session_impl& s, jsonrpc::request&& req);

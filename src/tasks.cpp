@@ -27,6 +27,10 @@ constexpr std::string_view related_task_key = "io.modelcontextprotocol/related-t
 
 using sys_clock = std::chrono::system_clock;
 
+/// How often a task waiting for a tasks/result to carry its request to the client looks again
+/// whether another process holding the session's GET stream can carry it.
+constexpr std::chrono::milliseconds recheck_stream{50};
+
 sys_clock::time_point now_ms() {
   return std::chrono::time_point_cast<std::chrono::milliseconds>(sys_clock::now());
 }
@@ -215,7 +219,21 @@ class task_run final : public call_sink {
     auto w = feature_->first_waiter(id_);
     auto s = call.session();
     if (!w && s && !s->conn().delivers_unrelated()) {
-      w = feature_->await_waiter(id_, timeout, stop);
+      // Looked at again now and then: a shared session's GET stream held by another process
+      // is told soon after this process opened its copy, and then carries the request.
+      using steady = std::chrono::steady_clock;
+      const auto until = steady::now() + timeout;
+      while (!w && !s->conn().delivers_unrelated() && !stop.stop_requested()) {
+        const auto started = steady::now();
+        if (started >= until) break;
+        const auto slice =
+            std::min(std::chrono::ceil<std::chrono::milliseconds>(until - started), recheck_stream);
+        w = feature_->await_waiter(id_, slice, stop);
+        if (!w && steady::now() - started < slice) break;  // the task ended
+      }
+      if (!w && s->conn().delivers_unrelated()) {
+        return s->request_client(method, std::move(params), timeout, nullptr, stop);
+      }
       if (!w && stop.stop_requested()) return error{errc::cancelled, "the task was cancelled"};
       if (!w) {
         return error{errc::request_timeout,

@@ -219,6 +219,9 @@ class tasks_feature final : public feature, public std::enable_shared_from_this<
   /// elsewhere, or was cancelled by another process, ends here too (its call stopped, its
   /// waiters answered).
   void remote_change(const std::string& id);
+  /// The store pushed a change of task `id` (on the store's thread): `remote_change` when this
+  /// process waits for the task, and the 2026-07-28 listens here naming it are told.
+  void pushed_change(std::string_view id);
   /// With a store that pushes changes: `w` waits for its task's end without polling (true).
   bool await_pushed(const std::shared_ptr<result_waiter>& w, const std::string& owner);
   /// Task `id`'s outcome is stored: if this process runs it from the queue, its lease ends.

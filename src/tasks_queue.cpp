@@ -15,6 +15,7 @@
 
 #include "detail/call_state.hpp"
 #include "detail/task_store_common.hpp"
+#include "listen.hpp"
 #include "server_core.hpp"
 #include "server_session.hpp"
 #include "tasks.hpp"
@@ -161,7 +162,10 @@ bool tasks_feature::share() {
   watch_ = store_->watch([weak, exec](std::string_view id) {
     auto f = weak.lock();
     if (!f) return;
-    exec->post([f, id = std::string(id)] { f->remote_change(id); });
+    // Changes may have been missed: every task waited for here is looked at, on a handler
+    // thread (that may be many reads).
+    if (id.empty()) return exec->post([f] { f->remote_change({}); });
+    f->pushed_change(id);
   });
   pushed_.store(watch_ != nullptr);
   if (!queue_) return false;
@@ -328,6 +332,26 @@ void tasks_feature::remote_change(const std::string& id) {
     for (const auto& w : live->waiters) answer(w, **t, false);
   }
   for (const auto& w : waiting) answer(w, **t, false);
+}
+
+void tasks_feature::pushed_change(std::string_view id) {
+  // On the store's own thread (Redis: the subscriber's), never queued behind busy handlers: a
+  // change nobody here waits or listens for costs two lookups in memory; one that answers a
+  // tasks/result, stops a call or tells a listen costs a read of the task, and what follows
+  // only sends (answers, notifications) or requests a stop.
+  bool waited = false;
+  {
+    std::lock_guard lock(mu_);
+    const std::string key(id);
+    waited = live_.contains(key) || foreign_.contains(key);
+  }
+  if (waited) remote_change(std::string(id));
+  // 2026-07-28 listens naming the task, wherever it runs (a listen that heard this change from
+  // the process running it is not told twice: listen_feature keeps what it sent).
+  for (const auto& owner : listens_->task_listeners(id)) {
+    auto t = store_->get(id, owner);
+    if (t && *t) listens_->task_changed(**t);
+  }
 }
 
 bool tasks_feature::await_pushed(const std::shared_ptr<result_waiter>& w,

@@ -548,6 +548,7 @@ http_response request_handler::get(const http_request& req, const principal& who
     return fail(409, errc::invalid_request,
                 "Conflict: only one standalone SSE stream is allowed per session");
   }
+  if (shared_) announce_stream(hs->id);
   http_response r;
   r.headers = std::move(extra);
   r.stream = std::move(stream);

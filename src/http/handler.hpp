@@ -161,6 +161,9 @@ class request_handler {
   /// Forwards `body` (notifications and responses only, delivered here too) to the other
   /// processes when it holds an answer or a cancellation, which may be theirs.
   void forward_answers(const post_body& body, const http_request& req, const std::string& sid);
+  /// Tells the other processes that this one holds session `sid`'s GET stream now (their
+  /// copies then forward the standalone messages they make, a task's requests included).
+  void announce_stream(std::string_view sid);
   /// A message another process forwarded.
   void on_relayed(std::string_view message);
 

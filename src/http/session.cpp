@@ -89,6 +89,12 @@ bool routing_connection::register_requests(std::span<const jsonrpc::request_id> 
 
 bool routing_connection::delivers_unrelated() const {
   std::lock_guard lock(mu_);
+  if (closed_) return false;
+  return standalone_ != nullptr || (elsewhere_ && held_elsewhere_.load(std::memory_order_acquire));
+}
+
+bool routing_connection::holds_standalone() const {
+  std::lock_guard lock(mu_);
   return !closed_ && standalone_ != nullptr;
 }
 

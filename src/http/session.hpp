@@ -79,6 +79,11 @@ class routing_connection final : public connection {
   /// Writes `message`, forwarded by another process, on the GET stream if this process holds
   /// it; false (dropped) when not.
   bool deliver_standalone(std::string message);
+  /// Another process of the shared service said it holds the session's GET stream: what this
+  /// process forwards elsewhere reaches the client (`delivers_unrelated` is true from now on).
+  void held_elsewhere() { held_elsewhere_.store(true, std::memory_order_release); }
+  /// True when this process holds the session's GET stream.
+  [[nodiscard]] bool holds_standalone() const;
 
  private:
   mutable std::mutex mu_;
@@ -87,6 +92,7 @@ class routing_connection final : public connection {
   std::shared_ptr<response_stream> standalone_;
   std::atomic<std::uint64_t> numbers_{0};
   std::function<void(std::string)> elsewhere_;
+  std::atomic<bool> held_elsewhere_{false};
   const std::string session_id_;
   const std::string peer_address_;
   const std::uint16_t peer_port_;

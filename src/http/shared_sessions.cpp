@@ -8,9 +8,13 @@
 // cancellation) POSTed to one process is forwarded to all, and the one that made the request
 // (its request numbers start at a random point: shared_request_base) resumes its handler; a
 // standalone message of a session whose GET stream this process does not hold is forwarded,
-// and the process holding it writes it there. A message is "<kind><node><session><payload>":
-// 'a' (the client's message) or 'm' (for the GET stream), the sender's 16-character name (a
-// process ignores its own), the 32-digit session id, the JSON-RPC text.
+// and the process holding it writes it there. Which process holds a GET stream is told, not
+// stored: the holder announces it when the stream opens ('g'), and a process opening its copy
+// of a session asks ('w'), which the holder answers with 'g'; from then on the copy's standalone
+// messages (a task's requests to the client among them) are forwarded, not kept for a
+// tasks/result to carry. A message is "<kind><node><session><payload>": 'a' (the client's
+// message), 'm' (for the GET stream), 'g' or 'w' (no payload), the sender's 16-character name
+// (a process ignores its own), the 32-digit session id, the JSON-RPC text.
 #include <mcp/shared_state.hpp>
 
 #include <cerrno>
@@ -40,6 +44,22 @@ std::uint64_t shared_stream_base() {
   // 2^32 bases, 2^20 streams each: two processes' numbers meet only by a rare chance.
   return std::uint64_t{r} << 20U;
 }
+
+namespace {
+
+constexpr std::string_view relay_topic = "http";
+constexpr std::size_t node_size = 16;
+constexpr std::size_t sid_size = 32;
+
+std::string relay_frame(char kind, std::string_view node, std::string_view sid,
+                        std::string_view payload) {
+  std::string m;
+  m.reserve(1 + node.size() + sid.size() + payload.size());
+  m.append(1, kind).append(node).append(sid).append(payload);
+  return m;
+}
+
+}  // namespace
 
 bool request_handler::still_shared(const http_session& s) {
   auto alive = shared_->touch_session(s.id);
@@ -74,25 +94,14 @@ std::shared_ptr<http_session> request_handler::resume_shared(std::string_view si
     return nullptr;
   }
   auto kept = sessions_.add_or_find(hs);
-  if (kept != hs) hs->session->close();  // another request made this process's copy first
+  if (kept != hs) {
+    hs->session->close();  // another request made this process's copy first
+  } else if (relay_sub_) {
+    // Who holds the GET stream? Its holder answers 'g' (a stream opened later announces itself).
+    (void)shared_->publish(relay_topic, relay_frame('w', node_, hs->id, {}));
+  }
   return kept;
 }
-
-namespace {
-
-constexpr std::string_view relay_topic = "http";
-constexpr std::size_t node_size = 16;
-constexpr std::size_t sid_size = 32;
-
-std::string relay_frame(char kind, std::string_view node, std::string_view sid,
-                        std::string_view payload) {
-  std::string m;
-  m.reserve(1 + node.size() + sid.size() + payload.size());
-  m.append(1, kind).append(node).append(sid).append(payload);
-  return m;
-}
-
-}  // namespace
 
 void request_handler::listen_relay() {
   static constexpr char hex[] = "0123456789abcdef";
@@ -126,14 +135,25 @@ void request_handler::forward_answers(const post_body& body, const http_request&
   if (theirs) (void)shared_->publish(relay_topic, relay_frame('a', node_, sid, req.body));
 }
 
+void request_handler::announce_stream(std::string_view sid) {
+  if (!relay_sub_) return;
+  (void)shared_->publish(relay_topic, relay_frame('g', node_, sid, {}));
+}
+
 void request_handler::on_relayed(std::string_view message) {
-  if (message.size() <= 1 + node_size + sid_size) return;
+  if (message.size() < 1 + node_size + sid_size) return;
   if (message.substr(1, node_size) == node_) return;  // sent by this process
   const char kind = message[0];
   const auto sid = message.substr(1 + node_size, sid_size);
   const auto payload = message.substr(1 + node_size + sid_size);
   auto hs = sessions_.find(sid);  // no copy here: nothing of the session to resume or write
   if (!hs || hs->conn->closed()) return;
+  if (kind == 'g') return hs->conn->held_elsewhere();
+  if (kind == 'w') {
+    if (hs->conn->holds_standalone()) announce_stream(sid);
+    return;
+  }
+  if (payload.empty()) return;
   if (kind == 'm') {
     (void)hs->conn->deliver_standalone(std::string(payload));
     return;

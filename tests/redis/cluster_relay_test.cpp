@@ -8,7 +8,6 @@
 #include <boost/json/serialize.hpp>
 #include <gtest/gtest.h>
 
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -18,66 +17,6 @@ namespace {
 
 using namespace mcp_test;
 using namespace std::chrono_literals;
-
-/// The JSON-RPC messages in an SSE body read so far.
-std::vector<mcp::json::object> messages_in(const std::string& body) {
-  std::vector<mcp::json::object> out;
-  response r;
-  r.body = body;
-  for (const auto& e : r.events()) {
-    if (e.data.empty()) continue;
-    auto v = mcp::parse_json(e.data);
-    if (v && v->is_object()) out.push_back(v->get_object());
-  }
-  return out;
-}
-
-/// How many messages of `method` the SSE body holds.
-std::size_t count_of(const std::string& body, std::string_view method) {
-  std::size_t n = 0;
-  for (const auto& m : messages_in(body)) {
-    const auto* x = m.if_contains("method");
-    if (x != nullptr && x->is_string() && x->get_string() == method) ++n;
-  }
-  return n;
-}
-
-/// The first message of `method` in the SSE body; empty when none.
-mcp::json::object first_of(const std::string& body, std::string_view method) {
-  for (auto& m : messages_in(body)) {
-    const auto* x = m.if_contains("method");
-    if (x != nullptr && x->is_string() && x->get_string() == method) return m;
-  }
-  return {};
-}
-
-/// A GET stream of session `sid` on `port`, open once its priming event came.
-class get_stream {
- public:
-  get_stream(std::uint16_t port, const std::string& sid) : c_(port) {
-    c_.send_raw(make_request("GET", port, "",
-                             {{"Accept", "text/event-stream"},
-                              {"Mcp-Session-Id", sid},
-                              {"MCP-Protocol-Version", "2025-11-25"}}));
-    open_ = c_.read_until(r_, [](const std::string& b) { return b.find("\n\n") != b.npos; });
-  }
-  [[nodiscard]] bool open() const { return open_ && r_.status == 200U; }
-  /// Reads until `method` came `n` times; false on timeout.
-  bool wait_for(std::string_view method, std::size_t n, std::chrono::milliseconds timeout = 10s) {
-    return wait_until([&](const std::string& b) { return count_of(b, method) >= n; }, timeout);
-  }
-  /// Reads until `pred(body so far)`; false on timeout.
-  bool wait_until(const std::function<bool(const std::string&)>& pred,
-                  std::chrono::milliseconds timeout = 10s) {
-    return c_.read_until(r_, pred, timeout);
-  }
-  [[nodiscard]] const std::string& body() const { return r_.body; }
-
- private:
-  raw_client c_;
-  response r_;
-  bool open_ = false;
-};
 
 /// Calls ask_name on `call_port` (its SSE stream stays there) and answers the elicitation it
 /// asks through `answer_port`; the tool's final text.
