@@ -77,11 +77,11 @@ TEST_F(Cluster, ATaskAsksTheClientThroughTheGetStreamAnotherNodeHolds) {
 class task_listen {
  public:
   task_listen(std::uint16_t port, const std::string& id) : c_(port) {
-    c_.send_raw(make_request("POST", port,
-                             modern_body("\"l\"", "subscriptions/listen",
-                                         R"("notifications":{"taskIds":[")" + id + R"("]})",
-                                         tasks_meta()),
-                             modern_headers("subscriptions/listen")));
+    c_.send_raw(
+        make_request("POST", port,
+                     modern_body("\"l\"", "subscriptions/listen",
+                                 R"("notifications":{"taskIds":[")" + id + R"("]})", tasks_meta()),
+                     modern_headers("subscriptions/listen")));
     open_ = c_.read_until(r_, [](const std::string& b) {
       return count_of(b, "notifications/subscriptions/acknowledged") == 1;
     });
@@ -155,10 +155,10 @@ TEST_F(Cluster, ATaskFinishedElsewhereAnswersATasksResultOnABusyNode) {
   std::vector<std::unique_ptr<raw_client>> slow;
   for (int i = 0; i < 2; ++i) {
     slow.push_back(std::make_unique<raw_client>(port(0)));
-    slow.back()->send_raw(make_request("POST", port(0),
-                                       call_body(std::to_string(10 + i), "slow_task",
-                                                 R"({"steps":1,"step_ms":6000})"),
-                                       post_headers(sid)));
+    slow.back()->send_raw(make_request(
+        "POST", port(0),
+        call_body(std::to_string(10 + i), "slow_task", R"({"steps":1,"step_ms":6000})"),
+        post_headers(sid)));
   }
   response got;
   ASSERT_TRUE(waiting.read_until(
