@@ -90,6 +90,10 @@ global
   maxconn 4096
 defaults
   mode http
+  # Streamed answers (SSE: a question to the client, progress, a GET stream's notifications)
+  # are forwarded as they come: without it HAProxy holds a partial chunk back (MSG_MORE) and the
+  # kernel sends it 200 ms later, which every elicitation round through the proxy paid.
+  option http-no-delay
   timeout connect 2s
   timeout client 10m
   timeout server 10m

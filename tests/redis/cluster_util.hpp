@@ -75,7 +75,8 @@ class proxy {
     for (int attempt = 0; attempt < 5 && !ready_; ++attempt) {
       port_ = free_port();
       std::ofstream cfg(dir_ / "haproxy.cfg");
-      cfg << "global\n  maxconn 256\ndefaults\n  mode http\n  timeout connect 2s\n"
+      cfg << "global\n  maxconn 256\ndefaults\n  mode http\n  option http-no-delay\n"
+             "  timeout connect 2s\n"
              "  timeout client 60s\n  timeout server 60s\nfrontend mcp\n  bind 127.0.0.1:"
           << port_ << "\n  default_backend nodes\nbackend nodes\n  balance roundrobin\n"
           << backend;
