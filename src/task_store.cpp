@@ -83,7 +83,10 @@ class memory_task_store final : public task_store {
       e.rec.input_response = task.input_response;
       // A terminal task never runs again. Kept as JSON text, as the SQLite store keeps it: one
       // allocation to write and free per task instead of a tree, read only by `unfinished`.
-      if (!is_terminal(task.status) && !task.rerun.empty()) append_json(e.rerun, task.rerun);
+      if (!is_terminal(task.status) && !task.rerun.empty()) {
+        e.rerun.reserve(512);  // most records: one allocation
+        append_json(e.rerun, task.rerun);
+      }
       by_owner_[task.owner].emplace(e.seq, task.id);
     } catch (...) {
       tasks_.erase(it);
