@@ -145,6 +145,11 @@ result<json::object> client_session::task_result(std::string_view task_id,
     r = std::move(*t->call_result);
   } else {
     r = request("tasks/result", json::object{{"taskId", task_id}}, opts);
+    // Its answer says the task ended (a server may then send no status notification to this
+    // session): a wait_task on it asks again now.
+    std::lock_guard lock(impl_->mu);
+    ++impl_->tasks_ended;
+    impl_->task_cv.notify_all();
   }
   if (!r) return r;
   std::string tool;

@@ -1,13 +1,16 @@
 // The task status machine and the in-memory task store: a mutex-guarded map of tasks by id,
 // and per owner an index of the owner's tasks by creation sequence number (what cursors name).
+#include <mcp/json.hpp>
 #include <mcp/task_store.hpp>
 
 #include <cstdint>
 #include <exception>
 #include <functional>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <new>
+#include <string>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -78,7 +81,12 @@ class memory_task_store final : public task_store {
       e.rec.payload = task.payload;
       e.rec.input_request = task.input_request;
       e.rec.input_response = task.input_response;
-      if (!is_terminal(task.status)) e.rerun = task.rerun;  // a terminal task never runs again
+      // A terminal task never runs again. Kept as JSON text, as the SQLite store keeps it: one
+      // allocation to write and free per task instead of a tree, read only by `unfinished`.
+      if (!is_terminal(task.status) && !task.rerun.empty()) {
+        e.rerun.reserve(512);  // most records: one allocation
+        append_json(e.rerun, task.rerun);
+      }
       by_owner_[task.owner].emplace(e.seq, task.id);
     } catch (...) {
       tasks_.erase(it);
@@ -117,7 +125,7 @@ class memory_task_store final : public task_store {
       e->rec.input_request = std::move(input_request);
       e->rec.input_response = std::move(input_response);
       e->rec.last_updated_at = detail::floor_ms(now);
-      if (is_terminal(u.status)) e->rerun = {};  // only `unfinished` returns it
+      if (is_terminal(u.status)) std::string().swap(e->rerun);  // only `unfinished` returns it
     }
     return std::optional<task_record>{e->rec};
   } catch (const std::exception& e) {
@@ -187,7 +195,7 @@ class memory_task_store final : public task_store {
       e.rec.input_response = {};
       e.rec.status = task_status::failed;
       e.rec.last_updated_at = now;
-      e.rerun = {};
+      std::string().swap(e.rerun);
       ++n;
     }
     return n;
@@ -206,7 +214,10 @@ class memory_task_store final : public task_store {
     out.reserve(by_seq.size());
     for (const auto& [seq, e] : by_seq) {
       out.push_back(e->rec);
-      out.back().rerun = e->rerun;
+      if (e->rerun.empty()) continue;
+      // Text this store wrote from a JSON object: it parses (no size limit; depth as SQLite's).
+      auto v = parse_json(e->rerun, json_limits{std::numeric_limits<std::size_t>::max(), 1024});
+      if (v && v->is_object()) out.back().rerun = std::move(v->get_object());
     }
     return out;
   } catch (const std::exception& e) {
@@ -215,8 +226,8 @@ class memory_task_store final : public task_store {
 
  private:
   struct entry {
-    task_record rec;     ///< without `rerun`
-    json::object rerun;  ///< the record's `rerun`, returned by `unfinished` only
+    task_record rec;    ///< without `rerun`
+    std::string rerun;  ///< the record's `rerun` as JSON text (empty: none); `unfinished` only
     std::uint64_t seq = 0;
   };
 

@@ -3,16 +3,17 @@
 // are in tasks_methods.cpp, the 2026-07-28 extension's in tasks_ext.cpp.
 #include "tasks.hpp"
 
+#include <mcp/json.hpp>
 #include <mcp/task_queue.hpp>
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <ctime>
 
 #include "detail/call_state.hpp"
 #include "detail/random.hpp"
-#include "detail/rfc3339.hpp"
 #include "detail/task_store_common.hpp"
 #include "detail/timer.hpp"
 #include "listen.hpp"
@@ -77,28 +78,6 @@ task_update cancelled_task(const std::string& id, std::string message) {
           .status_message = std::move(message),
           .payload =
               error_payload(invalid_params("Task \"" + id + "\" was cancelled: it has no result"))};
-}
-
-json::object task_json(const task_record& t, bool modern) {
-  // Room for every member (a 2026-07-28 DetailedTask's too): no rehash on the way.
-  json::object o(modern ? 9 : 7);
-  o.emplace("taskId", t.id);
-  o.emplace("status", to_string(t.status));
-  if (!t.status_message.empty()) o.emplace("statusMessage", t.status_message);
-  o.emplace("createdAt", rfc3339(t.created_at));
-  o.emplace("lastUpdatedAt", rfc3339(t.last_updated_at));
-  // 2025-11-25: `ttl` (null: unlimited) and `pollInterval`; 2026-07-28: `ttlMs` (null for 0
-  // too) and `pollIntervalMs` (left out for 0).
-  const bool ttl = modern ? t.ttl && t.ttl->count() > 0 : t.ttl.has_value();
-  if (ttl) {
-    o.emplace(modern ? "ttlMs" : "ttl", t.ttl->count());
-  } else {
-    o.emplace(modern ? "ttlMs" : "ttl", nullptr);
-  }
-  if (t.poll_interval && (!modern || t.poll_interval->count() > 0)) {
-    o.emplace(modern ? "pollIntervalMs" : "pollInterval", t.poll_interval->count());
-  }
-  return o;
 }
 
 /// Where a task's call delivers: the store, not the tools/call answer. Its notifications and
@@ -402,8 +381,15 @@ bool tasks_feature::become_task(call_state& call) {
     auto created = task_json(rec, true);
     created["resultType"] = "task";
     s->reply(call.id(), std::move(created));
-  } else {
-    s->reply(call.id(), json::object{{"task", task_json(rec)}});
+  } else {  // as reply(id, {"task": task_json(rec)}) writes it, without the objects
+    std::string m;
+    m.reserve(320 + rec.id.size() + rec.status_message.size());
+    m += R"({"jsonrpc":"2.0","id":)";
+    jsonrpc::append_id(m, call.id());
+    m += R"(,"result":{"task":)";
+    append_task_json(m, rec);
+    m += "}}";
+    s->send_final(call.id(), std::move(m));
   }
   call.become(std::make_shared<task_run>(shared_from_this(), rec.id, owner, modern));
   call.set_round(nullptr);  // a task's questions wait with it (tasks/update), not in a round
@@ -456,6 +442,13 @@ void tasks_feature::show_queued(task_record& t) {
   std::lock_guard lock(mu_);
   if (auto it = live_.find(t.id); it != live_.end() && it->second.queued) {
     t.status_message = std::string(queued_message);
+  }
+}
+
+void tasks_feature::follow(const std::string& id, std::string_view owner) {
+  std::lock_guard lock(mu_);
+  if (auto it = live_.find(id); it != live_.end() && it->second.owner == owner) {
+    it->second.followed = true;
   }
 }
 
@@ -514,12 +507,19 @@ void tasks_feature::finish(const std::string& id, const std::string& owner, task
     rec.payload = std::move(u.payload);
     rec.created_at = rec.last_updated_at = now_ms();
   }
-  announce(rec, live->session);  // the status, then the waiting results
+  // The status, then the waiting results. The status notification (optional: requestors must
+  // not rely on it) goes to the session that created the task only if its requestor asked about
+  // the task (`followed`; one that has not learns the status from its first question) and no
+  // tasks/result of that session waits now (the answer tells it the task ended).
+  const auto s = live->session.lock();
+  const bool told = s && std::any_of(live->waiters.begin(), live->waiters.end(), [&](auto& w) {
+                      return !w->answered.load() && !w->cancelled() && w->session.lock() == s;
+                    });
+  announce(rec, told || !live->followed ? std::weak_ptr<server_session_impl>{} : live->session);
   answer_all(live->waiters, rec);
   // For its tasks/result, when a live 2025-11-25 session of this process asked for the task
   // (2026-07-28 tasks have none: tasks/get reads the store; a task run for another process is
   // fetched there).
-  const auto s = live->session.lock();
   if (kept && live->waiters.empty() && s && !s->modern()) keep_finished(std::move(rec));
 }
 
@@ -531,7 +531,10 @@ bool tasks_feature::set_input_state(const std::string& id, const std::string& ow
   std::weak_ptr<server_session_impl> session;
   {
     std::lock_guard lock(mu_);
-    if (auto it = live_.find(id); it != live_.end()) session = it->second.session;
+    // Announced to a requestor that asked about the task (a waiting tasks/result included).
+    if (auto it = live_.find(id); it != live_.end() && it->second.followed) {
+      session = it->second.session;
+    }
   }
   announce(**stored, session);
   return true;
@@ -574,7 +577,12 @@ void tasks_feature::announce(const task_record& t,
   }
   auto s = session.lock();
   if (!s || !s->initialized() || s->modern()) return;
-  s->send(jsonrpc::encode_notification("notifications/tasks/status", task_json(t)));
+  std::string m;
+  m.reserve(320 + t.id.size() + t.status_message.size());
+  m += R"({"jsonrpc":"2.0","method":"notifications/tasks/status","params":)";
+  append_task_json(m, t);
+  m += '}';
+  s->send(std::move(m));
 }
 
 }  // namespace mcp::detail

@@ -5,7 +5,8 @@
 // waits without polling: a waiter is registered with the task's in-process record and the
 // completion (or the cancel) answers it. Requests the tool makes to the client while it runs
 // put the task in input_required and travel on the stream of a waiting tasks/result when there
-// is one. Every status change is announced with notifications/tasks/status.
+// is one. Status changes are announced with notifications/tasks/status once the requestor has
+// asked about the task (not the end a waiting tasks/result of its session is answered with).
 #pragma once
 
 #include <mcp/jsonrpc.hpp>
@@ -149,11 +150,17 @@ class tasks_feature final : public feature, public std::enable_shared_from_this<
     std::vector<std::shared_ptr<result_waiter>> waiters;
     std::map<std::string, pending_input, std::less<>> inputs{};  ///< 2026-07-28
     unsigned asked = 0;
-    bool queued = false;                   ///< waits for a concurrency slot (not yet running)
+    bool queued = false;  ///< waits for a concurrency slot (not yet running)
+    /// Its requestor asked about it (tasks/get, tasks/result): its changes are announced
+    /// (notifications/tasks/status); before that, the first question tells the status.
+    bool followed = false;
     std::shared_ptr<call_state> parked{};  ///< the waiting call, kept alive here
   };
   /// `t` as a reader should see it: "queued" while this process holds it back.
   void show_queued(task_record& t);
+  /// Owner `owner` asks about task `id` (`live_task::followed`): marked before the task is
+  /// read, so that a change after the read is announced.
+  void follow(const std::string& id, std::string_view owner);
 
   /// The caller's task named by `params.taskId`, or the error to answer (-32602: no such task
   /// of theirs; -32603: the store failed).
@@ -265,6 +272,10 @@ class tasks_feature final : public feature, public std::enable_shared_from_this<
 /// The Task object of `t` as sent on the wire (tasks/get, CreateTaskResult, notifications);
 /// `modern`: 2026-07-28's flat Task fields (`ttlMs`, `pollIntervalMs`).
 [[nodiscard]] json::object task_json(const task_record& t, bool modern = false);
+/// `task_json(t, modern)` written to `out` as JSON text (the same members, in the same order)
+/// without building the object: the CreateTaskResult and notifications/tasks/status, once per
+/// task each.
+void append_task_json(std::string& out, const task_record& t, bool modern = false);
 /// 2026-07-28: the DetailedTask of `t` (with the result, error or questions the task's status
 /// calls for).
 [[nodiscard]] json::object detailed_task_json(const task_record& t);

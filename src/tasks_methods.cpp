@@ -61,6 +61,7 @@ std::size_t approx_bytes(const task_record& t) {
 result<task_record> tasks_feature::lookup(server_session_impl& s, const jsonrpc::request& req) {
   auto id = task_id_of(req);
   if (!id) return id.error();
+  follow(*id, s.task_owner());  // before the read: a change after it is announced
   auto t = store_->get(*id, s.task_owner());
   if (!t) return error{errc::internal_error, t.error().message};
   if (!*t) return not_found(*id);
@@ -129,6 +130,7 @@ void tasks_feature::get_result(server_session_impl& s, jsonrpc::request&& req) {
     if (auto it = live_.find(id); it != live_.end()) {
       std::erase_if(it->second.waiters, [](const auto& x) { return x->answered.load(); });
       it->second.waiters.push_back(w);
+      it->second.followed = true;
       running_here = true;
     }
   }

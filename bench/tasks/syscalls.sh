@@ -7,7 +7,9 @@
 # steps (sqlite3_step). Unlike CPU time these hardly move with the machine's load (only the
 # batching does a little: a commit carries what queued while the previous one ran). Prints
 # every run and the medians. With several DEMO_SERVERs, their runs alternate in each round
-# (before/after comparisons). Needs perf, root (uprobes) and node.
+# (before/after comparisons). MCP_TASK_STORE=:memory: counts the memory store instead (the
+# SQLite counts are then zero), MCP_PLAIN=1 plain calls of the same tool (per call); read and
+# poll calls are counted too (the stdio reader's). Needs perf, root (uprobes) and node.
 #   syscalls.sh ROUNDS N DEMO_SERVER...
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -35,9 +37,13 @@ cleanup() {
 trap cleanup EXIT
 events="syscalls:sys_enter_pwrite64,syscalls:sys_enter_fcntl,syscalls:sys_enter_futex"
 events="$events,syscalls:sys_enter_pread64,syscalls:sys_enter_fdatasync,syscalls:sys_enter_write"
+events="$events,syscalls:sys_enter_read,syscalls:sys_enter_poll"
 events="$events,probe_libsqlite3:mcp_sqlite3WalFrames,probe_libsqlite3:mcp_sqlite3WalCheckpoint"
 events="$events,probe_libsqlite3:mcp_sqlite3_step"
 args='{"steps":1,"step_ms":0}'
+store="${MCP_TASK_STORE:-}"
+plain=""
+if [[ -n "${MCP_PLAIN:-}" ]]; then plain="--plain"; fi
 for r in $(seq 1 "$rounds"); do
   i=0
   for demo in "$@"; do
@@ -50,10 +56,10 @@ for r in $(seq 1 "$rounds"); do
 #!/bin/sh
 trap '' TERM
 perf stat -x, -e $events -o "$work/stat.txt" "$(realpath "$demo")" --no-rate-limit \
-  --task-store "$work/tasks.db"
+  --task-store "${store:-$work/tasks.db}"
 SH
     chmod +x "$work/run.sh"
-    node "$kit/task-bench.mjs" --n "$n" --window 32 --tool slow_task --args "$args" \
+    node "$kit/task-bench.mjs" --n "$n" --window 32 --tool slow_task --args "$args" $plain \
       -- "$work/run.sh" >"$work/bench.txt" 2>&1 || cat "$work/bench.txt" >&2
     # perf writes its counts once the server has exited.
     for _ in $(seq 300); do
@@ -75,7 +81,7 @@ i=0
 for demo in "$@"; do
   i=$((i + 1))
   out="$i:$(basename "$demo")"
-  for key in commits steps pwrite64 fcntl futex pread64 fdatasync write checkpoints; do
+  for key in commits steps pwrite64 fcntl futex pread64 fdatasync write read poll checkpoints; do
     v="$(grep "^$i:" "$work/all.txt" | sed -n "s/.* $key=\([0-9.]*\).*/\1/p" | sort -g |
       awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')"
     out="$out $key=$v"

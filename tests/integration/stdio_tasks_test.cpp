@@ -140,7 +140,8 @@ TEST(stdio_tasks, a_task_call_is_created_then_its_result_is_the_call_tool_result
   EXPECT_EQ(r.at("result").at("content").at(0).at("text"), "done 3");
   EXPECT_EQ(r.at("result").at("_meta").at(related_key).at("taskId"), id.c_str());
   EXPECT_EQ(c.call("tasks/get", {{"taskId", id}}).at("result").at("status"), "completed");
-  EXPECT_EQ(c.statuses(id), std::vector<std::string>{"completed"});
+  // The tasks/result that waited told this session the task ended: no status notification too.
+  EXPECT_TRUE(c.statuses(id).empty());
   // Progress from the task carries the related-task _meta.
   for (const auto& n : c.notifications) {
     if (n.at("method") == "notifications/progress") {
@@ -153,6 +154,19 @@ TEST(stdio_tasks, a_task_call_is_created_then_its_result_is_the_call_tool_result
   // A terminal task's result is answered at once, again.
   EXPECT_EQ(c.call("tasks/result", {{"taskId", id}}).at("result").at("content"),
             r.at("result").at("content"));
+  // A task its requestor asked about (tasks/get) is announced when it ends with no tasks/result
+  // waiting; one nobody asked about is not: the first question tells its status.
+  const auto asked =
+      task_id(c.call("tools/call", task_call("slow_task", {{"steps", 1}, {"step_ms", 300}})));
+  const auto unasked = task_id(c.call("tools/call", task_call("slow_task", {{"steps", 1}})));
+  EXPECT_EQ(c.call("tasks/get", {{"taskId", asked}}).at("result").at("status"), "working");
+  for (int i = 0; i < 500 && c.statuses(asked).empty(); ++i) {
+    std::this_thread::sleep_for(10ms);
+    EXPECT_EQ(c.call("ping", {}).at("result"), object{});
+  }
+  EXPECT_EQ(c.statuses(asked), std::vector<std::string>{"completed"});
+  EXPECT_EQ(c.call("tasks/get", {{"taskId", unasked}}).at("result").at("status"), "completed");
+  EXPECT_TRUE(c.statuses(unasked).empty());
 }
 
 TEST(stdio_tasks, task_support_is_enforced_and_bad_requests_are_invalid_params) {
@@ -239,7 +253,8 @@ TEST(stdio_tasks, a_task_that_elicits_is_input_required_until_the_client_answers
   });
   EXPECT_EQ(r.at("result").at("content").at(0).at("text"), "answer: Ada") << r;
   EXPECT_EQ(c.received_requests.size(), 1U);
-  EXPECT_EQ(c.statuses(id), (std::vector<std::string>{"input_required", "working", "completed"}));
+  // The end is told by the tasks/result answer, not by a notification as well.
+  EXPECT_EQ(c.statuses(id), (std::vector<std::string>{"input_required", "working"}));
 }
 
 TEST(stdio_tasks, the_sqlite_store_keeps_tasks_across_a_kill_then_reruns_or_fails_the_unfinished) {

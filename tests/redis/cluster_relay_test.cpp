@@ -76,8 +76,8 @@ TEST_F(Cluster, AMessageForTheGetStreamOnBIsWrittenThereOnce) {
   const auto sid = open_on(port(0));
   get_stream g(port(1), sid);
   ASSERT_TRUE(g.open()) << g.body();
-  // A runs the task and announces its status changes: A holds no GET stream of the session,
-  // so it forwards them, and B writes them on its stream.
+  // A runs the task and announces its status changes (once asked about it): A holds no GET
+  // stream of the session, so it forwards them, and B writes them on its stream.
   auto r = request(port(0), "POST",
                    R"({"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"slow_task",)"
                    R"("arguments":{"steps":2,"step_ms":50},"task":{}}})",
@@ -86,6 +86,13 @@ TEST_F(Cluster, AMessageForTheGetStreamOnBIsWrittenThereOnce) {
   const auto created = result_of(answer_of(r));
   ASSERT_TRUE(created.contains("task")) << r.body;
   const auto task = created.at("task").at("taskId");
+  // The client asks about the task (on A, which runs it): from then on its changes are announced.
+  auto got = request(port(0), "POST",
+                     R"({"jsonrpc":"2.0","id":9,"method":"tasks/get","params":{"taskId":)" +
+                         mcp::json::serialize(task) + "}}",
+                     post_headers(sid));
+  ASSERT_EQ(got.status, 200U) << got.body;
+  ASSERT_EQ(result_of(answer_of(got)).at("status"), "working") << got.body;
   const auto completed = [&task](const std::string& body) {
     std::size_t n = 0;
     for (const auto& m : messages_in(body)) {
