@@ -4,6 +4,7 @@
 #include "detail/random.hpp"
 #include "rounds.hpp"
 #include "server_core.hpp"
+#include "session_reuse.hpp"
 #include "wire.hpp"
 
 namespace mcp::detail {
@@ -59,6 +60,35 @@ void server_session_impl::close() {
   if (twin) twin->close();
   close_peer();
   if (!stateless_) core_->remove_session(this);
+}
+
+bool server_session_impl::reusable() const {
+  // Over HTTP a 2026-07-28 session sends no requests of its own (questions go in input
+  // rounds) and takes no batches: with no request in flight it is idle.
+  if (!stateless_ || peer_closed() || requests_in_flight() != 0) return false;
+  std::lock_guard lock(state_mu_);
+  if (twin_) return false;
+  for (const auto& p : states_) {
+    if (p) return false;
+  }
+  return true;
+}
+
+void server_session_impl::serve_next(principal&& who, std::string&& task_owner) {
+  set_caller(std::move(who));
+  // The same caller key again (all callers alike, or the same one): nothing to write.
+  if (task_owner != task_owner_) task_owner_ = std::move(task_owner);
+  level_.store(core_->opts.default_log_level);
+  declared_ = declare_capabilities();  // a list may have changed what is offered
+  for (std::size_t k = 0; k < core_->list_count(); ++k) {
+    lists_seen_[k].store(core_->list_generation(k));
+  }
+}
+
+bool session_reusable(server_session& s) { return static_cast<server_session_impl&>(s).reusable(); }
+
+void reuse_session(server_session& s, principal&& who, std::string&& task_owner) {
+  static_cast<server_session_impl&>(s).serve_next(std::move(who), std::move(task_owner));
 }
 
 std::string server_session_impl::protocol_version() const {
