@@ -75,14 +75,24 @@ bool server_session_impl::reusable() const {
 }
 
 void server_session_impl::serve_next(principal&& who, std::string&& task_owner) {
-  set_caller(std::move(who));
-  // The same caller key again (all callers alike, or the same one): nothing to write.
+  {
+    // The same caller again (all callers alike, or one client's requests): kept as it is.
+    std::lock_guard lock(who_mu_);
+    const auto& was = *who_;
+    if (who.subject != was.subject || who.issuer != was.issuer || who.client_id != was.client_id ||
+        who.scopes != was.scopes || who.claims != was.claims) {
+      who_ = std::make_shared<const principal>(std::move(who));
+    }
+  }
   if (task_owner != task_owner_) task_owner_ = std::move(task_owner);
   level_.store(core_->opts.default_log_level);
-  declared_ = declare_capabilities();  // a list may have changed what is offered
+  // What is offered changes only with a list (server_core::capabilities): asked again then.
+  bool changed = false;
   for (std::size_t k = 0; k < core_->list_count(); ++k) {
-    lists_seen_[k].store(core_->list_generation(k));
+    const auto g = core_->list_generation(k);
+    if (lists_seen_[k].exchange(g) != g) changed = true;
   }
+  if (changed) declared_ = declare_capabilities();
 }
 
 bool session_reusable(server_session& s) { return static_cast<server_session_impl&>(s).reusable(); }

@@ -237,10 +237,9 @@ http_response request_handler::post_modern(const http_request& req, principal&& 
   if (spare) {
     detail::reuse_session(*spare->session, std::move(who), std::move(tasks_of));
   } else {
-    spare.emplace();
-    spare->address = std::string(req.peer_address);
-    spare->port = req.peer_port;
-    spare->version = std::string(version);
+    spare.emplace(spare_session{.address = std::string(req.peer_address),
+                                .port = req.peer_port,
+                                .version = std::string(version)});
     spare->conn = std::make_shared<routing_connection>(std::string{}, spare->address, spare->port);
     spare->session = source_.open_session(
         spare->conn, session_options{.who = std::move(who),
