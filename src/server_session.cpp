@@ -64,8 +64,10 @@ void server_session_impl::close() {
 
 bool server_session_impl::reusable() const {
   // Over HTTP a 2026-07-28 session sends no requests of its own (questions go in input
-  // rounds) and takes no batches: with no request in flight it is idle.
-  if (!stateless_ || peer_closed() || requests_in_flight() != 0) return false;
+  // rounds) and takes no batches: with no request in flight it is idle. A handler's context
+  // still held elsewhere (a thread the tool started) could send a late log or progress message
+  // of its request, which must never reach the next request's caller: not reused then.
+  if (!stateless_ || peer_closed() || !inbound_released()) return false;
   std::lock_guard lock(state_mu_);
   if (twin_) return false;
   for (const auto& p : states_) {
