@@ -121,6 +121,7 @@ bool peer::track(const std::shared_ptr<inbound_request>& r) {
     std::lock_guard lock(mu_);
     if (closed_.load()) return false;
     if (inbound_.emplace(r->id(), r).second) {
+      last_inbound_ = r;
       if (obs_) [[unlikely]] {
         // The span waits on this thread's stack (the request is being dispatched here).
         if (auto* span = local_span(r->id()); span != nullptr) {
@@ -231,6 +232,11 @@ void peer::on_cancelled(const jsonrpc::request_id& id) {
 std::size_t peer::requests_in_flight() const {
   std::lock_guard lock(mu_);
   return inbound_.size();
+}
+
+bool peer::inbound_released() const {
+  std::lock_guard lock(mu_);
+  return inbound_.empty() && last_inbound_.expired();
 }
 
 // ---- outgoing ----

@@ -163,6 +163,10 @@ class peer : public std::enable_shared_from_this<peer> {
   [[nodiscard]] connection& conn() const noexcept { return *conn_; }
   [[nodiscard]] const std::shared_ptr<connection>& conn_ptr() const noexcept { return conn_; }
   [[nodiscard]] std::size_t requests_in_flight() const;
+  /// True when no incoming request is in flight and nothing (a handler's context kept by
+  /// another thread) still holds the last one this peer tracked: no late message of it can
+  /// come. Thread-safe.
+  [[nodiscard]] bool inbound_released() const;
 
   // ---- observation (peer_observe.cpp) ----
 
@@ -262,6 +266,7 @@ class peer : public std::enable_shared_from_this<peer> {
 
   mutable std::mutex mu_;
   std::unordered_map<jsonrpc::request_id, std::shared_ptr<inbound_request>> inbound_;
+  std::weak_ptr<inbound_request> last_inbound_;  ///< the last request tracked
   std::int64_t next_id_ = 1;
   std::unordered_map<std::int64_t, outbound> outbound_;
   std::unordered_map<jsonrpc::request_id, std::shared_ptr<batch_answers>> batched_;

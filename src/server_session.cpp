@@ -4,6 +4,7 @@
 #include "detail/random.hpp"
 #include "rounds.hpp"
 #include "server_core.hpp"
+#include "session_reuse.hpp"
 #include "wire.hpp"
 
 namespace mcp::detail {
@@ -59,6 +60,47 @@ void server_session_impl::close() {
   if (twin) twin->close();
   close_peer();
   if (!stateless_) core_->remove_session(this);
+}
+
+bool server_session_impl::reusable() const {
+  // Over HTTP a 2026-07-28 session sends no requests of its own (questions go in input
+  // rounds) and takes no batches: with no request in flight it is idle. A handler's context
+  // still held elsewhere (a thread the tool started) could send a late log or progress message
+  // of its request, which must never reach the next request's caller: not reused then.
+  if (!stateless_ || peer_closed() || !inbound_released()) return false;
+  std::lock_guard lock(state_mu_);
+  if (twin_) return false;
+  for (const auto& p : states_) {
+    if (p) return false;
+  }
+  return true;
+}
+
+void server_session_impl::serve_next(principal&& who, std::string&& task_owner) {
+  {
+    // The same caller again (all callers alike, or one client's requests): kept as it is.
+    std::lock_guard lock(who_mu_);
+    const auto& was = *who_;
+    if (who.subject != was.subject || who.issuer != was.issuer || who.client_id != was.client_id ||
+        who.scopes != was.scopes || who.claims != was.claims) {
+      who_ = std::make_shared<const principal>(std::move(who));
+    }
+  }
+  if (task_owner != task_owner_) task_owner_ = std::move(task_owner);
+  level_.store(core_->opts.default_log_level);
+  // What is offered changes only with a list (server_core::capabilities): asked again then.
+  bool changed = false;
+  for (std::size_t k = 0; k < core_->list_count(); ++k) {
+    const auto g = core_->list_generation(k);
+    if (lists_seen_[k].exchange(g) != g) changed = true;
+  }
+  if (changed) declared_ = declare_capabilities();
+}
+
+bool session_reusable(server_session& s) { return static_cast<server_session_impl&>(s).reusable(); }
+
+void reuse_session(server_session& s, principal&& who, std::string&& task_owner) {
+  static_cast<server_session_impl&>(s).serve_next(std::move(who), std::move(task_owner));
 }
 
 std::string server_session_impl::protocol_version() const {

@@ -25,6 +25,7 @@
 namespace mcp::detail {
 
 class server_core;
+struct request_meta_members;
 class server_session_impl;
 
 /// One shared empty object: the capabilities of a client that declared none (no allocation
@@ -122,6 +123,10 @@ class server_session_impl final : public server_session, public peer {
     return initialized_.load() && level >= level_.load();
   }
   void set_log_level(log_level level) noexcept { level_.store(level); }
+  /// Whether this per-request session holds nothing a new one would not (session_reuse.hpp).
+  [[nodiscard]] bool reusable() const;
+  /// Readies this idle per-request session for the next request (session_reuse.hpp).
+  void serve_next(principal&& who, std::string&& task_owner);
   /// With `server_options::shared`, saves this session's record there (its version, the
   /// client's capabilities, the log level, the subscriptions: session_shared.cpp), so another
   /// process can serve it; nothing for a session without a transport session id, or stateless.
@@ -181,7 +186,8 @@ class server_session_impl final : public server_session, public peer {
   /// 2026-07-28 (session_modern.cpp): a request of that era, on a modern session.
   void on_modern_request(jsonrpc::request&& req);
   /// Why a 2026-07-28 request's `_meta` cannot be served (-32602, -32022), or nothing.
-  [[nodiscard]] std::optional<error> check_request_meta(const jsonrpc::request& req) const;
+  /// `found`: its members (session_reuse.hpp).
+  [[nodiscard]] std::optional<error> check_request_meta(const request_meta_members& found) const;
   void on_discover(const jsonrpc::request& req);
   /// The session that serves 2026-07-28 requests arriving on this legacy session's connection
   /// (stdio serves both eras on one channel); made on first use.

@@ -7,6 +7,7 @@
 
 #include "server_core.hpp"
 #include "server_session.hpp"
+#include "session_reuse.hpp"
 #include "wire.hpp"
 
 namespace mcp::detail {
@@ -22,16 +23,39 @@ const json::object* request_meta(const jsonrpc::request& req) {
   return m != nullptr && m->is_object() ? &m->get_object() : nullptr;
 }
 
-/// The `_meta` members this file reads, found in one pass over its members (a lookup per key
-/// would walk them once per key).
-struct meta_members {
-  const json::value* version = nullptr;
+using meta_members = request_meta_members;
+
+meta_members members_of(const json::object& meta) { return find_meta_members(meta); }
+
+/// What a transport found in the `_meta` of the request it hands this thread's session next
+/// (note_request_meta); `meta` null when nothing.
+thread_local meta_members noted{};
+
+/// The 2026-07-28 request this thread dispatches to a feature's handler, and what its `_meta`
+/// says: `origin_of` reads it here rather than walking `_meta` again. Trivially destructible
+/// (no guard on each access); saved and restored around the handler (a handler may serve
+/// another session's request inline).
+struct dispatching {
+  const json::object* meta = nullptr;
   const json::value* caps = nullptr;
   const json::value* level = nullptr;
 };
+thread_local dispatching current{};
 
-meta_members members_of(const json::object& meta) {
-  meta_members m;
+/// The revisions served per request (newest first).
+json::array modern_versions() {
+  json::array out;
+  for (auto it = era_table.rbegin(); it != era_table.rend(); ++it) {
+    if (it->per_request_meta) out.emplace_back(it->version);
+  }
+  return out;
+}
+
+}  // namespace
+
+request_meta_members find_meta_members(const json::object& meta) noexcept {
+  request_meta_members m;
+  m.meta = &meta;
   for (const auto& kv : meta) {
     const std::string_view key = kv.key();
     if (key == version_key) {
@@ -45,26 +69,17 @@ meta_members members_of(const json::object& meta) {
   return m;
 }
 
-/// The revisions served per request (newest first).
-json::array modern_versions() {
-  json::array out;
-  for (auto it = era_table.rbegin(); it != era_table.rend(); ++it) {
-    if (it->per_request_meta) out.emplace_back(it->version);
-  }
-  return out;
-}
+void note_request_meta(const request_meta_members& m) noexcept { noted = m; }
 
-}  // namespace
+void forget_request_meta() noexcept { noted = {}; }
 
 bool has_request_revision(const jsonrpc::request& req) noexcept {
   const auto* meta = request_meta(req);
   return meta != nullptr && meta->contains(version_key);
 }
 
-std::optional<error> server_session_impl::check_request_meta(const jsonrpc::request& req) const {
-  const auto* meta = request_meta(req);
+std::optional<error> server_session_impl::check_request_meta(const meta_members& found) const {
   std::string missing;
-  const auto found = meta != nullptr ? members_of(*meta) : meta_members{};
   const auto* version = found.version;
   const auto* caps = found.caps;
   if (version == nullptr || !version->is_string()) missing += version_key;
@@ -97,21 +112,35 @@ std::optional<error> server_session_impl::check_request_meta(const jsonrpc::requ
 request_origin server_session_impl::origin_of(const jsonrpc::request& req) const {
   if (!modern()) return {.revision = era_, .client_caps = client_capabilities()};
   request_origin o{.revision = era_, .client_caps = nullptr};
-  if (const auto* meta = request_meta(req)) {
+  const auto* meta = request_meta(req);
+  const json::value* caps = nullptr;
+  const json::value* level = nullptr;
+  if (meta != nullptr && meta == current.meta) {  // the request being dispatched: read already
+    caps = current.caps;
+    level = current.level;
+  } else if (meta != nullptr) {
     const auto found = members_of(*meta);
-    if (const auto* caps = found.caps;
-        caps != nullptr && caps->is_object() && !caps->get_object().empty()) {
-      o.client_caps = std::make_shared<const json::object>(caps->get_object());
-    }
-    if (const auto* level = found.level; level != nullptr && level->is_string()) {
-      o.level = parse_log_level(level->get_string());
-    }
+    caps = found.caps;
+    level = found.level;
   }
+  if (caps != nullptr && caps->is_object() && !caps->get_object().empty()) {
+    o.client_caps = std::make_shared<const json::object>(caps->get_object());
+  }
+  if (level != nullptr && level->is_string()) o.level = parse_log_level(level->get_string());
   if (!o.client_caps) o.client_caps = no_capabilities();
   return o;
 }
 
 void server_session_impl::on_modern_request(jsonrpc::request&& req) {
+  // What the transport found in this request's `_meta`, if it is this one: taken once.
+  const auto* meta = request_meta(req);
+  meta_members found;
+  if (meta != nullptr && noted.meta == meta) {
+    found = noted;
+  } else if (meta != nullptr) {
+    found = members_of(*meta);
+  }
+  noted = {};
   // The method first: a removed or unknown one is -32601 whatever else the request says.
   const bool discover = req.method == "server/discover";
   const auto* m = discover ? nullptr : core_->router.find(req.method, true);
@@ -119,8 +148,16 @@ void server_session_impl::on_modern_request(jsonrpc::request&& req) {
       (m == nullptr || (!m->capability.empty() && !declared_->contains(m->capability)))) {
     return reply_error(req.id, error{errc::method_not_found, "Method not found: " + req.method});
   }
-  if (auto refused = check_request_meta(req)) return reply_error(req.id, *refused);
+  if (auto refused = check_request_meta(found)) return reply_error(req.id, *refused);
   if (discover) return on_discover(req);
+  struct restore {
+    dispatching saved = current;
+    restore() = default;
+    restore(const restore&) = delete;
+    restore& operator=(const restore&) = delete;
+    ~restore() { current = saved; }
+  } guard;
+  current = {.meta = meta, .caps = found.caps, .level = found.level};
   m->handler(*this, std::move(req));
 }
 

@@ -286,6 +286,10 @@ std::optional<http_response> request_handler::open_target(const http_request& re
                                                           const post_body& body, post_target& t,
                                                           const headers& extra) {
   if (opts_.stateless) {
+    t.negotiated = version.empty() ? std::string(assumed_version) : std::string(version);
+    if (body.initialize == nullptr && open_stateless(req, who, t.negotiated, t)) {
+      return std::nullopt;
+    }
     t.conn = std::make_shared<routing_connection>(std::string{}, std::string(req.peer_address),
                                                   req.peer_port);
     // Without an authenticator, every anonymous caller of a stateless server is one owner:
@@ -298,7 +302,6 @@ std::optional<http_response> request_handler::open_target(const http_request& re
       so.assume_initialized = std::string(version.empty() ? assumed_version : version);
     }
     t.session = source_.open_session(t.conn, std::move(so));
-    t.negotiated = version.empty() ? std::string(assumed_version) : std::string(version);
     return std::nullopt;
   }
   if (req.header(session_header).empty()) {
@@ -457,7 +460,7 @@ http_response request_handler::post(const http_request& req, principal& who,
   }
   deliver(*t.session);
   forget_cancelled();
-  if (opts_.stateless && !delivering->exchange(false)) t.session->close();
+  if (opts_.stateless && !delivering->exchange(false)) end_stateless(t);
   if (t.hs && body.initialize != nullptr && stream->finished() && !t.session->initialized()) {
     sessions_.end(t.hs->id);  // initialize failed: no session to keep (its answer is kept)
     extra.pop_back();

@@ -16,6 +16,8 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -107,11 +109,23 @@ class request_handler {
   [[nodiscard]] const http_server_options& options() const { return opts_; }
 
  private:
+  /// A per-request session (2026-07-28, or a stateless server's) and its connection, kept once
+  /// the request is answered to serve the next one of the same revision from the same TCP
+  /// connection (src/session_reuse.hpp): the peer address and port the session reports are that
+  /// connection's.
+  struct spare_session {
+    std::string address;
+    std::uint16_t port = 0;
+    std::string version;  ///< the revision it serves
+    std::shared_ptr<routing_connection> conn{};
+    std::shared_ptr<server_session> session{};
+  };
   struct post_target {
     std::shared_ptr<http_session> hs;          ///< stateful mode
     std::shared_ptr<routing_connection> conn;  ///< both modes
     std::shared_ptr<server_session> session;   ///< both modes
     std::string negotiated;
+    std::optional<spare_session> spare;  ///< stateless: the key to keep them by (spares)
   };
 
   /// A POST of caller `who`, which a 2026-07-28 request's session takes over (moved from).
@@ -167,6 +181,21 @@ class request_handler {
   /// A message another process forwarded.
   void on_relayed(std::string_view message);
 
+  // Spare sessions (handler_modern.cpp).
+  /// The spare kept for `address` and `port` serving `version`, taken out; empty when none.
+  std::optional<spare_session> take_spare(std::string_view address, std::uint16_t port,
+                                          std::string_view version);
+  /// Keeps `s` for the next request if it is idle and nothing else holds it (a request still
+  /// running, a task it became); else closes it. The oldest spare ends when too many are kept.
+  void keep_or_close(spare_session&& s);
+  /// A stateless server's request (not an initialize) of revision `serves`: true when `t` is
+  /// served by a spare, readied for caller `who`; else false, `t.spare` keyed to keep the new
+  /// session by (with a server of this process).
+  bool open_stateless(const http_request& req, const principal& who, std::string_view serves,
+                      post_target& t);
+  /// The stateless request of `t` is answered: its session is kept as a spare, or closed.
+  void end_stateless(post_target& t);
+
   session_source source_;
   http_server_options opts_;
   std::function<void(std::function<void()>)> defer_;
@@ -176,6 +205,8 @@ class request_handler {
   std::shared_ptr<observe::observer> observer_;  ///< the server's (SSE streams); or null
   bool loopback_ = true;
   std::unique_ptr<bearer_gate> gate_;  ///< set with `protected_resource`
+  std::mutex spares_mu_;
+  std::vector<spare_session> spares_;  ///< guarded by spares_mu_, oldest first
   std::string node_;                   ///< this process's name among the service's (random)
   std::shared_ptr<void> relay_sub_;    ///< what other processes forward; last: dropped first
 };

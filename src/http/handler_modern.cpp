@@ -10,19 +10,20 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <optional>
 
 #include "http/handler.hpp"
 #include "jsonrpc_text.hpp"
 #include "param_headers.hpp"
 #include "protocol.hpp"
+#include "session_reuse.hpp"
 
 namespace mcp::http_detail {
 
 namespace {
 
 constexpr std::string_view version_key = "io.modelcontextprotocol/protocolVersion";
-constexpr std::string_view caps_key = "io.modelcontextprotocol/clientCapabilities";
 
 const json::object* meta_of(const jsonrpc::request& r) {
   const auto* m = r.params.if_contains("_meta");
@@ -179,17 +180,11 @@ http_response request_handler::post_modern(const http_request& req, principal&& 
   if (mirrors.repeated) return mismatch(std::string(*mirrors.repeated) + " is sent more than once");
   // The revision: the header must be there and agree with `_meta`, which must be complete.
   if (version.empty()) return mismatch("MCP-Protocol-Version is required");
-  const json::value* mv = nullptr;
-  const json::value* caps = nullptr;
-  if (const auto* meta = meta_of(*rq)) {  // both in one pass over its members
-    for (const auto& kv : *meta) {
-      if (kv.key() == version_key) {
-        mv = &kv.value();
-      } else if (kv.key() == caps_key) {
-        caps = &kv.value();
-      }
-    }
-  }
+  // Its members in one pass; the session is handed them (session_reuse.hpp).
+  detail::request_meta_members found;
+  if (const auto* meta = meta_of(*rq)) found = detail::find_meta_members(*meta);
+  const json::value* mv = found.version;
+  const json::value* caps = found.caps;
   if (mv == nullptr || !mv->is_string() || caps == nullptr || !caps->is_object()) {
     return refuse(400, error{errc::invalid_params,
                              "Invalid params: _meta needs io.modelcontextprotocol/protocolVersion "
@@ -233,20 +228,30 @@ http_response request_handler::post_modern(const http_request& req, principal&& 
     if (bad) return refuse(400, *bad);
   }
 
-  // A session of its own, for this request only.
+  // A session for this request only: a new one, or the one that served the previous request
+  // of this TCP connection, answered and idle since (session_reuse.hpp).
   if (body.requests.empty()) body.requests.push_back(rq->id);
-  auto conn = std::make_shared<routing_connection>(std::string{}, std::string(req.peer_address),
-                                                   req.peer_port);
   auto tasks_of = task_owner(who, "anonymous");  // before the session takes the principal over
-  auto session =
-      source_.open_session(conn, session_options{.who = std::move(who),
-                                                 .assume_initialized = std::string(version),
-                                                 .task_owner = std::move(tasks_of),
-                                                 .shared_task_owner = !authenticates()});
-  if (!session) {
-    return error_response(503, errc::internal_error, "Service Unavailable: no session to open",
-                          extra);
+  auto spare =
+      source_.srv != nullptr ? take_spare(req.peer_address, req.peer_port, version) : std::nullopt;
+  if (spare) {
+    detail::reuse_session(*spare->session, std::move(who), std::move(tasks_of));
+  } else {
+    spare.emplace(spare_session{.address = std::string(req.peer_address),
+                                .port = req.peer_port,
+                                .version = std::string(version)});
+    spare->conn = std::make_shared<routing_connection>(std::string{}, spare->address, spare->port);
+    spare->session = source_.open_session(
+        spare->conn, session_options{.who = std::move(who),
+                                     .assume_initialized = std::string(version),
+                                     .task_owner = std::move(tasks_of),
+                                     .shared_task_owner = !authenticates()});
+    if (!spare->session) {
+      return error_response(503, errc::internal_error, "Service Unavailable: no session to open",
+                            extra);
+    }
   }
+  const auto& session = spare->session;
   response_stream::config cfg;
   cfg.number = 1;
   cfg.expected_finals = 1;
@@ -254,8 +259,9 @@ http_response request_handler::post_modern(const http_request& req, principal&& 
   cfg.json_status = status_of;
   // The session ends with its answer, or when the client stops waiting for it (which cancels
   // what still runs: a listen stream, a long call). Answered while `receive` runs (inline
-  // handlers), this thread closes it right after. Both callbacks share one small record, so
-  // that each holds a single pointer (kept inline by std::function, nothing allocated).
+  // handlers), this thread keeps it for the next request, or closes it. Both callbacks share
+  // one small record, so that each holds a single pointer (kept inline by std::function,
+  // nothing allocated).
   struct request_session {
     std::shared_ptr<server_session> session;
     std::function<void(std::function<void()>)> defer;
@@ -270,13 +276,19 @@ http_response request_handler::post_modern(const http_request& req, principal&& 
   };
   cfg.on_abandoned = [owner] { owner->defer([s = owner->session] { s->close(); }); };
   auto stream = std::make_shared<response_stream>(std::move(cfg));
-  if (!conn->register_requests(body.requests, stream)) {
+  if (!spare->conn->register_requests(body.requests, stream)) {
     session->close();
     return error_response(409, errc::invalid_request,
                           "Conflict: a request with this id is already in progress", extra);
   }
+  detail::note_request_meta(found);
   session->receive(std::move(body.messages.front()));
-  if (!owner->delivering.exchange(false)) session->close();
+  detail::forget_request_meta();
+  if (!owner->delivering.exchange(false)) {
+    // Answered: the stream has ended (its callbacks will not run again).
+    owner->session.reset();
+    keep_or_close(std::move(*spare));
+  }
   http_response r;
   r.status = 200;
   r.headers = std::move(extra);

@@ -11,6 +11,7 @@ mcp_add_test(mcp_http_tests
   http/request_reader_test.cpp
   http/stream_test.cpp
   http/modern_test.cpp
+  http/modern_keepalive_test.cpp
   http/tasks_test.cpp
   http/tls_test.cpp
 )

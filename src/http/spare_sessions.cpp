@@ -1,0 +1,79 @@
+// Spare sessions: a request served by a session of its own (2026-07-28, or any request to a
+// stateless server) leaves it, once answered, to the next request of the same revision from the
+// same TCP connection, when the server is of this process and nothing of the request is left in
+// it (src/session_reuse.hpp). A keep-alive client then costs no session per request.
+#include <atomic>
+#include <iterator>
+
+#include "http/handler.hpp"
+#include "session_reuse.hpp"
+
+namespace mcp::http_detail {
+
+namespace {
+/// Spare sessions kept at most (one per client connection that sent such a request lately;
+/// the oldest goes first).
+constexpr std::size_t max_spares = 16;
+}  // namespace
+
+std::optional<request_handler::spare_session> request_handler::take_spare(
+    std::string_view address, std::uint16_t port, std::string_view version) {
+  std::lock_guard lock(spares_mu_);
+  for (auto it = spares_.rbegin(); it != spares_.rend(); ++it) {
+    if (it->port == port && it->address == address && it->version == version) {
+      auto out = std::move(*it);
+      spares_.erase(std::next(it).base());
+      return out;
+    }
+  }
+  return std::nullopt;
+}
+
+void request_handler::keep_or_close(spare_session&& s) {
+  // Kept when nothing else holds the session (a task the call became, a request still
+  // running) and it is idle; the fence orders what the last other holder did before it let go.
+  const bool alone = s.session.use_count() == 1;
+  std::atomic_thread_fence(std::memory_order_acquire);
+  if (source_.srv == nullptr || !alone || s.conn->busy() || !detail::session_reusable(*s.session)) {
+    s.session->close();
+    return;
+  }
+  std::shared_ptr<server_session> dropped;
+  {
+    std::lock_guard lock(spares_mu_);
+    if (spares_.size() == max_spares) {
+      dropped = std::move(spares_.front().session);
+      spares_.erase(spares_.begin());
+    }
+    spares_.push_back(std::move(s));
+  }
+  if (dropped) dropped->close();
+}
+
+bool request_handler::open_stateless(const http_request& req, const principal& who,
+                                     std::string_view serves, post_target& t) {
+  if (source_.srv == nullptr) return false;
+  t.spare = take_spare(req.peer_address, req.peer_port, serves);
+  if (!t.spare) {
+    t.spare.emplace(spare_session{.address = std::string(req.peer_address),
+                                  .port = req.peer_port,
+                                  .version = std::string(serves)});
+    return false;
+  }
+  detail::reuse_session(*t.spare->session, principal(who), task_owner(who, "anonymous"));
+  t.conn = t.spare->conn;
+  t.session = t.spare->session;
+  return true;
+}
+
+void request_handler::end_stateless(post_target& t) {
+  if (!t.spare) {
+    t.session->close();
+    return;
+  }
+  t.spare->conn = std::move(t.conn);
+  t.spare->session = std::move(t.session);
+  keep_or_close(std::move(*t.spare));
+}
+
+}  // namespace mcp::http_detail

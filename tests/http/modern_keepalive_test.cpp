@@ -1,0 +1,162 @@
+// 2026-07-28 requests one after another on one keep-alive connection (127.0.0.1): the session
+// that served a request may serve the next one (src/session_reuse.hpp), and nothing of one
+// request reaches the next: not its caller, not its client capabilities, not its log level;
+// a call that becomes an input round or a long call does not hold the connection's later
+// requests back.
+#include <mcp/http_server.hpp>
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "http_test_util.hpp"
+#include "modern_util.hpp"
+
+namespace mcp_test {
+namespace {
+
+class ModernKeepAlive : public http_fixture {
+ protected:
+  ModernKeepAlive()
+      : http_fixture(mcp::server_options{.info = {.name = "http-test", .version = "1"}}) {
+    add_modern_tools(server_);
+    // Answered inline (on the thread that received the request): the session is idle once the
+    // answer is written, the case in which it is kept.
+    server_.add_tool(
+        {.name = "whoami_now", .description = "caller subject", .run_inline = true},
+        [](mcp::tool_context& ctx, const text_in&) -> std::string { return ctx.caller().subject; });
+    server_.add_tool({.name = "say", .description = "logs its text", .run_inline = true},
+                     [](mcp::tool_context& ctx, const text_in& in) -> std::string {
+                       ctx.log(mcp::log_level::info, mcp::json::value(in.text));
+                       return in.text;
+                     });
+  }
+  /// POSTs `body` on `c` and reads the answer (status 0 when none came).
+  static response exchange(raw_client& c, std::uint16_t port, const std::string& body,
+                           header_list h) {
+    c.send_raw(make_request("POST", port, body, h));
+    response r;
+    if (!c.read_response(r)) r.status = 0;
+    return r;
+  }
+};
+
+header_list as(header_list h, const std::string& who) {
+  if (!who.empty()) h.emplace_back("Authorization", "Bearer " + who);
+  return h;
+}
+
+TEST_F(ModernKeepAlive, EachRequestIsServedForItsOwnCaller) {
+  start({.authenticate = [](const mcp::http_request_view& req) -> std::optional<mcp::principal> {
+    const auto auth = req.header("authorization");
+    if (auth == "Bearer alice") return mcp::principal{.subject = "alice"};
+    if (auth == "Bearer bob") return mcp::principal{.subject = "bob"};
+    return std::nullopt;
+  }});
+  raw_client c(port_);
+  const auto h = modern_headers("tools/call", "whoami_now");
+  const std::vector<std::string> order = {"alice", "bob", "bob", "alice", "bob"};
+  int id = 0;
+  for (const auto& who : order) {
+    ++id;
+    auto r = exchange(c, port_, modern_call(std::to_string(id), "whoami_now", R"({"text":""})"),
+                      as(h, who));
+    ASSERT_EQ(r.status, 200U) << who << ": " << r.body;
+    EXPECT_EQ(first_text(result_of(answer_of(r))), who) << r.body;
+  }
+  // An unauthenticated request on the same connection is refused, and the next one served.
+  auto r = exchange(c, port_, modern_call("9", "whoami_now", R"({"text":""})"), h);
+  EXPECT_EQ(r.status, 401U) << r.body;
+}
+
+TEST_F(ModernKeepAlive, CapabilitiesAndLogLevelBelongToTheirRequest) {
+  start();
+  raw_client c(port_);
+  const std::string with_level = R"("_meta":{"io.modelcontextprotocol/protocolVersion":")" +
+                                 std::string(modern_version) +
+                                 R"(","io.modelcontextprotocol/clientCapabilities":{},)"
+                                 R"("io.modelcontextprotocol/logLevel":"debug"})";
+  for (int round = 0; round < 2; ++round) {
+    // With a log level the message comes first (an SSE answer); without, none (JSON).
+    auto r = exchange(c, port_, modern_call("1", "say", R"({"text":"loud"})", {}, with_level),
+                      modern_headers("tools/call", "say"));
+    ASSERT_EQ(r.status, 200U) << r.body;
+    EXPECT_NE(r.body.find("notifications/message"), std::string::npos) << r.body;
+    r = exchange(c, port_, modern_call("2", "say", R"({"text":"quiet"})"),
+                 modern_headers("tools/call", "say"));
+    ASSERT_EQ(r.status, 200U) << r.body;
+    EXPECT_EQ(r.body.find("notifications/message"), std::string::npos) << r.body;
+    EXPECT_EQ(first_text(result_of(answer_of(r))), "quiet") << r.body;
+    // The elicitation capability of one request does not carry over to the next.
+    r = exchange(
+        c, port_,
+        modern_call("3", "greet", R"({"text":"Hello"})", {}, modern_meta(R"({"elicitation":{}})")),
+        modern_headers("tools/call", "greet"));
+    ASSERT_EQ(r.status, 200U) << r.body;
+    EXPECT_EQ(result_of(answer_of(r)).at("resultType"), "input_required") << r.body;
+    r = exchange(c, port_, modern_call("4", "greet", R"({"text":"Hello"})"),
+                 modern_headers("tools/call", "greet"));
+    EXPECT_EQ(r.status, 400U) << r.body;
+    EXPECT_EQ(error_code(answer_of(r)), -32021) << r.body;
+  }
+}
+
+TEST_F(ModernKeepAlive, ALongCallOnOneConnectionDoesNotHoldAnotherBack) {
+  start();
+  raw_client slow(port_);
+  slow.send_raw(make_request("POST", port_,
+                             modern_call("1", "count", R"({"steps":3,"step_ms":100})"),
+                             modern_headers("tools/call", "count")));
+  raw_client c(port_);
+  for (int i = 0; i < 3; ++i) {
+    auto r = exchange(c, port_, modern_call(std::to_string(i + 10), "echo", R"({"text":"hi"})"),
+                      modern_headers("tools/call", "echo"));
+    ASSERT_EQ(r.status, 200U) << r.body;
+    EXPECT_EQ(first_text(result_of(answer_of(r))), "hi") << r.body;
+  }
+  response r;
+  ASSERT_TRUE(slow.read_response(r));
+  EXPECT_NE(r.body.find("counted 3"), std::string::npos) << r.body;
+  // Then the same connection serves another request.
+  r = exchange(slow, port_, modern_call("2", "echo", R"({"text":"again"})"),
+               modern_headers("tools/call", "echo"));
+  ASSERT_EQ(r.status, 200U) << r.body;
+  EXPECT_EQ(first_text(result_of(answer_of(r))), "again") << r.body;
+}
+
+TEST_F(ModernKeepAlive, AStatelessServerServesEachRequestAsANewSession) {
+  // 2025-11-25 on a stateless server: the log level one request sets is not the next one's,
+  // and each request is its own caller's; then a 2026-07-28 request on the same connection.
+  start({.stateless = true,
+         .authenticate = [](const mcp::http_request_view& req) -> std::optional<mcp::principal> {
+           const auto auth = req.header("authorization");
+           if (auth == "Bearer alice") return mcp::principal{.subject = "alice"};
+           if (auth == "Bearer bob") return mcp::principal{.subject = "bob"};
+           return std::nullopt;
+         }});
+  raw_client c(port_);
+  const header_list h{{"Content-Type", "application/json"},
+                      {"Accept", "application/json, text/event-stream"},
+                      {"MCP-Protocol-Version", "2025-11-25"}};
+  for (int round = 0; round < 2; ++round) {
+    auto r = exchange(c, port_,
+                      R"({"jsonrpc":"2.0","id":1,"method":"logging/setLevel",)"
+                      R"("params":{"level":"error"}})",
+                      as(h, "alice"));
+    ASSERT_EQ(r.status, 200U) << r.body;
+    r = exchange(c, port_, call_body("2", "say", R"({"text":"heard"})"), as(h, "bob"));
+    ASSERT_EQ(r.status, 200U) << r.body;
+    EXPECT_NE(r.body.find("notifications/message"), std::string::npos) << r.body;
+    r = exchange(c, port_, call_body("3", "whoami_now", R"({"text":""})"), as(h, "alice"));
+    ASSERT_EQ(r.status, 200U) << r.body;
+    EXPECT_NE(r.body.find(R"("text":"alice")"), std::string::npos) << r.body;
+    r = exchange(c, port_, modern_call("4", "whoami_now", R"({"text":""})"),
+                 as(modern_headers("tools/call", "whoami_now"), "bob"));
+    ASSERT_EQ(r.status, 200U) << r.body;
+    EXPECT_EQ(first_text(result_of(answer_of(r))), "bob") << r.body;
+  }
+}
+
+}  // namespace
+}  // namespace mcp_test
