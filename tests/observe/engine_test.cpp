@@ -58,7 +58,7 @@ struct collected {
     std::optional<span_record> out;
     cv.wait_for(lock, 5s, [&] {
       auto it = std::find_if(spans.begin(), spans.end(), [&](const span_record& s) {
-        return s.name == name && s.side == side;
+        return s.name() == name && s.side() == side;
       });
       if (it != spans.end()) out = *it;
       return out.has_value();
@@ -69,13 +69,18 @@ struct collected {
 
 /// The string value of attribute `key`, or "(none)".
 std::string attr(const span_record& s, std::string_view key) {
-  for (const auto& a : s.attributes) {
-    if (a.key != key) continue;
-    if (const auto* v = std::get_if<std::string>(&a.value)) return *v;
-    if (const auto* n = std::get_if<std::int64_t>(&a.value)) return std::to_string(*n);
-    return std::get<bool>(a.value) ? "true" : "false";
-  }
-  return "(none)";
+  std::string out = "(none)";
+  s.for_each_attribute([&](std::string_view k, const mcp::observe::attribute_value& v) {
+    if (k != key) return;
+    if (const auto* t = std::get_if<std::string>(&v)) {
+      out = *t;
+    } else if (const auto* n = std::get_if<std::int64_t>(&v)) {
+      out = std::to_string(*n);
+    } else {
+      out = std::get<bool>(v) ? "true" : "false";
+    }
+  });
+  return out;
 }
 
 void add_tools(mcp::server& s, std::string* seen_trace = nullptr) {
