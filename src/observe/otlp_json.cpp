@@ -160,14 +160,22 @@ class span_writer {
     }
     *p_++ = '"';
   }
-  /// An unsigned decimal, digits written backwards into a small buffer.
+  /// An unsigned decimal, two digits at a time from a table, written backwards into a small
+  /// buffer.
   void u64(std::uint64_t v) {
     char buf[20];
     char* q = buf + sizeof buf;
-    do {
-      *--q = static_cast<char>('0' + v % 10);
-      v /= 10;
-    } while (v != 0);
+    while (v >= 100) {
+      q -= 2;
+      std::memcpy(q, &decimal_pairs[2 * static_cast<std::size_t>(v % 100)], 2);
+      v /= 100;
+    }
+    if (v >= 10) {
+      q -= 2;
+      std::memcpy(q, &decimal_pairs[2 * static_cast<std::size_t>(v)], 2);
+    } else {
+      *--q = static_cast<char>('0' + v);
+    }
     const auto n = static_cast<std::size_t>(buf + sizeof buf - q);
     std::memcpy(p_, q, n);
     p_ += n;
@@ -180,6 +188,14 @@ class span_writer {
     for (std::size_t i = 0; i < 256; ++i) {
       t[2 * i] = digits[i >> 4U];
       t[2 * i + 1] = digits[i & 0xFU];
+    }
+    return t;
+  }();
+  static constexpr auto decimal_pairs = [] {
+    std::array<char, 200> t{};
+    for (std::size_t i = 0; i < 100; ++i) {
+      t[2 * i] = static_cast<char>('0' + i / 10);
+      t[2 * i + 1] = static_cast<char>('0' + i % 10);
     }
     return t;
   }();
