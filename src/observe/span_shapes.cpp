@@ -47,8 +47,7 @@ struct entry {
 /// caches and the spans keep.
 struct table {
   std::mutex mu;
-  std::unordered_map<std::string, std::unique_ptr<entry>, mcp::detail::string_hash,
-                     std::equal_to<>>
+  std::unordered_map<std::string, std::unique_ptr<entry>, mcp::detail::string_hash, std::equal_to<>>
       by_key;
 };
 
@@ -94,8 +93,8 @@ std::unique_ptr<entry> make_entry(const operation& op, bool target_keyed) {
     f.peer_port = op.peer_port;
   }
   e->side = op.side;
-  e->shape = make_span_shape(span_name(op), op.side,
-                             operation_attributes(op, attribute_use::metric));
+  e->shape =
+      make_span_shape(span_name(op), op.side, operation_attributes(op, attribute_use::metric));
   return e;
 }
 
