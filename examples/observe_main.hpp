@@ -65,7 +65,20 @@ class observation {
         return false;
       }
       exporter_ = std::move(*exporter);
-      tracer = mcp::observe::make_tracer({.sink = exporter_->span_sink()});
+      // OpenTelemetry's sampler argument: the share of new traces recorded (a call that
+      // carries a parent follows the parent's sampled flag).
+      double ratio = 1.0;
+      if (const char* a = std::getenv("OTEL_TRACES_SAMPLER_ARG"); a != nullptr) {
+        char* end = nullptr;
+        const double r = std::strtod(a, &end);
+        if (end != a && *end == '\0' && r >= 0 && r <= 1) {
+          ratio = r;
+        } else {
+          std::fprintf(stderr, "%s: OTEL_TRACES_SAMPLER_ARG=%s ignored (not in [0, 1])\n", name, a);
+        }
+      }
+      tracer =
+          mcp::observe::make_tracer({.sink = exporter_->span_sink(), .root_sample_ratio = ratio});
     }
     observer_ = mcp::observe::combine({tracer, metrics_});  // the tracer first: it gives ids
     return true;

@@ -5,7 +5,9 @@
 #include <array>
 #include <charconv>
 #include <chrono>
+#include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <utility>
 
 #include "detail/read_clock.hpp"
@@ -28,16 +30,45 @@ std::string_view string_member(const json::object& params, std::string_view key)
   return v != nullptr && v->is_string() ? std::string_view(v->get_string()) : std::string_view{};
 }
 
-/// `s == lit`, compared inline (a memcmp of a constant length is a word or two).
+/// `W` bytes from `p` as a word.
+template <std::size_t W>
+[[gnu::always_inline]] inline auto word(const char* p) noexcept {
+  using type = std::conditional_t<W == 8, std::uint64_t, std::uint32_t>;
+  type w;  // NOLINT(cppcoreguidelines-init-variables): filled by memcpy
+  std::memcpy(&w, p, W);
+  return w;
+}
+
+/// Whether the `N - 1` bytes at `p` are `lit`'s, by overlapping word loads up to 16 bytes: the
+/// compiler does not inline a memcmp of a constant length here, and the call to the library's
+/// costs more than these comparisons of method names and keys.
 template <std::size_t N>
-bool is(std::string_view s, const char (&lit)[N]) noexcept {
-  return s.size() == N - 1 && std::memcmp(s.data(), lit, N - 1) == 0;
+[[gnu::always_inline]] inline bool same_bytes(const char* p, const char (&lit)[N]) noexcept {
+  constexpr std::size_t n = N - 1;
+  if constexpr (n > 16) {
+    return std::memcmp(p, lit, n) == 0;
+  } else if constexpr (n >= 8) {
+    return word<8>(p) == word<8>(lit) && word<8>(p + n - 8) == word<8>(lit + n - 8);
+  } else if constexpr (n >= 4) {
+    return word<4>(p) == word<4>(lit) && word<4>(p + n - 4) == word<4>(lit + n - 4);
+  } else {
+    for (std::size_t i = 0; i < n; ++i) {
+      if (p[i] != lit[i]) return false;
+    }
+    return true;
+  }
+}
+
+/// `s == lit`, compared inline.
+template <std::size_t N>
+[[gnu::always_inline]] inline bool is(std::string_view s, const char (&lit)[N]) noexcept {
+  return s.size() == N - 1 && same_bytes(s.data(), lit);
 }
 
 /// `s.starts_with(lit)`, compared inline.
 template <std::size_t N>
-bool begins(std::string_view s, const char (&lit)[N]) noexcept {
-  return s.size() >= N - 1 && std::memcmp(s.data(), lit, N - 1) == 0;
+[[gnu::always_inline]] inline bool begins(std::string_view s, const char (&lit)[N]) noexcept {
+  return s.size() >= N - 1 && same_bytes(s.data(), lit);
 }
 
 bool has_target(std::string_view method) noexcept {

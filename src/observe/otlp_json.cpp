@@ -5,6 +5,9 @@
 
 #include <array>
 #include <charconv>
+#include <cstring>
+
+#include "observe/span_shapes.hpp"
 
 namespace mcp::observe {
 namespace {
@@ -36,19 +39,6 @@ void append_double(std::string& out, double v) {
   char buf[64];
   const auto r = std::to_chars(buf, buf + sizeof buf, v);
   out.append(buf, r.ptr);
-}
-
-template <std::size_t N>
-void append_hex(std::string& out, const std::array<std::uint8_t, N>& bytes) {
-  static constexpr char digits[] = "0123456789abcdef";
-  char buf[2 * N + 2];
-  buf[0] = '"';
-  for (std::size_t i = 0; i < N; ++i) {
-    buf[1 + 2 * i] = digits[bytes[i] >> 4U];
-    buf[2 + 2 * i] = digits[bytes[i] & 0xFU];
-  }
-  buf[2 * N + 1] = '"';
-  out.append(buf, sizeof buf);
 }
 
 template <std::size_t N>
@@ -149,32 +139,147 @@ void append_scope(std::string& out) {
   out += '}';
 }
 
-void append_span(std::string& out, const span_record& s) {
-  out += "{\"traceId\":";
-  append_hex(out, s.context.trace_id);
-  out += ",\"spanId\":";
-  append_hex(out, s.context.span_id);
-  if (!all_zero(s.parent_span_id)) {
-    out += ",\"parentSpanId\":";
-    append_hex(out, s.parent_span_id);
+/// Writes a span's fixed-size parts with a pointer into room made once (`reserve`).
+class span_writer {
+ public:
+  explicit span_writer(char* p) : p_(p) {}
+  [[nodiscard]] char* end() const { return p_; }
+
+  template <std::size_t N>
+  void lit(const char (&s)[N]) {
+    std::memcpy(p_, s, N - 1);
+    p_ += N - 1;
   }
-  if (!s.context.trace_state.empty()) {
-    out += ",\"traceState\":";
-    append_json_string(out, s.context.trace_state);
+  /// `"hex"`: two digits per byte from a table of the 256 pairs.
+  template <std::size_t N>
+  void hex(const std::array<std::uint8_t, N>& bytes) {
+    *p_++ = '"';
+    for (const auto b : bytes) {
+      std::memcpy(p_, &hex_pairs[2 * std::size_t{b}], 2);
+      p_ += 2;
+    }
+    *p_++ = '"';
+  }
+  /// An unsigned decimal, two digits at a time from a table, written backwards into a small
+  /// buffer.
+  void u64(std::uint64_t v) {
+    char buf[20];
+    char* q = buf + sizeof buf;
+    while (v >= 100) {
+      q -= 2;
+      std::memcpy(q, &decimal_pairs[2 * static_cast<std::size_t>(v % 100)], 2);
+      v /= 100;
+    }
+    if (v >= 10) {
+      q -= 2;
+      std::memcpy(q, &decimal_pairs[2 * static_cast<std::size_t>(v)], 2);
+    } else {
+      *--q = static_cast<char>('0' + v);
+    }
+    const auto n = static_cast<std::size_t>(buf + sizeof buf - q);
+    std::memcpy(p_, q, n);
+    p_ += n;
+  }
+
+ private:
+  static constexpr auto hex_pairs = [] {
+    std::array<char, 512> t{};
+    constexpr char digits[] = "0123456789abcdef";
+    for (std::size_t i = 0; i < 256; ++i) {
+      t[2 * i] = digits[i >> 4U];
+      t[2 * i + 1] = digits[i & 0xFU];
+    }
+    return t;
+  }();
+  static constexpr auto decimal_pairs = [] {
+    std::array<char, 200> t{};
+    for (std::size_t i = 0; i < 100; ++i) {
+      t[2 * i] = static_cast<char>('0' + i / 10);
+      t[2 * i + 1] = static_cast<char>('0' + i % 10);
+    }
+    return t;
+  }();
+  char* p_;
+};
+
+/// The longest the fixed-size head of a span can be: ids, flags, times and their keys.
+constexpr std::size_t span_head_room = 256;
+
+/// Writes the ids, flags and times straight into `out`'s room.
+void append_span_head(std::string& out, const span_record& s) {
+  const auto at = out.size();
+  out.resize(at + span_head_room);
+  span_writer w(out.data() + at);
+  w.lit("{\"traceId\":");
+  w.hex(s.context.trace_id);
+  w.lit(",\"spanId\":");
+  w.hex(s.context.span_id);
+  if (!all_zero(s.parent_span_id)) {
+    w.lit(",\"parentSpanId\":");
+    w.hex(s.parent_span_id);
   }
   // Low byte: the W3C flags; 0x100: whether the parent is remote is known; 0x200: it is.
   std::uint32_t flags = s.context.flags | 0x100U;
   if (s.parent_remote) flags |= 0x200U;
-  out += ",\"flags\":";
-  append_u64(out, flags);
-  out += ",\"name\":";
-  append_json_string(out, s.name);
-  out += s.side == kind::server ? ",\"kind\":2" : ",\"kind\":3";
-  out += ",\"startTimeUnixNano\":";
-  append_u64_string(out, s.start_unix_ns);
-  out += ",\"endTimeUnixNano\":";
-  append_u64_string(out, s.end_unix_ns);
-  append_attributes(out, s.attributes);
+  w.lit(",\"flags\":");
+  w.u64(flags);
+  w.lit(",\"startTimeUnixNano\":\"");
+  w.u64(s.start_unix_ns);
+  w.lit("\",\"endTimeUnixNano\":\"");
+  w.u64(s.end_unix_ns);
+  *w.end() = '"';
+  out.resize(static_cast<std::size_t>(w.end() + 1 - out.data()));
+}
+
+/// One of the call's own text attributes, with its key's encoding made at compile time.
+void append_call_text(std::string& out, bool& first, std::string_view key_json,
+                      const std::string& v) {
+  if (v.empty()) return;
+  if (!first) out += ',';
+  first = false;
+  out += key_json;
+  append_json_string(out, v);
+  out += "}}";
+}
+
+void append_span(std::string& out, const span_record& s) {
+  append_span_head(out, s);
+  if (!s.context.trace_state.empty()) {
+    out += ",\"traceState\":";
+    append_json_string(out, s.context.trace_state);
+  }
+  if (s.shape) {
+    out += s.shape->otlp_name_kind;
+  } else {
+    out += ",\"kind\":2";
+  }
+  const std::size_t open = out.size();
+  out += ",\"attributes\":[";
+  bool first = true;
+  if (s.shape && !s.shape->otlp_attributes.empty()) {
+    out += s.shape->otlp_attributes;
+    first = false;
+  }
+  append_call_text(out, first, R"({"key":"jsonrpc.request.id","value":{"stringValue":)",
+                   s.request_id);
+  append_call_text(out, first, R"({"key":"mcp.session.id","value":{"stringValue":)", s.session_id);
+  append_call_text(out, first, R"({"key":"client.address","value":{"stringValue":)",
+                   s.peer_address);
+  if (!s.peer_address.empty() && s.peer_port != 0) {
+    out += R"(,{"key":"client.port","value":{"intValue":")";
+    append_u64(out, s.peer_port);
+    out += "\"}}";
+  }
+  append_call_text(out, first, R"({"key":"mcp.resource.uri","value":{"stringValue":)",
+                   s.resource_uri);
+  append_call_text(out, first, R"({"key":"error.type","value":{"stringValue":)", s.error_type);
+  append_call_text(out, first, R"({"key":"rpc.response.status_code","value":{"stringValue":)",
+                   s.status_code);
+  if (first) {
+    out.resize(open);  // no attributes at all
+  } else {
+    out += ']';
+  }
   if (s.status == span_status::error) {
     out += ",\"status\":{";
     if (!s.status_message.empty()) {
@@ -237,6 +342,11 @@ void append_sum(std::string& out, const metric_data& m, std::uint64_t now) {
 }
 
 }  // namespace
+
+void detail::append_otlp_key_value(std::string& out, std::string_view key,
+                                   const attribute_value& v) {
+  append_key_value(out, key, v);
+}
 
 void write_otlp_traces(std::span<const span_record> spans, const resource_attributes& resource,
                        std::string& out) {

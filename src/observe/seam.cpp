@@ -4,6 +4,7 @@
 #include <array>
 
 #include "observe/recycle.hpp"
+#include "peer_span.hpp"
 
 namespace mcp::observe {
 
@@ -35,15 +36,23 @@ class combined final : public observer {
  public:
   explicit combined(std::vector<std::shared_ptr<observer>> parts) : parts_(std::move(parts)) {}
 
-  // The clock is read once for all the parts.
+  // The clock is read once for all the parts (none when the engine gave its reading: then the
+  // operation is passed on as it is, not copied).
   span on_start(const operation& op) override {
+    if (op.start != std::chrono::steady_clock::time_point{}) {
+      return gather([&op](observer& o) { return o.on_start(op); });
+    }
     operation timed = op;
-    timed.start = now_if_unset(op.start);
+    timed.start = std::chrono::steady_clock::now();
     return gather([&timed](observer& o) { return o.on_start(timed); });
   }
   void on_end(span& s, const outcome& o) override {
+    if (o.end != std::chrono::steady_clock::time_point{}) {
+      scatter(s, [&o](observer& p, span& part) { p.on_end(part, o); });
+      return;
+    }
     outcome timed = o;
-    timed.end = now_if_unset(o.end);
+    timed.end = std::chrono::steady_clock::now();
     scatter(s, [&timed](observer& p, span& part) { p.on_end(part, timed); });
   }
   span on_session_start(const session_info& info) override {
@@ -76,15 +85,18 @@ class combined final : public observer {
     if (parts_.size() > st->first.size()) st->rest.resize(parts_.size() - st->first.size());
     span out;
     for (std::size_t i = 0; i < parts_.size(); ++i) {
-      span& part = (*st)[i];
-      part = start(*parts_[i]);
-      if (!part) continue;
-      if (!out) out.start = part.start;
+      span got = start(*parts_[i]);
+      if (!got) continue;
+      if (!out) out.start = got.start;
       out.active = true;
-      if (!out.context.valid() && part.context.valid()) {
-        out.context = part.context;
-        out.baggage = part.baggage;
+      if (!out.context.valid() && got.context.valid()) {  // its texts copied only when set
+        out.context.trace_id = got.context.trace_id;
+        out.context.span_id = got.context.span_id;
+        out.context.flags = got.context.flags;
+        if (!got.context.trace_state.empty()) out.context.trace_state = got.context.trace_state;
+        if (!got.baggage.empty()) out.baggage = got.baggage;
       }
+      mcp::detail::hand_over((*st)[i], got);
     }
     if (out) out.state = std::move(st);
     return out;

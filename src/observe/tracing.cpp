@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "observe/recycle.hpp"
+#include "observe/span_shapes.hpp"
 
 namespace mcp::observe {
 namespace {
@@ -54,11 +55,6 @@ parent_info find_parent(const operation& op) {
   return p;
 }
 
-void add_error_attributes(std::vector<attribute>& attrs, const error_classification& c) {
-  if (!c.error_type.empty()) attrs.push_back({attr::error_type, c.error_type});
-  if (!c.status_code.empty()) attrs.push_back({attr::status_code, c.status_code});
-}
-
 class tracer final : public observer {
  public:
   explicit tracer(tracer_options opts) : opts_(std::move(opts)) {
@@ -87,13 +83,18 @@ class tracer final : public observer {
     if (!ctx.sampled()) return s;
     auto st = std::make_unique<recording>();
     auto& r = st->record;
-    r.name = span_name(op);
-    r.side = op.side;
+    r.shape = detail::interned_shape(op);
     r.context = ctx;
     if (parent.context.valid()) r.parent_span_id = parent.context.span_id;
     r.parent_remote = parent.remote;
     r.start_unix_ns = clock_.at(s.start);
-    r.attributes = operation_attributes(op, attribute_use::span);
+    r.request_id = op.request_id;
+    r.session_id = op.session_id;
+    if (op.side == kind::server && !op.peer_address.empty()) {
+      r.peer_address = op.peer_address;
+      r.peer_port = op.peer_port;
+    }
+    r.resource_uri = op.resource_uri;
     s.state = std::move(st);
     return s;
   }
@@ -104,8 +105,9 @@ class tracer final : public observer {
     if (st == nullptr) return;
     auto& r = st->record;
     r.end_unix_ns = std::max(r.start_unix_ns, clock_.at(now_if_unset(o.end)));
-    const auto c = classify(r.side, o);
-    add_error_attributes(r.attributes, c);
+    auto c = classify(r.side(), o);
+    r.error_type = std::move(c.error_type);
+    r.status_code = std::move(c.status_code);
     if (c.error) {
       r.status = span_status::error;
       if (o.status == status::rpc_error) r.status_message = std::string(o.message);

@@ -58,7 +58,7 @@ struct collected {
     std::optional<span_record> out;
     cv.wait_for(lock, 5s, [&] {
       auto it = std::find_if(spans.begin(), spans.end(), [&](const span_record& s) {
-        return s.name == name && s.side == side;
+        return s.name() == name && s.side() == side;
       });
       if (it != spans.end()) out = *it;
       return out.has_value();
@@ -69,13 +69,18 @@ struct collected {
 
 /// The string value of attribute `key`, or "(none)".
 std::string attr(const span_record& s, std::string_view key) {
-  for (const auto& a : s.attributes) {
-    if (a.key != key) continue;
-    if (const auto* v = std::get_if<std::string>(&a.value)) return *v;
-    if (const auto* n = std::get_if<std::int64_t>(&a.value)) return std::to_string(*n);
-    return std::get<bool>(a.value) ? "true" : "false";
-  }
-  return "(none)";
+  std::string out = "(none)";
+  s.for_each_attribute([&](std::string_view k, const mcp::observe::attribute_value& v) {
+    if (k != key) return;
+    if (const auto* t = std::get_if<std::string>(&v)) {
+      out = *t;
+    } else if (const auto* n = std::get_if<std::int64_t>(&v)) {
+      out = std::to_string(*n);
+    } else {
+      out = std::get<bool>(v) ? "true" : "false";
+    }
+  });
+  return out;
 }
 
 void add_tools(mcp::server& s, std::string* seen_trace = nullptr) {
@@ -219,6 +224,45 @@ TEST(engine_observation, metrics_count_calls_outcomes_and_sessions) {
       << text;
   EXPECT_EQ(count_of("mcp_server_session_duration_seconds_count{", "mcp_protocol_version"), "1")
       << text;
+}
+
+TEST(engine_observation, a_received_request_names_its_tool_prompt_or_resource_only) {
+  // The server reads the method's target (tools/call, prompts/get) and resource URI
+  // (resources/*) from the params; tools/list is as long as tools/call and differs in its last
+  // four bytes: its `name`, were it there, names nothing.
+  collected server_spans;
+  mcp::server s({.observer = server_spans.tracer()});
+  add_tools(s);
+  s.add_prompt({.name = "greet"},
+               [](const mcp::prompt_request&) -> mcp::result<mcp::get_prompt_result> {
+                 return mcp::get_prompt_result{};
+               });
+  s.add_resource({.uri = "config://app", .name = "app"},
+                 [](const mcp::resource_request& r) -> mcp::result<mcp::read_resource_result> {
+                   return mcp::read_resource_result{{mcp::resource_contents::text_of(r.uri, "x")}};
+                 });
+  auto c = mcp::connect_in_process(s);
+  ASSERT_TRUE(c) << c.error().message;
+  ASSERT_TRUE(c->client->call_tool("add"));
+  ASSERT_TRUE(c->client->get_prompt("greet"));
+  ASSERT_TRUE(c->client->read_resource("config://app"));
+  ASSERT_TRUE(c->client->request("tools/list", object{{"name", "add"}, {"uri", "x://y"}}));
+  const auto call = server_spans.find("tools/call add", kind::server);
+  ASSERT_TRUE(call);
+  EXPECT_EQ(attr(*call, "gen_ai.tool.name"), "add");
+  EXPECT_EQ(attr(*call, "mcp.resource.uri"), "(none)");
+  const auto prompt = server_spans.find("prompts/get greet", kind::server);
+  ASSERT_TRUE(prompt);
+  EXPECT_EQ(attr(*prompt, "gen_ai.prompt.name"), "greet");
+  const auto read = server_spans.find("resources/read", kind::server);
+  ASSERT_TRUE(read);
+  EXPECT_EQ(attr(*read, "mcp.resource.uri"), "config://app");
+  const auto list = server_spans.find("tools/list", kind::server);
+  ASSERT_TRUE(list);
+  EXPECT_EQ(attr(*list, "gen_ai.tool.name"), "(none)");
+  EXPECT_EQ(attr(*list, "mcp.resource.uri"), "(none)");
+  c->client->close();
+  c->session->close();
 }
 
 TEST(engine_observation, the_audit_line_carries_the_trace_id) {

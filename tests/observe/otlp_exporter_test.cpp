@@ -330,7 +330,7 @@ TEST(OtlpExporter, TheEngineSpansOfRealCallsDecodeByTheConventions) {
 
 span_record one_span() {
   span_record r;
-  r.name = "ping";
+  r.shape = make_span_shape("ping", kind::server, {{attr::method_name, std::string("ping")}});
   r.context.trace_id = new_trace_id();
   r.context.span_id = new_span_id();
   r.context.flags = 1;

@@ -12,16 +12,16 @@ using namespace mcp::observe;
 
 span_record sample_span() {
   span_record r;
-  r.name = "tools/call get-weather";
-  r.side = kind::server;
+  r.shape = make_span_shape("tools/call get-weather", kind::server,
+                            {{attr::method_name, std::string("tools/call")}});
   r.context = *parse_traceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01");
   r.context.trace_state = "rojo=1";
   r.parent_span_id = {1, 2, 3, 4, 5, 6, 7, 8};
   r.parent_remote = true;
   r.start_unix_ns = 1767225600000000000ULL;
   r.end_unix_ns = 1767225600012345678ULL;
-  r.attributes = {{attr::method_name, std::string("tools/call")},
-                  {attr::client_port, std::int64_t{51234}}};
+  r.peer_address = "10.0.0.7";
+  r.peer_port = 51234;
   r.status = span_status::error;
   r.status_message = "boom \"quoted\"";
   return r;
@@ -48,14 +48,23 @@ TEST(OtlpJson, Traces) {
   EXPECT_EQ(s.at("kind").as_int64(), 2);       // SERVER
   EXPECT_EQ(s.at("startTimeUnixNano").as_string(), "1767225600000000000");
   EXPECT_EQ(s.at("endTimeUnixNano").as_string(), "1767225600012345678");
-  EXPECT_EQ(s.at("attributes").at(1).at("value").at("intValue").as_string(), "51234");
+  const auto& attrs = s.at("attributes").as_array();
+  ASSERT_EQ(attrs.size(), 3U);  // the shape's, then the call's own
+  EXPECT_EQ(attrs.at(0).at("key").as_string(), "mcp.method.name");
+  EXPECT_EQ(attrs.at(0).at("value").at("stringValue").as_string(), "tools/call");
+  EXPECT_EQ(attrs.at(1).at("key").as_string(), "client.address");
+  EXPECT_EQ(attrs.at(1).at("value").at("stringValue").as_string(), "10.0.0.7");
+  EXPECT_EQ(attrs.at(2).at("key").as_string(), "client.port");
+  EXPECT_EQ(attrs.at(2).at("value").at("intValue").as_string(), "51234");
+  EXPECT_EQ(s.at("name").as_string(), "tools/call get-weather");
   EXPECT_EQ(s.at("status").at("code").as_int64(), 2);
   EXPECT_EQ(s.at("status").at("message").as_string(), "boom \"quoted\"");
 }
 
 TEST(OtlpJson, RootClientSpanWithoutStatusOrState) {
   auto r = sample_span();
-  r.side = kind::client;
+  r.shape = make_span_shape("ping", kind::client, {});
+  r.peer_address.clear();
   r.parent_span_id = {};
   r.parent_remote = false;
   r.context.trace_state.clear();
@@ -73,6 +82,7 @@ TEST(OtlpJson, RootClientSpanWithoutStatusOrState) {
   EXPECT_FALSE(s.contains("status"));
   EXPECT_EQ(s.at("kind").as_int64(), 3);  // CLIENT
   EXPECT_EQ(s.at("flags").as_int64(), 0x101);
+  EXPECT_FALSE(s.contains("attributes"));  // none at all: left out
 }
 
 TEST(OtlpJson, Metrics) {

@@ -6,6 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
 
 namespace {
 
@@ -24,16 +27,18 @@ struct collected {
   }
 };
 
-const attribute* find(const span_record& r, std::string_view key) {
-  for (const auto& a : r.attributes) {
-    if (a.key == key) return &a;
-  }
-  return nullptr;
+/// The attribute `key` of `r` (its shape's or its own), if it has one.
+std::optional<attribute_value> find(const span_record& r, std::string_view key) {
+  std::optional<attribute_value> out;
+  r.for_each_attribute([&](std::string_view k, const attribute_value& v) {
+    if (k == key) out = v;
+  });
+  return out;
 }
 
 std::string str(const span_record& r, std::string_view key) {
-  const auto* a = find(r, key);
-  return a == nullptr ? "<none>" : std::get<std::string>(a->value);
+  const auto a = find(r, key);
+  return !a ? "<none>" : std::get<std::string>(*a);
 }
 
 TEST(Tracer, ServerSpanParentedByMeta) {
@@ -53,8 +58,8 @@ TEST(Tracer, ServerSpanParentedByMeta) {
   t->on_end(s, {.status = status::tool_error});
   ASSERT_EQ(c.spans.size(), 1U);
   const auto& r = c.spans[0];
-  EXPECT_EQ(r.name, "tools/call get-weather");
-  EXPECT_EQ(r.side, kind::server);
+  EXPECT_EQ(r.name(), "tools/call get-weather");
+  EXPECT_EQ(r.side(), kind::server);
   EXPECT_TRUE(r.parent_remote);
   EXPECT_EQ(r.parent_span_id,
             (std::array<std::uint8_t, 8>{0x00, 0xf0, 0x67, 0xaa, 0x0b, 0xa9, 0x02, 0xb7}));
@@ -90,8 +95,8 @@ TEST(Tracer, ClientSpanInsideAServerSpanSharesItsTrace) {
   t->on_end(outer, {});
   ASSERT_EQ(c.spans.size(), 2U);
   const auto& r = c.spans[0];
-  EXPECT_EQ(r.name, "sampling/createMessage");
-  EXPECT_EQ(r.side, kind::client);
+  EXPECT_EQ(r.name(), "sampling/createMessage");
+  EXPECT_EQ(r.side(), kind::client);
   EXPECT_FALSE(r.parent_remote);
   EXPECT_EQ(r.parent_span_id, outer.context.span_id);
   // On the client side every JSON-RPC error is an error.
@@ -100,7 +105,7 @@ TEST(Tracer, ClientSpanInsideAServerSpanSharesItsTrace) {
   EXPECT_EQ(r.status, span_status::error);
   EXPECT_EQ(r.status_message, "bad params");
   EXPECT_EQ(c.spans[1].status, span_status::unset);
-  EXPECT_EQ(find(c.spans[1], attr::error_type), nullptr);
+  EXPECT_FALSE(find(c.spans[1], attr::error_type));
 }
 
 TEST(Tracer, ServerAnsweringTheCallersMistakeIsNoError) {
@@ -109,7 +114,7 @@ TEST(Tracer, ServerAnsweringTheCallersMistakeIsNoError) {
   auto s = t->on_start({.side = kind::server, .method = "tools/call", .target = "nope"});
   t->on_end(s, {.status = status::rpc_error, .code = -32602, .message = "Unknown tool"});
   ASSERT_EQ(c.spans.size(), 1U);
-  EXPECT_EQ(find(c.spans[0], attr::error_type), nullptr);
+  EXPECT_FALSE(find(c.spans[0], attr::error_type));
   EXPECT_EQ(str(c.spans[0], attr::status_code), "-32602");
   EXPECT_EQ(c.spans[0].status, span_status::unset);
   EXPECT_FALSE(c.spans[0].parent_remote);
@@ -153,6 +158,103 @@ TEST(Tracer, SamplingFollowsTheParentAndTheRatio) {
   }
   EXPECT_GT(sampled, 850);
   EXPECT_LT(sampled, 1150);
+}
+
+/// The attributes of `r` as "key=value" lines, in order (ints as decimal).
+std::vector<std::string> listed(const span_record& r) {
+  std::vector<std::string> out;
+  r.for_each_attribute([&](std::string_view k, const attribute_value& v) {
+    const auto* t = std::get_if<std::string>(&v);
+    out.push_back(std::string(k) + "=" +
+                  (t != nullptr ? *t : std::to_string(std::get<std::int64_t>(v))));
+  });
+  return out;
+}
+
+TEST(Tracer, SpansOfOneAttributeSetShareOneShapeAndKeepTheirOwnParts) {
+  collected c;
+  auto t = make_tracer({.sink = c.sink()});
+  const operation base{.side = kind::server,
+                       .method = "tools/call",
+                       .target = "shape-test-tool",
+                       .request_id = "1",
+                       .protocol_version = "2025-11-25",
+                       .session_id = "sess-a",
+                       .transport = network_transport::tcp,
+                       .network_protocol_name = "http",
+                       .network_protocol_version = "1.1",
+                       .peer_address = "10.1.2.3",
+                       .peer_port = 40000};
+  const auto run = [&](operation op, outcome o = {}) {
+    auto s = t->on_start(op);
+    t->on_end(s, o);
+  };
+  run(base);
+  auto other_call = base;
+  other_call.request_id = "2";
+  other_call.session_id = "sess-b";
+  other_call.peer_address = "10.9.9.9";
+  other_call.peer_port = 40001;
+  run(other_call, {.status = status::rpc_error, .code = -32603});
+  auto other_tool = base;
+  other_tool.target = "shape-test-other";
+  run(other_tool);
+  auto other_version = base;
+  other_version.network_protocol_version = "2";
+  run(other_version);
+  auto client = base;
+  client.side = kind::client;
+  run(client);
+  auto other_server = client;
+  other_server.peer_port = 40002;
+  run(other_server);
+  ASSERT_EQ(c.spans.size(), 6U);
+  // One shape for the first two, whatever their ids, sessions and peers; another for each
+  // set that differs in a constant attribute.
+  EXPECT_EQ(c.spans[0].shape.get(), c.spans[1].shape.get());
+  for (std::size_t i = 2; i < 6; ++i) {
+    for (std::size_t j = 0; j < i; ++j) {
+      EXPECT_NE(c.spans[i].shape.get(), c.spans[j].shape.get()) << i << " vs " << j;
+    }
+  }
+  EXPECT_EQ(listed(c.spans[0]),
+            (std::vector<std::string>{
+                "mcp.method.name=tools/call", "gen_ai.tool.name=shape-test-tool",
+                "gen_ai.operation.name=execute_tool", "mcp.protocol.version=2025-11-25",
+                "network.transport=tcp", "network.protocol.name=http",
+                "network.protocol.version=1.1", "jsonrpc.request.id=1", "mcp.session.id=sess-a",
+                "client.address=10.1.2.3", "client.port=40000"}));
+  const auto second = listed(c.spans[1]);
+  EXPECT_EQ(std::vector<std::string>(second.begin() + 7, second.end()),
+            (std::vector<std::string>{"jsonrpc.request.id=2", "mcp.session.id=sess-b",
+                                      "client.address=10.9.9.9", "client.port=40001",
+                                      "error.type=-32603", "rpc.response.status_code=-32603"}));
+  EXPECT_EQ(c.spans[2].name(), "tools/call shape-test-other");
+  EXPECT_EQ(str(c.spans[3], attr::network_protocol_version), "2");
+  // The client side: the server's address is constant (the shape's), no client.* attributes.
+  EXPECT_EQ(c.spans[4].side(), kind::client);
+  EXPECT_EQ(str(c.spans[4], attr::server_address), "10.1.2.3");
+  EXPECT_EQ(std::get<std::int64_t>(*find(c.spans[5], attr::server_port)), 40002);
+  EXPECT_FALSE(find(c.spans[4], attr::client_address));
+  // The vector view lists the same.
+  EXPECT_EQ(c.spans[0].attributes().size(), 11U);
+}
+
+TEST(Tracer, ManyAttributeSetsKeepTheirOwnNames) {
+  // More tool names than the process interns: the later ones get shapes of their own.
+  collected c;
+  auto t = make_tracer({.sink = c.sink()});
+  for (int i = 0; i < 1100; ++i) {
+    const auto name = "many-" + std::to_string(i);
+    auto s = t->on_start({.method = "tools/call", .target = name});
+    t->on_end(s, {});
+  }
+  ASSERT_EQ(c.spans.size(), 1100U);
+  for (int i = 0; i < 1100; i += 99) {
+    EXPECT_EQ(c.spans[static_cast<std::size_t>(i)].name(), "tools/call many-" + std::to_string(i));
+    EXPECT_EQ(str(c.spans[static_cast<std::size_t>(i)], attr::tool_name),
+              "many-" + std::to_string(i));
+  }
 }
 
 TEST(Tracer, RefusesBadOptions) {

@@ -37,24 +37,92 @@ namespace mcp::observe {
 /// A span's status: UNSET, or ERROR when `error.type` is set (never OK, as the conventions say).
 enum class span_status : std::uint8_t { unset, error };
 
-/// A finished span. A plain value; safe to move between threads.
-struct span_record {
+/// What many spans share: the name, the kind and the attributes that are the same for every
+/// operation of one (side, method, target, protocol version, transport, peer server) set.
+/// `make_tracer` interns these (up to 1,024 sets for the process's life; more are made per
+/// span), so that a span costs neither the building nor the encoding of its constant part.
+/// Immutable once made; safe to share between threads.
+struct span_shape {
   std::string name{};        ///< `span_name(op)`: e.g. "tools/call get-weather"
   kind side = kind::server;  ///< SERVER for received operations, CLIENT for sent ones
-  trace_context context;     ///< its own trace id, span id, flags and tracestate
+  /// The conventions' attributes that do not vary per call: `mcp.method.name`, the target,
+  /// `gen_ai.operation.name`, `mcp.protocol.version`, `network.*`, and on the client side
+  /// `server.address`/`server.port` (`operation_attributes` without the per-call ones).
+  std::vector<attribute> attributes{};
+  /// Their OTLP/JSON encoding, made once by `make_span_shape` (the exporter appends it).
+  std::string otlp_name_kind{};   ///< `,"name":...,"kind":N`
+  std::string otlp_attributes{};  ///< `attributes` as comma-separated KeyValue objects
+};
+
+/// A shape of these parts, its OTLP/JSON encoding made. Thread-safe; throws only
+/// std::bad_alloc.
+[[nodiscard]] std::shared_ptr<const span_shape> make_span_shape(std::string name, kind side,
+                                                                std::vector<attribute> attributes);
+
+/// A finished span: a shared shape and what is this call's own. A plain value, fixed in size
+/// (short texts need no allocation); safe to move between threads.
+struct span_record {
+  /// Name, kind and constant attributes (`make_span_shape`); null: an unnamed SERVER span
+  /// without them.
+  std::shared_ptr<const span_shape> shape{};
+  trace_context context;                         ///< its own trace id, span id, flags, tracestate
   std::array<std::uint8_t, 8> parent_span_id{};  ///< all zero: a root span
   bool parent_remote = false;                    ///< the parent came from `_meta`
   std::uint64_t start_unix_ns = 0;               ///< wall-clock start, ns since the Unix epoch
   std::uint64_t end_unix_ns = 0;                 ///< wall-clock end (never before the start)
-  std::vector<attribute> attributes;        ///< the conventions' attributes, error ones included
+  // This call's attributes (empty: absent), in this order after the shape's:
+  std::string request_id{};     ///< `jsonrpc.request.id`
+  std::string session_id{};     ///< `mcp.session.id`
+  std::string peer_address{};   ///< `client.address` (server side; the client's is in the shape)
+  std::uint16_t peer_port = 0;  ///< `client.port` (with `peer_address`); 0: absent
+  std::string resource_uri{};   ///< `mcp.resource.uri`
+  std::string error_type{};     ///< `error.type`
+  std::string status_code{};    ///< `rpc.response.status_code`
   span_status status = span_status::unset;  ///< ERROR when the operation failed
   std::string status_message{};             ///< the JSON-RPC error's message, with status ERROR
+
+  /// The span's name (the shape's; empty without one).
+  [[nodiscard]] std::string_view name() const noexcept {
+    return shape ? std::string_view(shape->name) : std::string_view();
+  }
+  /// SERVER or CLIENT (the shape's; SERVER without one).
+  [[nodiscard]] kind side() const noexcept { return shape ? shape->side : kind::server; }
+  /// Calls `f(std::string_view key, const attribute_value&)` for each attribute: the shape's,
+  /// then this call's. Values made for the call are temporaries: copy what you keep.
+  template <class F>
+  void for_each_attribute(F&& f) const {
+    if (shape) {
+      for (const auto& a : shape->attributes) f(a.key, a.value);
+    }
+    const auto text = [&f](std::string_view key, const std::string& v) {
+      if (!v.empty()) f(key, attribute_value(v));
+    };
+    text(attr::request_id, request_id);
+    text(attr::session_id, session_id);
+    text(attr::client_address, peer_address);
+    if (!peer_address.empty() && peer_port != 0) {
+      f(attr::client_port, attribute_value(std::int64_t{peer_port}));
+    }
+    text(attr::resource_uri, resource_uri);
+    text(attr::error_type, error_type);
+    text(attr::status_code, status_code);
+  }
+  /// Every attribute, as `for_each_attribute` lists them (a copy). Throws only std::bad_alloc.
+  [[nodiscard]] std::vector<attribute> attributes() const {
+    std::vector<attribute> out;
+    for_each_attribute([&out](std::string_view k, const attribute_value& v) {
+      out.push_back({k, v});
+    });
+    return out;
+  }
 };
 
 /// What `make_tracer` records spans with.
 struct tracer_options {
   /// Receives every finished, sampled span, on the thread that ended it. Must be quick and must
-  /// not throw (`otlp_exporter::span_sink()` only queues it). Required.
+  /// not throw (`otlp_exporter::span_sink()` only queues it). A sink of its own reads the
+  /// span's name and attributes through `span_record::name()` and `for_each_attribute`.
+  /// Required.
   std::function<void(span_record&&)> sink{};
   /// The probability that a new trace (no parent) is sampled; a span with a parent follows the
   /// parent's sampled flag. Unsampled spans still propagate their context.

@@ -1,0 +1,23 @@
+// Internal: the span shapes the tracer interns (span_shapes.cpp), and the OTLP/JSON pieces
+// they are encoded with (otlp_json.cpp).
+#pragma once
+
+#include <mcp/observe/tracing.hpp>
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace mcp::observe::detail {
+
+/// The shape of `op`'s spans: found in this thread's cache by comparing the operation's start
+/// attributes member by member (no key built), else in the process's table under a lock, else
+/// made and added (up to 1,024 shapes; beyond that, made for this span alone). The pointer
+/// returned for an interned shape owns nothing (the table keeps every shape for the process's
+/// life), so copying it touches no reference count. Thread-safe; throws only std::bad_alloc.
+[[nodiscard]] std::shared_ptr<const span_shape> interned_shape(const operation& op);
+
+/// `{"key":<key>,"value":{...}}`, appended to `out`.
+void append_otlp_key_value(std::string& out, std::string_view key, const attribute_value& v);
+
+}  // namespace mcp::observe::detail
