@@ -23,11 +23,14 @@ if(MCP_BUILD_EXAMPLES)
   add_dependencies(mcp_client_cache_tests demo_server)
 endif()
 
-# mcp/client.hpp in the 2026-07-28 era: the retry after -32020, subscriptions/listen.
+# mcp/client.hpp in the 2026-07-28 era: the retry after -32020, subscriptions/listen (against our
+# server, and a raw one on 127.0.0.1 for what reaches the wire: the pause before a listen is sent
+# again, a wait_task's listen closed when the wait ends).
 if(MCP_BUILD_EXAMPLES)
-  mcp_add_test(mcp_client_tests client/client_test.cpp)
+  mcp_add_test(mcp_client_tests client/client_test.cpp client/client_listen_test.cpp)
   target_link_libraries(mcp_client_tests PRIVATE mcp::http)
-  target_include_directories(mcp_client_tests PRIVATE ${PROJECT_SOURCE_DIR}/src)
+  target_include_directories(mcp_client_tests PRIVATE ${PROJECT_SOURCE_DIR}/src
+                                                      ${CMAKE_CURRENT_SOURCE_DIR}/http)
   target_compile_definitions(mcp_client_tests PRIVATE MCP_DEMO_SERVER="$<TARGET_FILE:demo_server>")
   add_dependencies(mcp_client_tests demo_server)
 endif()
