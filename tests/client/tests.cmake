@@ -47,7 +47,8 @@ endif()
 
 # The client against the TypeScript SDK 2.4.0 server (conformance/ts_sdk2_server.mjs: 2026-07-28
 # only, both eras, 2025-11-25 only; stdio and HTTP; through both `mcp-cpp bridge` directions). One ctest run through
-# conformance/ts_sdk2_server.sh, which installs the pinned SDK (npm, network the first time).
+# conformance/ts_sdk2.sh, which installs the pinned SDK (npm, network the first time) and names the
+# server script in MCP_TS2_SCRIPT.
 if(MCP_BUILD_EXAMPLES)
   add_executable(mcp_client_ts_sdk2_tests client/ts_sdk2_server_test.cpp)
   target_link_libraries(mcp_client_ts_sdk2_tests PRIVATE mcp::mcp mcp::http GTest::gtest
@@ -58,7 +59,7 @@ if(MCP_BUILD_EXAMPLES)
     MCP_CLI="$<TARGET_FILE:mcp-cpp>")
   add_dependencies(mcp_client_ts_sdk2_tests mcp-cpp)
   add_test(NAME mcp_conformance_ts_sdk2_server
-    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/conformance/ts_sdk2_server.sh
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/conformance/ts_sdk2.sh ts_sdk2_server.mjs
             $<TARGET_FILE:mcp_client_ts_sdk2_tests>)
   set_tests_properties(mcp_conformance_ts_sdk2_server PROPERTIES
     SKIP_RETURN_CODE 77 TIMEOUT 600 LABELS "conformance;interop")
