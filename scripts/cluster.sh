@@ -26,7 +26,7 @@ if ! [[ "$nodes" =~ ^[1-9][0-9]*$ ]]; then
   echo "cluster.sh: N must be a positive number of nodes, not '$nodes'" >&2
   exit 2
 fi
-for prog in redis-server haproxy python3; do
+for prog in redis-server redis-cli haproxy python3; do
   command -v "$prog" >/dev/null || { echo "cluster.sh: $prog is not installed (apt-get install $prog)" >&2; exit 1; }
 done
 
@@ -50,71 +50,21 @@ stop() {
 trap stop EXIT
 trap 'exit 0' INT TERM
 
-free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
-}
+# shellcheck source=cluster-lib.sh
+source "$root/scripts/cluster-lib.sh"
+cluster_redis "$dir" || exit 1
+redis_url="$cluster_redis_url"
 
-redis_port="$(free_port)"
-redis-server --port "$redis_port" --bind 127.0.0.1 --save '' --appendonly no --dir "$dir" \
-  --logfile "$dir/redis.log" --daemonize no &
-pids+=($!)
-for _ in $(seq 100); do
-  [[ "$(redis-cli -p "$redis_port" ping 2>/dev/null || true)" == PONG ]] && break
-  sleep 0.05
-done
-redis_url="redis://127.0.0.1:$redis_port"
-
-backends=""
+addrs=()
 for i in $(seq "$nodes"); do
-  "$bin" --http 127.0.0.1:0 --redis "$redis_url" --task-store "$redis_url/mcp-demo-tasks" \
-    2>"$dir/node$i.log" &
-  pids+=($!)
-  url=""
-  for _ in $(seq 200); do
-    url="$(grep -o 'http://127\.0\.0\.1:[0-9]*' "$dir/node$i.log" | head -1 || true)"
-    [[ -n "$url" ]] && break
-    sleep 0.05
-  done
-  if [[ -z "$url" ]]; then
-    echo "cluster.sh: node $i did not start:" >&2
-    cat "$dir/node$i.log" >&2
-    exit 1
-  fi
-  backends+="  server node$i ${url#http://} check inter 200ms fall 1 rise 2"$'\n'
-  echo "node $i: $url/mcp (log $dir/node$i.log)" >&2
+  cluster_node "$bin" "$dir/node$i.log" --redis "$redis_url" \
+    --task-store "$redis_url/mcp-demo-tasks" || exit 1
+    addrs+=("$cluster_node_addr")
+  echo "node $i: http://$cluster_node_addr/mcp (log $dir/node$i.log)" >&2
 done
 
-[[ "$port" == 0 ]] && port="$(free_port)"
-cat >"$dir/haproxy.cfg" <<CFG
-global
-  maxconn 4096
-defaults
-  mode http
-  # Streamed answers (SSE: a question to the client, progress, a GET stream's notifications)
-  # are forwarded as they come: without it HAProxy holds a partial chunk back (MSG_MORE) and the
-  # kernel sends it 200 ms later, which every elicitation round through the proxy paid.
-  option http-no-delay
-  timeout connect 2s
-  timeout client 10m
-  timeout server 10m
-  timeout http-keep-alive 2m
-frontend mcp
-  bind 127.0.0.1:$port
-  default_backend nodes
-backend nodes
-  balance roundrobin
-  # A node that dies is taken out by its failed health check (every 200 ms); a request whose
-  # connection to a node cannot be made goes to another one. Never a retry of a request that
-  # reached a node (it may have run): only its in-flight calls fail.
-  retries 3
-  option redispatch 1
-  retry-on conn-failure
-$backends
-CFG
-haproxy -f "$dir/haproxy.cfg" -db &
-pids+=($!)
-sleep 0.3
+cluster_haproxy "$dir" "$port" "${addrs[@]}" || exit 1
 echo "redis: $redis_url" >&2
-echo "http://127.0.0.1:$port/mcp"
+echo "$cluster_proxy_url"
 echo "cluster.sh: $nodes nodes behind HAProxy; Ctrl-C stops them" >&2
 wait "${pids[0]}"

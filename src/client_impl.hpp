@@ -175,7 +175,8 @@ struct client_session::impl final : detail::peer {
   /// Names task `id` in the listen (opened anew) when the server declared the tasks extension,
   /// and waits up to `timeout` for the acknowledgement (without one the waiter only polls).
   void listen_for_task(std::string_view id, std::chrono::milliseconds timeout);
-  /// A waiter of task `id` is done: it is named no more when the listen is next opened.
+  /// A waiter of task `id` is done: when no other waits for it, the listen is opened anew
+  /// without it (or, with nothing left to hear, ends).
   void unlisten_task(std::string_view id);
 
   json::object server_result;

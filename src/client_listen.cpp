@@ -4,7 +4,8 @@
 // `on_notification` as in the old era, and opens it again when it ends (the stream dropped, the
 // server restarted: nothing survives a reconnect), backing off with jitter after failures.
 // A wait_task names its task in the listen (taskIds) when the server declared the tasks
-// extension, so that notifications/tasks wakes it before its next tasks/get.
+// extension, so that notifications/tasks wakes it before its next tasks/get; when the wait ends
+// the listen is sent again without it (or, with nothing left to hear, closed).
 #include <mcp/client.hpp>
 
 #include <random>
@@ -209,8 +210,16 @@ void client_session::impl::listen_for_task(std::string_view id, std::chrono::mil
 }
 
 void client_session::impl::unlisten_task(std::string_view id) {
-  std::lock_guard lock(mu);
-  if (auto it = listen_tasks.find(id); it != listen_tasks.end()) listen_tasks.erase(it);
+  {
+    std::lock_guard lock(mu);
+    const auto it = listen_tasks.find(id);
+    if (it == listen_tasks.end()) return;  // not named in the listen
+    listen_tasks.erase(it);
+    if (listen_tasks.contains(id)) return;  // another wait_task still waits for it
+  }
+  // The listen named the task: it is replaced by one without it, or ends when nothing is left
+  // to hear (the server sees its stream closed).
+  start_listening();
 }
 
 }  // namespace mcp

@@ -8,15 +8,15 @@
 // ignores its own), 'l' and a list's method or 'u' and a resource's URI.
 #include <mcp/shared_state.hpp>
 
-#include <cerrno>
 #include <cstdint>
 #include <string>
+#include <system_error>
 
+#include "detail/random.hpp"
 #include "listen.hpp"
 #include "resources.hpp"
 #include "server_core.hpp"
 #include "server_session.hpp"
-#include <sys/random.h>
 
 namespace mcp::detail {
 
@@ -26,13 +26,10 @@ constexpr std::string_view changes_topic = "changes";
 
 std::uint64_t random_bits() {
   std::uint64_t r = 0;
-  std::size_t got = 0;
-  auto* p = reinterpret_cast<unsigned char*>(&r);
-  while (got < sizeof r) {
-    const auto n = ::getrandom(p + got, sizeof r - got, 0);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;  // no randomness: names and numbers only risk meeting another's
-    got += static_cast<std::size_t>(n);
+  try {
+    random_bytes(&r, sizeof r);
+  } catch (const std::system_error&) {
+    // No randomness: names and numbers only risk meeting another's.
   }
   return r;
 }

@@ -30,22 +30,15 @@ stop_all() {
 trap 'stop_all; rm -rf "$dir"' EXIT
 trap 'exit 1' INT TERM
 
-free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
-}
+# shellcheck source=../../scripts/cluster-lib.sh
+source "$here/../../scripts/cluster-lib.sh"
+
 cpu_ns() {
   local s=0
   for pid in "$@"; do
     s=$((s + $(cat /proc/"$pid"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%.0f", s }')))
   done
   echo "$s"
-}
-wait_port() {
-  for _ in $(seq 200); do
-    (echo >"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
-    sleep 0.05
-  done
-  return 1
 }
 open_session() {  # URL: a 2025-11-25 session's id
   local h
@@ -61,56 +54,36 @@ open_session() {  # URL: a 2025-11-25 session's id
   echo "$sid"
 }
 
+failed() {  # SETUP ERA: a setup that did not start is reported and stopped
+  echo "r$r $1 $2: the setup did not start"
+  stop_all
+}
+
 measure() {  # SETUP ERA: SETUP is "single" or the number of nodes behind the proxy
-  local setup="$1" era="$2" url node_pids=() redis_pid="" proxy_pid="" port
+  local setup="$1" era="$2" url node_pids=() redis_pid="" proxy_pid="" addrs=()
   if [[ "$setup" == single ]]; then
-    port="$(free_port)"
-    "$demo" --http "127.0.0.1:$port" --no-rate-limit --io-threads 2 >/dev/null 2>&1 &
-    node_pids+=($!)
-    pids+=($!)
-    wait_port "$port"
-    url="http://127.0.0.1:$port/mcp"
+    if ! cluster_node "$demo" "$dir/single.log" --no-rate-limit --io-threads 2; then
+      failed "$setup" "$era"
+      return
+    fi
+    node_pids+=("$cluster_pid")
+    url="http://$cluster_node_addr/mcp"
   else
-    local rport backends=""
-    rport="$(free_port)"
-    redis-server --port "$rport" --bind 127.0.0.1 --save '' --appendonly no --dir "$dir" \
-      --logfile "$dir/redis.log" >/dev/null 2>&1 &
-    redis_pid=$!
-    pids+=($!)
-    wait_port "$rport"
+    # The cluster as scripts/cluster.sh starts it (scripts/cluster-lib.sh), tasks in memory.
+    cluster_redis "$dir" || { failed "$setup" "$era"; return; }
+    redis_pid="$cluster_pid"
     for i in $(seq "$setup"); do
-      port="$(free_port)"
-      "$demo" --http "127.0.0.1:$port" --no-rate-limit --io-threads 2 \
-        --redis "redis://127.0.0.1:$rport" >/dev/null 2>&1 &
-      node_pids+=($!)
-      pids+=($!)
-      wait_port "$port"
-      backends+="  server n$i 127.0.0.1:$port check inter 200ms fall 1 rise 2"$'\n'
+      cluster_node "$demo" "$dir/node$i.log" --no-rate-limit --io-threads 2 \
+        --redis "$cluster_redis_url" || { failed "$setup" "$era"; return; }
+      node_pids+=("$cluster_pid")
+      addrs+=("$cluster_node_addr")
     done
-    port="$(free_port)"
-    cat >"$dir/haproxy.cfg" <<CFG
-global
-  maxconn 4096
-defaults
-  mode http
-  timeout connect 2s
-  timeout client 60s
-  timeout server 60s
-frontend mcp
-  bind 127.0.0.1:$port
-  default_backend nodes
-backend nodes
-  balance roundrobin
-  retries 3
-  option redispatch 1
-  retry-on conn-failure
-$backends
-CFG
-    haproxy -f "$dir/haproxy.cfg" -db >/dev/null 2>&1 &
-    proxy_pid=$!
-    pids+=($!)
-    wait_port "$port"
-    url="http://127.0.0.1:$port/mcp"
+    if ! cluster_haproxy "$dir" 0 "${addrs[@]}" >/dev/null 2>&1; then
+      failed "$setup" "$era"
+      return
+    fi
+    proxy_pid="$cluster_pid"
+    url="$cluster_proxy_url"
   fi
   local sid=""
   [[ "$era" == 2025-11-25 ]] && sid="$(open_session "$url")"

@@ -461,7 +461,9 @@ class client_session {
   /// tasks/get every pollInterval (default 1 s; 2026-07-28: pollIntervalMs, default 500 ms,
   /// answering an input_required task's questions through the handlers with tasks/update, and
   /// woken by notifications/tasks on the subscriptions/listen, which names the task while a
-  /// wait_task waits for it). Both notifications also reach `client_options::on_notification`.
+  /// wait_task waits for it; when the wait ends the listen is sent again without the task, or
+  /// closed when nothing else is listened to). Both notifications also reach
+  /// `client_options::on_notification`.
   /// Errors: `errc::request_timeout` after `timeout`, or those of `get_task` (and of the
   /// handlers in 2026-07-28).
   result<task_info> wait_task(std::string_view task_id, std::chrono::milliseconds timeout);

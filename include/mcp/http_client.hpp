@@ -153,6 +153,10 @@ class http_client_connection final : public connection,
   /// Opens the standalone GET stream (after initialize), resuming it when it drops. Returns the
   /// HTTP status of the first attempt (200, or 405 when the server offers none).
   int open_event_stream();
+  /// Opens the standalone GET stream as `open_event_stream` does, on a worker thread: returns
+  /// at once, and no request waits for the server's answer to the GET (a server that holds back
+  /// its headers delays nothing). How it went is not reported (a server without one says 405).
+  void open_event_stream_in_background();
 
   /// The `MCP-Session-Id` received on initialize (empty: none).
   [[nodiscard]] std::string session_id() const;
@@ -181,9 +185,10 @@ struct http_server_link {
 
 /// Connects a `client_session` (options `client`) to the server at `http.url`, initializes it
 /// (`init` applies to the initialize request: a longer timeout while a person authorizes, say)
-/// (negotiating the revision as `client.negotiate` says) and, in the old era, opens the
-/// server's event stream (its requests and notifications outside a call's answer; a server that
-/// offers none, 405, is fine; 2026-07-28 has none). Closing the session closes the connection.
+/// (negotiating the revision as `client.negotiate` says) and, in the old era, starts opening the
+/// server's event stream in the background (its requests and notifications outside a call's
+/// answer; nothing waits for its answer; a server that offers none, 405, is fine; 2026-07-28
+/// has none). Closing the session closes the connection.
 /// Thread-safety: may be called from any thread; the session is as `client_session` says.
 /// Errors: `errc::invalid_params` for a URL `make_http_client_connection` refuses or an
 /// unreadable `ca_file`; the initialize error (the connection is closed), its message prefixed

@@ -35,18 +35,6 @@ using tcp = net::ip::tcp;
 using http_detail::exchange;
 using http_detail::is_stale_connection;
 
-namespace {
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() &&
-         (s.front() == ' ' || s.front() == '\t' || s.front() == '\n' || s.front() == '\r')) {
-    s.remove_prefix(1);
-  }
-  return s;
-}
-
-}  // namespace
-
 struct http_client_connection::impl {
   http_client_options opts;
   std::unique_ptr<net::ssl::context> tls_ctx;  ///< https: verifies the server; null: http
@@ -71,8 +59,8 @@ struct http_client_connection::impl {
   http_detail::worker_pool workers{std::chrono::seconds(10)};  // run the other requests
 
   std::set<std::string> abandoned;  // ids of requests the session cancelled (serialized)
-  // Requests run on their sender's thread (serialized id → the socket carrying it now): a
-  // cancellation ends that exchange, since no one else would give up on it.
+  // Requests in flight (serialized id → the socket carrying it now): a cancellation ends that
+  // exchange (in 2026-07-28 a closed stream is the cancellation: a replaced listen ends).
   std::map<std::string, int> watched_fds;
   std::condition_variable cancel_cv;  // wakes a resumption's pause at a cancellation or close
   bool closing = false;               // close() began: no new exchange on a sender's thread
@@ -87,9 +75,9 @@ struct http_client_connection::impl {
     abandoned.insert(id);
     return id;
   }
-  /// Ends the exchange of cancelled request `id` when it runs on its sender's thread, and wakes
-  /// a resumption waiting to retry. (The server learns of the cancellation from the
-  /// notification; a dropped connection alone does not cancel.)
+  /// Ends the exchange of cancelled request `id`, and wakes a resumption waiting to retry. (A
+  /// 2025-11-25 server learns of the cancellation from the notification; a 2026-07-28 one from
+  /// the closed stream.)
   void interrupt(const std::string& id) {
     std::lock_guard lock(mu);
     if (auto it = watched_fds.find(id); it != watched_fds.end()) ::shutdown(it->second, SHUT_RDWR);
@@ -376,6 +364,21 @@ struct http_client_connection::impl {
     }
   }
 
+  /// Sends the standalone GET; a stream it opens (200) is read on a worker, which holds `self`
+  /// (this). Returns the status (0: no answer).
+  int open_event_stream(const std::shared_ptr<impl>& self) {
+    beast::error_code ec;
+    std::string refusal;
+    std::shared_ptr<exchange> ex = send("GET", "text/event-stream", {}, {}, ec, refusal);
+    const unsigned status = ec ? 0 : ex->status();
+    if (status != 200) {
+      done(*ex);
+      return static_cast<int>(status);
+    }
+    workers.run(self, [this, ex] { read_sse(*ex, std::nullopt); });
+    return 200;
+  }
+
   /// A 404 ends the session we held (true); without one (2026-07-28) it answers one request.
   bool mark_expired_if_session() {
     std::lock_guard lock(mu);
@@ -415,7 +418,8 @@ struct http_client_connection::impl {
     }
     if (status == 202) return;
     if (status == 200) {
-      const auto t = trim(body);
+      auto t = std::string_view(body);  // without leading white space
+      t.remove_prefix(std::min(t.size(), t.find_first_not_of(" \t\n\r")));
       if (!t.empty() && t.front() == '[') {
         auto v = parse_json(t);
         if (v && v->is_array()) {
@@ -499,8 +503,9 @@ void http_client_connection::send(std::string message, const send_context& ctx) 
     return;
   }
   impl_->workers.run(impl_, [m = impl_.get(), message = std::move(message), id,
-                             described = ctx.headers ? *ctx.headers : http_header_list{}] {
-    m->post(message, id, nullptr, &described);
+                             described = ctx.headers ? *ctx.headers : http_header_list{},
+                             watch = json::serialize(*id)] {
+    m->post(message, id, &watch, &described);
     m->settled(*id);
   });
 }
@@ -543,21 +548,12 @@ void http_client_connection::close() {
   impl_->workers.close();
 }
 
-int http_client_connection::open_event_stream() {
-  beast::error_code ec;
-  std::string refusal;
-  std::shared_ptr<exchange> ex = impl_->send("GET", "text/event-stream", {}, {}, ec, refusal);
-  if (ec) {
-    impl_->done(*ex);
-    return 0;
-  }
-  const unsigned status = ex->status();
-  if (status != 200) {
-    impl_->done(*ex);
-    return static_cast<int>(status);
-  }
-  impl_->workers.run(impl_, [m = impl_.get(), ex] { m->read_sse(*ex, std::nullopt); });
-  return 200;
+int http_client_connection::open_event_stream() { return impl_->open_event_stream(impl_); }
+
+void http_client_connection::open_event_stream_in_background() {
+  impl_->workers.run(impl_, [m = impl_.get(), keep = std::weak_ptr<impl>(impl_)] {
+    if (auto self = keep.lock()) m->open_event_stream(self);
+  });
 }
 
 connection_facts http_client_connection::facts() const {

@@ -1,5 +1,5 @@
 // make_http_client_connection, and connect_http: a client session over Streamable HTTP,
-// initialized, with the event stream open.
+// initialized, with the event stream opening in the background.
 #include <mcp/http_client.hpp>
 
 #include <exception>
@@ -38,8 +38,9 @@ result<http_server_link> connect_http(http_client_options http, client_options c
   }
   // The stream on which the server sends what is not an answer to a request (its own requests,
   // such as elicitation, and notifications). A server without one says 405. 2026-07-28 has
-  // none (subscriptions/listen takes its place).
-  if (session->era() == protocol_era::legacy) conn->open_event_stream();
+  // none (subscriptions/listen takes its place). Opened in the background: a server may hold
+  // back the GET's response headers until it has something to send, and no call waits for it.
+  if (session->era() == protocol_era::legacy) conn->open_event_stream_in_background();
   return http_server_link{std::move(conn), std::move(session)};
 }
 

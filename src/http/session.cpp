@@ -1,11 +1,6 @@
 #include "http/session.hpp"
 
-#include <array>
-#include <cerrno>
-#include <stdexcept>
-#include <system_error>
-
-#include <sys/random.h>
+#include "detail/random.hpp"
 
 namespace mcp::http_detail {
 
@@ -175,26 +170,7 @@ session_table::session_table(std::size_t max_sessions, std::chrono::milliseconds
       idle_(idle_timeout),
       store_(std::move(store)) {}
 
-std::string session_table::new_id() {
-  std::array<unsigned char, 16> raw{};
-  std::size_t got = 0;
-  while (got < raw.size()) {
-    const auto n = ::getrandom(raw.data() + got, raw.size() - got, 0);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      throw std::system_error(errno, std::generic_category(), "getrandom");
-    }
-    got += static_cast<std::size_t>(n);
-  }
-  static constexpr char hex[] = "0123456789abcdef";
-  std::string id;
-  id.reserve(32);
-  for (const unsigned char b : raw) {
-    id += hex[b >> 4U];
-    id += hex[b & 0xFU];
-  }
-  return id;
-}
+std::string session_table::new_id() { return detail::random_hex(16); }
 
 bool session_table::add(const std::shared_ptr<http_session>& s) {
   std::lock_guard lock(mu_);

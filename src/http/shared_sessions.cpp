@@ -17,11 +17,11 @@
 // (a process ignores its own), the 32-digit session id, the JSON-RPC text.
 #include <mcp/shared_state.hpp>
 
-#include <cerrno>
+#include <system_error>
 #include <variant>
 
+#include "detail/random.hpp"
 #include "http/handler.hpp"
-#include <sys/random.h>
 
 namespace mcp::http_detail {
 
@@ -33,13 +33,10 @@ void default_events(http_server_options& opts, const server* srv) {
 
 std::uint64_t shared_stream_base() {
   std::uint32_t r = 0;
-  std::size_t got = 0;
-  auto* p = reinterpret_cast<unsigned char*>(&r);
-  while (got < sizeof r) {
-    const auto n = ::getrandom(p + got, sizeof r - got, 0);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;  // no randomness: the stream numbers only risk mixing events
-    got += static_cast<std::size_t>(n);
+  try {
+    detail::random_bytes(&r, sizeof r);
+  } catch (const std::system_error&) {
+    // No randomness: the stream numbers only risk mixing events.
   }
   // 2^32 bases, 2^20 streams each: two processes' numbers meet only by a rare chance.
   return std::uint64_t{r} << 20U;

@@ -5,11 +5,11 @@
 // `<prefix>relay:<topic>` (pub/sub on the client's subscriber thread).
 #include <mcp/redis.hpp>
 
-#include <cerrno>
 #include <cstdio>
 #include <string>
+#include <system_error>
 
-#include <sys/random.h>
+#include "detail/random.hpp"
 
 namespace mcp {
 
@@ -159,14 +159,10 @@ class redis_shared_state final : public shared_state {
 /// The service's input-round key: set once by whichever process comes first, read by all.
 result<std::string> shared_key(redis_client& client) {
   std::string fresh(32, '\0');
-  std::size_t got = 0;
-  while (got < fresh.size()) {
-    const auto n = ::getrandom(fresh.data() + got, fresh.size() - got, 0);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return error{errc::internal_error, "getrandom failed"};
-    }
-    got += static_cast<std::size_t>(n);
+  try {
+    detail::random_bytes(fresh.data(), fresh.size());
+  } catch (const std::system_error&) {
+    return error{errc::internal_error, "getrandom failed"};
   }
   const auto key = client.key_prefix() + "rounds:key";
   if (auto r = client.command({"SET", key, fresh, "NX"}); !r) return r.error();

@@ -3,12 +3,16 @@
 // an input_required task answered with tasks/update through the handlers, tasks/cancel), in
 // 2025-11-25 params.task and tasks/result; the same calls give the same answers; wait_task woken
 // by notifications/tasks on a listen naming the task. Over HTTP on
-// 127.0.0.1 (a server in this process) and over stdio (the demo server).
+// 127.0.0.1 (a server in this process) and over stdio (the demo server). The server's copy of a
+// finished task, kept for the tasks/result of a live 2025-11-25 session (not read from the store
+// again) and not for a 2026-07-28 task: two sessions of one task owner on memory pairs.
 #include <mcp/client.hpp>
 #include <mcp/http_client.hpp>
 #include <mcp/http_server.hpp>
 #include <mcp/reflect.hpp>
 #include <mcp/server.hpp>
+#include <mcp/task_store.hpp>
+#include <mcp/transport/memory.hpp>
 
 #include <gtest/gtest.h>
 
@@ -249,6 +253,98 @@ TEST(ClientTasks, NewEraOverStdio) {
   ASSERT_TRUE(cancelled) << cancelled.error().message;
   EXPECT_EQ(cancelled->status, mcp::task_status::cancelled);
   c.close();
+}
+
+/// The memory store, counting its reads: whether an answer came from the store or from the
+/// copy the server keeps.
+class counted_store final : public mcp::task_store {
+ public:
+  std::atomic<int> gets{0};
+
+  mcp::result<void> create(const mcp::task_record& t) override { return inner_->create(t); }
+  mcp::result<std::optional<mcp::task_record>> get(std::string_view id,
+                                                   std::string_view owner) override {
+    ++gets;
+    return inner_->get(id, owner);
+  }
+  mcp::result<std::optional<mcp::task_record>> update(std::string_view id, std::string_view owner,
+                                                      const mcp::task_update& u) override {
+    return inner_->update(id, owner, u);
+  }
+  mcp::result<mcp::task_page> list(std::string_view owner, std::string_view cursor,
+                                   std::size_t limit) override {
+    return inner_->list(owner, cursor, limit);
+  }
+  mcp::result<std::size_t> purge_expired(std::chrono::system_clock::time_point now) override {
+    return inner_->purge_expired(now);
+  }
+  mcp::result<std::size_t> fail_unfinished(std::string_view message) override {
+    return inner_->fail_unfinished(message);
+  }
+  mcp::result<std::vector<mcp::task_record>> unfinished() override { return inner_->unfinished(); }
+  std::shared_ptr<void> watch(std::function<void(std::string_view)> on_change) override {
+    return inner_->watch(std::move(on_change));
+  }
+
+ private:
+  std::shared_ptr<mcp::task_store> inner_ = mcp::make_memory_task_store();
+};
+
+/// A client session on a memory pair to `server`, its server session owning tasks as "owner".
+std::shared_ptr<mcp::client_session> attach(mcp::server& server, mcp::client_options o) {
+  auto [server_end, client_end] = mcp::make_memory_pair();
+  auto s = server.open_session(server_end, {.task_owner = "owner"});
+  server_end->on_receive([s](std::string_view m) { s->receive(m); });
+  auto c = std::make_shared<mcp::client_session>(client_end, std::move(o));
+  std::weak_ptr<mcp::client_session> weak = c;
+  client_end->on_receive([weak](std::string_view m) {
+    if (auto k = weak.lock()) k->receive(m);
+  });
+  return c;
+}
+
+/// Polls tasks/get until the task ended, then lets the server finish keeping it.
+void until_ended(mcp::client_session& c, const std::string& id) {
+  for (int i = 0; i < 500; ++i) {
+    auto t = c.get_task(id);
+    if (t && mcp::is_terminal(t->status)) break;
+    std::this_thread::sleep_for(10ms);
+  }
+  std::this_thread::sleep_for(200ms);  // the copy is kept after the store says completed
+}
+
+TEST(ClientTasks, FinishedTaskKeptOnlyForALive2025Session) {
+  auto store = std::make_shared<counted_store>();
+  mcp::server server(mcp::server_options{.task_store = store});
+  add_tools(server);
+  std::atomic<int> asked{0};
+  auto legacy = attach(server, options(mcp::negotiation::legacy, asked));
+  auto modern = attach(server, options(mcp::negotiation::automatic, asked));
+  ASSERT_TRUE(legacy->initialize());
+  ASSERT_TRUE(modern->initialize());
+  ASSERT_EQ(legacy->era(), mcp::protocol_era::legacy);
+  ASSERT_EQ(modern->era(), mcp::protocol_era::modern);
+
+  // A 2025-11-25 task, finished while its session lives: tasks/result gets the kept copy.
+  auto old = legacy->call_tool_as_task("sleeper", object{{"ms", 1}});
+  ASSERT_TRUE(old) << old.error().message;
+  until_ended(*legacy, old->id);
+  int before = store->gets.load();
+  auto r = legacy->task_result(old->id);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(store->gets.load(), before) << "read from the store, not the kept copy";
+
+  // A 2026-07-28 task of the same owner: nothing kept, tasks/result reads the store.
+  auto fresh = modern->call_tool_as_task("sleeper", object{{"ms", 1}});
+  ASSERT_TRUE(fresh) << fresh.error().message;
+  ASSERT_FALSE(fresh->id.empty()) << "answered at once, not as a task";
+  until_ended(*modern, fresh->id);
+  before = store->gets.load();
+  auto r2 = legacy->task_result(fresh->id);
+  ASSERT_TRUE(r2) << r2.error().message;
+  EXPECT_GT(store->gets.load(), before) << "a 2026-07-28 task was kept";
+  legacy->close();
+  modern->close();
 }
 
 }  // namespace

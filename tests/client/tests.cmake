@@ -23,11 +23,14 @@ if(MCP_BUILD_EXAMPLES)
   add_dependencies(mcp_client_cache_tests demo_server)
 endif()
 
-# mcp/client.hpp in the 2026-07-28 era: the retry after -32020, subscriptions/listen.
+# mcp/client.hpp in the 2026-07-28 era: the retry after -32020, subscriptions/listen (against our
+# server, and a raw one on 127.0.0.1 for what reaches the wire: the pause before a listen is sent
+# again, a wait_task's listen closed when the wait ends).
 if(MCP_BUILD_EXAMPLES)
-  mcp_add_test(mcp_client_tests client/client_test.cpp)
+  mcp_add_test(mcp_client_tests client/client_test.cpp client/client_listen_test.cpp)
   target_link_libraries(mcp_client_tests PRIVATE mcp::http)
-  target_include_directories(mcp_client_tests PRIVATE ${PROJECT_SOURCE_DIR}/src)
+  target_include_directories(mcp_client_tests PRIVATE ${PROJECT_SOURCE_DIR}/src
+                                                      ${CMAKE_CURRENT_SOURCE_DIR}/http)
   target_compile_definitions(mcp_client_tests PRIVATE MCP_DEMO_SERVER="$<TARGET_FILE:demo_server>")
   add_dependencies(mcp_client_tests demo_server)
 endif()
@@ -44,7 +47,8 @@ endif()
 
 # The client against the TypeScript SDK 2.4.0 server (conformance/ts_sdk2_server.mjs: 2026-07-28
 # only, both eras, 2025-11-25 only; stdio and HTTP; through both `mcp-cpp bridge` directions). One ctest run through
-# conformance/ts_sdk2_server.sh, which installs the pinned SDK (npm, network the first time).
+# conformance/ts_sdk2.sh, which installs the pinned SDK (npm, network the first time) and names the
+# server script in MCP_TS2_SCRIPT.
 if(MCP_BUILD_EXAMPLES)
   add_executable(mcp_client_ts_sdk2_tests client/ts_sdk2_server_test.cpp)
   target_link_libraries(mcp_client_ts_sdk2_tests PRIVATE mcp::mcp mcp::http GTest::gtest
@@ -55,7 +59,7 @@ if(MCP_BUILD_EXAMPLES)
     MCP_CLI="$<TARGET_FILE:mcp-cpp>")
   add_dependencies(mcp_client_ts_sdk2_tests mcp-cpp)
   add_test(NAME mcp_conformance_ts_sdk2_server
-    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/conformance/ts_sdk2_server.sh
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/conformance/ts_sdk2.sh ts_sdk2_server.mjs
             $<TARGET_FILE:mcp_client_ts_sdk2_tests>)
   set_tests_properties(mcp_conformance_ts_sdk2_server PROPERTIES
     SKIP_RETURN_CODE 77 TIMEOUT 600 LABELS "conformance;interop")

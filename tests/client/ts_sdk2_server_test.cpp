@@ -3,8 +3,8 @@
 // serving 2026-07-28 only and both eras, the client negotiates 2026-07-28 (automatic and pinned),
 // lists, calls (typed too), answers an elicitation round and hears list_changed through its
 // listen; against the same SDK serving 2025-11-25 only it falls back to initialize and does the
-// same through the 2025 session. Run by tests/conformance/ts_sdk2_server.sh, which installs the
-// pinned SDK and names the script in MCP_TS2_SERVER (skipped without it).
+// same through the 2025 session. Run through tests/conformance/ts_sdk2.sh, which installs the
+// pinned SDK and names the script in MCP_TS2_SCRIPT (skipped without it).
 //
 // Tasks: the SDK 2.4.0 server has no task runtime in either era (it declares no tasks capability
 // and serves no tasks/* method), so there is no task to run against it: the test checks only that
@@ -37,7 +37,7 @@ BOOST_DESCRIBE_STRUCT(echo_out, (), (echoed))
 
 /// The server script (in the SDK's npm cache), or empty when the wrapper did not set it.
 std::string script() {
-  const char* s = std::getenv("MCP_TS2_SERVER");
+  const char* s = std::getenv("MCP_TS2_SCRIPT");
   return s != nullptr ? s : "";
 }
 
@@ -146,7 +146,7 @@ void exercise(mcp::client_session& c, heard* h, bool elicit) {
 class TsSdk2Server : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (script().empty()) GTEST_SKIP() << "MCP_TS2_SERVER unset (run ts_sdk2_server.sh)";
+    if (script().empty()) GTEST_SKIP() << "MCP_TS2_SCRIPT unset (run through ts_sdk2.sh)";
   }
 };
 

@@ -5,28 +5,16 @@
 # auto and { pin: '2026-07-28' } must negotiate 2026-07-28, legacy 2025-11-25. Every run is
 # made, and each failure named, before the script fails.
 #   ts_sdk2_interop.sh DEMO_SERVER
-# The npm packages are installed once (npm ci) into ${MCP_NPM_CACHE:-~/.cache/mcp-cpp-npm}
-# (scripts/setup.sh --npm does it ahead of time). Exit 77 (ctest SKIP_RETURN_CODE) only when
-# node or npm is absent, or when the cache is missing and cannot be installed (no network).
+# The pinned SDK is installed through ts_sdk2.sh (npm ci once into
+# ${MCP_NPM_CACHE:-~/.cache/mcp-cpp-npm}), which also decides when the test is SKIPPED (exit 77).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 server="${1:?usage: ts_sdk2_interop.sh DEMO_SERVER}"
 
-if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
-  echo "ts-sdk-2.4.0 interop: node/npm not found: SKIPPED"
-  exit 77
+# The pinned SDK installed, this script beside it (MCP_TS2_SCRIPT): see ts_sdk2.sh.
+if [[ "${MCP_TS2_SCRIPT:-}" != */ts_sdk2_interop.mjs ]]; then
+  exec "$here/ts_sdk2.sh" ts_sdk2_interop.mjs "$here/ts_sdk2_interop.sh" "$@"
 fi
-node_major="$(node -p 'process.versions.node.split(".")[0]')"
-if ((node_major < 20)); then
-  echo "ts-sdk-2.4.0 interop: FAIL: the 2.x client needs Node.js >= 20, found $(node --version)" >&2
-  exit 1
-fi
-if ! dir="$("$here/../../scripts/npm-cache.sh" "$here/pins/ts-sdk-2.4.0")"; then
-  echo "ts-sdk-2.4.0 interop: the npm cache is missing and npm ci failed" \
-    "(offline? run scripts/setup.sh --npm): SKIPPED"
-  exit 77
-fi
-cp "$here/ts_sdk2_interop.mjs" "$dir/"  # resolved against the cache's node_modules
 
 work="$(mktemp -d)"
 pid=""
@@ -38,7 +26,7 @@ trap cleanup EXIT
 
 failed=()
 run() {  # run KIND TARGET MODE
-  if ! timeout 120 node "$dir/ts_sdk2_interop.mjs" "$@"; then failed+=("$1 $3"); fi
+  if ! timeout 120 node "$MCP_TS2_SCRIPT" "$@"; then failed+=("$1 $3"); fi
 }
 for mode in auto pin legacy; do
   run stdio "$server" "$mode"

@@ -3,9 +3,12 @@
 // owed whatever the server does: a timeout, a cancellation from another thread and close() each end
 // the wait promptly, and the server is told of the cancellation, against a server that reads the
 // request and then never answers (no response head at all, or an SSE head and silence).
+// connect_http does not wait for the GET stream of a 2025-11-25 server that holds back its head.
 #include <mcp/client.hpp>
 #include <mcp/http_client.hpp>
+#include <mcp/json.hpp>
 
+#include <boost/json/serialize.hpp>
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -156,6 +159,79 @@ TEST_P(HttpClientWaits, CloseEndsTheWait) {
   EXPECT_TRUE(r.error().is(mcp::errc::connection_closed)) << r.error().message;
   // Not held by close()'s DELETE, which the server leaves unanswered for 2 s (the SSE case).
   EXPECT_LT(took, 1500ms);
+}
+
+/// A 2025-11-25 server that answers POSTs at once (initialize, tools/call: JSON; notifications:
+/// 202; DELETE: 200) and never answers the standalone GET, whose connection it holds open.
+class withheld_get_server {
+ public:
+  [[nodiscard]] std::string url() const { return http_.url(); }
+  std::atomic<int> gets{0};
+
+ private:
+  static void answer(int c, std::string_view status, std::string_view type, std::string_view body) {
+    std::string out = "HTTP/1.1 " + std::string(status) + "\r\nMcp-Session-Id: s1\r\n";
+    if (!type.empty()) out += "Content-Type: " + std::string(type) + "\r\n";
+    out += "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n";
+    out += body;
+    ::send(c, out.data(), out.size(), MSG_NOSIGNAL);
+  }
+  void serve(int c) {
+    std::string buf;
+    std::string body;
+    std::string head;
+    while (read_http_request(c, buf, &body, &head)) {
+      if (head.starts_with("GET ")) {
+        ++gets;
+        char tmp[256];
+        while (::recv(c, tmp, sizeof tmp, 0) > 0) {
+        }
+        return;  // held until the client (or the end of the test) closes it
+      }
+      if (head.starts_with("DELETE ")) {
+        answer(c, "200 OK", {}, {});
+        continue;
+      }
+      auto v = mcp::parse_json(body);
+      const auto* id = v && v->is_object() ? v->get_object().if_contains("id") : nullptr;
+      if (id == nullptr) {
+        answer(c, "202 Accepted", {}, {});
+        continue;
+      }
+      const bool init = body.find("\"method\":\"initialize\"") != std::string::npos;
+      mcp::json::object result =
+          init ? mcp::json::object{{"protocolVersion", "2025-11-25"},
+                                   {"capabilities",
+                                    mcp::json::object{{"tools", mcp::json::object{}}}},
+                                   {"serverInfo",
+                                    mcp::json::object{{"name", "held"}, {"version", "1"}}}}
+               : mcp::json::object{{"content", mcp::json::array{mcp::json::object{
+                                                   {"type", "text"}, {"text", "ok"}}}}};
+      answer(c, "200 OK", "application/json",
+             mcp::json::serialize(
+                 mcp::json::object{{"jsonrpc", "2.0"}, {"id", *id}, {"result", result}}));
+    }
+  }
+
+  raw_http_server http_{[this](int c) { serve(c); }};  // last: it calls serve()
+};
+
+TEST(HttpConnect, DoesNotWaitForTheGetStream) {
+  withheld_get_server srv;
+  mcp::client_options o;
+  o.negotiate = mcp::negotiation::legacy;
+  const auto t0 = std::chrono::steady_clock::now();
+  // The read timeout would end the GET's wait for its head after 8 s: the connect must not.
+  auto link = mcp::connect_http({.url = srv.url(), .read_timeout = 8000ms}, std::move(o));
+  ASSERT_TRUE(link) << link.error().message;
+  auto r = link->client->call_tool("anything", {});
+  const auto took = since(t0);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(mcp::client_session::joined_text(*r), "ok");
+  EXPECT_LT(took, 5000ms);  // well under a second when nothing waits for the GET
+  for (int i = 0; i < 200 && srv.gets.load() == 0; ++i) std::this_thread::sleep_for(10ms);
+  EXPECT_EQ(srv.gets.load(), 1);  // the GET stream was asked for all the same
+  link->client->close();
 }
 
 INSTANTIATE_TEST_SUITE_P(NoHeadOrSilentSse, HttpClientWaits, ::testing::Values(false, true),

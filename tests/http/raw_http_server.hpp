@@ -18,8 +18,10 @@
 namespace mcp_test {
 
 /// Reads one request (head, and a body of its Content-Length) from connection `c`, keeping
-/// what follows in `buf`; its body goes to `body` when given. False at the end of the stream.
-inline bool read_http_request(int c, std::string& buf, std::string* body = nullptr) {
+/// what follows in `buf`; its body goes to `body` and its head (request line and headers) to
+/// `head` when given. False at the end of the stream.
+inline bool read_http_request(int c, std::string& buf, std::string* body = nullptr,
+                              std::string* head = nullptr) {
   for (;;) {
     const auto head_end = buf.find("\r\n\r\n");
     if (head_end != std::string::npos) {
@@ -28,6 +30,7 @@ inline bool read_http_request(int c, std::string& buf, std::string* body = nullp
       if (cl != std::string::npos && cl < head_end) length = std::stoul(buf.substr(cl + 16));
       if (buf.size() >= head_end + 4 + length) {
         if (body != nullptr) *body = buf.substr(head_end + 4, length);
+        if (head != nullptr) *head = buf.substr(0, head_end);
         buf.erase(0, head_end + 4 + length);
         return true;
       }

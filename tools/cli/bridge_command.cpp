@@ -236,7 +236,8 @@ int run_bridge(const bridge_args& a) {
         conn->send(std::string(line), ctx);  // a stdin line is one message already
         if (req != nullptr && req->method == "initialize") seen->wait(false, wait_limit);
         if (n != nullptr && n->method == "notifications/initialized") {
-          conn->open_event_stream();  // what the server sends on its own (405: it has none)
+          // What the server sends on its own (405: it has none); nothing waits for its answer.
+          conn->open_event_stream_in_background();
         }
       },
       [&](std::size_t) {

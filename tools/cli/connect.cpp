@@ -123,8 +123,8 @@ result<connected_server> connect_http(const server_target& target, client_option
   }
   // The stream on which the server sends what is not an answer to a request (its own
   // requests, such as elicitation, and notifications). A server without one says 405;
-  // 2026-07-28 has none.
-  if (client->era() == protocol_era::legacy) conn->open_event_stream();
+  // 2026-07-28 has none. Opened in the background: nothing waits for the server's answer.
+  if (client->era() == protocol_era::legacy) conn->open_event_stream_in_background();
   return connected_server{std::move(client), target.url, std::move(conn), std::move(link->oauth)};
 }
 
