@@ -59,7 +59,7 @@ addrs=()
 for i in $(seq "$nodes"); do
   cluster_node "$bin" "$dir/node$i.log" --redis "$redis_url" \
     --task-store "$redis_url/mcp-demo-tasks" || exit 1
-    addrs+=("$cluster_node_addr")
+  addrs+=("$cluster_node_addr")
   echo "node $i: http://$cluster_node_addr/mcp (log $dir/node$i.log)" >&2
 done
 
