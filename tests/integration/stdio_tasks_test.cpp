@@ -253,8 +253,15 @@ TEST(stdio_tasks, a_task_that_elicits_is_input_required_until_the_client_answers
   });
   EXPECT_EQ(r.at("result").at("content").at(0).at("text"), "answer: Ada") << r;
   EXPECT_EQ(c.received_requests.size(), 1U);
-  // The end is told by the tasks/result answer, not by a notification as well.
-  EXPECT_EQ(c.statuses(id), (std::vector<std::string>{"input_required", "working"}));
+  // Statuses go out once the client asked about the task: input_required only when the task
+  // reached it after tasks/result arrived, working again after the answer; the end is told by
+  // the tasks/result answer, not by a notification as well.
+  const auto told = c.statuses(id);
+  if (told.size() == 2U) {
+    EXPECT_EQ(told, (std::vector<std::string>{"input_required", "working"}));
+  } else {
+    EXPECT_EQ(told, std::vector<std::string>{"working"});
+  }
 }
 
 TEST(stdio_tasks, the_sqlite_store_keeps_tasks_across_a_kill_then_reruns_or_fails_the_unfinished) {
