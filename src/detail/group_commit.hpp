@@ -131,8 +131,8 @@ class group_commit {
   // (4 bytes: the futex word itself).
   std::atomic<std::uint32_t> turn_[2]{};
   std::vector<Op*> queue_;
-  std::vector<Op*> batch_;      // the batch running (kept: its storage is reused)
-  std::uint64_t taken_ = 0;     // batches taken from the queue
+  std::vector<Op*> batch_;                  // the batch running (kept: its storage is reused)
+  std::uint64_t taken_ = 0;                 // batches taken from the queue
   std::atomic<std::uint64_t> finished_{0};  // batches run (written with mu_ held)
   std::uint64_t submitted_ = 0;
   std::uint64_t writes_ = 0;
