@@ -250,9 +250,6 @@ tasks_feature::tasks_feature(server_core& core, std::shared_ptr<listen_feature> 
       listens_(std::move(listens)),
       observer_(core.opts.observer),
       store_(core.opts.task_store ? core.opts.task_store : make_memory_task_store()),
-      // Starts only store and answer (short, but a store's write may wait for a commit): one
-      // thread, more while all wait, so that the creates that wait together share a commit.
-      starts_(make_thread_pool(thread_pool_options{.threads = 1})),
       queue_(std::dynamic_pointer_cast<task_queue>(store_)) {
   // 2025-11-25 tasks; 2026-07-28 has the tasks extension's methods instead (tasks_ext.cpp).
   auto& r = core.router;

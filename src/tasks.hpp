@@ -8,7 +8,6 @@
 // is one. Every status change is announced with notifications/tasks/status.
 #pragma once
 
-#include <mcp/executor.hpp>
 #include <mcp/jsonrpc.hpp>
 #include <mcp/server.hpp>
 #include <mcp/task_store.hpp>
@@ -99,13 +98,7 @@ class tasks_feature final : public feature, public std::enable_shared_from_this<
   static constexpr std::string_view queued_message =
       "Queued: accepted, and waits for a free slot under the server's concurrency limit";
 
-  /// Where task-augmented calls become tasks (tool_call.cpp): threads of their own, not the
-  /// handlers' (all of those may be running long tasks, and a new task is accepted at once).
-  [[nodiscard]] executor& start_executor() const noexcept { return *starts_; }
-  /// True with a store that is a shared `task_queue`: its tasks start on the caller's thread
-  /// (a push to the queue follows the create at once there).
-  [[nodiscard]] bool starts_in_place() const noexcept { return queue_ != nullptr; }
-  /// A task-augmented call is about to become a task on `start_executor` (tool_call.cpp):
+  /// A task-augmented call is about to become a task on a handler thread (tool_call.cpp):
   /// counted until `start_ended`, so that `wait_for_starts` can wait for it.
   void start_began() noexcept { starting_.fetch_add(1, std::memory_order_relaxed); }
   /// Its start has returned, and let go of its session.
@@ -258,7 +251,6 @@ class tasks_feature final : public feature, public std::enable_shared_from_this<
   std::shared_ptr<listen_feature> listens_;
   std::shared_ptr<observe::observer> observer_;  ///< task statuses are reported to it; or null
   std::shared_ptr<task_store> store_;
-  std::shared_ptr<executor> starts_;  ///< start_executor
   std::mutex mu_;
   std::unordered_map<std::string, live_task> live_;
   std::unordered_map<std::string, std::size_t> unfinished_per_owner_;

@@ -64,60 +64,53 @@ bool admitted(call_state& c) {
   return true;
 }
 
-/// Input validation, then the handler: inline, or on its executor.
-void run_admitted(call_state& c) {
+/// Input validation, then the handler: inline, or on its executor — at once when that is
+/// `here`, the executor the caller runs on, instead of being posted to it again.
+void run_admitted(call_state& c, const executor* here) {
   if (!admitted(c)) return;
   auto call = c.self();
   if (call->run_inline()) return invoke(call);
   auto* exec = call->sink().exec(*call);
   if (exec == nullptr) return;  // the session ended: nobody waits for the answer
+  if (exec == here) return invoke(call);
   exec->post([call = std::move(call)] { invoke(call); });
 }
 
 /// A task-augmented call becomes a task (stored, answered with its CreateTaskResult), then
 /// runs as `run_admitted` says, unless it went to a shared queue or waits for a slot.
-/// `counted`, if any, is told (`start_ended`) once the start has let go of the session, before
-/// the handler runs.
-void start_task(call_state& c, tasks_feature* counted) {
-  bool run = false;
-  {
-    auto s = c.session();
-    if (s && s->core().tasks->become_task(c)) {
-      auto& tasks = *s->core().tasks;
-      // A shared queue: a worker of any process runs it. Accepted while every slot it may use
-      // is busy (a concurrency limit): it waits, parked with its task, and `resume_handler`
-      // runs it once a slot is free.
-      run = !tasks.enqueue(c) && (!c.held() || tasks.park(c));
-    }
-  }
-  if (counted != nullptr) counted->start_ended();
-  if (run) run_admitted(c);
+void start_task(call_state& c, const executor* here) {
+  auto s = c.session();
+  if (!s || !s->core().tasks->become_task(c)) return;
+  if (s->core().tasks->enqueue(c)) return;  // a shared queue: a worker of any process runs it
+  // Accepted while every slot it may use is busy (a concurrency limit): it waits, parked
+  // with its task, and `resume_handler` runs it once a slot is free.
+  if (c.held() && !s->core().tasks->park(c)) return;
+  run_admitted(c, here);
 }
 
 /// After the last interceptor: a task-augmented call's task starts (a deferred one when its
 /// handler says so), then input validation and the handler.
 ///
-/// The task is stored on the tasks' start executor, not on the thread that let the call
-/// through (a transport's reader, for stdio): storing may wait for a commit (the SQLite
-/// store), and meanwhile the reader goes on reading, so that the creates of calls that arrive
-/// together are committed together, with each other and with other tasks' updates. Not on the
-/// handlers' executor either, whose threads may all be running long tasks. A handler that runs
-/// inline (`run_inline`) and a store that is a shared queue keep the creation on the caller's
-/// thread.
+/// The task is stored on the handler's executor, not on the thread that let the call through
+/// (a transport's reader, for stdio): storing may wait for a commit (the SQLite store), and
+/// meanwhile the reader goes on reading, so that the creates of calls that arrive together
+/// are committed together, with each other and with other tasks' updates. The handler then
+/// runs on that same thread when its executor is the same (no second hand-off). Only a
+/// handler that runs inline (`run_inline`) keeps its task's creation on the caller's thread.
 void run_handler(call_state& c) {
-  if (!c.task_request || c.entry().spec.deferred_task) return run_admitted(c);
+  if (!c.task_request || c.entry().spec.deferred_task) return run_admitted(c, nullptr);
+  if (c.run_inline()) return start_task(c, nullptr);
   auto s = c.session();
-  if (!s) return;  // the session ended
-  if (c.run_inline() || s->core().tasks->starts_in_place()) {
-    s.reset();
-    return start_task(c, nullptr);
-  }
-  // Counted until it has let go of the session (~server waits for that, not for the handler).
+  auto* exec = s ? c.sink().exec(c) : nullptr;
+  if (exec == nullptr) return;  // the session ended
+  // Counted until it has let go of the session (~server waits for it).
   auto tasks = s->core().tasks;
   tasks->start_began();
-  s.reset();
-  auto& starts = tasks->start_executor();
-  starts.post([call = c.self(), tasks = std::move(tasks)] { start_task(*call, tasks.get()); });
+  exec->post([call = c.self(), exec, tasks = std::move(tasks)]() mutable {
+    start_task(*call, exec);
+    call.reset();
+    tasks->start_ended();
+  });
 }
 
 /// A parked call got its slot: it runs on its executor (never on the thread that freed the
