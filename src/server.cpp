@@ -178,12 +178,7 @@ server::server(server_options opts)
   core_->listen_shared();
 }
 
-server::~server() {
-  // A task that is becoming one on a handler thread holds its session, and so the core: wait
-  // for it, so that the core goes here (its tasks queued for a slot dropped, its executor's
-  // handlers finished) and not on that thread later.
-  if (core_) core_->tasks->wait_for_starts();
-}
+server::~server() = default;
 
 void server::add_tool(tool_spec spec, raw_tool_handler handler) {
   if (!handler) throw std::invalid_argument("tool \"" + spec.name + "\": handler is empty");

@@ -316,40 +316,18 @@ result<std::optional<std::uint64_t>> asked_ttl(const json::value& task) {
 
 }  // namespace
 
-error tasks_feature::too_many_tasks() const {
-  return error{errc::invalid_request, "Too many unfinished tasks (at most " +
-                                          std::to_string(core_.opts.max_tasks_per_owner) +
-                                          "); wait for some to end or cancel them"};
-}
-
 result<std::string> tasks_feature::admit(server_session_impl& s, const json::value& task) {
   if (auto ttl = asked_ttl(task); !ttl) return ttl.error();
   {
     std::lock_guard lock(mu_);
     const auto it = unfinished_per_owner_.find(s.task_owner());
     if (it != unfinished_per_owner_.end() && it->second >= core_.opts.max_tasks_per_owner) {
-      return too_many_tasks();
+      return error{errc::invalid_request, "Too many unfinished tasks (at most " +
+                                              std::to_string(core_.opts.max_tasks_per_owner) +
+                                              "); wait for some to end or cancel them"};
     }
   }
   return random_hex(16);
-}
-
-result<void> tasks_feature::count_unfinished(const std::string& owner) {
-  std::lock_guard lock(mu_);
-  auto& n = unfinished_per_owner_[owner];
-  if (n >= core_.opts.max_tasks_per_owner) {
-    if (n == 0) unfinished_per_owner_.erase(owner);
-    return too_many_tasks();
-  }
-  ++n;
-  return {};
-}
-
-void tasks_feature::uncount_unfinished(const std::string& owner) {
-  std::lock_guard lock(mu_);
-  if (auto n = unfinished_per_owner_.find(owner); n != unfinished_per_owner_.end()) {
-    if (--n->second == 0) unfinished_per_owner_.erase(n);
-  }
 }
 
 void tasks_feature::mark(json::object& meta, const std::string& id) {
@@ -381,26 +359,19 @@ bool tasks_feature::become_task(call_state& call) {
     // The era it was asked in: a process running it without its session answers in that era.
     if (s->modern()) rec.rerun["modern"] = true;
   }
-  // The owner's bound again, now counting this task (admit saw it before the interceptors,
-  // and calls admitted together become tasks on several threads at once).
-  if (auto refused = count_unfinished(owner); !refused) {
-    call.complete(refused.error());
-    return false;
-  }
   if (auto created = store_->create(rec); !created) {
-    uncount_unfinished(owner);
     call.complete(error{errc::internal_error, created.error().message});
     return false;
   }
   // From here the task, not the tools/call request, is what can be cancelled (tasks/cancel).
   if (!s->untrack(call)) {  // cancelled meanwhile, or the session ended
-    uncount_unfinished(owner);
     (void)store_->update(rec.id, owner, cancelled_task(rec.id, "Cancelled before it started"));
     return false;
   }
   bool purge = false;
   {
     std::lock_guard lock(mu_);
+    ++unfinished_per_owner_[owner];
     auto& live = live_[rec.id] = live_task{call.weak_self(), s, owner, {}};
     live.queued = call.held();
     purge = ++created_ % 256 == 0;

@@ -16,7 +16,6 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
-#include <cstdint>
 #include <deque>
 #include <map>
 #include <memory>
@@ -81,8 +80,8 @@ class tasks_feature final : public feature, public std::enable_shared_from_this<
   /// Turns `call` (an admitted tools/call the interceptors let through) into a task: stores it,
   /// with the id `mark` put in its `_meta`, bound to the session's task owner, answers the
   /// tools/call with the CreateTaskResult and sends the call's outcome to the task from now on.
-  /// False when the call must not run (cancelled, its session ended, the owner has
-  /// `max_tasks_per_owner` unfinished tasks, the store failed: then the call was answered).
+  /// False when the call must not run (cancelled, its session ended, the store failed: then the
+  /// call was answered).
   bool become_task(call_state& call);
   /// A task accepted while held back by a concurrency limit (call_state::hold) waits: its
   /// record keeps the call alive until the limit lets it run (`unpark`, from task_run::resumed).
@@ -97,22 +96,6 @@ class tasks_feature final : public feature, public std::enable_shared_from_this<
   /// The statusMessage of a task queued for a concurrency slot.
   static constexpr std::string_view queued_message =
       "Queued: accepted, and waits for a free slot under the server's concurrency limit";
-
-  /// A task-augmented call is about to become a task on a handler thread (tool_call.cpp):
-  /// counted until `start_ended`, so that `wait_for_starts` can wait for it.
-  void start_began() noexcept { starting_.fetch_add(1, std::memory_order_relaxed); }
-  /// Its start has returned, and let go of its session.
-  void start_ended() noexcept {
-    if (starting_.fetch_sub(1, std::memory_order_acq_rel) == 1) starting_.notify_all();
-  }
-  /// Waits until no task is becoming one (the server is going away: its end must not be left
-  /// to a start that holds its session, on a handler thread, after the server's owner moved on).
-  void wait_for_starts() noexcept {
-    for (auto n = starting_.load(std::memory_order_acquire); n != 0;
-         n = starting_.load(std::memory_order_acquire)) {
-      starting_.wait(n, std::memory_order_acquire);
-    }
-  }
 
   // ---- for task_run (tasks.cpp) ----
   /// Stores the outcome of task `id` and answers its waiters.
@@ -195,12 +178,6 @@ class tasks_feature final : public feature, public std::enable_shared_from_this<
   void answer(const std::shared_ptr<result_waiter>& w, task_record& t, bool take);
   /// Answers each of `waiters` with `t`, its result moved into the last (the last use of `t`).
   void answer_all(const std::vector<std::shared_ptr<result_waiter>>& waiters, task_record& t);
-  /// -32600: the owner has `max_tasks_per_owner` unfinished tasks.
-  [[nodiscard]] error too_many_tasks() const;
-  /// Counts a new unfinished task of `owner`, or refuses it (`too_many_tasks`).
-  [[nodiscard]] result<void> count_unfinished(const std::string& owner);
-  /// Undoes `count_unfinished` (the task was not stored, or cancelled before it started).
-  void uncount_unfinished(const std::string& owner);
   /// Sends notifications/tasks/status for `t` to the session that created it, if it lives.
   void announce(const task_record& t, const std::weak_ptr<server_session_impl>& session);
   /// Re-reads a task no call of this process runs (another process shares the store) and
@@ -255,7 +232,6 @@ class tasks_feature final : public feature, public std::enable_shared_from_this<
   std::unordered_map<std::string, live_task> live_;
   std::unordered_map<std::string, std::size_t> unfinished_per_owner_;
   std::size_t created_ = 0;
-  std::atomic<std::uint32_t> starting_{0};  ///< starts on handler threads not yet returned
   std::once_flag recovered_;
   std::condition_variable_any waiter_added_;  ///< with mu_: a tasks/result registered
   struct kept_task {

@@ -64,53 +64,24 @@ bool admitted(call_state& c) {
   return true;
 }
 
-/// Input validation, then the handler: inline, or on its executor — at once when that is
-/// `here`, the executor the caller runs on, instead of being posted to it again.
-void run_admitted(call_state& c, const executor* here) {
+/// After the last interceptor: input validation, then the handler, inline or on the executor.
+void run_handler(call_state& c) {
+  if (c.task_request && !c.entry().spec.deferred_task) {
+    // The interceptors let a task-augmented call through: the task starts (a deferred one when
+    // its handler says so).
+    auto s = c.session();
+    if (!s || !s->core().tasks->become_task(c)) return;
+    if (s->core().tasks->enqueue(c)) return;  // a shared queue: a worker of any process runs it
+    // Accepted while every slot it may use is busy (a concurrency limit): it waits, parked
+    // with its task, and `resume_handler` runs it once a slot is free.
+    if (c.held() && !s->core().tasks->park(c)) return;
+  }
   if (!admitted(c)) return;
   auto call = c.self();
   if (call->run_inline()) return invoke(call);
   auto* exec = call->sink().exec(*call);
   if (exec == nullptr) return;  // the session ended: nobody waits for the answer
-  if (exec == here) return invoke(call);
   exec->post([call = std::move(call)] { invoke(call); });
-}
-
-/// A task-augmented call becomes a task (stored, answered with its CreateTaskResult), then
-/// runs as `run_admitted` says, unless it went to a shared queue or waits for a slot.
-void start_task(call_state& c, const executor* here) {
-  auto s = c.session();
-  if (!s || !s->core().tasks->become_task(c)) return;
-  if (s->core().tasks->enqueue(c)) return;  // a shared queue: a worker of any process runs it
-  // Accepted while every slot it may use is busy (a concurrency limit): it waits, parked
-  // with its task, and `resume_handler` runs it once a slot is free.
-  if (c.held() && !s->core().tasks->park(c)) return;
-  run_admitted(c, here);
-}
-
-/// After the last interceptor: a task-augmented call's task starts (a deferred one when its
-/// handler says so), then input validation and the handler.
-///
-/// The task is stored on the handler's executor, not on the thread that let the call through
-/// (a transport's reader, for stdio): storing may wait for a commit (the SQLite store), and
-/// meanwhile the reader goes on reading, so that the creates of calls that arrive together
-/// are committed together, with each other and with other tasks' updates. The handler then
-/// runs on that same thread when its executor is the same (no second hand-off). Only a
-/// handler that runs inline (`run_inline`) keeps its task's creation on the caller's thread.
-void run_handler(call_state& c) {
-  if (!c.task_request || c.entry().spec.deferred_task) return run_admitted(c, nullptr);
-  if (c.run_inline()) return start_task(c, nullptr);
-  auto s = c.session();
-  auto* exec = s ? c.sink().exec(c) : nullptr;
-  if (exec == nullptr) return;  // the session ended
-  // Counted until it has let go of the session (~server waits for it).
-  auto tasks = s->core().tasks;
-  tasks->start_began();
-  exec->post([call = c.self(), exec, tasks = std::move(tasks)]() mutable {
-    start_task(*call, exec);
-    call.reset();
-    tasks->start_ended();
-  });
 }
 
 /// A parked call got its slot: it runs on its executor (never on the thread that freed the
