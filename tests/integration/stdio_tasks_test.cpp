@@ -210,7 +210,7 @@ TEST(stdio_tasks, a_failed_tool_makes_a_failed_task_with_the_same_result) {
 }
 
 TEST(stdio_tasks, invalid_arguments_in_a_task_call_make_a_failed_task_not_a_refusal) {
-  // Chosen (docs/design.md, Tasks): arguments are checked where a plain call checks them, in the
+  // Chosen (docs/design-tasks.md): arguments are checked where a plain call checks them, in the
   // pipeline, so the task is created and fails with the same isError result a plain call gets.
   wire_client c;
   const auto id = task_id(c.call("tools/call", task_call("slow_task", {{"steps", "many"}})));
