@@ -97,7 +97,12 @@ result<task_info> client_session::impl::wait_task_modern(std::string_view task_i
   struct unlisten {
     impl* self;
     std::string_view id;
-    ~unlisten() { self->unlisten_task(id); }
+    ~unlisten() {
+      try {
+        self->unlisten_task(id);
+      } catch (...) {  // a destructor must not throw; the listen then ends with the client
+      }
+    }
   } const done{this, task_id};
   for (;;) {
     std::uint64_t ended = 0;  // read first: a notification during tasks/get still wakes us

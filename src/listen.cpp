@@ -32,21 +32,34 @@ class subscription final : public inbound_request {
   std::set<std::string, std::less<>> uris;
   std::set<std::string, std::less<>> tasks;
   std::string owner;  ///< whose tasks it may hear of
-  /// Per task named, the last change sent (its lastUpdatedAt and status): a change heard twice
-  /// (from this process and through the shared store's pushes) or late is not sent again.
-  std::map<std::string, std::pair<std::chrono::system_clock::time_point, task_status>, std::less<>>
-      told;
+  /// Per task named, the last change sent: a change heard twice (from this process and through
+  /// the shared store's pushes) is not sent again, nor anything after an end.
+  struct told_change {
+    std::chrono::system_clock::time_point at;
+    task_status status;
+    std::string message;
+  };
+  std::map<std::string, told_change, std::less<>> told;
   std::mutex told_mu;
 
-  /// True when `t` is newer than what was sent about it (and now counts as sent).
+  /// True when `t` is news against what was sent about it (and now counts as sent). Changes are
+  /// compared by what they say, not only by their time: lastUpdatedAt is in milliseconds and
+  /// written by the clock of whichever process made the change, so two changes can share it and
+  /// a later change made on another node can carry an earlier time. Only an exact repeat, the
+  /// same status heard late, or anything after an end is held back.
   bool fresh(const task_record& t) {
     const std::lock_guard lock(told_mu);
-    auto [it, added] = told.try_emplace(t.id, t.last_updated_at, t.status);
+    auto [it, added] =
+        told.try_emplace(t.id, told_change{t.last_updated_at, t.status, t.status_message});
     if (added) return true;
-    auto& [at, status] = it->second;
-    if (t.last_updated_at < at || (t.last_updated_at == at && t.status == status)) return false;
-    at = t.last_updated_at;
-    status = t.status;
+    auto& was = it->second;
+    if (is_terminal(was.status)) return false;
+    if (t.status == was.status &&
+        (t.last_updated_at < was.at ||
+         (t.last_updated_at == was.at && t.status_message == was.message))) {
+      return false;
+    }
+    was = told_change{t.last_updated_at, t.status, t.status_message};
     return true;
   }
 

@@ -1,5 +1,6 @@
 #include "peer.hpp"
 
+#include <algorithm>
 #include <utility>
 
 #include "detail/answer_wait.hpp"
@@ -121,7 +122,11 @@ bool peer::track(const std::shared_ptr<inbound_request>& r) {
     std::lock_guard lock(mu_);
     if (closed_.load()) return false;
     if (inbound_.emplace(r->id(), r).second) {
-      last_inbound_ = r;
+      if (held_inbound_.size() >= held_limit_) {  // amortized: the limit doubles with the live
+        std::erase_if(held_inbound_, [](const auto& w) { return w.expired(); });
+        held_limit_ = std::max<std::size_t>(8, 2 * held_inbound_.size());
+      }
+      held_inbound_.push_back(r);
       if (obs_) [[unlikely]] {
         // The span waits on this thread's stack (the request is being dispatched here).
         if (auto* span = local_span(r->id()); span != nullptr) {
@@ -236,7 +241,8 @@ std::size_t peer::requests_in_flight() const {
 
 bool peer::inbound_released() const {
   std::lock_guard lock(mu_);
-  return inbound_.empty() && last_inbound_.expired();
+  return inbound_.empty() && std::all_of(held_inbound_.begin(), held_inbound_.end(),
+                                         [](const auto& w) { return w.expired(); });
 }
 
 // ---- outgoing ----

@@ -164,8 +164,8 @@ class peer : public std::enable_shared_from_this<peer> {
   [[nodiscard]] const std::shared_ptr<connection>& conn_ptr() const noexcept { return conn_; }
   [[nodiscard]] std::size_t requests_in_flight() const;
   /// True when no incoming request is in flight and nothing (a handler's context kept by
-  /// another thread) still holds the last one this peer tracked: no late message of it can
-  /// come. Thread-safe.
+  /// another thread) still holds any this peer tracked: no late message of them can come.
+  /// Thread-safe.
   [[nodiscard]] bool inbound_released() const;
 
   // ---- observation (peer_observe.cpp) ----
@@ -266,7 +266,10 @@ class peer : public std::enable_shared_from_this<peer> {
 
   mutable std::mutex mu_;
   std::unordered_map<jsonrpc::request_id, std::shared_ptr<inbound_request>> inbound_;
-  std::weak_ptr<inbound_request> last_inbound_;  ///< the last request tracked
+  /// The requests tracked that may still be held (a batch tracks several): expired ones are
+  /// dropped as new ones come, so it holds at most a few more than are alive.
+  std::vector<std::weak_ptr<inbound_request>> held_inbound_;
+  std::size_t held_limit_ = 8;  ///< when `held_inbound_` drops its expired ones next
   std::int64_t next_id_ = 1;
   std::unordered_map<std::int64_t, outbound> outbound_;
   std::unordered_map<jsonrpc::request_id, std::shared_ptr<batch_answers>> batched_;

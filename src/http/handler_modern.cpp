@@ -281,9 +281,18 @@ http_response request_handler::post_modern(const http_request& req, principal&& 
     return error_response(409, errc::invalid_request,
                           "Conflict: a request with this id is already in progress", extra);
   }
-  detail::note_request_meta(found);
-  session->receive(std::move(body.messages.front()));
-  detail::forget_request_meta();
+  {
+    // Forgotten on every way out (a throwing receive too): nothing may point into this request.
+    struct noted {
+      explicit noted(const detail::request_meta_members& m) noexcept {
+        detail::note_request_meta(m);
+      }
+      ~noted() { detail::forget_request_meta(); }
+      noted(const noted&) = delete;
+      noted& operator=(const noted&) = delete;
+    } const hand_over{found};
+    session->receive(std::move(body.messages.front()));
+  }
   if (!owner->delivering.exchange(false)) {
     // Answered: the stream has ended (its callbacks will not run again).
     owner->session.reset();

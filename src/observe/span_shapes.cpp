@@ -35,6 +35,10 @@ namespace detail {
 namespace {
 
 constexpr std::size_t max_interned = 1024;
+/// Longest key interned: method and target are the peer's words (an unknown method, a tool
+/// name of any length), and an interned shape lives as long as the process. Longer ones get a
+/// shape of their span's own, freed with it.
+constexpr std::size_t max_interned_key = 256;
 
 /// One interned shape, with the start attributes it was made of (for the cache's compare).
 struct entry {
@@ -119,6 +123,7 @@ std::shared_ptr<const span_shape> interned_shape(const operation& op) {
   }
   const bool target_keyed = !target_key(op.method).empty();
   auto key = key_of(op, target_keyed);
+  if (key.size() > max_interned_key) return make_entry(op, target_keyed)->shape;
   auto& t = shapes();
   {
     std::lock_guard lock(t.mu);
