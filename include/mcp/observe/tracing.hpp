@@ -46,8 +46,8 @@ struct span_shape {
   std::string name{};        ///< `span_name(op)`: e.g. "tools/call get-weather"
   kind side = kind::server;  ///< SERVER for received operations, CLIENT for sent ones
   /// The conventions' attributes that do not vary per call: `mcp.method.name`, the target,
-  /// `gen_ai.operation.name`, `mcp.protocol.version`, `network.*`, and on the client side
-  /// `server.address`/`server.port` (`operation_attributes` without the per-call ones).
+  /// `gen_ai.operation.name`, `mcp.protocol.version`, the `network` ones, and on the client side
+  /// `server.address` and `server.port` (`operation_attributes` without the per-call ones).
   std::vector<attribute> attributes{};
   /// Their OTLP/JSON encoding, made once by `make_span_shape` (the exporter appends it).
   std::string otlp_name_kind{};   ///< `,"name":...,"kind":N`
