@@ -122,11 +122,13 @@ bool peer::track(const std::shared_ptr<inbound_request>& r) {
     std::lock_guard lock(mu_);
     if (closed_.load()) return false;
     if (inbound_.emplace(r->id(), r).second) {
-      if (held_inbound_.size() >= held_limit_) {  // amortized: the limit doubles with the live
-        std::erase_if(held_inbound_, [](const auto& w) { return w.expired(); });
-        held_limit_ = std::max<std::size_t>(8, 2 * held_inbound_.size());
+      if (record_held_) {
+        if (held_inbound_.size() >= held_limit_) {  // amortized: the limit doubles with the live
+          std::erase_if(held_inbound_, [](const auto& w) { return w.expired(); });
+          held_limit_ = std::max<std::size_t>(8, 2 * held_inbound_.size());
+        }
+        held_inbound_.push_back(r);
       }
-      held_inbound_.push_back(r);
       if (obs_) [[unlikely]] {
         // The span waits on this thread's stack (the request is being dispatched here).
         if (auto* span = local_span(r->id()); span != nullptr) {
@@ -239,10 +241,16 @@ std::size_t peer::requests_in_flight() const {
   return inbound_.size();
 }
 
+void peer::record_held_requests() {
+  std::lock_guard lock(mu_);
+  record_held_ = true;
+}
+
 bool peer::inbound_released() const {
   std::lock_guard lock(mu_);
-  return inbound_.empty() && std::all_of(held_inbound_.begin(), held_inbound_.end(),
-                                         [](const auto& w) { return w.expired(); });
+  return record_held_ && inbound_.empty() &&
+         std::all_of(held_inbound_.begin(), held_inbound_.end(),
+                     [](const auto& w) { return w.expired(); });
 }
 
 // ---- outgoing ----

@@ -163,9 +163,13 @@ class peer : public std::enable_shared_from_this<peer> {
   [[nodiscard]] connection& conn() const noexcept { return *conn_; }
   [[nodiscard]] const std::shared_ptr<connection>& conn_ptr() const noexcept { return conn_; }
   [[nodiscard]] std::size_t requests_in_flight() const;
+  /// Records every incoming request tracked from now on until nothing holds it, for
+  /// `inbound_released`: a per-request session that may serve another caller next asks for it
+  /// before it receives anything (other peers skip the record). Thread-safe.
+  void record_held_requests();
   /// True when no incoming request is in flight and nothing (a handler's context kept by
   /// another thread) still holds any this peer tracked: no late message of them can come.
-  /// Thread-safe.
+  /// Always false unless `record_held_requests` was called. Thread-safe.
   [[nodiscard]] bool inbound_released() const;
 
   // ---- observation (peer_observe.cpp) ----
@@ -270,6 +274,7 @@ class peer : public std::enable_shared_from_this<peer> {
   /// dropped as new ones come, so it holds at most a few more than are alive.
   std::vector<std::weak_ptr<inbound_request>> held_inbound_;
   std::size_t held_limit_ = 8;  ///< when `held_inbound_` drops its expired ones next
+  bool record_held_ = false;    ///< `held_inbound_` is kept (record_held_requests); mu_
   std::int64_t next_id_ = 1;
   std::unordered_map<std::int64_t, outbound> outbound_;
   std::unordered_map<jsonrpc::request_id, std::shared_ptr<batch_answers>> batched_;

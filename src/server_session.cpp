@@ -67,7 +67,7 @@ bool server_session_impl::reusable() const {
   // rounds) and takes no batches: with no request in flight it is idle. A handler's context
   // still held elsewhere (a thread the tool started) could send a late log or progress message
   // of its request, which must never reach the next request's caller: not reused then.
-  if (!stateless_ || peer_closed() || !inbound_released()) return false;
+  if (!stateless_ || peer_closed() || !inbound_released()) return false;  // made keepable too
   std::lock_guard lock(state_mu_);
   if (twin_) return false;
   for (const auto& p : states_) {
@@ -96,6 +96,8 @@ void server_session_impl::serve_next(principal&& who, std::string&& task_owner) 
   }
   if (changed) declared_ = declare_capabilities();
 }
+
+void allow_reuse(server_session& s) { static_cast<server_session_impl&>(s).record_held_requests(); }
 
 bool session_reusable(server_session& s) { return static_cast<server_session_impl&>(s).reusable(); }
 

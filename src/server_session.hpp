@@ -127,6 +127,9 @@ class server_session_impl final : public server_session, public peer {
   [[nodiscard]] bool reusable() const;
   /// Readies this idle per-request session for the next request (session_reuse.hpp).
   void serve_next(principal&& who, std::string&& task_owner);
+  /// `receive` of 2026-07-28 request `req` with the members of its `_meta` found by the
+  /// transport (session_reuse.hpp).
+  void receive_modern(jsonrpc::request&& req, const request_meta_members& found);
   /// With `server_options::shared`, saves this session's record there (its version, the
   /// client's capabilities, the log level, the subscriptions: session_shared.cpp), so another
   /// process can serve it; nothing for a session without a transport session id, or stateless.
@@ -183,8 +186,9 @@ class server_session_impl final : public server_session, public peer {
   /// Starts initialized in the state `record` (saved by `save_shared`) holds; false when it
   /// does not parse (the session then stays uninitialized).
   bool resume_from(std::string_view record);
-  /// 2026-07-28 (session_modern.cpp): a request of that era, on a modern session.
-  void on_modern_request(jsonrpc::request&& req);
+  /// 2026-07-28 (session_modern.cpp): a request of that era, on a modern session. `found`: the
+  /// members of its `_meta`, when the transport found them already (else read here).
+  void on_modern_request(jsonrpc::request&& req, const request_meta_members* found = nullptr);
   /// Why a 2026-07-28 request's `_meta` cannot be served (-32602, -32022), or nothing.
   /// `found`: its members (session_reuse.hpp).
   [[nodiscard]] std::optional<error> check_request_meta(const request_meta_members& found) const;

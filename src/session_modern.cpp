@@ -27,10 +27,6 @@ using meta_members = request_meta_members;
 
 meta_members members_of(const json::object& meta) { return find_meta_members(meta); }
 
-/// What a transport found in the `_meta` of the request it hands this thread's session next
-/// (note_request_meta); `meta` null when nothing.
-thread_local meta_members noted{};
-
 /// The 2026-07-28 request this thread dispatches to a feature's handler, and what its `_meta`
 /// says: `origin_of` reads it here rather than walking `_meta` again. Trivially destructible
 /// (no guard on each access); saved and restored around the handler (a handler may serve
@@ -69,9 +65,17 @@ request_meta_members find_meta_members(const json::object& meta) noexcept {
   return m;
 }
 
-void note_request_meta(const request_meta_members& m) noexcept { noted = m; }
+void receive_request(server_session& s, jsonrpc::request&& req, const request_meta_members& m) {
+  static_cast<server_session_impl&>(s).receive_modern(std::move(req), m);
+}
 
-void forget_request_meta() noexcept { noted = {}; }
+void server_session_impl::receive_modern(jsonrpc::request&& req,
+                                         const request_meta_members& found) {
+  // Observed, a request goes through the peer's dispatch (its span); it reads `_meta` again.
+  if (!modern() || observer() != nullptr) return receive(jsonrpc::message(std::move(req)));
+  if (peer_closed()) return;
+  on_modern_request(std::move(req), &found);
+}
 
 bool has_request_revision(const jsonrpc::request& req) noexcept {
   const auto* meta = request_meta(req);
@@ -131,16 +135,16 @@ request_origin server_session_impl::origin_of(const jsonrpc::request& req) const
   return o;
 }
 
-void server_session_impl::on_modern_request(jsonrpc::request&& req) {
-  // What the transport found in this request's `_meta`, if it is this one: taken once.
-  const auto* meta = request_meta(req);
+void server_session_impl::on_modern_request(jsonrpc::request&& req,
+                                            const request_meta_members* given) {
+  // What the transport found in this request's `_meta`, or read here.
   meta_members found;
-  if (meta != nullptr && noted.meta == meta) {
-    found = noted;
-  } else if (meta != nullptr) {
+  if (given != nullptr) {
+    found = *given;
+  } else if (const auto* meta = request_meta(req)) {
     found = members_of(*meta);
   }
-  noted = {};
+  const auto* meta = found.meta;
   // The method first: a removed or unknown one is -32601 whatever else the request says.
   const bool discover = req.method == "server/discover";
   const auto* m = discover ? nullptr : core_->router.find(req.method, true);

@@ -3,8 +3,8 @@
 // served it (opened by `server::open_session` with `assume_initialized`) holds nothing, and the
 // next request of the same client connection is served by it as by a new one, for its own
 // caller. This spares opening and destroying a session per request. And the members of the
-// request's `_meta` the transport found while checking its headers are handed to the session,
-// which does not look for them again.
+// request's `_meta` the transport found while checking its headers are handed to the session
+// with the request, which does not look for them again.
 #pragma once
 
 #include <mcp/json.hpp>
@@ -14,8 +14,14 @@
 
 namespace mcp::detail {
 
-/// Whether `s`, a per-request session of a server of this process, may serve another request:
-/// open, no request in flight either way, no feature state, no twin. Thread-safe.
+/// Makes `s` (a per-request session of a server of this process that has received nothing
+/// yet) one that may be kept: it records every request it serves until nothing holds it, which
+/// `session_reusable` asks. Thread-safe.
+void allow_reuse(server_session& s);
+
+/// Whether `s`, a per-request session of a server of this process made keepable
+/// (`allow_reuse`), may serve another request: open, no request in flight either way and
+/// nothing still holding one it served, no feature state, no twin. Thread-safe.
 [[nodiscard]] bool session_reusable(server_session& s);
 
 /// Readies `s` (`session_reusable` said so, and no other thread uses it) for the next request,
@@ -33,11 +39,9 @@ struct request_meta_members {
 /// Finds the members of `meta` a 2026-07-28 request is served by, in one pass.
 [[nodiscard]] request_meta_members find_meta_members(const json::object& meta) noexcept;
 
-/// Hands `m` (found in the `_meta` of the request this thread passes to a session next) to that
-/// session, which takes them when it receives a request with this very `_meta` object, and
-/// reads them there again otherwise. Lasts while the object lives: the transport clears it
-/// (`forget_request_meta`) once the session has the request.
-void note_request_meta(const request_meta_members& m) noexcept;
-void forget_request_meta() noexcept;
+/// Hands 2026-07-28 request `req` to `s` (a session of a server of this process serving that
+/// revision), with `m`: the members of `req`'s own `_meta`, found by the caller. Otherwise as
+/// `s.receive(jsonrpc::message(std::move(req)))`.
+void receive_request(server_session& s, jsonrpc::request&& req, const request_meta_members& m);
 
 }  // namespace mcp::detail

@@ -13,6 +13,7 @@
 #include "detail/message_storage.hpp"
 #include "http/bearer.hpp"
 #include "protocol.hpp"
+#include "session_reuse.hpp"
 
 namespace mcp::http_detail {
 namespace {
@@ -302,6 +303,7 @@ std::optional<http_response> request_handler::open_target(const http_request& re
       so.assume_initialized = std::string(version.empty() ? assumed_version : version);
     }
     t.session = source_.open_session(t.conn, std::move(so));
+    if (t.session && t.spare && source_.srv != nullptr) detail::allow_reuse(*t.session);
     return std::nullopt;
   }
   if (req.header(session_header).empty()) {

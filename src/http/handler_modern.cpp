@@ -250,6 +250,7 @@ http_response request_handler::post_modern(const http_request& req, principal&& 
       return error_response(503, errc::internal_error, "Service Unavailable: no session to open",
                             extra);
     }
+    if (source_.srv != nullptr) detail::allow_reuse(*spare->session);
   }
   const auto& session = spare->session;
   response_stream::config cfg;
@@ -281,16 +282,9 @@ http_response request_handler::post_modern(const http_request& req, principal&& 
     return error_response(409, errc::invalid_request,
                           "Conflict: a request with this id is already in progress", extra);
   }
-  {
-    // Forgotten on every way out (a throwing receive too): nothing may point into this request.
-    struct noted {
-      explicit noted(const detail::request_meta_members& m) noexcept {
-        detail::note_request_meta(m);
-      }
-      ~noted() { detail::forget_request_meta(); }
-      noted(const noted&) = delete;
-      noted& operator=(const noted&) = delete;
-    } const hand_over{found};
+  if (source_.srv != nullptr) {
+    detail::receive_request(*session, std::move(*rq), found);
+  } else {
     session->receive(std::move(body.messages.front()));
   }
   if (!owner->delivering.exchange(false)) {
