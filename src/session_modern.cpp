@@ -28,11 +28,13 @@ using meta_members = request_meta_members;
 meta_members members_of(const json::object& meta) { return find_meta_members(meta); }
 
 /// The 2026-07-28 request this thread dispatches to a feature's handler, and what its `_meta`
-/// says: `origin_of` reads it here rather than walking `_meta` again. Trivially destructible
+/// says: `origin_of` of that very request object (asked before the handler takes `_meta` out
+/// of it, as every feature does) reads it here rather than looking `_meta` up. Trivially
+/// destructible
 /// (no guard on each access); saved and restored around the handler (a handler may serve
 /// another session's request inline).
 struct dispatching {
-  const json::object* meta = nullptr;
+  const jsonrpc::request* req = nullptr;
   const json::value* caps = nullptr;
   const json::value* level = nullptr;
 };
@@ -116,13 +118,12 @@ std::optional<error> server_session_impl::check_request_meta(const meta_members&
 request_origin server_session_impl::origin_of(const jsonrpc::request& req) const {
   if (!modern()) return {.revision = era_, .client_caps = client_capabilities()};
   request_origin o{.revision = era_, .client_caps = nullptr};
-  const auto* meta = request_meta(req);
   const json::value* caps = nullptr;
   const json::value* level = nullptr;
-  if (meta != nullptr && meta == current.meta) {  // the request being dispatched: read already
+  if (&req == current.req) {  // the request being dispatched, its `_meta` in place: read already
     caps = current.caps;
     level = current.level;
-  } else if (meta != nullptr) {
+  } else if (const auto* meta = request_meta(req)) {
     const auto found = members_of(*meta);
     caps = found.caps;
     level = found.level;
@@ -144,7 +145,6 @@ void server_session_impl::on_modern_request(jsonrpc::request&& req,
   } else if (const auto* meta = request_meta(req)) {
     found = members_of(*meta);
   }
-  const auto* meta = found.meta;
   // The method first: a removed or unknown one is -32601 whatever else the request says.
   const bool discover = req.method == "server/discover";
   const auto* m = discover ? nullptr : core_->router.find(req.method, true);
@@ -161,7 +161,7 @@ void server_session_impl::on_modern_request(jsonrpc::request&& req,
     restore& operator=(const restore&) = delete;
     ~restore() { current = saved; }
   } guard;
-  current = {.meta = meta, .caps = found.caps, .level = found.level};
+  current = {.req = &req, .caps = found.caps, .level = found.level};
   m->handler(*this, std::move(req));
 }
 

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <cstdint>
 #include <optional>
 
 #include "http/handler.hpp"
@@ -62,14 +63,32 @@ std::string_view name_param(std::string_view method) {
   return {};
 }
 
-/// Whether `name` is one of the headers that mirror the body.
-bool is_mirror_header(std::string_view name) {
+/// Which of the headers that mirror the body `name` is, if any: told by its length and first
+/// letter before any comparison (most fields are none of them), then compared with the
+/// spelling clients send (one memcmp) before ignoring case.
+enum class mirror : std::uint8_t { none, version, method, name, param };
+
+bool is_header(std::string_view name, std::string_view spelled, std::string_view lower) {
+  return name == spelled || iequals(name, lower);
+}
+
+mirror mirror_kind(std::string_view name) {
   constexpr std::string_view param = "mcp-param-";
-  // All of them are at least "Mcp-Name" long and start with M: the others are told by that.
-  if (name.size() < 8 || (name.front() != 'm' && name.front() != 'M')) return false;
-  return iequals(name, "mcp-protocol-version") || iequals(name, "mcp-method") ||
-         iequals(name, "mcp-name") ||
-         (name.size() > param.size() && iequals(name.substr(0, param.size()), param));
+  // All of them are at least "Mcp-Name" long and start with M.
+  if (name.size() < 8 || (name.front() != 'm' && name.front() != 'M')) return mirror::none;
+  switch (name.size()) {
+    case 8:
+      return is_header(name, "Mcp-Name", "mcp-name") ? mirror::name : mirror::none;
+    case 10:
+      return is_header(name, "Mcp-Method", "mcp-method") ? mirror::method : mirror::none;
+    case 20:
+      if (is_header(name, "MCP-Protocol-Version", "mcp-protocol-version")) return mirror::version;
+      break;
+    default:
+      break;
+  }
+  return name.size() > param.size() && iequals(name.substr(0, param.size()), param) ? mirror::param
+                                                                                    : mirror::none;
 }
 
 /// The headers that mirror the body, read in one pass: Mcp-Method's and Mcp-Name's values, and
@@ -84,37 +103,47 @@ struct mirror_headers {
 
 mirror_headers read_mirror_headers(const http_request& req) {
   mirror_headers out;
-  // The mirroring headers seen so far, by position; a request has a handful.
+  const auto n = req.headers.size();
+  // Where each of the three fixed ones was first seen (n: not yet); the Mcp-Param-* ones by
+  // position, a request has a handful.
+  std::array<std::size_t, 3> first{n, n, n};
   constexpr std::size_t most = 16;
-  std::array<std::size_t, most> seen{};
+  std::array<std::size_t, most> params{};
   std::size_t count = 0;
-  std::size_t first_repeated = req.headers.size();
-  for (std::size_t i = 0; i < req.headers.size(); ++i) {
+  std::size_t first_repeated = n;
+  for (std::size_t i = 0; i < n; ++i) {
     const auto name = req.headers[i].first;
-    if (!is_mirror_header(name)) continue;
+    const auto kind = mirror_kind(name);
+    if (kind == mirror::none) continue;
+    if (kind != mirror::param) {
+      auto& at = first[static_cast<std::size_t>(kind) - 1];
+      if (at != n) {
+        first_repeated = std::min(first_repeated, at);
+      } else {
+        at = i;
+        if (kind == mirror::method) out.method = req.headers[i].second;
+        if (kind == mirror::name) out.name = req.headers[i].second;
+      }
+      continue;
+    }
     bool again = false;
     for (std::size_t k = 0; k < count; ++k) {
-      if (iequals(req.headers[seen[k]].first, name)) {
-        first_repeated = std::min(first_repeated, seen[k]);
+      if (iequals(req.headers[params[k]].first, name)) {
+        first_repeated = std::min(first_repeated, params[k]);
         again = true;
         break;
       }
     }
     if (again) continue;
     if (count == most) {  // more distinct ones than any request sends: compare the rest directly
-      for (std::size_t j = i + 1; j < req.headers.size(); ++j) {
+      for (std::size_t j = i + 1; j < n; ++j) {
         if (iequals(req.headers[j].first, name)) first_repeated = std::min(first_repeated, i);
       }
     } else {
-      seen[count++] = i;
-    }
-    if (out.method.empty() && iequals(name, "mcp-method")) {
-      out.method = req.headers[i].second;
-    } else if (out.name.empty() && iequals(name, "mcp-name")) {
-      out.name = req.headers[i].second;
+      params[count++] = i;
     }
   }
-  if (first_repeated < req.headers.size()) out.repeated = req.headers[first_repeated].first;
+  if (first_repeated < n) out.repeated = req.headers[first_repeated].first;
   return out;
 }
 
