@@ -283,11 +283,13 @@ class http_conn : public std::enable_shared_from_this<http_conn> {
     reader_.trim(res.stream && !answer);
     if (!res.stream) return write_plain(std::move(res), keep_alive_);
     if (answer) {
-      return write_json(std::move(res.headers), std::move(*answer), res.stream->json_status());
+      return write_json(std::move(res.headers), std::move(*answer), res.stream->json_status(),
+                        res.unbuffered);
     }
 
     // An answer that comes from a stream: JSON now, or SSE now or later.
     headers_ = std::move(res.headers);
+    unbuffered_ = res.unbuffered;
     expires_never();
     phase_ = phase::waiting;
     rs_ = std::move(res.stream);
@@ -328,8 +330,9 @@ class http_conn : public std::enable_shared_from_this<http_conn> {
       if (t.kind == response_stream::mode::undecided) return;  // the waker calls again
       if (t.kind == response_stream::mode::json) {
         auto h = std::move(headers_);
+        const bool unbuffered = unbuffered_;
         end_stream();
-        return write_json(std::move(h), std::move(t.bytes), t.status);
+        return write_json(std::move(h), std::move(t.bytes), t.status, unbuffered);
       }
       phase_ = phase::sse;
       sse_counted_ = true;
@@ -340,6 +343,7 @@ class http_conn : public std::enable_shared_from_this<http_conn> {
           "Content-Type: text/event-stream\r\nCache-Control: no-cache\r\n"
           "Transfer-Encoding: chunked\r\n";
       append_headers(out_, headers_);
+      if (unbuffered_) out_ += std::string_view("X-Accel-Buffering: no\r\n");
       out_ += "\r\n";
       append_chunk(out_, t.bytes);
     } else {
@@ -359,11 +363,12 @@ class http_conn : public std::enable_shared_from_this<http_conn> {
   }
 
   /// A stream's JSON answer: `status` (200, or what a 2026-07-28 error maps to) with `h` and
-  /// `body`.
-  void write_json(headers h, std::string body, unsigned status) {
+  /// `body` (and `X-Accel-Buffering: no` when `unbuffered`).
+  void write_json(headers h, std::string body, unsigned status, bool unbuffered) {
     http_response r;
     r.status = status;
     r.headers = std::move(h);
+    r.unbuffered = unbuffered;
     r.content_type = "application/json";
     r.body = std::move(body);
     write_plain(std::move(r), keep_alive_);
@@ -381,6 +386,7 @@ class http_conn : public std::enable_shared_from_this<http_conn> {
     append_number(out_, r.body.size());
     out_ += std::string_view("\r\n");
     append_headers(out_, r.headers);
+    if (r.unbuffered) out_ += std::string_view("X-Accel-Buffering: no\r\n");
     if (!keep_alive) {
       out_ += std::string_view("Connection: close\r\n");
     } else {
@@ -451,6 +457,7 @@ class http_conn : public std::enable_shared_from_this<http_conn> {
     }
     sent_events_ = 0;
     headers_.clear();
+    unbuffered_ = false;
   }
 
   void close() {
@@ -478,6 +485,7 @@ class http_conn : public std::enable_shared_from_this<http_conn> {
   bool sse_counted_ = false;
   std::string out_;
   std::vector<std::pair<std::string, std::string>> headers_;
+  bool unbuffered_ = false;   ///< the stream's response adds `X-Accel-Buffering: no`
   std::string peer_address_;  ///< the client's IP address; empty when it could not be read
   std::uint16_t peer_port_ = 0;
   std::shared_ptr<response_stream> rs_;

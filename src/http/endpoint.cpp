@@ -131,6 +131,7 @@ http_endpoint_response http_endpoint::handle(const http_request_view& request,
     auto r = impl_->handler.handle(req);
     out.status = r.status;
     out.headers = std::move(r.headers);
+    if (r.unbuffered) out.headers.emplace_back("X-Accel-Buffering", "no");
     if (r.content_type != nullptr) out.content_type = r.content_type;
     out.body = std::move(r.body);
     if (r.stream) {

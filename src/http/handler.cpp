@@ -367,7 +367,9 @@ http_response request_handler::post(const http_request& req, principal& who,
   }
   // 2026-07-28 (handler_modern.cpp): the revision is in the header or the body's `_meta`.
   if (is_modern(version, body)) {
-    return post_modern(req, std::move(who), version, std::move(extra), body);
+    auto r = post_modern(req, std::move(who), version, std::move(extra), body);
+    r.unbuffered = true;  // every answer of the era, errors too
+    return r;
   }
   if (!version.empty() && !is_supported_protocol_version(version)) {
     return error_response(400, errc::invalid_request,

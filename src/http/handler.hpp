@@ -46,6 +46,9 @@ struct http_response {
   std::string body;                    ///< plain responses
   /// Non-null: the body is this stream's output (JSON, or SSE with status 200).
   std::shared_ptr<response_stream> stream;
+  /// Adds `X-Accel-Buffering: no` (a proxy must not hold the answer back), written as a
+  /// literal: every 2026-07-28 response has it, and nothing is allocated for it.
+  bool unbuffered = false;
 };
 
 /// A POST body decoded once: its messages (handed to the session as they are), the ids of the

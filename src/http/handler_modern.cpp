@@ -187,7 +187,6 @@ bool request_handler::is_modern(std::string_view version, const post_body& body)
 http_response request_handler::post_modern(const http_request& req, principal&& who,
                                            std::string_view version, headers extra,
                                            post_body& body) {
-  extra.emplace_back("X-Accel-Buffering", "no");
   if (body.batch) {
     return error_response(400, errc::invalid_request,
                           "Invalid Request: 2026-07-28 takes one message per POST", extra);
