@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "observe/recycle.hpp"
+#include "observe/span_ids.hpp"
 #include "observe/span_shapes.hpp"
 
 namespace mcp::observe {
@@ -64,23 +65,27 @@ class tracer final : public observer {
     }
   }
 
+  // An unsampled span (its parent's flag 00, or a new trace the ratio left out) gets its ids,
+  // to propagate and to correlate logs with, and nothing else: no clock read, no shape, no
+  // record; `on_end` finds no state and returns.
   span on_start(const operation& op) override {
     span s;
     s.active = true;
-    s.start = now_if_unset(op.start);
+    s.start = op.start;
     auto parent = find_parent(op);
     trace_context& ctx = s.context;
     if (parent.context.valid()) {
       ctx.trace_id = parent.context.trace_id;
       ctx.flags = parent.context.flags;
-      ctx.trace_state = parent.context.trace_state;
+      if (!parent.context.trace_state.empty()) ctx.trace_state = parent.context.trace_state;
     } else {
-      ctx.trace_id = new_trace_id();
+      ctx.trace_id = detail::fast_trace_id();
       ctx.flags = sample_root(ctx.trace_id) ? 1 : 0;
     }
-    ctx.span_id = new_span_id();
-    s.baggage = std::move(parent.baggage);
+    ctx.span_id = detail::fast_span_id();
+    if (!parent.baggage.empty()) s.baggage = std::move(parent.baggage);
     if (!ctx.sampled()) return s;
+    s.start = now_if_unset(op.start);
     auto st = std::make_unique<recording>();
     auto& r = st->record;
     r.shape = detail::interned_shape(op);
