@@ -2,7 +2,9 @@
 // `--otlp URL` exports spans (and the metrics, every 10 s) over OTLP/HTTP JSON to a collector.
 // Both, either or neither; `observer()` is what goes into `server_options::observer`.
 // OTEL_BSP_MAX_QUEUE_SIZE, as OpenTelemetry's batch span processor reads it, sets how many spans
-// may wait for the exporter (default 2048; more are dropped and counted).
+// may wait for the exporter (default 2048; more are dropped and counted);
+// OTEL_EXPORTER_OTLP_TRACES_PROTOCOL (or OTEL_EXPORTER_OTLP_PROTOCOL) `http/protobuf` sends the
+// spans in protobuf encoding instead of `http/json`.
 #pragma once
 
 #include <mcp/observe/metrics.hpp>
@@ -58,6 +60,14 @@ class observation {
           std::fprintf(stderr, "%s: OTEL_BSP_MAX_QUEUE_SIZE=%s ignored (not a positive number)\n",
                        name, q);
         }
+      }
+      const char* protocol = std::getenv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL");
+      if (protocol == nullptr) protocol = std::getenv("OTEL_EXPORTER_OTLP_PROTOCOL");
+      if (protocol != nullptr && std::strcmp(protocol, "http/protobuf") == 0) {
+        options.traces_encoding = mcp::observe::otlp_encoding::protobuf;
+      } else if (protocol != nullptr && std::strcmp(protocol, "http/json") != 0) {
+        std::fprintf(stderr, "%s: OTLP protocol %s ignored (http/json or http/protobuf)\n", name,
+                     protocol);
       }
       auto exporter = mcp::observe::make_otlp_exporter(std::move(options));
       if (!exporter) {

@@ -53,6 +53,8 @@ struct span_shape {
   /// Their OTLP/JSON encoding, made once by `make_span_shape` (the exporter appends it).
   std::string otlp_name_kind{};   ///< `,"name":...,"kind":N`
   std::string otlp_attributes{};  ///< `attributes` as comma-separated KeyValue objects
+  /// Their OTLP/protobuf encoding: the Span message's `name`, `kind` and `attributes` fields.
+  std::string otlp_protobuf{};
 };
 
 /// A shape of these parts, its OTLP/JSON encoding made. Thread-safe; throws only
