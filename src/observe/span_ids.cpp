@@ -25,31 +25,44 @@ constexpr std::uint64_t rotl(std::uint64_t x, int k) noexcept {
   return (x << static_cast<unsigned>(k)) | (x >> static_cast<unsigned>(64 - k));
 }
 
-class generator {
- public:
-  std::uint64_t next() {
-    const auto now = fork_generation.load(std::memory_order_relaxed);
-    if (generation_ != now) seed(now);
-    const std::uint64_t out = rotl(s_[1] * 5, 7) * 9;
-    const std::uint64_t t = s_[1] << 17U;
-    s_[2] ^= s_[0];
-    s_[3] ^= s_[1];
-    s_[1] ^= s_[2];
-    s_[0] ^= s_[3];
-    s_[2] ^= t;
-    s_[3] = rotl(s_[3], 45);
+/// xoshiro256** (Blackman and Vigna): `next` on a state held in locals, so that the ids of one
+/// span cost one load and one store of the thread's state.
+struct xoshiro {
+  std::array<std::uint64_t, 4> s;
+
+  std::uint64_t next() noexcept {
+    const std::uint64_t out = rotl(s[1] * 5, 7) * 9;
+    const std::uint64_t t = s[1] << 17U;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = rotl(s[3], 45);
     return out;
   }
+};
+
+class generator {
+ public:
+  /// This thread's state, seeded first when it never was or a fork happened since.
+  xoshiro load() {
+    const auto now = fork_generation.load(std::memory_order_relaxed);
+    if (generation_ != now) seed(now);
+    return state_;
+  }
+  void store(const xoshiro& x) noexcept { state_ = x; }
 
  private:
   void seed(std::uint64_t now) {
     do {
-      mcp::detail::random_bytes(s_.data(), sizeof s_);
-    } while ((s_[0] | s_[1] | s_[2] | s_[3]) == 0);  // the one state xoshiro cannot leave
+      mcp::detail::random_bytes(state_.s.data(), sizeof state_.s);
+    } while ((state_.s[0] | state_.s[1] | state_.s[2] | state_.s[3]) ==
+             0);  // xoshiro's fixed point
     generation_ = now;
   }
 
-  std::array<std::uint64_t, 4> s_{};
+  xoshiro state_{};
   std::uint64_t generation_ = 0;  // 0: never seeded
 };
 
@@ -60,26 +73,22 @@ generator& this_thread_generator() {
 
 }  // namespace
 
-std::array<std::uint8_t, 16> fast_trace_id() {
+void fast_ids(std::array<std::uint8_t, 16>* trace, std::array<std::uint8_t, 8>& span) {
   auto& g = this_thread_generator();
-  std::array<std::uint64_t, 2> w{};
-  do {
-    w = {g.next(), g.next()};
-  } while ((w[0] | w[1]) == 0);
-  std::array<std::uint8_t, 16> out{};
-  std::memcpy(out.data(), w.data(), out.size());
-  return out;
-}
-
-std::array<std::uint8_t, 8> fast_span_id() {
-  auto& g = this_thread_generator();
+  auto x = g.load();
+  if (trace != nullptr) {
+    std::array<std::uint64_t, 2> w{};
+    do {
+      w = {x.next(), x.next()};
+    } while ((w[0] | w[1]) == 0);
+    std::memcpy(trace->data(), w.data(), trace->size());
+  }
   std::uint64_t w = 0;
   do {
-    w = g.next();
+    w = x.next();
   } while (w == 0);
-  std::array<std::uint8_t, 8> out{};
-  std::memcpy(out.data(), &w, out.size());
-  return out;
+  std::memcpy(span.data(), &w, span.size());
+  g.store(x);
 }
 
 }  // namespace mcp::observe::detail

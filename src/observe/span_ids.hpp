@@ -7,10 +7,10 @@
 
 namespace mcp::observe::detail {
 
-/// A new trace id (16 bytes, never all zero). Thread-safe (one generator per thread); throws
-/// `std::system_error` only when the kernel refuses the seed.
-[[nodiscard]] std::array<std::uint8_t, 16> fast_trace_id();
-/// A new span id (8 bytes, never all zero). As `fast_trace_id`.
-[[nodiscard]] std::array<std::uint8_t, 8> fast_span_id();
+/// A new span id (8 bytes, never all zero) into `span` and, when `trace` is not null, a new
+/// trace id (16 bytes, never all zero) into `*trace`: one look-up of this thread's generator for
+/// both. Thread-safe (one generator per thread); throws `std::system_error` only when the
+/// kernel refuses the seed.
+void fast_ids(std::array<std::uint8_t, 16>* trace, std::array<std::uint8_t, 8>& span);
 
 }  // namespace mcp::observe::detail

@@ -46,6 +46,9 @@ struct parent_info {
 
 parent_info find_parent(const operation& op) {
   parent_info p;
+  if (op.parent == nullptr && op.remote.traceparent.empty() && op.remote.baggage.empty()) {
+    return p;  // a new trace: the usual case of a peer that does not trace
+  }
   if (op.parent != nullptr && op.parent->context.valid()) {
     p.context = op.parent->context;
     p.baggage = op.parent->baggage;
@@ -78,11 +81,11 @@ class tracer final : public observer {
       ctx.trace_id = parent.context.trace_id;
       ctx.flags = parent.context.flags;
       if (!parent.context.trace_state.empty()) ctx.trace_state = parent.context.trace_state;
+      detail::fast_ids(nullptr, ctx.span_id);
     } else {
-      ctx.trace_id = detail::fast_trace_id();
+      detail::fast_ids(&ctx.trace_id, ctx.span_id);
       ctx.flags = sample_root(ctx.trace_id) ? 1 : 0;
     }
-    ctx.span_id = detail::fast_span_id();
     if (!parent.baggage.empty()) s.baggage = std::move(parent.baggage);
     if (!ctx.sampled()) return s;
     s.start = now_if_unset(op.start);
