@@ -355,6 +355,54 @@ span_record one_span() {
   return r;
 }
 
+TEST(OtlpExporter, ProtobufSpansOfEverySizeDecode) {
+  sink s({});
+  ASSERT_TRUE(s.ok()) << s.log();
+  auto opts = fast(s);
+  opts.traces_encoding = otlp_encoding::protobuf;
+  auto e = make_otlp_exporter(opts);
+  ASSERT_TRUE(e);
+  auto small = one_span();  // under 128 bytes: a one-byte length
+  small.shape = make_span_shape("p", kind::client, {});
+  auto large = one_span();  // over 16 KiB: a three-byte length
+  large.status = span_status::error;
+  large.status_message = std::string(20000, 'x');
+  large.peer_address = "127.0.0.1";
+  large.peer_port = 65535;
+  large.request_id = std::string(300, '7');  // a two-byte length inside
+  large.error_type = "-32603";
+  (*e)->export_span(std::move(small));
+  (*e)->export_span(std::move(large));
+  (*e)->export_span(one_span());
+  ASSERT_TRUE((*e)->flush(20s));
+  EXPECT_EQ((*e)->stats().spans_exported, 3U);
+  std::vector<mcp::json::object> spans;
+  for (const auto& line : s.lines()) {
+    ASSERT_EQ(text(line, "ok"), "true") << mcp::to_json_string(line).substr(0, 2000);
+    for (const auto& sp : line.at("decoded")
+                              .at("resourceSpans")
+                              .at(0)
+                              .at("scopeSpans")
+                              .at(0)
+                              .at("spans")
+                              .as_array()) {
+      spans.push_back(sp.as_object());
+    }
+  }
+  ASSERT_EQ(spans.size(), 3U);
+  EXPECT_EQ(text(spans[0], "name"), "p");
+  EXPECT_EQ(text(spans[0], "kind"), "3");
+  EXPECT_EQ(text(spans[1], "name"), "ping");
+  EXPECT_EQ(text(spans[1].at("status").as_object(), "message").size(), 20000U);
+  auto a = attrs(spans[1]);
+  EXPECT_EQ(a["client.address"], "127.0.0.1");
+  EXPECT_EQ(a["client.port"], "65535");
+  EXPECT_EQ(a["jsonrpc.request.id"], std::string(300, '7'));
+  EXPECT_EQ(a["error.type"], "-32603");
+  EXPECT_EQ(text(spans[2], "name"), "ping");
+  EXPECT_EQ(text(spans[2], "startTimeUnixNano"), "1");
+}
+
 TEST(OtlpExporter, TheEngineSpansOfRealCallsDecodeByTheConventions) {
   engine_spans_decode(otlp_encoding::json);
 }
