@@ -77,22 +77,36 @@ constexpr std::size_t varint_size(std::uint64_t v) {
   return n;
 }
 
+/// Writes `v` as a varint at `p`; returns the end.
+char* write_varint(char* p, std::uint64_t v) {
+  while (v >= 0x80) {
+    *p++ = static_cast<char>((v & 0x7FU) | 0x80U);
+    v >>= 7U;
+  }
+  *p++ = static_cast<char>(v);
+  return p;
+}
+
 /// A call's own text attribute, `KeyValue{key, AnyValue{string_value}}` as Span field 9, its
-/// lengths counted first rather than the pieces built apart.
+/// lengths counted first and the whole written by pointer into room made once.
 void put_call_text(std::string& out, std::string_view key, const std::string& v) {
   if (v.empty()) return;
   const std::size_t any = 1 + varint_size(v.size()) + v.size();
   const std::size_t kv = 1 + varint_size(key.size()) + key.size() + 1 + varint_size(any) + any;
-  out += tag(9, 2);
-  put_varint(out, kv);
-  out += tag(1, 2);
-  put_varint(out, key.size());
-  out += key;
-  out += tag(2, 2);
-  put_varint(out, any);
-  out += tag(1, 2);
-  put_varint(out, v.size());
-  out += v;
+  const std::size_t at = out.size();
+  out.resize(at + 1 + varint_size(kv) + kv);
+  char* p = out.data() + at;
+  *p++ = tag(9, 2);
+  p = write_varint(p, kv);
+  *p++ = tag(1, 2);
+  p = write_varint(p, key.size());
+  std::memcpy(p, key.data(), key.size());
+  p += key.size();
+  *p++ = tag(2, 2);
+  p = write_varint(p, any);
+  *p++ = tag(1, 2);
+  p = write_varint(p, v.size());
+  std::memcpy(p, v.data(), v.size());
 }
 
 void put_fixed64(char* p, std::uint64_t v) {
