@@ -2,7 +2,10 @@
 // `--otlp URL` exports spans (and the metrics, every 10 s) over OTLP/HTTP JSON to a collector.
 // Both, either or neither; `observer()` is what goes into `server_options::observer`.
 // OTEL_BSP_MAX_QUEUE_SIZE, as OpenTelemetry's batch span processor reads it, sets how many spans
-// may wait for the exporter (default 2048; more are dropped and counted).
+// may wait for the exporter (default 2048; more are dropped and counted) and
+// OTEL_BSP_MAX_EXPORT_BATCH_SIZE how many go in one request (default 512);
+// OTEL_EXPORTER_OTLP_TRACES_PROTOCOL (or OTEL_EXPORTER_OTLP_PROTOCOL) `http/protobuf` sends the
+// spans in protobuf encoding instead of `http/json`.
 #pragma once
 
 #include <mcp/observe/metrics.hpp>
@@ -48,16 +51,27 @@ class observation {
                                          .batch_delay = std::chrono::milliseconds(1000),
                                          .metrics = metrics_,
                                          .metrics_interval = std::chrono::milliseconds(10000)};
-      if (const char* q = std::getenv("OTEL_BSP_MAX_QUEUE_SIZE"); q != nullptr) {
+      const auto positive = [name](const char* var, std::size_t& into) {
+        const char* q = std::getenv(var);
+        if (q == nullptr) return;
         std::size_t n = 0;
         const auto* end = q + std::strlen(q);
         if (const auto r = std::from_chars(q, end, n);
             r.ec == std::errc{} && r.ptr == end && n > 0) {
-          options.max_queue = n;
+          into = n;
         } else {
-          std::fprintf(stderr, "%s: OTEL_BSP_MAX_QUEUE_SIZE=%s ignored (not a positive number)\n",
-                       name, q);
+          std::fprintf(stderr, "%s: %s=%s ignored (not a positive number)\n", name, var, q);
         }
+      };
+      positive("OTEL_BSP_MAX_QUEUE_SIZE", options.max_queue);
+      positive("OTEL_BSP_MAX_EXPORT_BATCH_SIZE", options.max_batch);
+      const char* protocol = std::getenv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL");
+      if (protocol == nullptr) protocol = std::getenv("OTEL_EXPORTER_OTLP_PROTOCOL");
+      if (protocol != nullptr && std::strcmp(protocol, "http/protobuf") == 0) {
+        options.traces_encoding = mcp::observe::otlp_encoding::protobuf;
+      } else if (protocol != nullptr && std::strcmp(protocol, "http/json") != 0) {
+        std::fprintf(stderr, "%s: OTLP protocol %s ignored (http/json or http/protobuf)\n", name,
+                     protocol);
       }
       auto exporter = mcp::observe::make_otlp_exporter(std::move(options));
       if (!exporter) {

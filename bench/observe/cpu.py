@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """CPU per `tools/call echo` of the demo server over stdio with observation off, with metrics and
-with metrics + traces exported over OTLP (to bench/observe/null-collector.mjs), as the kernel
+with metrics + traces exported over OTLP (to bench/observe/null-collector.mjs: every span in JSON,
+every span in protobuf, 10 % of the traces sampled, none sampled), as the kernel
 accounts it (user + system time of the server's process, all threads, from wait4's rusage): the
 calls are read from a file (initialize, then N calls, all written at once), the answers counted
 from a pipe. The modes (and a baseline build's, when given) run interleaved, ROUNDS times; the
@@ -40,8 +41,14 @@ counted = work / "spans"
 collector = subprocess.Popen(["node", str(here / "null-collector.mjs"), str(args.port), str(counted)])
 time.sleep(0.5)
 otlp = f"http://127.0.0.1:{args.port}"
-modes = {"off": [], "metrics": ["--metrics", "127.0.0.1:0"],
-         "traces": ["--metrics", "127.0.0.1:0", "--otlp", otlp]}
+traced = ["--metrics", "127.0.0.1:0", "--otlp", otlp]
+# mode -> (arguments, environment): traces in JSON and in protobuf encoding (a build without
+# protobuf sends JSON there), 10 % of the traces sampled, none sampled.
+modes = {"off": ([], {}), "metrics": (["--metrics", "127.0.0.1:0"], {}),
+         "traces": (traced, {}),
+         "traces-pb": (traced, {"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": "http/protobuf"}),
+         "traces-10%": (traced, {"OTEL_TRACES_SAMPLER_ARG": "0.1"}),
+         "traces-none": (traced, {"OTEL_TRACES_SAMPLER_ARG": "0"})}
 builds = [("", os.path.realpath(args.demo))]
 if args.baseline:
     builds.insert(0, ("before-", os.path.realpath(args.baseline)))
@@ -54,12 +61,13 @@ def spans_received():
         return 0
 
 
-def run(demo, extra):
+def run(demo, mode):
+    extra, more_env = modes[mode]
     before = spans_received()
     with open(calls, "rb") as stdin:
         # Every span queued: a whole file of calls arrives faster than one exporter thread
         # sends, and spans dropped would cost nothing.
-        env = dict(os.environ, OTEL_BSP_MAX_QUEUE_SIZE=str(args.calls + 16))
+        env = dict(os.environ, OTEL_BSP_MAX_QUEUE_SIZE=str(args.calls + 16), **more_env)
         p = subprocess.Popen([demo, "--no-rate-limit", "--task-store", ":memory:", *extra],
                              stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                              env=env)
@@ -71,7 +79,7 @@ def run(demo, extra):
         sys.exit(f"{demo} {extra}: {lines} answers for {args.calls + 1} requests (status {status})")
     if "--otlp" in extra:  # the spans exported (the exporter drops when its queue is full)
         time.sleep(0.2)
-        exported.setdefault(demo, []).append(spans_received() - before)
+        exported.setdefault((demo, mode), []).append(spans_received() - before)
     return ru.ru_utime + ru.ru_stime
 
 
@@ -80,8 +88,8 @@ exported = {}
 try:
     for r in range(args.rounds):
         for prefix, demo in builds:
-            for mode, extra in modes.items():
-                cpu.setdefault(prefix + mode, []).append(run(demo, extra))
+            for mode in modes:
+                cpu.setdefault(prefix + mode, []).append(run(demo, mode))
 finally:
     collector.terminate()
     collector.wait()
@@ -98,7 +106,8 @@ for prefix, demo in builds:
         spread = ", ".join(f"{x:.3f}" for x in xs)
         print(f"{prefix + mode:16} CPU {m:6.3f} s median ({spread})  {per:5.3f} us/call  "
               f"{m / off:5.3f}x off")
-    got = exported.get(demo, [])
-    if got:
-        print(f"{prefix + 'traces':16} spans exported per run: {', '.join(map(str, got))} "
-              f"(of {args.calls + 2} messages: initialize, initialized, the calls)")
+    for mode in modes:
+        got = exported.get((demo, mode), [])
+        if got:
+            print(f"{prefix + mode:16} spans exported per run: {', '.join(map(str, got))} "
+                  f"(of {args.calls + 2} messages: initialize, initialized, the calls)")

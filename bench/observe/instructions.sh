@@ -6,6 +6,8 @@
 # exporter's too). Over stdio each figure is the difference of two runs of different lengths
 # divided by the difference of their calls; over HTTP (wrk runs for a time, not a count) a run
 # that serves only the readiness probe is subtracted. Either way start-up and shutdown cancel out.
+# Traces are measured exported in JSON and in protobuf (a build without protobuf sends JSON),
+# with 10 % of the traces sampled and with none. MCP_STDIO_ONLY=1: stdio rows only.
 #   instructions.sh DEMO_SERVER [BASELINE_DEMO_SERVER]
 # With a baseline, its rows come first (same run, same load). Needs: valgrind, node, wrk.
 set -euo pipefail
@@ -65,6 +67,10 @@ measure() { # label demo extra-args...
   a="$(stdio_run "$demo" "$short_n" "$@")"
   b="$(stdio_run "$demo" "$long_n" "$@")"
   local stdio_per=$(( (b - a) / (long_n - short_n) ))
+  if [[ -n "${MCP_STDIO_ONLY:-}" ]]; then
+    printf '%-16s stdio %8d instr/call\n' "$label" "$stdio_per"
+    return
+  fi
   read -r ia na <<<"$(http_run "$demo" 0 "$@")"
   read -r ib nb <<<"$(http_run "$demo" "$seconds" "$@")"
   local http_per=$(( (ib - ia) / (nb - na) ))
@@ -76,6 +82,10 @@ run_all() { # prefix demo
   measure "$1off" "$2"
   measure "$1metrics" "$2" --metrics 127.0.0.1:0
   measure "$1traces" "$2" --metrics 127.0.0.1:0 --otlp "$otlp"
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/protobuf \
+    measure "$1traces-pb" "$2" --metrics 127.0.0.1:0 --otlp "$otlp"
+  OTEL_TRACES_SAMPLER_ARG=0.1 measure "$1traces-10%" "$2" --metrics 127.0.0.1:0 --otlp "$otlp"
+  OTEL_TRACES_SAMPLER_ARG=0 measure "$1traces-none" "$2" --metrics 127.0.0.1:0 --otlp "$otlp"
 }
 
 demo="$(realpath "${1:?usage: instructions.sh DEMO_SERVER [BASELINE_DEMO_SERVER]}")"

@@ -196,6 +196,15 @@ void tracer_only(benchmark::State& state) {
 }
 BENCHMARK(tracer_only);
 
+/// The span recorder when sampling leaves every new trace out: the ids, nothing else.
+void tracer_unsampled(benchmark::State& state) {
+  auto obs = o::make_tracer(
+      {.sink = [](o::span_record&& r) { benchmark::DoNotOptimize(r); }, .root_sample_ratio = 0});
+  std::uint64_t i = 0;
+  for (auto _ : state) observe_one(obs.get(), ++i);
+}
+BENCHMARK(tracer_unsampled);
+
 /// The caller's share with both observers: tracer (into a sink that drops) and metrics.
 void tracer_and_metrics_caller_share(benchmark::State& state) {
   auto obs =
@@ -206,18 +215,21 @@ void tracer_and_metrics_caller_share(benchmark::State& state) {
 }
 BENCHMARK(tracer_and_metrics_caller_share);
 
-/// The exporter thread's share: a batch of 512 spans encoded and POSTed to the collector (in a
-/// child process), per span.
+/// The exporter thread's share: a batch of 512 spans encoded (argument 0: JSON, 1: protobuf)
+/// and POSTed to the collector (in a child process), per span.
 void export_batch_per_span(benchmark::State& state) {
   discard_collector collector;
   std::vector<o::span_record> batch;
   auto tracer =
       o::make_tracer({.sink = [&batch](o::span_record&& r) { batch.push_back(std::move(r)); }});
   for (std::uint64_t i = 0; i < 512; ++i) observe_one(tracer.get(), i);
-  auto exporter = o::make_otlp_exporter({.endpoint = collector.url(),
-                                         .max_queue = 1024,
-                                         .max_batch = 512,
-                                         .batch_delay = std::chrono::hours(1)});
+  auto exporter =
+      o::make_otlp_exporter({.endpoint = collector.url(),
+                             .max_queue = 1024,
+                             .max_batch = 512,
+                             .batch_delay = std::chrono::hours(1),
+                             .traces_encoding = state.range(0) == 0 ? o::otlp_encoding::json
+                                                                    : o::otlp_encoding::protobuf});
   if (!exporter) {
     state.SkipWithError(exporter.error().message.c_str());
     return;
@@ -232,7 +244,7 @@ void export_batch_per_span(benchmark::State& state) {
   }
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * 512);
 }
-BENCHMARK(export_batch_per_span)->MeasureProcessCPUTime()->UseRealTime();
+BENCHMARK(export_batch_per_span)->Arg(0)->Arg(1)->MeasureProcessCPUTime()->UseRealTime();
 
 void otlp_json_per_span(benchmark::State& state) {
   std::vector<o::span_record> batch;
@@ -249,6 +261,22 @@ void otlp_json_per_span(benchmark::State& state) {
   state.counters["bytes_per_span"] = static_cast<double>(body.size()) / 512;
 }
 BENCHMARK(otlp_json_per_span);
+
+void otlp_protobuf_per_span(benchmark::State& state) {
+  std::vector<o::span_record> batch;
+  auto tracer =
+      o::make_tracer({.sink = [&batch](o::span_record&& r) { batch.push_back(std::move(r)); }});
+  for (std::uint64_t i = 0; i < 512; ++i) observe_one(tracer.get(), i);
+  std::string body;
+  for (auto _ : state) {
+    body.clear();
+    o::write_otlp_traces_protobuf(batch, {{"service.name", "bench"}}, body);
+    benchmark::DoNotOptimize(body);
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * 512);
+  state.counters["bytes_per_span"] = static_cast<double>(body.size()) / 512;
+}
+BENCHMARK(otlp_protobuf_per_span);
 
 void prometheus_exposition_50_series(benchmark::State& state) {
   auto m = o::make_metrics();

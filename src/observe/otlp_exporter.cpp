@@ -48,6 +48,52 @@ std::uint64_t rejected(std::string_view body, std::string_view field) {
   return 0;
 }
 
+/// Reads a varint at `p` (before `end`); false when it runs past the end or 10 bytes.
+bool read_varint(const unsigned char*& p, const unsigned char* end, std::uint64_t& v) {
+  v = 0;
+  for (unsigned shift = 0; shift < 70 && p < end; shift += 7) {
+    const unsigned char b = *p++;
+    v |= std::uint64_t{b & 0x7FU} << shift;
+    if ((b & 0x80U) == 0) return true;
+  }
+  return false;
+}
+
+/// `partial_success.rejected_spans` of an OTLP/protobuf ExportTraceServiceResponse (field 1,
+/// its field 1); 0 when absent or unreadable.
+std::uint64_t rejected_protobuf(std::string_view body) {
+  const auto* p = reinterpret_cast<const unsigned char*>(body.data());
+  const auto* end = p + body.size();
+  bool inside = false;  // within partial_success
+  std::uint64_t key = 0;
+  std::uint64_t n = 0;
+  while (p < end) {
+    if (!read_varint(p, end, key)) return 0;
+    const auto field = key >> 3U;
+    const auto wire = key & 7U;
+    if (wire == 0) {
+      if (!read_varint(p, end, n)) return 0;
+      if (inside && field == 1) return n;
+      continue;
+    }
+    const std::uint64_t left = static_cast<std::uint64_t>(end - p);
+    if (wire == 1 || wire == 5) {
+      const std::uint64_t size = wire == 1 ? 8 : 4;
+      if (left < size) return 0;
+      p += size;
+      continue;
+    }
+    if (wire != 2 || !read_varint(p, end, n) || n > static_cast<std::uint64_t>(end - p)) return 0;
+    if (!inside && field == 1) {
+      end = p + n;
+      inside = true;
+      continue;
+    }
+    p += n;
+  }
+  return 0;
+}
+
 }  // namespace
 
 std::optional<std::chrono::seconds> parse_retry_after(std::string_view v,
@@ -171,15 +217,27 @@ struct otlp_exporter::impl {
     }
   }
 
+  /// Where `request.headers` holds the Content-Type (set per request: spans may be protobuf).
+  std::size_t content_type_at = 0;
+
   void send_spans(std::span<const span_record> batch) {
     request.body.clear();
-    write_otlp_traces(batch, opts.resource, request.body);
+    if (opts.traces_encoding == otlp_encoding::protobuf) {
+      write_otlp_traces_protobuf(batch, opts.resource, request.body);
+      request.headers[content_type_at].second = "application/x-protobuf";
+    } else {
+      write_otlp_traces(batch, opts.resource, request.body);
+      request.headers[content_type_at].second = "application/json";
+    }
     auto answer = post(traces_url);
     if (!answer) {
       spans_failed.fetch_add(batch.size(), std::memory_order_relaxed);
       return;
     }
-    const auto refused = std::min<std::uint64_t>(rejected(*answer, "rejectedSpans"), batch.size());
+    const auto said = opts.traces_encoding == otlp_encoding::protobuf
+                          ? rejected_protobuf(*answer)
+                          : rejected(*answer, "rejectedSpans");
+    const auto refused = std::min<std::uint64_t>(said, batch.size());
     spans_failed.fetch_add(refused, std::memory_order_relaxed);
     spans_exported.fetch_add(batch.size() - refused, std::memory_order_relaxed);
   }
@@ -189,6 +247,7 @@ struct otlp_exporter::impl {
     if (snap.metrics.empty()) return;  // no empty envelopes
     request.body.clear();
     write_otlp_metrics(snap, opts.resource, request.body);
+    request.headers[content_type_at].second = "application/json";
     if (post(metrics_url)) {
       metric_exports.fetch_add(1, std::memory_order_relaxed);
     } else {
@@ -273,6 +332,7 @@ result<std::shared_ptr<otlp_exporter>> make_otlp_exporter(otlp_options opts) {
   im->metrics_url = base + "/v1/metrics";
   im->opts = std::move(opts);
   im->request = {.method = "POST", .ca_file = im->opts.ca_file, .headers = im->opts.headers};
+  im->content_type_at = im->request.headers.size();
   im->request.headers.emplace_back("Content-Type", "application/json");
   im->queue.reserve(std::min(im->opts.max_queue, im->opts.max_batch));
   im->worker = std::thread([raw = im.get()] { raw->run(); });

@@ -28,6 +28,7 @@ std::shared_ptr<const span_shape> make_span_shape(std::string name, kind side,
     if (!s->otlp_attributes.empty()) s->otlp_attributes += ',';
     detail::append_otlp_key_value(s->otlp_attributes, a.key, a.value);
   }
+  detail::append_otlp_protobuf_shape(s->otlp_protobuf, s->name, side, s->attributes);
   return s;
 }
 

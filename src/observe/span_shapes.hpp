@@ -17,6 +17,11 @@ namespace mcp::observe::detail {
 /// life), so copying it touches no reference count. Thread-safe; throws only std::bad_alloc.
 [[nodiscard]] std::shared_ptr<const span_shape> interned_shape(const operation& op);
 
+/// The OTLP/protobuf Span fields `name`, `kind` and `attributes` of a shape, appended to `out`
+/// (otlp_protobuf.cpp).
+void append_otlp_protobuf_shape(std::string& out, std::string_view name, kind side,
+                                const std::vector<attribute>& attributes);
+
 /// `{"key":<key>,"value":{...}}`, appended to `out`.
 void append_otlp_key_value(std::string& out, std::string_view key, const attribute_value& v);
 

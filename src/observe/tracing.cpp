@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "observe/recycle.hpp"
+#include "observe/span_ids.hpp"
 #include "observe/span_shapes.hpp"
 
 namespace mcp::observe {
@@ -45,6 +46,9 @@ struct parent_info {
 
 parent_info find_parent(const operation& op) {
   parent_info p;
+  if (op.parent == nullptr && op.remote.traceparent.empty() && op.remote.baggage.empty()) {
+    return p;  // a new trace: the usual case of a peer that does not trace
+  }
   if (op.parent != nullptr && op.parent->context.valid()) {
     p.context = op.parent->context;
     p.baggage = op.parent->baggage;
@@ -64,23 +68,27 @@ class tracer final : public observer {
     }
   }
 
+  // An unsampled span (its parent's flag 00, or a new trace the ratio left out) gets its ids,
+  // to propagate and to correlate logs with, and nothing else: no clock read, no shape, no
+  // record; `on_end` finds no state and returns.
   span on_start(const operation& op) override {
     span s;
     s.active = true;
-    s.start = now_if_unset(op.start);
+    s.start = op.start;
     auto parent = find_parent(op);
     trace_context& ctx = s.context;
     if (parent.context.valid()) {
       ctx.trace_id = parent.context.trace_id;
       ctx.flags = parent.context.flags;
-      ctx.trace_state = parent.context.trace_state;
+      if (!parent.context.trace_state.empty()) ctx.trace_state = parent.context.trace_state;
+      detail::fast_ids(nullptr, ctx.span_id);
     } else {
-      ctx.trace_id = new_trace_id();
+      detail::fast_ids(&ctx.trace_id, ctx.span_id);
       ctx.flags = sample_root(ctx.trace_id) ? 1 : 0;
     }
-    ctx.span_id = new_span_id();
-    s.baggage = std::move(parent.baggage);
+    if (!parent.baggage.empty()) s.baggage = std::move(parent.baggage);
     if (!ctx.sampled()) return s;
+    s.start = now_if_unset(op.start);
     auto st = std::make_unique<recording>();
     auto& r = st->record;
     r.shape = detail::interned_shape(op);

@@ -45,12 +45,14 @@ struct collected {
   std::condition_variable cv;
   std::vector<span_record> spans;
 
-  std::shared_ptr<mcp::observe::observer> tracer() {
-    return mcp::observe::make_tracer({.sink = [this](span_record&& r) {
-      std::lock_guard lock(mu);
-      spans.push_back(std::move(r));
-      cv.notify_all();
-    }});
+  std::shared_ptr<mcp::observe::observer> tracer(double root_sample_ratio = 1) {
+    return mcp::observe::make_tracer({.sink =
+                                          [this](span_record&& r) {
+                                            std::lock_guard lock(mu);
+                                            spans.push_back(std::move(r));
+                                            cv.notify_all();
+                                          },
+                                      .root_sample_ratio = root_sample_ratio});
   }
   /// The span named `name` of kind `side`, waiting up to 5 s for it.
   std::optional<span_record> find(std::string_view name, kind side) {
@@ -435,6 +437,38 @@ TEST(engine_observation, without_an_observer_nothing_is_added_to_the_wire) {
   ASSERT_TRUE(c->client->call_tool("peek"));
   ASSERT_TRUE(meta);
   EXPECT_FALSE(meta->contains("traceparent"));
+}
+
+TEST(engine_observation,
+     an_unsampled_call_propagates_a_valid_context_flagged_00_and_exports_nothing) {
+  collected server_spans;
+  collected client_spans;
+  mcp::server s({.observer = server_spans.tracer()});  // follows the caller's flag
+  std::optional<object> meta;
+  std::string seen_trace;
+  s.add_tool({.name = "peek"}, [&](mcp::tool_context& ctx) {
+    meta = ctx.request_meta();
+    seen_trace = ctx.trace_id();
+    return std::string("ok");
+  });
+  auto c = mcp::connect_in_process(s, client_with(client_spans.tracer(0)));
+  ASSERT_TRUE(c) << c.error().message;
+  ASSERT_TRUE(c->client->call_tool("peek"));
+  ASSERT_TRUE(meta && meta->contains("traceparent"));
+  auto parsed = mcp::observe::parse_traceparent(meta->at("traceparent").as_string());
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  EXPECT_TRUE(parsed->valid());
+  EXPECT_EQ(parsed->flags, 0);
+  EXPECT_EQ(seen_trace, parsed->trace_id_hex());  // the handler's log lines correlate
+  ASSERT_TRUE(c->client->call_tool("peek"));
+  c->client->close();
+  std::scoped_lock lock(server_spans.mu, client_spans.mu);
+  // The server recorded only what came without a context (the initialized notification: a new
+  // trace of its own, sampled by its ratio); the client nothing.
+  for (const auto& r : server_spans.spans) {
+    EXPECT_EQ(r.name(), "notifications/initialized");
+  }
+  for (const auto& r : client_spans.spans) ADD_FAILURE() << "client span " << r.name();
 }
 
 /// Every operation's start and end as the engine hands them to an observer (unset: the default).

@@ -24,6 +24,7 @@ const root = require('otlp-proto-root/build/src/generated/root.js');
 const P = root.opentelemetry.proto;
 export const TraceRequest = P.collector.trace.v1.ExportTraceServiceRequest;
 export const MetricsRequest = P.collector.metrics.v1.ExportMetricsServiceRequest;
+export const TraceResponse = P.collector.trace.v1.ExportTraceServiceResponse;
 
 // ---- schema: field -> type. '[]' suffix = repeated. Types:
 // string bool double u32 i32 s32 f32 (32-bit ints), u64 i64 f64 sf64 (64-bit ints),
@@ -249,6 +250,29 @@ function validate(kind, body) {
   return { ok: errors.length === 0, errors, warnings, decoded, protobufBytes };
 }
 export const validateTraces = (body) => validate('traces', body);
+
+// An OTLP/protobuf ExportTraceServiceRequest: decoded with the official definitions (the
+// generated protobufjs module), turned into the JSON mapping (hex ids) and validated as a JSON
+// body is. A field the schema does not know would be skipped by the decoder, so the body must be
+// as long as the decoded message encoded again, give or take the 8 bytes by which the two
+// outer length prefixes may be longer than they need to be (5-byte varints).
+export function validateTracesProtobuf(raw) {
+  let obj;
+  let reencoded;
+  try {
+    const msg = TraceRequest.decode(raw);
+    reencoded = TraceRequest.encode(msg).finish().length;
+    obj = mapIds(TraceRequest.toObject(msg, { longs: String, enums: Number, bytes: Array, defaults: false, arrays: false }),
+      (b) => Buffer.from(b).toString('hex'));
+  } catch (e) {
+    return { ok: false, errors: [`protobuf decode: ${e.message}`], warnings: [] };
+  }
+  const r = validate('traces', obj);
+  const extra = raw.length - reencoded;
+  if (extra < 0 || extra > 8) r.errors.push(`protobuf body of ${raw.length} bytes decodes to ${reencoded} (fields the schema does not know?)`);
+  r.ok = r.errors.length === 0;
+  return { ...r, decoded: r.decoded ?? obj };
+}
 export const validateMetrics = (body) => validate('metrics', body);
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -1,6 +1,8 @@
 // A loopback OTLP/HTTP JSON receiver for the exporter test (otlp_exporter_test.cpp). Listens on
 // 127.0.0.1:PORT (0: any; the port is printed as the first stdout line, {"port":N}).
-//   POST /v1/traces, /v1/metrics with Content-Type application/json (gzip accepted)
+//   POST /v1/traces, /v1/metrics with Content-Type application/json (gzip accepted), and
+//   /v1/traces with application/x-protobuf (decoded by otlp-json-validate.mjs's
+//   validateTracesProtobuf, then validated as JSON is)
 //   -> validated and decoded with otlp-json-validate.mjs; one JSON line per request appended to
 //      OUT: {path, status, t (ms), ok, errors, warnings, decoded}
 //   -> 200 {} (or a partial success with PARTIAL=1), 400 google.rpc.Status on invalid data,
@@ -10,7 +12,7 @@
 import { createServer } from 'node:http';
 import { appendFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
-import { validateTraces, validateMetrics } from './otlp-json-validate.mjs';
+import { validateTraces, validateMetrics, validateTracesProtobuf, TraceResponse } from './otlp-json-validate.mjs';
 
 const port = Number(process.env.PORT ?? 0);
 const out = process.env.OUT ?? './otlp-received.jsonl';
@@ -26,7 +28,9 @@ const srv = createServer((req, res) => {
   req.on('end', () => {
     const kind = { '/v1/traces': 'traces', '/v1/metrics': 'metrics' }[req.url];
     if (req.method !== 'POST' || !kind) return reply(res, 404, { code: 5, message: 'not found' });
-    if (!(req.headers['content-type'] ?? '').startsWith('application/json')) {
+    const type = req.headers['content-type'] ?? '';
+    const protobuf = kind === 'traces' && type === 'application/x-protobuf';
+    if (!type.startsWith('application/json') && !protobuf) {
       log({ path: req.url, status: 415 });
       return reply(res, 415, { code: 3, message: `unsupported content-type ${req.headers['content-type']}` });
     }
@@ -39,6 +43,17 @@ const srv = createServer((req, res) => {
     }
     let raw = Buffer.concat(chunks);
     if (req.headers['content-encoding'] === 'gzip') raw = gunzipSync(raw);
+    if (protobuf) {
+      const r = validateTracesProtobuf(raw);
+      const status = r.ok ? 200 : 400;
+      log({ path: req.url, status, encoding: 'protobuf', bytes: raw.length, ok: r.ok, errors: r.errors, warnings: r.warnings, decoded: r.decoded });
+      if (!r.ok) return reply(res, 400, { code: 3, message: r.errors.join('; ').slice(0, 4000) });
+      const answer = process.env.PARTIAL
+        ? TraceResponse.encode(TraceResponse.fromObject({ partialSuccess: { rejectedSpans: 1, errorMessage: 'test partial success' } })).finish()
+        : new Uint8Array(0);
+      res.writeHead(200, { 'Content-Type': 'application/x-protobuf' });
+      return res.end(answer);
+    }
     let body;
     try {
       body = JSON.parse(raw.toString('utf8'));
@@ -48,7 +63,7 @@ const srv = createServer((req, res) => {
     }
     const r = kind === 'traces' ? validateTraces(body) : validateMetrics(body);
     const status = r.ok ? 200 : 400;
-    log({ path: req.url, status, ok: r.ok, errors: r.errors, warnings: r.warnings, decoded: r.decoded });
+    log({ path: req.url, status, encoding: 'json', bytes: raw.length, ok: r.ok, errors: r.errors, warnings: r.warnings, decoded: r.decoded });
     if (!r.ok) return reply(res, 400, { code: 3, message: r.errors.join('; ').slice(0, 4000) });
     if (process.env.PARTIAL) {
       const f = kind === 'traces' ? 'rejectedSpans' : 'rejectedDataPoints';

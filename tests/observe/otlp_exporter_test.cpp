@@ -116,12 +116,15 @@ otlp_options fast(const sink& s) {
 
 constexpr std::string_view remote = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
 
-TEST(OtlpExporter, SpansAndMetricsDecodeByTheConventions) {
+/// Spans of a call, its sampling request and a notification, and the metrics, exported in
+/// `encoding` and decoded by the receiver with the official definitions.
+void spans_and_metrics_decode(otlp_encoding encoding) {
   sink s({});
   ASSERT_TRUE(s.ok()) << s.log();
   auto m = make_metrics();
   auto opts = fast(s);
   opts.metrics = m;
+  opts.traces_encoding = encoding;
   auto e = make_otlp_exporter(opts);
   ASSERT_TRUE(e) << e.error().message;
   auto observer = combine({make_tracer({.sink = (*e)->span_sink()}), m});
@@ -177,6 +180,7 @@ TEST(OtlpExporter, SpansAndMetricsDecodeByTheConventions) {
       EXPECT_EQ(attrs(cp.at(0))["error.type"], "-32603");
       continue;
     }
+    EXPECT_EQ(text(line, "encoding"), encoding == otlp_encoding::json ? "json" : "protobuf");
     const auto& rs = decoded.at("resourceSpans").at(0);
     EXPECT_EQ(attrs(rs.at("resource"))["service.name"], "otlp-test");
     const auto& scope = rs.at("scopeSpans").at(0);
@@ -225,6 +229,14 @@ TEST(OtlpExporter, SpansAndMetricsDecodeByTheConventions) {
   (*e)->shutdown();
 }
 
+TEST(OtlpExporter, SpansAndMetricsDecodeByTheConventions) {
+  spans_and_metrics_decode(otlp_encoding::json);
+}
+
+TEST(OtlpExporter, ProtobufSpansDecodeByTheConventions) {
+  spans_and_metrics_decode(otlp_encoding::protobuf);
+}
+
 /// The decoded spans of every request so far, by "name/kind" (kind 2 SERVER, 3 CLIENT).
 std::map<std::string, mcp::json::object> decoded_spans(const sink& s) {
   std::map<std::string, mcp::json::object> out;
@@ -243,10 +255,14 @@ std::map<std::string, mcp::json::object> decoded_spans(const sink& s) {
   return out;
 }
 
-TEST(OtlpExporter, TheEngineSpansOfRealCallsDecodeByTheConventions) {
+/// The engine's spans of real calls between a client and a server of this process, exported
+/// in `encoding`.
+void engine_spans_decode(otlp_encoding encoding) {
   sink s({});
   ASSERT_TRUE(s.ok()) << s.log();
-  auto e = make_otlp_exporter(fast(s));
+  auto opts = fast(s);
+  opts.traces_encoding = encoding;
+  auto e = make_otlp_exporter(opts);
   ASSERT_TRUE(e) << e.error().message;
   mcp::server server({.observer = make_tracer({.sink = (*e)->span_sink()})});
   server.add_tool({.name = "add"}, [](mcp::tool_context&) { return std::string("3"); });
@@ -339,6 +355,62 @@ span_record one_span() {
   return r;
 }
 
+TEST(OtlpExporter, ProtobufSpansOfEverySizeDecode) {
+  sink s({});
+  ASSERT_TRUE(s.ok()) << s.log();
+  auto opts = fast(s);
+  opts.traces_encoding = otlp_encoding::protobuf;
+  auto e = make_otlp_exporter(opts);
+  ASSERT_TRUE(e);
+  auto small = one_span();  // under 128 bytes: a one-byte length
+  small.shape = make_span_shape("p", kind::client, {});
+  auto large = one_span();  // over 16 KiB: a three-byte length
+  large.status = span_status::error;
+  large.status_message = std::string(20000, 'x');
+  large.peer_address = "127.0.0.1";
+  large.peer_port = 65535;
+  large.request_id = std::string(300, '7');  // a two-byte length inside
+  large.error_type = "-32603";
+  (*e)->export_span(std::move(small));
+  (*e)->export_span(std::move(large));
+  (*e)->export_span(one_span());
+  ASSERT_TRUE((*e)->flush(20s));
+  EXPECT_EQ((*e)->stats().spans_exported, 3U);
+  std::vector<mcp::json::object> spans;
+  for (const auto& line : s.lines()) {
+    ASSERT_EQ(text(line, "ok"), "true") << mcp::to_json_string(line).substr(0, 2000);
+    for (const auto& sp : line.at("decoded")
+                              .at("resourceSpans")
+                              .at(0)
+                              .at("scopeSpans")
+                              .at(0)
+                              .at("spans")
+                              .as_array()) {
+      spans.push_back(sp.as_object());
+    }
+  }
+  ASSERT_EQ(spans.size(), 3U);
+  EXPECT_EQ(text(spans[0], "name"), "p");
+  EXPECT_EQ(text(spans[0], "kind"), "3");
+  EXPECT_EQ(text(spans[1], "name"), "ping");
+  EXPECT_EQ(text(spans[1].at("status").as_object(), "message").size(), 20000U);
+  auto a = attrs(spans[1]);
+  EXPECT_EQ(a["client.address"], "127.0.0.1");
+  EXPECT_EQ(a["client.port"], "65535");
+  EXPECT_EQ(a["jsonrpc.request.id"], std::string(300, '7'));
+  EXPECT_EQ(a["error.type"], "-32603");
+  EXPECT_EQ(text(spans[2], "name"), "ping");
+  EXPECT_EQ(text(spans[2], "startTimeUnixNano"), "1");
+}
+
+TEST(OtlpExporter, TheEngineSpansOfRealCallsDecodeByTheConventions) {
+  engine_spans_decode(otlp_encoding::json);
+}
+
+TEST(OtlpExporter, TheEngineSpansOfRealCallsDecodeFromProtobuf) {
+  engine_spans_decode(otlp_encoding::protobuf);
+}
+
 TEST(OtlpExporter, A503WithRetryAfterIsRetriedAfterThatWait) {
   sink s({"FAIL_FIRST=1", "FAIL_STATUS=503", "RETRY_AFTER=1"});
   ASSERT_TRUE(s.ok()) << s.log();
@@ -393,16 +465,20 @@ TEST(OtlpExporter, A400IsNotRetried) {
 }
 
 TEST(OtlpExporter, APartialSuccessCountsTheRejected) {
-  sink s({"PARTIAL=1"});
-  ASSERT_TRUE(s.ok()) << s.log();
-  auto e = make_otlp_exporter(fast(s));
-  ASSERT_TRUE(e);
-  for (int i = 0; i < 3; ++i) (*e)->export_span(one_span());
-  ASSERT_TRUE((*e)->flush(20s));
-  const auto st = (*e)->stats();
-  EXPECT_EQ(st.requests, 1U);
-  EXPECT_EQ(st.spans_exported, 2U);
-  EXPECT_EQ(st.spans_failed, 1U);
+  for (const auto encoding : {otlp_encoding::json, otlp_encoding::protobuf}) {
+    sink s({"PARTIAL=1"});
+    ASSERT_TRUE(s.ok()) << s.log();
+    auto opts = fast(s);
+    opts.traces_encoding = encoding;  // the answer comes in the request's encoding
+    auto e = make_otlp_exporter(opts);
+    ASSERT_TRUE(e);
+    for (int i = 0; i < 3; ++i) (*e)->export_span(one_span());
+    ASSERT_TRUE((*e)->flush(20s));
+    const auto st = (*e)->stats();
+    EXPECT_EQ(st.requests, 1U);
+    EXPECT_EQ(st.spans_exported, 2U);
+    EXPECT_EQ(st.spans_failed, 1U);
+  }
 }
 
 TEST(OtlpExporter, AFullQueueDropsWhatDoesNotFitAndSendsTheRest) {

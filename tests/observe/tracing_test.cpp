@@ -5,10 +5,16 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
+#include <chrono>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
+
+#include <sys/wait.h>
+#include <unistd.h>
 
 namespace {
 
@@ -158,6 +164,65 @@ TEST(Tracer, SamplingFollowsTheParentAndTheRatio) {
   }
   EXPECT_GT(sampled, 850);
   EXPECT_LT(sampled, 1150);
+}
+
+TEST(Tracer, AnUnsampledSpanHasIdsToPropagateAndNothingElse) {
+  collected c;
+  auto never = make_tracer({.sink = c.sink(), .root_sample_ratio = 0});
+  std::set<std::array<std::uint8_t, 16>> traces;
+  std::set<std::array<std::uint8_t, 8>> spans;
+  for (int i = 0; i < 5000; ++i) {
+    auto s = never->on_start({.method = "ping"});
+    ASSERT_TRUE(s);  // handed back to on_end, which has nothing to do
+    ASSERT_TRUE(s.context.valid());
+    EXPECT_EQ(s.context.flags, 0);
+    // No clock read for it: the start is what the engine gave (here none).
+    EXPECT_EQ(s.start, std::chrono::steady_clock::time_point{});
+    EXPECT_EQ(s.context.traceparent().substr(52), "-00");
+    traces.insert(s.context.trace_id);
+    spans.insert(s.context.span_id);
+    never->on_end(s, {});
+    EXPECT_FALSE(s);
+  }
+  EXPECT_EQ(traces.size(), 5000U);
+  EXPECT_EQ(spans.size(), 5000U);
+  // A parent's 00 is followed, its trace kept, the span given an id of its own.
+  auto child = never->on_start(
+      {.method = "ping",
+       .remote = {"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00", "k=v", "b=1"}});
+  EXPECT_EQ(child.context.trace_id_hex(), "4bf92f3577b34da6a3ce929d0e0e4736");
+  EXPECT_NE(child.context.span_id_hex(), "00f067aa0ba902b7");
+  EXPECT_EQ(child.context.trace_state, "k=v");
+  EXPECT_EQ(child.baggage, "b=1");
+  never->on_end(child, {});
+  EXPECT_TRUE(c.spans.empty());
+}
+
+TEST(Tracer, AForkedChildMakesIdsOfItsOwn) {
+  collected c;
+  auto t = make_tracer({.sink = c.sink(), .root_sample_ratio = 0});
+  auto before = t->on_start({.method = "ping"});  // this thread's generator is seeded
+  t->on_end(before, {});
+  std::array<int, 2> fds{};
+  ASSERT_EQ(::pipe(fds.data()), 0);
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    auto s = t->on_start({.method = "ping"});
+    const auto id = s.context.trace_id;
+    const bool whole = ::write(fds[1], id.data(), id.size()) == static_cast<ssize_t>(id.size());
+    ::_exit(whole ? 0 : 1);
+  }
+  ::close(fds[1]);
+  std::array<std::uint8_t, 16> child_id{};
+  const auto got = ::read(fds[0], child_id.data(), child_id.size());
+  ::close(fds[0]);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ASSERT_EQ(got, static_cast<ssize_t>(child_id.size()));
+  auto parent_next = t->on_start({.method = "ping"});
+  EXPECT_NE(child_id, parent_next.context.trace_id);  // the same state would give the same id
+  t->on_end(parent_next, {});
 }
 
 /// The attributes of `r` as "key=value" lines, in order (ints as decimal).

@@ -1,7 +1,7 @@
 // File: mcp/observe/otlp.hpp
 //
-// An OTLP/HTTP exporter with JSON encoding (target `mcp::observe`): spans POSTed to
-// `{endpoint}/v1/traces`, metrics (cumulative) to `{endpoint}/v1/metrics`, over HTTP or HTTPS,
+// An OTLP/HTTP exporter (target `mcp::observe`): spans POSTed to `{endpoint}/v1/traces` in JSON
+// or protobuf encoding, metrics (cumulative, JSON) to `{endpoint}/v1/metrics`, over HTTP or HTTPS,
 // from one background thread. Spans wait in a bounded queue (a full queue drops the span and
 // counts it: a call is never held up), go out in batches of `max_batch` or every
 // `batch_delay`, and a batch that meets 429, 502, 503, 504 or no answer is sent again after an
@@ -37,7 +37,13 @@
 
 namespace mcp::observe {
 
-/// Where and how `make_otlp_exporter` sends spans and metrics (OTLP/HTTP, JSON).
+/// How spans are encoded: OTLP/HTTP's two encodings of the same messages.
+enum class otlp_encoding : std::uint8_t {
+  json,     ///< `application/json`, the protobuf JSON mapping (readable; about twice the bytes)
+  protobuf  ///< `application/x-protobuf` (less to encode, send and receive per span)
+};
+
+/// Where and how `make_otlp_exporter` sends spans and metrics (OTLP/HTTP).
 struct otlp_options {
   /// Base URL (http or https); `/v1/traces` and `/v1/metrics` are appended (a trailing `/` is
   /// dropped first), as for OTEL_EXPORTER_OTLP_ENDPOINT.
@@ -58,6 +64,9 @@ struct otlp_options {
   int max_attempts = 5;                               ///< tries per request, the first included
   std::chrono::milliseconds initial_backoff{1000};    ///< doubled per retry, with jitter
   std::chrono::milliseconds max_backoff{30000};       ///< also caps `Retry-After`
+  /// The spans' encoding (as OTEL_EXPORTER_OTLP_TRACES_PROTOCOL `http/json`, `http/protobuf`);
+  /// metrics always go as JSON.
+  otlp_encoding traces_encoding = otlp_encoding::json;
 };
 
 /// Counts since the exporter started.
@@ -110,6 +119,10 @@ class otlp_exporter {
 /// `out`. Thread-safe.
 void write_otlp_traces(std::span<const span_record> spans, const resource_attributes& resource,
                        std::string& out);
+/// The OTLP/protobuf `ExportTraceServiceRequest` of `spans` (one resource, one scope; the same
+/// message as `write_otlp_traces`), appended to `out`. Thread-safe.
+void write_otlp_traces_protobuf(std::span<const span_record> spans,
+                                const resource_attributes& resource, std::string& out);
 /// The OTLP/JSON `ExportMetricsServiceRequest` of `snap` (cumulative temporality). Thread-safe.
 void write_otlp_metrics(const metrics_snapshot& snap, const resource_attributes& resource,
                         std::string& out);

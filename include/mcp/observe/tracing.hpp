@@ -6,9 +6,10 @@
 // the span the operation runs within), with the conventions' attributes, `error.type`,
 // `rpc.response.status_code` and status. Two observers:
 //
-// - `make_tracer` records spans itself (ids from the CSPRNG, parent-based sampling with a ratio
-//   for new traces) and hands each finished one to a sink, e.g. `otlp_exporter::span_sink()`
-//   (mcp/observe/otlp.hpp);
+// - `make_tracer` records spans itself (ids from a per-thread generator seeded from the kernel's
+//   CSPRNG, parent-based sampling with a ratio for new traces; a span left out by sampling gets
+//   its ids and nothing else) and hands each finished one to a sink, e.g.
+//   `otlp_exporter::span_sink()` (mcp/observe/otlp.hpp);
 // - `make_callback_observer` hands span starts and ends to an application that already traces
 //   with opentelemetry-cpp or another tracer: its tracer makes the span, and the ids it returns
 //   are what goes into the outgoing `_meta` (docs/observation.md shows a bridge).
@@ -52,6 +53,8 @@ struct span_shape {
   /// Their OTLP/JSON encoding, made once by `make_span_shape` (the exporter appends it).
   std::string otlp_name_kind{};   ///< `,"name":...,"kind":N`
   std::string otlp_attributes{};  ///< `attributes` as comma-separated KeyValue objects
+  /// Their OTLP/protobuf encoding: the Span message's `name`, `kind` and `attributes` fields.
+  std::string otlp_protobuf{};
 };
 
 /// A shape of these parts, its OTLP/JSON encoding made. Thread-safe; throws only
@@ -125,7 +128,8 @@ struct tracer_options {
   /// Required.
   std::function<void(span_record&&)> sink{};
   /// The probability that a new trace (no parent) is sampled; a span with a parent follows the
-  /// parent's sampled flag. Unsampled spans still propagate their context.
+  /// parent's sampled flag. Unsampled spans still propagate their context (new ids, flag 00)
+  /// but cost no clock read, no record and no export.
   double root_sample_ratio = 1.0;
 };
 

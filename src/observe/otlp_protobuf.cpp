@@ -1,0 +1,243 @@
+// OTLP/protobuf request bodies of spans (opentelemetry-proto's trace.proto, common.proto,
+// resource.proto and trace_service.proto): the few messages an ExportTraceServiceRequest of
+// this SDK's spans needs, written field by field into the reused body, without a protobuf
+// library. A span is its ids and times (fixed-size fields written with a pointer), its shape's
+// name, kind and constant attributes (encoded once per shape, span_shapes.cpp) and the call's
+// own attributes. A span's length prefix takes two bytes and is filled in after it (a span
+// under 128 bytes is moved back one); the two enclosing messages, whose length is only known
+// once every span is written, take a five-byte varint (the same value with redundant
+// continuation bits, which protobuf decoders read as any varint), so that nothing is moved.
+#include <mcp/observe/otlp.hpp>
+
+#include <cstring>
+
+#include "observe/span_shapes.hpp"
+
+namespace mcp::observe {
+namespace {
+
+// Wire types: 0 varint, 1 fixed64, 2 length-delimited, 5 fixed32.
+constexpr char tag(unsigned field, unsigned wire) {
+  return static_cast<char>((field << 3U) | wire);
+}
+
+void put_varint(std::string& out, std::uint64_t v) {
+  char buf[10];
+  std::size_t n = 0;
+  while (v >= 0x80) {
+    buf[n++] = static_cast<char>((v & 0x7FU) | 0x80U);
+    v >>= 7U;
+  }
+  buf[n++] = static_cast<char>(v);
+  out.append(buf, n);
+}
+
+void put_bytes(std::string& out, char field_tag, std::string_view s) {
+  out += field_tag;
+  put_varint(out, s.size());
+  out.append(s);
+}
+
+/// `AnyValue` of `v`, length-prefixed, as field 2 of a `KeyValue`.
+void put_any_value(std::string& out, const attribute_value& v) {
+  out += tag(2, 2);
+  if (const auto* s = std::get_if<std::string>(&v)) {
+    std::string inner;
+    put_bytes(inner, tag(1, 2), *s);  // string_value
+    put_varint(out, inner.size());
+    out += inner;
+  } else if (const auto* b = std::get_if<bool>(&v)) {
+    out += '\x02';
+    out += tag(2, 0);  // bool_value
+    out += *b ? '\x01' : '\x00';
+  } else {
+    std::string inner;
+    inner += tag(3, 0);  // int_value: int64, negative numbers in ten bytes
+    put_varint(inner, static_cast<std::uint64_t>(std::get<std::int64_t>(v)));
+    put_varint(out, inner.size());
+    out += inner;
+  }
+}
+
+/// A `KeyValue` as field `field` (length-prefixed) of the enclosing message.
+void put_key_value(std::string& out, unsigned field, std::string_view key,
+                   const attribute_value& v) {
+  std::string kv;
+  put_bytes(kv, tag(1, 2), key);
+  put_any_value(kv, v);
+  put_bytes(out, tag(field, 2), kv);
+}
+
+constexpr std::size_t varint_size(std::uint64_t v) {
+  std::size_t n = 1;
+  while (v >= 0x80) {
+    v >>= 7U;
+    ++n;
+  }
+  return n;
+}
+
+/// Writes `v` as a varint at `p`; returns the end.
+char* write_varint(char* p, std::uint64_t v) {
+  while (v >= 0x80) {
+    *p++ = static_cast<char>((v & 0x7FU) | 0x80U);
+    v >>= 7U;
+  }
+  *p++ = static_cast<char>(v);
+  return p;
+}
+
+/// A call's own text attribute, `KeyValue{key, AnyValue{string_value}}` as Span field 9, its
+/// lengths counted first and the whole written by pointer into room made once.
+void put_call_text(std::string& out, std::string_view key, const std::string& v) {
+  if (v.empty()) return;
+  const std::size_t any = 1 + varint_size(v.size()) + v.size();
+  const std::size_t kv = 1 + varint_size(key.size()) + key.size() + 1 + varint_size(any) + any;
+  const std::size_t at = out.size();
+  out.resize(at + 1 + varint_size(kv) + kv);
+  char* p = out.data() + at;
+  *p++ = tag(9, 2);
+  p = write_varint(p, kv);
+  *p++ = tag(1, 2);
+  p = write_varint(p, key.size());
+  std::memcpy(p, key.data(), key.size());
+  p += key.size();
+  *p++ = tag(2, 2);
+  p = write_varint(p, any);
+  *p++ = tag(1, 2);
+  p = write_varint(p, v.size());
+  std::memcpy(p, v.data(), v.size());
+}
+
+void put_fixed64(char* p, std::uint64_t v) {
+  for (int i = 0; i < 8; ++i) {
+    p[i] = static_cast<char>(v & 0xFFU);
+    v >>= 8U;
+  }
+}
+
+/// A length prefix of five bytes for `n` (< 2^35): redundant continuation bits, the same value.
+void put_varint5(char* p, std::uint64_t n) {
+  for (int i = 0; i < 4; ++i) {
+    p[i] = static_cast<char>((n & 0x7FU) | 0x80U);
+    n >>= 7U;
+  }
+  p[4] = static_cast<char>(n & 0x7FU);
+}
+
+/// The longest fixed-size head of a span: ids, parent id, times, flags with their tags.
+constexpr std::size_t span_head_room = 64;
+
+void put_span(std::string& out, const span_record& s) {
+  out += tag(2, 2);  // ScopeSpans.spans
+  const std::size_t len_at = out.size();
+  out.append(2, '\0');  // the length, filled in below
+  const std::size_t start = out.size();
+  out.resize(start + span_head_room);
+  char* p = out.data() + start;
+  *p++ = tag(1, 2);  // trace_id
+  *p++ = 16;
+  std::memcpy(p, s.context.trace_id.data(), 16);
+  p += 16;
+  *p++ = tag(2, 2);  // span_id
+  *p++ = 8;
+  std::memcpy(p, s.context.span_id.data(), 8);
+  p += 8;
+  std::uint64_t parent = 0;
+  std::memcpy(&parent, s.parent_span_id.data(), 8);
+  if (parent != 0) {
+    *p++ = tag(4, 2);  // parent_span_id
+    *p++ = 8;
+    std::memcpy(p, s.parent_span_id.data(), 8);
+    p += 8;
+  }
+  *p++ = tag(7, 1);  // start_time_unix_nano
+  put_fixed64(p, s.start_unix_ns);
+  p += 8;
+  *p++ = tag(8, 1);  // end_time_unix_nano
+  put_fixed64(p, s.end_unix_ns);
+  p += 8;
+  // flags (field 16, fixed32): the W3C flags; 0x100: whether the parent is remote is known;
+  // 0x200: it is.
+  std::uint32_t flags = s.context.flags | 0x100U;
+  if (s.parent_remote) flags |= 0x200U;
+  *p++ = static_cast<char>(0x85);
+  *p++ = 0x01;
+  for (int i = 0; i < 4; ++i) {
+    *p++ = static_cast<char>(flags & 0xFFU);
+    flags >>= 8U;
+  }
+  out.resize(static_cast<std::size_t>(p - out.data()));
+  if (!s.context.trace_state.empty()) put_bytes(out, tag(3, 2), s.context.trace_state);
+  if (s.shape) {
+    out += s.shape->otlp_protobuf;
+  } else {
+    out += tag(6, 0);  // kind SERVER
+    out += '\x02';
+  }
+  put_call_text(out, attr::request_id, s.request_id);
+  put_call_text(out, attr::session_id, s.session_id);
+  put_call_text(out, attr::client_address, s.peer_address);
+  if (!s.peer_address.empty() && s.peer_port != 0) {
+    put_key_value(out, 9, attr::client_port, attribute_value(std::int64_t{s.peer_port}));
+  }
+  put_call_text(out, attr::resource_uri, s.resource_uri);
+  put_call_text(out, attr::error_type, s.error_type);
+  put_call_text(out, attr::status_code, s.status_code);
+  if (s.status == span_status::error) {
+    std::string st;
+    if (!s.status_message.empty()) put_bytes(st, tag(2, 2), s.status_message);
+    st += tag(3, 0);  // code ERROR
+    st += '\x02';
+    put_bytes(out, tag(15, 2), st);
+  }
+  const std::size_t n = out.size() - start;
+  if (n < 128) {
+    out[len_at] = static_cast<char>(n);
+    out.erase(len_at + 1, 1);
+  } else if (n < 16384) {
+    out[len_at] = static_cast<char>((n & 0x7FU) | 0x80U);
+    out[len_at + 1] = static_cast<char>(n >> 7U);
+  } else {  // a long status message: a longer prefix, the span moved up
+    std::string prefix;
+    put_varint(prefix, n);
+    out.replace(len_at, 2, prefix);
+  }
+}
+
+}  // namespace
+
+namespace detail {
+
+void append_otlp_protobuf_shape(std::string& out, std::string_view name, kind side,
+                                const std::vector<attribute>& attributes) {
+  put_bytes(out, tag(5, 2), name);  // Span.name
+  out += tag(6, 0);                 // Span.kind: 2 SERVER, 3 CLIENT
+  out += side == kind::server ? '\x02' : '\x03';
+  for (const auto& a : attributes) put_key_value(out, 9, a.key, a.value);
+}
+
+}  // namespace detail
+
+void write_otlp_traces_protobuf(std::span<const span_record> spans,
+                                const resource_attributes& resource, std::string& out) {
+  out.reserve(out.size() + 512 + spans.size() * 320);
+  out += tag(1, 2);  // ExportTraceServiceRequest.resource_spans
+  const std::size_t resource_spans_at = out.size();
+  out.append(5, '\0');
+  std::string res;
+  for (const auto& [k, v] : resource) put_key_value(res, 1, k, attribute_value(v));
+  put_bytes(out, tag(1, 2), res);  // ResourceSpans.resource
+  out += tag(2, 2);                // ResourceSpans.scope_spans
+  const std::size_t scope_spans_at = out.size();
+  out.append(5, '\0');
+  std::string scope;
+  put_bytes(scope, tag(1, 2), scope_name());
+  put_bytes(scope, tag(2, 2), scope_version());
+  put_bytes(out, tag(1, 2), scope);  // ScopeSpans.scope
+  for (const auto& s : spans) put_span(out, s);
+  put_varint5(out.data() + scope_spans_at, out.size() - scope_spans_at - 5);
+  put_varint5(out.data() + resource_spans_at, out.size() - resource_spans_at - 5);
+}
+
+}  // namespace mcp::observe

@@ -1,0 +1,16 @@
+// Internal: the tracer's span and trace ids, from a fast generator per thread (xoshiro256**)
+// seeded from the kernel's CSPRNG, reseeded in a forked child (span_ids.cpp).
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+namespace mcp::observe::detail {
+
+/// A new span id (8 bytes, never all zero) into `span` and, when `trace` is not null, a new
+/// trace id (16 bytes, never all zero) into `*trace`: one look-up of this thread's generator for
+/// both. Thread-safe (one generator per thread); throws `std::system_error` only when the
+/// kernel refuses the seed.
+void fast_ids(std::array<std::uint8_t, 16>* trace, std::array<std::uint8_t, 8>& span);
+
+}  // namespace mcp::observe::detail
