@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "http/fetch.hpp"
+#include "observe/otlp_answer.hpp"
 
 namespace mcp::observe {
 
@@ -22,76 +23,8 @@ namespace {
 
 using steady = std::chrono::steady_clock;
 
-constexpr std::size_t max_answer_bytes = std::size_t{4} << 20U;  // the specification's advice
-
 bool retryable(unsigned status) {
   return status == 429 || status == 502 || status == 503 || status == 504;
-}
-
-/// `rejectedSpans` / `rejectedDataPoints` of a partial success answer; 0 when none.
-std::uint64_t rejected(std::string_view body, std::string_view field) {
-  if (body.find("partialSuccess") == std::string_view::npos) return 0;
-  auto v = parse_json(body, {.max_size = max_answer_bytes, .max_depth = 16});
-  if (!v || !v->is_object()) return 0;
-  const auto* ps = v->as_object().if_contains("partialSuccess");
-  if (ps == nullptr || !ps->is_object()) return 0;
-  const auto* n = ps->as_object().if_contains(field);
-  if (n == nullptr) return 0;
-  if (n->is_string()) {
-    std::uint64_t x = 0;
-    const auto s = n->get_string();
-    std::from_chars(s.data(), s.data() + s.size(), x);
-    return x;
-  }
-  if (n->is_int64() && n->get_int64() > 0) return static_cast<std::uint64_t>(n->get_int64());
-  if (n->is_uint64()) return n->get_uint64();
-  return 0;
-}
-
-/// Reads a varint at `p` (before `end`); false when it runs past the end or 10 bytes.
-bool read_varint(const unsigned char*& p, const unsigned char* end, std::uint64_t& v) {
-  v = 0;
-  for (unsigned shift = 0; shift < 70 && p < end; shift += 7) {
-    const unsigned char b = *p++;
-    v |= std::uint64_t{b & 0x7FU} << shift;
-    if ((b & 0x80U) == 0) return true;
-  }
-  return false;
-}
-
-/// `partial_success.rejected_spans` of an OTLP/protobuf ExportTraceServiceResponse (field 1,
-/// its field 1); 0 when absent or unreadable.
-std::uint64_t rejected_protobuf(std::string_view body) {
-  const auto* p = reinterpret_cast<const unsigned char*>(body.data());
-  const auto* end = p + body.size();
-  bool inside = false;  // within partial_success
-  std::uint64_t key = 0;
-  std::uint64_t n = 0;
-  while (p < end) {
-    if (!read_varint(p, end, key)) return 0;
-    const auto field = key >> 3U;
-    const auto wire = key & 7U;
-    if (wire == 0) {
-      if (!read_varint(p, end, n)) return 0;
-      if (inside && field == 1) return n;
-      continue;
-    }
-    const std::uint64_t left = static_cast<std::uint64_t>(end - p);
-    if (wire == 1 || wire == 5) {
-      const std::uint64_t size = wire == 1 ? 8 : 4;
-      if (left < size) return 0;
-      p += size;
-      continue;
-    }
-    if (wire != 2 || !read_varint(p, end, n) || n > static_cast<std::uint64_t>(end - p)) return 0;
-    if (!inside && field == 1) {
-      end = p + n;
-      inside = true;
-      continue;
-    }
-    p += n;
-  }
-  return 0;
 }
 
 }  // namespace
@@ -196,7 +129,7 @@ struct otlp_exporter::impl {
       requests.fetch_add(1, std::memory_order_relaxed);
       std::optional<std::chrono::milliseconds> wait;
       try {
-        auto res = http_detail::fetch(url, req, opts.timeout, max_answer_bytes);
+        auto res = http_detail::fetch(url, req, opts.timeout, max_otlp_answer_bytes);
         if (res.status >= 200 && res.status < 300) return std::move(res.body);
         if (!retryable(res.status)) return std::nullopt;
         if (auto ra = parse_retry_after(res.retry_after, std::chrono::system_clock::now())) {
@@ -235,8 +168,8 @@ struct otlp_exporter::impl {
       return;
     }
     const auto said = opts.traces_encoding == otlp_encoding::protobuf
-                          ? rejected_protobuf(*answer)
-                          : rejected(*answer, "rejectedSpans");
+                          ? otlp_rejected_protobuf(*answer)
+                          : otlp_rejected_json(*answer, "rejectedSpans");
     const auto refused = std::min<std::uint64_t>(said, batch.size());
     spans_failed.fetch_add(refused, std::memory_order_relaxed);
     spans_exported.fetch_add(batch.size() - refused, std::memory_order_relaxed);
