@@ -265,27 +265,18 @@ class call_state final : public request_state {
   /// order and are destroyed, the end hooks run, then the sink gets the outcome.
   void complete(std::variant<call_tool_result, error> outcome) {
     if (done_.exchange(true, std::memory_order_acq_rel)) return;
-    std::array<std::function<void(call_tool_result&)>, 4> filters;
-    std::vector<std::function<void(call_tool_result&)>> more;
-    std::size_t count = 0;
+    bool stored = false;
     {
       std::lock_guard lock(mu_);
-      count = filter_count_;
-      filter_count_ = 0;
-      for (std::size_t i = 0; i < count; ++i) filters[i] = std::move(filters_[i]);
-      more.swap(more_filters_);
+      stored = filter_count_ != 0 || !more_filters_.empty();
     }
-    if (auto* r = std::get_if<call_tool_result>(&outcome)) {
-      for (auto it = more.rbegin(); it != more.rend(); ++it) (*it)(*r);
-      for (std::size_t i = count; i > 0; --i) filters[i - 1](*r);
-      if (plan_ != nullptr) {
-        for (auto i = plain_admitted_.load(std::memory_order_acquire); i > 0; --i) {
-          plan_->steps[i - 1]->filter(*this, *r);
-        }
+    auto* r = std::get_if<call_tool_result>(&outcome);
+    if (stored) run_stored_filters(r);  // none on the straight path
+    if (r != nullptr && plan_ != nullptr) {
+      for (auto i = plain_admitted_.load(std::memory_order_acquire); i > 0; --i) {
+        plan_->steps[i - 1]->filter(*this, *r);
       }
     }
-    more.clear();
-    for (std::size_t i = 0; i < count; ++i) filters[i] = nullptr;
     run_end_hooks();
     bool release = false;
     {
@@ -297,6 +288,26 @@ class call_state final : public request_state {
   }
 
  private:
+  /// The filters interceptors added (`add_filter`), taken out under the lock, run on `r` (when
+  /// the outcome is a result) in reverse order and destroyed. Out of line: the straight path
+  /// never runs it.
+  [[gnu::noinline]] void run_stored_filters(call_tool_result* r) {
+    std::array<std::function<void(call_tool_result&)>, 4> filters;
+    std::vector<std::function<void(call_tool_result&)>> more;
+    std::size_t count = 0;
+    {
+      std::lock_guard lock(mu_);
+      count = filter_count_;
+      filter_count_ = 0;
+      for (std::size_t i = 0; i < count; ++i) filters[i] = std::move(filters_[i]);
+      more.swap(more_filters_);
+    }
+    if (r != nullptr) {
+      for (auto it = more.rbegin(); it != more.rend(); ++it) (*it)(*r);
+      for (std::size_t i = count; i > 0; --i) filters[i - 1](*r);
+    }
+  }
+
   struct end_hook {
     void (*fn)(void*, std::uint64_t) = nullptr;
     void* ctx = nullptr;
@@ -342,7 +353,8 @@ class call_state final : public request_state {
     }
     if (run_next_ != nullptr) run_next_->run_prev_ = run_prev_;
     run_prev_ = run_next_ = nullptr;
-    if (--runs.count == 0 || runs.removed.load()) runs.cv.notify_all();
+    // Told only when `remove_tool` waits (a broadcast on every call cost a system library call).
+    if ((--runs.count == 0 || runs.removed.load()) && runs.waiters != 0) runs.cv.notify_all();
   }
   void run_end_hooks() { run_hooks(hooks_, hook_count_); }
 
