@@ -43,14 +43,18 @@ struct string_hash {
   }
 };
 
-class concurrency_limiter final : public call_interceptor {
+class concurrency_limiter final : public call_interceptor, public detail::plain_step {
  public:
   explicit concurrency_limiter(concurrency_limit_options o) : opts_(o) {}
 
   void intercept(const tool_call& call, const std::function<void()>& next) override {
+    if (admit(*detail::tool_call_access::state(call))) next();
+  }
+
+  bool admit(call_state& call) override {
     // A task admitted where it was accepted: the queue's workers bound what runs of it here.
-    if (call.admitted_earlier()) return next();
-    const auto& st = detail::tool_call_access::state(call);
+    if (call.admitted_earlier) return true;
+    call_state* const st = &call;
     const auto session = st->session();  // keeps the key alive
     char own[key_buffer];
     const std::string_view key = caller_key(*st, session.get(), own);
@@ -72,10 +76,10 @@ class concurrency_limiter final : public call_interceptor {
       } else {
         activate(*c);
         st->hold();  // before any release can find it in the queue
-        c->waiting.push_back(queued{st.get(), st->weak_self()});
-        index_.emplace(st.get(), std::pair{c, std::prev(c->waiting.end())});
+        c->waiting.push_back(queued{st, st->weak_self()});
+        index_.emplace(st, std::pair{c, std::prev(c->waiting.end())});
         ++queued_;
-        st->on_end(&left_queue, this, reinterpret_cast<std::uintptr_t>(st.get()));
+        st->on_end(&left_queue, this, reinterpret_cast<std::uintptr_t>(st));
         verdict = queue;
       }
     }
@@ -85,21 +89,25 @@ class concurrency_limiter final : public call_interceptor {
         // deadline keeps it until its handler returns). The call holds its interceptor chain,
         // so this interceptor outlives the hook.
         st->on_release(&release, this, reinterpret_cast<std::uintptr_t>(c));
-        return next();
+        return true;
       case queue:
-        return next();
+        return true;
       case refuse_total:
-        return call.finish(tool_error_result("Too many concurrent tool calls (limit " +
-                                             std::to_string(opts_.max) + "); retry later"));
+        st->complete(tool_error_result("Too many concurrent tool calls (limit " +
+                                       std::to_string(opts_.max) + "); retry later"));
+        return false;
       case refuse_share:
-        return call.finish(
+        st->complete(
             tool_error_result("Too many concurrent tool calls from this caller (its share is " +
                               std::to_string(share) + " of the limit " + std::to_string(opts_.max) +
                               "); retry later"));
+        return false;
       case refuse_queue:
-        return call.finish(tool_error_result("Too many queued tool calls (at most " +
-                                             std::to_string(opts_.max_queued) + "); retry later"));
+        st->complete(tool_error_result("Too many queued tool calls (at most " +
+                                       std::to_string(opts_.max_queued) + "); retry later"));
+        return false;
     }
+    return false;
   }
 
  private:

@@ -20,20 +20,27 @@ namespace {
 
 using detail::clock;
 
-class rate_limiter final : public call_interceptor {
+using detail::call_state;
+using detail::plain_step;
+
+class rate_limiter final : public call_interceptor, public plain_step {
  public:
   explicit rate_limiter(rate_limit_options o) : opts_(std::move(o)) {}
 
   void intercept(const tool_call& call, const std::function<void()>& next) override {
-    if (call.admitted_earlier() ||  // counted where it was accepted
-        (!opts_.tools.empty() && std::find(opts_.tools.begin(), opts_.tools.end(),
-                                           call.tool_name()) == opts_.tools.end())) {
-      return next();
+    if (admit(*detail::tool_call_access::state(call))) next();
+  }
+
+  bool admit(call_state& call) override {
+    if (call.admitted_earlier ||  // counted where it was accepted
+        (!opts_.tools.empty() &&
+         std::find(opts_.tools.begin(), opts_.tools.end(), call.tool()) == opts_.tools.end())) {
+      return true;
     }
     std::string key = call.caller().key();
     if (opts_.per_tool) {
       key += '\n';
-      key += call.tool_name();
+      key += call.tool();
     }
     long long ms = 0;
     // Processes sharing state (server_options::shared) share the buckets; when the shared
@@ -51,16 +58,16 @@ class rate_limiter final : public call_interceptor {
       ms = it->second.take(opts_.per_second, opts_.burst, now);
     }
     if (ms > 0) {
-      call.finish(tool_error_result("Rate limit exceeded for tool \"" + call.tool_name() +
-                                    "\": retry in " + std::to_string(ms) + " ms"));
-      return;
+      call.complete(tool_error_result("Rate limit exceeded for tool \"" + call.tool() +
+                                      "\": retry in " + std::to_string(ms) + " ms"));
+      return false;
     }
-    next();
+    return true;
   }
 
  private:
-  static std::shared_ptr<shared_state> shared_state_of(const tool_call& call) {
-    auto session = detail::tool_call_access::state(call)->session();
+  static std::shared_ptr<shared_state> shared_state_of(const call_state& call) {
+    auto session = call.session();
     return session ? session->core().opts.shared : nullptr;
   }
 
@@ -84,16 +91,19 @@ class rate_limiter final : public call_interceptor {
   std::unordered_map<std::string, detail::token_bucket> buckets_;
 };
 
-class deadline_interceptor final : public call_interceptor {
+class deadline_interceptor final : public call_interceptor, public plain_step {
  public:
   explicit deadline_interceptor(std::chrono::milliseconds limit) : limit_(limit) {}
 
   void intercept(const tool_call& call, const std::function<void()>& next) override {
+    if (admit(*detail::tool_call_access::state(call))) next();
+  }
+
+  bool admit(call_state& call) override {
     // A targeted timer (the call, held weakly; no allocation), armed only if the call is
     // still running when its synchronous part returns, and cancelled when it ends.
-    detail::tool_call_access::state(call)->defer_timer(clock::now() + limit_, &expire,
-                                                       static_cast<std::uint64_t>(limit_.count()));
-    next();
+    call.defer_timer(clock::now() + limit_, &expire, static_cast<std::uint64_t>(limit_.count()));
+    return true;
   }
 
  private:
@@ -166,22 +176,28 @@ bool valid_mime_type(std::string_view m) {
                      [](char c) { return c > 0x20 && c < 0x7F && c != '"' && c != '\\'; });
 }
 
-class output_limiter final : public call_interceptor {
+class output_limiter final : public call_interceptor, public plain_step {
  public:
   explicit output_limiter(output_limit_options o) : opts_(o) {}
 
   void intercept(const tool_call& call, const std::function<void()>& next) override {
     // Two pointers: std::function keeps them in place (no allocation). Both outlive the filter
     // (the call holds its interceptor chain and its tool entry).
-    call.on_result([self = this, name = &call.tool_name()](call_tool_result& r) {
-      if (auto problem = check(r, self->opts_)) {
-        r = tool_error_result("Tool \"" + *name + "\" produced an invalid result: " + *problem);
-      }
-    });
+    call.on_result(
+        [self = this, name = &call.tool_name()](call_tool_result& r) { self->limit(*name, r); });
     next();
   }
 
+  bool admit(call_state& /*call*/) override { return true; }
+  void filter(const call_state& call, call_tool_result& r) const override { limit(call.tool(), r); }
+
  private:
+  void limit(const std::string& tool, call_tool_result& r) const {
+    if (auto problem = check(r, opts_)) {
+      r = tool_error_result("Tool \"" + tool + "\" produced an invalid result: " + *problem);
+    }
+  }
+
   static std::optional<std::string> check_string(json::object& o, std::string_view key,
                                                  const output_limit_options& opts) {
     auto* v = o.if_contains(key);
@@ -292,18 +308,22 @@ class output_limiter final : public call_interceptor {
   output_limit_options opts_;
 };
 
-class access_controller final : public call_interceptor {
+class access_controller final : public call_interceptor, public plain_step {
  public:
   explicit access_controller(std::function<bool(const principal&, std::string_view)> allow)
       : allow_(std::move(allow)) {}
 
   void intercept(const tool_call& call, const std::function<void()>& next) override {
-    if (!call.admitted_earlier() && !allow_(call.caller(), call.tool_name())) {
-      call.finish(tool_error_result("Access denied: \"" + call.caller().subject +
-                                    "\" may not call tool \"" + call.tool_name() + "\""));
-      return;
+    if (admit(*detail::tool_call_access::state(call))) next();
+  }
+
+  bool admit(call_state& call) override {
+    if (!call.admitted_earlier && !allow_(call.caller(), call.tool())) {
+      call.complete(tool_error_result("Access denied: \"" + call.caller().subject +
+                                      "\" may not call tool \"" + call.tool() + "\""));
+      return false;
     }
-    next();
+    return true;
   }
   [[nodiscard]] bool visible(const principal& who, const tool_spec& tool) const override {
     return allow_(who, tool.name);

@@ -60,7 +60,7 @@ server_core::server_core(server_options o)
                             to_json_string(server_info_2026)),
       sealer(opts.input_rounds, opts.shared),
       exec(opts.handler_executor ? opts.handler_executor : make_thread_pool(thread_pool_options{})),
-      pipeline_(std::make_shared<const std::vector<std::shared_ptr<call_interceptor>>>()) {
+      plan_(std::make_shared<const pipeline_plan>()) {
   // Capabilities are declared in this order.
   tools = std::make_shared<tools_feature>(*this);
   auto logging = std::make_shared<logging_feature>(*this);
@@ -81,14 +81,22 @@ server_core::~server_core() {
 std::shared_ptr<const std::vector<std::shared_ptr<call_interceptor>>> server_core::pipeline()
     const {
   std::lock_guard lock(mu_);
-  return pipeline_;
+  return plan_;
 }
 
 void server_core::add_interceptor(std::shared_ptr<call_interceptor> i) {
+  // Decided here, once: the straight path runs while every interceptor is a built-in one.
+  auto* step = dynamic_cast<plain_step*>(i.get());
   std::lock_guard lock(mu_);
-  auto next = std::make_shared<std::vector<std::shared_ptr<call_interceptor>>>(*pipeline_);
+  auto next = std::make_shared<pipeline_plan>(*plan_);
   next->push_back(std::move(i));
-  pipeline_ = std::move(next);
+  next->plain = next->plain && step != nullptr;
+  if (next->plain) {
+    next->steps.push_back(step);
+  } else {
+    next->steps.clear();
+  }
+  plan_ = std::move(next);
 }
 
 void server_core::add_session(const std::shared_ptr<server_session_impl>& s) {

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "catalog.hpp"
+#include "detail/plain_step.hpp"
 #include "detail/round_state.hpp"
 #include "features.hpp"
 
@@ -52,7 +53,8 @@ class server_core : public std::enable_shared_from_this<server_core> {
   std::shared_ptr<tasks_feature> tasks;
   std::shared_ptr<listen_feature> listens;
 
-  /// The interceptor chain, replaced (never mutated) on `use`.
+  /// The interceptor chain, replaced (never mutated) on `use`: a `pipeline_plan`, which also
+  /// says whether the chain has a straight path (detail/plain_step.hpp), decided once per `use`.
   [[nodiscard]] std::shared_ptr<const std::vector<std::shared_ptr<call_interceptor>>> pipeline()
       const;
   void add_interceptor(std::shared_ptr<call_interceptor> i);
@@ -119,7 +121,7 @@ class server_core : public std::enable_shared_from_this<server_core> {
   void on_shared_change(std::string_view message);
 
   mutable std::mutex mu_;
-  std::shared_ptr<const std::vector<std::shared_ptr<call_interceptor>>> pipeline_;
+  std::shared_ptr<const pipeline_plan> plan_;
   std::vector<std::weak_ptr<server_session_impl>> sessions_;
   std::array<std::string, max_lists> list_methods_;
   std::array<std::atomic<std::uint64_t>, max_lists> generations_{};

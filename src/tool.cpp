@@ -53,4 +53,7 @@ void tool_call::on_result(std::function<void(call_tool_result&)> filter) const {
   state_->add_filter(std::move(filter));
 }
 
+void detail::plain_step::filter(const detail::call_state& /*call*/, call_tool_result& /*r*/) const {
+}
+
 }  // namespace mcp

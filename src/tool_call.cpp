@@ -149,7 +149,12 @@ void call_sink::request_client_async(call_state& call, std::string_view method, 
 
 void tools_feature::run(const std::shared_ptr<call_state>& call) const {
   call->set_after_chain(&run_handler, &resume_handler);
-  call->start();
+  // The straight path while every interceptor of the call's chain is a built-in one.
+  if (const auto& plan = call->plan(); plan.plain) {
+    call->start_plain(plan);
+  } else {
+    call->start();
+  }
   call->arm_timer();
 }
 

@@ -153,7 +153,9 @@ bool tools_feature::remove(std::string_view name, bool cancel) {
   // A handler removing its own tool does not wait for itself.
   const auto* current = call_state::current();
   const std::size_t own = current != nullptr && current->entry().runs.get() == &runs ? 1 : 0;
+  ++runs.waiters;
   runs.cv.wait(lock, [&] { return runs.count <= own; });
+  --runs.waiters;
   return true;
 }
 

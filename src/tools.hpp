@@ -36,6 +36,7 @@ struct tool_runs {
   std::condition_variable cv;
   call_state* head = nullptr;  ///< guarded by mu
   std::size_t count = 0;       ///< guarded by mu
+  std::size_t waiters = 0;     ///< guarded by mu: `remove_tool` calls waiting on cv
   std::atomic<bool> removed{false};
 };
 

@@ -20,6 +20,7 @@
 #include <variant>
 #include <vector>
 
+#include "detail/plain_step.hpp"
 #include "detail/request_state.hpp"
 #include "detail/spinlock.hpp"
 #include "detail/timer.hpp"
@@ -65,6 +66,10 @@ class call_state final : public request_state {
   /// next interceptor, then the handler (`after_chain`). Callers hold the call alive.
   [[nodiscard]] const interceptor_chain& chain() const noexcept { return chain_; }
   [[nodiscard]] const std::function<void()>& next() const noexcept { return next_; }
+  /// The chain with its plain steps: every chain comes from server_core::pipeline.
+  [[nodiscard]] const pipeline_plan& plan() const noexcept {
+    return static_cast<const pipeline_plan&>(*chain_);
+  }
   /// `resume` continues a call that was held back (`hold`) and parked after the interceptors.
   void set_after_chain(void (*f)(call_state&), void (*resume)(call_state&)) noexcept {
     after_chain_ = f;
@@ -72,6 +77,18 @@ class call_state final : public request_state {
   }
   /// Starts the pipeline (the first `next`).
   void start() { advance(); }
+  /// Starts it on the straight path instead: `plan` (whose chain is this call's, every
+  /// interceptor in it a plain step) admits the call step by step, then the handler side runs
+  /// as after the last `next`; the admitting steps' filters run on the result (`complete`).
+  void start_plain(const pipeline_plan& plan) {
+    plan_ = &plan;
+    for (auto* step : plan.steps) {
+      if (!step->admit(*this)) return;
+      plain_admitted_.fetch_add(1, std::memory_order_acq_rel);
+    }
+    step_.store(chain_->size() + 1);
+    if (!done()) after_chain_(*this);
+  }
 
   /// Asks for `fn(call, arg)` at `when` (a deadline). The timer is armed by `arm_timer` only if
   /// the call is still running once its synchronous part returned: a call answered at once
@@ -248,22 +265,18 @@ class call_state final : public request_state {
   /// order and are destroyed, the end hooks run, then the sink gets the outcome.
   void complete(std::variant<call_tool_result, error> outcome) {
     if (done_.exchange(true, std::memory_order_acq_rel)) return;
-    std::array<std::function<void(call_tool_result&)>, 4> filters;
-    std::vector<std::function<void(call_tool_result&)>> more;
-    std::size_t count = 0;
+    bool stored = false;
     {
       std::lock_guard lock(mu_);
-      count = filter_count_;
-      filter_count_ = 0;
-      for (std::size_t i = 0; i < count; ++i) filters[i] = std::move(filters_[i]);
-      more.swap(more_filters_);
+      stored = filter_count_ != 0 || !more_filters_.empty();
     }
-    if (auto* r = std::get_if<call_tool_result>(&outcome)) {
-      for (auto it = more.rbegin(); it != more.rend(); ++it) (*it)(*r);
-      for (std::size_t i = count; i > 0; --i) filters[i - 1](*r);
+    auto* r = std::get_if<call_tool_result>(&outcome);
+    if (stored) run_stored_filters(r);  // none on the straight path
+    if (r != nullptr && plan_ != nullptr) {
+      for (auto i = plain_admitted_.load(std::memory_order_acquire); i > 0; --i) {
+        plan_->steps[i - 1]->filter(*this, *r);
+      }
     }
-    more.clear();
-    for (std::size_t i = 0; i < count; ++i) filters[i] = nullptr;
     run_end_hooks();
     bool release = false;
     {
@@ -275,6 +288,26 @@ class call_state final : public request_state {
   }
 
  private:
+  /// The filters interceptors added (`add_filter`), taken out under the lock, run on `r` (when
+  /// the outcome is a result) in reverse order and destroyed. Out of line: the straight path
+  /// never runs it.
+  [[gnu::noinline]] void run_stored_filters(call_tool_result* r) {
+    std::array<std::function<void(call_tool_result&)>, 4> filters;
+    std::vector<std::function<void(call_tool_result&)>> more;
+    std::size_t count = 0;
+    {
+      std::lock_guard lock(mu_);
+      count = filter_count_;
+      filter_count_ = 0;
+      for (std::size_t i = 0; i < count; ++i) filters[i] = std::move(filters_[i]);
+      more.swap(more_filters_);
+    }
+    if (r != nullptr) {
+      for (auto it = more.rbegin(); it != more.rend(); ++it) (*it)(*r);
+      for (std::size_t i = count; i > 0; --i) filters[i - 1](*r);
+    }
+  }
+
   struct end_hook {
     void (*fn)(void*, std::uint64_t) = nullptr;
     void* ctx = nullptr;
@@ -320,7 +353,8 @@ class call_state final : public request_state {
     }
     if (run_next_ != nullptr) run_next_->run_prev_ = run_prev_;
     run_prev_ = run_next_ = nullptr;
-    if (--runs.count == 0 || runs.removed.load()) runs.cv.notify_all();
+    // Told only when `remove_tool` waits (a broadcast on every call cost a system library call).
+    if ((--runs.count == 0 || runs.removed.load()) && runs.waiters != 0) runs.cv.notify_all();
   }
   void run_end_hooks() { run_hooks(hooks_, hook_count_); }
 
@@ -341,6 +375,10 @@ class call_state final : public request_state {
   std::shared_ptr<const tool_entry> entry_;
   json::value args_;  ///< always an object
   interceptor_chain chain_;
+  /// On the straight path: the plan (`chain_` itself) and how many of its steps admitted the
+  /// call.
+  const pipeline_plan* plan_ = nullptr;
+  std::atomic<std::size_t> plain_admitted_{0};
   clock::time_point timer_when_{};
   clock::time_point held_at_{};  ///< when an interceptor held the call (see `hold`)
   targeted_fn timer_fn_ = nullptr;

@@ -540,11 +540,39 @@ class evaluator {
 
 #include "json_schema/evaluate_containers.ipp"
 
+/// `is_valid` for a flat program (program::flat): what the evaluator decides, in one pass over
+/// the instance's members. Nullopt where the evaluator's depth or step limit could stop first.
+std::optional<bool> flat_valid(const program& p, const json::value& inst) {
+  const node& r = p.nodes[p.root];
+  if ((r.groups & g_type) != 0 && !type_matches(r.types, inst)) return false;
+  const json::object* o = inst.if_object();
+  if (o == nullptr || (r.groups & g_object) == 0) return true;
+  if (p.max_depth < 2 || o->size() >= p.max_steps) return std::nullopt;
+  const bool closed = r.additional_properties != no_node;
+  std::uint64_t found = 0;
+  for (const auto& kv : *o) {
+    const named_node* prop = r.properties.empty() ? nullptr : find_property(r, kv.key());
+    if (prop == nullptr) {
+      if (closed) return false;
+      continue;
+    }
+    found |= std::uint64_t{1} << static_cast<std::size_t>(prop - r.properties.data());
+    const node& n = p.nodes[prop->schema];
+    if (n.always_false || ((n.groups & g_type) != 0 && !type_matches(n.types, kv.value()))) {
+      return false;
+    }
+  }
+  return (found & r.required_mask) == r.required_mask;
+}
+
 }  // namespace
 
 }  // namespace detail
 
 bool validator::is_valid(const json::value& instance) const {
+  if (program_->flat) {
+    if (auto ok = detail::flat_valid(*program_, instance)) return *ok;
+  }
   detail::evaluator e(*program_, nullptr, false);
   return e.run(instance);
 }

@@ -1,8 +1,10 @@
 // Post-compile passes over the program: `$ref`-only nodes are bypassed (their users point at
 // the target directly) and every node gets the set of instance kinds it can accept, so
-// anyOf/oneOf skip branches whose `type` rules the instance out without evaluating them.
+// anyOf/oneOf skip branches whose `type` rules the instance out without evaluating them; a root
+// that is a flat object schema (the usual tool inputSchema) is marked for a one-pass check.
 #include "json_schema/optimize.hpp"
 
+#include <algorithm>
 #include <vector>
 
 namespace mcp::json_schema::detail {
@@ -60,6 +62,29 @@ std::uint8_t kinds_of_types(std::uint8_t types) {
   return k;
 }
 
+/// Whether the root is a flat object schema: its only assertions are `type`, `properties` whose
+/// subschemas assert at most a `type` (or are `false`), `required` (names among the properties)
+/// and `additionalProperties: false`. Keywords of any other group, or a dynamic scope, keep the
+/// evaluator.
+bool is_flat(const program& p) {
+  if (p.uses_dynamic_scope) return false;
+  const node& r = p.nodes[p.root];
+  if (r.always_false || (r.groups & ~(g_type | g_object)) != 0) return false;
+  if (r.properties.size() > 64 || !r.required_other.empty() || !r.pattern_properties.empty() ||
+      !r.dependent_required_.empty() || !r.dependent_schemas.empty() ||
+      r.property_names != no_node || r.min_properties || r.max_properties ||
+      r.unevaluated_properties != no_node) {
+    return false;
+  }
+  if (r.additional_properties != no_node && !p.nodes[r.additional_properties].always_false) {
+    return false;
+  }
+  return std::all_of(r.properties.begin(), r.properties.end(), [&](const named_node& prop) {
+    const node& n = p.nodes[prop.schema];
+    return n.always_false || (n.groups & ~g_type) == 0;
+  });
+}
+
 }  // namespace
 
 void optimize(program& p) {
@@ -74,6 +99,7 @@ void optimize(program& p) {
     else if ((n.groups & g_type) != 0)
       n.accepts = kinds_of_types(n.types);
   }
+  p.flat = is_flat(p);
 }
 
 }  // namespace mcp::json_schema::detail

@@ -160,6 +160,10 @@ struct program {
   std::size_t max_depth = 256;
   std::size_t max_steps = 10'000'000;
   dialect root_dialect = dialect::draft2020_12;
+  /// The root is a flat object schema (optimize.cpp, `is_flat`): `type` and `properties` whose
+  /// schemas test at most a `type`, `required`, `additionalProperties: false` and annotations.
+  /// `validator::is_valid` then checks an instance in one pass without the evaluator.
+  bool flat = false;
 };
 
 /// The hash of a property name for node::property_slots (length and three bytes: cheap, and

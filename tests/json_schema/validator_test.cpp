@@ -364,6 +364,59 @@ TEST(JsonSchemaCompile, TypeScriptSdkGeneratedSchemas) {
   EXPECT_GE(compiled, 4U);
 }
 
+// A flat object schema (the usual tool inputSchema) is checked by is_valid in one pass; it must
+// decide as the evaluator does (validate), and schemas just beyond flat must still be honoured.
+TEST(JsonSchemaApi, FlatObjectSchemasDecideAsTheEvaluator) {
+  const std::vector<std::string> schemas = {
+      R"({"type":"object","properties":{"text":{"type":"string","description":"d"}},"required":["text"]})",
+      R"({"type":"object","properties":{"n":{"type":"integer"},"x":{"type":["number","null"]},"b":{"type":"boolean"},"no":false},"required":["n"],"additionalProperties":false})",
+      R"({"properties":{"a":{"type":"string"},"any":{"title":"t"}},"required":["a","elsewhere"]})",
+      R"({"type":"object"})",
+      R"({"type":"object","properties":{"s":{"type":"string","minLength":2}}})",
+      R"({"type":"object","properties":{"a":{}},"additionalProperties":{"type":"integer"}})",
+      R"({"type":"object","properties":{"e":{"type":"string","format":"email"}}})",
+      R"({"type":"object","properties":{"a":{"type":"string"}},"maxProperties":1})",
+      R"({"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"a":{"type":"integer"}},"required":["a"]})",
+  };
+  const std::vector<std::string> instances = {R"({"text":"hello"})",
+                                              R"({"text":5})",
+                                              R"({})",
+                                              R"([])",
+                                              R"("text")",
+                                              R"(null)",
+                                              R"({"n":1})",
+                                              R"({"n":1.0})",
+                                              R"({"n":1.5})",
+                                              R"({"n":-3,"x":null,"b":true})",
+                                              R"({"n":2,"x":"no"})",
+                                              R"({"n":2,"no":0})",
+                                              R"({"n":2,"other":1})",
+                                              R"({"a":"x"})",
+                                              R"({"a":"x","elsewhere":1})",
+                                              R"({"s":"a"})",
+                                              R"({"s":"ab","z":1})",
+                                              R"({"a":1,"z":2.5})",
+                                              R"({"e":"not an address"})",
+                                              R"({"e":"a@example.com"})",
+                                              R"({"a":"x","b":"y"})",
+                                              R"({"text":"hello","extra":[1,2]})",
+                                              R"({"a":18446744073709551615})"};
+  js::compile_options opts;
+  opts.format_assertion = true;
+  for (const auto& schema : schemas) {
+    const auto v = compile(schema, opts);
+    for (const auto& instance : instances) {
+      const auto value = parse(instance);
+      EXPECT_EQ(v.is_valid(value), v.validate(value).empty()) << schema << " on " << instance;
+    }
+  }
+  // The limits still apply: a depth limit of 1 stops at a property's type, as the evaluator does.
+  opts.max_depth = 1;
+  const auto shallow = compile(schemas[0], opts);
+  EXPECT_FALSE(shallow.is_valid(parse(R"({"text":"hello"})")));
+  EXPECT_FALSE(shallow.validate(parse(R"({"text":"hello"})")).empty());
+}
+
 TEST(JsonSchemaApi, BooleanSchemas) {
   EXPECT_TRUE(compile("true").is_valid(parse("{}")));
   const auto f = compile("false");

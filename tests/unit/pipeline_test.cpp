@@ -1,10 +1,14 @@
 // The built-in call interceptors of mcp/pipeline.hpp, at the wire.
 #include <mcp/pipeline.hpp>
 
+#include <boost/json/serialize.hpp>
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <memory>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "support/wire.hpp"
 
@@ -276,6 +280,65 @@ TEST(pipeline, custom_interceptors_run_in_order_and_filter_results) {
   ASSERT_EQ(content.size(), 3U);
   EXPECT_EQ(content[1].at("text"), "filtered by b");
   EXPECT_EQ(content[2].at("text"), "filtered by a");
+}
+
+// A chain of built-in interceptors only takes the straight path (each interceptor called
+// directly); one more interceptor of the user's makes every call take the general path. Both
+// must answer every call alike: passes, refusals, filtered results.
+TEST(pipeline, built_in_chains_answer_alike_on_the_straight_and_the_general_path) {
+  std::atomic<int> passed_through{0};
+  struct pass_through : mcp::call_interceptor {
+    std::atomic<int>* count = nullptr;
+    void intercept(const mcp::tool_call&, const std::function<void()>& next) override {
+      ++*count;
+      next();
+    }
+  };
+  auto make = [&](bool general) {
+    auto s = std::make_unique<mcp::server>();
+    s->use(mcp::rate_limit({.per_second = 0.001, .burst = 3}));
+    s->use(mcp::access_control(
+        [](const mcp::principal& p, std::string_view) { return p.subject != "mallory"; }));
+    s->use(mcp::concurrency_limit(4));
+    s->use(mcp::deadline(30s));
+    if (general) {
+      auto p = std::make_shared<pass_through>();
+      p->count = &passed_through;
+      s->use(p);
+    }
+    s->add_tool({.name = "t", .description = "d", .run_inline = true}, ok_result);
+    s->add_tool({.name = "bad_utf8", .description = "d", .run_inline = true},
+                [](mcp::tool_context&, const object&) {
+                  mcp::call_tool_result r;
+                  r.content.push_back(mcp::text_content("ok \xff end"));
+                  return r;
+                });
+    return s;
+  };
+  auto straight = make(false);
+  auto general = make(true);
+  std::vector<std::string> answers[2];
+  for (int k = 0; k < 2; ++k) {
+    auto& s = k == 0 ? *straight : *general;
+    wire alice(s, {.who = {.subject = "alice"}});
+    wire mallory(s, {.who = {.subject = "mallory"}});
+    alice.initialize();
+    mallory.initialize();
+    for (int i = 1; i <= 3; ++i) {  // the burst: the next one is refused
+      const char* tool = i == 2 ? "bad_utf8" : "t";
+      answers[k].push_back(
+          mcp::json::serialize(alice.call("tools/call", object{{"name", tool}}, i + 1)));
+    }
+    answers[k].push_back(mcp::json::serialize(alice.call("tools/call", object{{"name", "t"}}, 9)));
+    answers[k].push_back(
+        mcp::json::serialize(mallory.call("tools/call", object{{"name", "t"}}, 2)));
+  }
+  EXPECT_EQ(answers[0], answers[1]);
+  EXPECT_EQ(passed_through.load(), 3);  // the general server's calls that passed the rest
+  ASSERT_EQ(answers[0].size(), 5U);
+  EXPECT_NE(answers[0][1].find("ok \xEF\xBF\xBD end"), std::string::npos) << answers[0][1];
+  EXPECT_NE(answers[0][3].find("Rate limit exceeded"), std::string::npos) << answers[0][3];
+  EXPECT_NE(answers[0][4].find("Access denied"), std::string::npos) << answers[0][4];
 }
 
 TEST(pipeline, bad_policy_parameters_throw) {
