@@ -19,11 +19,6 @@ using namespace mcp_test;
 using namespace std::chrono_literals;
 using steady = std::chrono::steady_clock;
 
-/// The `_meta` of a 2026-07-28 request declaring the tasks extension.
-std::string tasks_meta() {
-  return modern_meta(R"({"extensions":{"io.modelcontextprotocol/tasks":{}}})");
-}
-
 /// Starts elicit_task on `call_port` (session `sid`), reads its question on `g` (a GET stream
 /// another node holds), answers it through `answer_port` and reads the task's result there;
 /// the result's text, or what went wrong.
@@ -72,44 +67,6 @@ TEST_F(Cluster, ATaskAsksTheClientThroughTheGetStreamAnotherNodeHolds) {
   ASSERT_TRUE(g2.open()) << g2.body();
   EXPECT_EQ(task_asks_through(g2, port(0), port(0), other, "seven"), "answer: seven");
 }
-
-/// A listen naming task `id` on `port`, open once acknowledged.
-class task_listen {
- public:
-  task_listen(std::uint16_t port, const std::string& id) : c_(port) {
-    c_.send_raw(
-        make_request("POST", port,
-                     modern_body("\"l\"", "subscriptions/listen",
-                                 R"("notifications":{"taskIds":[")" + id + R"("]})", tasks_meta()),
-                     modern_headers("subscriptions/listen")));
-    open_ = c_.read_until(r_, [](const std::string& b) {
-      return count_of(b, "notifications/subscriptions/acknowledged") == 1;
-    });
-  }
-  [[nodiscard]] bool open() const { return open_; }
-  /// How many notifications/tasks with `status` came so far.
-  std::size_t told(std::string_view status) const {
-    std::size_t n = 0;
-    for (const auto& m : messages_in(r_.body)) {
-      const auto* method = m.if_contains("method");
-      if (method == nullptr || *method != "notifications/tasks") continue;
-      const auto* st = m.at("params").at("status").if_string();
-      if (st != nullptr && *st == status) ++n;
-    }
-    return n;
-  }
-  /// Reads until `status` was told `n` times; false on timeout.
-  bool wait_for(std::string_view status, std::size_t n, std::chrono::milliseconds timeout) {
-    return c_.read_until(
-        r_, [&](const std::string&) { return told(status) >= n; }, timeout);
-  }
-  [[nodiscard]] const std::string& body() const { return r_.body; }
-
- private:
-  raw_client c_;
-  response r_;
-  bool open_ = false;
-};
 
 TEST_F(Cluster, AListenOnAnyNodeHearsOfATaskRunningOnAnother) {
   start(2);
