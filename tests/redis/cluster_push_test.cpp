@@ -10,9 +10,8 @@
 
 #include <string>
 
-#include <unistd.h>
-
 #include "redis/cluster_util.hpp"
+#include <unistd.h>
 
 namespace {
 
@@ -24,11 +23,11 @@ using steady = std::chrono::steady_clock;
 /// text, or empty (after a failure is recorded).
 std::string start_task(std::uint16_t port, const std::string& sid, const std::string& id,
                        const std::string& tool, const std::string& args) {
-  auto r = request(port, "POST",
-                   R"({"jsonrpc":"2.0","id":)" + id +
-                       R"(,"method":"tools/call","params":{"name":")" + tool +
-                       R"(","arguments":)" + args + R"(,"task":{}}})",
-                   post_headers(sid));
+  auto r =
+      request(port, "POST",
+              R"({"jsonrpc":"2.0","id":)" + id + R"(,"method":"tools/call","params":{"name":")" +
+                  tool + R"(","arguments":)" + args + R"(,"task":{}}})",
+              post_headers(sid));
   EXPECT_EQ(r.status, 200U) << r.body;
   if (r.status != 200U) return {};
   const auto created = result_of(answer_of(r));
@@ -104,8 +103,7 @@ TEST_F(Cluster, AListenHearsEachChangeOnceAndAnEndMadeWhereTheClockIsBehind) {
                  "FAKETIME_DONT_FAKE_MONOTONIC=1"});
   auto r = request(port(0), "POST",
                    modern_call("1", "slow_stop_task",
-                               R"({"ask_first":true,"steps":400,"step_ms":50})", {},
-                               asking_meta()),
+                               R"({"ask_first":true,"steps":400,"step_ms":50})", {}, asking_meta()),
                    modern_headers("tools/call", "slow_stop_task"));
   ASSERT_EQ(r.status, 200U) << r.body;
   const auto created = result_of(answer_of(r));
