@@ -6,6 +6,7 @@
 
 #include <mcp/json.hpp>
 
+#include <boost/json/serialize.hpp>
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -241,6 +242,42 @@ class get_stream {
   response r_;
   bool open_ = false;
 };
+
+/// Accepts elicitation `asked` (a request read from a stream) with `content` (a JSON object),
+/// POSTed to `port` in session `sid`; what went wrong, or empty.
+inline std::string accept_elicitation(std::uint16_t port, const std::string& sid,
+                                      const mcp::json::object& asked, const std::string& content) {
+  const auto answer = R"({"jsonrpc":"2.0","id":)" + mcp::json::serialize(asked.at("id")) +
+                      R"(,"result":{"action":"accept","content":)" + content + "}}";
+  auto r = request(port, "POST", answer, post_headers(sid));
+  if (r.status == 202U) return {};
+  return "the answer got " + std::to_string(r.status) + ": " + r.body;
+}
+
+/// POSTs `body` to `port` (session `sid`) on a connection of its own, accepts with `content`
+/// the elicitation that comes on its stream (answered through `answer_port`) and reads on until
+/// `until` came; what went wrong, or empty. `got`: the stream read.
+inline std::string answer_on_stream(std::uint16_t port, std::uint16_t answer_port,
+                                    const std::string& sid, const std::string& body,
+                                    const std::string& content, const std::string& until,
+                                    response& got) {
+  raw_client c(port);
+  c.send_raw(make_request("POST", port, body, post_headers(sid)));
+  if (!c.read_until(
+          got, [](const std::string& b) { return count_of(b, "elicitation/create") == 1; }, 5s)) {
+    return "no elicitation came: " + got.body;
+  }
+  if (auto failed =
+          accept_elicitation(answer_port, sid, first_of(got.body, "elicitation/create"), content);
+      !failed.empty()) {
+    return failed;
+  }
+  if (!c.read_until(
+          got, [&](const std::string& b) { return b.find(until) != b.npos; }, 5s)) {
+    return "no result came: " + got.body;
+  }
+  return {};
+}
 
 /// The `_meta` of a 2026-07-28 request declaring the tasks extension.
 inline std::string tasks_meta() {
