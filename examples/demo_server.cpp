@@ -30,7 +30,8 @@
 // (elicitation) and summarize (sampling), which ask the client in both protocol eras (a request
 // to a 2025-11-25 client, an input_required round with a 2026-07-28 one); tasks: slow_task (run
 // again if a restart cut it off), must_task (task only), failing_task, elicit_task
-// (input_required).
+// (input_required); sharing Redis, slow_stop_task (a slow stop callback) and, with
+// --task-store redis://…, slow_task_once.
 #include <mcp/audit.hpp>
 #include <mcp/auth.hpp>
 #include <mcp/http_server.hpp>
@@ -584,6 +585,7 @@ int main(int argc, char** argv) {
   demo::add_tools(server);
   demo::add_task_tools(server);
   if (task_store.rfind("redis://", 0) == 0) demo::add_once_task(server);
+  if (shared || task_store.rfind("redis://", 0) == 0) demo::add_slow_stop_task(server);
   demo::add_asking_tools(server);
   return examples::serve(server, http, http_opts, "mcp-cpp demo server");
 }

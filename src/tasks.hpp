@@ -9,6 +9,7 @@
 // asked about the task (not the end a waiting tasks/result of its session is answered with).
 #pragma once
 
+#include <mcp/executor.hpp>
 #include <mcp/jsonrpc.hpp>
 #include <mcp/server.hpp>
 #include <mcp/task_store.hpp>
@@ -226,9 +227,13 @@ class tasks_feature final : public feature, public std::enable_shared_from_this<
   /// elsewhere, or was cancelled by another process, ends here too (its call stopped, its
   /// waiters answered).
   void remote_change(const std::string& id);
-  /// The store pushed a change of task `id` (on the store's thread): `remote_change` when this
-  /// process waits for the task, and the 2026-07-28 listens here naming it are told.
+  /// The store pushed a change of task `id` (on the store's thread): when this process waits
+  /// for the task or a 2026-07-28 listen here names it (lookups in memory only), `changed_here`
+  /// runs on `changes_`, once at a time per task.
   void pushed_change(std::string_view id);
+  /// On `changes_`: `remote_change(id)` when this process waits for task `id`, and the listens
+  /// naming it are told (reads of the store); again while pushes came meanwhile.
+  void changed_here(const std::string& id);
   /// With a store that pushes changes: `w` waits for its task's end without polling (true).
   bool await_pushed(const std::shared_ptr<result_waiter>& w, const std::string& owner);
   /// Task `id`'s outcome is stored: if this process runs it from the queue, its lease ends.
@@ -258,6 +263,13 @@ class tasks_feature final : public feature, public std::enable_shared_from_this<
   std::shared_ptr<queue_runner> runner_;
   std::shared_ptr<void> watch_;
   std::atomic<bool> pushed_{false};  ///< `watch_` pushes changes
+  /// Where pushed changes are read and acted on (stops, answers, listens): neither the store's
+  /// thread (a slow read or stop would hold up every other push) nor the handlers' (all may be
+  /// busy); it grows while busy.
+  std::shared_ptr<executor> changes_;
+  /// With mu_: tasks whose pushed change is being handled on `changes_`; true: pushed again
+  /// meanwhile (handled once more after).
+  std::unordered_map<std::string, bool> pushing_;
   std::unordered_map<std::string,
                      std::pair<std::string, std::vector<std::shared_ptr<result_waiter>>>>
       foreign_;

@@ -5,6 +5,7 @@
 // `queue_runner` takes queued tasks and runs them, at most `task_queue::workers()` at once,
 // renewing their leases while they run. A stored task runs here from its stored call
 // (`run_stored`): taken from the queue, or again after a restart (recover).
+#include <mcp/executor.hpp>
 #include <mcp/task_queue.hpp>
 
 #include <atomic>
@@ -158,13 +159,17 @@ class queue_runner {
 
 bool tasks_feature::share() {
   std::weak_ptr<tasks_feature> weak = weak_from_this();
-  auto* exec = core_.exec.get();
-  watch_ = store_->watch([weak, exec](std::string_view id) {
+  changes_ = make_thread_pool(thread_pool_options{
+      .threads = 1, .max_threads = 16, .idle_timeout = std::chrono::seconds(10)});
+  watch_ = store_->watch([weak](std::string_view id) {
     auto f = weak.lock();
     if (!f) return;
-    // Changes may have been missed: every task waited for here is looked at, on a handler
-    // thread (that may be many reads).
-    if (id.empty()) return exec->post([f] { f->remote_change({}); });
+    // Changes may have been missed: every task waited for here is looked at (many reads).
+    if (id.empty()) {
+      return f->changes_->post([weak] {
+        if (auto g = weak.lock()) g->remote_change({});
+      });
+    }
     f->pushed_change(id);
   });
   pushed_.store(watch_ != nullptr);
@@ -335,22 +340,50 @@ void tasks_feature::remote_change(const std::string& id) {
 }
 
 void tasks_feature::pushed_change(std::string_view id) {
-  // On the store's own thread (Redis: the subscriber's), never queued behind busy handlers: a
-  // change nobody here waits or listens for costs two lookups in memory; one that answers a
-  // tasks/result, stops a call or tells a listen costs a read of the task, and what follows
-  // only sends (answers, notifications) or requests a stop.
-  bool waited = false;
+  // On the store's own thread (Redis: the subscriber's, which carries every push of the
+  // store): only lookups in memory here. A change nobody here waits or listens for ends here;
+  // the rest is read and acted on on `changes_`.
+  const std::string key(id);
+  const bool listened = !listens_->task_listeners(id).empty();
   {
     std::lock_guard lock(mu_);
-    const std::string key(id);
-    waited = live_.contains(key) || foreign_.contains(key);
+    if (!listened && !live_.contains(key) && !foreign_.contains(key)) return;
+    auto [it, added] = pushing_.try_emplace(key, false);
+    if (!added) {  // being handled: once more after
+      it->second = true;
+      return;
+    }
   }
-  if (waited) remote_change(std::string(id));
-  // 2026-07-28 listens naming the task, wherever it runs (a listen that heard this change from
-  // the process running it is not told twice: listen_feature keeps what it sent).
-  for (const auto& owner : listens_->task_listeners(id)) {
-    auto t = store_->get(id, owner);
-    if (t && *t) listens_->task_changed(**t);
+  changes_->post([weak = weak_from_this(), key] {
+    if (auto f = weak.lock()) f->changed_here(key);
+  });
+}
+
+void tasks_feature::changed_here(const std::string& id) {
+  for (;;) {
+    try {
+      bool waited = false;
+      {
+        std::lock_guard lock(mu_);
+        waited = live_.contains(id) || foreign_.contains(id);
+      }
+      if (waited) remote_change(id);
+      // 2026-07-28 listens naming the task, wherever it runs (a listen that heard this change
+      // from the process running it is not told twice: listen_feature keeps what it sent).
+      for (const auto& owner : listens_->task_listeners(id)) {
+        auto t = store_->get(id, owner);
+        if (t && *t) listens_->task_changed(**t);
+      }
+    } catch (const std::exception&) {  // never past the executor; the next push looks again
+    }
+    std::lock_guard lock(mu_);
+    auto it = pushing_.find(id);
+    if (it == pushing_.end()) return;
+    if (!it->second) {
+      pushing_.erase(it);
+      return;
+    }
+    it->second = false;
   }
 }
 

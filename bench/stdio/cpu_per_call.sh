@@ -13,24 +13,12 @@
 # Needs: g++, gcc, Boost.JSON headers, strace (skipped with a note when missing).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-kit="${MCP_BENCH_KIT:-$here/../../../shared/bench}"
-servers=()
-n=300000
-rounds=3
-while [[ $# -gt 0 ]]; do
-  if [[ "$1" == "--" ]]; then
-    n="${2:?N after --}"
-    rounds="${3:-3}"
-    break
-  fi
-  servers+=("$(realpath "$1")")
-  shift
-done
-[[ ${#servers[@]} -gt 0 ]] || { echo "usage: cpu_per_call.sh DEMO_SERVER... [-- N [ROUNDS]]" >&2; exit 2; }
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
+default_n=300000
+usage="cpu_per_call.sh DEMO_SERVER... [-- N [ROUNDS]]"
+# shellcheck source=limit-lib.sh
+source "$here/limit-lib.sh" "$@"
+rounds="${more[0]:-3}"
 
-g++ -O2 -std=c++17 "$kit/limits/limit_stdio_fast.cpp" -o "$work/limit_stdio_fast"
 # The runner: the server's stdin from the file, stdout and stderr to /dev/null, its rusage.
 cat > "$work/run.c" <<'C'
 #include <fcntl.h>
@@ -62,11 +50,7 @@ int main(int argc, char** argv) {
 C
 gcc -O2 "$work/run.c" -o "$work/run"
 
-init='{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"cpu_per_call.sh","version":"1.0"}}}'
-printf '%s\n{"jsonrpc":"2.0","method":"notifications/initialized"}\n' "$init" > "$work/calls"
-awk -v n="$n" 'BEGIN { for (i = 1; i <= n; ++i)
-  printf "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\",\"arguments\":{\"text\":\"hello\"}}}\n", i }' \
-  >> "$work/calls"
+write_calls "$work/calls" "$n" cpu_per_call.sh
 
 all=("$work/limit_stdio_fast" "${servers[@]}")
 args_of() { [[ "$1" == */limit_stdio_fast ]] || echo --no-rate-limit --task-store :memory:; }

@@ -10,25 +10,12 @@
 # Needs: valgrind, g++, Boost.JSON headers.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-kit="${MCP_BENCH_KIT:-$here/../../../shared/bench}"
-servers=()
-n=20000
-while [[ $# -gt 0 ]]; do
-  if [[ "$1" == "--" ]]; then n="${2:?N after --}"; break; fi
-  servers+=("$(realpath "$1")")
-  shift
-done
-[[ ${#servers[@]} -gt 0 ]] || { echo "usage: instructions.sh DEMO_SERVER... [-- N]" >&2; exit 2; }
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-
-g++ -O2 -std=c++17 "$kit/limits/limit_stdio_fast.cpp" -o "$work/limit_stdio_fast"
-init='{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"instructions.sh","version":"1.0"}}}'
-printf '%s\n{"jsonrpc":"2.0","method":"notifications/initialized"}\n' "$init" > "$work/calls.0"
-cp "$work/calls.0" "$work/calls.n"
-awk -v n="$n" 'BEGIN { for (i = 1; i <= n; ++i)
-  printf "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\",\"arguments\":{\"text\":\"hello\"}}}\n", i }' \
-  >> "$work/calls.n"
+default_n=20000
+usage="instructions.sh DEMO_SERVER... [-- N]"
+# shellcheck source=limit-lib.sh
+source "$here/limit-lib.sh" "$@"
+write_calls "$work/calls.0" 0 instructions.sh
+write_calls "$work/calls.n" "$n" instructions.sh
 
 # Ir, I1mr and D1mr+D1mw totals of one run (all threads).
 counts() { # server input

@@ -93,6 +93,38 @@ bool routing_connection::holds_standalone() const {
   return !closed_ && standalone_ != nullptr;
 }
 
+void routing_connection::held_elsewhere(std::string_view node) {
+  std::lock_guard lock(mu_);
+  holder_ = node;
+  held_elsewhere_.store(true, std::memory_order_release);
+}
+
+void routing_connection::released_elsewhere(std::string_view node) {
+  std::lock_guard lock(mu_);
+  if (holder_ != node) return;  // another process announced its stream since
+  holder_.clear();
+  held_elsewhere_.store(false, std::memory_order_release);
+}
+
+bool routing_connection::end_detached_standalone(std::chrono::steady_clock::time_point now,
+                                                 std::chrono::milliseconds window) {
+  std::shared_ptr<response_stream> ended;
+  {
+    std::lock_guard lock(mu_);
+    if (closed_ || !standalone_) return false;
+    if (standalone_->attached()) {
+      standalone_gone_since_.reset();
+      return false;
+    }
+    if (!standalone_gone_since_) standalone_gone_since_ = now;
+    if (now - *standalone_gone_since_ < window) return false;
+    ended = std::exchange(standalone_, nullptr);
+    standalone_gone_since_.reset();
+  }
+  ended->finish();
+  return true;
+}
+
 bool routing_connection::set_standalone(const std::shared_ptr<response_stream>& s) {
   std::shared_ptr<response_stream> old;
   {
@@ -100,6 +132,7 @@ bool routing_connection::set_standalone(const std::shared_ptr<response_stream>& 
     if (closed_) return false;
     if (standalone_ && standalone_->attached()) return false;
     old = std::exchange(standalone_, s);
+    standalone_gone_since_.reset();
   }
   if (old) old->finish();
   return true;
@@ -208,13 +241,26 @@ bool session_table::end(const std::string& id, bool erase) {
   return true;
 }
 
+void session_table::on_stream_released(std::chrono::milliseconds window,
+                                       std::function<void(const std::string&)> released) {
+  stream_window_ = window;
+  released_ = std::move(released);
+}
+
 void session_table::expire() {
   const auto limit = now_ms() - idle_.count();
+  const auto now = std::chrono::steady_clock::now();
   std::vector<std::shared_ptr<http_session>> ended;
+  std::vector<std::string> released;
   {
     std::lock_guard lock(mu_);
     for (auto it = sessions_.begin(); it != sessions_.end();) {
       auto& s = it->second;
+      // A GET stream whose client went away and did not come back within the window is no
+      // longer where the others should send the session's messages.
+      if (released_ && s->conn->end_detached_standalone(now, stream_window_)) {
+        released.push_back(s->id);
+      }
       const bool idle = s->last_used_ms.load(std::memory_order_relaxed) < limit &&
                         !s->conn->busy() && !s->conn->has_attached_stream();
       if (idle || s->conn->closed()) {  // closed: it ended on its own (a proxy's upstream)
@@ -226,6 +272,7 @@ void session_table::expire() {
     }
   }
   for (auto& s : ended) close_session(s, !shared_);
+  for (const auto& id : released) released_(id);
 }
 
 void session_table::clear() {
@@ -243,9 +290,11 @@ std::size_t session_table::size() const {
 }
 
 void session_table::close_session(const std::shared_ptr<http_session>& s, bool erase) {
+  const bool held = released_ && s->conn->holds_standalone();
   s->session->close();  // closes the routing connection, which ends its streams
   s->conn->close();
   if (store_ && erase) store_->erase_session(s->id);
+  if (held) released_(s->id);
 }
 
 }  // namespace mcp::http_detail

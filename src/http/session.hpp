@@ -17,6 +17,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -79,11 +80,19 @@ class routing_connection final : public connection {
   /// Writes `message`, forwarded by another process, on the GET stream if this process holds
   /// it; false (dropped) when not.
   bool deliver_standalone(std::string message);
-  /// Another process of the shared service said it holds the session's GET stream: what this
+  /// Process `node` of the shared service said it holds the session's GET stream: what this
   /// process forwards elsewhere reaches the client (`delivers_unrelated` is true from now on).
-  void held_elsewhere() { held_elsewhere_.store(true, std::memory_order_release); }
+  void held_elsewhere(std::string_view node);
+  /// Process `node` said it holds the GET stream no more: unless another said it holds it
+  /// since, what this process forwards reaches no client (`delivers_unrelated` false again).
+  void released_elsewhere(std::string_view node);
   /// True when this process holds the session's GET stream.
   [[nodiscard]] bool holds_standalone() const;
+  /// Ends this process's GET stream when no client has listened to it for `window` (seen by
+  /// calls at `now`; a zero window: at once when none listens); its events stay for a client
+  /// resuming with Last-Event-ID. True when it ended one.
+  bool end_detached_standalone(std::chrono::steady_clock::time_point now,
+                               std::chrono::milliseconds window);
 
  private:
   mutable std::mutex mu_;
@@ -93,6 +102,9 @@ class routing_connection final : public connection {
   std::atomic<std::uint64_t> numbers_{0};
   std::function<void(std::string)> elsewhere_;
   std::atomic<bool> held_elsewhere_{false};
+  std::string holder_;  ///< with mu_: the process that said it holds the GET stream
+  /// With mu_: since when no client listens to `standalone_` (unset: one does, or not yet seen).
+  std::optional<std::chrono::steady_clock::time_point> standalone_gone_since_;
   const std::string session_id_;
   const std::string peer_address_;
   const std::uint16_t peer_port_;
@@ -129,6 +141,11 @@ class session_table {
   void expire();
   /// Ends all sessions.
   void clear();
+  /// Shared sessions: in `expire`, the GET stream of a copy here that no client has listened
+  /// to for `window` ends, and `released(id)` is called (outside the table's lock), as it is
+  /// when a copy holding a GET stream ends here. Set once, before use.
+  void on_stream_released(std::chrono::milliseconds window,
+                          std::function<void(const std::string&)> released);
   [[nodiscard]] std::size_t size() const;
 
  private:
@@ -137,6 +154,8 @@ class session_table {
   std::size_t max_;
   bool shared_;
   std::chrono::milliseconds idle_;
+  std::chrono::milliseconds stream_window_{0};
+  std::function<void(const std::string&)> released_;
   std::shared_ptr<event_store> store_;
   mutable std::mutex mu_;
   std::unordered_map<std::string, std::shared_ptr<http_session>, detail::string_hash,

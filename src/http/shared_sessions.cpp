@@ -12,11 +12,17 @@
 // stored: the holder announces it when the stream opens ('g'), and a process opening its copy
 // of a session asks ('w'), which the holder answers with 'g'; from then on the copy's standalone
 // messages (a task's requests to the client among them) are forwarded, not kept for a
-// tasks/result to carry. A message is "<kind><node><session><payload>": 'a' (the client's
-// message), 'm' (for the GET stream), 'g' or 'w' (no payload), the sender's 16-character name
-// (a process ignores its own), the 32-digit session id, the JSON-RPC text.
+// tasks/result to carry. The holder says 'r' when its stream stops counting: the session's
+// copy there ended, or no client listened to the stream for five `sse_retry` (at least 2 s);
+// the copies told so by the process they heard 'g' from keep their messages for a tasks/result
+// again, and a process that hears 'g' ends its own stream nobody listens to. A message is
+// "<kind><node><session><payload>": 'a' (the client's message), 'm' (for the GET stream), 'g',
+// 'w' or 'r' (no payload), the sender's 16-character name (a process ignores its own), the
+// 32-digit session id, the JSON-RPC text.
 #include <mcp/shared_state.hpp>
 
+#include <algorithm>
+#include <chrono>
 #include <system_error>
 #include <variant>
 
@@ -109,6 +115,14 @@ void request_handler::listen_relay() {
     bits >>= 4U;
   }
   relay_sub_ = shared_->listen(relay_topic, [this](std::string_view m) { on_relayed(m); });
+  if (!relay_sub_) return;
+  // A client that lost its GET stream comes back after `sse_retry`; one not back after a few
+  // of those is gone, and its stream no longer counts as held.
+  const auto window =
+      std::max<std::chrono::milliseconds>(5 * opts_.sse_retry, std::chrono::seconds(2));
+  sessions_.on_stream_released(window, [shared = shared_, node = node_](const std::string& sid) {
+    (void)shared->publish(relay_topic, relay_frame('r', node, sid, {}));
+  });
 }
 
 void request_handler::forward_from(routing_connection& conn, const std::string& sid) {
@@ -145,7 +159,13 @@ void request_handler::on_relayed(std::string_view message) {
   const auto payload = message.substr(1 + node_size + sid_size);
   auto hs = sessions_.find(sid);  // no copy here: nothing of the session to resume or write
   if (!hs || hs->conn->closed()) return;
-  if (kind == 'g') return hs->conn->held_elsewhere();
+  const auto from = message.substr(1, node_size);
+  if (kind == 'g') {
+    // The client listens elsewhere now: a stream here it no longer listens to is its past.
+    (void)hs->conn->end_detached_standalone(std::chrono::steady_clock::now(), {});
+    return hs->conn->held_elsewhere(from);
+  }
+  if (kind == 'r') return hs->conn->released_elsewhere(from);
   if (kind == 'w') {
     if (hs->conn->holds_standalone()) announce_stream(sid);
     return;

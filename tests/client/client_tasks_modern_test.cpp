@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "client_util.hpp"
+#include "support/forwarding_task_store.hpp"
 
 namespace {
 
@@ -257,37 +258,16 @@ TEST(ClientTasks, NewEraOverStdio) {
 
 /// The memory store, counting its reads: whether an answer came from the store or from the
 /// copy the server keeps.
-class counted_store final : public mcp::task_store {
+class counted_store final : public mcp::test::forwarding_task_store {
  public:
+  counted_store() : forwarding_task_store(mcp::make_memory_task_store()) {}
   std::atomic<int> gets{0};
 
-  mcp::result<void> create(const mcp::task_record& t) override { return inner_->create(t); }
   mcp::result<std::optional<mcp::task_record>> get(std::string_view id,
                                                    std::string_view owner) override {
     ++gets;
-    return inner_->get(id, owner);
+    return forwarding_task_store::get(id, owner);
   }
-  mcp::result<std::optional<mcp::task_record>> update(std::string_view id, std::string_view owner,
-                                                      const mcp::task_update& u) override {
-    return inner_->update(id, owner, u);
-  }
-  mcp::result<mcp::task_page> list(std::string_view owner, std::string_view cursor,
-                                   std::size_t limit) override {
-    return inner_->list(owner, cursor, limit);
-  }
-  mcp::result<std::size_t> purge_expired(std::chrono::system_clock::time_point now) override {
-    return inner_->purge_expired(now);
-  }
-  mcp::result<std::size_t> fail_unfinished(std::string_view message) override {
-    return inner_->fail_unfinished(message);
-  }
-  mcp::result<std::vector<mcp::task_record>> unfinished() override { return inner_->unfinished(); }
-  std::shared_ptr<void> watch(std::function<void(std::string_view)> on_change) override {
-    return inner_->watch(std::move(on_change));
-  }
-
- private:
-  std::shared_ptr<mcp::task_store> inner_ = mcp::make_memory_task_store();
 };
 
 /// A client session on a memory pair to `server`, its server session owning tasks as "owner".

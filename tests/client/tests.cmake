@@ -40,6 +40,7 @@ endif()
 if(MCP_BUILD_EXAMPLES)
   mcp_add_test(mcp_client_tasks_tests client/client_tasks_modern_test.cpp)
   target_link_libraries(mcp_client_tasks_tests PRIVATE mcp::http)
+  target_include_directories(mcp_client_tasks_tests PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
   target_compile_definitions(mcp_client_tasks_tests PRIVATE
     MCP_DEMO_SERVER="$<TARGET_FILE:demo_server>")
   add_dependencies(mcp_client_tasks_tests demo_server)

@@ -22,21 +22,12 @@ using namespace std::chrono_literals;
 /// asks through `answer_port`; the tool's final text.
 std::string ask_and_answer(std::uint16_t call_port, std::uint16_t answer_port,
                            const std::string& sid, const std::string& name) {
-  raw_client a(call_port);
-  a.send_raw(
-      make_request("POST", call_port, call_body("\"ask\"", "ask_name", "{}"), post_headers(sid)));
   response ra;
-  if (!a.read_until(ra,
-                    [](const std::string& b) { return count_of(b, "elicitation/create") == 1; })) {
-    return "no elicitation came: " + ra.body;
-  }
-  const auto ask = first_of(ra.body, "elicitation/create");
-  const auto answer = R"({"jsonrpc":"2.0","id":)" + mcp::json::serialize(ask.at("id")) +
-                      R"(,"result":{"action":"accept","content":{"name":")" + name + R"("}}})";
-  auto r = request(answer_port, "POST", answer, post_headers(sid));
-  if (r.status != 202U) return "the answer got " + std::to_string(r.status) + ": " + r.body;
-  if (!a.read_until(ra, [](const std::string& b) { return b.find("Hello, ") != b.npos; })) {
-    return "no result came: " + ra.body;
+  if (auto failed =
+          answer_on_stream(call_port, answer_port, sid, call_body("\"ask\"", "ask_name", "{}"),
+                           R"({"name":")" + name + R"("})", "Hello, ", ra);
+      !failed.empty()) {
+    return failed;
   }
   for (const auto& m : messages_in(ra.body)) {
     if (const auto* res = m.if_contains("result"); res != nullptr && res->is_object()) {

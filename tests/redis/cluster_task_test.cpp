@@ -3,7 +3,8 @@
 // the session reaches the client on the stream another node holds (the session opened on the
 // asking node, and on a third one); a 2026-07-28 listen naming a task hears its changes on
 // every node, once; a task finished on one node answers a tasks/result waiting on a node whose
-// handler threads are all busy, without waiting for one.
+// handler threads are all busy, without waiting for one; once the GET stream's client is gone,
+// a task's question goes on its tasks/result again.
 #include <mcp/json.hpp>
 
 #include <boost/json/serialize.hpp>
@@ -19,9 +20,18 @@ using namespace mcp_test;
 using namespace std::chrono_literals;
 using steady = std::chrono::steady_clock;
 
-/// The `_meta` of a 2026-07-28 request declaring the tasks extension.
-std::string tasks_meta() {
-  return modern_meta(R"({"extensions":{"io.modelcontextprotocol/tasks":{}}})");
+/// Starts elicit_task as a task on `port` in session `sid`; `task` gets its id (JSON text).
+/// What went wrong, or empty.
+std::string start_elicit_task(std::uint16_t port, const std::string& sid, std::string& task) {
+  auto r = request(port, "POST",
+                   R"({"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":)"
+                   R"("elicit_task","arguments":{"message":"Say?"},"task":{}}})",
+                   post_headers(sid));
+  if (r.status != 200U) return "the call got " + std::to_string(r.status) + ": " + r.body;
+  const auto created = result_of(answer_of(r));
+  if (!created.contains("task")) return "no task: " + r.body;
+  task = mcp::json::serialize(created.at("task").at("taskId"));
+  return {};
 }
 
 /// Starts elicit_task on `call_port` (session `sid`), reads its question on `g` (a GET stream
@@ -29,14 +39,8 @@ std::string tasks_meta() {
 /// the result's text, or what went wrong.
 std::string task_asks_through(get_stream& g, std::uint16_t call_port, std::uint16_t answer_port,
                               const std::string& sid, const std::string& said) {
-  auto r = request(call_port, "POST",
-                   R"({"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":)"
-                   R"("elicit_task","arguments":{"message":"Say?"},"task":{}}})",
-                   post_headers(sid));
-  if (r.status != 200U) return "the call got " + std::to_string(r.status) + ": " + r.body;
-  const auto created = result_of(answer_of(r));
-  if (!created.contains("task")) return "no task: " + r.body;
-  const auto task = mcp::json::serialize(created.at("task").at("taskId"));
+  std::string task;
+  if (auto failed = start_elicit_task(call_port, sid, task); !failed.empty()) return failed;
   const auto before = count_of(g.body(), "elicitation/create");
   // The asking node holds no GET stream: the question travels to the node that does (before,
   // it waited for a tasks/result to carry it).
@@ -46,10 +50,10 @@ std::string task_asks_through(get_stream& g, std::uint16_t call_port, std::uint1
     const auto* x = m.if_contains("method");
     return x == nullptr || *x != "elicitation/create";
   });
-  const auto answer = R"({"jsonrpc":"2.0","id":)" + mcp::json::serialize(asked.back().at("id")) +
-                      R"(,"result":{"action":"accept","content":{"answer":")" + said + R"("}}})";
-  auto a = request(answer_port, "POST", answer, post_headers(sid));
-  if (a.status != 202U) return "the answer got " + std::to_string(a.status) + ": " + a.body;
+  const auto content = R"({"answer":")" + said + R"("})";
+  if (auto failed = accept_elicitation(answer_port, sid, asked.back(), content); !failed.empty()) {
+    return failed;
+  }
   auto got = request(
       answer_port, "POST",
       R"({"jsonrpc":"2.0","id":6,"method":"tasks/result","params":{"taskId":)" + task + "}}",
@@ -73,43 +77,39 @@ TEST_F(Cluster, ATaskAsksTheClientThroughTheGetStreamAnotherNodeHolds) {
   EXPECT_EQ(task_asks_through(g2, port(0), port(0), other, "seven"), "answer: seven");
 }
 
-/// A listen naming task `id` on `port`, open once acknowledged.
-class task_listen {
- public:
-  task_listen(std::uint16_t port, const std::string& id) : c_(port) {
-    c_.send_raw(
-        make_request("POST", port,
-                     modern_body("\"l\"", "subscriptions/listen",
-                                 R"("notifications":{"taskIds":[")" + id + R"("]})", tasks_meta()),
-                     modern_headers("subscriptions/listen")));
-    open_ = c_.read_until(r_, [](const std::string& b) {
-      return count_of(b, "notifications/subscriptions/acknowledged") == 1;
-    });
+/// Starts elicit_task on `port` (session `sid`, no GET stream held anywhere) and reads its
+/// question on its tasks/result there, answers it and reads the result; what went wrong, or
+/// the result's text.
+std::string task_asks_through_result(std::uint16_t port, const std::string& sid,
+                                     const std::string& said) {
+  std::string task;
+  if (auto failed = start_elicit_task(port, sid, task); !failed.empty()) return failed;
+  const auto text = "answer: " + said;
+  response got;
+  if (auto failed = answer_on_stream(
+          port, port, sid,
+          R"({"jsonrpc":"2.0","id":8,"method":"tasks/result","params":{"taskId":)" + task + "}}",
+          R"({"answer":")" + said + R"("})", text, got);
+      !failed.empty()) {
+    return failed;
   }
-  [[nodiscard]] bool open() const { return open_; }
-  /// How many notifications/tasks with `status` came so far.
-  std::size_t told(std::string_view status) const {
-    std::size_t n = 0;
-    for (const auto& m : messages_in(r_.body)) {
-      const auto* method = m.if_contains("method");
-      if (method == nullptr || *method != "notifications/tasks") continue;
-      const auto* st = m.at("params").at("status").if_string();
-      if (st != nullptr && *st == status) ++n;
-    }
-    return n;
-  }
-  /// Reads until `status` was told `n` times; false on timeout.
-  bool wait_for(std::string_view status, std::size_t n, std::chrono::milliseconds timeout) {
-    return c_.read_until(
-        r_, [&](const std::string&) { return told(status) >= n; }, timeout);
-  }
-  [[nodiscard]] const std::string& body() const { return r_.body; }
+  return text;
+}
 
- private:
-  raw_client c_;
-  response r_;
-  bool open_ = false;
-};
+TEST_F(Cluster, ATaskAsksThroughTasksResultOnceTheGetStreamsClientIsGone) {
+  start(2);
+  const auto sid = open_on(port(0), R"({"elicitation":{}})");
+  {
+    get_stream g(port(1), sid);
+    ASSERT_TRUE(g.open()) << g.body();
+    EXPECT_EQ(task_asks_through(g, port(0), port(0), sid, "one"), "answer: one");
+  }  // the stream's client goes away
+  // Nobody listens to B's stream for 5 s (five sse_retry of 1 s): B says it holds it no more,
+  // and A's task asks through tasks/result again (before, A sent the question to B's stream,
+  // where no client would read it).
+  std::this_thread::sleep_for(6500ms);
+  EXPECT_EQ(task_asks_through_result(port(0), sid, "two"), "answer: two");
+}
 
 TEST_F(Cluster, AListenOnAnyNodeHearsOfATaskRunningOnAnother) {
   start(2);

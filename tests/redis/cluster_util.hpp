@@ -6,6 +6,7 @@
 
 #include <mcp/json.hpp>
 
+#include <boost/json/serialize.hpp>
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -27,13 +28,18 @@ namespace mcp_test {
 
 using namespace std::chrono_literals;
 
-/// A demo_server process serving HTTP on an ephemeral port, sharing `redis_url`.
+/// A demo_server process serving HTTP on an ephemeral port, sharing `redis_url`; started
+/// through `launcher` when given (e.g. `env VAR=value`).
 class node {
  public:
-  node(const std::string& redis_url, const std::vector<std::string>& extra)
+  node(const std::string& redis_url, const std::vector<std::string>& extra,
+       const std::vector<std::string>& launcher = {})
       : proc_([&] {
-          std::vector<std::string> argv{MCP_DEMO_SERVER, "--http", "127.0.0.1:0", "--redis",
-                                        redis_url};
+          std::vector<std::string> argv = launcher;
+          for (const auto& a : {std::string(MCP_DEMO_SERVER), std::string("--http"),
+                                std::string("127.0.0.1:0"), std::string("--redis"), redis_url}) {
+            argv.push_back(a);
+          }
           argv.insert(argv.end(), extra.begin(), extra.end());
           return argv;
         }()) {
@@ -135,6 +141,13 @@ class Cluster : public ::testing::Test {
       ASSERT_NE(nodes_.back()->port(), 0) << nodes_.back()->log();
     }
   }
+  /// One more node, started through `launcher`.
+  void start_through(const std::vector<std::string>& launcher,
+                     const std::vector<std::string>& extra = {}) {
+    ASSERT_TRUE(redis_.running());
+    nodes_.push_back(std::make_unique<node>(redis_.url(), extra, launcher));
+    ASSERT_NE(nodes_.back()->port(), 0) << nodes_.back()->log();
+  }
   std::uint16_t port(std::size_t i) const { return nodes_[i]->port(); }
   std::vector<std::uint16_t> ports() const {
     std::vector<std::uint16_t> all;
@@ -221,6 +234,87 @@ class get_stream {
   bool wait_until(const std::function<bool(const std::string&)>& pred,
                   std::chrono::milliseconds timeout = 10s) {
     return c_.read_until(r_, pred, timeout);
+  }
+  [[nodiscard]] const std::string& body() const { return r_.body; }
+
+ private:
+  raw_client c_;
+  response r_;
+  bool open_ = false;
+};
+
+/// Accepts elicitation `asked` (a request read from a stream) with `content` (a JSON object),
+/// POSTed to `port` in session `sid`; what went wrong, or empty.
+inline std::string accept_elicitation(std::uint16_t port, const std::string& sid,
+                                      const mcp::json::object& asked, const std::string& content) {
+  const auto answer = R"({"jsonrpc":"2.0","id":)" + mcp::json::serialize(asked.at("id")) +
+                      R"(,"result":{"action":"accept","content":)" + content + "}}";
+  auto r = request(port, "POST", answer, post_headers(sid));
+  if (r.status == 202U) return {};
+  return "the answer got " + std::to_string(r.status) + ": " + r.body;
+}
+
+/// POSTs `body` to `port` (session `sid`) on a connection of its own, accepts with `content`
+/// the elicitation that comes on its stream (answered through `answer_port`) and reads on until
+/// `until` came; what went wrong, or empty. `got`: the stream read.
+inline std::string answer_on_stream(std::uint16_t port, std::uint16_t answer_port,
+                                    const std::string& sid, const std::string& body,
+                                    const std::string& content, const std::string& until,
+                                    response& got) {
+  raw_client c(port);
+  c.send_raw(make_request("POST", port, body, post_headers(sid)));
+  if (!c.read_until(
+          got, [](const std::string& b) { return count_of(b, "elicitation/create") == 1; }, 5s)) {
+    return "no elicitation came: " + got.body;
+  }
+  if (auto failed =
+          accept_elicitation(answer_port, sid, first_of(got.body, "elicitation/create"), content);
+      !failed.empty()) {
+    return failed;
+  }
+  if (!c.read_until(
+          got, [&](const std::string& b) { return b.find(until) != b.npos; }, 5s)) {
+    return "no result came: " + got.body;
+  }
+  return {};
+}
+
+/// The `_meta` of a 2026-07-28 request declaring the tasks extension.
+inline std::string tasks_meta() {
+  return modern_meta(R"({"extensions":{"io.modelcontextprotocol/tasks":{}}})");
+}
+
+/// A listen naming task `id` on `port`, open once acknowledged.
+class task_listen {
+ public:
+  task_listen(std::uint16_t port, const std::string& id) : c_(port) {
+    c_.send_raw(
+        make_request("POST", port,
+                     modern_body("\"l\"", "subscriptions/listen",
+                                 R"("notifications":{"taskIds":[")" + id + R"("]})", tasks_meta()),
+                     modern_headers("subscriptions/listen")));
+    open_ = c_.read_until(r_, [](const std::string& b) {
+      return count_of(b, "notifications/subscriptions/acknowledged") == 1;
+    });
+  }
+  [[nodiscard]] bool open() const { return open_; }
+  /// The notifications/tasks with `status` that came so far.
+  std::vector<mcp::json::object> told_of(std::string_view status) const {
+    std::vector<mcp::json::object> found;
+    for (auto& m : messages_in(r_.body)) {
+      const auto* method = m.if_contains("method");
+      if (method == nullptr || *method != "notifications/tasks") continue;
+      const auto* st = m.at("params").at("status").if_string();
+      if (st != nullptr && *st == status) found.push_back(std::move(m));
+    }
+    return found;
+  }
+  /// How many notifications/tasks with `status` came so far.
+  std::size_t told(std::string_view status) const { return told_of(status).size(); }
+  /// Reads until `status` was told `n` times; false on timeout.
+  bool wait_for(std::string_view status, std::size_t n, std::chrono::milliseconds timeout) {
+    return c_.read_until(
+        r_, [&](const std::string&) { return told(status) >= n; }, timeout);
   }
   [[nodiscard]] const std::string& body() const { return r_.body; }
 

@@ -21,6 +21,7 @@
 #include <thread>
 
 #include "redis/redis_server.hpp"
+#include "support/forwarding_task_store.hpp"
 
 namespace {
 
@@ -28,41 +29,21 @@ using namespace std::chrono_literals;
 using mcp::json::object;
 
 /// A Redis task queue seen through what a test changes of it.
-class seen_queue final : public mcp::task_store, public mcp::task_queue {
+class seen_queue final : public mcp::test::forwarding_task_store, public mcp::task_queue {
  public:
   struct options {
     bool pushes = true;      ///< false: `watch` gives nothing (the server polls)
     bool takes = true;       ///< false: `take` never gives a task (this process runs none)
     int throwing_takes = 0;  ///< how many `take` calls throw first
   };
-  seen_queue(std::shared_ptr<mcp::task_store> inner, options o)
-      : store_(std::move(inner)),
-        queue_(std::dynamic_pointer_cast<mcp::task_queue>(store_)),
+  seen_queue(const std::shared_ptr<mcp::task_store>& inner, options o)
+      : forwarding_task_store(inner),
+        queue_(std::dynamic_pointer_cast<mcp::task_queue>(inner)),
         opts_(o),
         throws_left_(o.throwing_takes) {}
 
-  mcp::result<void> create(const mcp::task_record& t) override { return store_->create(t); }
-  mcp::result<std::optional<mcp::task_record>> get(std::string_view id,
-                                                   std::string_view owner) override {
-    return store_->get(id, owner);
-  }
-  mcp::result<std::optional<mcp::task_record>> update(std::string_view id, std::string_view owner,
-                                                      const mcp::task_update& u) override {
-    return store_->update(id, owner, u);
-  }
-  mcp::result<mcp::task_page> list(std::string_view owner, std::string_view cursor,
-                                   std::size_t limit) override {
-    return store_->list(owner, cursor, limit);
-  }
-  mcp::result<std::size_t> purge_expired(std::chrono::system_clock::time_point now) override {
-    return store_->purge_expired(now);
-  }
-  mcp::result<std::size_t> fail_unfinished(std::string_view message) override {
-    return store_->fail_unfinished(message);
-  }
-  mcp::result<std::vector<mcp::task_record>> unfinished() override { return store_->unfinished(); }
   std::shared_ptr<void> watch(std::function<void(std::string_view)> on_change) override {
-    return opts_.pushes ? store_->watch(std::move(on_change)) : nullptr;
+    return opts_.pushes ? forwarding_task_store::watch(std::move(on_change)) : nullptr;
   }
 
   [[nodiscard]] std::size_t workers() const noexcept override { return queue_->workers(); }
@@ -87,7 +68,6 @@ class seen_queue final : public mcp::task_store, public mcp::task_queue {
   [[nodiscard]] int taken() const { return taken_.load(); }
 
  private:
-  std::shared_ptr<mcp::task_store> store_;
   std::shared_ptr<mcp::task_queue> queue_;
   options opts_;
   std::atomic<int> throws_left_;
