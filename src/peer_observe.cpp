@@ -321,6 +321,7 @@ observe::span peer::observe_request(const jsonrpc::request& r) {
   auto op = base_operation();
   op.side = observe::kind::server;  // received
   describe_received(op, r.method, r.params);
+  number_attribute_set(op);
   op.start = this_thread_read_clock.batch_start();
   std::array<char, 24> buf;  // NOLINT: written by to_chars before it is read
   std::string spill;
@@ -332,6 +333,7 @@ void peer::observe_notification(const jsonrpc::notification& n) {
   auto op = base_operation();
   op.side = observe::kind::server;  // received
   describe_received(op, n.method, n.params);
+  number_attribute_set(op);
   // A notification's span ends where it starts: one clock reading (none in a batch) for both.
   op.start = this_thread_read_clock.batch_start();
   if (op.start == std::chrono::steady_clock::time_point{})
@@ -398,6 +400,7 @@ void peer::observe_sent(std::string& message, const jsonrpc::request_id* related
   auto op = base_operation();
   op.side = observe::kind::client;  // sent
   op.method = std::string_view(message).substr(prefix.size(), end - prefix.size());
+  number_attribute_set(op);
   const auto parent = parent_of(related);
   if (parent) op.parent = &parent;
   auto span = obs_->on_start(op);
@@ -424,6 +427,7 @@ observe::span peer::observe_outbound(std::string_view method, json::object& para
   auto op = base_operation();
   op.side = observe::kind::client;  // sent
   describe(op, method, params);
+  number_attribute_set(op);
   const auto id_text = std::to_string(id);
   op.request_id = id_text;
   const auto parent = parent_of(related);  // the incoming request this one is made for
