@@ -279,6 +279,7 @@ class peer : public std::enable_shared_from_this<peer> {
 
   std::shared_ptr<observe::observer> obs_;
   observe::kind side_ = observe::kind::server;
+  bool reads_request_id_ = true;  ///< `observer::reads_request_id`
   observe::network_transport transport_ = observe::network_transport::unknown;
   connection_facts facts_;  ///< the connection's, read at `set_observer` (not its session id)
   /// The session id: set before messages flow, replaced once when the session starts (a client

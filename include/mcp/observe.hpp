@@ -252,6 +252,11 @@ class observer {
   /// an outgoing message's `params._meta`, replacing what was there; nothing when the span's
   /// context is invalid.
   virtual void inject(const span& s, json::object& meta) const;
+
+  /// Whether `on_start` reads `operation::request_id`. Default true; an observer that does not
+  /// (the metrics) answers false, and the engine then leaves it empty rather than write an
+  /// integer id as text. The engine asks once, when it is given the observer.
+  [[nodiscard]] virtual bool reads_request_id() const noexcept;
 };
 
 /// One observer that forwards every report to each of `parts` in order (null entries are

@@ -28,16 +28,21 @@ struct numbers_seen final : mcp::observe::observer {
     std::string method;
     std::string target;
     std::uint64_t number;
+    std::string request_id;
   };
+  explicit numbers_seen(bool reads_id = true) : wants_id(reads_id) {}
+  const bool wants_id;
   std::mutex mu;
   std::vector<seen> all;
 
   mcp::observe::span on_start(const mcp::observe::operation& op) override {
     std::lock_guard lock(mu);
-    all.push_back({op.side, std::string(op.method), std::string(op.target), op.attribute_set});
+    all.push_back({op.side, std::string(op.method), std::string(op.target), op.attribute_set,
+                   std::string(op.request_id)});
     return {};
   }
   void on_end(mcp::observe::span&, const mcp::observe::outcome&) override {}
+  [[nodiscard]] bool reads_request_id() const noexcept override { return wants_id; }
 
   /// The numbers of `method` `target` on `side`, in order.
   std::vector<std::uint64_t> of(kind side, std::string_view method, std::string_view target) {
@@ -123,6 +128,36 @@ TEST(engine_series, a_session_numbers_each_method_and_tool_once_from_its_second_
     c->client->close();
     c->session->close();
   }
+}
+
+TEST(engine_series, an_observer_that_reads_no_request_id_is_given_none) {
+  const auto ids_of = [](const std::shared_ptr<mcp::observe::observer>& o, numbers_seen& seen) {
+    mcp::server s({.observer = o});
+    add_tools(s);
+    auto c = mcp::connect_in_process(s, {.observer = o});
+    ASSERT_TRUE(c);
+    ASSERT_TRUE(c->client->call_tool("add"));
+    c->client->close();
+    c->session->close();
+    std::lock_guard lock(seen.mu);
+    std::size_t calls = 0;
+    for (const auto& op : seen.all) {
+      if (op.method != "tools/call") continue;
+      ++calls;
+      EXPECT_EQ(op.request_id.empty(), !o->reads_request_id()) << op.request_id;
+    }
+    EXPECT_EQ(calls, 2U);  // received and sent
+  };
+  auto reads = std::make_shared<numbers_seen>();
+  ids_of(reads, *reads);
+  auto blind = std::make_shared<numbers_seen>(false);
+  ids_of(blind, *blind);
+  // Combined with one that reads it, every part is given the id.
+  auto blind_part = std::make_shared<numbers_seen>(false);
+  auto both = mcp::observe::combine({blind_part, std::make_shared<numbers_seen>()});
+  ASSERT_TRUE(both->reads_request_id());
+  ids_of(both, *blind_part);
+  EXPECT_FALSE(mcp::observe::make_metrics()->reads_request_id());
 }
 
 TEST(engine_series, calls_alternating_tools_outcomes_and_versions_land_in_their_own_series) {
