@@ -69,6 +69,12 @@ struct peer::attribute_sets {
         e != nullptr && same(*e, op, versioned)) {
       return e->number;
     }
+    return add(op, versioned, s);
+  }
+
+  /// `number` past its slot (out of line: the usual hit saves no registers for it).
+  [[gnu::noinline, gnu::cold]] std::uint64_t add(const observe::operation& op, bool versioned,
+                                                 std::atomic<const entry*>& s) noexcept {
     if (op.method.size() > max_text || op.target.size() > max_text) return 0;
     try {
       std::lock_guard lock(mu);
