@@ -255,6 +255,8 @@ class peer : public std::enable_shared_from_this<peer> {
       std::unordered_map<std::int64_t, outbound>& out);
   /// An operation with what every one of this peer has.
   [[nodiscard]] observe::operation base_operation() const;
+  /// Gives `op` (described, with the peer's attributes) its `attribute_set` number.
+  void number_attribute_set(observe::operation& op) noexcept;
   /// The span of incoming request `id` if it waits on this thread (arriving, or answering after
   /// `untrack`), to end or to read in place. Null when not here. No lock.
   observe::span* local_span(const jsonrpc::request_id& id) const noexcept;
@@ -282,6 +284,7 @@ class peer : public std::enable_shared_from_this<peer> {
 
   std::shared_ptr<observe::observer> obs_;
   observe::kind side_ = observe::kind::server;
+  bool reads_request_id_ = true;  ///< `observer::reads_request_id`
   observe::network_transport transport_ = observe::network_transport::unknown;
   connection_facts facts_;  ///< the connection's, read at `set_observer` (not its session id)
   /// The session id: set before messages flow, replaced once when the session starts (a client
@@ -295,6 +298,19 @@ class peer : public std::enable_shared_from_this<peer> {
   std::atomic<std::size_t> filed_{0};
   observe::span session_span_;
   bool session_observed_ = false;
+  /// The numbers of this peer's attribute sets (`operation::attribute_set`, peer_observe.cpp),
+  /// made at the second operation observed: a stateless request's peer sees one, and numbers
+  /// nothing.
+  struct attribute_sets;
+  struct attribute_sets_ptr {
+    std::atomic<attribute_sets*> sets{nullptr};
+    std::atomic<bool> wanted{false};  ///< an operation was observed
+    attribute_sets_ptr() = default;
+    attribute_sets_ptr(const attribute_sets_ptr&) = delete;
+    attribute_sets_ptr& operator=(const attribute_sets_ptr&) = delete;
+    ~attribute_sets_ptr();
+  };
+  attribute_sets_ptr attribute_sets_;
 };
 
 }  // namespace mcp::detail

@@ -202,6 +202,7 @@ std::string_view id_text(const jsonrpc::request_id& id, std::array<char, 24>& bu
 void peer::set_observer(std::shared_ptr<observe::observer> o, observe::kind side) {
   obs_ = std::move(o);
   side_ = side;
+  reads_request_id_ = obs_ && obs_->reads_request_id();
   facts_ = conn_->facts();
   transport_ = transport_of(facts_.network_transport);
   if (!facts_.session_id.empty()) {  // none for a stateless request: nothing to allocate
@@ -321,10 +322,11 @@ observe::span peer::observe_request(const jsonrpc::request& r) {
   auto op = base_operation();
   op.side = observe::kind::server;  // received
   describe_received(op, r.method, r.params);
+  number_attribute_set(op);
   op.start = this_thread_read_clock.batch_start();
   std::array<char, 24> buf;  // NOLINT: written by to_chars before it is read
   std::string spill;
-  op.request_id = id_text(r.id, buf, spill);
+  if (reads_request_id_) op.request_id = id_text(r.id, buf, spill);
   return obs_->on_start(op);
 }
 
@@ -332,6 +334,7 @@ void peer::observe_notification(const jsonrpc::notification& n) {
   auto op = base_operation();
   op.side = observe::kind::server;  // received
   describe_received(op, n.method, n.params);
+  number_attribute_set(op);
   // A notification's span ends where it starts: one clock reading (none in a batch) for both.
   op.start = this_thread_read_clock.batch_start();
   if (op.start == std::chrono::steady_clock::time_point{})
@@ -398,6 +401,7 @@ void peer::observe_sent(std::string& message, const jsonrpc::request_id* related
   auto op = base_operation();
   op.side = observe::kind::client;  // sent
   op.method = std::string_view(message).substr(prefix.size(), end - prefix.size());
+  number_attribute_set(op);
   const auto parent = parent_of(related);
   if (parent) op.parent = &parent;
   auto span = obs_->on_start(op);
@@ -424,8 +428,12 @@ observe::span peer::observe_outbound(std::string_view method, json::object& para
   auto op = base_operation();
   op.side = observe::kind::client;  // sent
   describe(op, method, params);
-  const auto id_text = std::to_string(id);
-  op.request_id = id_text;
+  number_attribute_set(op);
+  std::array<char, 24> buf;  // NOLINT: written by to_chars before it is read
+  if (reads_request_id_) {
+    const auto r = std::to_chars(buf.data(), buf.data() + buf.size(), id);
+    op.request_id = {buf.data(), static_cast<std::size_t>(r.ptr - buf.data())};
+  }
   const auto parent = parent_of(related);  // the incoming request this one is made for
   if (parent) op.parent = &parent;
   auto span = obs_->on_start(op);

@@ -142,6 +142,15 @@ struct operation {
   /// sends sampling/createMessage (its `context` and `baggage` are used); null: none (then
   /// `remote`, or a new trace).
   const span* parent = nullptr;
+  /// A number the engine gives each set of start attributes it reports: operations with the
+  /// same non-zero number have the same `side`, `method`, `target`, `protocol_version`,
+  /// `transport`, `network_protocol_name`, `network_protocol_version`, and on the client side
+  /// `peer_address` and `peer_port` (not necessarily the same ids, times, resource URI, session
+  /// id, or client address on the server side). An observer may key what it resolved for
+  /// those attributes (a metrics series, a span shape) by the number alone, instead of comparing
+  /// them. 0: not numbered (compare the attributes). The SDK's engine numbers the operations of
+  /// a session from its second one on; numbers are never reused within the process.
+  std::uint64_t attribute_set = 0;
 };
 
 /// How an operation ended.
@@ -243,6 +252,11 @@ class observer {
   /// an outgoing message's `params._meta`, replacing what was there; nothing when the span's
   /// context is invalid.
   virtual void inject(const span& s, json::object& meta) const;
+
+  /// Whether `on_start` reads `operation::request_id`. Default true; an observer that does not
+  /// (the metrics) answers false, and the engine then leaves it empty rather than write an
+  /// integer id as text. The engine asks once, when it is given the observer.
+  [[nodiscard]] virtual bool reads_request_id() const noexcept;
 };
 
 /// One observer that forwards every report to each of `parts` in order (null entries are

@@ -183,6 +183,25 @@ struct group_family {
     return g;
   }
 
+  /// `find_operation` for an operation its engine numbered (`operation::attribute_set`): the
+  /// number alone finds the group in this thread's cache (no attribute is compared). The group
+  /// of a number stays the same (a number names one set; a set keeps its group, or the
+  /// overflow for good), so whatever `find_operation` found is kept for it.
+  template <class KeyOf, class Make>
+  group* find_numbered(const operation& op, KeyOf&& key_of, Make&& make) {
+    struct numbered_slot {
+      std::uint64_t family = 0;
+      std::uint64_t number = 0;
+      group* found = nullptr;
+    };
+    thread_local std::array<numbered_slot, 64> cache{};
+    auto& slot = cache[(op.attribute_set ^ (id << 3U)) % cache.size()];
+    if (slot.number == op.attribute_set && slot.family == id) return slot.found;
+    group* g = find_operation(op, false, std::forward<KeyOf>(key_of), std::forward<Make>(make));
+    slot = {id, op.attribute_set, g};
+    return g;
+  }
+
   template <class Make>
   group* find(std::string_view key, Make&& make) {
     thread_local std::array<cache_slot, 64> cache{};
@@ -366,20 +385,8 @@ struct metrics::impl {
       return find(std::string_view(large.text));
     };
     const bool with_uri = opts.resource_uri_attribute;
-    return operations[side_index(op.side)].find_operation(op, with_uri, key_of, [&](group& g) {
-      auto& f = g.fields;
-      f.method = op.method;
-      f.target_keyed = !target_key(op.method).empty();
-      if (f.target_keyed) f.target = op.target;
-      f.protocol_version = op.protocol_version;
-      f.network_protocol_name = op.network_protocol_name;
-      f.network_protocol_version = op.network_protocol_version;
-      f.transport = op.transport;
-      if (op.side == kind::client) {
-        f.peer_address = op.peer_address;
-        f.peer_port = op.peer_port;
-      }
-      if (with_uri) f.resource_uri = op.resource_uri;
+    const auto make = [&](group& g) {
+      g.fields = fields_of(op, !target_key(op.method).empty(), with_uri);
       g.base = operation_attributes(op, attribute_use::metric, opts.resource_uri_attribute);
       g.counter_attributes.push_back({attr::method_name, std::string(op.method)});
       key_field(g.counter_key, op.method);
@@ -387,7 +394,11 @@ struct metrics::impl {
         g.counter_attributes.push_back({k, std::string(op.target)});
         key_field(g.counter_key, op.target);
       }
-    });
+    };
+    auto& family = operations[side_index(op.side)];
+    // A number does not cover the resource URI: with URIs recorded, the attributes are compared.
+    if (op.attribute_set != 0 && !with_uri) return family.find_numbered(op, key_of, make);
+    return family.find_operation(op, with_uri, key_of, make);
   }
 
   series::group* session_group(const session_info& info) {

@@ -28,6 +28,26 @@ struct operation_fields {
   std::uint16_t peer_port = 0;  ///< client side only
 };
 
+/// The start attributes of `op` that its group or shape is made of and compared by: the
+/// target only when the method has one (`target_keyed`), the peer's address and port only on
+/// the client side, the resource URI only when `with_uri` (the metrics' opt-in).
+inline operation_fields fields_of(const operation& op, bool target_keyed, bool with_uri = false) {
+  operation_fields f;
+  f.method = op.method;
+  f.target_keyed = target_keyed;
+  if (target_keyed) f.target = op.target;
+  f.protocol_version = op.protocol_version;
+  f.network_protocol_name = op.network_protocol_name;
+  f.network_protocol_version = op.network_protocol_version;
+  f.transport = op.transport;
+  if (op.side == kind::client) {
+    f.peer_address = op.peer_address;
+    f.peer_port = op.peer_port;
+  }
+  if (with_uri) f.resource_uri = op.resource_uri;
+  return f;
+}
+
 /// `n` (at most 8) bytes from `p` as a word.
 template <std::size_t N>
 [[gnu::always_inline]] inline std::uint64_t load(const char* p) noexcept {

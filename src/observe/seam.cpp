@@ -1,6 +1,7 @@
 // The observer's defaults, propagation into `_meta`, and the fan-out to several observers.
 #include <mcp/observe.hpp>
 
+#include <algorithm>
 #include <array>
 
 #include "observe/recycle.hpp"
@@ -13,6 +14,7 @@ void observer::on_session_end(span&, std::string_view) {}
 void observer::on_denial(const denial&) {}
 void observer::on_task_status(std::string_view, std::string_view) {}
 void observer::on_stream(kind, int) {}
+bool observer::reads_request_id() const noexcept { return true; }
 
 void observer::inject(const span& s, json::object& meta) const {
   if (!s.context.valid()) return;
@@ -69,6 +71,10 @@ class combined final : public observer {
   }
   void on_stream(kind side, int delta) override {
     for (const auto& p : parts_) p->on_stream(side, delta);
+  }
+  [[nodiscard]] bool reads_request_id() const noexcept override {
+    return std::any_of(parts_.begin(), parts_.end(),
+                       [](const auto& p) { return p->reads_request_id(); });
   }
 
  private:

@@ -85,18 +85,7 @@ std::string key_of(const operation& op, bool target_keyed) {
 
 std::unique_ptr<entry> make_entry(const operation& op, bool target_keyed) {
   auto e = std::make_unique<entry>();
-  auto& f = e->fields;
-  f.method = op.method;
-  f.target_keyed = target_keyed;
-  if (target_keyed) f.target = op.target;
-  f.protocol_version = op.protocol_version;
-  f.network_protocol_name = op.network_protocol_name;
-  f.network_protocol_version = op.network_protocol_version;
-  f.transport = op.transport;
-  if (op.side == kind::client) {
-    f.peer_address = op.peer_address;
-    f.peer_port = op.peer_port;
-  }
+  e->fields = series::fields_of(op, target_keyed);
   e->side = op.side;
   e->shape =
       make_span_shape(span_name(op), op.side, operation_attributes(op, attribute_use::metric));
@@ -108,9 +97,10 @@ std::shared_ptr<const span_shape> unowned(const entry& e) {
   return {std::shared_ptr<const span_shape>(), e.shape.get()};
 }
 
-}  // namespace
-
-std::shared_ptr<const span_shape> interned_shape(const operation& op) {
+/// The interned entry of `op`'s shape: from this thread's cache (its attributes compared), else
+/// from the process's table (made when new); null when it is not interned (a long key, or the
+/// table is full).
+const entry* interned_entry(const operation& op) {
   struct slot {
     std::size_t hash = 0;
     const entry* found = nullptr;
@@ -120,25 +110,42 @@ std::shared_ptr<const span_shape> interned_shape(const operation& op) {
   auto& s = cache[hash % cache.size()];
   if (s.found != nullptr && s.hash == hash && s.found->side == op.side &&
       series::same_operation(s.found->fields, op, false)) {
-    return unowned(*s.found);
+    return s.found;
   }
   const bool target_keyed = !target_key(op.method).empty();
   auto key = key_of(op, target_keyed);
-  if (key.size() > max_interned_key) return make_entry(op, target_keyed)->shape;
+  if (key.size() > max_interned_key) return nullptr;
   auto& t = shapes();
-  {
-    std::lock_guard lock(t.mu);
-    auto it = t.by_key.find(key);
-    if (it == t.by_key.end() && t.by_key.size() < max_interned) {
-      it = t.by_key.emplace(std::move(key), make_entry(op, target_keyed)).first;
-    }
-    if (it != t.by_key.end()) {
-      s = {hash, it->second.get()};
-      return unowned(*it->second);
-    }
+  std::lock_guard lock(t.mu);
+  auto it = t.by_key.find(key);
+  if (it == t.by_key.end() && t.by_key.size() < max_interned) {
+    it = t.by_key.emplace(std::move(key), make_entry(op, target_keyed)).first;
   }
-  // The table is full: a shape of this span's own.
-  return make_entry(op, target_keyed)->shape;
+  if (it == t.by_key.end()) return nullptr;
+  s = {hash, it->second.get()};
+  return it->second.get();
+}
+
+}  // namespace
+
+std::shared_ptr<const span_shape> interned_shape(const operation& op) {
+  // A numbered operation (`operation::attribute_set`) finds its entry by the number alone.
+  struct numbered {
+    std::uint64_t number = 0;
+    const entry* found = nullptr;
+  };
+  thread_local std::array<numbered, 64> by_number{};
+  numbered* n = nullptr;
+  if (op.attribute_set != 0) {
+    n = &by_number[op.attribute_set % by_number.size()];
+    if (n->number == op.attribute_set) return unowned(*n->found);
+  }
+  if (const auto* e = interned_entry(op); e != nullptr) {
+    if (n != nullptr) *n = {op.attribute_set, e};
+    return unowned(*e);
+  }
+  // Not interned: a shape of this span's own.
+  return make_entry(op, !target_key(op.method).empty())->shape;
 }
 
 }  // namespace detail

@@ -8,6 +8,7 @@ add_executable(mcp_observe_tests
   observe/observe_test.cpp
   observe/conventions_test.cpp
   observe/engine_test.cpp
+  observe/engine_series_test.cpp
   observe/metrics_test.cpp
   observe/metrics_server_test.cpp
   observe/otlp_test.cpp

@@ -97,6 +97,8 @@ class metrics final : public observer {
   void on_denial(const denial& d) override;
   void on_task_status(std::string_view tool, std::string_view task_status) override;
   void on_stream(kind side, int delta) override;
+  /// False: no series has a request id.
+  [[nodiscard]] bool reads_request_id() const noexcept override { return false; }
 
   /// Records one operation that took `seconds` directly (what `on_start` + `on_end` do).
   void record(const operation& op, const outcome& o, double seconds);

@@ -1,0 +1,236 @@
+// The engine's numbered attribute sets (`operation::attribute_set`): which operations share a
+// number, and that the metrics and span shapes found by the number are those of the operation's
+// own attributes when the tool, the outcome or the session (its protocol version) changes from
+// one call to the next.
+#include <mcp/client.hpp>
+#include <mcp/observe/metrics.hpp>
+#include <mcp/observe/tracing.hpp>
+#include <mcp/server.hpp>
+#include <mcp/transport/memory.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace {
+
+using mcp::observe::kind;
+
+/// What each operation was numbered, in order.
+struct numbers_seen final : mcp::observe::observer {
+  struct seen {
+    kind side;
+    std::string method;
+    std::string target;
+    std::uint64_t number;
+    std::string request_id;
+  };
+  explicit numbers_seen(bool reads_id = true) : wants_id(reads_id) {}
+  const bool wants_id;
+  std::mutex mu;
+  std::vector<seen> all;
+
+  mcp::observe::span on_start(const mcp::observe::operation& op) override {
+    std::lock_guard lock(mu);
+    all.push_back({op.side, std::string(op.method), std::string(op.target), op.attribute_set,
+                   std::string(op.request_id)});
+    return {};
+  }
+  void on_end(mcp::observe::span&, const mcp::observe::outcome&) override {}
+  [[nodiscard]] bool reads_request_id() const noexcept override { return wants_id; }
+
+  /// The numbers of `method` `target` on `side`, in order.
+  std::vector<std::uint64_t> of(kind side, std::string_view method, std::string_view target) {
+    std::lock_guard lock(mu);
+    std::vector<std::uint64_t> out;
+    for (const auto& s : all) {
+      if (s.side == side && s.method == method && s.target == target) out.push_back(s.number);
+    }
+    return out;
+  }
+};
+
+void add_tools(mcp::server& s) {
+  s.add_tool({.name = "add"}, [](mcp::tool_context&) { return std::string("3"); });
+  s.add_tool({.name = "fail"}, [](mcp::tool_context&) -> mcp::call_tool_result {
+    return mcp::call_tool_result{.content = {mcp::text_content("no")}, .is_error = true};
+  });
+}
+
+/// The text of attribute `key` of a series, or "(none)".
+std::string text_of(const std::vector<mcp::observe::attribute>& attrs, std::string_view key) {
+  for (const auto& a : attrs) {
+    if (a.key != key) continue;
+    if (const auto* t = std::get_if<std::string>(&a.value)) return *t;
+    if (const auto* n = std::get_if<std::int64_t>(&a.value)) return std::to_string(*n);
+    return std::get<bool>(a.value) ? "true" : "false";
+  }
+  return "(none)";
+}
+
+/// Counts of histogram `name` by (protocol version, tool, error.type, status code).
+using series_key = std::tuple<std::string, std::string, std::string, std::string>;
+std::map<series_key, std::uint64_t> counts(const mcp::observe::metrics& m, std::string_view name) {
+  std::map<series_key, std::uint64_t> out;
+  for (const auto& md : m.snapshot().metrics) {
+    if (md.name != name) continue;
+    for (const auto& p : md.histogram_points) {
+      if (text_of(p.attributes, "mcp.method.name") != "tools/call") continue;
+      out[{text_of(p.attributes, "mcp.protocol.version"), text_of(p.attributes, "gen_ai.tool.name"),
+           text_of(p.attributes, "error.type"),
+           text_of(p.attributes, "rpc.response.status_code")}] += p.count;
+    }
+  }
+  return out;
+}
+
+TEST(engine_series, a_session_numbers_each_method_and_tool_once_from_its_second_operation) {
+  auto numbers = std::make_shared<numbers_seen>();
+  mcp::server s({.observer = numbers});
+  add_tools(s);
+  auto a = mcp::connect_in_process(s, {.observer = numbers});
+  auto b = mcp::connect_in_process(s, {.observer = numbers});
+  ASSERT_TRUE(a && b);
+  for (auto* c : {&*a, &*b}) {
+    ASSERT_TRUE(c->client->call_tool("add"));
+    ASSERT_TRUE(c->client->call_tool("fail"));
+    ASSERT_TRUE(c->client->call_tool("add"));
+  }
+  for (const auto side : {kind::server, kind::client}) {
+    const auto init = numbers->of(side, "initialize", "");
+    ASSERT_EQ(init.size(), 2U);
+    EXPECT_EQ(init[0], 0U);  // a session's first operation is not numbered
+    EXPECT_EQ(init[1], 0U);
+    const auto add = numbers->of(side, "tools/call", "add");
+    const auto fail = numbers->of(side, "tools/call", "fail");
+    ASSERT_EQ(add.size(), 4U);
+    ASSERT_EQ(fail.size(), 2U);
+    // Session a's calls, then b's: one number per (session, tool), none shared.
+    EXPECT_NE(add[0], 0U);
+    EXPECT_EQ(add[0], add[1]);
+    EXPECT_EQ(add[2], add[3]);
+    EXPECT_NE(add[0], add[2]);
+    EXPECT_NE(fail[0], 0U);
+    EXPECT_NE(fail[0], fail[1]);
+    for (const auto f : fail) {
+      for (const auto n : add) EXPECT_NE(f, n);
+    }
+  }
+  // The server's and the client's numbers of the same call differ (they are other sides).
+  EXPECT_NE(numbers->of(kind::server, "tools/call", "add")[0],
+            numbers->of(kind::client, "tools/call", "add")[0]);
+  for (auto* c : {&*a, &*b}) {
+    c->client->close();
+    c->session->close();
+  }
+}
+
+TEST(engine_series, an_observer_that_reads_no_request_id_is_given_none) {
+  const auto ids_of = [](const std::shared_ptr<mcp::observe::observer>& o, numbers_seen& seen) {
+    mcp::server s({.observer = o});
+    add_tools(s);
+    auto c = mcp::connect_in_process(s, {.observer = o});
+    ASSERT_TRUE(c);
+    ASSERT_TRUE(c->client->call_tool("add"));
+    c->client->close();
+    c->session->close();
+    std::lock_guard lock(seen.mu);
+    std::size_t calls = 0;
+    for (const auto& op : seen.all) {
+      if (op.method != "tools/call") continue;
+      ++calls;
+      EXPECT_EQ(op.request_id.empty(), !o->reads_request_id()) << op.request_id;
+    }
+    EXPECT_EQ(calls, 2U);  // received and sent
+  };
+  auto reads = std::make_shared<numbers_seen>();
+  ids_of(reads, *reads);
+  auto blind = std::make_shared<numbers_seen>(false);
+  ids_of(blind, *blind);
+  // Combined with one that reads it, every part is given the id.
+  auto blind_part = std::make_shared<numbers_seen>(false);
+  auto both = mcp::observe::combine({blind_part, std::make_shared<numbers_seen>()});
+  ASSERT_TRUE(both->reads_request_id());
+  ids_of(both, *blind_part);
+  EXPECT_FALSE(mcp::observe::make_metrics()->reads_request_id());
+}
+
+TEST(engine_series, calls_alternating_tools_outcomes_and_versions_land_in_their_own_series) {
+  auto metrics = mcp::observe::make_metrics();
+  mcp::server s({.observer = metrics});
+  add_tools(s);
+  auto older = mcp::connect_in_process(s, {.protocol_version = "2025-06-18", .observer = metrics});
+  auto newer = mcp::connect_in_process(s, {.observer = metrics});
+  ASSERT_TRUE(older && newer);
+  const std::string newer_version = newer->client->protocol_version();
+  ASSERT_NE(newer_version, "2025-06-18");
+  for (int i = 0; i < 3; ++i) {
+    for (auto* c : {&*older, &*newer}) {
+      ASSERT_TRUE(c->client->call_tool("add"));
+      ASSERT_TRUE(c->client->call_tool("fail"));
+      ASSERT_FALSE(c->client->call_tool("nope"));  // -32602
+    }
+    ASSERT_TRUE(older->client->call_tool("add"));
+  }
+  for (auto* c : {&*older, &*newer}) {
+    c->client->close();
+    c->session->close();
+  }
+  for (const auto* name : {"mcp.server.operation.duration", "mcp.client.operation.duration"}) {
+    const bool server = std::string_view(name).find("server") != std::string_view::npos;
+    const std::map<series_key, std::uint64_t> expected = {
+        {{"2025-06-18", "add", "(none)", "(none)"}, 6},
+        {{"2025-06-18", "fail", "tool_error", "(none)"}, 3},
+        // -32602 is the caller's mistake: an error type on the client side only.
+        {{"2025-06-18", "nope", server ? "(none)" : "-32602", "-32602"}, 3},
+        {{newer_version, "add", "(none)", "(none)"}, 3},
+        {{newer_version, "fail", "tool_error", "(none)"}, 3},
+        {{newer_version, "nope", server ? "(none)" : "-32602", "-32602"}, 3},
+    };
+    EXPECT_EQ(counts(*metrics, name), expected) << name;
+  }
+}
+
+TEST(engine_series, spans_of_alternating_tools_and_versions_have_their_own_shapes) {
+  std::mutex mu;
+  std::vector<std::pair<std::string, std::string>> spans;  // name, protocol version
+  auto tracer = mcp::observe::make_tracer({.sink = [&](mcp::observe::span_record&& r) {
+    std::string version;
+    r.for_each_attribute([&](std::string_view k, const mcp::observe::attribute_value& v) {
+      if (k == "mcp.protocol.version") version = std::get<std::string>(v);
+    });
+    if (r.side() != kind::server || !r.name().starts_with("tools/call")) return;
+    std::lock_guard lock(mu);
+    spans.emplace_back(std::string(r.name()), version);
+  }});
+  mcp::server s({.observer = tracer});
+  add_tools(s);
+  auto older = mcp::connect_in_process(s, {.protocol_version = "2025-06-18"});
+  auto newer = mcp::connect_in_process(s);
+  ASSERT_TRUE(older && newer);
+  const std::string v = newer->client->protocol_version();
+  ASSERT_TRUE(older->client->call_tool("add"));
+  ASSERT_TRUE(newer->client->call_tool("add"));
+  ASSERT_TRUE(older->client->call_tool("fail"));
+  ASSERT_TRUE(older->client->call_tool("add"));
+  ASSERT_TRUE(newer->client->call_tool("fail"));
+  ASSERT_TRUE(newer->client->call_tool("add"));
+  for (auto* c : {&*older, &*newer}) {
+    c->client->close();
+    c->session->close();
+  }
+  // Each span is ended (and sunk) before its call returns to the client.
+  std::lock_guard lock(mu);
+  const std::vector<std::pair<std::string, std::string>> expected = {
+      {"tools/call add", "2025-06-18"}, {"tools/call add", v},  {"tools/call fail", "2025-06-18"},
+      {"tools/call add", "2025-06-18"}, {"tools/call fail", v}, {"tools/call add", v},
+  };
+  EXPECT_EQ(spans, expected);
+}
+
+}  // namespace
