@@ -404,6 +404,11 @@ bool tasks_feature::become_task(call_state& call) {
   return true;
 }
 
+executor* tasks_feature::start_executor() const noexcept {
+  if (queue_) return nullptr;
+  return core_.opts.task_executor ? core_.opts.task_executor.get() : core_.exec.get();
+}
+
 bool tasks_feature::park(call_state& call) {
   const std::string id = task_id(call);
   {

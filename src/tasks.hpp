@@ -84,6 +84,10 @@ class tasks_feature final : public feature, public std::enable_shared_from_this<
   /// False when the call must not run (cancelled, its session ended, the store failed: then the
   /// call was answered).
   bool become_task(call_state& call);
+  /// The executor a task's handler runs on, to which a task's start (`become_task`, then its
+  /// handler) may be handed when it has a thread free (executor::try_post); null with a shared
+  /// queue (a task queued there does not run here).
+  [[nodiscard]] executor* start_executor() const noexcept;
   /// A task accepted while held back by a concurrency limit (call_state::hold) waits: its
   /// record keeps the call alive until the limit lets it run (`unpark`, from task_run::resumed).
   /// True when it may run now (it was let go meanwhile); false when it waits, or when its task
