@@ -9,21 +9,20 @@
 // connection: every write that arrived while the previous transaction committed goes into the
 // next one, a single BEGIN IMMEDIATE ... COMMIT, so N callers at once pay for one commit (one
 // append to the WAL of the pages they share — the table's last leaf, the indexes' leaves, the
-// sequence — and, at `power_loss`, one fdatasync) instead of N. A write of one statement alone
-// in its batch runs without the BEGIN and COMMIT around it: SQLite makes the statement its own
-// transaction, taking the same locks in the same order. An update is one statement when it
-// applies (an UPDATE by id that checks the status machine and the expiry in its WHERE and
-// returns the row); only one that does not (the task is gone, expired or terminal) reads why. The
-// transaction runs on the thread of one of its callers: a write that finds no transaction running
-// runs at once, with no hand-off to another thread and back (measured: bench/RESULTS.md, "SQLite
-// task store: group commit"). Each caller returns once its transaction has committed, so an
-// acknowledged write is durable to the promised level; the caller serializes its JSON before it
-// queues, so the transaction only binds and steps. A write that fails on its own (a duplicate id, a
-// corrupt stored row) fails alone and the rest of its transaction commits; when the transaction
-// fails (BEGIN did not get the file's write lock within the busy timeout, the disk is full, COMMIT
-// failed) every write in it fails with that error and none is stored. A status change checks
-// the status machine in the statement that writes it, so two processes sharing the file cannot
-// both move one task out of `working`.
+// sequence — and, at `power_loss`, one fdatasync) instead of N. A write of one statement (all
+// but update) alone in its batch runs without the BEGIN and COMMIT around it: SQLite makes the
+// statement its own transaction, taking the same locks in the same order. The transaction runs
+// on the thread of one of its callers: a write that finds no transaction running runs at once,
+// with no hand-off to another thread and back (measured: bench/RESULTS.md, "SQLite task store:
+// group commit"). Each caller returns once its transaction has committed, so an acknowledged write
+// is durable to the promised level; the caller serializes its JSON before it queues, so the
+// transaction only binds and steps. A write that fails on its own (a duplicate id, a corrupt
+// stored row) fails alone and the rest of its transaction commits; when the transaction fails
+// (BEGIN did not get the file's write lock within the busy timeout, the disk is full, COMMIT
+// failed) every write in it fails with that error and none is stored. A status change reads,
+// checks the status machine and writes inside the transaction, and BEGIN IMMEDIATE takes the
+// file's write lock before the read, so two processes sharing the file cannot both move one
+// task out of `working`.
 //
 // The connections open the file through the store's VFS (detail/sqlite_wal_vfs.hpp): SQLite's
 // default one, except that each WAL frame (header and page) goes to the file in one write, so
@@ -141,16 +140,11 @@ class sqlite_task_store final : public task_store {
         "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
     select_.emplace(db, std::string(task_columns) + std::string(select_sql));
     delete_.emplace(db, "DELETE FROM tasks WHERE seq = ?1");
-    // A status change, made only where it may be (the task is there, not expired, and may move
-    // to ?1: its status is ?10 or ?11), returning the row. A task that ends never runs again:
-    // its rerun record goes (only `unfinished` reads it).
+    // A task that ends never runs again: its rerun record goes (only `unfinished` reads it).
     update_.emplace(db,
                     "UPDATE tasks SET status = ?1, status_message = ?2, updated_ms = ?3, "
                     "payload = ?4, input = ?6, rerun = CASE WHEN ?1 IN ('working', "
-                    "'input_required') THEN rerun ELSE '{}' END WHERE id = ?7 AND owner = "
-                    "?8 AND status IN (?10, ?11) AND (ttl_ms IS NULL OR created_ms + "
-                    "ttl_ms > ?9) RETURNING " +
-                        std::string(task_columns.substr(7, task_columns.find(" FROM") - 7)));
+                    "'input_required') THEN rerun ELSE '{}' END WHERE seq = ?5");
     // By the expiry index (expiry_index_sql).
     purge_.emplace(db, "DELETE FROM tasks WHERE ttl_ms IS NOT NULL AND created_ms + ttl_ms <= ?1");
     fail_.emplace(db,
@@ -244,36 +238,7 @@ class sqlite_task_store final : public task_store {
       const std::string input = input_column(u.input_request, u.input_response);
       std::optional<task_record> found;
       bool applied = false;
-      // The statuses the task may move to u.status from (not terminal ones).
-      const auto from = [&](task_status s) {
-        return is_allowed_transition(s, u.status) ? to_string(s) : std::string_view{};
-      };
-      const auto from_working = from(task_status::working);
-      const auto from_input = from(task_status::input_required);
-      // One statement when the update applies (as it nearly always does: a task's end, a
-      // question asked or answered); else what stopped it is read, and an expired task deleted.
-      auto written = write_one([&] {
-        {
-          run r(*update_);
-          r.text(1, to_string(u.status)).text(2, u.status_message);
-          r.integer(3, detail::to_epoch_ms(at)).text(4, payload).text(6, input);
-          r.text(7, id).text(8, owner).integer(9, detail::to_epoch_ms(now));
-          if (from_working.empty())
-            r.null(10);
-          else
-            r.text(10, from_working);
-          if (from_input.empty())
-            r.null(11);
-          else
-            r.text(11, from_input);
-          if (r.step()) {
-            found = read_head(r).second;
-            applied = true;
-            // To its end: outside a transaction, the commit happens (and may fail) there.
-            r.step();
-            return;
-          }
-        }
+      auto written = write([&] {
         std::int64_t seq = 0;
         {
           run r(*select_);
@@ -282,13 +247,21 @@ class sqlite_task_store final : public task_store {
           auto row = read_head(r);
           seq = row.first;
           found = std::move(row.second);
-          if (!found->expired(now)) read_body(r, *found);  // refused: as it is
+          // An applied update replaces the JSON columns: read them only when it is refused.
+          if (!found->expired(now) && !is_allowed_transition(found->status, u.status))
+            read_body(r, *found);
         }
         if (found->expired(now)) {
           run r(*delete_);
           r.integer(1, seq);
           r.step();
           found.reset();
+        } else if (is_allowed_transition(found->status, u.status)) {
+          run r(*update_);
+          r.text(1, to_string(u.status)).text(2, u.status_message);
+          r.integer(3, detail::to_epoch_ms(at)).text(4, payload).integer(5, seq).text(6, input);
+          r.step();
+          applied = true;
         }
       });
       if (!written) return written.error();

@@ -7,12 +7,14 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <filesystem>
 #include <future>
 #include <mutex>
 #include <thread>
 #include <vector>
 
 #include "support/wire.hpp"
+#include <unistd.h>
 
 namespace {
 
@@ -120,7 +122,19 @@ TEST(tasks, a_task_is_accepted_while_every_handler_thread_is_busy) {
   std::mutex mu;
   std::condition_variable cv;
   bool release = false;
-  mcp::server s({.handler_executor = mcp::make_thread_pool(1)});
+  // A SQLite store: its tasks' starts are handed to a free handler thread (the memory store's
+  // are stored on the session's side at once).
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("mcp_tasks_busy_" + std::to_string(::getpid()) + ".db");
+  struct remove_files {
+    std::filesystem::path p;
+    ~remove_files() {
+      for (const char* end : {"", "-wal", "-shm"}) std::filesystem::remove(p.string() + end);
+    }
+  } cleanup{path};
+  auto store = mcp::make_sqlite_task_store(path.string());
+  ASSERT_TRUE(store) << store.error().message;
+  mcp::server s({.handler_executor = mcp::make_thread_pool(1), .task_store = *store});
   s.add_tool({.name = "holder",
               .description = "Waits to be let go",
               .task_support_mode = mcp::task_support::optional},
