@@ -13,8 +13,13 @@ namespace {
 
 using namespace std::chrono_literals;
 
-/// A gate that work waits at until it is opened.
+/// A gate that work waits at until it is opened (at the latest when it goes: declared after the
+/// pool, it opens before the pool joins its threads, whatever assertion ended the test).
 struct gate {
+  gate() = default;
+  gate(const gate&) = delete;
+  gate& operator=(const gate&) = delete;
+  ~gate() { let_go(); }
   std::mutex mu;
   std::condition_variable cv;
   bool open = false;
