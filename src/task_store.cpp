@@ -268,4 +268,8 @@ std::shared_ptr<task_store> make_memory_task_store() {
   return std::make_shared<memory_task_store>();
 }
 
+bool detail::is_memory_task_store(const task_store& store) noexcept {
+  return dynamic_cast<const memory_task_store*>(&store) != nullptr;
+}
+
 }  // namespace mcp

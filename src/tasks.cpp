@@ -247,7 +247,8 @@ tasks_feature::tasks_feature(server_core& core, std::shared_ptr<listen_feature> 
       listens_(std::move(listens)),
       observer_(core.opts.observer),
       store_(core.opts.task_store ? core.opts.task_store : make_memory_task_store()),
-      queue_(std::dynamic_pointer_cast<task_queue>(store_)) {
+      queue_(std::dynamic_pointer_cast<task_queue>(store_)),
+      in_memory_(detail::is_memory_task_store(*store_)) {
   // 2025-11-25 tasks; 2026-07-28 has the tasks extension's methods instead (tasks_ext.cpp).
   auto& r = core.router;
   r.add(
@@ -402,6 +403,12 @@ bool tasks_feature::become_task(call_state& call) {
     return false;
   }
   return true;
+}
+
+executor* tasks_feature::start_executor() const noexcept {
+  // Creating a task in memory is cheap, and its answer then leaves with the reader's others.
+  if (queue_ || in_memory_) return nullptr;
+  return core_.opts.task_executor ? core_.opts.task_executor.get() : core_.exec.get();
 }
 
 bool tasks_feature::park(call_state& call) {

@@ -85,6 +85,11 @@ class tasks_feature final : public feature, public std::enable_shared_from_this<
   /// False when the call must not run (cancelled, its session ended, the store failed: then the
   /// call was answered).
   bool become_task(call_state& call);
+  /// The executor a task's handler runs on, to which a task's start (`become_task`, then its
+  /// handler) may be handed when it has a thread free (executor::try_post); null with a shared
+  /// queue (a task queued there does not run here) and with the memory store (nothing to wait
+  /// for: the reader stores it, and its answer leaves with the reader's others).
+  [[nodiscard]] executor* start_executor() const noexcept;
   /// A task accepted while held back by a concurrency limit (call_state::hold) waits: its
   /// record keeps the call alive until the limit lets it run (`unpark`, from task_run::resumed).
   /// True when it may run now (it was let go meanwhile); false when it waits, or when its task
@@ -260,6 +265,7 @@ class tasks_feature final : public feature, public std::enable_shared_from_this<
   /// workers, the store's push subscription, and tasks/result requests waiting for tasks no
   /// call of this process has a record of (by task id: owner, waiters).
   std::shared_ptr<task_queue> queue_;
+  const bool in_memory_;  // the store is the memory one: tasks are stored on the reader
   std::shared_ptr<queue_runner> runner_;
   std::shared_ptr<void> watch_;
   std::atomic<bool> pushed_{false};  ///< `watch_` pushes changes

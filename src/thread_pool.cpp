@@ -47,28 +47,40 @@ class thread_pool final : public executor {
   thread_pool& operator=(const thread_pool&) = delete;
 
   void post(unique_function<void()> work) override {
+    std::unique_lock lock(state_->mu);
+    enqueue(lock, work);
+  }
+
+  bool try_post(unique_function<void()>& work) override {
+    std::unique_lock lock(state_->mu);
+    // Queued behind others, or with every thread busy and none to start: not at once.
+    if (state_->queue.size() >= state_->idle && state_->threads >= state_->max) return false;
+    enqueue(lock, work);
+    return true;
+  }
+
+ private:
+  /// Queues `work` (with `lock` on the state held; released on return) and wakes a worker,
+  /// starting one more when every thread is busy (or about to be, with what is queued).
+  void enqueue(std::unique_lock<std::mutex>& lock, unique_function<void()>& work) {
+    state_->queue.push_back(std::move(work));
     bool grow = false;
-    {
-      std::lock_guard lock(state_->mu);
-      state_->queue.push_back(std::move(work));
-      // Every thread is busy (or about to be, with what is queued): start one more.
-      if (state_->queue.size() > state_->idle && state_->threads < state_->max) {
-        ++state_->threads;
-        grow = true;
-      }
+    if (state_->queue.size() > state_->idle && state_->threads < state_->max) {
+      ++state_->threads;
+      grow = true;
     }
+    lock.unlock();
     if (grow) {
       try {
         std::thread([s = state_] { run(*s, true); }).detach();
       } catch (...) {  // no thread to be had: the queued work waits for a running one
-        std::lock_guard lock(state_->mu);
+        std::lock_guard relock(state_->mu);
         --state_->threads;
       }
     }
     state_->cv.notify_one();
   }
 
- private:
   struct state {
     std::mutex mu;
     std::condition_variable cv;

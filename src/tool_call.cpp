@@ -64,17 +64,42 @@ bool admitted(call_state& c) {
   return true;
 }
 
+/// A task-augmented call's start: its task is stored and the tools/call answered
+/// (become_task), then its handler runs — here when `here` (a thread of the executor it would
+/// be posted to), else as `run_handler` runs it.
+void start_task(call_state& c, bool here) {
+  auto s = c.session();
+  if (!s || !s->core().tasks->become_task(c)) return;
+  if (s->core().tasks->enqueue(c)) return;  // a shared queue: a worker of any process runs it
+  // Accepted while every slot it may use is busy (a concurrency limit): it waits, parked
+  // with its task, and `resume_handler` runs it once a slot is free.
+  if (c.held() && !s->core().tasks->park(c)) return;
+  if (!admitted(c)) return;
+  auto call = c.self();
+  if (here || call->run_inline()) return invoke(call);
+  auto* exec = call->sink().exec(*call);
+  if (exec == nullptr) return;
+  exec->post([call = std::move(call)] { invoke(call); });
+}
+
 /// After the last interceptor: input validation, then the handler, inline or on the executor.
 void run_handler(call_state& c) {
   if (c.task_request && !c.entry().spec.deferred_task) {
     // The interceptors let a task-augmented call through: the task starts (a deferred one when
-    // its handler says so).
-    auto s = c.session();
-    if (!s || !s->core().tasks->become_task(c)) return;
-    if (s->core().tasks->enqueue(c)) return;  // a shared queue: a worker of any process runs it
-    // Accepted while every slot it may use is busy (a concurrency limit): it waits, parked
-    // with its task, and `resume_handler` runs it once a slot is free.
-    if (c.held() && !s->core().tasks->park(c)) return;
+    // its handler says so). Storing it is a commit, which the transport's reader (where this
+    // usually runs) would wait for alone: when the handler's executor has a thread free at
+    // once, that thread stores the task and runs the handler, its commit shared with other
+    // threads' writes. When none is free, the task is stored here, so a task-augmented call is
+    // accepted (and answered) at once even while every handler thread runs a long task.
+    if (!c.run_inline()) {
+      auto s = c.session();
+      if (!s) return;
+      if (auto* exec = s->core().tasks->start_executor()) {
+        unique_function<void()> start = [call = c.self()] { start_task(*call, true); };
+        if (exec->try_post(start)) return;
+      }
+    }
+    return start_task(c, false);
   }
   if (!admitted(c)) return;
   auto call = c.self();

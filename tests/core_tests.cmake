@@ -1,6 +1,7 @@
 # Tests of the core library: unit tests mirror include/mcp/, wire tests drive sessions.
 mcp_add_test(mcp_core_tests
   unit/error_test.cpp
+  unit/executor_test.cpp
   unit/asio_test.cpp
   unit/context_test.cpp
   unit/json_test.cpp

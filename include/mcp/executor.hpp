@@ -33,6 +33,16 @@ class executor {
   /// Runs `work` soon, on some thread. Must not run it inline (callers may hold locks that
   /// `work` takes). `work` may be move-only. Thread-safe; never throws.
   virtual void post(unique_function<void()> work) = 0;
+  /// Posts `work` only if a thread can start it at once (an idle one, or one the executor
+  /// starts for it), and returns true; otherwise leaves `work` as it is and returns false. For
+  /// a caller that would rather do the work itself than have it wait behind others (the server
+  /// hands a task's start to the thread that runs its handler this way, keeping it off the
+  /// transport's reader). The default, for executors that cannot tell, always returns false.
+  /// Thread-safe; never throws.
+  virtual bool try_post(unique_function<void()>& work) {
+    (void)work;
+    return false;
+  }
 };
 
 /// A fixed pool of `threads` workers (at least 1). Destruction finishes queued work, then

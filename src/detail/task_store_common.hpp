@@ -11,7 +11,15 @@
 #include <string>
 #include <string_view>
 
+namespace mcp {
+class task_store;
+}  // namespace mcp
+
 namespace mcp::detail {
+
+/// Whether `store` is the one make_memory_task_store() makes (storing a task there is no
+/// commit: the server stores it on the transport's reader, tasks.cpp).
+[[nodiscard]] bool is_memory_task_store(const task_store& store) noexcept;
 
 /// Milliseconds since the epoch of `t` (rounded down).
 [[nodiscard]] inline std::int64_t to_epoch_ms(std::chrono::system_clock::time_point t) noexcept {

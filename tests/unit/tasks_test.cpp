@@ -6,12 +6,15 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <condition_variable>
+#include <filesystem>
 #include <future>
 #include <mutex>
 #include <thread>
 #include <vector>
 
 #include "support/wire.hpp"
+#include <unistd.h>
 
 namespace {
 
@@ -111,6 +114,68 @@ TEST(tasks, handlers_run_on_the_task_executor_when_one_is_given) {
                 {"params", object{{"taskId", id}}}});
   EXPECT_EQ(response_to(w, 3).at("result").at("content").at(0).at("text"), "slept");
   EXPECT_EQ(jobs->posted.load(), 1);
+}
+
+TEST(tasks, a_task_is_accepted_while_every_handler_thread_is_busy) {
+  // One handler thread, held by the first task until the second is accepted: the second's
+  // start is not handed to the busy thread (it is stored and answered on the session's side).
+  std::mutex mu;
+  std::condition_variable cv;
+  bool release = false;
+  // A SQLite store: its tasks' starts are handed to a free handler thread (the memory store's
+  // are stored on the session's side at once).
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("mcp_tasks_busy_" + std::to_string(::getpid()) + ".db");
+  struct remove_files {
+    std::filesystem::path p;
+    ~remove_files() {
+      for (const char* end : {"", "-wal", "-shm"}) std::filesystem::remove(p.string() + end);
+    }
+  } cleanup{path};
+  auto store = mcp::make_sqlite_task_store(path.string());
+  ASSERT_TRUE(store) << store.error().message;
+  mcp::server s({.handler_executor = mcp::make_thread_pool(1), .task_store = *store});
+  s.add_tool({.name = "holder",
+              .description = "Waits to be let go",
+              .task_support_mode = mcp::task_support::optional},
+             [&](mcp::tool_context& /*ctx*/, const steps_in& /*in*/) -> std::string {
+               std::unique_lock lock(mu);
+               cv.wait(lock, [&] { return release; });
+               return "let go";
+             });
+  struct let_go {  // whatever the test found, before the server goes
+    std::mutex& mu;
+    std::condition_variable& cv;
+    bool& release;
+    ~let_go() {
+      {
+        const std::lock_guard lock(mu);
+        release = true;
+      }
+      cv.notify_all();
+    }
+  } on_exit{mu, cv, release};
+  wire w(s);
+  w.initialize();
+  const object call{{"name", "holder"}, {"arguments", object{}}, {"task", object{}}};
+  const auto first = id_of(w.call("tools/call", call, 1));
+  const auto second = w.call("tools/call", call, 2);  // the thread still holds the first task
+  {
+    const std::lock_guard lock(mu);
+    EXPECT_FALSE(release);
+    release = true;
+  }
+  cv.notify_all();
+  ASSERT_TRUE(second.as_object().contains("result")) << second;
+  int id = 3;
+  for (const auto& task : {first, id_of(second)}) {
+    w.send(object{{"jsonrpc", "2.0"},
+                  {"id", id},
+                  {"method", "tasks/result"},
+                  {"params", object{{"taskId", task}}}});
+    EXPECT_EQ(response_to(w, id).at("result").at("content").at(0).at("text"), "let go");
+    ++id;
+  }
 }
 
 TEST(tasks, the_pipeline_and_the_handler_see_the_task_id) {
