@@ -1,9 +1,9 @@
 // Reading a collector's answer for what it rejected (observe/otlp_answer.hpp).
 #include "observe/otlp_answer.hpp"
 
-#include <charconv>
-
 #include <mcp/json.hpp>
+
+#include <charconv>
 
 namespace mcp::observe {
 
