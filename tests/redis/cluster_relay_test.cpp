@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "redis/cluster_util.hpp"
@@ -135,7 +136,9 @@ TEST_F(Cluster, ANodeStartingAnnouncesNoChangeToTheOthers) {
   ASSERT_TRUE(g.open()) << g.body();
   // B registers the same tools as A while it starts: no list of A's changed, so nothing is
   // announced. Then B, serving, enables a tool: that change reaches A's stream, and only it.
+  // (Past B's debounce, 20 ms: a notice of B's start would be out, not merged into the change.)
   start(1);
+  std::this_thread::sleep_for(300ms);
   auto r = call_on(port(1), sid, "9", "unlock_admin", "{}");
   ASSERT_EQ(r.status, 200U) << r.body;
   ASSERT_TRUE(g.wait_for("notifications/tools/list_changed", 1)) << g.body();
