@@ -3,6 +3,7 @@
 #include <mcp/server.hpp>
 
 #include <stdexcept>
+#include <utility>
 
 #include "detail/timer.hpp"
 #include "listen.hpp"
@@ -157,6 +158,9 @@ void server_core::list_changed(std::size_t k) {
   changes_.fetch_add(1);
   {
     std::lock_guard lock(mu_);
+    // Made while serving: a change the other processes of a service hear of. What a process
+    // registers before its first session, every process registers alike (server_relay.cpp).
+    if (serving_.load()) publish_[k] = true;
     if (pending_[k]) return;
     pending_[k] = true;
   }
@@ -167,14 +171,16 @@ void server_core::list_changed(std::size_t k) {
 }
 
 void server_core::notify_list(std::size_t k) {
+  bool publish = false;
   {
     std::lock_guard lock(mu_);
     pending_[k] = false;
+    publish = std::exchange(publish_[k], false);
   }
   const auto generation = generations_[k].load();
   for (const auto& s : live_sessions()) s->notify_list_changed(k, generation, list_methods_[k]);
   listens->list_changed(k, list_methods_[k]);  // 2026-07-28 subscriptions
-  publish_change('l', list_methods_[k]);
+  if (publish) publish_change('l', list_methods_[k]);
 }
 
 }  // namespace detail

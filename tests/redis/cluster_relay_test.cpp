@@ -2,13 +2,14 @@
 // HAProxy; cluster_util.hpp): a 2025-11-25 elicitation asked by a tool on A answered through C
 // (named nodes, and through the round-robin proxy); a message of A's for the session's GET
 // stream held by B (a task's status) written there once; a list change made on C reaching the
-// GET stream on B and a 2026-07-28 listen stream on B, once each.
+// GET stream on B and a 2026-07-28 listen stream on B, once each; a node starting is no change.
 #include <mcp/json.hpp>
 
 #include <boost/json/serialize.hpp>
 #include <gtest/gtest.h>
 
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "redis/cluster_util.hpp"
@@ -126,6 +127,22 @@ TEST_F(Cluster, AListChangedOnCReachesTheStreamsOnB) {
   })) << rl.body;
   EXPECT_FALSE(g.wait_for("notifications/tools/list_changed", 2, 500ms)) << g.body();
   EXPECT_EQ(count_of(rl.body, "notifications/tools/list_changed"), 1U) << rl.body;
+}
+
+TEST_F(Cluster, ANodeStartingAnnouncesNoChangeToTheOthers) {
+  start(1);
+  const auto sid = open_on(port(0));
+  get_stream g(port(0), sid);
+  ASSERT_TRUE(g.open()) << g.body();
+  // B registers the same tools as A while it starts: no list of A's changed, so nothing is
+  // announced. Then B, serving, enables a tool: that change reaches A's stream, and only it.
+  // (Past B's debounce, 20 ms: a notice of B's start would be out, not merged into the change.)
+  start(1);
+  std::this_thread::sleep_for(300ms);
+  auto r = call_on(port(1), sid, "9", "unlock_admin", "{}");
+  ASSERT_EQ(r.status, 200U) << r.body;
+  ASSERT_TRUE(g.wait_for("notifications/tools/list_changed", 1)) << g.body();
+  EXPECT_FALSE(g.wait_for("notifications/tools/list_changed", 2, 500ms)) << g.body();
 }
 
 }  // namespace
