@@ -9,7 +9,7 @@
 #
 # Every request may reach any node: a session opened on one is served by the others, SSE
 # streams resume anywhere, tasks are read anywhere, a client's answer reaches the node that
-# asked, a node killed fails only its in-flight calls (docs/design-services.md). Needs the Debian
+# asked, a node killed fails only its in-flight calls (docs/design-cluster.md). Needs the Debian
 # packages redis-server and haproxy (scripts/debian-packages.txt).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"

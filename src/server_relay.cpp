@@ -3,7 +3,7 @@
 // process runs the same registrations, so a change one of them makes at runtime (a tool
 // enabled, added or removed, `notify_tools_changed`, `notify_resource_updated`) is announced to
 // the listeners of every process: 2025-11-25 sessions whose GET stream it holds and 2026-07-28
-// listen streams. The registration itself stays where it was made (see docs/design-services.md,
+// listen streams. The registration itself stays where it was made (see docs/design-cluster.md,
 // "Changes"); those a process makes before it serves, alike on every process, are no change.
 // A message is "<node> <kind> <what>": the publishing process's name (a process ignores its
 // own), 'l' and a list's method or 'u' and a resource's URI.
