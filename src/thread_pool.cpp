@@ -53,9 +53,25 @@ class thread_pool final : public executor {
 
   bool try_post(unique_function<void()>& work) override {
     std::unique_lock lock(state_->mu);
-    // Queued behind others, or with every thread busy and none to start: not at once.
-    if (state_->queue.size() >= state_->idle && state_->threads >= state_->max) return false;
-    enqueue(lock, work);
+    if (state_->queue.size() < state_->idle) {  // an idle thread takes it at once
+      enqueue(lock, work);
+      return true;
+    }
+    // Every thread busy: only a thread started first (and started for sure) runs it at once.
+    if (state_->threads >= state_->max) return false;
+    ++state_->threads;
+    lock.unlock();
+    try {
+      std::thread([s = state_] { run(*s, true); }).detach();
+    } catch (...) {  // no thread to be had: the work stays with the caller
+      std::lock_guard relock(state_->mu);
+      --state_->threads;
+      return false;
+    }
+    lock.lock();
+    state_->queue.push_back(std::move(work));
+    lock.unlock();
+    state_->cv.notify_one();
     return true;
   }
 

@@ -1,12 +1,26 @@
 #include "detail/random.hpp"
 
+#include <atomic>
 #include <cerrno>
 #include <system_error>
 #include <vector>
 
+#include <pthread.h>
 #include <sys/random.h>
 
 namespace mcp::detail {
+
+namespace {
+
+std::atomic<std::uint64_t> generation{1};
+
+void after_fork_in_child() { generation.fetch_add(1, std::memory_order_relaxed); }
+
+[[maybe_unused]] const int fork_hook = ::pthread_atfork(nullptr, nullptr, &after_fork_in_child);
+
+}  // namespace
+
+std::uint64_t fork_generation() noexcept { return generation.load(std::memory_order_relaxed); }
 
 void random_bytes(void* out, std::size_t n) {
   auto* p = static_cast<unsigned char*>(out);

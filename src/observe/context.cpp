@@ -93,12 +93,17 @@ bool each_member(std::string_view s, F&& f) {
   }
 }
 
-/// Per-thread buffer of CSPRNG bytes, so that an id costs no system call.
+/// Per-thread buffer of CSPRNG bytes, so that an id costs no system call; dropped in a forked
+/// child (which would otherwise hand out its parent's next ids).
 class id_source {
  public:
   template <std::size_t N>
   std::array<std::uint8_t, N> next() {
     std::array<std::uint8_t, N> out{};
+    if (const auto now = detail::fork_generation(); now != generation_) {
+      used_ = pool_.size();
+      generation_ = now;
+    }
     do {
       if (used_ + N > pool_.size()) {
         detail::random_bytes(pool_.data(), pool_.size());
@@ -113,6 +118,7 @@ class id_source {
  private:
   std::array<std::uint8_t, 1024> pool_{};
   std::size_t used_ = pool_.size();
+  std::uint64_t generation_ = 0;
 };
 
 id_source& ids() {

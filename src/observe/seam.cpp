@@ -93,7 +93,7 @@ class combined final : public observer {
     for (std::size_t i = 0; i < parts_.size(); ++i) {
       span got = start(*parts_[i]);
       if (!got) continue;
-      if (!out) out.start = got.start;
+      if (out.start == std::chrono::steady_clock::time_point{}) out.start = got.start;  // a set one
       out.active = true;
       if (!out.context.valid() && got.context.valid()) {  // its texts copied only when set
         out.context.trace_id = got.context.trace_id;

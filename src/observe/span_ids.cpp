@@ -5,21 +5,12 @@
 // fork(2) (which would otherwise repeat the parent's ids).
 #include "observe/span_ids.hpp"
 
-#include <atomic>
 #include <cstring>
 
 #include "detail/random.hpp"
-#include <pthread.h>
 
 namespace mcp::observe::detail {
 namespace {
-
-/// Bumped in every forked child: a thread's generator made before it reseeds.
-std::atomic<std::uint64_t> fork_generation{1};
-
-void after_fork_in_child() { fork_generation.fetch_add(1, std::memory_order_relaxed); }
-
-[[maybe_unused]] const int fork_hook = ::pthread_atfork(nullptr, nullptr, &after_fork_in_child);
 
 constexpr std::uint64_t rotl(std::uint64_t x, int k) noexcept {
   return (x << static_cast<unsigned>(k)) | (x >> static_cast<unsigned>(64 - k));
@@ -47,7 +38,7 @@ class generator {
  public:
   /// This thread's state, seeded first when it never was or a fork happened since.
   xoshiro load() {
-    const auto now = fork_generation.load(std::memory_order_relaxed);
+    const auto now = mcp::detail::fork_generation();
     if (generation_ != now) seed(now);
     return state_;
   }
