@@ -333,6 +333,20 @@ TEST(pipeline, built_in_chains_answer_alike_on_the_straight_and_the_general_path
     answers[k].push_back(
         mcp::json::serialize(mallory.call("tools/call", object{{"name", "t"}}, 2)));
   }
+  // The refusal's retry time is read from the clock when each server refuses: the same rule
+  // gives 1000000 ms on one and 999999 ms on a slower run of the other.
+  for (auto& list : answers) {
+    for (auto& a : list) {
+      const auto at = a.find("retry in ");
+      if (at == std::string::npos) continue;
+      const auto from = at + 9;
+      auto to = from;
+      while (to < a.size() && a[to] >= '0' && a[to] <= '9') ++to;
+      ASSERT_GT(to, from) << a;
+      EXPECT_GE(std::stoll(a.substr(from, to - from)), 990000) << a;  // about 1 / 0.001 s
+      a.replace(from, to - from, "N");
+    }
+  }
   EXPECT_EQ(answers[0], answers[1]);
   EXPECT_EQ(passed_through.load(), 3);  // the general server's calls that passed the rest
   ASSERT_EQ(answers[0].size(), 5U);
