@@ -61,9 +61,10 @@ std::optional<std::chrono::seconds> parse_retry_after(std::string_view v,
   tm.tm_hour = hour;
   tm.tm_min = minute;
   tm.tm_sec = second;
-  const auto when = std::chrono::system_clock::from_time_t(timegm(&tm));
-  const auto d = std::chrono::duration_cast<std::chrono::seconds>(when - now);
-  return std::max(d, std::chrono::seconds(0));
+  // In seconds: a date past the year 2262 would overflow the clock's nanoseconds.
+  const auto d = static_cast<long long>(timegm(&tm)) -
+                 static_cast<long long>(std::chrono::system_clock::to_time_t(now));
+  return std::chrono::seconds(std::clamp(d, 0LL, 999'999'999LL));
 }
 
 struct otlp_exporter::impl {

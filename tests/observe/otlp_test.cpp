@@ -124,6 +124,9 @@ TEST(RetryAfter, SecondsAndHttpDates) {
   EXPECT_EQ(parse_retry_after("Sun, 06 Nov 1994 08:49:47 GMT", now), std::chrono::seconds(10));
   EXPECT_EQ(parse_retry_after("Sun, 06 Nov 1994 08:49:00 GMT", now), std::chrono::seconds(0));
   EXPECT_EQ(parse_retry_after("99999999999999999999", now), std::chrono::seconds(999'999'999));
+  // Past the clock's range in nanoseconds (found by the otlp_answer fuzz target): the cap.
+  EXPECT_EQ(parse_retry_after("Sun, 06 Nov 9194 08:49:37 GMT", now),
+            std::chrono::seconds(999'999'999));
   for (const std::string_view bad :
        {"", "-1", "1.5", "soon", "Sun, 06 Xyz 1994 08:49:47 GMT", "Sun, 06 Nov 1994 08:49:47 UTC",
         "Sun, 6 Nov 1994 08:49:47 GMT"}) {
