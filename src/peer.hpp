@@ -255,8 +255,17 @@ class peer : public std::enable_shared_from_this<peer> {
       std::unordered_map<std::int64_t, outbound>& out);
   /// An operation with what every one of this peer has.
   [[nodiscard]] observe::operation base_operation() const;
-  /// Gives `op` (described, with the peer's attributes) its `attribute_set` number.
-  void number_attribute_set(observe::operation& op) noexcept;
+  /// Gives `op` (described, with the peer's attributes) its `attribute_set` number; answers
+  /// where its set keeps the span word of an observer that `spans_by_attribute_set` (null when
+  /// not numbered).
+  std::atomic<std::uintptr_t>* number_attribute_set(observe::operation& op) noexcept;
+  /// The span word kept for the set of (`side`, `method`, `target`) with this peer's other
+  /// attributes; 0 when none is kept (not numbered yet, or no span seen). No lock.
+  [[nodiscard]] std::uintptr_t known_span_word(observe::kind side, std::string_view method,
+                                               std::string_view target) const noexcept;
+  /// The span of an operation whose set's span word is `word`, started at `start` (unset: now).
+  [[nodiscard]] static observe::span span_of_set(
+      std::uintptr_t word, std::chrono::steady_clock::time_point start) noexcept;
   /// The span of incoming request `id` if it waits on this thread (arriving, or answering after
   /// `untrack`), to end or to read in place. Null when not here. No lock.
   observe::span* local_span(const jsonrpc::request_id& id) const noexcept;
@@ -285,6 +294,7 @@ class peer : public std::enable_shared_from_this<peer> {
   std::shared_ptr<observe::observer> obs_;
   observe::kind side_ = observe::kind::server;
   bool reads_request_id_ = true;  ///< `observer::reads_request_id`
+  bool spans_by_set_ = false;     ///< `observer::spans_by_attribute_set`
   observe::network_transport transport_ = observe::network_transport::unknown;
   connection_facts facts_;  ///< the connection's, read at `set_observer` (not its session id)
   /// The session id: set before messages flow, replaced once when the session starts (a client

@@ -38,6 +38,17 @@ struct peer::attribute_sets {
     observe::kind side;
     bool versioned;  ///< whether the protocol version was known
     std::uint64_t number;
+    /// The span word an observer gives every operation of this set (`spans_by_attribute_set`),
+    /// once its first span was seen; 0 until then. Published with release: it points at what
+    /// the observer made for the set.
+    mutable std::atomic<std::uintptr_t> span_word{0};
+  };
+  /// What tells one peer's sets apart.
+  struct key {
+    observe::kind side;
+    std::string_view method;
+    std::string_view target;
+    bool versioned;
   };
   static constexpr std::size_t slots = 32;
   static constexpr std::size_t max_entries = 128;
@@ -47,73 +58,92 @@ struct peer::attribute_sets {
   std::mutex mu;
   std::vector<std::unique_ptr<const entry>> entries;  ///< guarded by `mu`
 
-  static std::size_t hash(const observe::operation& op, bool versioned) noexcept {
-    std::uint64_t h = observe::series::head8(op.method) ^ (op.method.size() << 56U) ^
-                      (op.side == observe::kind::client ? 0x5555U : 0U) ^ (versioned ? 1U : 0U);
-    h = (h ^ observe::series::head8(op.target) ^ (op.target.size() << 48U)) * 0xff51afd7ed558ccdULL;
-    h = (h ^ observe::series::tail8(op.target) ^ observe::series::tail8(op.method)) *
+  [[gnu::always_inline]] static std::size_t hash(const key& k) noexcept {
+    std::uint64_t h = observe::series::head8(k.method) ^ (k.method.size() << 56U) ^
+                      (k.side == observe::kind::client ? 0x5555U : 0U) ^ (k.versioned ? 1U : 0U);
+    h = (h ^ observe::series::head8(k.target) ^ (k.target.size() << 48U)) * 0xff51afd7ed558ccdULL;
+    h = (h ^ observe::series::tail8(k.target) ^ observe::series::tail8(k.method)) *
         0xc4ceb9fe1a85ec53ULL;
     return static_cast<std::size_t>(h ^ (h >> 31U));
   }
 
-  static bool same(const entry& e, const observe::operation& op, bool versioned) noexcept {
-    return e.side == op.side && e.versioned == versioned &&
-           observe::series::same_text(op.method, e.method) &&
-           observe::series::same_text(op.target, e.target);
+  [[gnu::always_inline]] static bool same(const entry& e, const key& k) noexcept {
+    return e.side == k.side && e.versioned == k.versioned &&
+           observe::series::same_text(k.method, e.method) &&
+           observe::series::same_text(k.target, e.target);
   }
 
-  std::uint64_t number(const observe::operation& op) noexcept {
-    const bool versioned = !op.protocol_version.empty();
-    auto& s = slot[hash(op, versioned) % slots];
-    if (const auto* e = s.load(std::memory_order_acquire);
-        e != nullptr && same(*e, op, versioned)) {
-      return e->number;
-    }
-    return add(op, versioned, s);
+  /// The entry of `k` if it is in its slot (no lock); null otherwise.
+  [[gnu::always_inline]] const entry* in_slot(const key& k) const noexcept {
+    const auto* e = slot[hash(k) % slots].load(std::memory_order_acquire);
+    return e != nullptr && same(*e, k) ? e : nullptr;
   }
 
-  /// `number` past its slot (out of line: the usual hit saves no registers for it).
-  [[gnu::noinline, gnu::cold]] std::uint64_t add(const observe::operation& op, bool versioned,
-                                                 std::atomic<const entry*>& s) noexcept {
-    if (op.method.size() > max_text || op.target.size() > max_text) return 0;
+  /// The entry of `k`, added when new; null when not numbered (too many, too long, no memory).
+  const entry* find(const key& k) noexcept {
+    auto& s = slot[hash(k) % slots];
+    if (const auto* e = s.load(std::memory_order_acquire); e != nullptr && same(*e, k)) return e;
+    return add(k, s);
+  }
+
+  /// `find` past its slot (out of line: the usual hit saves no registers for it).
+  [[gnu::noinline, gnu::cold]] const entry* add(const key& k,
+                                                std::atomic<const entry*>& s) noexcept {
+    if (k.method.size() > max_text || k.target.size() > max_text) return nullptr;
     try {
       std::lock_guard lock(mu);
       for (const auto& e : entries) {  // made by another thread, or pushed out of its slot
-        if (same(*e, op, versioned)) {
+        if (same(*e, k)) {
           s.store(e.get(), std::memory_order_release);
-          return e->number;
+          return e.get();
         }
       }
-      if (entries.size() >= max_entries) return 0;
-      entries.push_back(std::make_unique<const entry>(
-          entry{.method = std::string(op.method),
-                .target = std::string(op.target),
-                .side = op.side,
-                .versioned = versioned,
-                .number = next_attribute_set.fetch_add(1, std::memory_order_relaxed)}));
+      if (entries.size() >= max_entries) return nullptr;
+      auto e = std::make_unique<entry>();
+      e->method = std::string(k.method);
+      e->target = std::string(k.target);
+      e->side = k.side;
+      e->versioned = k.versioned;
+      e->number = next_attribute_set.fetch_add(1, std::memory_order_relaxed);
+      entries.push_back(std::move(e));
       s.store(entries.back().get(), std::memory_order_release);
-      return entries.back()->number;
+      return entries.back().get();
     } catch (const std::exception&) {  // no memory: not numbered
-      return 0;
+      return nullptr;
     }
   }
 };
 
 peer::attribute_sets_ptr::~attribute_sets_ptr() { delete sets.load(); }
 
-void peer::number_attribute_set(observe::operation& op) noexcept {
+std::atomic<std::uintptr_t>* peer::number_attribute_set(observe::operation& op) noexcept {
   auto* sets = attribute_sets_.sets.load(std::memory_order_acquire);
   if (sets == nullptr) [[unlikely]] {
-    if (!attribute_sets_.wanted.exchange(true, std::memory_order_relaxed)) return;  // the first
+    if (!attribute_sets_.wanted.exchange(true, std::memory_order_relaxed)) return nullptr;
     auto* fresh = new (std::nothrow) attribute_sets();
-    if (fresh == nullptr) return;
+    if (fresh == nullptr) return nullptr;
     if (attribute_sets_.sets.compare_exchange_strong(sets, fresh, std::memory_order_acq_rel)) {
       sets = fresh;
     } else {
       delete fresh;  // another thread's came first: `sets` is it
     }
   }
-  op.attribute_set = sets->number(op);
+  const auto* e = sets->find({.side = op.side,
+                              .method = op.method,
+                              .target = op.target,
+                              .versioned = !op.protocol_version.empty()});
+  if (e == nullptr) return nullptr;
+  op.attribute_set = e->number;
+  return &e->span_word;
+}
+
+std::uintptr_t peer::known_span_word(observe::kind side, std::string_view method,
+                                     std::string_view target) const noexcept {
+  const auto* sets = attribute_sets_.sets.load(std::memory_order_acquire);
+  if (sets == nullptr) return 0;
+  const auto* e = sets->in_slot(
+      {.side = side, .method = method, .target = target, .versioned = !observed_version().empty()});
+  return e != nullptr ? e->span_word.load(std::memory_order_acquire) : 0;
 }
 
 }  // namespace mcp::detail

@@ -197,12 +197,45 @@ std::string_view id_text(const jsonrpc::request_id& id, std::array<char, 24>& bu
   return spill;
 }
 
+/// Keeps the word of `span` with its set (`word`, from `number_attribute_set`) when the observer
+/// starts its sets' spans alike (`observer::spans_by_attribute_set`) and the span is of that
+/// form: later operations of the set then start their spans without the observer.
+void keep_span_word(std::atomic<std::uintptr_t>* word, const observe::span& span) noexcept {
+  if (word != nullptr && span.active && span.word != 0 && !span.state && !span.context.valid()) {
+    word->store(span.word, std::memory_order_release);
+  }
+}
+
+/// The tool or prompt name of a message with a target, else empty: its `name` member, found
+/// by a pass over the few members (cheaper than the object's lookup by key).
+std::string_view target_of(std::string_view method, const json::object& params) noexcept {
+  if (!has_target(method)) return {};
+  for (const auto& member : params) {
+    const std::string_view key = member.key();
+    if (key.size() == 4 && is(key, "name")) {
+      const auto& v = member.value();
+      return v.is_string() ? std::string_view(v.get_string()) : std::string_view{};
+    }
+  }
+  return {};
+}
+
 }  // namespace
+
+observe::span peer::span_of_set(std::uintptr_t word,
+                                std::chrono::steady_clock::time_point start) noexcept {
+  observe::span s;
+  s.active = true;
+  s.word = word;
+  s.start = observe::now_if_unset(start);
+  return s;
+}
 
 void peer::set_observer(std::shared_ptr<observe::observer> o, observe::kind side) {
   obs_ = std::move(o);
   side_ = side;
   reads_request_id_ = obs_ && obs_->reads_request_id();
+  spans_by_set_ = obs_ && obs_->spans_by_attribute_set();
   facts_ = conn_->facts();
   transport_ = transport_of(facts_.network_transport);
   if (!facts_.session_id.empty()) {  // none for a stateless request: nothing to allocate
@@ -319,27 +352,42 @@ observe::trace_context peer::trace_of(const jsonrpc::request_id& id) const {
 }
 
 observe::span peer::observe_request(const jsonrpc::request& r) {
+  if (spans_by_set_) {  // a set seen before: no operation, no observer call
+    const auto word =
+        known_span_word(observe::kind::server, r.method, target_of(r.method, r.params));
+    if (word != 0) return span_of_set(word, this_thread_read_clock.batch_start());
+  }
   auto op = base_operation();
   op.side = observe::kind::server;  // received
   describe_received(op, r.method, r.params);
-  number_attribute_set(op);
+  auto* word = number_attribute_set(op);
   op.start = this_thread_read_clock.batch_start();
   std::array<char, 24> buf;  // NOLINT: written by to_chars before it is read
   std::string spill;
   if (reads_request_id_) op.request_id = id_text(r.id, buf, spill);
-  return obs_->on_start(op);
+  auto span = obs_->on_start(op);
+  if (spans_by_set_) keep_span_word(word, span);
+  return span;
 }
 
 void peer::observe_notification(const jsonrpc::notification& n) {
+  if (spans_by_set_) {
+    if (const auto word = known_span_word(observe::kind::server, n.method, {}); word != 0) {
+      auto span = span_of_set(word, this_thread_read_clock.batch_start());
+      obs_->on_end(span, {.end = span.start});
+      return;
+    }
+  }
   auto op = base_operation();
   op.side = observe::kind::server;  // received
   describe_received(op, n.method, n.params);
-  number_attribute_set(op);
+  auto* word = number_attribute_set(op);
   // A notification's span ends where it starts: one clock reading (none in a batch) for both.
   op.start = this_thread_read_clock.batch_start();
   if (op.start == std::chrono::steady_clock::time_point{})
     op.start = std::chrono::steady_clock::now();
   auto span = obs_->on_start(op);
+  if (spans_by_set_) keep_span_word(word, span);
   if (span) obs_->on_end(span, {.end = op.start});
 }
 
@@ -425,10 +473,14 @@ void peer::observe_sent(std::string& message, const jsonrpc::request_id* related
 
 observe::span peer::observe_outbound(std::string_view method, json::object& params,
                                      const jsonrpc::request_id* related, std::int64_t id) {
+  if (spans_by_set_) {
+    const auto word = known_span_word(observe::kind::client, method, target_of(method, params));
+    if (word != 0) return span_of_set(word, {});
+  }
   auto op = base_operation();
   op.side = observe::kind::client;  // sent
   describe(op, method, params);
-  number_attribute_set(op);
+  auto* word = number_attribute_set(op);
   std::array<char, 24> buf;  // NOLINT: written by to_chars before it is read
   if (reads_request_id_) {
     const auto r = std::to_chars(buf.data(), buf.data() + buf.size(), id);
@@ -437,6 +489,7 @@ observe::span peer::observe_outbound(std::string_view method, json::object& para
   const auto parent = parent_of(related);  // the incoming request this one is made for
   if (parent) op.parent = &parent;
   auto span = obs_->on_start(op);
+  if (spans_by_set_) keep_span_word(word, span);
   if (span && span.context.valid()) {
     auto& meta = params["_meta"];
     if (!meta.is_object()) meta.emplace_object();

@@ -257,6 +257,16 @@ class observer {
   /// (the metrics) answers false, and the engine then leaves it empty rather than write an
   /// integer id as text. The engine asks once, when it is given the observer.
   [[nodiscard]] virtual bool reads_request_id() const noexcept;
+
+  /// Whether this observer's span of an operation with a non-zero `operation::attribute_set`
+  /// depends on that number alone: `active`, `start` (the operation's, or the observer's clock
+  /// reading when unset) and a non-zero `word` that is the same for every operation of the set,
+  /// no `state`, no context. The engine then calls `on_start` for the set's first operations
+  /// only, keeps that `word` with the set, and starts the set's later spans itself (reading
+  /// the clock once, building no `operation`); `on_end` is called for every one as always.
+  /// Default false; the metrics answer true (unless they record resource URIs). The engine asks
+  /// once, when it is given the observer.
+  [[nodiscard]] virtual bool spans_by_attribute_set() const noexcept;
 };
 
 /// One observer that forwards every report to each of `parts` in order (null entries are

@@ -18,6 +18,10 @@ std::shared_ptr<metrics> make_metrics(metrics_options opts) {
 
 const resource_attributes& metrics::resource() const noexcept { return impl_->opts.resource; }
 
+bool metrics::spans_by_attribute_set() const noexcept {
+  return !impl_->opts.resource_uri_attribute;
+}
+
 span metrics::on_start(const operation& op) {
   span s;
   s.active = true;

@@ -15,6 +15,7 @@ void observer::on_denial(const denial&) {}
 void observer::on_task_status(std::string_view, std::string_view) {}
 void observer::on_stream(kind, int) {}
 bool observer::reads_request_id() const noexcept { return true; }
+bool observer::spans_by_attribute_set() const noexcept { return false; }
 
 void observer::inject(const span& s, json::object& meta) const {
   if (!s.context.valid()) return;

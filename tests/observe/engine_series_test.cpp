@@ -1,7 +1,8 @@
 // The engine's numbered attribute sets (`operation::attribute_set`): which operations share a
 // number, and that the metrics and span shapes found by the number are those of the operation's
 // own attributes when the tool, the outcome or the session (its protocol version) changes from
-// one call to the next.
+// one call to the next; an observer that starts its spans by the number alone
+// (`spans_by_attribute_set`, the metrics) is asked once per set, and every call is still counted.
 #include <mcp/client.hpp>
 #include <mcp/observe/metrics.hpp>
 #include <mcp/observe/tracing.hpp>
@@ -231,6 +232,132 @@ TEST(engine_series, spans_of_alternating_tools_and_versions_have_their_own_shape
       {"tools/call add", "2025-06-18"}, {"tools/call fail", v}, {"tools/call add", v},
   };
   EXPECT_EQ(spans, expected);
+}
+
+/// Starts every span of a set alike (`spans_by_attribute_set`): one word per (side, method,
+/// target), counted at the end by that word; `on_start` calls counted.
+struct by_set final : mcp::observe::observer {
+  explicit by_set(bool alike = true, bool with_state = false)
+      : alike_(alike), with_state_(with_state) {}
+  std::mutex mu;
+  std::map<std::string, std::uintptr_t> words;  // "side method target" -> word
+  std::map<std::uintptr_t, std::string> names;
+  std::map<std::string, int> started, ended;
+
+  mcp::observe::span on_start(const mcp::observe::operation& op) override {
+    const std::string name = std::string(op.side == kind::server ? "server " : "client ") +
+                             std::string(op.method) + " " + std::string(op.target);
+    std::lock_guard lock(mu);
+    ++started[name];
+    auto [it, fresh] = words.try_emplace(name, 8 * (words.size() + 1));
+    names[it->second] = name;
+    mcp::observe::span s;
+    s.active = true;
+    s.word = it->second;
+    s.start = mcp::observe::now_if_unset(op.start);
+    if (with_state_) s.state = std::make_unique<mcp::observe::span_state>();
+    return s;
+  }
+  void on_end(mcp::observe::span& s, const mcp::observe::outcome&) override {
+    std::lock_guard lock(mu);
+    ++ended[names.at(s.word)];
+    s.active = false;
+  }
+  [[nodiscard]] bool spans_by_attribute_set() const noexcept override { return alike_; }
+
+ private:
+  const bool alike_;
+  const bool with_state_;
+};
+
+/// `calls` calls of tool "t<i % tools>" (every one answered), on one session.
+void call_round(mcp::server& s, const std::shared_ptr<mcp::observe::observer>& o, int tools,
+                int calls) {
+  auto c = mcp::connect_in_process(s, {.observer = o});
+  ASSERT_TRUE(c);
+  for (int i = 0; i < calls; ++i) {
+    ASSERT_TRUE(c->client->call_tool("t" + std::to_string(i % tools)));
+  }
+  c->client->close();
+  c->session->close();
+}
+
+void add_numbered_tools(mcp::server& s, int n) {
+  for (int i = 0; i < n; ++i) {
+    s.add_tool({.name = "t" + std::to_string(i)}, [](mcp::tool_context&) { return std::string(); });
+  }
+}
+
+TEST(engine_series, an_observer_starting_spans_by_the_set_is_asked_once_per_set) {
+  auto alike = std::make_shared<by_set>();
+  mcp::server s({.observer = alike});
+  add_numbered_tools(s, 3);
+  call_round(s, alike, 3, 12);
+  call_round(s, alike, 3, 12);  // a second session: its own sets
+  std::lock_guard lock(alike->mu);
+  for (const auto* side : {"server ", "client "}) {
+    for (int t = 0; t < 3; ++t) {
+      const auto name = std::string(side) + "tools/call t" + std::to_string(t);
+      EXPECT_EQ(alike->ended[name], 8) << name;  // every call ended
+      // The session's first call of a tool is not numbered yet (the second numbers its set):
+      // at most two starts a session.
+      EXPECT_LE(alike->started[name], 4) << name;
+      EXPECT_GE(alike->started[name], 2) << name;
+    }
+  }
+}
+
+TEST(engine_series, spans_not_alike_are_started_by_the_observer_every_time) {
+  for (const auto& o : {std::make_shared<by_set>(false), std::make_shared<by_set>(true, true)}) {
+    mcp::server s({.observer = o});
+    add_numbered_tools(s, 2);
+    call_round(s, o, 2, 6);
+    std::lock_guard lock(o->mu);
+    for (const auto* name : {"server tools/call t0", "client tools/call t1"}) {
+      EXPECT_EQ(o->started[name], 3) << name;
+      EXPECT_EQ(o->ended[name], 3) << name;
+    }
+  }
+  EXPECT_TRUE(mcp::observe::make_metrics()->spans_by_attribute_set());
+  EXPECT_FALSE(
+      mcp::observe::make_metrics({.resource_uri_attribute = true})->spans_by_attribute_set());
+  EXPECT_FALSE(mcp::observe::combine({mcp::observe::make_metrics(), mcp::observe::make_metrics()})
+                   ->spans_by_attribute_set());
+}
+
+TEST(engine_series, calls_past_a_sessions_table_and_past_the_series_cap_are_all_counted) {
+  // 150 tools: more than a session numbers (128 sets); with 100 series at most per metric, the
+  // rest land in the overflow series. Each tool called twice, alternating, on one session.
+  constexpr int tools = 150;
+  auto metrics = mcp::observe::make_metrics({.max_series = 100});
+  mcp::server s({.observer = metrics});
+  add_numbered_tools(s, tools);
+  call_round(s, metrics, tools, 2 * tools);
+  for (const auto* name : {"mcp.server.operation.duration", "mcp.client.operation.duration"}) {
+    std::uint64_t total = 0;
+    std::uint64_t overflow = 0;
+    std::map<std::string, std::uint64_t> per_tool;
+    for (const auto& md : metrics->snapshot().metrics) {
+      if (md.name != name) continue;
+      for (const auto& p : md.histogram_points) {
+        if (text_of(p.attributes, "otel.metric.overflow") == "true") {
+          overflow += p.count;
+          continue;
+        }
+        if (text_of(p.attributes, "mcp.method.name") != "tools/call") continue;
+        total += p.count;
+        per_tool[text_of(p.attributes, "gen_ai.tool.name")] += p.count;
+      }
+    }
+    // The session's first operations (initialize, notifications/initialized) took series
+    // first; every tool with a series of its own has its two calls there, the others' calls are
+    // all in the overflow series.
+    for (const auto& [tool, n] : per_tool) EXPECT_EQ(n, 2U) << name << " " << tool;
+    EXPECT_GE(per_tool.size(), 90U) << name;
+    EXPECT_LT(per_tool.size(), std::size_t{tools}) << name;
+    EXPECT_EQ(total, 2U * per_tool.size()) << name;
+    EXPECT_EQ(overflow, 2U * (tools - per_tool.size())) << name;
+  }
 }
 
 }  // namespace

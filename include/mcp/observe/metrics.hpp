@@ -99,6 +99,9 @@ class metrics final : public observer {
   void on_stream(kind side, int delta) override;
   /// False: no series has a request id.
   [[nodiscard]] bool reads_request_id() const noexcept override { return false; }
+  /// True unless `metrics_options::resource_uri_attribute` (a URI is not in the number): the
+  /// span holds the set's series and the start.
+  [[nodiscard]] bool spans_by_attribute_set() const noexcept override;
 
   /// Records one operation that took `seconds` directly (what `on_start` + `on_end` do).
   void record(const operation& op, const outcome& o, double seconds);
