@@ -58,13 +58,21 @@ struct peer::attribute_sets {
   std::mutex mu;
   std::vector<std::unique_ptr<const entry>> entries;  ///< guarded by `mu`
 
+  /// A slot from the sizes and the last bytes of the method and target (a peer's sets differ
+  /// there: tools/call and tools/list, tool names); a collision costs a lookup under the lock.
   [[gnu::always_inline]] static std::size_t hash(const key& k) noexcept {
-    std::uint64_t h = observe::series::head8(k.method) ^ (k.method.size() << 56U) ^
-                      (k.side == observe::kind::client ? 0x5555U : 0U) ^ (k.versioned ? 1U : 0U);
-    h = (h ^ observe::series::head8(k.target) ^ (k.target.size() << 48U)) * 0xff51afd7ed558ccdULL;
-    h = (h ^ observe::series::tail8(k.target) ^ observe::series::tail8(k.method)) *
-        0xc4ceb9fe1a85ec53ULL;
-    return static_cast<std::size_t>(h ^ (h >> 31U));
+    const auto last = [](std::string_view s) noexcept -> std::uint64_t {
+      return s.empty() ? 0 : static_cast<unsigned char>(s.back());
+    };
+    const auto first = [](std::string_view s) noexcept -> std::uint64_t {
+      return s.empty() ? 0 : static_cast<unsigned char>(s.front());
+    };
+    std::uint64_t h = k.method.size() | (k.target.size() << 8U) | (last(k.method) << 16U) |
+                      (last(k.target) << 24U) | (first(k.target) << 32U) |
+                      (std::uint64_t{k.side == observe::kind::client} << 40U) |
+                      (std::uint64_t{k.versioned} << 41U);
+    h *= 0x9e3779b97f4a7c15ULL;
+    return static_cast<std::size_t>(h >> 32U);
   }
 
   [[gnu::always_inline]] static bool same(const entry& e, const key& k) noexcept {

@@ -80,7 +80,8 @@ bool has_resource_uri(std::string_view method) noexcept {
 }
 
 /// `a == b` for request ids, the usual integer ids without the variant's comparison.
-bool same_id(const jsonrpc::request_id& a, const jsonrpc::request_id& b) noexcept {
+[[gnu::always_inline]] inline bool same_id(const jsonrpc::request_id& a,
+                                           const jsonrpc::request_id& b) noexcept {
   const auto* x = std::get_if<std::int64_t>(&a);
   const auto* y = std::get_if<std::int64_t>(&b);
   if (x != nullptr && y != nullptr) return *x == *y;
