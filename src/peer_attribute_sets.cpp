@@ -28,8 +28,8 @@ std::atomic<std::uint64_t> next_attribute_set{1};
 
 /// What varies among one peer's attribute sets (the rest is the peer's own: its transport and
 /// connection, and its protocol version, which is set once), each with its number. Entries are
-/// found without a lock in a small direct-mapped table, added under a lock and kept for the
-/// peer's life; past `max_entries` (a peer inventing methods or tool names) or for long names,
+/// found without a lock in a table of 128 slots (a set in its hash's slot or the next), added
+/// under a lock and kept for the peer's life; past `max_entries` (a peer inventing methods or tool names) or for long names,
 /// operations get no number and the observer compares their attributes.
 struct peer::attribute_sets {
   struct entry {
@@ -50,7 +50,7 @@ struct peer::attribute_sets {
     std::string_view target;
     bool versioned;
   };
-  static constexpr std::size_t slots = 32;
+  static constexpr std::size_t slots = 128;
   static constexpr std::size_t max_entries = 128;
   static constexpr std::size_t max_text = 128;
 
@@ -58,20 +58,17 @@ struct peer::attribute_sets {
   std::mutex mu;
   std::vector<std::unique_ptr<const entry>> entries;  ///< guarded by `mu`
 
-  /// A slot from the sizes and the last bytes of the method and target (a peer's sets differ
-  /// there: tools/call and tools/list, tool names); a collision costs a lookup under the lock.
+  /// A slot from the sizes of the method and target, the method's last byte and the target's
+  /// first and last eight bytes (a peer's sets differ there: tools/call and tools/list, tool
+  /// names such as `list_users` and `list_roles`).
   [[gnu::always_inline]] static std::size_t hash(const key& k) noexcept {
-    const auto last = [](std::string_view s) noexcept -> std::uint64_t {
-      return s.empty() ? 0 : static_cast<unsigned char>(s.back());
-    };
-    const auto first = [](std::string_view s) noexcept -> std::uint64_t {
-      return s.empty() ? 0 : static_cast<unsigned char>(s.front());
-    };
-    std::uint64_t h = k.method.size() | (k.target.size() << 8U) | (last(k.method) << 16U) |
-                      (last(k.target) << 24U) | (first(k.target) << 32U) |
-                      (std::uint64_t{k.side == observe::kind::client} << 40U) |
-                      (std::uint64_t{k.versioned} << 41U);
-    h *= 0x9e3779b97f4a7c15ULL;
+    const std::uint64_t last_of_method =
+        k.method.empty() ? 0 : static_cast<unsigned char>(k.method.back());
+    std::uint64_t h = k.method.size() | (k.target.size() << 8U) | (last_of_method << 16U) |
+                      (std::uint64_t{k.side == observe::kind::client} << 24U) |
+                      (std::uint64_t{k.versioned} << 25U);
+    h = (h ^ observe::series::head8(k.target)) * 0x9e3779b97f4a7c15ULL;
+    h = (h ^ observe::series::tail8(k.target)) * 0xff51afd7ed558ccdULL;
     return static_cast<std::size_t>(h >> 32U);
   }
 
@@ -81,25 +78,33 @@ struct peer::attribute_sets {
            observe::series::same_text(k.target, e.target);
   }
 
-  /// The entry of `k` if it is in its slot (no lock); null otherwise.
+  /// The entry of `k` if it is in its slot or the next one (no lock); null otherwise.
   [[gnu::always_inline]] const entry* in_slot(const key& k) const noexcept {
-    const auto* e = slot[hash(k) % slots].load(std::memory_order_acquire);
-    return e != nullptr && same(*e, k) ? e : nullptr;
+    const std::size_t i = hash(k) % slots;
+    for (const std::size_t at : {i, (i + 1) % slots}) {
+      const auto* e = slot[at].load(std::memory_order_acquire);
+      if (e != nullptr && same(*e, k)) return e;
+    }
+    return nullptr;
   }
 
   /// The entry of `k`, added when new; null when not numbered (too many, too long, no memory).
   const entry* find(const key& k) noexcept {
-    auto& s = slot[hash(k) % slots];
-    if (const auto* e = s.load(std::memory_order_acquire); e != nullptr && same(*e, k)) return e;
-    return add(k, s);
+    if (const auto* e = in_slot(k); e != nullptr) return e;
+    return add(k);
   }
 
   /// `find` past its slot (out of line: the usual hit saves no registers for it).
-  [[gnu::noinline, gnu::cold]] const entry* add(const key& k,
-                                                std::atomic<const entry*>& s) noexcept {
+  [[gnu::noinline, gnu::cold]] const entry* add(const key& k) noexcept {
     if (k.method.size() > max_text || k.target.size() > max_text) return nullptr;
     try {
       std::lock_guard lock(mu);
+      const std::size_t i = hash(k) % slots;
+      // The home slot, or the next one when the home slot holds another set and the next is free.
+      auto& s = slot[i].load(std::memory_order_relaxed) != nullptr &&
+                        slot[(i + 1) % slots].load(std::memory_order_relaxed) == nullptr
+                    ? slot[(i + 1) % slots]
+                    : slot[i];
       for (const auto& e : entries) {  // made by another thread, or pushed out of its slot
         if (same(*e, k)) {
           s.store(e.get(), std::memory_order_release);

@@ -202,7 +202,8 @@ std::string_view id_text(const jsonrpc::request_id& id, std::array<char, 24>& bu
 /// starts its sets' spans alike (`observer::spans_by_attribute_set`) and the span is of that
 /// form: later operations of the set then start their spans without the observer.
 void keep_span_word(std::atomic<std::uintptr_t>* word, const observe::span& span) noexcept {
-  if (word != nullptr && span.active && span.word != 0 && !span.state && !span.context.valid()) {
+  if (word != nullptr && span.active && span.word != 0 && !span.state && !span.context.valid() &&
+      span.baggage.empty()) {
     word->store(span.word, std::memory_order_release);
   }
 }
@@ -373,7 +374,8 @@ observe::span peer::observe_request(const jsonrpc::request& r) {
 
 void peer::observe_notification(const jsonrpc::notification& n) {
   if (spans_by_set_) {
-    if (const auto word = known_span_word(observe::kind::server, n.method, {}); word != 0) {
+    if (const auto word = known_span_word(observe::kind::server, n.method, target_of(n.method, n.params));
+        word != 0) {
       auto span = span_of_set(word, this_thread_read_clock.batch_start());
       obs_->on_end(span, {.end = span.start});
       return;

@@ -261,9 +261,11 @@ class observer {
   /// Whether this observer's span of an operation with a non-zero `operation::attribute_set`
   /// depends on that number alone: `active`, `start` (the operation's, or the observer's clock
   /// reading when unset) and a non-zero `word` that is the same for every operation of the set,
-  /// no `state`, no context. The engine then calls `on_start` for the set's first operations
-  /// only, keeps that `word` with the set, and starts the set's later spans itself (reading
-  /// the clock once, building no `operation`); `on_end` is called for every one as always.
+  /// no `state`, no context, no baggage. The engine may then keep that `word` with the set and
+  /// start the set's later spans itself (reading the clock once, building no `operation`,
+  /// calling no `on_start`) for the requests and notifications it receives and the requests it
+  /// sends; other operations (notifications it sends, sets whose names are over 128 bytes, a
+  /// session's sets past 128) call `on_start` as always. `on_end` is called for every one.
   /// Default false; the metrics answer true (unless they record resource URIs). The engine asks
   /// once, when it is given the observer.
   [[nodiscard]] virtual bool spans_by_attribute_set() const noexcept;
