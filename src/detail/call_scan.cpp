@@ -80,7 +80,7 @@ class scanner {
   /// A member's key and its colon.
   bool key(std::string_view& out) noexcept { return plain_string(out) && eat(':'); }
   /// An integer as the general parser reads into int64: no fraction, exponent or leading zero,
-  /// not "-0" (which it reads as a double), within int64's range.
+  /// not "-0" (left to the general parser), within int64's range.
   [[gnu::noinline]] bool integer(std::int64_t& out) noexcept {
     skip_space();
     const bool negative = p_ != end_ && *p_ == '-';
