@@ -14,8 +14,8 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
-targets=(session modern jsonrpc http http_client sse json_schema regex uri_template jwt policy oauth
-         redis_reply redis_url trace_context otlp_answer client_types client_modern)
+targets=(session modern jsonrpc call_scan http http_client sse json_schema regex uri_template jwt
+         policy oauth redis_reply redis_url trace_context otlp_answer client_types client_modern)
 [[ "${1:-}" == "--list" ]] && { printf '%s\n' "${targets[@]}"; exit 0; }
 
 export MCP_CCACHE="${MCP_CCACHE:-$(command -v ccache || true)}"

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "detail/answer_wait.hpp"
+#include "detail/call_scan.hpp"
 #include "detail/message_storage.hpp"
 #include "detail/timer.hpp"
 #include "peer_span.hpp"
@@ -23,6 +24,11 @@ peer::~peer() = default;
 
 void peer::receive_text(std::string_view text) {
   if (closed_.load()) return;
+  // The commonest message, a plain tools/call, is read without building its document first.
+  if (jsonrpc::message call; scan_tool_call(text, limits_, call)) {
+    dispatch(std::move(call));
+    return;
+  }
   auto parsed = parse_json(text, limits_, make_message_storage());
   if (!parsed) {
     const auto code =

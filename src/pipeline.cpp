@@ -278,7 +278,7 @@ class output_limiter final : public call_interceptor, public plain_step {
       auto& o = block.get_object();
       const auto* t = o.if_contains("type");
       if (!t || !t->is_string()) return "a content block has no type";
-      const auto type = t->get_string();
+      const std::string_view type = t->get_string();  // not a copy of the json::string
       if (type == "text") {
         if (auto p = check_string(o, "text", opts)) return p;
       } else if (opts.check_binary && (type == "image" || type == "audio")) {

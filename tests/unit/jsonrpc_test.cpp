@@ -1,7 +1,9 @@
 #include <mcp/jsonrpc.hpp>
 
+#include <boost/json/serialize.hpp>
 #include <gtest/gtest.h>
 
+#include "detail/call_scan.hpp"
 #include "jsonrpc_text.hpp"
 
 namespace {
@@ -135,6 +137,99 @@ TEST(jsonrpc, an_encoded_answer_is_told_by_what_follows_its_id) {
       EXPECT_LE(h.member, part.size());
     }
   }
+}
+
+// The plain tools/call reader (src/detail/call_scan.hpp) makes the request the general path
+// makes of the same text, member for member and in order; anything else it leaves to that path.
+TEST(jsonrpc, a_plain_tool_call_is_read_as_the_general_path_reads_it) {
+  const mcp::json_limits limits;
+  for (
+      std::string_view text : {
+          R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello"}}})",
+          R"({ "params" : { "arguments" : { "a" : -12, "b" : true, "c" : null, "d" : false, "e" : "" }, "name" : "t" } , "method":"tools/call","id":"s-1","jsonrpc":"2.0" } )",
+          R"({"id":9223372036854775807,"jsonrpc":"2.0","method":"tools/call","params":{"name":"","arguments":{}}})",
+          R"({"id":-9223372036854775808,"jsonrpc":"2.0","method":"tools/call","params":{"arguments":{"n":0},"name":"x"}})",
+          R"({"id":"","jsonrpc":"2.0","method":"tools/call","params":{"name":"a b~","arguments":{"k":"v","z":"w"}}})",
+      }) {
+    rpc::message call;
+    ASSERT_TRUE(mcp::detail::scan_tool_call(text, limits, call)) << text;
+    const auto* fast = &std::get<rpc::request>(call);
+    auto m = decode_ok(text);
+    ASSERT_TRUE(std::holds_alternative<rpc::request>(m)) << text;
+    const auto& general = std::get<rpc::request>(m);
+    EXPECT_EQ(fast->id, general.id) << text;
+    EXPECT_EQ(fast->method, general.method);
+    EXPECT_EQ(mcp::json::serialize(fast->params), mcp::json::serialize(general.params)) << text;
+    EXPECT_EQ(fast->params, general.params) << text;
+    const auto& args = fast->params.at("arguments").get_object();
+    for (const auto& [key, value] : general.params.at("arguments").get_object()) {
+      EXPECT_EQ(args.at(key).kind(), value.kind()) << key;
+    }
+  }
+}
+
+bool scanned(std::string_view text, const mcp::json_limits& limits = {}) {
+  rpc::message call;
+  return mcp::detail::scan_tool_call(text, limits, call);
+}
+
+TEST(jsonrpc, anything_but_a_plain_tool_call_is_left_to_the_general_path) {
+  const std::string_view call =
+      R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello"}}})";
+  ASSERT_TRUE(scanned(call));
+  for (
+      std::string_view text : {
+          R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"e","arguments":{},"_meta":{"progressToken":1}}})",
+          R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"e","arguments":{},"task":{}}})",
+          R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"e","arguments":{}},"x":1})",
+          R"({"jsonrpc":"2.0","id":1,"id":2,"method":"tools/call","params":{"name":"e","arguments":{}}})",
+          R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"e","name":"f","arguments":{}}})",
+          R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"e","arguments":{"a":1,"a":2}}})",
+          R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"e","arguments":{"a":"\n"}}})",
+          R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"\u0065","arguments":{}}})",
+          "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/"
+          "call\",\"params\":{\"name\":\"\xc3\xa9\",\"arguments\":{}}}",
+          R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"e","arguments":{"a":1.5}}})",
+          R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"e","arguments":{"a":1e3}}})",
+          R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"e","arguments":{"a":-0}}})",
+          R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"e","arguments":{"a":01}}})",
+          R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"e","arguments":{"a":{}}}})",
+          R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"e","arguments":{"a":[]}}})",
+          R"({"jsonrpc":"2.0","id":9223372036854775808,"method":"tools/call","params":{"name":"e","arguments":{}}})",
+          R"({"jsonrpc":"2.0","id":null,"method":"tools/call","params":{"name":"e","arguments":{}}})",
+          R"({"jsonrpc":"2.0","id":1.0,"method":"tools/call","params":{"name":"e","arguments":{}}})",
+          R"({"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"name":"e","arguments":{}}})",
+          R"({"jsonrpc":"1.0","id":1,"method":"tools/call","params":{"name":"e","arguments":{}}})",
+          R"({"jsonrpc":"2.0","method":"tools/call","params":{"name":"e","arguments":{}}})",
+          R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"arguments":{}}})",
+          R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"e"}})",
+          R"({"jsonrpc":"2.0","id":1,"method":"tools/call"})",
+          R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"e","arguments":{"a":tru}}})",
+          R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"e","arguments":{"a":1,}}})",
+          R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"e","arguments":{}}} x)",
+          R"([{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"e","arguments":{}}}])",
+          "",
+          "{}",
+          "{",
+      }) {
+    EXPECT_FALSE(scanned(text)) << text;
+  }
+  // Every cut of a call is left to the general parser (which refuses it).
+  for (std::size_t n = 0; n < call.size(); ++n) {
+    EXPECT_FALSE(scanned(call.substr(0, n))) << n;
+  }
+  // At most 16 arguments.
+  std::string many =
+      R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"e","arguments":{)";
+  for (int i = 0; i < 16; ++i) {
+    many += (i ? ",\"a" : "\"a") + std::to_string(i) + "\":" + std::to_string(i);
+  }
+  EXPECT_TRUE(scanned(many + "}}}"));
+  EXPECT_FALSE(scanned(many + R"(,"b":1}}})"));
+  // Near the limits: the general path's refusals stay its own.
+  EXPECT_FALSE(scanned(call, {.max_size = call.size(), .max_depth = 128}));
+  EXPECT_TRUE(scanned(call, {.max_size = call.size() + 1, .max_depth = 128}));
+  EXPECT_FALSE(scanned(call, {.max_size = 1024, .max_depth = 3}));
 }
 
 }  // namespace
