@@ -1,7 +1,7 @@
 // The OTLP/HTTP exporter's queue and thread (mcp/observe/otlp.hpp). Callers only take the queue's
 // lock to push a span (the thread holds it only to take a batch out) and wake the thread only
 // when a batch is full; the thread also wakes every `batch_delay` and `metrics_interval`. HTTP
-// goes through `http_detail::fetch`, one connection per request.
+// goes through one `http_detail::fetch_connection`, kept open from one request to the next.
 #include <mcp/observe/otlp.hpp>
 
 #include <algorithm>
@@ -123,6 +123,10 @@ struct otlp_exporter::impl {
   /// JSON is hundreds of KB: allocated anew each time, glibc would map and unmap it).
   http_detail::fetch_request request;
 
+  /// The connection to the collector, kept between requests (opened again after an error or a
+  /// close). Used by the thread only.
+  http_detail::fetch_connection conn;
+
   /// POSTs `request` with retries. The answer's body on a 2xx, else nothing.
   std::optional<std::string> post(const std::string& url) {
     const auto& req = request;
@@ -130,7 +134,7 @@ struct otlp_exporter::impl {
       requests.fetch_add(1, std::memory_order_relaxed);
       std::optional<std::chrono::milliseconds> wait;
       try {
-        auto res = http_detail::fetch(url, req, opts.timeout, max_otlp_answer_bytes);
+        auto res = conn.exchange(url, req, opts.timeout, max_otlp_answer_bytes);
         if (res.status >= 200 && res.status < 300) return std::move(res.body);
         if (!retryable(res.status)) return std::nullopt;
         if (auto ra = parse_retry_after(res.retry_after, std::chrono::system_clock::now())) {
@@ -239,6 +243,7 @@ struct otlp_exporter::impl {
     }
     spans_failed.fetch_add(queue.size(), std::memory_order_relaxed);
     queue.clear();
+    conn.close();
     exited = true;
     finished.notify_all();
   }
