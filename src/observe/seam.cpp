@@ -3,9 +3,9 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
 
 #include "observe/recycle.hpp"
-#include "peer_span.hpp"
 
 namespace mcp::observe {
 
@@ -78,11 +78,21 @@ class combined final : public observer {
   }
 
  private:
-  /// The parts' spans: two inline (the usual tracer and metrics), more aside.
+  /// The parts' spans: two inline (the usual tracer and metrics), more aside. Each is made in
+  /// its slot by the part's call (no span moved from the call's result into the slot).
   struct parts_state final : span_state, mcp::detail::recycled<parts_state> {
-    std::array<span, 2> first;
-    std::vector<span> rest;
-    span& operator[](std::size_t i) { return i < first.size() ? first[i] : rest[i - first.size()]; }
+    std::array<std::optional<span>, 2> first;
+    std::vector<std::optional<span>> rest;
+    std::optional<span>& operator[](std::size_t i) {
+      return i < first.size() ? first[i] : rest[i - first.size()];
+    }
+  };
+
+  /// A call's result, converted into a span where it is to live (copy elision).
+  template <class F>
+  struct made {
+    F f;
+    operator span() { return f(); }  // NOLINT(google-explicit-constructor)
   };
 
   template <class Start>
@@ -90,19 +100,23 @@ class combined final : public observer {
     auto st = std::make_unique<parts_state>();
     if (parts_.size() > st->first.size()) st->rest.resize(parts_.size() - st->first.size());
     span out;
+    bool traced = false;  // `out` has a part's ids
     for (std::size_t i = 0; i < parts_.size(); ++i) {
-      span got = start(*parts_[i]);
+      auto& slot = (*st)[i];
+      observer& part = *parts_[i];
+      auto call = [&start, &part] { return start(part); };
+      const span& got = slot.emplace(made<decltype(call)>{call});
       if (!got) continue;
       if (out.start == std::chrono::steady_clock::time_point{}) out.start = got.start;  // a set one
       out.active = true;
-      if (!out.context.valid() && got.context.valid()) {  // its texts copied only when set
+      if (!traced && got.context.valid()) {  // its texts copied only when set
+        traced = true;
         out.context.trace_id = got.context.trace_id;
         out.context.span_id = got.context.span_id;
         out.context.flags = got.context.flags;
         if (!got.context.trace_state.empty()) out.context.trace_state = got.context.trace_state;
         if (!got.baggage.empty()) out.baggage = got.baggage;
       }
-      mcp::detail::hand_over((*st)[i], got);
     }
     if (out) out.state = std::move(st);
     return out;
@@ -113,7 +127,8 @@ class combined final : public observer {
     auto* st = static_cast<parts_state*>(s.state.get());
     if (st == nullptr) return;
     for (std::size_t i = 0; i < parts_.size(); ++i) {
-      if ((*st)[i]) end(*parts_[i], (*st)[i]);
+      auto& part = (*st)[i];
+      if (part && *part) end(*parts_[i], *part);
     }
     s.active = false;
   }

@@ -248,6 +248,20 @@ TEST(Combine, ForwardsEveryReportToEachPart) {
   EXPECT_EQ(b->calls, expected);
 }
 
+TEST(Combine, APartPastTheTwoInlineGetsItsSpanBack) {
+  auto a = std::make_shared<recorder>("a", false);
+  auto b = std::make_shared<recorder>("b", false);
+  auto c = std::make_shared<recorder>("c", true);
+  auto all = combine({a, b, c});
+  auto s = all->on_start({.method = "ping"});
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s.context.traceparent(), good);  // the third part's
+  all->on_end(s, {.status = status::rpc_error, .code = -32601});
+  const std::vector<std::string> expected = {"start ping", "end 42 -32601"};
+  EXPECT_EQ(a->calls, expected);
+  EXPECT_EQ(c->calls, expected);
+}
+
 TEST(Combine, OfNothingIsNullAndOfOneIsThatOne) {
   EXPECT_EQ(combine({}), nullptr);
   EXPECT_EQ(combine({nullptr}), nullptr);
