@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <optional>
+#include <typeinfo>
 
 #include "observe/recycle.hpp"
 
@@ -33,7 +34,11 @@ void observer::inject(const span& s, json::object& meta) const {
 
 namespace {
 
-/// Forwards to each part; a combined span keeps the parts' spans.
+/// Forwards to each part; a combined span keeps the parts' spans. Two parts, the second's span
+/// light (only `start`, `word` and `active`: e.g. the metrics') and the first's without a
+/// `word` (e.g. the tracer's), at the same start: the combined span is both, folded, with
+/// nothing kept aside: the first's span with the second's `word` (`state` is then not a
+/// `parts_state`).
 class combined final : public observer {
  public:
   explicit combined(std::vector<std::shared_ptr<observer>> parts) : parts_(std::move(parts)) {}
@@ -97,16 +102,38 @@ class combined final : public observer {
 
   template <class Start>
   span gather(Start&& start) {
+    if (parts_.size() == 2) {
+      span first = start(*parts_[0]);
+      span second = start(*parts_[1]);
+      if (first && second && first.word == 0 && !second.state && second.baggage.empty() &&
+          !second.context.valid() && first.start == second.start &&
+          (!first.state || typeid(*first.state) != typeid(parts_state))) {
+        first.word = second.word;
+        return first;
+      }
+      auto st = std::make_unique<parts_state>();
+      st->first[0].emplace(std::move(first));
+      st->first[1].emplace(std::move(second));
+      return gathered(std::move(st));
+    }
     auto st = std::make_unique<parts_state>();
     if (parts_.size() > st->first.size()) st->rest.resize(parts_.size() - st->first.size());
-    span out;
-    bool traced = false;  // `out` has a part's ids
     for (std::size_t i = 0; i < parts_.size(); ++i) {
-      auto& slot = (*st)[i];
       observer& part = *parts_[i];
       auto call = [&start, &part] { return start(part); };
-      const span& got = slot.emplace(made<decltype(call)>{call});
-      if (!got) continue;
+      (*st)[i].emplace(made<decltype(call)>{call});
+    }
+    return gathered(std::move(st));
+  }
+
+  /// The combined span of the parts' spans in `st`.
+  static span gathered(std::unique_ptr<parts_state> st) {
+    span out;
+    bool traced = false;  // `out` has a part's ids
+    for (std::size_t i = 0; i < 2 + st->rest.size(); ++i) {
+      const auto& slot = (*st)[i];
+      if (!slot || !*slot) continue;
+      const span& got = *slot;
       if (out.start == std::chrono::steady_clock::time_point{}) out.start = got.start;  // a set one
       out.active = true;
       if (!traced && got.context.valid()) {  // its texts copied only when set
@@ -124,8 +151,19 @@ class combined final : public observer {
 
   template <class End>
   void scatter(span& s, End&& end) {
+    if (!s) return;
+    if (!s.state || typeid(*s.state) != typeid(parts_state)) {  // folded (gather)
+      span second;
+      second.active = true;
+      second.start = s.start;
+      second.word = s.word;
+      s.word = 0;
+      end(*parts_[0], s);
+      end(*parts_[1], second);
+      s.active = false;
+      return;
+    }
     auto* st = static_cast<parts_state*>(s.state.get());
-    if (st == nullptr) return;
     for (std::size_t i = 0; i < parts_.size(); ++i) {
       auto& part = (*st)[i];
       if (part && *part) end(*parts_[i], *part);
