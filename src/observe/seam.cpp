@@ -93,6 +93,13 @@ class combined final : public observer {
     }
   };
 
+  /// Whether a span's state is a combined span's parts kept aside (not a part's own state).
+  static bool kept_aside(const span& s) noexcept {
+    if (!s.state) return false;
+    const span_state& st = *s.state;
+    return typeid(st) == typeid(parts_state);
+  }
+
   /// A call's result, converted into a span where it is to live (copy elision).
   template <class F>
   struct made {
@@ -106,8 +113,7 @@ class combined final : public observer {
       span first = start(*parts_[0]);
       span second = start(*parts_[1]);
       if (first && second && first.word == 0 && !second.state && second.baggage.empty() &&
-          !second.context.valid() && first.start == second.start &&
-          (!first.state || typeid(*first.state) != typeid(parts_state))) {
+          !second.context.valid() && first.start == second.start && !kept_aside(first)) {
         first.word = second.word;
         return first;
       }
@@ -152,7 +158,7 @@ class combined final : public observer {
   template <class End>
   void scatter(span& s, End&& end) {
     if (!s) return;
-    if (!s.state || typeid(*s.state) != typeid(parts_state)) {  // folded (gather)
+    if (!kept_aside(s)) {  // folded (gather)
       span second;
       second.active = true;
       second.start = s.start;
