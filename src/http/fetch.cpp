@@ -1,5 +1,6 @@
-// One HTTP exchange within a deadline (fetch.hpp): Beast over a socket of its own, plain or TLS,
-// each step run on a private io_context until the deadline.
+// HTTP exchanges within a deadline (fetch.hpp): Beast over a socket of its own, plain or TLS,
+// each step run on a private io_context until the deadline; the socket kept between exchanges by
+// a `fetch_connection`, closed after one by `fetch`.
 #include "http/fetch.hpp"
 
 #include <boost/asio/connect.hpp>
@@ -59,11 +60,13 @@ class deadline_runner {
   clock::time_point until_;
 };
 
-/// The request (one per connection: `Connection: close`), written and its answer read through
-/// `run`.
+/// A request sent and its answer read through `run`; `keep` asks the server to keep the
+/// connection open. Throws `system_error`; `stale` says whether the error came before any byte
+/// of an answer (the request may be sent again on a new connection).
 template <class Stream>
-fetch_response exchange(Stream& stream, deadline_runner& run, const fetch_target& t,
-                        const fetch_request& call, std::size_t max_bytes) {
+fetch_response exchange(Stream& stream, deadline_runner& run, beast::flat_buffer& buffer,
+                        const fetch_target& t, const fetch_request& call, std::size_t max_bytes,
+                        bool keep, bool& stale, bool& keep_open) {
   // The body is sent from the caller's string, not copied (an OTLP batch is hundreds of KB).
   http::request<http::span_body<const char>> req{http::string_to_verb(call.method), t.path, 11};
   const bool default_port = t.port == (t.tls ? 443 : 80);
@@ -71,19 +74,26 @@ fetch_response exchange(Stream& stream, deadline_runner& run, const fetch_target
   req.set(http::field::host,
           (v6 ? "[" + t.host + "]" : t.host) + (default_port ? "" : ":" + std::to_string(t.port)));
   req.set(http::field::user_agent, "mcp-cpp");
-  req.set(http::field::connection, "close");
+  req.keep_alive(keep);
   for (const auto& [name, value] : call.headers) req.set(name, value);
   if (!call.body.empty() || call.method == "POST") {
     req.body() = {call.body.data(), call.body.size()};
     req.prepare_payload();
   }
+  stale = true;
   run([&](auto handler) { http::async_write(stream, req, std::move(handler)); });
-  beast::flat_buffer buffer;
   http::response_parser<http::string_body> parser;
   parser.body_limit(max_bytes);
   parser.header_limit(16384);
-  run([&](auto handler) { http::async_read(stream, buffer, parser, std::move(handler)); });
+  try {
+    run([&](auto handler) { http::async_read(stream, buffer, parser, std::move(handler)); });
+  } catch (const boost::system::system_error&) {
+    stale = !parser.got_some();
+    throw;
+  }
+  stale = false;
   auto& res = parser.get();
+  keep_open = keep && res.keep_alive() && !parser.need_eof();
   fetch_response out{.status = res.result_int(), .body = std::move(res.body())};
   if (auto it = res.find(http::field::www_authenticate); it != res.end()) {
     out.www_authenticate = std::string(it->value());
@@ -93,6 +103,13 @@ fetch_response exchange(Stream& stream, deadline_runner& run, const fetch_target
   }
   if (auto it = res.find("DPoP-Nonce"); it != res.end()) out.dpop_nonce = std::string(it->value());
   return out;
+}
+
+/// Whether an error on a kept connection means the server closed it while it was idle.
+bool closed_while_idle(const boost::system::error_code& ec) {
+  return ec == http::error::end_of_stream || ec == net::error::eof ||
+         ec == net::error::connection_reset || ec == net::error::broken_pipe ||
+         ec == net::ssl::error::stream_truncated;
 }
 
 }  // namespace
@@ -123,28 +140,42 @@ fetch_target parse_fetch_target(std::string_view url) {
   return t;
 }
 
-fetch_response fetch(const std::string& url, const fetch_request& call,
-                     std::chrono::milliseconds timeout, std::size_t max_bytes) {
-  const auto t = parse_fetch_target(url);
-  const auto until = clock::now() + timeout;
+struct fetch_connection::state {
+  bool keep = true;  ///< false: one exchange, `Connection: close`
   net::io_context ioc;
-  try {
+  // A TLS context only for https: making one costs more than a plain exchange on loopback.
+  std::optional<net::ssl::context> ctx;
+  std::optional<net::ssl::stream<tcp::socket>> tls;
+  tcp::socket plain{ioc};
+  std::string origin;  ///< of the open connection (scheme, host, port, trust)
+  bool open = false;
+  beast::flat_buffer buffer;  ///< the answers' bytes, kept with the connection
+  std::uint64_t connections = 0;
+
+  void close() noexcept {
+    beast::error_code ignored;
+    plain.close(ignored);
+    if (tls) tls->next_layer().close(ignored);
+    open = false;
+    buffer.clear();
+  }
+
+  void connect(const fetch_target& t, const std::string& ca_file, clock::time_point until) {
     std::vector<tcp::endpoint> endpoints;
     if (auto ec = lookup(t.host, t.port, until, endpoints)) {
       throw boost::system::system_error(ec);
     }
-    // A TLS context only for https: making one costs more than a plain exchange on loopback.
-    std::optional<net::ssl::context> ctx;
-    std::optional<net::ssl::stream<tcp::socket>> tls;
-    tcp::socket plain(ioc);
+    tls.reset();
     if (t.tls) {
-      ctx.emplace(net::ssl::context::tls_client);
-      if (call.ca_file.empty()) {
-        ctx->set_default_verify_paths();
-      } else {
-        ctx->load_verify_file(call.ca_file);
+      if (!ctx) {
+        ctx.emplace(net::ssl::context::tls_client);
+        if (ca_file.empty()) {
+          ctx->set_default_verify_paths();
+        } else {
+          ctx->load_verify_file(ca_file);
+        }
+        ctx->set_verify_mode(net::ssl::verify_peer);
       }
-      ctx->set_verify_mode(net::ssl::verify_peer);
       tls.emplace(ioc, *ctx);
       // SSL_set_tlsext_host_name, without the macro's cast.
       if (SSL_ctrl(tls->native_handle(), SSL_CTRL_SET_TLSEXT_HOSTNAME, TLSEXT_NAMETYPE_host_name,
@@ -155,16 +186,75 @@ fetch_response fetch(const std::string& url, const fetch_request& call,
     }
     tcp::socket& sock = tls ? tls->next_layer() : plain;
     deadline_runner run(ioc, sock, until);
+    ++connections;
     run([&](auto handler) { net::async_connect(sock, endpoints, std::move(handler)); });
-    if (!tls) return exchange(plain, run, t, call, max_bytes);
-    run([&](auto handler) {
-      tls->async_handshake(net::ssl::stream_base::client, std::move(handler));
-    });
-    // No TLS shutdown: the request said `Connection: close`, and the body is complete.
-    return exchange(*tls, run, t, call, max_bytes);
-  } catch (const boost::system::system_error& e) {
-    throw std::runtime_error("cannot fetch " + url + ": " + e.code().message());
+    if (tls) {
+      run([&](auto handler) {
+        tls->async_handshake(net::ssl::stream_base::client, std::move(handler));
+      });
+    }
+    open = true;
   }
+
+  fetch_response exchange(const std::string& url, const fetch_request& call,
+                          std::chrono::milliseconds timeout, std::size_t max_bytes) {
+    const auto t = parse_fetch_target(url);
+    const auto until = clock::now() + timeout;
+    auto key = std::string(t.tls ? "https " : "http ") + t.host + " " + std::to_string(t.port);
+    if (t.tls) key += " " + call.ca_file;
+    if (key != origin) {
+      close();
+      tls.reset();
+      ctx.reset();  // made again for the new origin's trust
+      origin = std::move(key);
+    }
+    try {
+      for (bool reused = open;; reused = false) {
+        if (!open) connect(t, call.ca_file, until);
+        tcp::socket& sock = tls ? tls->next_layer() : plain;
+        deadline_runner run(ioc, sock, until);
+        bool stale = false, keep_open = false;
+        try {
+          // No TLS shutdown at the end: the body is complete, and the server closes too.
+          auto res = tls ? http_detail::exchange(*tls, run, buffer, t, call, max_bytes, keep, stale,
+                                                 keep_open)
+                         : http_detail::exchange(plain, run, buffer, t, call, max_bytes, keep,
+                                                 stale, keep_open);
+          if (!keep_open) close();
+          return res;
+        } catch (const boost::system::system_error& e) {
+          close();
+          if (!(reused && stale && closed_while_idle(e.code()))) throw;
+        }
+      }
+    } catch (const boost::system::system_error& e) {
+      close();
+      throw std::runtime_error("cannot fetch " + url + ": " + e.code().message());
+    } catch (...) {
+      close();
+      throw;
+    }
+  }
+};
+
+fetch_response fetch(const std::string& url, const fetch_request& call,
+                     std::chrono::milliseconds timeout, std::size_t max_bytes) {
+  fetch_connection::state once;
+  once.keep = false;
+  return once.exchange(url, call, timeout, max_bytes);
 }
+
+fetch_connection::fetch_connection() : s_(std::make_unique<state>()) {}
+fetch_connection::~fetch_connection() = default;
+
+fetch_response fetch_connection::exchange(const std::string& url, const fetch_request& req,
+                                          std::chrono::milliseconds timeout,
+                                          std::size_t max_bytes) {
+  return s_->exchange(url, req, timeout, max_bytes);
+}
+
+void fetch_connection::close() noexcept { s_->close(); }
+
+std::uint64_t fetch_connection::connections() const noexcept { return s_->connections; }
 
 }  // namespace mcp::http_detail

@@ -1,12 +1,15 @@
-// Internal: one HTTP/1.1 exchange over HTTP or HTTPS with a deadline covering all of it (host
-// name lookup, connect, TLS handshake, request, answer) and a bound on the answer's body, on a
-// connection of its own (`Connection: close`). For short exchanges made now and then: the auth
-// fetches (key sets, tokens, metadata) and the OTLP exporter.
+// Internal: HTTP/1.1 exchanges over HTTP or HTTPS with a deadline covering all of each (host
+// name lookup, connect, TLS handshake, request, answer) and a bound on the answer's body.
+// `fetch` makes one on a connection of its own (`Connection: close`), for exchanges made now and
+// then (the auth fetches: key sets, tokens, metadata); a `fetch_connection` keeps its connection
+// open from one exchange to the next, for a caller that posts often to one place (the OTLP
+// exporter).
 #pragma once
 
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -51,5 +54,33 @@ struct fetch_response {
 /// arrives within `timeout`. Thread-safe (nothing shared).
 [[nodiscard]] fetch_response fetch(const std::string& url, const fetch_request& req,
                                    std::chrono::milliseconds timeout, std::size_t max_bytes);
+
+/// Exchanges on a connection kept open between them (`Connection: keep-alive`): the next
+/// exchange with the same origin (scheme, host, port, `ca_file`) reuses it; another origin, an
+/// answer that closes it (`Connection: close`, a body ending at the close) or any error closes
+/// it, and the next exchange connects again. A kept connection that the server closed while
+/// idle (no byte of an answer read before the error) is replaced once within the exchange: the
+/// request is sent again on a new connection. Not thread-safe: one caller at a time.
+class fetch_connection {
+ public:
+  fetch_connection();
+  ~fetch_connection();
+  fetch_connection(const fetch_connection&) = delete;
+  fetch_connection& operator=(const fetch_connection&) = delete;
+
+  /// As `fetch`, on the kept connection. Throws `std::runtime_error` as `fetch` does (the
+  /// connection is then closed).
+  [[nodiscard]] fetch_response exchange(const std::string& url, const fetch_request& req,
+                                        std::chrono::milliseconds timeout, std::size_t max_bytes);
+  /// Closes the connection now (the next exchange connects). Never throws.
+  void close() noexcept;
+  /// Connections opened so far.
+  [[nodiscard]] std::uint64_t connections() const noexcept;
+
+  struct state;
+
+ private:
+  std::unique_ptr<state> s_;
+};
 
 }  // namespace mcp::http_detail

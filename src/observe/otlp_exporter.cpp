@@ -1,7 +1,8 @@
 // The OTLP/HTTP exporter's queue and thread (mcp/observe/otlp.hpp). Callers only take the queue's
-// lock to push a span (the thread holds it only to take a batch out) and wake the thread only
-// when a batch is full; the thread also wakes every `batch_delay` and `metrics_interval`. HTTP
-// goes through `http_detail::fetch`, one connection per request.
+// lock to push a span (the thread holds it only to take the queue's blocks out and give emptied
+// ones back) and wake the thread only when a block (a batch) is full; the thread also wakes every
+// `batch_delay` and `metrics_interval`. HTTP goes through one `http_detail::fetch_connection`, kept
+// open from one request to the next.
 #include <mcp/observe/otlp.hpp>
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include <charconv>
 #include <condition_variable>
 #include <ctime>
+#include <deque>
 #include <mutex>
 #include <random>
 #include <span>
@@ -75,7 +77,29 @@ struct otlp_exporter::impl {
   std::mutex mu;
   std::condition_variable wake;      // the thread
   std::condition_variable finished;  // flush waiters
-  std::vector<span_record> queue;
+  /// The spans waiting, in blocks of at most `max_batch` (each block one request's batch): a
+  /// span is moved once, into its block, which never grows or moves; emptied blocks are kept for
+  /// the next ones (`spare`), so that a steady flow reuses the same warm memory.
+  std::deque<std::vector<span_record>> queue;
+  std::size_t queued = 0;  ///< spans in `queue`
+  std::vector<std::vector<span_record>> spare;
+  static constexpr std::size_t spare_blocks = 4;
+
+  /// An empty block (under `mu`). Throws std::bad_alloc.
+  std::vector<span_record> new_block() {
+    if (!spare.empty()) {
+      auto b = std::move(spare.back());
+      spare.pop_back();
+      return b;
+    }
+    std::vector<span_record> b;
+    b.reserve(std::min(opts.max_batch, opts.max_queue));
+    return b;
+  }
+  /// Whether a block is full (blocks fill in order: then the first is).
+  [[nodiscard]] bool full_block() const {
+    return !queue.empty() && queue.front().size() >= opts.max_batch;
+  }
   bool stopping = false;
   bool abandon = false;  // shutdown's time is up: no more retries
   bool exited = false;
@@ -98,17 +122,19 @@ struct otlp_exporter::impl {
     bool wake_thread = false;
     {
       std::lock_guard lock(mu);
-      if (stopping || queue.size() >= opts.max_queue) {
+      if (stopping || queued >= opts.max_queue) {
         spans_dropped.fetch_add(1, std::memory_order_relaxed);
         return;
       }
       try {
-        queue.push_back(std::move(s));
+        if (queue.empty() || queue.back().size() >= opts.max_batch) queue.push_back(new_block());
+        queue.back().push_back(std::move(s));
       } catch (...) {
         spans_dropped.fetch_add(1, std::memory_order_relaxed);
         return;
       }
-      wake_thread = queue.size() == opts.max_batch;
+      ++queued;
+      wake_thread = queue.back().size() == opts.max_batch;  // a block just filled
     }
     if (wake_thread) wake.notify_one();
   }
@@ -123,6 +149,10 @@ struct otlp_exporter::impl {
   /// JSON is hundreds of KB: allocated anew each time, glibc would map and unmap it).
   http_detail::fetch_request request;
 
+  /// The connection to the collector, kept between requests (opened again after an error or a
+  /// close). Used by the thread only.
+  http_detail::fetch_connection conn;
+
   /// POSTs `request` with retries. The answer's body on a 2xx, else nothing.
   std::optional<std::string> post(const std::string& url) {
     const auto& req = request;
@@ -130,7 +160,7 @@ struct otlp_exporter::impl {
       requests.fetch_add(1, std::memory_order_relaxed);
       std::optional<std::chrono::milliseconds> wait;
       try {
-        auto res = http_detail::fetch(url, req, opts.timeout, max_otlp_answer_bytes);
+        auto res = conn.exchange(url, req, opts.timeout, max_otlp_answer_bytes);
         if (res.status >= 200 && res.status < 300) return std::move(res.body);
         if (!retryable(res.status)) return std::nullopt;
         if (auto ra = parse_retry_after(res.retry_after, std::chrono::system_clock::now())) {
@@ -190,34 +220,39 @@ struct otlp_exporter::impl {
   }
 
   void run() {
-    std::vector<span_record> taken;  // swapped with the queue: both keep their capacity
+    std::deque<std::vector<span_record>> taken;  // the blocks being sent
     std::unique_lock lock(mu);
     auto next_batch = steady::now() + opts.batch_delay;
     auto next_metrics = steady::now() + opts.metrics_interval;
     for (;;) {
       const auto until = opts.metrics ? std::min(next_batch, next_metrics) : next_batch;
-      wake.wait_until(lock, until, [&] {
-        return stopping || queue.size() >= opts.max_batch || flush_requested != flush_done;
-      });
+      wake.wait_until(lock, until,
+                      [&] { return stopping || full_block() || flush_requested != flush_done; });
       const auto generation = flush_requested;
       const bool flushing = generation != flush_done;
       const bool stop = stopping;
-      // A full batch goes at once, with whatever queued beside it; the rest when its time
+      // A full block goes at once, with whatever queued beside it; the rest when its time
       // came, or for a flush or the end. The queue is taken whole (no span is moved twice).
       const bool all = flushing || stop || steady::now() >= next_batch;
-      while (!queue.empty() && !abandon && (all || queue.size() >= opts.max_batch)) {
-        taken.swap(queue);  // `taken` was emptied last time: the queue keeps its capacity
+      while (!queue.empty() && !abandon && (all || full_block())) {
+        taken.swap(queue);
+        queued = 0;
         lock.unlock();
-        const std::span<const span_record> spans(taken);
-        for (std::size_t at = 0; at < spans.size(); at += opts.max_batch) {
-          const auto batch = spans.subspan(at, std::min(opts.max_batch, spans.size() - at));
+        for (auto& block : taken) {
           try {
-            send_spans(batch);
+            send_spans(block);
           } catch (...) {  // out of memory encoding it: the batch is lost, the thread goes on
-            spans_failed.fetch_add(batch.size(), std::memory_order_relaxed);
+            spans_failed.fetch_add(block.size(), std::memory_order_relaxed);
           }
+          block.clear();  // the records are freed outside the lock callers take
         }
-        taken.clear();  // the records are freed outside the lock callers take
+        lock.lock();
+        while (spare.size() < spare_blocks && !taken.empty()) {
+          spare.push_back(std::move(taken.back()));
+          taken.pop_back();
+        }
+        lock.unlock();
+        taken.clear();  // the blocks beyond those kept
         lock.lock();
       }
       if (all) next_batch = steady::now() + opts.batch_delay;
@@ -237,8 +272,10 @@ struct otlp_exporter::impl {
       }
       if (stop) break;
     }
-    spans_failed.fetch_add(queue.size(), std::memory_order_relaxed);
+    spans_failed.fetch_add(queued, std::memory_order_relaxed);
     queue.clear();
+    queued = 0;
+    conn.close();
     exited = true;
     finished.notify_all();
   }
@@ -268,7 +305,7 @@ result<std::shared_ptr<otlp_exporter>> make_otlp_exporter(otlp_options opts) {
   im->request = {.method = "POST", .ca_file = im->opts.ca_file, .headers = im->opts.headers};
   im->content_type_at = im->request.headers.size();
   im->request.headers.emplace_back("Content-Type", "application/json");
-  im->queue.reserve(std::min(im->opts.max_queue, im->opts.max_batch));
+  im->spare.push_back(im->new_block());  // the first block, made before any span waits
   im->worker = std::thread([raw = im.get()] { raw->run(); });
   return std::shared_ptr<otlp_exporter>(new otlp_exporter(std::move(im)));
 }

@@ -3,9 +3,10 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
+#include <typeinfo>
 
 #include "observe/recycle.hpp"
-#include "peer_span.hpp"
 
 namespace mcp::observe {
 
@@ -34,7 +35,11 @@ void observer::inject(const span& s, json::object& meta) const {
 
 namespace {
 
-/// Forwards to each part; a combined span keeps the parts' spans.
+/// Forwards to each part; a combined span keeps the parts' spans. Two parts, the second's span
+/// light (only `start`, `word` and `active`: e.g. the metrics') and the first's without a
+/// `word` (e.g. the tracer's), at the same start: the combined span is both, folded, with
+/// nothing kept aside: the first's span with the second's `word` (`state` is then not a
+/// `parts_state`).
 class combined final : public observer {
  public:
   explicit combined(std::vector<std::shared_ptr<observer>> parts) : parts_(std::move(parts)) {}
@@ -79,31 +84,73 @@ class combined final : public observer {
   }
 
  private:
-  /// The parts' spans: two inline (the usual tracer and metrics), more aside.
+  /// The parts' spans: two inline (the usual tracer and metrics), more aside. Each is made in
+  /// its slot by the part's call (no span moved from the call's result into the slot).
   struct parts_state final : span_state, mcp::detail::recycled<parts_state> {
-    std::array<span, 2> first;
-    std::vector<span> rest;
-    span& operator[](std::size_t i) { return i < first.size() ? first[i] : rest[i - first.size()]; }
+    std::array<std::optional<span>, 2> first;
+    std::vector<std::optional<span>> rest;
+    std::optional<span>& operator[](std::size_t i) {
+      return i < first.size() ? first[i] : rest[i - first.size()];
+    }
+  };
+
+  /// Whether a span's state is a combined span's parts kept aside (not a part's own state).
+  static bool kept_aside(const span& s) noexcept {
+    if (!s.state) return false;
+    const span_state& st = *s.state;
+    return typeid(st) == typeid(parts_state);
+  }
+
+  /// A call's result, converted into a span where it is to live (copy elision).
+  template <class F>
+  struct made {
+    F f;
+    operator span() { return f(); }  // NOLINT(google-explicit-constructor)
   };
 
   template <class Start>
   span gather(Start&& start) {
+    if (parts_.size() == 2) {
+      span first = start(*parts_[0]);
+      span second = start(*parts_[1]);
+      if (first && second && first.word == 0 && !second.state && second.baggage.empty() &&
+          !second.context.valid() && first.start == second.start && !kept_aside(first)) {
+        first.word = second.word;
+        return first;
+      }
+      auto st = std::make_unique<parts_state>();
+      st->first[0].emplace(std::move(first));
+      st->first[1].emplace(std::move(second));
+      return gathered(std::move(st));
+    }
     auto st = std::make_unique<parts_state>();
     if (parts_.size() > st->first.size()) st->rest.resize(parts_.size() - st->first.size());
-    span out;
     for (std::size_t i = 0; i < parts_.size(); ++i) {
-      span got = start(*parts_[i]);
-      if (!got) continue;
+      observer& part = *parts_[i];
+      auto call = [&start, &part] { return start(part); };
+      (*st)[i].emplace(made<decltype(call)>{call});
+    }
+    return gathered(std::move(st));
+  }
+
+  /// The combined span of the parts' spans in `st`.
+  static span gathered(std::unique_ptr<parts_state> st) {
+    span out;
+    bool traced = false;  // `out` has a part's ids
+    for (std::size_t i = 0; i < 2 + st->rest.size(); ++i) {
+      const auto& slot = (*st)[i];
+      if (!slot || !*slot) continue;
+      const span& got = *slot;
       if (out.start == std::chrono::steady_clock::time_point{}) out.start = got.start;  // a set one
       out.active = true;
-      if (!out.context.valid() && got.context.valid()) {  // its texts copied only when set
+      if (!traced && got.context.valid()) {  // its texts copied only when set
+        traced = true;
         out.context.trace_id = got.context.trace_id;
         out.context.span_id = got.context.span_id;
         out.context.flags = got.context.flags;
         if (!got.context.trace_state.empty()) out.context.trace_state = got.context.trace_state;
         if (!got.baggage.empty()) out.baggage = got.baggage;
       }
-      mcp::detail::hand_over((*st)[i], got);
     }
     if (out) out.state = std::move(st);
     return out;
@@ -111,10 +158,22 @@ class combined final : public observer {
 
   template <class End>
   void scatter(span& s, End&& end) {
+    if (!s) return;
+    if (!kept_aside(s)) {  // folded (gather)
+      span second;
+      second.active = true;
+      second.start = s.start;
+      second.word = s.word;
+      s.word = 0;
+      end(*parts_[0], s);
+      end(*parts_[1], second);
+      s.active = false;
+      return;
+    }
     auto* st = static_cast<parts_state*>(s.state.get());
-    if (st == nullptr) return;
     for (std::size_t i = 0; i < parts_.size(); ++i) {
-      if ((*st)[i]) end(*parts_[i], (*st)[i]);
+      auto& part = (*st)[i];
+      if (part && *part) end(*parts_[i], *part);
     }
     s.active = false;
   }

@@ -1,5 +1,6 @@
 // The /metrics endpoint (mcp/observe/metrics_server.hpp) over 127.0.0.1: the exposition with its
-// content type, HEAD, 404 and 405, kept-alive connections, a failing producer, bad addresses.
+// content type, HEAD, 404 and 405, kept-alive connections (and a kept client connection to it),
+// a failing producer, bad addresses.
 #include <mcp/observe/metrics_server.hpp>
 
 #include <boost/asio/connect.hpp>
@@ -43,6 +44,25 @@ TEST(MetricsServer, ServesTheExposition) {
   EXPECT_EQ(res.status, 404U);
   res = get(url(**server), "POST");
   EXPECT_EQ(res.status, 405U);
+}
+
+// The client side of kept connections (http_detail::fetch_connection, the OTLP exporter's):
+// reused for one origin, opened again when the server's answer closes it (this server does
+// after 1000 answers) or for another origin.
+TEST(MetricsServer, AKeptFetchConnectionIsReusedUntilTheServerClosesIt) {
+  auto a = make_metrics_server({.listen = "127.0.0.1:0", .text = [] { return "a 1\n"; }});
+  auto b = make_metrics_server({.listen = "127.0.0.1:0", .text = [] { return "b 1\n"; }});
+  ASSERT_TRUE(a && b);
+  mcp::http_detail::fetch_connection conn;
+  const auto fetch = [&conn](const std::string& u) {
+    return conn.exchange(u, {}, std::chrono::seconds(5), 1 << 20).body;
+  };
+  for (int i = 0; i < 1002; ++i) ASSERT_EQ(fetch(url(**a)), "a 1\n") << i;
+  EXPECT_EQ(conn.connections(), 2U);
+  EXPECT_EQ(fetch(url(**b)), "b 1\n");
+  EXPECT_EQ(fetch(url(**b)), "b 1\n");
+  EXPECT_EQ(fetch(url(**a)), "a 1\n");
+  EXPECT_EQ(conn.connections(), 4U);
 }
 
 TEST(MetricsServer, KeepsConnectionsAliveAndAnswersHead) {

@@ -195,14 +195,14 @@ TEST(Inject, WritesThePropagationFieldsAndReplacesOldOnes) {
 
 /// Records the order of the calls it gets.
 struct recorder final : observer {
-  explicit recorder(std::string n, bool gives_context)
-      : name(std::move(n)), context(gives_context) {}
+  explicit recorder(std::string n, bool gives_context, std::uintptr_t w = 42)
+      : name(std::move(n)), context(gives_context), word(w) {}
   span on_start(const operation& op) override {
     calls.push_back("start " + std::string(op.method));
     span s;
     s.active = true;
     if (context) s.context = *parse_traceparent(good);
-    s.word = 42;
+    s.word = word;
     return s;
   }
   void on_end(span& s, const outcome& o) override {
@@ -224,6 +224,7 @@ struct recorder final : observer {
   void on_stream(kind, int delta) override { calls.push_back("stream " + std::to_string(delta)); }
   std::string name;
   bool context;
+  std::uintptr_t word;
   std::vector<std::string> calls;
 };
 
@@ -246,6 +247,41 @@ TEST(Combine, ForwardsEveryReportToEachPart) {
       "denial rate_limit", "task completed", "stream 1"};
   EXPECT_EQ(a->calls, expected);
   EXPECT_EQ(b->calls, expected);
+}
+
+TEST(Combine, APartPastTheTwoInlineGetsItsSpanBack) {
+  auto a = std::make_shared<recorder>("a", false);
+  auto b = std::make_shared<recorder>("b", false);
+  auto c = std::make_shared<recorder>("c", true);
+  auto all = combine({a, b, c});
+  auto s = all->on_start({.method = "ping"});
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s.context.traceparent(), good);  // the third part's
+  all->on_end(s, {.status = status::rpc_error, .code = -32601});
+  const std::vector<std::string> expected = {"start ping", "end 42 -32601"};
+  EXPECT_EQ(a->calls, expected);
+  EXPECT_EQ(c->calls, expected);
+}
+
+// The tracer-and-metrics shape (ids and no word, then a word alone): one span, no state aside.
+TEST(Combine, ASpanWithIdsAndAWordAloneAreFoldedAndEachGetsItsOwnBack) {
+  auto ids = std::make_shared<recorder>("ids", true, 0);
+  auto word = std::make_shared<recorder>("word", false, 7);
+  auto both = combine({ids, word});
+  auto s = both->on_start({.method = "tools/call"});
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s.context.traceparent(), good);
+  EXPECT_EQ(s.state, nullptr);  // folded
+  both->on_end(s, {.status = status::ok});
+  EXPECT_FALSE(s);
+  EXPECT_EQ(ids->calls, (std::vector<std::string>{"start tools/call", "end 0 0"}));
+  EXPECT_EQ(word->calls, (std::vector<std::string>{"start tools/call", "end 7 0"}));
+  auto reversed = combine({word, ids});  // the word first: kept aside, as any other
+  auto r = reversed->on_start({.method = "ping"});
+  EXPECT_NE(r.state, nullptr);
+  reversed->on_end(r, {.status = status::ok});
+  EXPECT_EQ(word->calls.back(), "end 7 0");
+  EXPECT_EQ(ids->calls.back(), "end 0 0");
 }
 
 TEST(Combine, OfNothingIsNullAndOfOneIsThatOne) {

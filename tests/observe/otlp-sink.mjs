@@ -4,11 +4,13 @@
 //   /v1/traces with application/x-protobuf (decoded by otlp-json-validate.mjs's
 //   validateTracesProtobuf, then validated as JSON is)
 //   -> validated and decoded with otlp-json-validate.mjs; one JSON line per request appended to
-//      OUT: {path, status, t (ms), ok, errors, warnings, decoded}
+//      OUT: {path, status, t (ms), conn (the connection's number, from 1), ok, errors, warnings,
+//      decoded}
 //   -> 200 {} (or a partial success with PARTIAL=1), 400 google.rpc.Status on invalid data,
 //      415 for other content types, 404 for other paths.
 // Env: PORT, OUT, FAIL_FIRST=N FAIL_STATUS=503 RETRY_AFTER=1 (the first N requests get that
-//      status, with that Retry-After), PARTIAL=1.
+//      status, with that Retry-After), PARTIAL=1, CLOSE_IDLE=1 (each connection closed 20 ms after
+//      an answer, without saying so: the next request must come on a new connection).
 import { createServer } from 'node:http';
 import { appendFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
@@ -17,7 +19,9 @@ import { validateTraces, validateMetrics, validateTracesProtobuf, TraceResponse 
 const port = Number(process.env.PORT ?? 0);
 const out = process.env.OUT ?? './otlp-received.jsonl';
 let failLeft = Number(process.env.FAIL_FIRST ?? 0);
-const log = (entry) => appendFileSync(out, JSON.stringify({ t: Date.now(), ...entry }) + '\n');
+let connections = 0;
+let conn = 0;  // the connection of the request being answered
+const log = (entry) => appendFileSync(out, JSON.stringify({ t: Date.now(), conn, ...entry }) + '\n');
 const reply = (res, status, obj, headers = {}) => {
   res.writeHead(status, { 'Content-Type': 'application/json', ...headers });
   res.end(JSON.stringify(obj));
@@ -26,6 +30,8 @@ const srv = createServer((req, res) => {
   const chunks = [];
   req.on('data', (c) => chunks.push(c));
   req.on('end', () => {
+    conn = req.socket.mcpConn;
+    if (process.env.CLOSE_IDLE) res.on('finish', () => setTimeout(() => req.socket.destroy(), 20));
     const kind = { '/v1/traces': 'traces', '/v1/metrics': 'metrics' }[req.url];
     if (req.method !== 'POST' || !kind) return reply(res, 404, { code: 5, message: 'not found' });
     const type = req.headers['content-type'] ?? '';
@@ -72,6 +78,7 @@ const srv = createServer((req, res) => {
     return reply(res, 200, {});
   });
 });
+srv.on('connection', (socket) => { socket.mcpConn = ++connections; });
 srv.listen(port, '127.0.0.1', () => console.log(JSON.stringify({ port: srv.address().port })));
 process.stdin.on('end', () => srv.close(() => process.exit(0)));  // the test closes our stdin
 process.stdin.resume();

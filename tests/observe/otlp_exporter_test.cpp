@@ -18,6 +18,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <thread>
 
 #include "support/subprocess.hpp"
 
@@ -425,11 +426,47 @@ TEST(OtlpExporter, A503WithRetryAfterIsRetriedAfterThatWait) {
   EXPECT_EQ(text(lines[1], "ok"), "true");
   const auto waited = lines[1].at("t").to_number<long>() - lines[0].at("t").to_number<long>();
   EXPECT_GE(waited, 950) << "Retry-After: 1 was not honoured";
+  EXPECT_EQ(lines[1].at("conn"), lines[0].at("conn")) << "the retry came on a new connection";
   const auto st = (*e)->stats();
   EXPECT_EQ(st.requests, 2U);
   EXPECT_EQ(st.retries, 1U);
   EXPECT_EQ(st.spans_exported, 1U);
   EXPECT_EQ(st.spans_failed, 0U);
+}
+
+/// Requests, each of one span, made one after the other (`pause` apart) until all were received.
+std::vector<mcp::json::object> posts_apart(const sink& s, int n, std::chrono::milliseconds pause) {
+  auto e = make_otlp_exporter(fast(s));
+  if (!e) return {};
+  for (int i = 0; i < n; ++i) {
+    (*e)->export_span(one_span());
+    EXPECT_TRUE((*e)->flush(20s));
+    std::this_thread::sleep_for(pause);
+  }
+  const auto st = (*e)->stats();
+  EXPECT_EQ(st.spans_exported, static_cast<std::uint64_t>(n));
+  EXPECT_EQ(st.requests, static_cast<std::uint64_t>(n));
+  EXPECT_EQ(st.spans_failed + st.retries, 0U);
+  return s.lines();
+}
+
+TEST(OtlpExporter, OneConnectionCarriesEveryPost) {
+  sink s({});
+  ASSERT_TRUE(s.ok()) << s.log();
+  const auto lines = posts_apart(s, 4, 10ms);
+  ASSERT_EQ(lines.size(), 4U);
+  for (const auto& line : lines) EXPECT_EQ(line.at("conn").to_number<int>(), 1);
+}
+
+TEST(OtlpExporter, ACollectorClosingIdleConnectionsStillGetsEverySpan) {
+  sink s({"CLOSE_IDLE=1"});  // closed 20 ms after each answer, without a word
+  ASSERT_TRUE(s.ok()) << s.log();
+  const auto lines = posts_apart(s, 4, 100ms);
+  ASSERT_EQ(lines.size(), 4U);
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    EXPECT_EQ(text(lines[i], "ok"), "true");
+    EXPECT_EQ(lines[i].at("conn").to_number<std::size_t>(), i + 1);
+  }
 }
 
 TEST(OtlpExporter, A429WithoutRetryAfterBacksOffExponentially) {
