@@ -29,8 +29,8 @@ std::atomic<std::uint64_t> next_attribute_set{1};
 /// What varies among one peer's attribute sets (the rest is the peer's own: its transport and
 /// connection, and its protocol version, which is set once), each with its number. Entries are
 /// found without a lock in a table of 128 slots (a set in its hash's slot or the next), added
-/// under a lock and kept for the peer's life; past `max_entries` (a peer inventing methods or tool names) or for long names,
-/// operations get no number and the observer compares their attributes.
+/// under a lock and kept for the peer's life; past `max_entries` (a peer inventing methods or tool
+/// names) or for long names, operations get no number and the observer compares their attributes.
 struct peer::attribute_sets {
   struct entry {
     std::string method;

@@ -374,7 +374,8 @@ observe::span peer::observe_request(const jsonrpc::request& r) {
 
 void peer::observe_notification(const jsonrpc::notification& n) {
   if (spans_by_set_) {
-    if (const auto word = known_span_word(observe::kind::server, n.method, target_of(n.method, n.params));
+    if (const auto word =
+            known_span_word(observe::kind::server, n.method, target_of(n.method, n.params));
         word != 0) {
       auto span = span_of_set(word, this_thread_read_clock.batch_start());
       obs_->on_end(span, {.end = span.start});
