@@ -4,7 +4,8 @@
 #   2025-stateful  a 2025-11-25 session      2025-stateless  the demo with --stateless
 #   2026           self-contained 2026-07-28 requests (`_meta` and the Mcp-* headers)
 # The demo runs under valgrind with one I/O thread; one keep-alive connection (era_calls.py)
-# makes 200 calls to warm up, the counters are zeroed, 2,000 calls are counted, dumped.
+# makes 200 calls to warm up, the counters are zeroed, 2,000 calls are counted, dumped. With
+# CONNECTIONS=C in the environment, C keep-alive connections take the calls in turn.
 #   era_callgrind.sh DEMO_SERVER [RUNS]     prints: <path> <instructions per call>, per run
 # Needs: valgrind, python3, curl.
 set -uo pipefail
@@ -14,7 +15,7 @@ runs="${2:-1}"
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
 port=19850
-warm=200 counted=2000
+warm=200 counted=2000 conns="${CONNECTIONS:-1}"
 
 count() {  # NAME ERA STATEFUL [FLAG]
   local name="$1" era="$2" stateful="$3" flag="${4:-}"
@@ -24,9 +25,9 @@ count() {  # NAME ERA STATEFUL [FLAG]
     "$demo" --http "127.0.0.1:$port" --no-rate-limit --io-threads 1 $flag >/dev/null 2>&1 &
   local pid=$!
   for _ in $(seq 1 100); do curl -s -o /dev/null "$url" && break; sleep 0.3; done
-  python3 "$here/era_calls.py" "$url" "$era" "$stateful" "$warm" || { kill "$pid"; return 1; }
+  python3 "$here/era_calls.py" "$url" "$era" "$stateful" "$warm" "$conns" || { kill "$pid"; return 1; }
   callgrind_control -z "$pid" >/dev/null 2>&1
-  python3 "$here/era_calls.py" "$url" "$era" "$stateful" "$counted" || { kill "$pid"; return 1; }
+  python3 "$here/era_calls.py" "$url" "$era" "$stateful" "$counted" "$conns" || { kill "$pid"; return 1; }
   callgrind_control -d "$pid" >/dev/null 2>&1
   kill -INT "$pid"
   wait "$pid" 2>/dev/null

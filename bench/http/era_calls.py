@@ -1,16 +1,18 @@
 #!/usr/bin/env python3
-# N `tools/call echo` over one keep-alive connection, the bytes mcp-call-era.lua sends (for
-# era_callgrind.sh, which counts the server's instructions per call). Exits non-zero on a wrong
-# answer.
-#   era_calls.py URL ERA STATEFUL N    (ERA 2026-07-28 or 2025-11-25; STATEFUL 1: initialize first)
+# N `tools/call echo` over keep-alive connections, the bytes mcp-call-era.lua sends (for
+# era_callgrind.sh, which counts the server's instructions per call): one connection, or C taken
+# in turn (one call on each, then the next). Exits non-zero on a wrong answer.
+#   era_calls.py URL ERA STATEFUL N [C]  (ERA 2026-07-28 or 2025-11-25; STATEFUL 1: initialize first)
 import json
 import socket
 import sys
 
 url, era, stateful, n = sys.argv[1], sys.argv[2], sys.argv[3] == "1", int(sys.argv[4])
+conns = int(sys.argv[5]) if len(sys.argv) > 5 else 1
 host, port = url.split("//")[1].split("/")[0].split(":")
-sock = socket.create_connection((host, int(port)))
-pending = b""
+socks = [socket.create_connection((host, int(port))) for _ in range(conns)]
+pendings = [b""] * conns
+sock, pending = socks[0], b""
 
 
 def exchange(body, headers):
@@ -48,6 +50,9 @@ if era == "2026-07-28":
             '"io.modelcontextprotocol/clientInfo":{"name":"wrk","version":"1.0.0"}}')
     marker = '"resultType":"complete"'
 for i in range(n):
+    if conns > 1:  # the next connection in turn (what the last one read past its answer kept)
+        pendings[socks.index(sock)] = pending
+        sock, pending = socks[i % conns], pendings[i % conns]
     body = ('{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo",'
             '"arguments":{"text":"hello"}%s}}' % (1000000000 + i, meta))
     status, _, answer = exchange(body, headers)

@@ -269,6 +269,7 @@ class http_conn : public std::enable_shared_from_this<http_conn> {
     req.body = reader_.body();
     req.peer_address = peer_address_;
     req.peer_port = peer_port_;
+    req.slot = &spare_;
     http_response res;
     try {
       res = handler_.handle(req);
@@ -488,6 +489,7 @@ class http_conn : public std::enable_shared_from_this<http_conn> {
   bool unbuffered_ = false;   ///< the stream's response adds `X-Accel-Buffering: no`
   std::string peer_address_;  ///< the client's IP address; empty when it could not be read
   std::uint16_t peer_port_ = 0;
+  spare_slot spare_;  ///< the per-request session kept for this connection's next request
   std::shared_ptr<response_stream> rs_;
   std::uint64_t generation_ = 0;
   std::size_t sent_events_ = 0;

@@ -28,12 +28,28 @@
 
 namespace mcp::http_detail {
 
+/// Where a TCP connection keeps the per-request session that served its last request, for its
+/// next one (src/session_reuse.hpp). Owned by the connection, used only while it handles a
+/// request (one at a time): no lock. What it keeps is closed when the connection ends.
+struct spare_slot {
+  spare_slot() = default;
+  spare_slot(const spare_slot&) = delete;
+  spare_slot& operator=(const spare_slot&) = delete;
+  ~spare_slot();
+  std::string version;  ///< the revision the kept session serves
+  std::shared_ptr<routing_connection> conn;
+  std::shared_ptr<server_session> session;  ///< null: none kept
+  /// The handler's count of connections keeping a session, once this one is counted.
+  std::shared_ptr<std::atomic<std::size_t>> counted;
+};
+
 /// A parsed request: what an authenticator sees, and the body. The views point into the I/O
 /// layer's request reader and stay valid during `handle`.
 struct http_request : http_request_view {
   std::string_view body;
   std::string_view peer_address{};  ///< the client's IP address (its TCP peer); empty: unknown
   std::uint16_t peer_port = 0;      ///< the client's port; 0: unknown
+  spare_slot* slot = nullptr;       ///< the connection's; null: spares kept by the handler
 };
 
 /// Response headers besides Content-Type.
@@ -117,11 +133,12 @@ class request_handler {
   /// connection (src/session_reuse.hpp): the peer address and port the session reports are that
   /// connection's.
   struct spare_session {
-    std::string address;
+    std::string address{};
     std::uint16_t port = 0;
-    std::string version;  ///< the revision it serves
+    std::string version{};  ///< the revision it serves
     std::shared_ptr<routing_connection> conn{};
     std::shared_ptr<server_session> session{};
+    spare_slot* slot = nullptr;  ///< kept there when set, else in `spares_`
   };
   struct post_target {
     std::shared_ptr<http_session> hs;          ///< stateful mode
@@ -185,11 +202,14 @@ class request_handler {
   void on_relayed(std::string_view message);
 
   // Spare sessions (handler_modern.cpp).
-  /// The spare kept for `address` and `port` serving `version`, taken out; empty when none.
-  std::optional<spare_session> take_spare(std::string_view address, std::uint16_t port,
-                                          std::string_view version);
+  /// The spare kept for `req`'s TCP connection serving `version`, taken out; empty when none.
+  std::optional<spare_session> take_spare(const http_request& req, std::string_view version);
+  /// A spare to be for a new session serving `version` on `req`'s TCP connection.
+  static spare_session new_spare(const http_request& req, std::string_view version);
   /// Keeps `s` for the next request if it is idle and nothing else holds it (a request still
-  /// running, a task it became); else closes it. The oldest spare ends when too many are kept.
+  /// running, a task it became); else closes it. Kept in its connection's slot (not when
+  /// `max_slots` connections keep one already), or else in `spares_`, where the oldest ends
+  /// when too many are kept.
   void keep_or_close(spare_session&& s);
   /// A stateless server's request (not an initialize) of revision `serves`: true when `t` is
   /// served by a spare, readied for caller `who`; else false, `t.spare` keyed to keep the new
@@ -210,8 +230,10 @@ class request_handler {
   std::unique_ptr<bearer_gate> gate_;  ///< set with `protected_resource`
   std::mutex spares_mu_;
   std::vector<spare_session> spares_;  ///< guarded by spares_mu_, oldest first
-  std::string node_;                   ///< this process's name among the service's (random)
-  std::shared_ptr<void> relay_sub_;    ///< what other processes forward; last: dropped first
+  /// Connections whose slot keeps a session (or did: counted once per connection).
+  std::shared_ptr<std::atomic<std::size_t>> slots_ = std::make_shared<std::atomic<std::size_t>>(0);
+  std::string node_;                 ///< this process's name among the service's (random)
+  std::shared_ptr<void> relay_sub_;  ///< what other processes forward; last: dropped first
 };
 
 using mcp::detail::iequals;  ///< ASCII case-insensitive equality (detail/ascii.hpp)

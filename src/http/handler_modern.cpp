@@ -260,15 +260,13 @@ http_response request_handler::post_modern(const http_request& req, principal&& 
   // of this TCP connection, answered and idle since (session_reuse.hpp).
   if (body.requests.empty()) body.requests.push_back(rq->id);
   auto tasks_of = task_owner(who, "anonymous");  // before the session takes the principal over
-  auto spare =
-      source_.srv != nullptr ? take_spare(req.peer_address, req.peer_port, version) : std::nullopt;
+  auto spare = source_.srv != nullptr ? take_spare(req, version) : std::nullopt;
   if (spare) {
     detail::reuse_session(*spare->session, std::move(who), std::move(tasks_of));
   } else {
-    spare.emplace(spare_session{.address = std::string(req.peer_address),
-                                .port = req.peer_port,
-                                .version = std::string(version)});
-    spare->conn = std::make_shared<routing_connection>(std::string{}, spare->address, spare->port);
+    spare.emplace(new_spare(req, version));
+    spare->conn = std::make_shared<routing_connection>(std::string{}, std::string(req.peer_address),
+                                                       req.peer_port);
     spare->session = source_.open_session(
         spare->conn, session_options{.who = std::move(who),
                                      .assume_initialized = std::string(version),

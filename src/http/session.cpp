@@ -4,6 +4,42 @@
 
 namespace mcp::http_detail {
 
+// ---- route_table ----
+
+route_table::stream_ptr* route_table::find(const jsonrpc::request_id& k) {
+  if (!many_.empty()) {
+    auto it = many_.find(k);
+    return it == many_.end() ? nullptr : &it->second;
+  }
+  for (auto& e : few_) {
+    if (e.first == k) return &e.second;
+  }
+  return nullptr;
+}
+
+void route_table::emplace(const jsonrpc::request_id& k, stream_ptr s) {
+  if (many_.empty() && few_.size() < few_max) {
+    few_.emplace_back(k, std::move(s));
+    return;
+  }
+  for (auto& e : few_) many_.emplace(std::move(e.first), std::move(e.second));
+  few_.clear();
+  many_.emplace(k, std::move(s));
+}
+
+void route_table::erase(const jsonrpc::request_id& k) {
+  if (!many_.empty()) {
+    many_.erase(k);
+    return;
+  }
+  for (auto it = few_.begin(); it != few_.end(); ++it) {
+    if (it->first == k) {
+      few_.erase(it);
+      return;
+    }
+  }
+}
+
 // ---- routing_connection ----
 
 void routing_connection::send(std::string message, const send_context& ctx) {
@@ -13,13 +49,13 @@ void routing_connection::send(std::string message, const send_context& ctx) {
     std::lock_guard lock(mu_);
     if (closed_) return;
     if (ctx.related_request != nullptr) {
-      auto it = by_request_.find(*ctx.related_request);
-      if (it == by_request_.end()) return;  // not ours (answered already): drop
+      auto* s = by_request_.find(*ctx.related_request);
+      if (s == nullptr) return;  // not ours (answered already): drop
       if (ctx.is_final_response) {
-        target = std::move(it->second);
-        by_request_.erase(it);
+        target = std::move(*s);
+        by_request_.erase(*ctx.related_request);
       } else {
-        target = it->second;
+        target = *s;
       }
     } else {
       // No GET stream: standalone messages are dropped (spec allows), unless another process
@@ -53,7 +89,7 @@ void routing_connection::close() {
     std::lock_guard lock(mu_);
     if (closed_) return;
     closed_ = true;
-    for (auto& [k, s] : by_request_) streams.push_back(s);
+    by_request_.for_each([&streams](const auto& s) { streams.push_back(s); });
     by_request_.clear();
     if (standalone_) streams.push_back(std::move(standalone_));
   }
@@ -64,9 +100,9 @@ bool routing_connection::close_request_stream(const jsonrpc::request_id& request
   std::shared_ptr<response_stream> target;
   {
     std::lock_guard lock(mu_);
-    auto it = by_request_.find(request);
-    if (closed_ || it == by_request_.end()) return false;
-    target = it->second;
+    auto* s = by_request_.find(request);
+    if (closed_ || s == nullptr) return false;
+    target = *s;
   }
   return target->request_disconnect();
 }
@@ -141,29 +177,29 @@ bool routing_connection::set_standalone(const std::shared_ptr<response_stream>& 
 std::shared_ptr<response_stream> routing_connection::find_stream(std::uint64_t number) const {
   std::lock_guard lock(mu_);
   if (standalone_ && standalone_->number() == number) return standalone_;
-  for (const auto& [k, s] : by_request_) {
-    if (s->number() == number) return s;
-  }
-  return nullptr;
+  std::shared_ptr<response_stream> found;
+  by_request_.for_each([&](const auto& s) {
+    if (!found && s->number() == number) found = s;
+  });
+  return found;
 }
 
 bool routing_connection::has_attached_stream() const {
   std::lock_guard lock(mu_);
   if (standalone_ && standalone_->attached()) return true;
-  for (const auto& [k, s] : by_request_) {
-    if (s->attached()) return true;
-  }
-  return false;
+  bool attached = false;
+  by_request_.for_each([&attached](const auto& s) { attached = attached || s->attached(); });
+  return attached;
 }
 
 void routing_connection::forget_request(const jsonrpc::request_id& request) {
   std::shared_ptr<response_stream> target;
   {
     std::lock_guard lock(mu_);
-    auto it = by_request_.find(request);
-    if (it == by_request_.end()) return;
-    target = std::move(it->second);
-    by_request_.erase(it);
+    auto* s = by_request_.find(request);
+    if (s == nullptr) return;
+    target = std::move(*s);
+    by_request_.erase(request);
   }
   target->settle_unanswered();
 }

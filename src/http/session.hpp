@@ -11,6 +11,8 @@
 #include <mcp/http_server.hpp>
 #include <mcp/server.hpp>
 
+#include <boost/container/small_vector.hpp>
+
 #include <atomic>
 #include <chrono>
 #include <functional>
@@ -28,6 +30,38 @@
 #include "http/stream.hpp"
 
 namespace mcp::http_detail {
+
+/// The streams of the requests in flight, by request id: a few kept in place (a connection has
+/// one or two most of the time: a 2026-07-28 request's has one), a hash map once there are more.
+/// Not thread-safe (the connection's lock guards it).
+class route_table {
+ public:
+  using stream_ptr = std::shared_ptr<response_stream>;
+  /// The stream of request `k`, or null.
+  [[nodiscard]] stream_ptr* find(const jsonrpc::request_id& k);
+  [[nodiscard]] bool contains(const jsonrpc::request_id& k) { return find(k) != nullptr; }
+  /// Adds request `k` (not there yet).
+  void emplace(const jsonrpc::request_id& k, stream_ptr s);
+  /// Removes request `k` (found by `find`).
+  void erase(const jsonrpc::request_id& k);
+  [[nodiscard]] bool empty() const noexcept { return few_.empty() && many_.empty(); }
+  /// Calls `f(stream)` for each request's stream.
+  template <class F>
+  void for_each(F&& f) const {
+    for (const auto& e : few_) f(e.second);
+    for (const auto& e : many_) f(e.second);
+  }
+  void clear() noexcept {
+    few_.clear();
+    many_.clear();
+  }
+
+ private:
+  static constexpr std::size_t few_max = 4;
+  // Either holds them all, the other being empty.
+  boost::container::small_vector<std::pair<jsonrpc::request_id, stream_ptr>, 1> few_;
+  std::unordered_map<jsonrpc::request_id, stream_ptr> many_;
+};
 
 class routing_connection final : public connection {
  public:
@@ -97,7 +131,7 @@ class routing_connection final : public connection {
  private:
   mutable std::mutex mu_;
   std::atomic<bool> closed_{false};  ///< written under `mu_`; `closed()` reads it without
-  std::unordered_map<jsonrpc::request_id, std::shared_ptr<response_stream>> by_request_;
+  route_table by_request_;
   std::shared_ptr<response_stream> standalone_;
   std::atomic<std::uint64_t> numbers_{0};
   std::function<void(std::string)> elsewhere_;

@@ -1,7 +1,10 @@
 // Spare sessions: a request served by a session of its own (2026-07-28, or any request to a
 // stateless server) leaves it, once answered, to the next request of the same revision from the
 // same TCP connection, when the server is of this process and nothing of the request is left in
-// it (src/session_reuse.hpp). A keep-alive client then costs no session per request.
+// it (src/session_reuse.hpp). A keep-alive client then costs no session per request. The
+// connection keeps it in a slot of its own (`spare_slot`): taken and kept with no lock and no
+// search. A request that comes with no slot (the handler driven directly) has its spare kept in
+// a short list the handler guards.
 #include <atomic>
 #include <iterator>
 
@@ -11,13 +14,38 @@
 namespace mcp::http_detail {
 
 namespace {
-/// Spare sessions kept at most (one per client connection that sent such a request lately;
-/// the oldest goes first).
+/// Spare sessions kept at most in the handler's list (one per client connection that sent such a
+/// request lately; the oldest goes first).
 constexpr std::size_t max_spares = 16;
+/// Connections keeping a spare in their own slot at most; beyond, a connection keeps none (its
+/// requests each open a session). An idle session is a few KiB.
+constexpr std::size_t max_slots = 1024;
 }  // namespace
 
+spare_slot::~spare_slot() {
+  if (session) session->close();
+  if (counted) counted->fetch_sub(1, std::memory_order_relaxed);
+}
+
+request_handler::spare_session request_handler::new_spare(const http_request& req,
+                                                          std::string_view version) {
+  if (req.slot != nullptr) return spare_session{.version = std::string(version), .slot = req.slot};
+  return spare_session{.address = std::string(req.peer_address),
+                       .port = req.peer_port,
+                       .version = std::string(version)};
+}
+
 std::optional<request_handler::spare_session> request_handler::take_spare(
-    std::string_view address, std::uint16_t port, std::string_view version) {
+    const http_request& req, std::string_view version) {
+  if (auto* slot = req.slot; slot != nullptr) {
+    if (!slot->session || slot->version != version) return std::nullopt;
+    return spare_session{.version = std::move(slot->version),
+                         .conn = std::move(slot->conn),
+                         .session = std::move(slot->session),
+                         .slot = slot};
+  }
+  const auto address = req.peer_address;
+  const auto port = req.peer_port;
   std::lock_guard lock(spares_mu_);
   for (auto it = spares_.rbegin(); it != spares_.rend(); ++it) {
     if (it->port == port && it->address == address && it->version == version) {
@@ -38,6 +66,22 @@ void request_handler::keep_or_close(spare_session&& s) {
     s.session->close();
     return;
   }
+  if (auto* slot = s.slot; slot != nullptr) {
+    if (!slot->counted) {
+      if (slots_->fetch_add(1, std::memory_order_relaxed) >= max_slots) {
+        slots_->fetch_sub(1, std::memory_order_relaxed);
+        s.session->close();
+        return;
+      }
+      slot->counted = slots_;
+    }
+    // A session the slot still kept (of another revision) ends.
+    auto dropped = std::exchange(slot->session, std::move(s.session));
+    slot->version = std::move(s.version);
+    slot->conn = std::move(s.conn);
+    if (dropped) dropped->close();
+    return;
+  }
   std::shared_ptr<server_session> dropped;
   {
     std::lock_guard lock(spares_mu_);
@@ -53,11 +97,9 @@ void request_handler::keep_or_close(spare_session&& s) {
 bool request_handler::open_stateless(const http_request& req, const principal& who,
                                      std::string_view serves, post_target& t) {
   if (source_.srv == nullptr) return false;
-  t.spare = take_spare(req.peer_address, req.peer_port, serves);
+  t.spare = take_spare(req, serves);
   if (!t.spare) {
-    t.spare.emplace(spare_session{.address = std::string(req.peer_address),
-                                  .port = req.peer_port,
-                                  .version = std::string(serves)});
+    t.spare.emplace(new_spare(req, serves));
     return false;
   }
   detail::reuse_session(*t.spare->session, principal(who), task_owner(who, "anonymous"));

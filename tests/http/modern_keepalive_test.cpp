@@ -7,6 +7,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -30,6 +33,12 @@ class ModernKeepAlive : public http_fixture {
                      [](mcp::tool_context& ctx, const text_in& in) -> std::string {
                        ctx.log(mcp::log_level::info, mcp::json::value(in.text));
                        return in.text;
+                     });
+    // Where the session keeps its caller: the same object while a session serves the same
+    // caller again, another session's elsewhere.
+    server_.add_tool({.name = "caller_at", .description = "caller's address", .run_inline = true},
+                     [](mcp::tool_context& ctx, const text_in&) -> std::string {
+                       return std::to_string(reinterpret_cast<std::uintptr_t>(&ctx.caller()));
                      });
   }
   /// POSTs `body` on `c` and reads the answer (status 0 when none came).
@@ -156,6 +165,34 @@ TEST_F(ModernKeepAlive, AStatelessServerServesEachRequestAsANewSession) {
     ASSERT_EQ(r.status, 200U) << r.body;
     EXPECT_EQ(first_text(result_of(answer_of(r))), "bob") << r.body;
   }
+}
+
+TEST_F(ModernKeepAlive, EachOfManyConnectionsKeepsItsOwnSession) {
+  // More keep-alive connections than the handler's own list of spares holds (16), their
+  // requests interleaved: each connection's next request is served by the session that served
+  // its last one (its caller object is the same), and no two connections share one.
+  start();
+  constexpr std::size_t connections = 24;
+  std::vector<std::unique_ptr<raw_client>> clients;
+  for (std::size_t i = 0; i < connections; ++i)
+    clients.push_back(std::make_unique<raw_client>(port_));
+  const auto h = modern_headers("tools/call", "caller_at");
+  std::vector<std::string> first(connections);
+  for (std::size_t round = 0; round < 3; ++round) {
+    for (std::size_t i = 0; i < connections; ++i) {
+      auto r =
+          exchange(*clients[i], port_,
+                   modern_call(std::to_string(round * 100 + i), "caller_at", R"({"text":""})"), h);
+      ASSERT_EQ(r.status, 200U) << r.body;
+      const auto at = first_text(result_of(answer_of(r)));
+      if (round == 0) {
+        first[i] = at;
+      } else {
+        EXPECT_EQ(at, first[i]) << "connection " << i << ", round " << round;
+      }
+    }
+  }
+  EXPECT_EQ(std::set<std::string>(first.begin(), first.end()).size(), connections);
 }
 
 }  // namespace

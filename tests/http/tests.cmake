@@ -10,6 +10,7 @@ mcp_add_test(mcp_http_tests
   http/hardening_test.cpp
   http/request_reader_test.cpp
   http/stream_test.cpp
+  http/session_test.cpp
   http/modern_test.cpp
   http/modern_keepalive_test.cpp
   http/tasks_test.cpp
