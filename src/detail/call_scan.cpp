@@ -19,8 +19,8 @@ namespace {
 /// What one argument is: a string, an integer, true, false or null.
 enum class kind : unsigned char { string, integer, yes, no, null };
 
-/// Left uninitialised until read (only the first `found::count` are): setting sixteen of them
-/// per message would cost code and stores for nothing.
+/// Only the first `found::count` are read; their numbers and kinds are left unset until then
+/// (the views are empty from their constructors).
 struct argument {
   std::string_view key;
   std::string_view text;  // a string's contents
@@ -208,7 +208,11 @@ bool scan(scanner& s, found& f) noexcept {
 
 bool scan_tool_call(std::string_view text, const json_limits& limits, jsonrpc::message& out) {
   // Within the general parser's limits with room to spare: its refusals stay its own.
-  if (text.size() >= limits.max_size || limits.max_depth < 4) return false;
+  // (and within what a json::string holds, so that building one never throws but bad_alloc).
+  if (text.size() >= limits.max_size || text.size() > json::string::max_size() ||
+      limits.max_depth < 4) {
+    return false;
+  }
   scanner s(text.data(), text.data() + text.size());
   found f;
   if (!scan(s, f)) return false;

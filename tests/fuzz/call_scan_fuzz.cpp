@@ -45,8 +45,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const mcp::json_limits limits{.max_size = size > 0 ? 64 + data[0] % 64U : 16,
                                 .max_depth = size > 1 ? data[1] % 6U : 1};
   for (const auto& l : {mcp::json_limits{.max_size = 65536, .max_depth = 64}, limits}) {
-    mcp::jsonrpc::message scanned;
-    if (!mcp::detail::scan_tool_call(text, l, scanned)) continue;
+    mcp::jsonrpc::message scanned = mcp::jsonrpc::notification{.method = "untouched", .params = {}};
+    if (!mcp::detail::scan_tool_call(text, l, scanned)) {
+      // A text the reader does not take leaves `out` as it was.
+      const auto* n = std::get_if<mcp::jsonrpc::notification>(&scanned);
+      if (n == nullptr || n->method != "untouched" || !n->params.empty()) std::abort();
+      continue;
+    }
     const auto& fast = std::get<mcp::jsonrpc::request>(scanned);
     auto v = mcp::parse_json(text, l);
     if (!v) std::abort();
