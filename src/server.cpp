@@ -79,8 +79,7 @@ server_core::~server_core() {
   tasks->drop_parked();
 }
 
-std::shared_ptr<const std::vector<std::shared_ptr<call_interceptor>>> server_core::pipeline()
-    const {
+std::shared_ptr<const pipeline_plan> server_core::pipeline() const {
   std::lock_guard lock(mu_);
   return plan_;
 }

@@ -53,10 +53,9 @@ class server_core : public std::enable_shared_from_this<server_core> {
   std::shared_ptr<tasks_feature> tasks;
   std::shared_ptr<listen_feature> listens;
 
-  /// The interceptor chain, replaced (never mutated) on `use`: a `pipeline_plan`, which also
-  /// says whether the chain has a straight path (detail/plain_step.hpp), decided once per `use`.
-  [[nodiscard]] std::shared_ptr<const std::vector<std::shared_ptr<call_interceptor>>> pipeline()
-      const;
+  /// The interceptor chain, replaced (never mutated) on `use`, as its plan: the interceptors
+  /// and whether they have a straight path (detail/plain_step.hpp), decided once per `use`.
+  [[nodiscard]] std::shared_ptr<const pipeline_plan> pipeline() const;
   void add_interceptor(std::shared_ptr<call_interceptor> i);
 
   void add_session(const std::shared_ptr<server_session_impl>& s);
