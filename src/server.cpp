@@ -79,8 +79,7 @@ server_core::~server_core() {
   tasks->drop_parked();
 }
 
-std::shared_ptr<const std::vector<std::shared_ptr<call_interceptor>>> server_core::pipeline()
-    const {
+std::shared_ptr<const pipeline_plan> server_core::pipeline() const {
   std::lock_guard lock(mu_);
   return plan_;
 }
@@ -258,8 +257,11 @@ void server::use(std::shared_ptr<call_interceptor> interceptor) {
 std::shared_ptr<server_session> server::open_session(std::shared_ptr<connection> conn,
                                                      session_options opts) {
   core_->tasks->recover();  // once: tools are registered by the time a session opens
+  start_serving();          // a transport that did not say so when it started
   return detail::make_session(core_, std::move(conn), std::move(opts));
 }
+
+void server::start_serving() noexcept { core_->start_serving(); }
 
 const server_options& server::options() const noexcept { return core_->opts; }
 

@@ -53,10 +53,9 @@ class server_core : public std::enable_shared_from_this<server_core> {
   std::shared_ptr<tasks_feature> tasks;
   std::shared_ptr<listen_feature> listens;
 
-  /// The interceptor chain, replaced (never mutated) on `use`: a `pipeline_plan`, which also
-  /// says whether the chain has a straight path (detail/plain_step.hpp), decided once per `use`.
-  [[nodiscard]] std::shared_ptr<const std::vector<std::shared_ptr<call_interceptor>>> pipeline()
-      const;
+  /// The interceptor chain, replaced (never mutated) on `use`, as its plan: the interceptors
+  /// and whether they have a straight path (detail/plain_step.hpp), decided once per `use`.
+  [[nodiscard]] std::shared_ptr<const pipeline_plan> pipeline() const;
   void add_interceptor(std::shared_ptr<call_interceptor> i);
 
   void add_session(const std::shared_ptr<server_session_impl>& s);
@@ -69,10 +68,13 @@ class server_core : public std::enable_shared_from_this<server_core> {
   /// Counts a change of list `k` and schedules a debounced notification to every initialized
   /// session that has not been told of it.
   void list_changed(std::size_t k);
-  /// This process serves (its first session was opened): the list changes made from now on are
-  /// runtime changes, published to the other processes of a service; the registrations made
-  /// before, which every process makes alike, are not. Thread-safe.
-  void start_serving() noexcept { serving_.store(true); }
+  /// This process serves (`server::start_serving`: a transport started, or a session was
+  /// opened): the list changes made from now on are runtime changes, published to the other
+  /// processes of a service; the registrations made before, which every process makes alike,
+  /// are not. Thread-safe; read first, so that each session opened writes nothing shared.
+  void start_serving() noexcept {
+    if (!serving_.load(std::memory_order_relaxed)) serving_.store(true);
+  }
   [[nodiscard]] std::size_t list_count() const noexcept { return list_count_; }
   [[nodiscard]] std::uint64_t list_generation(std::size_t k) const noexcept {
     return generations_[k].load();
@@ -131,7 +133,7 @@ class server_core : public std::enable_shared_from_this<server_core> {
   std::array<std::atomic<std::uint64_t>, max_lists> generations_{};
   std::array<bool, max_lists> pending_{};
   std::array<bool, max_lists> publish_{};  ///< a change made while serving awaits its debounce
-  std::atomic<bool> serving_{false};       ///< a session was opened (make_session)
+  std::atomic<bool> serving_{false};       ///< `start_serving` was called
   std::size_t list_count_ = 0;
   std::size_t state_slots_ = 0;
 

@@ -297,7 +297,6 @@ std::shared_ptr<server_session> make_session(const std::shared_ptr<server_core>&
   // A stateless session lives for one request and can be told nothing later: the core does not
   // keep it among the sessions it notifies (that list and its lock stay off the request path).
   const bool notified = !opts.assume_initialized;
-  core->start_serving();
   auto s = std::make_shared<server_session_impl>(core, std::move(conn), std::move(opts));
   if (notified) core->add_session(s);
   return s;

@@ -168,6 +168,7 @@ int read_lines(int fd, const line_reader_options& opts,
 
 int server::serve_stdio(std::stop_token stop) {
   std::signal(SIGPIPE, SIG_IGN);  // a vanished client must not kill the server
+  start_serving();
   auto out = std::make_shared<fd_connection>(STDOUT_FILENO);
   // Tasks belong to the local user: a server restarted on the same task store serves them.
   auto session =

@@ -303,6 +303,14 @@ class server {
   /// that went away must not end the process); no other signal is touched.
   int serve_stdio(std::stop_token stop = {});
 
+  /// Marks the server as serving: the list changes made from now on (a tool, resource or
+  /// prompt added, removed, enabled or disabled) are runtime changes, which the other processes
+  /// of a service (`server_options::shared`) are told of; those made before, the registrations
+  /// every process makes alike while it starts, are not. `http_server::start`, `serve_stdio`
+  /// and the first `open_session` call it; a transport of the application's own calls it when
+  /// it starts to serve. Idempotent; thread-safe; never fails.
+  void start_serving() noexcept;
+
   /// The options the server was built with.
   [[nodiscard]] const server_options& options() const noexcept;
 

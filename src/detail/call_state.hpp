@@ -31,7 +31,8 @@ namespace mcp::detail {
 
 class server_session_impl;
 
-using interceptor_chain = std::shared_ptr<const std::vector<std::shared_ptr<call_interceptor>>>;
+/// The interceptors a call runs through, with their plain steps (every chain is a plan).
+using interceptor_chain = std::shared_ptr<const pipeline_plan>;
 
 class call_state final : public request_state {
  public:
@@ -66,10 +67,8 @@ class call_state final : public request_state {
   /// next interceptor, then the handler (`after_chain`). Callers hold the call alive.
   [[nodiscard]] const interceptor_chain& chain() const noexcept { return chain_; }
   [[nodiscard]] const std::function<void()>& next() const noexcept { return next_; }
-  /// The chain with its plain steps: every chain comes from server_core::pipeline.
-  [[nodiscard]] const pipeline_plan& plan() const noexcept {
-    return static_cast<const pipeline_plan&>(*chain_);
-  }
+  /// The chain with its plain steps.
+  [[nodiscard]] const pipeline_plan& plan() const noexcept { return *chain_; }
   /// `resume` continues a call that was held back (`hold`) and parked after the interceptors.
   void set_after_chain(void (*f)(call_state&), void (*resume)(call_state&)) noexcept {
     after_chain_ = f;
@@ -375,7 +374,7 @@ class call_state final : public request_state {
   std::shared_ptr<const tool_entry> entry_;
   json::value args_;  ///< always an object
   interceptor_chain chain_;
-  /// On the straight path: the plan (`chain_` itself) and how many of its steps admitted the
+  /// On the straight path: the plan (`*chain_`) and how many of its steps admitted the
   /// call.
   const pipeline_plan* plan_ = nullptr;
   std::atomic<std::size_t> plain_admitted_{0};

@@ -52,7 +52,8 @@ struct http_server::impl {
   }
 
   impl(http_detail::session_source source, http_server_options o, net::io_context* app)
-      : opts(std::move(o)),
+      : srv(source.srv),
+        opts(std::move(o)),
         external(app != nullptr),
         loops(make_loops(opts.io_threads, app)),
         acceptor(loops[0]->exec),
@@ -132,6 +133,7 @@ struct http_server::impl {
     return ctx;
   }
 
+  server* srv;  ///< the server whose sessions this serves (null: a session opener's)
   http_server_options opts;
   bool external;  ///< on the application's io_context: no threads of our own
   std::unique_ptr<net::ssl::context> tls = make_tls(opts);
@@ -210,6 +212,8 @@ result<void> http_server::start() {
     m.host = address.is_v6() ? "[" + address.to_string() + "]" : address.to_string();
   }
   m.handler.set_bound(address.is_loopback());
+  // From here on the server serves: its list changes are published to the service's others.
+  if (m.srv != nullptr) m.srv->start_serving();
   // The acceptor and the sweeps run on loop 0 (its strand, on the application's io_context).
   net::dispatch(m.loops[0]->exec, [&m] {
     m.accept();

@@ -184,26 +184,38 @@ struct otlp_exporter::impl {
   /// Where `request.headers` holds the Content-Type (set per request: spans may be protobuf).
   std::size_t content_type_at = 0;
 
-  void send_spans(std::span<const span_record> batch) {
-    request.body.clear();
-    if (opts.traces_encoding == otlp_encoding::protobuf) {
-      write_otlp_traces_protobuf(batch, opts.resource, request.body);
-      request.headers[content_type_at].second = "application/x-protobuf";
-    } else {
-      write_otlp_traces(batch, opts.resource, request.body);
-      request.headers[content_type_at].second = "application/json";
+  /// Sends `spans`: in one request, or (protobuf, a message over its length limit) in as many
+  /// as it takes; a span too long for a request of its own fails.
+  void send_spans(std::span<const span_record> spans) {
+    while (!spans.empty()) {
+      request.body.clear();
+      std::size_t n = spans.size();
+      if (opts.traces_encoding == otlp_encoding::protobuf) {
+        n = write_otlp_traces_protobuf(spans, opts.resource, request.body);
+        request.headers[content_type_at].second = "application/x-protobuf";
+      } else {
+        write_otlp_traces(spans, opts.resource, request.body);
+        request.headers[content_type_at].second = "application/json";
+      }
+      if (n == 0) {
+        spans_failed.fetch_add(1, std::memory_order_relaxed);
+        spans = spans.subspan(1);
+        continue;
+      }
+      const auto batch = spans.first(n);
+      spans = spans.subspan(n);
+      auto answer = post(traces_url);
+      if (!answer) {
+        spans_failed.fetch_add(batch.size(), std::memory_order_relaxed);
+        continue;
+      }
+      const auto said = opts.traces_encoding == otlp_encoding::protobuf
+                            ? otlp_rejected_protobuf(*answer)
+                            : otlp_rejected_json(*answer, "rejectedSpans");
+      const auto refused = std::min<std::uint64_t>(said, batch.size());
+      spans_failed.fetch_add(refused, std::memory_order_relaxed);
+      spans_exported.fetch_add(batch.size() - refused, std::memory_order_relaxed);
     }
-    auto answer = post(traces_url);
-    if (!answer) {
-      spans_failed.fetch_add(batch.size(), std::memory_order_relaxed);
-      return;
-    }
-    const auto said = opts.traces_encoding == otlp_encoding::protobuf
-                          ? otlp_rejected_protobuf(*answer)
-                          : otlp_rejected_json(*answer, "rejectedSpans");
-    const auto refused = std::min<std::uint64_t>(said, batch.size());
-    spans_failed.fetch_add(refused, std::memory_order_relaxed);
-    spans_exported.fetch_add(batch.size() - refused, std::memory_order_relaxed);
   }
 
   void send_metrics() {

@@ -7,6 +7,8 @@
 // under 128 bytes is moved back one); the two enclosing messages, whose length is only known
 // once every span is written, take a five-byte varint (the same value with redundant
 // continuation bits, which protobuf decoders read as any varint), so that nothing is moved.
+// Five bytes hold a length under 2^35: a batch is written while it fits, and the spans that
+// do not go in the next request (otlp_exporter.cpp).
 #include <mcp/observe/otlp.hpp>
 
 #include <cstring>
@@ -116,7 +118,9 @@ void put_fixed64(char* p, std::uint64_t v) {
   }
 }
 
-/// A length prefix of five bytes for `n` (< 2^35): redundant continuation bits, the same value.
+/// A length prefix of five bytes for `n` (at most `otlp_protobuf_max_length`, 2^35 - 1: the
+/// encoder stops adding spans before a message would be longer): redundant continuation bits,
+/// the same value.
 void put_varint5(char* p, std::uint64_t n) {
   for (int i = 0; i < 4; ++i) {
     p[i] = static_cast<char>((n & 0x7FU) | 0x80U);
@@ -217,10 +221,10 @@ void append_otlp_protobuf_shape(std::string& out, std::string_view name, kind si
   for (const auto& a : attributes) put_key_value(out, 9, a.key, a.value);
 }
 
-}  // namespace detail
-
-void write_otlp_traces_protobuf(std::span<const span_record> spans,
-                                const resource_attributes& resource, std::string& out) {
+std::size_t write_otlp_traces_protobuf_within(std::span<const span_record> spans,
+                                              const resource_attributes& resource, std::string& out,
+                                              std::uint64_t max_length) {
+  const std::size_t begin = out.size();
   out.reserve(out.size() + 512 + spans.size() * 320);
   out += tag(1, 2);  // ExportTraceServiceRequest.resource_spans
   const std::size_t resource_spans_at = out.size();
@@ -235,9 +239,36 @@ void write_otlp_traces_protobuf(std::span<const span_record> spans,
   put_bytes(scope, tag(1, 2), scope_name());
   put_bytes(scope, tag(2, 2), scope_version());
   put_bytes(out, tag(1, 2), scope);  // ScopeSpans.scope
-  for (const auto& s : spans) put_span(out, s);
+  // ResourceSpans encloses the rest: its length is the largest, and bounds the batch.
+  const auto fits = [&] { return out.size() - resource_spans_at - 5 <= max_length; };
+  if (!fits()) {
+    out.resize(begin);
+    return 0;
+  }
+  std::size_t written = 0;
+  for (const auto& s : spans) {
+    const std::size_t span_at = out.size();
+    put_span(out, s);
+    if (!fits()) {
+      out.resize(span_at);  // this span and the rest go in another request
+      break;
+    }
+    ++written;
+  }
+  if (written == 0 && !spans.empty()) {  // no request of spans that carries none
+    out.resize(begin);
+    return 0;
+  }
   put_varint5(out.data() + scope_spans_at, out.size() - scope_spans_at - 5);
   put_varint5(out.data() + resource_spans_at, out.size() - resource_spans_at - 5);
+  return written;
+}
+
+}  // namespace detail
+
+std::size_t write_otlp_traces_protobuf(std::span<const span_record> spans,
+                                       const resource_attributes& resource, std::string& out) {
+  return detail::write_otlp_traces_protobuf_within(spans, resource, out, otlp_protobuf_max_length);
 }
 
 }  // namespace mcp::observe

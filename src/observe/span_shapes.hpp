@@ -1,10 +1,13 @@
 // Internal: the span shapes the tracer interns (span_shapes.cpp), and the OTLP/JSON pieces
-// they are encoded with (otlp_json.cpp).
+// they are encoded with (otlp_json.cpp, otlp_protobuf.cpp).
 #pragma once
 
+#include <mcp/observe/otlp.hpp>
 #include <mcp/observe/tracing.hpp>
 
+#include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -21,6 +24,13 @@ namespace mcp::observe::detail {
 /// (otlp_protobuf.cpp).
 void append_otlp_protobuf_shape(std::string& out, std::string_view name, kind side,
                                 const std::vector<attribute>& attributes);
+
+/// `write_otlp_traces_protobuf` with `max_length` in place of `otlp_protobuf_max_length` (any
+/// smaller bound, for tests): the spans are written in order while the ResourceSpans message
+/// stays within it; returns how many were. Nothing is appended when even no span fits.
+std::size_t write_otlp_traces_protobuf_within(std::span<const span_record> spans,
+                                              const resource_attributes& resource, std::string& out,
+                                              std::uint64_t max_length);
 
 /// `{"key":<key>,"value":{...}}`, appended to `out`.
 void append_otlp_key_value(std::string& out, std::string_view key, const attribute_value& v);

@@ -25,6 +25,18 @@ namespace {
 
 using namespace oauth_mock;
 
+/// Two requests refused with a 401 at once, on two threads, by `client`: how many may retry.
+int retried_of_two_refused_at_once(world& w, auth::oauth_client& client) {
+  std::latch start(2);
+  std::atomic<int> retried{0};
+  auto refuse = [&] {
+    start.arrive_and_wait();
+    if (client.refused(401, w.challenge(), "")) ++retried;
+  };
+  { const std::jthread t1(refuse), t2(refuse); }
+  return retried.load();
+}
+
 // ---- oauth_client against mock servers -----------------------------------------------------
 
 TEST(oauth_client, a_401_runs_discovery_registration_and_the_code_flow_with_pkce) {
@@ -206,13 +218,7 @@ TEST(oauth_client, concurrent_refusals_run_one_flow) {
   world w;
   w.agent->delay = 200ms;
   const auto client = w.client();
-  std::latch start(2);
-  std::atomic<int> retried{0};
-  auto refuse = [&] {
-    start.arrive_and_wait();
-    if (client->refused(401, w.challenge(), "")) ++retried;
-  };
-  { const std::jthread t1(refuse), t2(refuse); }
+  const int retried = retried_of_two_refused_at_once(w, *client);
   EXPECT_EQ(retried, 2);
   EXPECT_EQ(w.agent->calls, 1);
   EXPECT_EQ(w.as.requests("/token").size(), 1U);
@@ -289,13 +295,7 @@ TEST(oauth_client, a_failed_flow_is_not_run_again_by_the_requests_that_waited_fo
   w.agent->wrong_state = true;
   w.agent->delay = 200ms;
   const auto client = w.client();
-  std::latch start(2);
-  std::atomic<int> retried{0};
-  auto refuse = [&] {
-    start.arrive_and_wait();
-    if (client->refused(401, w.challenge(), "")) ++retried;
-  };
-  { const std::jthread t1(refuse), t2(refuse); }
+  const int retried = retried_of_two_refused_at_once(w, *client);
   EXPECT_EQ(retried, 0);
   EXPECT_EQ(w.agent->calls, 1) << "the user was sent to the browser once";
   EXPECT_NE(client->last_error().find("state"), std::string::npos) << client->last_error();

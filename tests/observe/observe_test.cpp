@@ -7,8 +7,7 @@
 #include <array>
 #include <set>
 
-#include <sys/wait.h>
-#include <unistd.h>
+#include "support/forked_child.hpp"
 
 namespace {
 
@@ -149,23 +148,9 @@ TEST(Ids, AreRandomAndNeverZero) {
 
 TEST(Ids, AForkedChildDoesNotRepeatItsParentsNextIds) {
   (void)new_trace_id();  // this thread's buffer of random bytes is filled
-  std::array<int, 2> fds{};
-  ASSERT_EQ(::pipe(fds.data()), 0);
-  const pid_t pid = ::fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    const auto id = new_trace_id();
-    const bool whole = ::write(fds[1], id.data(), id.size()) == static_cast<ssize_t>(id.size());
-    ::_exit(whole ? 0 : 1);
-  }
-  ::close(fds[1]);
-  std::array<std::uint8_t, 16> child_id{};
-  const auto got = ::read(fds[0], child_id.data(), child_id.size());
-  ::close(fds[0]);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  ASSERT_EQ(got, static_cast<ssize_t>(child_id.size()));
-  EXPECT_NE(child_id, new_trace_id());  // the inherited buffer would give the same id
+  const auto child_id = mcp::test::bytes_made_in_forked_child([] { return new_trace_id(); });
+  ASSERT_TRUE(child_id);
+  EXPECT_NE(*child_id, new_trace_id());  // the inherited buffer would give the same id
 }
 
 TEST(Inject, WritesThePropagationFieldsAndReplacesOldOnes) {

@@ -1,10 +1,13 @@
 // OTLP/JSON bodies and the exporter's parts that need no collector (mcp/observe/otlp.hpp): the
-// trace and metrics encodings (parsed back and checked field by field), Retry-After, the
+// trace and metrics encodings (parsed back and checked field by field), the protobuf message's
+// length bound (spans written while it fits), Retry-After, the
 // options it refuses, and dropping when the queue is full. The exchange with a collector is in
 // otlp_exporter_test.cpp.
 #include <mcp/observe/otlp.hpp>
 
 #include <gtest/gtest.h>
+
+#include "observe/span_shapes.hpp"
 
 namespace {
 
@@ -162,6 +165,51 @@ TEST(Exporter, AFullQueueDropsAndCountsWithoutBlocking) {
   EXPECT_EQ(st.requests, 1U);
   sink(sample_span());  // after shutdown: dropped
   EXPECT_EQ((*e)->stats().spans_dropped, 7U);
+}
+
+/// A varint at `at` of `body` (its five-byte form included).
+std::uint64_t varint_at(const std::string& body, std::size_t at) {
+  std::uint64_t v = 0;
+  for (unsigned shift = 0; at < body.size(); shift += 7U) {
+    const auto b = static_cast<unsigned char>(body[at++]);
+    v |= static_cast<std::uint64_t>(b & 0x7FU) << shift;
+    if ((b & 0x80U) == 0) break;
+  }
+  return v;
+}
+
+TEST(OtlpProtobuf, SpansAreWrittenWhileTheMessageStaysWithinItsLengthBound) {
+  const std::vector<span_record> spans{sample_span(), sample_span(), sample_span()};
+  const resource_attributes resource{{"service.name", "weather"}};
+  // The whole batch under the public bound; the ResourceSpans length (after the field's tag,
+  // in five bytes) is the rest of the body.
+  std::string all;
+  ASSERT_EQ(write_otlp_traces_protobuf(spans, resource, all), 3U);
+  ASSERT_GT(all.size(), 6U);
+  const std::uint64_t length = all.size() - 6;
+  EXPECT_EQ(varint_at(all, 1), length);
+  std::string one;
+  ASSERT_EQ(detail::write_otlp_traces_protobuf_within(std::span(spans).first(1), resource, one,
+                                                      otlp_protobuf_max_length),
+            1U);
+  const std::uint64_t per_span = (all.size() - one.size()) / 2;
+  // At the bound: all three; one byte under: the third waits for another request, and the
+  // message is the one of two spans, its lengths filled in for them.
+  std::string at_bound = "kept";
+  EXPECT_EQ(detail::write_otlp_traces_protobuf_within(spans, resource, at_bound, length), 3U);
+  EXPECT_EQ(at_bound, "kept" + all);
+  std::string under;
+  EXPECT_EQ(detail::write_otlp_traces_protobuf_within(spans, resource, under, length - 1), 2U);
+  std::string two;
+  ASSERT_EQ(write_otlp_traces_protobuf(std::span(spans).first(2), resource, two), 2U);
+  EXPECT_EQ(under, two);
+  EXPECT_EQ(varint_at(under, 1), length - per_span);
+  // Not even one span fits: nothing is written.
+  std::string none = "kept";
+  EXPECT_EQ(detail::write_otlp_traces_protobuf_within(spans, resource, none, one.size() - 7), 0U);
+  EXPECT_EQ(none, "kept");
+  // The largest length five bytes hold: 2^35 - 1.
+  EXPECT_EQ(otlp_protobuf_max_length, (std::uint64_t{1} << 35U) - 1);
 }
 
 }  // namespace

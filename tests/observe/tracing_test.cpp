@@ -13,8 +13,7 @@
 #include <string>
 #include <vector>
 
-#include <sys/wait.h>
-#include <unistd.h>
+#include "support/forked_child.hpp"
 
 namespace {
 
@@ -203,25 +202,11 @@ TEST(Tracer, AForkedChildMakesIdsOfItsOwn) {
   auto t = make_tracer({.sink = c.sink(), .root_sample_ratio = 0});
   auto before = t->on_start({.method = "ping"});  // this thread's generator is seeded
   t->on_end(before, {});
-  std::array<int, 2> fds{};
-  ASSERT_EQ(::pipe(fds.data()), 0);
-  const pid_t pid = ::fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    auto s = t->on_start({.method = "ping"});
-    const auto id = s.context.trace_id;
-    const bool whole = ::write(fds[1], id.data(), id.size()) == static_cast<ssize_t>(id.size());
-    ::_exit(whole ? 0 : 1);
-  }
-  ::close(fds[1]);
-  std::array<std::uint8_t, 16> child_id{};
-  const auto got = ::read(fds[0], child_id.data(), child_id.size());
-  ::close(fds[0]);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  ASSERT_EQ(got, static_cast<ssize_t>(child_id.size()));
+  const auto child_id = mcp::test::bytes_made_in_forked_child(
+      [&t] { return t->on_start({.method = "ping"}).context.trace_id; });
+  ASSERT_TRUE(child_id);
   auto parent_next = t->on_start({.method = "ping"});
-  EXPECT_NE(child_id, parent_next.context.trace_id);  // the same state would give the same id
+  EXPECT_NE(*child_id, parent_next.context.trace_id);  // the same state would give the same id
   t->on_end(parent_next, {});
 }
 

@@ -2,8 +2,12 @@
 // HAProxy; cluster_util.hpp): a 2025-11-25 elicitation asked by a tool on A answered through C
 // (named nodes, and through the round-robin proxy); a message of A's for the session's GET
 // stream held by B (a task's status) written there once; a list change made on C reaching the
-// GET stream on B and a 2026-07-28 listen stream on B, once each; a node starting is no change.
+// GET stream on B and a 2026-07-28 listen stream on B, once each; a node starting is no change,
+// and a tool added once a node's HTTP server started, before its first session, is one.
+#include <mcp/http_server.hpp>
 #include <mcp/json.hpp>
+#include <mcp/redis.hpp>
+#include <mcp/server.hpp>
 
 #include <boost/json/serialize.hpp>
 #include <gtest/gtest.h>
@@ -143,6 +147,33 @@ TEST_F(Cluster, ANodeStartingAnnouncesNoChangeToTheOthers) {
   ASSERT_EQ(r.status, 200U) << r.body;
   ASSERT_TRUE(g.wait_for("notifications/tools/list_changed", 1)) << g.body();
   EXPECT_FALSE(g.wait_for("notifications/tools/list_changed", 2, 500ms)) << g.body();
+}
+
+TEST_F(Cluster, AToolAddedOnceTheHttpServerStartedReachesTheOthersBeforeAnySessionOpened) {
+  start(1);
+  const auto sid = open_on(port(0));
+  get_stream g(port(0), sid);
+  ASSERT_TRUE(g.open()) << g.body();
+  // A node in this process, of the same service as the demo_server nodes (their --redis prefix).
+  auto shared = mcp::make_redis_shared_state({.url = redis_.url(), .key_prefix = "mcp-demo:"});
+  ASSERT_TRUE(shared) << shared.error().message;
+  mcp::server b({.shared = *shared});
+  const auto empty = [](mcp::tool_context&, const mcp::json::object&) {
+    return mcp::call_tool_result{};
+  };
+  // Registered while B starts: no change for the others. B's HTTP server starts; past B's
+  // debounce (20 ms) a notice of that registration would be out, not merged into the next.
+  b.add_tool({.name = "at_start", .description = "registered at start-up"}, empty);
+  mcp::http_server http(b, {.host = "127.0.0.1", .port = 0});
+  ASSERT_TRUE(http.start());
+  std::this_thread::sleep_for(300ms);
+  // B serves, with no session yet: a tool added now is a change that reaches A's stream, and
+  // only it (a stream's read that times out ends it: the check for none comes last).
+  b.add_tool({.name = "late", .description = "added while serving"}, empty);
+  ASSERT_TRUE(g.wait_for("notifications/tools/list_changed", 1)) << g.body();
+  EXPECT_FALSE(g.wait_for("notifications/tools/list_changed", 2, 500ms)) << g.body();
+  EXPECT_EQ(http.session_count(), 0U);
+  http.stop();
 }
 
 }  // namespace

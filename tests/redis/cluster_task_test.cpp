@@ -34,11 +34,15 @@ std::string start_elicit_task(std::uint16_t port, const std::string& sid, std::s
   return {};
 }
 
-/// Starts elicit_task on `call_port` (session `sid`), reads its question on `g` (a GET stream
-/// another node holds), answers it through `answer_port` and reads the task's result there;
-/// the result's text, or what went wrong.
-std::string task_asks_through(get_stream& g, std::uint16_t call_port, std::uint16_t answer_port,
-                              const std::string& sid, const std::string& said) {
+/// Opens a GET stream of session `sid` on `stream_port`, starts elicit_task on `call_port`,
+/// reads its question on the stream, answers it through `answer_port` and reads the task's
+/// result there; the result's text, or what went wrong. The stream's client is gone when it
+/// returns.
+std::string task_asks_through(std::uint16_t stream_port, std::uint16_t call_port,
+                              std::uint16_t answer_port, const std::string& sid,
+                              const std::string& said) {
+  get_stream g(stream_port, sid);
+  if (!g.open()) return "the GET stream did not open: " + g.body();
   std::string task;
   if (auto failed = start_elicit_task(call_port, sid, task); !failed.empty()) return failed;
   const auto before = count_of(g.body(), "elicitation/create");
@@ -66,15 +70,11 @@ TEST_F(Cluster, ATaskAsksTheClientThroughTheGetStreamAnotherNodeHolds) {
   start(3);
   // The session opened on A, its GET stream on B: B tells A it holds it.
   const auto sid = open_on(port(0), R"({"elicitation":{}})");
-  get_stream g(port(1), sid);
-  ASSERT_TRUE(g.open()) << g.body();
-  EXPECT_EQ(task_asks_through(g, port(0), port(2), sid, "forty-two"), "answer: forty-two");
+  EXPECT_EQ(task_asks_through(port(1), port(0), port(2), sid, "forty-two"), "answer: forty-two");
   // Opened on C, streamed on B, the task started on A, which has no copy yet: A asks who holds
   // the stream when it opens its copy, and B answers.
   const auto other = open_on(port(2), R"({"elicitation":{}})");
-  get_stream g2(port(1), other);
-  ASSERT_TRUE(g2.open()) << g2.body();
-  EXPECT_EQ(task_asks_through(g2, port(0), port(0), other, "seven"), "answer: seven");
+  EXPECT_EQ(task_asks_through(port(1), port(0), port(0), other, "seven"), "answer: seven");
 }
 
 /// Starts elicit_task on `port` (session `sid`, no GET stream held anywhere) and reads its
@@ -99,11 +99,8 @@ std::string task_asks_through_result(std::uint16_t port, const std::string& sid,
 TEST_F(Cluster, ATaskAsksThroughTasksResultOnceTheGetStreamsClientIsGone) {
   start(2);
   const auto sid = open_on(port(0), R"({"elicitation":{}})");
-  {
-    get_stream g(port(1), sid);
-    ASSERT_TRUE(g.open()) << g.body();
-    EXPECT_EQ(task_asks_through(g, port(0), port(0), sid, "one"), "answer: one");
-  }  // the stream's client goes away
+  // Asked on B's stream, whose client then goes away.
+  EXPECT_EQ(task_asks_through(port(1), port(0), port(0), sid, "one"), "answer: one");
   // Nobody listens to B's stream for 5 s (five sse_retry of 1 s): B says it holds it no more,
   // and A's task asks through tasks/result again (before, A sent the question to B's stream,
   // where no client would read it).

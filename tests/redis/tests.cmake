@@ -39,7 +39,7 @@ if(MCP_HAVE_REDIS AND MCP_BUILD_EXAMPLES)
   add_executable(mcp_cluster_tests redis/cluster_test.cpp redis/cluster_relay_test.cpp
     redis/cluster_task_test.cpp redis/cluster_push_test.cpp
     redis/cluster_load_test.cpp)
-  target_link_libraries(mcp_cluster_tests PRIVATE mcp::http GTest::gtest)
+  target_link_libraries(mcp_cluster_tests PRIVATE mcp::http mcp::redis GTest::gtest)
   target_include_directories(mcp_cluster_tests PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}
                                                        ${PROJECT_SOURCE_DIR}/src)
   target_compile_definitions(mcp_cluster_tests PRIVATE

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "reflect_util.hpp"
 #include "test_types.hpp"
 
 namespace reflect_fields {
@@ -46,18 +47,6 @@ namespace {
 
 using namespace reflect_test;
 namespace json = mcp::json;
-
-json::value parse(std::string_view text) {
-  auto v = mcp::parse_json(text);
-  EXPECT_TRUE(v) << text;
-  return v ? *v : json::value();
-}
-
-template <class T>
-void expect_schema(std::string_view expected) {
-  json::value got = mcp::schema_for<T>();
-  EXPECT_EQ(mcp::to_json_string(got), mcp::to_json_string(parse(expected)));
-}
 
 TEST(reflect_fields, every_keyword_in_the_schema) {
   expect_schema<booking>(R"({"type":"object","properties":{

@@ -5,25 +5,13 @@
 
 #include <string>
 
+#include "reflect_util.hpp"
 #include "test_types.hpp"
 
 namespace {
 
 using namespace reflect_test;
 namespace json = mcp::json;
-
-json::value parse(std::string_view text) {
-  auto v = mcp::parse_json(text);
-  EXPECT_TRUE(v) << text;
-  return v ? *v : json::value();
-}
-
-// Compares parsed JSON (key order matters for the text shown on failure only).
-template <class T>
-void expect_schema(std::string_view expected) {
-  json::value got = mcp::schema_for<T>();
-  EXPECT_EQ(got, parse(expected)) << mcp::to_json_string(got);
-}
 
 TEST(reflect_schema, forecast_example) {
   expect_schema<forecast_in>(R"({

@@ -8,18 +8,13 @@
 #include <limits>
 #include <string>
 
+#include "reflect_util.hpp"
 #include "test_types.hpp"
 
 namespace {
 
 using namespace reflect_test;
 namespace json = mcp::json;
-
-json::value parse(std::string_view text) {
-  auto v = mcp::parse_json(text);
-  EXPECT_TRUE(v) << text;
-  return v ? *v : json::value();
-}
 
 // Encodes, checks the text, decodes the parsed text and checks it equals the input.
 template <class T>

@@ -13,44 +13,19 @@
 #include <memory>
 #include <thread>
 
+#include "support/task_tools.hpp"
+
 namespace {
 
 using mcp::json::object;
 using namespace std::chrono_literals;
 
-struct sleep_in {
-  int ms = 0;
-};
-MCP_FIELDS(sleep_in, (ms, {.defaulted = true}))
-
-struct sleep_out {
-  int slept = 0;
-};
-MCP_FIELDS(sleep_out, (slept))
-
-struct name_form {
-  std::string name;
-};
-MCP_FIELDS(name_form, (name))
+using mcp::test::sleep_in;
 
 /// A server with the fixtures (a server is pinned: it is handed around by pointer).
 std::unique_ptr<mcp::server> make_server() {
   auto owner = std::make_unique<mcp::server>(mcp::server_options{.task_poll_interval = 20ms});
-  auto& s = *owner;
-  s.add_tool(
-      {.name = "sleeper", .description = "d", .task_support_mode = mcp::task_support::optional},
-      [](mcp::tool_context& ctx, const sleep_in& in) -> sleep_out {
-        int i = 0;
-        for (; i < in.ms && !ctx.cancelled(); ++i) std::this_thread::sleep_for(1ms);
-        return sleep_out{i};
-      });
-  s.add_tool(
-      {.name = "asker", .description = "d", .task_support_mode = mcp::task_support::required},
-      [](mcp::tool_context& ctx) -> mcp::tool_result<std::string> {
-        auto a = ctx.elicit<name_form>("Your name?");
-        if (!a || !a->accepted()) return mcp::tool_error{"no name"};
-        return "hello " + a->content->name;
-      });
+  mcp::test::add_sleeper_and_asker(*owner);
   return owner;
 }
 

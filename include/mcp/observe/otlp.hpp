@@ -119,10 +119,15 @@ class otlp_exporter {
 /// `out`. Thread-safe.
 void write_otlp_traces(std::span<const span_record> spans, const resource_attributes& resource,
                        std::string& out);
+/// The longest message `write_otlp_traces_protobuf` writes (its ResourceSpans, 2^35 - 1
+/// bytes): the enclosing messages' lengths are written in five bytes, filled in last.
+inline constexpr std::uint64_t otlp_protobuf_max_length = (std::uint64_t{1} << 35U) - 1;
 /// The OTLP/protobuf `ExportTraceServiceRequest` of `spans` (one resource, one scope; the same
-/// message as `write_otlp_traces`), appended to `out`. Thread-safe.
-void write_otlp_traces_protobuf(std::span<const span_record> spans,
-                                const resource_attributes& resource, std::string& out);
+/// message as `write_otlp_traces`), appended to `out`: the spans in order while the message
+/// stays within `otlp_protobuf_max_length`; returns how many were written (the first ones; the
+/// exporter sends the others in another request). Thread-safe.
+std::size_t write_otlp_traces_protobuf(std::span<const span_record> spans,
+                                       const resource_attributes& resource, std::string& out);
 /// The OTLP/JSON `ExportMetricsServiceRequest` of `snap` (cumulative temporality). Thread-safe.
 void write_otlp_metrics(const metrics_snapshot& snap, const resource_attributes& resource,
                         std::string& out);
