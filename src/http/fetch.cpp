@@ -99,7 +99,7 @@ fetch_response exchange(Stream& stream, deadline_runner& run, beast::flat_buffer
     const unsigned status = res.result_int();
     if (status >= 100 && status < 200) {
       // 101 switches protocols, which was not asked: nothing after it is HTTP/1.1.
-      if (status == 101 || interim + 1 >= max_interim_answers) {
+      if (status == 101 || interim >= max_interim_answers) {
         throw std::runtime_error(status == 101 ? "an unasked 101 Switching Protocols answer"
                                                : "too many interim (1xx) answers");
       }

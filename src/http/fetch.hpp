@@ -65,8 +65,8 @@ struct fetch_response {
 /// within the exchange, on a new connection, only when writing it on a reused connection failed
 /// as a closed connection fails (reset, broken pipe, end of stream) before it was written
 /// whole; once written whole, any failure throws (the server may have acted on it: the caller
-/// retries or not). Interim answers (1xx) are passed over. Not thread-safe: one caller at a
-/// time.
+/// retries or not). Interim answers (1xx) are passed over, at most 8 (more, or a 101, throws).
+/// Not thread-safe: one caller at a time.
 class fetch_connection {
  public:
   fetch_connection();

@@ -11,7 +11,7 @@
 // Env: PORT, OUT, FAIL_FIRST=N FAIL_STATUS=503 RETRY_AFTER=1 (the first N requests get that
 //      status, with that Retry-After), PARTIAL=1, CLOSE_IDLE=1 (each connection closed 20 ms after
 //      an answer, without saying so: the next request must come on a new connection),
-//      EARLY_HINTS=1 (a `103 Early Hints` interim answer before each final one), ANSWERLESS=N
+//      EARLY_HINTS=N (N `103 Early Hints` interim answers before each final one), ANSWERLESS=N
 //      (the Nth request is logged, status "none", and its connection closed without an answer).
 import { createServer } from 'node:http';
 import { appendFileSync } from 'node:fs';
@@ -38,7 +38,7 @@ const srv = createServer((req, res) => {
       log({ path: req.url, status: 'none' });
       return req.socket.destroy();
     }
-    if (process.env.EARLY_HINTS) res.writeEarlyHints({ link: '</otlp>; rel=preload' });
+    for (let i = 0; i < Number(process.env.EARLY_HINTS ?? 0); i++) res.writeEarlyHints({ link: '</otlp>; rel=preload' });
     if (process.env.CLOSE_IDLE) res.on('finish', () => setTimeout(() => req.socket.destroy(), 20));
     const kind = { '/v1/traces': 'traces', '/v1/metrics': 'metrics' }[req.url];
     if (req.method !== 'POST' || !kind) return reply(res, 404, { code: 5, message: 'not found' });

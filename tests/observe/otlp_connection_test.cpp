@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
 #include <thread>
 
 #include "observe/otlp_sink.hpp"
@@ -88,6 +89,22 @@ TEST(OtlpExporter, InterimAnswersArePassedOverAndEachFinalAnswerCountsForItsPost
   for (const auto& line : lines) {
     EXPECT_EQ(text(line, "ok"), "true");
     EXPECT_EQ(line.at("conn").to_number<int>(), 1);  // the connection stayed in step
+  }
+}
+
+TEST(OtlpExporter, MoreThanEightInterimAnswersFailTheRequest) {
+  for (const int hints : {8, 9}) {
+    sink s({"EARLY_HINTS=" + std::to_string(hints)});
+    ASSERT_TRUE(s.ok()) << s.log();
+    auto opts = fast(s);
+    opts.max_attempts = 1;
+    auto e = make_otlp_exporter(opts);
+    ASSERT_TRUE(e);
+    (*e)->export_span(one_span());
+    ASSERT_TRUE((*e)->flush(20s));
+    const auto st = (*e)->stats();
+    EXPECT_EQ(st.spans_exported, hints <= 8 ? 1U : 0U) << hints << " interim answers";
+    EXPECT_EQ(st.spans_failed, hints <= 8 ? 0U : 1U) << hints << " interim answers";
   }
 }
 
