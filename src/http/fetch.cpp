@@ -16,6 +16,7 @@
 #include <stdexcept>
 
 #include "http/lookup.hpp"
+#include <poll.h>
 
 namespace mcp::http_detail {
 namespace {
@@ -60,13 +61,19 @@ class deadline_runner {
   clock::time_point until_;
 };
 
+/// Interim (1xx) answers read and passed over before the final one, at most; more is an error.
+constexpr int max_interim_answers = 8;
+
 /// A request sent and its answer read through `run`; `keep` asks the server to keep the
-/// connection open. Throws `system_error`; `stale` says whether the error came before any byte
-/// of an answer (the request may be sent again on a new connection).
+/// connection open. Throws `system_error`; `written` says whether the request was written whole
+/// before the error (when not, the server cannot have acted on it). Interim answers (1xx, which
+/// a client accepts unasked, RFC 9110 §15.2) are read and passed over; `keep_open` is true only
+/// when the server keeps the connection and no byte beyond the answer arrived (requests are
+/// never pipelined: a stray byte means the two sides no longer agree where answers start).
 template <class Stream>
 fetch_response exchange(Stream& stream, deadline_runner& run, beast::flat_buffer& buffer,
                         const fetch_target& t, const fetch_request& call, std::size_t max_bytes,
-                        bool keep, bool& stale, bool& keep_open) {
+                        bool keep, bool& written, bool& keep_open) {
   // The body is sent from the caller's string, not copied (an OTLP batch is hundreds of KB).
   http::request<http::span_body<const char>> req{http::string_to_verb(call.method), t.path, 11};
   const bool default_port = t.port == (t.tls ? 443 : 80);
@@ -80,32 +87,49 @@ fetch_response exchange(Stream& stream, deadline_runner& run, beast::flat_buffer
     req.body() = {call.body.data(), call.body.size()};
     req.prepare_payload();
   }
-  stale = true;
+  written = false;
   run([&](auto handler) { http::async_write(stream, req, std::move(handler)); });
-  http::response_parser<http::string_body> parser;
-  parser.body_limit(max_bytes);
-  parser.header_limit(16384);
-  try {
+  written = true;
+  for (int interim = 0;; ++interim) {
+    http::response_parser<http::string_body> parser;
+    parser.body_limit(max_bytes);
+    parser.header_limit(16384);
     run([&](auto handler) { http::async_read(stream, buffer, parser, std::move(handler)); });
-  } catch (const boost::system::system_error&) {
-    stale = !parser.got_some();
-    throw;
+    auto& res = parser.get();
+    const unsigned status = res.result_int();
+    if (status >= 100 && status < 200) {
+      // 101 switches protocols, which was not asked: nothing after it is HTTP/1.1.
+      if (status == 101 || interim >= max_interim_answers) {
+        throw std::runtime_error(status == 101 ? "an unasked 101 Switching Protocols answer"
+                                               : "too many interim (1xx) answers");
+      }
+      continue;
+    }
+    keep_open = keep && res.keep_alive() && !parser.need_eof() && buffer.size() == 0;
+    fetch_response out{.status = status, .body = std::move(res.body())};
+    if (auto it = res.find(http::field::www_authenticate); it != res.end()) {
+      out.www_authenticate = std::string(it->value());
+    }
+    if (auto it = res.find(http::field::retry_after); it != res.end()) {
+      out.retry_after = std::string(it->value());
+    }
+    if (auto it = res.find("DPoP-Nonce"); it != res.end()) {
+      out.dpop_nonce = std::string(it->value());
+    }
+    return out;
   }
-  stale = false;
-  auto& res = parser.get();
-  keep_open = keep && res.keep_alive() && !parser.need_eof();
-  fetch_response out{.status = res.result_int(), .body = std::move(res.body())};
-  if (auto it = res.find(http::field::www_authenticate); it != res.end()) {
-    out.www_authenticate = std::string(it->value());
-  }
-  if (auto it = res.find(http::field::retry_after); it != res.end()) {
-    out.retry_after = std::string(it->value());
-  }
-  if (auto it = res.find("DPoP-Nonce"); it != res.end()) out.dpop_nonce = std::string(it->value());
-  return out;
 }
 
-/// Whether an error on a kept connection means the server closed it while it was idle.
+/// Whether a kept connection may carry a request: nothing waits to be read on it (no stray
+/// byte, no end of stream from a server that closed it while idle, no error), checked without
+/// blocking.
+bool quiet(tcp::socket& sock, SSL* ssl) {
+  if (ssl != nullptr && SSL_pending(ssl) > 0) return false;
+  pollfd p{.fd = sock.native_handle(), .events = POLLIN, .revents = 0};
+  return ::poll(&p, 1, 0) == 0;  // -1 (say EINTR): not known quiet, connect again
+}
+
+/// Whether an error writing on a kept connection means the server closed it.
 bool closed_while_idle(const boost::system::error_code& ec) {
   return ec == http::error::end_of_stream || ec == net::error::eof ||
          ec == net::error::connection_reset || ec == net::error::broken_pipe ||
@@ -151,6 +175,18 @@ struct fetch_connection::state {
   bool open = false;
   beast::flat_buffer buffer;  ///< the answers' bytes, kept with the connection
   std::uint64_t connections = 0;
+  std::chrono::milliseconds idle_limit{30000};
+  clock::time_point last_used{};  ///< the end of the open connection's last exchange
+
+  /// Closes the open connection unless it may carry a request (fetch.hpp says when).
+  void check_idle(clock::time_point now) {
+    if (!open) return;
+    tcp::socket& sock = tls ? tls->next_layer() : plain;
+    if (idle_limit.count() <= 0 || now - last_used > idle_limit || buffer.size() != 0 ||
+        !quiet(sock, tls ? tls->native_handle() : nullptr)) {
+      close();
+    }
+  }
 
   void close() noexcept {
     beast::error_code ignored;
@@ -209,22 +245,29 @@ struct fetch_connection::state {
       origin = std::move(key);
     }
     try {
+      check_idle(clock::now());
       for (bool reused = open;; reused = false) {
         if (!open) connect(t, call.ca_file, until);
         tcp::socket& sock = tls ? tls->next_layer() : plain;
         deadline_runner run(ioc, sock, until);
-        bool stale = false, keep_open = false;
+        bool written = false, keep_open = false;
         try {
           // No TLS shutdown at the end: the body is complete, and the server closes too.
-          auto res = tls ? http_detail::exchange(*tls, run, buffer, t, call, max_bytes, keep, stale,
-                                                 keep_open)
+          auto res = tls ? http_detail::exchange(*tls, run, buffer, t, call, max_bytes, keep,
+                                                 written, keep_open)
                          : http_detail::exchange(plain, run, buffer, t, call, max_bytes, keep,
-                                                 stale, keep_open);
-          if (!keep_open) close();
+                                                 written, keep_open);
+          if (keep_open) {
+            last_used = clock::now();
+          } else {
+            close();
+          }
           return res;
         } catch (const boost::system::system_error& e) {
           close();
-          if (!(reused && stale && closed_while_idle(e.code()))) throw;
+          // Sent again only when it was not written whole: once it was, the server may have
+          // acted on it, and the caller decides (a retry of its own, counted).
+          if (!(reused && !written && closed_while_idle(e.code()))) throw;
         }
       }
     } catch (const boost::system::system_error& e) {
@@ -256,5 +299,9 @@ fetch_response fetch_connection::exchange(const std::string& url, const fetch_re
 void fetch_connection::close() noexcept { s_->close(); }
 
 std::uint64_t fetch_connection::connections() const noexcept { return s_->connections; }
+
+void fetch_connection::set_idle_limit(std::chrono::milliseconds limit) noexcept {
+  s_->idle_limit = limit;
+}
 
 }  // namespace mcp::http_detail

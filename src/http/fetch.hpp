@@ -57,10 +57,16 @@ struct fetch_response {
 
 /// Exchanges on a connection kept open between them (`Connection: keep-alive`): the next
 /// exchange with the same origin (scheme, host, port, `ca_file`) reuses it; another origin, an
-/// answer that closes it (`Connection: close`, a body ending at the close) or any error closes
-/// it, and the next exchange connects again. A kept connection that the server closed while
-/// idle (no byte of an answer read before the error) is replaced once within the exchange: the
-/// request is sent again on a new connection. Not thread-safe: one caller at a time.
+/// answer that closes it (`Connection: close`, a body ending at the close), a byte arriving
+/// after an answer or any error closes it, and the next exchange connects again. Before reuse,
+/// the kept connection is checked without blocking: idle longer than the idle limit (30 s unless
+/// `set_idle_limit` says otherwise), or readable (the server closed it while idle, or sent a
+/// stray byte), it is closed and a new one opened, nothing sent on it. A request is sent again
+/// within the exchange, on a new connection, only when writing it on a reused connection failed
+/// as a closed connection fails (reset, broken pipe, end of stream) before it was written
+/// whole; once written whole, any failure throws (the server may have acted on it: the caller
+/// retries or not). Interim answers (1xx) are passed over, at most 8 (more, or a 101, throws).
+/// Not thread-safe: one caller at a time.
 class fetch_connection {
  public:
   fetch_connection();
@@ -76,6 +82,9 @@ class fetch_connection {
   void close() noexcept;
   /// Connections opened so far.
   [[nodiscard]] std::uint64_t connections() const noexcept;
+  /// A kept connection idle longer than `limit` is closed before the next exchange (opened
+  /// again). Never throws.
+  void set_idle_limit(std::chrono::milliseconds limit) noexcept;
 
   struct state;
 

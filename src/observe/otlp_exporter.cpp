@@ -127,8 +127,14 @@ struct otlp_exporter::impl {
         return;
       }
       try {
-        if (queue.empty() || queue.back().size() >= opts.max_batch) queue.push_back(new_block());
-        queue.back().push_back(std::move(s));
+        if (queue.empty() || queue.back().size() >= opts.max_batch) {
+          // Filled, then queued: when queueing it throws, no empty block stays in the queue.
+          auto block = new_block();
+          block.push_back(std::move(s));  // within the block's reserve
+          queue.push_back(std::move(block));
+        } else {
+          queue.back().push_back(std::move(s));  // within the block's reserve
+        }
       } catch (...) {
         spans_dropped.fetch_add(1, std::memory_order_relaxed);
         return;
@@ -317,7 +323,10 @@ result<std::shared_ptr<otlp_exporter>> make_otlp_exporter(otlp_options opts) {
   im->request = {.method = "POST", .ca_file = im->opts.ca_file, .headers = im->opts.headers};
   im->content_type_at = im->request.headers.size();
   im->request.headers.emplace_back("Content-Type", "application/json");
+  // Room for every spare block now: giving one back on the thread never allocates.
+  im->spare.reserve(otlp_exporter::impl::spare_blocks);
   im->spare.push_back(im->new_block());  // the first block, made before any span waits
+  im->conn.set_idle_limit(im->opts.connection_idle_limit);
   im->worker = std::thread([raw = im.get()] { raw->run(); });
   return std::shared_ptr<otlp_exporter>(new otlp_exporter(std::move(im)));
 }

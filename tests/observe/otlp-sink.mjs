@@ -10,7 +10,9 @@
 //      415 for other content types, 404 for other paths.
 // Env: PORT, OUT, FAIL_FIRST=N FAIL_STATUS=503 RETRY_AFTER=1 (the first N requests get that
 //      status, with that Retry-After), PARTIAL=1, CLOSE_IDLE=1 (each connection closed 20 ms after
-//      an answer, without saying so: the next request must come on a new connection).
+//      an answer, without saying so: the next request must come on a new connection),
+//      EARLY_HINTS=N (N `103 Early Hints` interim answers before each final one), ANSWERLESS=N
+//      (the Nth request is logged, status "none", and its connection closed without an answer).
 import { createServer } from 'node:http';
 import { appendFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
@@ -20,6 +22,7 @@ const port = Number(process.env.PORT ?? 0);
 const out = process.env.OUT ?? './otlp-received.jsonl';
 let failLeft = Number(process.env.FAIL_FIRST ?? 0);
 let connections = 0;
+let requests = 0;
 let conn = 0;  // the connection of the request being answered
 const log = (entry) => appendFileSync(out, JSON.stringify({ t: Date.now(), conn, ...entry }) + '\n');
 const reply = (res, status, obj, headers = {}) => {
@@ -31,6 +34,11 @@ const srv = createServer((req, res) => {
   req.on('data', (c) => chunks.push(c));
   req.on('end', () => {
     conn = req.socket.mcpConn;
+    if (++requests === Number(process.env.ANSWERLESS ?? 0)) {
+      log({ path: req.url, status: 'none' });
+      return req.socket.destroy();
+    }
+    for (let i = 0; i < Number(process.env.EARLY_HINTS ?? 0); i++) res.writeEarlyHints({ link: '</otlp>; rel=preload' });
     if (process.env.CLOSE_IDLE) res.on('finish', () => setTimeout(() => req.socket.destroy(), 20));
     const kind = { '/v1/traces': 'traces', '/v1/metrics': 'metrics' }[req.url];
     if (req.method !== 'POST' || !kind) return reply(res, 404, { code: 5, message: 'not found' });

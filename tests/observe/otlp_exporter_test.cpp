@@ -20,65 +20,15 @@
 #include <map>
 #include <thread>
 
+#include "observe/otlp_sink.hpp"
 #include "support/subprocess.hpp"
 
 namespace {
 
+using namespace otlp_test;
 using namespace mcp::observe;
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
-
-std::string node_modules;  // the installed pin's node_modules
-const std::string here = MCP_SOURCE_DIR "/tests/observe";
-
-/// The receiver, started with extra environment; its JSON lines.
-class sink {
- public:
-  explicit sink(std::vector<std::string> env) {
-    out_ = fs::temp_directory_path() /
-           ("mcp-otlp-" + std::to_string(::getpid()) + "-" + std::to_string(++count_) + ".jsonl");
-    std::vector<std::string> argv = {"/usr/bin/env", "NODE_PATH=" + node_modules,
-                                     "OUT=" + out_.string(), "PORT=0"};
-    argv.insert(argv.end(), env.begin(), env.end());
-    argv.push_back("node");
-    argv.push_back(here + "/otlp-sink.mjs");
-    proc_ = std::make_unique<mcp::test::subprocess>(argv);
-    if (auto line = proc_->read_line(30s)) {
-      auto v = mcp::parse_json(*line);
-      if (v && v->is_object()) port_ = static_cast<int>(v->at("port").to_number<int>());
-    }
-  }
-  ~sink() {
-    proc_->close_stdin();
-    (void)proc_->wait(5s);
-    std::error_code ec;
-    fs::remove(out_, ec);
-  }
-  sink(const sink&) = delete;
-  sink& operator=(const sink&) = delete;
-
-  [[nodiscard]] std::string endpoint() const { return "http://127.0.0.1:" + std::to_string(port_); }
-  [[nodiscard]] bool ok() const { return port_ > 0; }
-  std::string log() { return proc_->drain_stderr(); }
-
-  /// Every request received so far.
-  [[nodiscard]] std::vector<mcp::json::object> lines() const {
-    std::vector<mcp::json::object> out;
-    std::ifstream in(out_);
-    std::string line;
-    while (std::getline(in, line)) {
-      auto v = mcp::parse_json(line, {.max_size = 64 << 20});
-      if (v && v->is_object()) out.push_back(v->as_object());
-    }
-    return out;
-  }
-
- private:
-  static inline int count_ = 0;
-  fs::path out_;
-  int port_ = 0;
-  std::unique_ptr<mcp::test::subprocess> proc_;
-};
 
 /// Attributes of a decoded span or point as key -> text.
 std::map<std::string, std::string> attrs(const mcp::json::value& holder) {
@@ -96,23 +46,6 @@ std::map<std::string, std::string> attrs(const mcp::json::value& holder) {
     out[std::string(kv.at("key").as_string())] = text;
   }
   return out;
-}
-
-std::string text(const mcp::json::object& o, std::string_view key) {
-  const auto* v = o.if_contains(key);
-  if (v == nullptr) return "<none>";
-  if (v->is_string()) return std::string(v->as_string());
-  return mcp::to_json_string(*v);
-}
-
-otlp_options fast(const sink& s) {
-  return {.endpoint = s.endpoint(),
-          .resource = {{"service.name", "otlp-test"}},
-          .batch_delay = 200ms,
-          .timeout = 5s,
-          .metrics_interval = std::chrono::hours(1),
-          .initial_backoff = 50ms,
-          .max_backoff = 5s};
 }
 
 constexpr std::string_view remote = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
@@ -345,17 +278,6 @@ void engine_spans_decode(otlp_encoding encoding) {
   (*e)->shutdown();
 }
 
-span_record one_span() {
-  span_record r;
-  r.shape = make_span_shape("ping", kind::server, {{attr::method_name, std::string("ping")}});
-  r.context.trace_id = new_trace_id();
-  r.context.span_id = new_span_id();
-  r.context.flags = 1;
-  r.start_unix_ns = 1;
-  r.end_unix_ns = 2;
-  return r;
-}
-
 TEST(OtlpExporter, ProtobufSpansOfEverySizeDecode) {
   sink s({});
   ASSERT_TRUE(s.ok()) << s.log();
@@ -432,41 +354,6 @@ TEST(OtlpExporter, A503WithRetryAfterIsRetriedAfterThatWait) {
   EXPECT_EQ(st.retries, 1U);
   EXPECT_EQ(st.spans_exported, 1U);
   EXPECT_EQ(st.spans_failed, 0U);
-}
-
-/// Requests, each of one span, made one after the other (`pause` apart) until all were received.
-std::vector<mcp::json::object> posts_apart(const sink& s, int n, std::chrono::milliseconds pause) {
-  auto e = make_otlp_exporter(fast(s));
-  if (!e) return {};
-  for (int i = 0; i < n; ++i) {
-    (*e)->export_span(one_span());
-    EXPECT_TRUE((*e)->flush(20s));
-    std::this_thread::sleep_for(pause);
-  }
-  const auto st = (*e)->stats();
-  EXPECT_EQ(st.spans_exported, static_cast<std::uint64_t>(n));
-  EXPECT_EQ(st.requests, static_cast<std::uint64_t>(n));
-  EXPECT_EQ(st.spans_failed + st.retries, 0U);
-  return s.lines();
-}
-
-TEST(OtlpExporter, OneConnectionCarriesEveryPost) {
-  sink s({});
-  ASSERT_TRUE(s.ok()) << s.log();
-  const auto lines = posts_apart(s, 4, 10ms);
-  ASSERT_EQ(lines.size(), 4U);
-  for (const auto& line : lines) EXPECT_EQ(line.at("conn").to_number<int>(), 1);
-}
-
-TEST(OtlpExporter, ACollectorClosingIdleConnectionsStillGetsEverySpan) {
-  sink s({"CLOSE_IDLE=1"});  // closed 20 ms after each answer, without a word
-  ASSERT_TRUE(s.ok()) << s.log();
-  const auto lines = posts_apart(s, 4, 100ms);
-  ASSERT_EQ(lines.size(), 4U);
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    EXPECT_EQ(text(lines[i], "ok"), "true");
-    EXPECT_EQ(lines[i].at("conn").to_number<std::size_t>(), i + 1);
-  }
 }
 
 TEST(OtlpExporter, A429WithoutRetryAfterBacksOffExponentially) {
@@ -584,7 +471,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "npm install failed: %s\n", install.drain_stderr().c_str());
     return 1;
   }
-  node_modules = *dir + "/node_modules";
+  otlp_test::node_modules = *dir + "/node_modules";
   ::testing::InitGoogleTest(&argc, argv);
   return RUN_ALL_TESTS();
 }

@@ -58,6 +58,10 @@ struct otlp_options {
   std::size_t max_batch = 512;                  ///< spans per request
   std::chrono::milliseconds batch_delay{5000};  ///< longest wait of a queued span
   std::chrono::milliseconds timeout{10000};     ///< per request (lookup, connect, answer)
+  /// The connection kept open between requests is closed and opened again before a request
+  /// when it was idle longer than this (a collector or a proxy may have dropped it silently);
+  /// zero: a new connection for every request.
+  std::chrono::milliseconds connection_idle_limit{30000};
   /// Exported every `metrics_interval`, and at flush and shutdown; null: no metrics.
   std::shared_ptr<observe::metrics> metrics{};
   std::chrono::milliseconds metrics_interval{60000};  ///< with `metrics`: time between exports
