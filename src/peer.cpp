@@ -247,6 +247,20 @@ std::size_t peer::requests_in_flight() const {
   return inbound_.size();
 }
 
+std::vector<std::weak_ptr<inbound_request>> peer::requests_now() const {
+  std::lock_guard lock(mu_);
+  std::vector<std::weak_ptr<inbound_request>> now;
+  now.reserve(inbound_.size());
+  for (const auto& [id, r] : inbound_) now.emplace_back(r);
+  return now;
+}
+
+bool peer::in_flight(const inbound_request& r) const {
+  std::lock_guard lock(mu_);
+  auto it = inbound_.find(r.id());
+  return it != inbound_.end() && it->second.get() == &r;
+}
+
 void peer::record_held_requests() {
   std::lock_guard lock(mu_);
   record_held_ = true;
