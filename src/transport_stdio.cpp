@@ -172,23 +172,35 @@ int read_lines(int fd, const line_reader_options& opts,
 
 namespace {
 
-/// Waits until every request of `running` was answered and released or `drain` passed; returns
-/// the ids of those still in flight then, which closing will drop.
+/// Waits until every request of `running` was answered or `drain` passed; returns the ids of
+/// those still in flight then, which closing will drop. A request is done once it expired
+/// (answered, and nothing holds it). One answered but still held (a task's call, running on;
+/// a handler going on after a deadline answered for it) is not waited for beyond `settle`: its
+/// answer leaves right after the untracking, on the answering thread.
 std::vector<std::string> drain(const detail::peer& p,
                                std::vector<std::weak_ptr<detail::inbound_request>> running,
                                std::chrono::milliseconds drain) {
+  constexpr auto settle = std::chrono::milliseconds(100);
   const auto until = std::chrono::steady_clock::now() + drain;
+  std::optional<std::chrono::steady_clock::time_point> settled;
   auto wait = std::chrono::microseconds(100);
   for (;;) {
     std::erase_if(running, [](const auto& w) { return w.expired(); });
-    if (running.empty() || std::chrono::steady_clock::now() >= until) break;
+    const auto now = std::chrono::steady_clock::now();
+    if (running.empty() || now >= until) break;
+    const bool tracked = std::any_of(running.begin(), running.end(), [&](const auto& w) {
+      auto r = w.lock();
+      return r && p.in_flight(*r);
+    });
+    if (!tracked) {
+      if (!settled) settled = now + settle;
+      if (now >= *settled) break;
+    }
     std::this_thread::sleep_for(wait);  // shutdown only: a short poll, growing to 5 ms
     wait = std::min(wait * 2, std::chrono::microseconds(5000));
   }
   std::vector<std::string> dropped;
   for (const auto& w : running) {
-    // An answered request still held (a handler that goes on after a deadline answered it) is
-    // not dropped: only one still tracked is.
     if (auto r = w.lock(); r && p.in_flight(*r)) dropped.push_back(jsonrpc::to_string(r->id()));
   }
   return dropped;
