@@ -261,6 +261,23 @@ bool peer::in_flight(const inbound_request& r) const {
   return it != inbound_.end() && it->second.get() == &r;
 }
 
+void peer::end_input() {
+  std::unordered_map<std::int64_t, outbound> out;
+  {
+    std::lock_guard lock(mu_);
+    if (input_ended_.exchange(true, std::memory_order_relaxed)) return;
+    out.swap(outbound_);
+  }
+  for (auto& [id, o] : out) {
+    if (o.timer != 0) cancel_timer(o.timer);
+    result<json::object> ended = closed_error();
+    if (obs_) [[unlikely]] {
+      observe_outbound_end(o, ended);
+    }
+    o.done(std::move(ended));
+  }
+}
+
 void peer::record_held_requests() {
   std::lock_guard lock(mu_);
   record_held_ = true;
@@ -281,7 +298,7 @@ std::int64_t peer::request_async(std::string_view method, json::object params,
   std::int64_t id = 0;
   {
     std::unique_lock lock(mu_);
-    if (closed_.load()) {
+    if (closed_.load() || input_ended_.load(std::memory_order_relaxed)) {
       lock.unlock();
       done(closed_error());
       return 0;
@@ -292,7 +309,7 @@ std::int64_t peer::request_async(std::string_view method, json::object params,
       lock.unlock();  // the observer runs without the peer's lock
       o.span = observe_outbound(method, params, opts.related, id);
       lock.lock();
-      if (closed_.load()) {  // closed meanwhile: the close did not see this request
+      if (closed_.load() || input_ended_.load(std::memory_order_relaxed)) {  // meanwhile
         lock.unlock();
         result<json::object> closed = closed_error();
         observe_outbound_end(o, closed);

@@ -231,7 +231,8 @@ int server::serve_stdio(std::stop_token stop) {
   out->flush();
   // Every request read was accepted: the calls still running on handler threads are answered
   // before the session closes (closing cancels them and drops their answers).
-  const auto& p = static_cast<const detail::server_session_impl&>(*session);
+  auto& p = static_cast<detail::server_session_impl&>(*session);
+  p.end_input();  // a handler's question to the client (elicitation, sampling) gets no answer now
   const auto drain_for = options().stdio_drain_timeout;
   const auto dropped = drain(p, p.requests_now(), drain_for);
   session->close();

@@ -306,8 +306,10 @@ class server {
   /// answered: it waits up to `server_options::stdio_drain_timeout` for the calls still running
   /// (a client that closed its end of stdin may still read stdout), cancels those left, writing
   /// one line on stderr naming their ids, and returns the process exit code (0, or 1 after a
-  /// read error). Ignores SIGPIPE (a client that went away must not end the process); no other
-  /// signal is touched. Blocks the calling thread.
+  /// read error). Meanwhile a handler's request to the client (elicitation, sampling, roots)
+  /// fails at once with `errc::connection_closed`: no answer can come. Ignores SIGPIPE (a client
+  /// that went away must not end the process); no other signal is touched. Blocks the calling
+  /// thread.
   int serve_stdio(std::stop_token stop = {});
 
   /// The options the server was built with.

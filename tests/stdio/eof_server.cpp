@@ -1,5 +1,6 @@
 // A stdio server for tests/stdio: its tools run on handler threads, never inline. `sleep`
-// answers after `ms` milliseconds; `endless` runs until it is cancelled. argv[1]: the server's
+// answers after `ms` milliseconds; `endless` runs until it is cancelled; `roots` asks the client
+// for its roots (roots/list). argv[1]: the server's
 // stdio_drain_timeout in milliseconds (default: the SDK's).
 #include <mcp/server.hpp>
 
@@ -37,6 +38,12 @@ int main(int argc, char** argv) {
                       std::this_thread::sleep_for(std::chrono::milliseconds(1));
                     }
                     return mcp::tool_error{"cancelled"};
+                  });
+  server.add_tool({.name = "roots", .description = "Asks the client for its roots"},
+                  [](mcp::tool_context& ctx) -> mcp::tool_result<std::string> {
+                    auto roots = ctx.list_roots();
+                    if (!roots) return mcp::tool_error{"no roots: " + roots.error().message};
+                    return std::string("got roots");
                   });
   return server.serve_stdio();
 }

@@ -21,7 +21,7 @@ using namespace std::chrono_literals;
 
 const std::string k_init =
     R"({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18",)"
-    R"("capabilities":{},"clientInfo":{"name":"t","version":"1"}}})"
+    R"("capabilities":{"roots":{}},"clientInfo":{"name":"t","version":"1"}}})"
     "\n"
     R"({"jsonrpc":"2.0","method":"notifications/initialized"})";
 
@@ -32,6 +32,7 @@ std::string call(const std::string& id, const std::string& tool, const std::stri
 
 struct run_result {
   std::set<std::string> answered;  // the ids of the results and errors read, serialized
+  std::vector<std::string> lines;  // every line read
   std::optional<int> exit_code;
   std::chrono::milliseconds after_eof{};  // from closing stdin to the process's exit
   std::string stderr_text;
@@ -50,6 +51,7 @@ run_result run(const std::vector<std::string>& lines, const std::string& drain_m
   p.close_stdin();
   const auto closed = std::chrono::steady_clock::now();
   while (auto line = p.read_line(20s)) {
+    r.lines.push_back(*line);
     const auto v = boost::json::parse(*line);
     const auto& o = v.as_object();
     if (o.contains("result") || o.contains("error")) {
@@ -100,6 +102,22 @@ TEST(stdio_eof, a_call_that_does_not_end_is_cancelled_after_the_drain_timeout_an
                                "ids: \"never-7\""),
             std::string::npos)
       << r.stderr_text;
+}
+
+TEST(stdio_eof, a_question_to_the_client_after_the_end_of_input_fails_at_once) {
+  // The client stopped writing: roots/list can get no answer, so the handler's ask fails now and
+  // its call is answered, rather than waiting for the ask's timeout and being cancelled.
+  const auto r = run({call("9", "roots", "{}")});
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_EQ(r.answered, (std::set<std::string>{"0", "9"}));
+  EXPECT_LT(r.after_eof, 3000ms);
+  bool told = false;
+  for (const auto& l : r.lines) {
+    told = told || (l.find(R"("id":9)") != std::string::npos &&
+                    l.find("no roots: the session has ended") != std::string::npos);
+  }
+  EXPECT_TRUE(told);
+  EXPECT_EQ(r.stderr_text.find("cancelled unanswered"), std::string::npos) << r.stderr_text;
 }
 
 TEST(stdio_eof, a_drain_timeout_of_zero_cancels_at_once) {
