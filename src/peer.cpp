@@ -247,6 +247,37 @@ std::size_t peer::requests_in_flight() const {
   return inbound_.size();
 }
 
+std::vector<std::weak_ptr<inbound_request>> peer::requests_now() const {
+  std::lock_guard lock(mu_);
+  std::vector<std::weak_ptr<inbound_request>> now;
+  now.reserve(inbound_.size());
+  for (const auto& [id, r] : inbound_) now.emplace_back(r);
+  return now;
+}
+
+bool peer::in_flight(const inbound_request& r) const {
+  std::lock_guard lock(mu_);
+  auto it = inbound_.find(r.id());
+  return it != inbound_.end() && it->second.get() == &r;
+}
+
+void peer::end_input() {
+  std::unordered_map<std::int64_t, outbound> out;
+  {
+    std::lock_guard lock(mu_);
+    if (input_ended_.exchange(true, std::memory_order_relaxed)) return;
+    out.swap(outbound_);
+  }
+  for (auto& [id, o] : out) {
+    if (o.timer != 0) cancel_timer(o.timer);
+    result<json::object> ended = closed_error();
+    if (obs_) [[unlikely]] {
+      observe_outbound_end(o, ended);
+    }
+    o.done(std::move(ended));
+  }
+}
+
 void peer::record_held_requests() {
   std::lock_guard lock(mu_);
   record_held_ = true;
@@ -267,7 +298,7 @@ std::int64_t peer::request_async(std::string_view method, json::object params,
   std::int64_t id = 0;
   {
     std::unique_lock lock(mu_);
-    if (closed_.load()) {
+    if (closed_.load() || input_ended_.load(std::memory_order_relaxed)) {
       lock.unlock();
       done(closed_error());
       return 0;
@@ -278,7 +309,7 @@ std::int64_t peer::request_async(std::string_view method, json::object params,
       lock.unlock();  // the observer runs without the peer's lock
       o.span = observe_outbound(method, params, opts.related, id);
       lock.lock();
-      if (closed_.load()) {  // closed meanwhile: the close did not see this request
+      if (closed_.load() || input_ended_.load(std::memory_order_relaxed)) {  // meanwhile
         lock.unlock();
         result<json::object> closed = closed_error();
         observe_outbound_end(o, closed);

@@ -163,6 +163,17 @@ class peer : public std::enable_shared_from_this<peer> {
   [[nodiscard]] connection& conn() const noexcept { return *conn_; }
   [[nodiscard]] const std::shared_ptr<connection>& conn_ptr() const noexcept { return conn_; }
   [[nodiscard]] std::size_t requests_in_flight() const;
+  /// The incoming requests in flight now, held weakly: one expires once it was answered (or
+  /// dropped) and nothing holds it any more. For a transport that drains before it closes.
+  /// Thread-safe.
+  [[nodiscard]] std::vector<std::weak_ptr<inbound_request>> requests_now() const;
+  /// True while `r` is in flight: tracked, neither answered nor cancelled. Thread-safe.
+  [[nodiscard]] bool in_flight(const inbound_request& r) const;
+  /// The peer's input ended (the transport reads nothing more) while the peer stays open to
+  /// send: outgoing requests waiting for an answer fail now with `connection_closed`, and so do
+  /// those made from now on, since no answer can come. Incoming requests in flight go on.
+  /// Idempotent; thread-safe.
+  void end_input();
   /// Records every incoming request tracked from now on until nothing holds it, for
   /// `inbound_released`: a per-request session that may serve another caller next asks for it
   /// before it receives anything (other peers skip the record). Thread-safe.
@@ -278,6 +289,7 @@ class peer : public std::enable_shared_from_this<peer> {
   std::shared_ptr<connection> conn_;
   json_limits limits_;
   std::atomic<bool> closed_{false};
+  std::atomic<bool> input_ended_{false};  ///< `end_input`: set under `mu_`
 
   mutable std::mutex mu_;
   std::unordered_map<jsonrpc::request_id, std::shared_ptr<inbound_request>> inbound_;

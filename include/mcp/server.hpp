@@ -91,7 +91,11 @@ struct server_options {
   std::shared_ptr<executor> handler_executor{};
   json_limits limits{};                                ///< per incoming message
   std::size_t max_line_bytes = std::size_t{4} << 20U;  ///< stdio: longest accepted line
-  log_level default_log_level = log_level::info;       ///< before the client sets one
+  /// stdio: once stdin ends (or `serve_stdio`'s stop is requested), how long `serve_stdio`
+  /// waits for the calls still running to be answered before it cancels them and returns
+  /// (naming the ones it dropped on stderr). 0: cancel them at once.
+  std::chrono::milliseconds stdio_drain_timeout{std::chrono::seconds(5)};
+  log_level default_log_level = log_level::info;  ///< before the client sets one
   /// Tasks (tools with `task_support_mode` optional or required): where they are kept.
   /// Default: in memory. A durable store (make_sqlite_task_store) keeps tasks and results
   /// across restarts; the server fails the tasks it finds unfinished when it starts.
@@ -298,9 +302,14 @@ class server {
                                                              session_options opts = {});
 
   /// Serves one client over stdin/stdout until stdin ends or `stop` is requested (from another
-  /// thread, a signal handler's std::stop_source, ...); then running calls are cancelled and it
-  /// returns the process exit code (0, or 1 after a read error). Ignores SIGPIPE (a client
-  /// that went away must not end the process); no other signal is touched.
+  /// thread, a signal handler's std::stop_source, ...). Then every request read before is still
+  /// answered: it waits up to `server_options::stdio_drain_timeout` for the calls still running
+  /// (a client that closed its end of stdin may still read stdout), cancels those left, writing
+  /// one line on stderr naming their ids, and returns the process exit code (0, or 1 after a
+  /// read error). Meanwhile a handler's request to the client (elicitation, sampling, roots)
+  /// fails at once with `errc::connection_closed`: no answer can come. Ignores SIGPIPE (a client
+  /// that went away must not end the process); no other signal is touched. Blocks the calling
+  /// thread.
   int serve_stdio(std::stop_token stop = {});
 
   /// Marks the server as serving: the list changes made from now on (a tool, resource or
