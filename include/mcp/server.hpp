@@ -93,8 +93,10 @@ struct server_options {
   std::size_t max_line_bytes = std::size_t{4} << 20U;  ///< stdio: longest accepted line
   /// stdio: once stdin ends (or `serve_stdio`'s stop is requested), how long `serve_stdio`
   /// waits for the calls still running to be answered before it cancels them and returns
-  /// (naming the ones it dropped on stderr). 0: cancel them at once.
-  std::chrono::milliseconds stdio_drain_timeout{std::chrono::seconds(5)};
+  /// (naming the ones it dropped on stderr). 0: cancel them at once. The default, 1 s, is
+  /// within the 2 s a launcher commonly waits after closing a server's stdin before SIGTERM
+  /// (`process_options::grace`); a batch fed from a file may want longer.
+  std::chrono::milliseconds stdio_drain_timeout{std::chrono::seconds(1)};
   log_level default_log_level = log_level::info;  ///< before the client sets one
   /// Tasks (tools with `task_support_mode` optional or required): where they are kept.
   /// Default: in memory. A durable store (make_sqlite_task_store) keeps tasks and results

@@ -91,8 +91,9 @@ TEST_F(demo, many_pipelined_calls_all_get_answers) {
 }
 
 TEST_F(demo, client_exit_mid_call_ends_the_server_cleanly_after_the_drain_timeout) {
-  // The call (10 s) outlasts the drain timeout (the default, 5 s): it is waited for that long,
-  // then cancelled and named on stderr, and the server exits.
+  // The call (10 s) outlasts the drain timeout (the default, 1 s): it is waited for that long,
+  // then cancelled and named on stderr, and the server exits (within the 2 s a launcher such as
+  // mcp::process gives it before SIGTERM).
   ASSERT_TRUE(server.write_line(
       R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow_count","arguments":{"steps":100,"step_ms":100}}})"));
   std::this_thread::sleep_for(150ms);
@@ -100,9 +101,9 @@ TEST_F(demo, client_exit_mid_call_ends_the_server_cleanly_after_the_drain_timeou
   const auto start = std::chrono::steady_clock::now();
   EXPECT_EQ(server.wait(10s), 0);
   const auto took = std::chrono::steady_clock::now() - start;
-  EXPECT_GE(took, 4900ms) << "the running call was not waited for";
-  EXPECT_LT(took, 8s) << "the running call was not cancelled after the drain timeout";
-  EXPECT_NE(server.drain_stderr().find("1 request(s) still running after 5000 ms cancelled "
+  EXPECT_GE(took, 950ms) << "the running call was not waited for";
+  EXPECT_LT(took, 1900ms) << "the running call was not cancelled after the drain timeout";
+  EXPECT_NE(server.drain_stderr().find("1 request(s) still running after 1000 ms cancelled "
                                        "unanswered, ids: 1"),
             std::string::npos);
 }
