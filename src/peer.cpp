@@ -127,7 +127,12 @@ bool peer::track(const std::shared_ptr<inbound_request>& r) {
   {
     std::lock_guard lock(mu_);
     if (closed_.load()) return false;
-    if (inbound_.emplace(r->id(), r).second) {
+    if (find_inbound(r->id()) == nullptr) {
+      if (!lone_) {
+        lone_ = r;
+      } else {
+        inbound_.emplace(r->id(), r);
+      }
       if (record_held_) {
         if (held_inbound_.size() >= held_limit_) {  // amortized: the limit doubles with the live
           std::erase_if(held_inbound_, [](const auto& w) { return w.expired(); });
@@ -150,11 +155,32 @@ bool peer::track(const std::shared_ptr<inbound_request>& r) {
   return false;
 }
 
+inbound_request* peer::find_inbound(const jsonrpc::request_id& id) const {
+  if (lone_ && lone_->id() == id) return lone_.get();
+  if (inbound_.empty()) return nullptr;
+  auto it = inbound_.find(id);
+  return it == inbound_.end() ? nullptr : it->second.get();
+}
+
+std::shared_ptr<inbound_request> peer::take_inbound(const jsonrpc::request_id& id) {
+  if (lone_ && lone_->id() == id) return std::move(lone_);
+  if (inbound_.empty()) return nullptr;
+  auto it = inbound_.find(id);
+  if (it == inbound_.end()) return nullptr;
+  auto r = std::move(it->second);
+  inbound_.erase(it);
+  return r;
+}
+
 bool peer::untrack(const inbound_request& r) {
   std::lock_guard lock(mu_);
-  auto it = inbound_.find(r.id());
-  if (it == inbound_.end() || it->second.get() != &r) return false;  // cancelled or closed
-  inbound_.erase(it);
+  if (lone_.get() == &r) {
+    lone_.reset();  // the caller holds the request: not its last reference
+  } else {
+    auto it = inbound_.empty() ? inbound_.end() : inbound_.find(r.id());
+    if (it == inbound_.end() || it->second.get() != &r) return false;  // cancelled or closed
+    inbound_.erase(it);
+  }
   if (obs_ && r.span_) [[unlikely]] {
     // The answer follows on this thread (`send_final`): the span waits for it there.
     hold_answering(r.id(), std::move(r.span_));
@@ -227,10 +253,8 @@ void peer::on_cancelled(const jsonrpc::request_id& id) {
   observe::span span;
   {
     std::lock_guard lock(mu_);
-    auto it = inbound_.find(id);
-    if (it == inbound_.end()) return;  // unknown or finished: ignored (REQ-101)
-    r = std::move(it->second);
-    inbound_.erase(it);
+    r = take_inbound(id);
+    if (!r) return;  // unknown or finished: ignored (REQ-101)
     span = std::exchange(r->span_, {});
   }
   r->cancelled_.store(true);
@@ -244,21 +268,21 @@ void peer::on_cancelled(const jsonrpc::request_id& id) {
 
 std::size_t peer::requests_in_flight() const {
   std::lock_guard lock(mu_);
-  return inbound_.size();
+  return inbound_.size() + (lone_ ? 1 : 0);
 }
 
 std::vector<std::weak_ptr<inbound_request>> peer::requests_now() const {
   std::lock_guard lock(mu_);
   std::vector<std::weak_ptr<inbound_request>> now;
-  now.reserve(inbound_.size());
+  now.reserve(inbound_.size() + 1);
+  if (lone_) now.emplace_back(lone_);
   for (const auto& [id, r] : inbound_) now.emplace_back(r);
   return now;
 }
 
 bool peer::in_flight(const inbound_request& r) const {
   std::lock_guard lock(mu_);
-  auto it = inbound_.find(r.id());
-  return it != inbound_.end() && it->second.get() == &r;
+  return find_inbound(r.id()) == &r;
 }
 
 void peer::end_input() {
@@ -285,7 +309,7 @@ void peer::record_held_requests() {
 
 bool peer::inbound_released() const {
   std::lock_guard lock(mu_);
-  return record_held_ && inbound_.empty() &&
+  return record_held_ && !lone_ && inbound_.empty() &&
          std::all_of(held_inbound_.begin(), held_inbound_.end(),
                      [](const auto& w) { return w.expired(); });
 }
@@ -474,6 +498,10 @@ void peer::close_peer() {
   {
     std::lock_guard lock(mu_);
     in.swap(inbound_);
+    if (lone_) {
+      auto id = lone_->id();
+      in.emplace(std::move(id), std::move(lone_));
+    }
     out.swap(outbound_);
   }
   for (auto& [id, r] : in) {

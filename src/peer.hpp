@@ -292,7 +292,15 @@ class peer : public std::enable_shared_from_this<peer> {
   std::atomic<bool> input_ended_{false};  ///< `end_input`: set under `mu_`
 
   mutable std::mutex mu_;
+  /// The incoming requests in flight (guarded by `mu_`): one in `lone_` when it is free, the
+  /// others in `inbound_`. Requests mostly come one at a time (stdio, an inline tool), and then
+  /// none costs a map node, a hash or the map's code.
+  std::shared_ptr<inbound_request> lone_;
   std::unordered_map<jsonrpc::request_id, std::shared_ptr<inbound_request>> inbound_;
+  /// The request in flight with `id`, or null (under `mu_`).
+  [[nodiscard]] inbound_request* find_inbound(const jsonrpc::request_id& id) const;
+  /// Takes the request in flight with `id` out of the record, or null (under `mu_`).
+  [[nodiscard]] std::shared_ptr<inbound_request> take_inbound(const jsonrpc::request_id& id);
   /// The requests tracked that may still be held (a batch tracks several): expired ones are
   /// dropped as new ones come, so it holds at most a few more than are alive.
   std::vector<std::weak_ptr<inbound_request>> held_inbound_;

@@ -436,8 +436,8 @@ observe::span peer::parent_of(const jsonrpc::request_id* id) const {
     return parent;
   }
   std::lock_guard lock(mu_);
-  if (auto it = inbound_.find(*id); it != inbound_.end() && it->second->span_) {
-    copy(it->second->span_);
+  if (const auto* r = find_inbound(*id); r != nullptr && r->span_) {
+    copy(r->span_);
   } else if (auto f = filed_spans_.find(*id); f != filed_spans_.end()) {
     copy(f->second);
   }

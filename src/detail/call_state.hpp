@@ -52,8 +52,10 @@ class call_state final : public request_state {
     link_run();
   }
   ~call_state() override {
-    run_end_hooks();
-    run_release_hooks();
+    // The last owner: nothing else reaches the call now, so its counts are read without the
+    // locks, and a completed call (its hooks run, its run released) takes none.
+    if (hook_count_ != 0) run_end_hooks();
+    if (release_count_ != 0 || run_linked_) run_release_hooks();
   }
 
   /// The call whose handler runs on this thread, if any.

@@ -209,6 +209,62 @@ TEST(server, duplicate_in_flight_id_is_refused) {
   EXPECT_EQ(w.next()->at("result").at("content"), mcp::json::array{});
 }
 
+TEST(server, calls_in_flight_side_by_side_are_each_tracked) {
+  // The first call in flight and those beside it are recorded apart (peer.hpp): duplicates of
+  // each are refused, a cancelled one frees its id, and every other one is answered.
+  auto s = make_server();
+  std::atomic<bool> release{false};
+  std::atomic<int> started{0};
+  s.add_tool({.name = "block", .description = "blocks"},
+             [&](mcp::tool_context& ctx, const object&) {
+               ++started;
+               for (int i = 0; i < 1000 && !release && !ctx.cancelled(); ++i) {
+                 std::this_thread::sleep_for(2ms);
+               }
+               return mcp::call_tool_result{};
+             });
+  wire w(s);
+  w.initialize();
+  const auto call = [&](int id) {
+    w.send(R"({"jsonrpc":"2.0","id":)" + std::to_string(id) +
+           R"(,"method":"tools/call","params":{"name":"block"}})");
+  };
+  const auto refused = [&](int id) {
+    call(id);
+    auto dup = w.next();
+    ASSERT_TRUE(dup);
+    EXPECT_EQ(dup->at("id"), id);
+    EXPECT_EQ(dup->at("error").at("code"), -32600) << mcp::to_json_string(*dup);
+  };
+  for (int id : {1, 2, 3}) call(id);
+  for (int i = 0; i < 1000 && started < 3; ++i) std::this_thread::sleep_for(1ms);
+  EXPECT_EQ(w.session().active_calls(), 3U);
+  refused(1);
+  refused(3);
+  w.send(R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}})");
+  for (int i = 0; i < 1000 && w.session().active_calls() != 2; ++i) {
+    std::this_thread::sleep_for(1ms);
+  }
+  EXPECT_EQ(w.session().active_calls(), 2U);
+  call(1);  // its id is free again
+  for (int i = 0; i < 1000 && started < 4; ++i) std::this_thread::sleep_for(1ms);
+  refused(1);
+  refused(2);
+  EXPECT_EQ(w.session().active_calls(), 3U);
+  release = true;
+  std::set<std::int64_t> answered;
+  for (int k = 0; k < 3; ++k) {
+    auto r = w.next();
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->at("result").at("content"), mcp::json::array{});
+    answered.insert(r->at("id").as_int64());
+  }
+  EXPECT_EQ(answered, (std::set<std::int64_t>{1, 2, 3}));
+  std::this_thread::sleep_for(20ms);
+  EXPECT_EQ(w.pending(), 0U);
+  EXPECT_EQ(w.session().active_calls(), 0U);
+}
+
 TEST(server, requests_to_the_client_need_its_capability) {
   auto s = make_server();
   s.add_tool({.name = "ask", .description = "samples"}, [](mcp::tool_context& ctx, const object&) {
