@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "detail/plain_ascii.hpp"
 #include "detail/utf8.hpp"
 
 namespace mcp {
@@ -40,28 +41,12 @@ result<json::value> parse_json(std::string_view text, const json_limits& limits,
   return p.release();
 }
 
-namespace {
-
-/// Whether the 8 bytes at `p` are all printable ASCII other than '"' and '\\' (copied as they
-/// are). May answer false for a clean block (then it is looked at byte by byte), never true for
-/// one that is not.
-bool plain_block(const char* p) noexcept {
-  constexpr std::uint64_t ones = 0x0101010101010101U, highs = 0x8080808080808080U;
-  std::uint64_t w = 0;
-  std::memcpy(&w, p, sizeof w);
-  const auto has_zero = [](std::uint64_t v) { return (v - ones) & ~v & highs; };
-  const std::uint64_t control = (w - ones * 0x20U) & ~w;  // a byte below 0x20 (or >= 0x80)
-  return ((control | w | has_zero(w ^ (ones * '"')) | has_zero(w ^ (ones * '\\'))) & highs) == 0;
-}
-
-}  // namespace
-
 void append_json_string(std::string& out, std::string_view s) {
   static constexpr char hex[] = "0123456789abcdef";
   out.push_back('"');
   std::size_t run = 0;  // start of the pending run of characters needing no escape
   for (std::size_t i = 0; i < s.size(); ++i) {
-    while (i + 8 <= s.size() && plain_block(s.data() + i)) i += 8;  // 8 at a time
+    while (i + 8 <= s.size() && detail::plain_ascii_block(s.data() + i)) i += 8;  // 8 at a time
     if (i == s.size()) break;
     const auto c = static_cast<unsigned char>(s[i]);
     if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') continue;

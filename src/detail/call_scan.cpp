@@ -1,26 +1,31 @@
 #include "detail/call_scan.hpp"
 
+#include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <utility>
 
 #include "detail/message_storage.hpp"
+#include "detail/plain_ascii.hpp"
 
 // Small on purpose: the reader is worth having only while its code takes far fewer cache lines
 // than the parser and decoder it stands in for (bench/RESULTS.md, "A plain tool call read
 // without a document"). It reads in two passes: the text into string views (no allocation, no
-// JSON value), then the request built from them. Its helpers are not inlined, so each exists
-// once.
+// JSON value), then the request built from them, each value made in place. Its helpers are not
+// inlined, so each exists once, but for the usual case of `eat` and `peek` (the next byte is
+// the one looked for), which is a few instructions.
 
 namespace mcp::detail {
 
 namespace {
 
-/// What one argument is: a string, an integer, true, false or null.
-enum class kind : unsigned char { string, integer, yes, no, null };
+/// What one argument or `_meta` entry is: a string, an integer, true, false or null; in `_meta`
+/// also the start of an object (`number`: how many members it has) and its end.
+enum class kind : unsigned char { string, integer, yes, no, null, open, close };
 
-/// Only the first `found::count` are read; their numbers and kinds are left unset until then
-/// (the views are empty from their constructors).
+/// Only the first `found::count` (`found::meta_count`) are read; nothing of them is set until
+/// the scan writes it.
 struct argument {
   std::string_view key;
   std::string_view text;  // a string's contents
@@ -30,6 +35,10 @@ struct argument {
 
 /// At most this many arguments: a call with more takes the general path.
 constexpr std::size_t max_arguments = 16;
+/// At most this many entries in `_meta`: one a member, and one for the end of each object.
+constexpr std::size_t max_meta = 32;
+/// `_meta`'s objects nest at most this deep, `_meta` itself counted (depth 3 in the message).
+constexpr std::size_t max_meta_depth = 4;
 
 /// What the first pass found.
 struct found {
@@ -39,7 +48,20 @@ struct found {
   std::string_view name;
   bool name_first = false;  // `name` before `arguments` in `params`
   std::size_t count = 0;
-  argument args[max_arguments];
+  // In unions, so that they are not constructed: each entry is written before it is read.
+  union {
+    argument args[max_arguments];
+  };
+  /// `_meta` in `params` (where: 0 absent, else 1 + how many of `name` and `arguments` precede
+  /// it), its entries in text order, and the deepest of its objects in the message.
+  unsigned meta_at = 0;
+  std::size_t meta_count = 0;
+  std::size_t meta_members = 0;  // `_meta`'s own
+  std::size_t depth = 3;
+  union {
+    argument meta[max_meta];
+  };
+  found() noexcept {}  // NOLINT: the entries are left unset
 };
 
 /// A cursor over the text. Every reader returns false for anything it does not take, leaving
@@ -48,34 +70,49 @@ class scanner {
  public:
   scanner(const char* p, const char* end) noexcept : p_(p), end_(end) {}
 
-  [[gnu::noinline]] bool eat(char c) noexcept {
-    skip_space();
-    if (p_ == end_ || *p_ != c) return false;
-    ++p_;
-    return true;
+  /// `c`, after any JSON whitespace. Inline for the usual case, `c` next.
+  bool eat(char c) noexcept {
+    if (p_ != end_ && *p_ == c) {
+      ++p_;
+      return true;
+    }
+    return eat_after_space(c);
   }
   /// Whether the text ends here (but for JSON whitespace).
   [[gnu::noinline]] bool done() noexcept {
     skip_space();
     return p_ == end_;
   }
-  [[gnu::noinline]] char peek() noexcept {
+  char peek() noexcept {
+    if (p_ != end_ && !is_space(*p_)) return *p_;
     skip_space();
     return p_ == end_ ? '\0' : *p_;
   }
-  /// A string of printable ASCII without escapes: its contents.
+  /// A string of ASCII from space up without escapes: its contents. Read 8 bytes at a time
+  /// where it can be.
   [[gnu::noinline]] bool plain_string(std::string_view& out) noexcept {
     if (!eat('"')) return false;
-    for (const char* start = p_; p_ != end_; ++p_) {
-      const auto c = static_cast<unsigned char>(*p_);
-      if (c == '"') {
-        out = std::string_view(start, static_cast<std::size_t>(p_ - start));
+    const char* start = p_;
+    for (;;) {
+      if (end_ - p_ >= 8) {
+        const auto special = special_ascii_bytes(p_);
+        if (special == 0) {
+          p_ += 8;
+          continue;
+        }
+        p_ += std::countr_zero(special) / 8;  // the first byte that is not plain
+      } else if (p_ == end_) {
+        return false;
+      } else if (const auto c = static_cast<unsigned char>(*p_);
+                 c >= 0x20U && c < 0x80U && c != '"' && c != '\\') {
         ++p_;
-        return true;
+        continue;
       }
-      if (c < 0x20U || c > 0x7eU || c == '\\') return false;
+      if (*p_ != '"') return false;
+      out = std::string_view(start, static_cast<std::size_t>(p_ - start));
+      ++p_;
+      return true;
     }
-    return false;
   }
   /// A member's key and its colon.
   bool key(std::string_view& out) noexcept { return plain_string(out) && eat(':'); }
@@ -121,8 +158,15 @@ class scanner {
   }
 
  private:
-  void skip_space() noexcept {
-    while (p_ != end_ && (*p_ == ' ' || *p_ == '\t' || *p_ == '\n' || *p_ == '\r')) ++p_;
+  static bool is_space(char c) noexcept { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+  [[gnu::noinline]] void skip_space() noexcept {
+    while (p_ != end_ && is_space(*p_)) ++p_;
+  }
+  [[gnu::noinline]] bool eat_after_space(char c) noexcept {
+    skip_space();
+    if (p_ == end_ || *p_ != c) return false;
+    ++p_;
+    return true;
   }
   bool word(std::string_view w) noexcept {
     if (static_cast<std::size_t>(end_ - p_) < w.size() ||
@@ -149,7 +193,34 @@ bool scan_arguments(scanner& s, found& f) noexcept {
   return s.eat('}');
 }
 
-/// `params`' members into `f`: exactly `name` and `arguments`.
+/// The members of one of `_meta`'s objects (its `{` read, `open` its entry), at `depth` in
+/// `_meta`, into `f`: values as arguments' are, or objects of the same.
+bool scan_meta_object(scanner& s, found& f, argument& open, std::size_t depth) noexcept {
+  open.what = kind::open;
+  open.number = 0;
+  f.depth = std::max(f.depth, depth + 2);
+  if (!s.eat('}')) {
+    do {
+      if (f.meta_count == max_meta) return false;
+      auto& a = f.meta[f.meta_count++];
+      if (!s.key(a.key)) return false;
+      ++open.number;
+      if (s.peek() == '{') {
+        if (depth == max_meta_depth || !s.eat('{') || !scan_meta_object(s, f, a, depth + 1)) {
+          return false;
+        }
+      } else if (!s.value(a)) {
+        return false;
+      }
+    } while (s.eat(','));
+    if (!s.eat('}')) return false;
+  }
+  if (f.meta_count == max_meta) return false;
+  f.meta[f.meta_count++].what = kind::close;
+  return true;
+}
+
+/// `params`' members into `f`: exactly `name` and `arguments`, and `_meta` if present.
 bool scan_params(scanner& s, found& f) noexcept {
   if (!s.eat('{')) return false;
   bool name = false, arguments = false;
@@ -163,6 +234,11 @@ bool scan_params(scanner& s, found& f) noexcept {
     } else if (k == "arguments" && !arguments) {
       arguments = true;
       if (!scan_arguments(s, f)) return false;
+    } else if (k == "_meta" && f.meta_at == 0) {
+      f.meta_at = 1U + (name ? 1U : 0U) + (arguments ? 1U : 0U);
+      argument whole;
+      if (!s.eat('{') || !scan_meta_object(s, f, whole, 1)) return false;
+      f.meta_members = static_cast<std::size_t>(whole.number);
     } else {
       return false;
     }
@@ -199,9 +275,66 @@ bool scan(scanner& s, found& f) noexcept {
   return s.eat('}') && s.done() && seen == 15;
 }
 
-/// `key: v` added to `o` (of `v`'s storage); false when `key` is there already.
-[[gnu::noinline]] bool put(json::object& o, std::string_view key, json::value&& v) {
-  return o.emplace(key, std::move(v)).second;
+/// `key` added to `o` with the value `a` says (an object's members are added by the caller),
+/// made in place in `o`'s storage: where it is, null when `key` is there already.
+[[gnu::noinline]] json::value* put(json::object& o, std::string_view key, const argument& a) {
+  auto [at, added] = o.emplace(key, nullptr);
+  if (!added) return nullptr;
+  auto& v = at->value();
+  switch (a.what) {
+    case kind::string:
+      v.emplace_string().assign(a.text);
+      break;
+    case kind::integer:
+      v.emplace_int64() = a.number;
+      break;
+    case kind::yes:
+    case kind::no:
+      v.emplace_bool() = a.what == kind::yes;
+      break;
+    case kind::open:
+      v.emplace_object().reserve(static_cast<std::size_t>(a.number));
+      break;
+    case kind::null:
+    case kind::close:
+      break;
+  }
+  return &v;
+}
+
+/// An object of `members` members, or a string, as an entry that `put` makes.
+argument object_of(std::size_t members) {
+  return argument{
+      .key = {}, .text = {}, .number = static_cast<std::int64_t>(members), .what = kind::open};
+}
+argument string_of(std::string_view text) {
+  return argument{.key = {}, .text = text, .number = 0, .what = kind::string};
+}
+
+/// `arguments`' members into `args`; false on a duplicate key.
+bool build_arguments(const found& f, json::object& args) {
+  for (std::size_t i = 0; i < f.count; ++i) {
+    if (put(args, f.args[i].key, f.args[i]) == nullptr) return false;
+  }
+  return true;
+}
+
+/// `_meta`'s members into `meta`; false on a duplicate key.
+bool build_meta(const found& f, json::object& meta) {
+  json::object* open[max_meta_depth];  // the objects being filled, `_meta` first
+  std::size_t top = 0;
+  open[0] = &meta;
+  for (std::size_t i = 0; i + 1 < f.meta_count; ++i) {  // the last entry ends `_meta`
+    const auto& a = f.meta[i];
+    if (a.what == kind::close) {
+      --top;
+      continue;
+    }
+    auto* v = put(*open[top], a.key, a);
+    if (v == nullptr) return false;
+    if (a.what == kind::open) open[++top] = &v->get_object();
+  }
+  return true;
 }
 
 }  // namespace
@@ -209,52 +342,32 @@ bool scan(scanner& s, found& f) noexcept {
 bool scan_tool_call(std::string_view text, const json_limits& limits, jsonrpc::message& out) {
   // Within the general parser's limits with room to spare: its refusals stay its own.
   // (and within what a json::string holds, so that building one never throws but bad_alloc).
-  if (text.size() >= limits.max_size || text.size() > json::string::max_size() ||
-      limits.max_depth < 4) {
-    return false;
-  }
+  if (text.size() >= limits.max_size || text.size() > json::string::max_size()) return false;
   scanner s(text.data(), text.data() + text.size());
   found f;
-  if (!scan(s, f)) return false;
-  const json::storage_ptr sp = make_message_storage();
-  json::value arguments(sp);
-  auto& args = arguments.emplace_object();
-  args.reserve(f.count);
-  for (std::size_t i = 0; i < f.count; ++i) {
-    const auto& a = f.args[i];
-    json::value v(sp);
-    switch (a.what) {
-      case kind::string:
-        v.emplace_string().assign(a.text);
-        break;
-      case kind::integer:
-        v.emplace_int64() = a.number;
-        break;
-      case kind::yes:
-      case kind::no:
-        v.emplace_bool() = a.what == kind::yes;
-        break;
-      case kind::null:
-        break;
+  if (!scan(s, f) || f.depth >= limits.max_depth) return false;
+  // Built in place, member by member, in the message's storage, in their order in the text:
+  // `_meta` before the (meta_at)th of `name` and `arguments`. `out` is left untouched until
+  // the whole request is made (a duplicate key leaves the text to the general path).
+  json::object params(make_message_storage());
+  params.reserve(f.meta_at != 0 ? 3 : 2);
+  for (unsigned i = 0; i <= 2; ++i) {
+    if (f.meta_at == i + 1 &&
+        !build_meta(f, put(params, "_meta", object_of(f.meta_members))->get_object())) {
+      return false;
     }
-    if (!put(args, a.key, std::move(v))) return false;  // a duplicate
+    if (i == 2) break;
+    if ((i == 0) == f.name_first) {
+      (void)put(params, "name", string_of(f.name));
+    } else if (!build_arguments(f, put(params, "arguments", object_of(f.count))->get_object())) {
+      return false;
+    }
   }
-  json::value name(sp);
-  name.emplace_string().assign(f.name);
-  // Made in place, so that the params keep the message's storage (moving a value into one of
-  // another storage would copy it).
-  auto& req = out.emplace<jsonrpc::request>(
-      jsonrpc::request{f.id_is_string ? jsonrpc::request_id(std::string(f.id_text))
-                                      : jsonrpc::request_id(f.id_number),
-                       "tools/call", json::object(sp)});
-  req.params.reserve(2);
-  if (f.name_first) {
-    (void)put(req.params, "name", std::move(name));
-    (void)put(req.params, "arguments", std::move(arguments));
-  } else {
-    (void)put(req.params, "arguments", std::move(arguments));
-    (void)put(req.params, "name", std::move(name));
-  }
+  // Moved whole into the request: it keeps the message's storage.
+  out.emplace<jsonrpc::request>(jsonrpc::request{f.id_is_string
+                                                     ? jsonrpc::request_id(std::string(f.id_text))
+                                                     : jsonrpc::request_id(f.id_number),
+                                                 "tools/call", std::move(params)});
   return true;
 }
 

@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <unordered_set>
 
+#include "detail/call_scan.hpp"
 #include "detail/message_storage.hpp"
 #include "http/bearer.hpp"
 #include "protocol.hpp"
@@ -60,12 +61,6 @@ http_response error_response(unsigned status, const jsonrpc::request_id& id, con
 
 http_response error_response(unsigned status, errc code, std::string message, headers extra) {
   return error_response(status, static_cast<int>(code), std::move(message), std::move(extra));
-}
-
-std::shared_ptr<server_session> session_source::open_session(std::shared_ptr<connection> conn,
-                                                             session_options&& opts) const {
-  if (srv != nullptr) return srv->open_session(std::move(conn), std::move(opts));
-  return open(std::move(conn), std::move(opts));
 }
 
 request_handler::request_handler(session_source source, http_server_options opts,
@@ -233,6 +228,12 @@ std::optional<http_response> request_handler::decode_post(const http_request& re
   if (!icontains(ctype.substr(0, ctype.find(';')), "application/json")) {
     return error_response(415, errc::invalid_request,
                           "Unsupported Media Type: Content-Type must be application/json", extra);
+  }
+  // A plain tools/call (`_meta` too) is read without a document (detail/call_scan.hpp).
+  if (jsonrpc::message m; detail::scan_tool_call(req.body, source_.limits, m)) {
+    body.requests.push_back(
+        std::get<jsonrpc::request>(body.messages.emplace_back(std::move(m))).id);
+    return std::nullopt;
   }
   auto parsed = parse_json(req.body, source_.limits, detail::make_message_storage());
   if (!parsed) {

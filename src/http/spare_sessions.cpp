@@ -22,6 +22,12 @@ constexpr std::size_t max_spares = 16;
 constexpr std::size_t max_slots = 1024;
 }  // namespace
 
+std::shared_ptr<server_session> session_source::open_session(std::shared_ptr<connection> conn,
+                                                             session_options&& opts) const {
+  if (srv != nullptr) return srv->open_session(std::move(conn), std::move(opts));
+  return open(std::move(conn), std::move(opts));
+}
+
 spare_slot::~spare_slot() {
   if (session) session->close();
   if (counted) counted->fetch_sub(1, std::memory_order_relaxed);

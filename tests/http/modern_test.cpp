@@ -60,6 +60,31 @@ TEST_F(ModernHttp, AStatelessCallWithAgreeingHeadersIsAnswered) {
   EXPECT_EQ(http_->session_count(), 0U);
 }
 
+// The request's `_meta` reaches the tool as sent, member for member and in order, whether the
+// body is read without a document (a plain call: src/detail/call_scan.hpp) or parsed (an
+// escape in the arguments sends it the general way).
+TEST_F(ModernHttp, TheRequestMetaReachesTheToolAsSent) {
+  server_.add_tool({.name = "meta", .description = "its request's _meta", .run_inline = true},
+                   [](mcp::tool_context& ctx, const text_in& in) -> std::string {
+                     return in.text + mcp::to_json_string(mcp::json::value(ctx.request_meta()));
+                   });
+  start_modern();
+  const std::string meta =
+      R"("_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","progressToken":7,)"
+      R"("io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}},)"
+      R"("io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"},"x":{"y":null,"z":-2}})";
+  const auto h = modern_headers("tools/call", "meta");
+  auto plain = post(modern_call("1", "meta", R"({"text":"A"})", {}, meta), h);
+  auto parsed = post(modern_call("2", "meta", R"({"text":"A"})", {}, meta), h);
+  ASSERT_EQ(plain.status, 200U) << plain.body;
+  ASSERT_EQ(parsed.status, 200U) << parsed.body;
+  const auto seen = first_text(result_of(answer_of(plain)));
+  EXPECT_EQ(seen, first_text(result_of(answer_of(parsed))));
+  EXPECT_NE(seen.find(R"("progressToken":7,)"), std::string::npos) << seen;
+  EXPECT_NE(seen.find(R"("x":{"y":null,"z":-2})"), std::string::npos) << seen;
+  EXPECT_EQ(seen.rfind("A{", 0), 0U) << seen;
+}
+
 TEST_F(ModernHttp, ASessionIdOnAModernRequestIsIgnored) {
   start_modern();
   auto h = with_header(modern_headers("tools/call", "echo"), "Mcp-Session-Id",

@@ -150,6 +150,12 @@ TEST(jsonrpc, a_plain_tool_call_is_read_as_the_general_path_reads_it) {
           R"({"id":9223372036854775807,"jsonrpc":"2.0","method":"tools/call","params":{"name":"","arguments":{}}})",
           R"({"id":-9223372036854775808,"jsonrpc":"2.0","method":"tools/call","params":{"arguments":{"n":0},"name":"x"}})",
           R"({"id":"","jsonrpc":"2.0","method":"tools/call","params":{"name":"a b~","arguments":{"k":"v","z":"w"}}})",
+          // `_meta` anywhere in `params`, with values and objects of values nested in it.
+          R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"e","arguments":{},"_meta":{"progressToken":1}}})",
+          R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"_meta":{},"arguments":{"a":"b"},"name":"e"}})",
+          R"({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"arguments":{},"_meta":{"a":{"b":{"c":{}}},"d":null},"name":"e"}})",
+          R"({"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"wrk","version":"1.0.0"}}}})",
+          R"({ "params" : { "_meta" : { "x" : { "y" : true , "z" : -3 } , "w" : false } , "name" : "t" , "arguments" : { } } , "method":"tools/call","id":5,"jsonrpc":"2.0" })",
       }) {
     rpc::message call;
     ASSERT_TRUE(mcp::detail::scan_tool_call(text, limits, call)) << text;
@@ -184,8 +190,18 @@ TEST(jsonrpc, anything_but_a_plain_tool_call_is_left_to_the_general_path) {
   ASSERT_TRUE(scanned(call));
   for (
       std::string_view text : {
-          R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"e","arguments":{},"_meta":{"progressToken":1}}})",
           R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"e","arguments":{},"task":{}}})",
+          R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"e","arguments":{},"_meta":1}})",
+          R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"e","arguments":{},"_meta":{},"_meta":{}}})",
+          R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"e","arguments":{},"_meta":{"a":1,"a":1}}})",
+          R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"e","arguments":{},"_meta":{"a":{"b":1,"b":1}}}})",
+          R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"e","arguments":{},"_meta":{"a":[]}}})",
+          R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"e","arguments":{},"_meta":{"a":{"b":[1]}}}})",
+          R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"e","arguments":{},"_meta":{"a":1.5}}})",
+          R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"e","arguments":{},"_meta":{"a":"\/"}}})",
+          R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"e","arguments":{},"_meta":{"a":{"b":{"c":{"d":{}}}}}}})",
+          R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"e","arguments":{},"_meta":{"a":{},}}})",
+          R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"e","arguments":{},"_meta":{"a":{}}})",
           R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"e","arguments":{}},"x":1})",
           R"({"jsonrpc":"2.0","id":1,"id":2,"method":"tools/call","params":{"name":"e","arguments":{}}})",
           R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"e","name":"f","arguments":{}}})",
@@ -232,6 +248,24 @@ TEST(jsonrpc, anything_but_a_plain_tool_call_is_left_to_the_general_path) {
   }
   EXPECT_TRUE(scanned(many + "}}}"));
   EXPECT_FALSE(scanned(many + R"(,"b":1}}})"));
+  // At most 32 entries in `_meta`, each object's end counted: 31 members and `_meta`'s end.
+  std::string meta =
+      R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"e","arguments":{},"_meta":{)";
+  for (int i = 0; i < 31; ++i)
+    meta += (i ? ",\"m" : "\"m") + std::to_string(i) + "\":" + std::to_string(i);
+  EXPECT_TRUE(scanned(meta + "}}}"));
+  EXPECT_FALSE(scanned(meta + R"(,"n":1}}})"));
+  EXPECT_FALSE(scanned(meta + R"(,"n":{}}}})"));
+  // `_meta`'s objects nest at most four deep (six in the message): the limit leaves one more.
+  const std::string_view deep =
+      R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"e","arguments":{},"_meta":{"a":{"b":{"c":{}}}}}})";
+  EXPECT_TRUE(scanned(deep, {.max_size = 1024, .max_depth = 7}));
+  EXPECT_FALSE(scanned(deep, {.max_size = 1024, .max_depth = 6}));
+  // Every cut of a call with `_meta` is left to the general parser.
+  for (std::size_t n = 0; n < deep.size(); ++n) {
+    const std::string cut(deep.substr(0, n));
+    EXPECT_FALSE(scanned(cut)) << n;
+  }
   // Near the limits: the general path's refusals stay its own.
   EXPECT_FALSE(scanned(call, {.max_size = call.size(), .max_depth = 128}));
   EXPECT_TRUE(scanned(call, {.max_size = call.size() + 1, .max_depth = 128}));
