@@ -181,6 +181,9 @@ bool peer::untrack(const inbound_request& r) {
     if (it == inbound_.end() || it->second.get() != &r) return false;  // cancelled or closed
     inbound_.erase(it);
   }
+  if (input_ended_.load(std::memory_order_relaxed)) [[unlikely]] {
+    untracked_after_input(r);
+  }
   if (obs_ && r.span_) [[unlikely]] {
     // The answer follows on this thread (`send_final`): the span waits for it there.
     hold_answering(r.id(), std::move(r.span_));
@@ -196,10 +199,13 @@ void peer::send_final(const jsonrpc::request_id& id, std::string message,
   std::string batch;
   if (settle_batched(id, &message, batch)) {
     if (!batch.empty()) send(std::move(batch));
-    return;
+  } else {
+    send_context ctx{.related_request = &id, .is_final_response = true};
+    conn_->send(std::move(message), ctx);
   }
-  send_context ctx{.related_request = &id, .is_final_response = true};
-  conn_->send(std::move(message), ctx);
+  if (input_ended_.load(std::memory_order_relaxed)) [[unlikely]] {
+    answer_sent_after_input(id);
+  }
 }
 
 void peer::reply(const jsonrpc::request_id& id, const json::value& result) {
@@ -255,6 +261,9 @@ void peer::on_cancelled(const jsonrpc::request_id& id) {
     std::lock_guard lock(mu_);
     r = take_inbound(id);
     if (!r) return;  // unknown or finished: ignored (REQ-101)
+    if (no_inbound() && input_ended_.load(std::memory_order_relaxed)) [[unlikely]] {
+      drained_cv_.notify_all();
+    }
     span = std::exchange(r->span_, {});
   }
   r->cancelled_.store(true);
@@ -271,20 +280,6 @@ std::size_t peer::requests_in_flight() const {
   return inbound_.size() + (lone_ ? 1 : 0);
 }
 
-std::vector<std::weak_ptr<inbound_request>> peer::requests_now() const {
-  std::lock_guard lock(mu_);
-  std::vector<std::weak_ptr<inbound_request>> now;
-  now.reserve(inbound_.size() + 1);
-  if (lone_) now.emplace_back(lone_);
-  for (const auto& [id, r] : inbound_) now.emplace_back(r);
-  return now;
-}
-
-bool peer::in_flight(const inbound_request& r) const {
-  std::lock_guard lock(mu_);
-  return find_inbound(r.id()) == &r;
-}
-
 void peer::end_input() {
   std::unordered_map<std::int64_t, outbound> out;
   {
@@ -292,10 +287,41 @@ void peer::end_input() {
     if (input_ended_.exchange(true, std::memory_order_relaxed)) return;
     out.swap(outbound_);
   }
+  fail_outbound(out);
+}
+
+std::vector<jsonrpc::request_id> peer::await_answers(std::chrono::steady_clock::time_point until,
+                                                     std::chrono::milliseconds settle) {
+  std::unique_lock lock(mu_);
+  if (drained_cv_.wait_until(lock, until, [this] { return no_inbound(); })) {
+    const auto settled = std::min(until, std::chrono::steady_clock::now() + settle);
+    (void)drained_cv_.wait_until(lock, settled, [this] { return owed_.empty(); });
+  }
+  std::vector<jsonrpc::request_id> left;
+  left.reserve(inbound_.size() + 1);
+  if (lone_) left.push_back(lone_->id());
+  for (const auto& [id, r] : inbound_) left.push_back(id);
+  return left;
+}
+
+void peer::untracked_after_input(const inbound_request& r) {
+  if (!r.cancelled()) owed_.push_back(r.id());  // a cancelled request is not answered
+  if (no_inbound()) drained_cv_.notify_all();
+}
+
+void peer::answer_sent_after_input(const jsonrpc::request_id& id) {
+  std::lock_guard lock(mu_);
+  const auto it = std::find(owed_.begin(), owed_.end(), id);
+  if (it == owed_.end()) return;  // untracked before the input ended, or never tracked
+  owed_.erase(it);
+  if (owed_.empty()) drained_cv_.notify_all();
+}
+
+void peer::fail_outbound(std::unordered_map<std::int64_t, outbound>& out) {
   for (auto& [id, o] : out) {
     if (o.timer != 0) cancel_timer(o.timer);
     result<json::object> ended = closed_error();
-    if (obs_) [[unlikely]] {
+    if (obs_ && o.span) [[unlikely]] {
       observe_outbound_end(o, ended);
     }
     o.done(std::move(ended));
@@ -309,7 +335,7 @@ void peer::record_held_requests() {
 
 bool peer::inbound_released() const {
   std::lock_guard lock(mu_);
-  return record_held_ && !lone_ && inbound_.empty() &&
+  return record_held_ && no_inbound() &&
          std::all_of(held_inbound_.begin(), held_inbound_.end(),
                      [](const auto& w) { return w.expired(); });
 }
@@ -503,17 +529,16 @@ void peer::close_peer() {
       in.emplace(std::move(id), std::move(lone_));
     }
     out.swap(outbound_);
+    owed_.clear();
   }
+  drained_cv_.notify_all();  // an `await_answers` ends: nothing is left to answer
   for (auto& [id, r] : in) {
     r->cancelled_.store(true);
     r->stop_.request_stop();
   }
+  fail_outbound(out);
   if (obs_) [[unlikely]] {
-    observe_close(in, out);
-  }
-  for (auto& [id, o] : out) {
-    if (o.timer != 0) cancel_timer(o.timer);
-    o.done(closed_error());
+    observe_close(in);
   }
   conn_->close();
 }

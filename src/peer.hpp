@@ -21,6 +21,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -163,17 +164,18 @@ class peer : public std::enable_shared_from_this<peer> {
   [[nodiscard]] connection& conn() const noexcept { return *conn_; }
   [[nodiscard]] const std::shared_ptr<connection>& conn_ptr() const noexcept { return conn_; }
   [[nodiscard]] std::size_t requests_in_flight() const;
-  /// The incoming requests in flight now, held weakly: one expires once it was answered (or
-  /// dropped) and nothing holds it any more. For a transport that drains before it closes.
-  /// Thread-safe.
-  [[nodiscard]] std::vector<std::weak_ptr<inbound_request>> requests_now() const;
-  /// True while `r` is in flight: tracked, neither answered nor cancelled. Thread-safe.
-  [[nodiscard]] bool in_flight(const inbound_request& r) const;
   /// The peer's input ended (the transport reads nothing more) while the peer stays open to
   /// send: outgoing requests waiting for an answer fail now with `connection_closed`, and so do
   /// those made from now on, since no answer can come. Incoming requests in flight go on.
   /// Idempotent; thread-safe.
   void end_input();
+  /// After `end_input`, for a transport that drains before it closes: waits until no incoming
+  /// request is tracked and the answers of those untracked since were sent, or until `until`.
+  /// Woken by the last untracking and the last such answer, not by polling. An answer not sent
+  /// within `settle` of the last untracking (a request answered some other way) is not waited
+  /// for. Answers the ids still tracked, whose answers closing drops. Thread-safe.
+  [[nodiscard]] std::vector<jsonrpc::request_id> await_answers(
+      std::chrono::steady_clock::time_point until, std::chrono::milliseconds settle);
   /// Records every incoming request tracked from now on until nothing holds it, for
   /// `inbound_released`: a per-request session that may serve another caller next asks for it
   /// before it receives anything (other peers skip the record). Thread-safe.
@@ -241,6 +243,14 @@ class peer : public std::enable_shared_from_this<peer> {
   void on_progress(const json::object& params);
   /// Fails or answers outgoing request `id`; false when it was settled already.
   bool finish_outbound(std::int64_t id, result<json::object> outcome);
+  /// After `end_input`: request `r`, untracked, owes its answer (`await_answers`); wakes the
+  /// waiter at the last one tracked. With `mu_` held.
+  [[gnu::cold]] void untracked_after_input(const inbound_request& r);
+  /// After `end_input`: the answer of request `id` was sent (`await_answers`).
+  [[gnu::cold]] void answer_sent_after_input(const jsonrpc::request_id& id);
+  /// Fails every request of `out` (taken out of `outbound_`, no lock held) as the session
+  /// ended: its timer cancelled, its span ended, its callback told (`close_peer`, `end_input`).
+  void fail_outbound(std::unordered_map<std::int64_t, outbound>& out);
   void arm_timer(std::int64_t id, std::chrono::steady_clock::time_point when);
   void expire(std::int64_t id);
   bool settle_batched(const jsonrpc::request_id& id, std::string* answer, std::string& out);
@@ -261,9 +271,10 @@ class peer : public std::enable_shared_from_this<peer> {
   [[gnu::cold]] observe::span observe_outbound(std::string_view method, json::object& params,
                                                const jsonrpc::request_id* related, std::int64_t id);
   [[gnu::cold]] void observe_outbound_end(outbound& o, const result<json::object>& r);
+  /// Ends the spans left at the close: those of `in` (the requests tracked then), the filed
+  /// ones and the session's.
   [[gnu::cold]] void observe_close(
-      std::unordered_map<jsonrpc::request_id, std::shared_ptr<inbound_request>>& in,
-      std::unordered_map<std::int64_t, outbound>& out);
+      std::unordered_map<jsonrpc::request_id, std::shared_ptr<inbound_request>>& in);
   /// An operation with what every one of this peer has.
   [[nodiscard]] observe::operation base_operation() const;
   /// Gives `op` (described, with the peer's attributes) its `attribute_set` number; answers
@@ -290,6 +301,11 @@ class peer : public std::enable_shared_from_this<peer> {
   json_limits limits_;
   std::atomic<bool> closed_{false};
   std::atomic<bool> input_ended_{false};  ///< `end_input`: set under `mu_`
+  /// `await_answers` waits on it (with `mu_`): notified when the last tracked request leaves
+  /// `inbound_` and when the last of `owed_` is answered, after `end_input` only.
+  std::condition_variable drained_cv_;
+  /// After `end_input`: the requests untracked whose answer is not sent yet; guarded by `mu_`.
+  std::vector<jsonrpc::request_id> owed_;
 
   mutable std::mutex mu_;
   /// The incoming requests in flight (guarded by `mu_`): one in `lone_` when it is free, the
@@ -297,6 +313,8 @@ class peer : public std::enable_shared_from_this<peer> {
   /// none costs a map node, a hash or the map's code.
   std::shared_ptr<inbound_request> lone_;
   std::unordered_map<jsonrpc::request_id, std::shared_ptr<inbound_request>> inbound_;
+  /// No incoming request in flight (under `mu_`).
+  [[nodiscard]] bool no_inbound() const noexcept { return !lone_ && inbound_.empty(); }
   /// The request in flight with `id`, or null (under `mu_`).
   [[nodiscard]] inbound_request* find_inbound(const jsonrpc::request_id& id) const;
   /// Takes the request in flight with `id` out of the record, or null (under `mu_`).

@@ -88,20 +88,34 @@ bool has_resource_uri(std::string_view method) noexcept {
   return a == b;
 }
 
+/// The tool or prompt name of a message with a target, else empty: its `name` member, found
+/// by a pass over the few members (cheaper than the object's lookup by key).
+std::string_view target_of(std::string_view method, const json::object& params) noexcept {
+  if (!has_target(method)) return {};
+  for (const auto& member : params) {
+    const std::string_view key = member.key();
+    if (key.size() == 4 && is(key, "name")) {
+      const auto& v = member.value();
+      return v.is_string() ? std::string_view(v.get_string()) : std::string_view{};
+    }
+  }
+  return {};
+}
+
 /// The method's target (the tool or prompt name) and resource URI, as the conventions name them.
 void describe(observe::operation& op, std::string_view method, const json::object& params) {
   op.method = method;
-  if (has_target(method)) op.target = string_member(params, "name");
+  op.target = target_of(method, params);
   if (has_resource_uri(method)) op.resource_uri = string_member(params, "uri");
 }
 
 /// `describe` and the trace context of `params._meta` (`observe::extract`) for a received
-/// message, read in one pass over the params' members (a lookup by key searches them anyway,
-/// once per key).
+/// message: the resource URI and `_meta` read in one pass over the params' members (a lookup by
+/// key searches them anyway, once per key).
 void describe_received(observe::operation& op, std::string_view method,
                        const json::object& params) noexcept {
   op.method = method;
-  const bool target = has_target(method);
+  op.target = target_of(method, params);
   const bool uri = has_resource_uri(method);
   const json::object* meta = nullptr;
   for (const auto& member : params) {
@@ -110,9 +124,6 @@ void describe_received(observe::operation& op, std::string_view method,
     switch (key.size()) {
       case 3:
         if (uri && is(key, "uri") && v.is_string()) op.resource_uri = v.get_string();
-        break;
-      case 4:
-        if (target && is(key, "name") && v.is_string()) op.target = v.get_string();
         break;
       case 5:
         if (is(key, "_meta") && v.is_object()) meta = &v.get_object();
@@ -206,20 +217,6 @@ void keep_span_word(std::atomic<std::uintptr_t>* word, const observe::span& span
       span.baggage.empty()) {
     word->store(span.word, std::memory_order_release);
   }
-}
-
-/// The tool or prompt name of a message with a target, else empty: its `name` member, found
-/// by a pass over the few members (cheaper than the object's lookup by key).
-std::string_view target_of(std::string_view method, const json::object& params) noexcept {
-  if (!has_target(method)) return {};
-  for (const auto& member : params) {
-    const std::string_view key = member.key();
-    if (key.size() == 4 && is(key, "name")) {
-      const auto& v = member.value();
-      return v.is_string() ? std::string_view(v.get_string()) : std::string_view{};
-    }
-  }
-  return {};
 }
 
 }  // namespace
@@ -526,8 +523,7 @@ void peer::observe_outbound_end(outbound& o, const result<json::object>& r) {
 }
 
 void peer::observe_close(
-    std::unordered_map<jsonrpc::request_id, std::shared_ptr<inbound_request>>& in,
-    std::unordered_map<std::int64_t, outbound>& out) {
+    std::unordered_map<jsonrpc::request_id, std::shared_ptr<inbound_request>>& in) {
   std::unordered_map<jsonrpc::request_id, observe::span> filed;
   observe::span session;
   {
@@ -548,9 +544,6 @@ void peer::observe_close(
     if (r->span_) obs_->on_end(r->span_, closed);
   }
   for (auto& [id, span] : filed) obs_->on_end(span, closed);
-  for (auto& [id, o] : out) {
-    if (o.span) obs_->on_end(o.span, closed);
-  }
   if (session) obs_->on_session_end(session, {});
 }
 

@@ -256,9 +256,7 @@ void server::use(std::shared_ptr<call_interceptor> interceptor) {
 
 std::shared_ptr<server_session> server::open_session(std::shared_ptr<connection> conn,
                                                      session_options opts) {
-  core_->tasks->recover();  // once: tools are registered by the time a session opens
-  start_serving();          // a transport that did not say so when it started
-  return detail::make_session(core_, std::move(conn), std::move(opts));
+  return detail::open_session(core_, std::move(conn), std::move(opts));
 }
 
 void server::start_serving() noexcept { core_->start_serving(); }

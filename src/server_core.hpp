@@ -153,9 +153,4 @@ class server_core : public std::enable_shared_from_this<server_core> {
 /// `peer::number_requests_from`): below 2^52, so a JavaScript client keeps it exact.
 [[nodiscard]] std::int64_t shared_request_base();
 
-/// Creates a session of `core` writing to `conn`, registered with the core.
-std::shared_ptr<server_session> make_session(const std::shared_ptr<server_core>& core,
-                                             std::shared_ptr<connection> conn,
-                                             session_options&& opts);
-
 }  // namespace mcp::detail

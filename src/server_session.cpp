@@ -5,6 +5,7 @@
 #include "rounds.hpp"
 #include "server_core.hpp"
 #include "session_reuse.hpp"
+#include "tasks.hpp"
 #include "wire.hpp"
 
 namespace mcp::detail {
@@ -60,6 +61,22 @@ void server_session_impl::close() {
   if (twin) twin->close();
   close_peer();
   if (!stateless_) core_->remove_session(this);
+}
+
+std::vector<jsonrpc::request_id> server_session_impl::finish_input(
+    std::chrono::steady_clock::time_point until, std::chrono::milliseconds settle) {
+  std::shared_ptr<server_session_impl> twin;
+  {
+    std::lock_guard lock(state_mu_);
+    twin = twin_;  // none comes later: nothing more is read
+  }
+  end_input();
+  if (twin) twin->end_input();
+  auto left = await_answers(until, settle);
+  if (twin) {
+    for (auto& id : twin->await_answers(until, settle)) left.push_back(std::move(id));
+  }
+  return left;
 }
 
 bool server_session_impl::reusable() const {
@@ -291,15 +308,23 @@ void server_session_impl::notify_list_changed(std::size_t k, std::uint64_t gener
   send_everywhere(jsonrpc::encode_notification(method));
 }
 
-std::shared_ptr<server_session> make_session(const std::shared_ptr<server_core>& core,
-                                             std::shared_ptr<connection> conn,
-                                             session_options&& opts) {
+std::shared_ptr<server_session_impl> make_session(const std::shared_ptr<server_core>& core,
+                                                  std::shared_ptr<connection> conn,
+                                                  session_options&& opts) {
   // A stateless session lives for one request and can be told nothing later: the core does not
   // keep it among the sessions it notifies (that list and its lock stay off the request path).
   const bool notified = !opts.assume_initialized;
   auto s = std::make_shared<server_session_impl>(core, std::move(conn), std::move(opts));
   if (notified) core->add_session(s);
   return s;
+}
+
+std::shared_ptr<server_session_impl> open_session(const std::shared_ptr<server_core>& core,
+                                                  std::shared_ptr<connection> conn,
+                                                  session_options&& opts) {
+  core->tasks->recover();  // once: tools are registered by the time a session opens
+  core->start_serving();   // a transport that did not say so when it started
+  return make_session(core, std::move(conn), std::move(opts));
 }
 
 }  // namespace mcp::detail

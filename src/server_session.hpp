@@ -123,6 +123,11 @@ class server_session_impl final : public server_session, public peer {
     return initialized_.load() && level >= level_.load();
   }
   void set_log_level(log_level level) noexcept { level_.store(level); }
+  /// The end of this session's input (`serve_stdio`): `end_input` of this session and of its
+  /// twin (the 2026-07-28 requests it served), then `await_answers` of both until `until`.
+  /// Answers the ids either still tracks; closing drops their answers. Thread-safe.
+  [[nodiscard]] std::vector<jsonrpc::request_id> finish_input(
+      std::chrono::steady_clock::time_point until, std::chrono::milliseconds settle);
   /// Whether this per-request session holds nothing a new one would not (session_reuse.hpp).
   [[nodiscard]] bool reusable() const;
   /// Readies this idle per-request session for the next request (session_reuse.hpp).
@@ -223,6 +228,18 @@ class server_session_impl final : public server_session, public peer {
   std::array<std::shared_ptr<void>, max_state_slots> states_{};
   std::shared_ptr<server_session_impl> twin_;  ///< guarded by state_mu_
 };
+
+/// Creates a session of `core` writing to `conn`, registered with the core (unless it is a
+/// per-request one: `assume_initialized`).
+[[nodiscard]] std::shared_ptr<server_session_impl> make_session(
+    const std::shared_ptr<server_core>& core, std::shared_ptr<connection> conn,
+    session_options&& opts);
+
+/// `server::open_session`: the core's stored tasks recovered and serving marked (each once),
+/// then `make_session`. Errors: those of `make_session` (std::bad_alloc).
+[[nodiscard]] std::shared_ptr<server_session_impl> open_session(
+    const std::shared_ptr<server_core>& core, std::shared_ptr<connection> conn,
+    session_options&& opts);
 
 /// True when `req` names a revision in its `_meta` (a 2026-07-28 request, whatever it says).
 [[nodiscard]] bool has_request_revision(const jsonrpc::request& req) noexcept;

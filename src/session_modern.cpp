@@ -217,12 +217,12 @@ const std::string& server_session_impl::server_info_meta() const {
 std::shared_ptr<server_session_impl> server_session_impl::modern_twin() {
   std::lock_guard lock(state_mu_);
   if (!twin_ && !peer_closed()) {
-    twin_ = std::static_pointer_cast<server_session_impl>(
+    twin_ =
         make_session(core_, conn_ptr(),
                      session_options{.who = *who(),
                                      .assume_initialized = std::string(traits(latest_era).version),
                                      .task_owner = task_owner_,
-                                     .shared_task_owner = shared_task_owner_}));
+                                     .shared_task_owner = shared_task_owner_});
   }
   return twin_;
 }

@@ -1,7 +1,6 @@
 #include <mcp/server.hpp>
 #include <mcp/transport/stdio.hpp>
 
-#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <chrono>
@@ -170,51 +169,12 @@ int read_lines(int fd, const line_reader_options& opts,
   }
 }
 
-namespace {
-
-/// Waits until every request of `running` was answered or `drain` passed; returns the ids of
-/// those still in flight then, which closing will drop. A request is done once it expired
-/// (answered, and nothing holds it). One answered but still held (a task's call, running on;
-/// a handler going on after a deadline answered for it) is not waited for beyond `settle`: its
-/// answer leaves right after the untracking, on the answering thread.
-std::vector<std::string> drain(const detail::peer& p,
-                               std::vector<std::weak_ptr<detail::inbound_request>> running,
-                               std::chrono::milliseconds drain) {
-  constexpr auto settle = std::chrono::milliseconds(100);
-  const auto until = std::chrono::steady_clock::now() + drain;
-  std::optional<std::chrono::steady_clock::time_point> settled;
-  auto wait = std::chrono::microseconds(100);
-  for (;;) {
-    std::erase_if(running, [](const auto& w) { return w.expired(); });
-    const auto now = std::chrono::steady_clock::now();
-    if (running.empty() || now >= until) break;
-    const bool tracked = std::any_of(running.begin(), running.end(), [&](const auto& w) {
-      auto r = w.lock();
-      return r && p.in_flight(*r);
-    });
-    if (!tracked) {
-      if (!settled) settled = now + settle;
-      if (now >= *settled) break;
-    }
-    std::this_thread::sleep_for(wait);  // shutdown only: a short poll, growing to 5 ms
-    wait = std::min(wait * 2, std::chrono::microseconds(5000));
-  }
-  std::vector<std::string> dropped;
-  for (const auto& w : running) {
-    if (auto r = w.lock(); r && p.in_flight(*r)) dropped.push_back(jsonrpc::to_string(r->id()));
-  }
-  return dropped;
-}
-
-}  // namespace
-
 int server::serve_stdio(std::stop_token stop) {
   std::signal(SIGPIPE, SIG_IGN);  // a vanished client must not kill the server
-  start_serving();
   auto out = std::make_shared<fd_connection>(STDOUT_FILENO);
   // Tasks belong to the local user: a server restarted on the same task store serves them.
-  auto session =
-      open_session(out, session_options{.task_owner = "local:uid" + std::to_string(::getuid())});
+  const auto session = detail::open_session(
+      core_, out, session_options{.task_owner = "local:uid" + std::to_string(::getuid())});
   out->buffer_calling_thread();  // inline answers leave together, flushed before each read
   const std::size_t max_line = options().max_line_bytes;
   const int rc = read_lines(
@@ -231,17 +191,18 @@ int server::serve_stdio(std::stop_token stop) {
       [&] { out->flush(); });
   out->flush();
   // Every request read was accepted: the calls still running on handler threads are answered
-  // before the session closes (closing cancels them and drops their answers).
-  auto& p = static_cast<detail::server_session_impl&>(*session);
-  p.end_input();  // a handler's question to the client (elicitation, sampling) gets no answer now
+  // before the session closes (closing cancels them and drops their answers), the twin's
+  // (2026-07-28 requests) too. A handler's question to the client (sampling...) fails now. A
+  // call untracked but answered some other way than `send_final` is waited for `settle` more.
   const auto drain_for = options().stdio_drain_timeout;
-  const auto dropped = drain(p, p.requests_now(), drain_for);
+  constexpr auto settle = std::chrono::milliseconds(100);
+  const auto dropped = session->finish_input(std::chrono::steady_clock::now() + drain_for, settle);
   session->close();
   if (!dropped.empty()) {
     std::string line = "mcp: serve_stdio ending: " + std::to_string(dropped.size()) +
                        " request(s) still running after " + std::to_string(drain_for.count()) +
                        " ms cancelled unanswered, ids:";
-    for (const auto& id : dropped) line += " " + id;
+    for (const auto& id : dropped) line += " " + jsonrpc::to_string(id);
     line += "\n";
     (void)!::write(STDERR_FILENO, line.data(), line.size());
   }

@@ -91,6 +91,37 @@ TEST(stdio_eof, many_pool_calls_in_flight_at_the_end_of_input_are_all_answered) 
   }
 }
 
+TEST(stdio_eof, the_drain_ends_when_the_last_call_is_answered_not_at_its_timeout) {
+  // The end of input waits for the running call, woken by its answer: well under the 4 s bound.
+  for (int i = 0; i < 3; ++i) {
+    const auto r =
+        run({call("1", "sleep", R"({"ms":200})"), call("2", "sleep", R"({"ms":300})")}, "4000");
+    ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+    EXPECT_EQ(r.answered, (std::set<std::string>{"0", "1", "2"})) << "run " << i;
+    EXPECT_GE(r.after_eof, 250ms) << "run " << i;   // the last call was waited for ...
+    EXPECT_LT(r.after_eof, 2000ms) << "run " << i;  // ... and no longer: half the timeout
+    EXPECT_EQ(r.stderr_text.find("cancelled unanswered"), std::string::npos) << r.stderr_text;
+  }
+}
+
+TEST(stdio_eof, a_2026_07_28_call_running_at_the_end_of_input_is_answered_too) {
+  // A request naming its revision is served by the session's twin (stdio serves both eras):
+  // the drain waits for the twin's calls as for the session's own.
+  const std::string meta = R"(,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",)"
+                           R"("io.modelcontextprotocol/clientCapabilities":{}})";
+  const auto modern = [&](const std::string& id, int ms) {
+    return R"({"jsonrpc":"2.0","id":)" + id +
+           R"(,"method":"tools/call","params":{"name":"sleep","arguments":{"ms":)" +
+           std::to_string(ms) + "}" + meta + "}}";
+  };
+  for (int i = 0; i < 5; ++i) {
+    const auto r = run({call("1", "sleep", R"({"ms":5})"), modern("2", 20), modern("3", 200)});
+    ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+    EXPECT_EQ(r.answered, (std::set<std::string>{"0", "1", "2", "3"})) << "run " << i;
+    EXPECT_EQ(r.stderr_text.find("cancelled unanswered"), std::string::npos) << r.stderr_text;
+  }
+}
+
 TEST(stdio_eof, a_call_that_does_not_end_is_cancelled_after_the_drain_timeout_and_named) {
   const auto r =
       run({call("1", "sleep", R"({"ms":20})"), call(R"("never-7")", "endless", "{}")}, "300");
