@@ -55,6 +55,10 @@ struct peer::attribute_sets {
   static constexpr std::size_t max_text = 128;
 
   std::array<std::atomic<const entry*>, slots> slot{};
+  /// The set `known` found last: tried first, since a peer's calls mostly repeat one set.
+  std::atomic<const entry*> last{nullptr};
+  /// Whether the peer's protocol version is known (it stays, once set): read once from the peer.
+  std::atomic<bool> versioned{false};
   std::mutex mu;
   std::vector<std::unique_ptr<const entry>> entries;  ///< guarded by `mu`
 
@@ -86,6 +90,16 @@ struct peer::attribute_sets {
       if (e != nullptr && same(*e, k)) return e;
     }
     return nullptr;
+  }
+
+  /// The entry of `k` if it is the last one found or in its slot (no lock); null otherwise.
+  [[gnu::always_inline]] const entry* known(const key& k) noexcept {
+    if (const auto* e = last.load(std::memory_order_acquire); e != nullptr && same(*e, k)) {
+      return e;
+    }
+    const auto* e = in_slot(k);
+    if (e != nullptr) last.store(e, std::memory_order_release);
+    return e;
   }
 
   /// The entry of `k`, added when new; null when not numbered (too many, too long, no memory).
@@ -152,10 +166,15 @@ std::atomic<std::uintptr_t>* peer::number_attribute_set(observe::operation& op) 
 
 std::uintptr_t peer::known_span_word(observe::kind side, std::string_view method,
                                      std::string_view target) const noexcept {
-  const auto* sets = attribute_sets_.sets.load(std::memory_order_acquire);
+  auto* sets = attribute_sets_.sets.load(std::memory_order_acquire);
   if (sets == nullptr) return 0;
-  const auto* e = sets->in_slot(
-      {.side = side, .method = method, .target = target, .versioned = !observed_version().empty()});
+  bool versioned = sets->versioned.load(std::memory_order_relaxed);
+  if (!versioned && !observed_version().empty()) {
+    versioned = true;
+    sets->versioned.store(true, std::memory_order_relaxed);
+  }
+  const auto* e =
+      sets->known({.side = side, .method = method, .target = target, .versioned = versioned});
   return e != nullptr ? e->span_word.load(std::memory_order_acquire) : 0;
 }
 

@@ -71,7 +71,7 @@ template <std::size_t N>
   return s.size() >= N - 1 && same_bytes(s.data(), lit);
 }
 
-bool has_target(std::string_view method) noexcept {
+[[gnu::always_inline]] inline bool has_target(std::string_view method) noexcept {
   return is(method, "tools/call") || is(method, "prompts/get");
 }
 
@@ -310,8 +310,20 @@ void peer::hold_answering(const jsonrpc::request_id& id, observe::span&& span) {
 }
 
 void peer::dispatch_observed(jsonrpc::request&& r) {
-  auto span = observe_request(r);
-  if (!span) return on_request(std::move(r));
+  observe::span span;
+  // A set seen before: no operation, no observer call (the operation's frame is left to the
+  // general way, out of line).
+  const auto word = spans_by_set_ ? known_span_word(observe::kind::server, r.method,
+                                                    target_of(r.method, r.params))
+                                  : 0;
+  if (word != 0) {
+    span.active = true;
+    span.word = word;
+    span.start = observe::now_if_unset(this_thread_read_clock.batch_start());
+  } else {
+    span = observe_request(r);
+    if (!span) return on_request(std::move(r));
+  }
   // `r` moves on: its id is kept (an integer id without the variant's copy).
   const auto* n = std::get_if<std::int64_t>(&r.id);
   const jsonrpc::request_id id = n != nullptr ? jsonrpc::request_id(*n) : r.id;
@@ -351,11 +363,6 @@ observe::trace_context peer::trace_of(const jsonrpc::request_id& id) const {
 }
 
 observe::span peer::observe_request(const jsonrpc::request& r) {
-  if (spans_by_set_) {  // a set seen before: no operation, no observer call
-    const auto word =
-        known_span_word(observe::kind::server, r.method, target_of(r.method, r.params));
-    if (word != 0) return span_of_set(word, this_thread_read_clock.batch_start());
-  }
   auto op = base_operation();
   op.side = observe::kind::server;  // received
   describe_received(op, r.method, r.params);

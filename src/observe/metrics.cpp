@@ -38,7 +38,7 @@ void metrics::on_end(span& s, const outcome& o) {
   auto* g = reinterpret_cast<group*>(s.word & ~std::uintptr_t{1});
   const auto ns = elapsed_ns(s.start, now_if_unset(o.end));
   if (o.status == status::ok) {
-    g->ok.record(ns);
+    g->record_ok(ns);
   } else {
     g->cell_for(classify(side, o)).record(ns);
   }

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -215,6 +216,66 @@ TEST(Metrics, ConcurrentRecordingLosesNothing) {
   std::int64_t errors = 0;
   for (const auto& p : errs->number_points) errors += p.value;
   EXPECT_EQ(errors, threads * per_thread / 10);
+}
+
+// Successes are recorded in each thread's own cell of its series (at most 32 threads a series,
+// the rest share one): the sum of them all is exact, also for threads that have ended, and a
+// snapshot taken while threads record never goes back.
+TEST(Metrics, SuccessesOfManyThreadsAreExactInEveryBucket) {
+  auto m = make_metrics();
+  constexpr int threads = 40;
+  constexpr int per_thread = 3000;
+  const auto fast = std::chrono::milliseconds(5);   // bucket 0 (<= 10 ms)
+  const auto slow = std::chrono::milliseconds(25);  // bucket 2 (<= 50 ms)
+  std::atomic<bool> done{false};
+  std::uint64_t seen = 0;
+  std::thread reader([&] {
+    while (!done.load()) {
+      const auto snap = m->snapshot();
+      const auto* h = find(snap, "mcp.server.operation.duration");
+      const auto n = h == nullptr ? 0 : h->histogram_points.at(0).count;
+      EXPECT_GE(n, seen);
+      seen = n;
+    }
+  });
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t) {
+    pool.emplace_back([&m, fast, slow] {
+      for (int i = 0; i < per_thread; ++i) {
+        auto s = m->on_start({.method = "tools/call", .target = "one"});
+        m->on_end(s, {.end = s.start + (i % 3 == 0 ? slow : fast)});
+      }
+    });
+  }
+  for (auto& t : pool) t.join();
+  done = true;
+  reader.join();
+  const auto snap = m->snapshot();
+  const auto* h = find(snap, "mcp.server.operation.duration");
+  ASSERT_NE(h, nullptr);
+  ASSERT_EQ(h->histogram_points.size(), 1U);
+  const auto& p = h->histogram_points[0];
+  constexpr std::uint64_t total = std::uint64_t{threads} * per_thread;
+  EXPECT_EQ(p.count, total);
+  EXPECT_EQ(p.bucket_counts[0], total - total / 3);
+  EXPECT_EQ(p.bucket_counts[2], total / 3);
+  EXPECT_DOUBLE_EQ(
+      p.sum, static_cast<double>((total / 3) * 25'000'000 + (total - total / 3) * 5'000'000) / 1e9);
+}
+
+// A thread records into a new observer's series from zero, never into a gone one's cell.
+TEST(Metrics, ANewObserverOnTheSameThreadStartsFromZero) {
+  for (int round = 1; round <= 3; ++round) {
+    auto m = make_metrics();
+    for (int i = 0; i < round; ++i) {
+      auto s = m->on_start({.method = "tools/call", .target = "one"});
+      m->on_end(s, {.end = s.start});
+    }
+    const auto snap = m->snapshot();
+    const auto* h = find(snap, "mcp.server.operation.duration");
+    ASSERT_NE(h, nullptr);
+    EXPECT_EQ(h->histogram_points.at(0).count, static_cast<std::uint64_t>(round));
+  }
 }
 
 /// A fixed mix of operations whose exposition is the golden file.
