@@ -1,8 +1,10 @@
 // The OTLP/HTTP exporter's queue and thread (mcp/observe/otlp.hpp). Callers only take the queue's
 // lock to push a span (the thread holds it only to take the queue's blocks out and give emptied
-// ones back) and wake the thread only when a block (a batch) is full; the thread also wakes every
-// `batch_delay` and `metrics_interval`. HTTP goes through one `http_detail::fetch_connection`, kept
-// open from one request to the next.
+// ones and sent spans' nodes back) and wake the thread only when a block (a batch) is full; the
+// thread also wakes every `batch_delay` and `metrics_interval`. The queue holds spans' nodes
+// (span_node.hpp): a tracer's span is queued as the pointer to the record it wrote, and the node
+// goes back to a caller for a later span once sent. HTTP goes through one
+// `http_detail::fetch_connection`, kept open from one request to the next.
 #include <mcp/observe/otlp.hpp>
 
 #include <algorithm>
@@ -18,6 +20,7 @@
 
 #include "http/fetch.hpp"
 #include "observe/otlp_answer.hpp"
+#include "observe/span_node.hpp"
 
 namespace mcp::observe {
 
@@ -77,22 +80,27 @@ struct otlp_exporter::impl {
   std::mutex mu;
   std::condition_variable wake;      // the thread
   std::condition_variable finished;  // flush waiters
-  /// The spans waiting, in blocks of at most `max_batch` (each block one request's batch): a
-  /// span is moved once, into its block, which never grows or moves; emptied blocks are kept for
-  /// the next ones (`spare`), so that a steady flow reuses the same warm memory.
-  std::deque<std::vector<span_record>> queue;
+  /// The spans waiting, in blocks of at most `max_batch` (each block one request's batch) of
+  /// pointers to their nodes; emptied blocks are kept for the next ones (`spare`), and sent
+  /// spans' nodes for callers' next spans (`free_nodes`, up to its capacity: `max_queue`, at
+  /// most 65,536), so that a steady flow reuses the same warm memory.
+  std::deque<std::vector<detail::node_ptr>> queue;
   std::size_t queued = 0;  ///< spans in `queue`
-  std::vector<std::vector<span_record>> spare;
+  std::vector<std::vector<detail::node_ptr>> spare;
   static constexpr std::size_t spare_blocks = 4;
+  std::vector<detail::node_ptr> free_nodes;
+  /// A caller holding fewer spare nodes than this is given up to `refill_count` with its span.
+  static constexpr std::size_t refill_below = 8;
+  static constexpr std::size_t refill_count = 32;
 
   /// An empty block (under `mu`). Throws std::bad_alloc.
-  std::vector<span_record> new_block() {
+  std::vector<detail::node_ptr> new_block() {
     if (!spare.empty()) {
       auto b = std::move(spare.back());
       spare.pop_back();
       return b;
     }
-    std::vector<span_record> b;
+    std::vector<detail::node_ptr> b;
     b.reserve(std::min(opts.max_batch, opts.max_queue));
     return b;
   }
@@ -118,23 +126,48 @@ struct otlp_exporter::impl {
 
   std::minstd_rand jitter{std::random_device{}()};
 
+  /// A record from elsewhere than a tracer: moved into a node (a sent one, else a new one).
   void enqueue(span_record&& s) noexcept {
+    detail::node_ptr n;
+    {
+      std::lock_guard lock(mu);
+      if (!free_nodes.empty()) {
+        n = std::move(free_nodes.back());
+        free_nodes.pop_back();
+      }
+    }
+    if (!n) {
+      try {
+        n = std::make_unique<detail::span_node>();
+      } catch (...) {
+        spans_dropped.fetch_add(1, std::memory_order_relaxed);
+        return;
+      }
+    }
+    n->record = std::move(s);
+    enqueue_node(n, nullptr);
+  }
+
+  void enqueue_node(detail::node_ptr& n, std::vector<detail::node_ptr>* refill) noexcept {
     bool wake_thread = false;
     {
       std::lock_guard lock(mu);
+      if (refill != nullptr && refill->size() < refill_below) {
+        auto k = std::min({free_nodes.size(), refill->capacity() - refill->size(), refill_count});
+        for (; k > 0; --k) {
+          refill->push_back(std::move(free_nodes.back()));  // within its capacity
+          free_nodes.pop_back();
+        }
+      }
       if (stopping || queued >= opts.max_queue) {
         spans_dropped.fetch_add(1, std::memory_order_relaxed);
         return;
       }
       try {
         if (queue.empty() || queue.back().size() >= opts.max_batch) {
-          // Filled, then queued: when queueing it throws, no empty block stays in the queue.
-          auto block = new_block();
-          block.push_back(std::move(s));  // within the block's reserve
-          queue.push_back(std::move(block));
-        } else {
-          queue.back().push_back(std::move(s));  // within the block's reserve
+          queue.push_back(new_block());  // when it throws, nothing is queued
         }
+        queue.back().push_back(std::move(n));  // within the block's reserve
       } catch (...) {
         spans_dropped.fetch_add(1, std::memory_order_relaxed);
         return;
@@ -144,6 +177,17 @@ struct otlp_exporter::impl {
     }
     if (wake_thread) wake.notify_one();
   }
+
+  /// A sent span's node made ready for another span (on the thread, outside the lock): its
+  /// shape let go (a shape of its own is freed) and long texts freed.
+  static void recycle(span_record& r) noexcept {
+    if (r.shape.use_count() != 0) r.shape.reset();  // an interned one is left: nothing written
+    for (auto* t : {&r.context.trace_state, &r.request_id, &r.session_id, &r.peer_address,
+                    &r.resource_uri, &r.error_type, &r.status_code, &r.status_message}) {
+      if (t->capacity() > max_kept_text) std::string().swap(*t);
+    }
+  }
+  static constexpr std::size_t max_kept_text = 256;
 
   /// Waits `d` unless shutdown gives up first; false when it did.
   bool pause(std::chrono::milliseconds d) {
@@ -192,15 +236,15 @@ struct otlp_exporter::impl {
 
   /// Sends `spans`: in one request, or (protobuf, a message over its length limit) in as many
   /// as it takes; a span too long for a request of its own fails.
-  void send_spans(std::span<const span_record> spans) {
+  void send_spans(std::span<const detail::node_ptr> spans) {
     while (!spans.empty()) {
       request.body.clear();
       std::size_t n = spans.size();
       if (opts.traces_encoding == otlp_encoding::protobuf) {
-        n = write_otlp_traces_protobuf(spans, opts.resource, request.body);
+        n = detail::write_otlp_traces_protobuf_nodes(spans, opts.resource, request.body);
         request.headers[content_type_at].second = "application/x-protobuf";
       } else {
-        write_otlp_traces(spans, opts.resource, request.body);
+        detail::write_otlp_traces_nodes(spans, opts.resource, request.body);
         request.headers[content_type_at].second = "application/json";
       }
       if (n == 0) {
@@ -238,7 +282,7 @@ struct otlp_exporter::impl {
   }
 
   void run() {
-    std::deque<std::vector<span_record>> taken;  // the blocks being sent
+    std::deque<std::vector<detail::node_ptr>> taken;  // the blocks being sent
     std::unique_lock lock(mu);
     auto next_batch = steady::now() + opts.batch_delay;
     auto next_metrics = steady::now() + opts.metrics_interval;
@@ -262,8 +306,17 @@ struct otlp_exporter::impl {
           } catch (...) {  // out of memory encoding it: the batch is lost, the thread goes on
             spans_failed.fetch_add(block.size(), std::memory_order_relaxed);
           }
-          block.clear();  // the records are freed outside the lock callers take
+          for (auto& n : block) recycle(n->record);
         }
+        lock.lock();
+        for (auto& block : taken) {
+          for (auto& n : block) {
+            if (free_nodes.size() == free_nodes.capacity()) break;
+            free_nodes.push_back(std::move(n));  // within its capacity
+          }
+        }
+        lock.unlock();
+        for (auto& block : taken) block.clear();  // the nodes beyond those kept are freed
         lock.lock();
         while (spare.size() < spare_blocks && !taken.empty()) {
           spare.push_back(std::move(taken.back()));
@@ -326,6 +379,9 @@ result<std::shared_ptr<otlp_exporter>> make_otlp_exporter(otlp_options opts) {
   // Room for every spare block now: giving one back on the thread never allocates.
   im->spare.reserve(otlp_exporter::impl::spare_blocks);
   im->spare.push_back(im->new_block());  // the first block, made before any span waits
+  // Room to keep as many sent nodes as may wait (up to 65,536): a steady flow that queues
+  // deep reuses them rather than asking malloc on one thread and freeing on another.
+  im->free_nodes.reserve(std::min<std::size_t>(im->opts.max_queue, std::size_t{1} << 16U));
   im->conn.set_idle_limit(im->opts.connection_idle_limit);
   im->worker = std::thread([raw = im.get()] { raw->run(); });
   return std::shared_ptr<otlp_exporter>(new otlp_exporter(std::move(im)));
@@ -334,7 +390,14 @@ result<std::shared_ptr<otlp_exporter>> make_otlp_exporter(otlp_options opts) {
 void otlp_exporter::export_span(span_record&& s) noexcept { impl_->enqueue(std::move(s)); }
 
 std::function<void(span_record&&)> otlp_exporter::span_sink() {
-  return [im = impl_](span_record&& s) { im->enqueue(std::move(s)); };
+  return detail::exporter_sink{impl_};
+}
+
+void detail::exporter_sink::operator()(span_record&& s) const { im->enqueue(std::move(s)); }
+
+void detail::enqueue_node(otlp_exporter::impl& im, node_ptr& n,
+                          std::vector<node_ptr>* spare) noexcept {
+  im.enqueue_node(n, spare);
 }
 
 bool otlp_exporter::flush(std::chrono::milliseconds timeout) {

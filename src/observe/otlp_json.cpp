@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cstring>
 
+#include "observe/span_node.hpp"
 #include "observe/span_shapes.hpp"
 
 namespace mcp::observe {
@@ -231,10 +232,34 @@ void append_span_head(std::string& out, const span_record& s) {
   out.resize(static_cast<std::size_t>(w.end() + 1 - out.data()));
 }
 
-/// One of the call's own text attributes, with its key's encoding made at compile time.
+/// Whether `v` goes into a JSON string as it is (printable ASCII other than '"' and '\\').
+bool plain_text(std::string_view v) noexcept {
+  for (const char c : v) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u >= 0x7F || c == '"' || c == '\\') return false;
+  }
+  return true;
+}
+
+/// One of the call's own text attributes, with its key's encoding made at compile time: a
+/// plain text (the usual ids and addresses) copied by pointer into room made once.
 void append_call_text(std::string& out, bool& first, std::string_view key_json,
                       const std::string& v) {
   if (v.empty()) return;
+  if (plain_text(v)) {
+    constexpr std::string_view close = "\"}}";
+    const std::size_t at = out.size();
+    out.resize(at + (first ? 0 : 1) + key_json.size() + 1 + v.size() + close.size());
+    char* p = out.data() + at;
+    if (!first) *p++ = ',';
+    std::memcpy(p, key_json.data(), key_json.size());
+    p += key_json.size();
+    *p++ = '"';
+    std::memcpy(p, v.data(), v.size());
+    std::memcpy(p + v.size(), close.data(), close.size());
+    first = false;
+    return;
+  }
   if (!first) out += ',';
   first = false;
   out += key_json;
@@ -248,18 +273,19 @@ void append_span(std::string& out, const span_record& s) {
     out += ",\"traceState\":";
     append_json_string(out, s.context.trace_state);
   }
-  if (s.shape) {
-    out += s.shape->otlp_name_kind;
-  } else {
-    out += ",\"kind\":2";
-  }
-  const std::size_t open = out.size();
-  out += ",\"attributes\":[";
-  bool first = true;
-  if (s.shape && !s.shape->otlp_attributes.empty()) {
-    out += s.shape->otlp_attributes;
-    first = false;
-  }
+  // The shape's name, kind and attributes, in one piece of room.
+  const std::string_view name_kind =
+      s.shape ? std::string_view(s.shape->otlp_name_kind) : std::string_view(",\"kind\":2");
+  const std::string_view shape_attributes =
+      s.shape ? std::string_view(s.shape->otlp_attributes) : std::string_view();
+  constexpr std::string_view list = ",\"attributes\":[";
+  const std::size_t open = out.size() + name_kind.size();
+  out.resize(open + list.size() + shape_attributes.size());
+  char* p = out.data() + open - name_kind.size();
+  std::memcpy(p, name_kind.data(), name_kind.size());
+  std::memcpy(p + name_kind.size(), list.data(), list.size());
+  std::memcpy(p + name_kind.size() + list.size(), shape_attributes.data(), shape_attributes.size());
+  bool first = shape_attributes.empty();
   append_call_text(out, first, R"({"key":"jsonrpc.request.id","value":{"stringValue":)",
                    s.request_id);
   append_call_text(out, first, R"({"key":"mcp.session.id","value":{"stringValue":)", s.session_id);
@@ -341,6 +367,22 @@ void append_sum(std::string& out, const metric_data& m, std::uint64_t now) {
   out += "]}";
 }
 
+/// The `ExportTraceServiceRequest` of `spans`: records, or the nodes that hold them.
+template <class Spans>
+void write_traces(const Spans& spans, const resource_attributes& resource, std::string& out) {
+  out.reserve(out.size() + 512 + spans.size() * 768);
+  out += "{\"resourceSpans\":[{";
+  append_resource(out, resource);
+  out += ",\"scopeSpans\":[{";
+  append_scope(out);
+  out += ",\"spans\":[";
+  for (std::size_t i = 0; i < spans.size(); ++i) {
+    if (i > 0) out += ',';
+    append_span(out, detail::record_of(spans[i]));
+  }
+  out += "]}]}]}";
+}
+
 }  // namespace
 
 void detail::append_otlp_key_value(std::string& out, std::string_view key,
@@ -350,17 +392,12 @@ void detail::append_otlp_key_value(std::string& out, std::string_view key,
 
 void write_otlp_traces(std::span<const span_record> spans, const resource_attributes& resource,
                        std::string& out) {
-  out.reserve(out.size() + 512 + spans.size() * 768);
-  out += "{\"resourceSpans\":[{";
-  append_resource(out, resource);
-  out += ",\"scopeSpans\":[{";
-  append_scope(out);
-  out += ",\"spans\":[";
-  for (std::size_t i = 0; i < spans.size(); ++i) {
-    if (i > 0) out += ',';
-    append_span(out, spans[i]);
-  }
-  out += "]}]}]}";
+  write_traces(spans, resource, out);
+}
+
+void detail::write_otlp_traces_nodes(std::span<const node_ptr> spans,
+                                     const resource_attributes& resource, std::string& out) {
+  write_traces(spans, resource, out);
 }
 
 void write_otlp_metrics(const metrics_snapshot& snap, const resource_attributes& resource,

@@ -13,6 +13,7 @@
 
 #include <cstring>
 
+#include "observe/span_node.hpp"
 #include "observe/span_shapes.hpp"
 
 namespace mcp::observe {
@@ -89,15 +90,21 @@ char* write_varint(char* p, std::uint64_t v) {
   return p;
 }
 
-/// A call's own text attribute, `KeyValue{key, AnyValue{string_value}}` as Span field 9, its
-/// lengths counted first and the whole written by pointer into room made once.
-void put_call_text(std::string& out, std::string_view key, const std::string& v) {
-  if (v.empty()) return;
-  const std::size_t any = 1 + varint_size(v.size()) + v.size();
+/// The encoded size of a KeyValue (as Span field 9) of `key` and an AnyValue of `any` bytes.
+constexpr std::size_t key_value_size(std::string_view key, std::size_t any) {
   const std::size_t kv = 1 + varint_size(key.size()) + key.size() + 1 + varint_size(any) + any;
-  const std::size_t at = out.size();
-  out.resize(at + 1 + varint_size(kv) + kv);
-  char* p = out.data() + at;
+  return 1 + varint_size(kv) + kv;
+}
+
+/// The size of a call's own text attribute (`call_text`): 0 when it is empty (not written).
+constexpr std::size_t call_text_size(std::string_view key, std::string_view v) {
+  return v.empty() ? 0 : key_value_size(key, 1 + varint_size(v.size()) + v.size());
+}
+
+/// Writes the head of a KeyValue as Span field 9 at `p` (its value's AnyValue of `any` bytes
+/// follows); returns where the AnyValue's fields go.
+char* key_value_head(char* p, std::string_view key, std::size_t any) {
+  const std::size_t kv = 1 + varint_size(key.size()) + key.size() + 1 + varint_size(any) + any;
   *p++ = tag(9, 2);
   p = write_varint(p, kv);
   *p++ = tag(1, 2);
@@ -105,10 +112,18 @@ void put_call_text(std::string& out, std::string_view key, const std::string& v)
   std::memcpy(p, key.data(), key.size());
   p += key.size();
   *p++ = tag(2, 2);
-  p = write_varint(p, any);
+  return write_varint(p, any);
+}
+
+/// A call's own text attribute, `KeyValue{key, AnyValue{string_value}}` as Span field 9, written
+/// at `p` (room for `call_text_size` bytes); returns the end. Nothing for an empty text.
+char* call_text(char* p, std::string_view key, std::string_view v) {
+  if (v.empty()) return p;
+  p = key_value_head(p, key, 1 + varint_size(v.size()) + v.size());
   *p++ = tag(1, 2);
   p = write_varint(p, v.size());
   std::memcpy(p, v.data(), v.size());
+  return p + v.size();
 }
 
 void put_fixed64(char* p, std::uint64_t v) {
@@ -179,15 +194,32 @@ void put_span(std::string& out, const span_record& s) {
     out += tag(6, 0);  // kind SERVER
     out += '\x02';
   }
-  put_call_text(out, attr::request_id, s.request_id);
-  put_call_text(out, attr::session_id, s.session_id);
-  put_call_text(out, attr::client_address, s.peer_address);
-  if (!s.peer_address.empty() && s.peer_port != 0) {
-    put_key_value(out, 9, attr::client_port, attribute_value(std::int64_t{s.peer_port}));
+  // The call's own attributes: their size counted, room made once, written by pointer.
+  const bool port = !s.peer_address.empty() && s.peer_port != 0;
+  const std::size_t port_any = 1 + varint_size(s.peer_port);  // int_value
+  const std::size_t texts = call_text_size(attr::request_id, s.request_id) +
+                            call_text_size(attr::session_id, s.session_id) +
+                            call_text_size(attr::client_address, s.peer_address) +
+                            (port ? key_value_size(attr::client_port, port_any) : 0) +
+                            call_text_size(attr::resource_uri, s.resource_uri) +
+                            call_text_size(attr::error_type, s.error_type) +
+                            call_text_size(attr::status_code, s.status_code);
+  if (texts != 0) {
+    const std::size_t at = out.size();
+    out.resize(at + texts);
+    char* q = out.data() + at;
+    q = call_text(q, attr::request_id, s.request_id);
+    q = call_text(q, attr::session_id, s.session_id);
+    q = call_text(q, attr::client_address, s.peer_address);
+    if (port) {
+      q = key_value_head(q, attr::client_port, port_any);
+      *q++ = tag(3, 0);  // int_value
+      q = write_varint(q, s.peer_port);
+    }
+    q = call_text(q, attr::resource_uri, s.resource_uri);
+    q = call_text(q, attr::error_type, s.error_type);
+    (void)call_text(q, attr::status_code, s.status_code);
   }
-  put_call_text(out, attr::resource_uri, s.resource_uri);
-  put_call_text(out, attr::error_type, s.error_type);
-  put_call_text(out, attr::status_code, s.status_code);
   if (s.status == span_status::error) {
     std::string st;
     if (!s.status_message.empty()) put_bytes(st, tag(2, 2), s.status_message);
@@ -221,9 +253,12 @@ void append_otlp_protobuf_shape(std::string& out, std::string_view name, kind si
   for (const auto& a : attributes) put_key_value(out, 9, a.key, a.value);
 }
 
-std::size_t write_otlp_traces_protobuf_within(std::span<const span_record> spans,
-                                              const resource_attributes& resource, std::string& out,
-                                              std::uint64_t max_length) {
+namespace {
+
+/// `write_otlp_traces_protobuf_within` of records, or of the nodes that hold them.
+template <class Spans>
+std::size_t write_traces(const Spans& spans, const resource_attributes& resource, std::string& out,
+                         std::uint64_t max_length) {
   const std::size_t begin = out.size();
   out.reserve(out.size() + 512 + spans.size() * 320);
   out += tag(1, 2);  // ExportTraceServiceRequest.resource_spans
@@ -248,7 +283,7 @@ std::size_t write_otlp_traces_protobuf_within(std::span<const span_record> spans
   std::size_t written = 0;
   for (const auto& s : spans) {
     const std::size_t span_at = out.size();
-    put_span(out, s);
+    put_span(out, record_of(s));
     if (!fits()) {
       out.resize(span_at);  // this span and the rest go in another request
       break;
@@ -262,6 +297,20 @@ std::size_t write_otlp_traces_protobuf_within(std::span<const span_record> spans
   put_varint5(out.data() + scope_spans_at, out.size() - scope_spans_at - 5);
   put_varint5(out.data() + resource_spans_at, out.size() - resource_spans_at - 5);
   return written;
+}
+
+}  // namespace
+
+std::size_t write_otlp_traces_protobuf_within(std::span<const span_record> spans,
+                                              const resource_attributes& resource, std::string& out,
+                                              std::uint64_t max_length) {
+  return write_traces(spans, resource, out, max_length);
+}
+
+std::size_t write_otlp_traces_protobuf_nodes(std::span<const node_ptr> spans,
+                                             const resource_attributes& resource,
+                                             std::string& out) {
+  return write_traces(spans, resource, out, otlp_protobuf_max_length);
 }
 
 }  // namespace detail

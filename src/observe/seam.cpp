@@ -94,11 +94,13 @@ class combined final : public observer {
     }
   };
 
-  /// Whether a span's state is a combined span's parts kept aside (not a part's own state).
+  /// Whether a span's state is a combined span's parts kept aside (not a part's own state). By
+  /// the address of the type's `type_info`: a type of this file alone has one in the program
+  /// (comparing them as `==` does may compare their names, a string compare per span).
   static bool kept_aside(const span& s) noexcept {
     if (!s.state) return false;
     const span_state& st = *s.state;
-    return typeid(st) == typeid(parts_state);
+    return &typeid(st) == &typeid(parts_state);
   }
 
   /// A call's result, converted into a span where it is to live (copy elision).
@@ -110,19 +112,23 @@ class combined final : public observer {
 
   template <class Start>
   span gather(Start&& start) {
-    if (parts_.size() == 2) {
-      span first = start(*parts_[0]);
-      span second = start(*parts_[1]);
-      if (first && second && first.word == 0 && !second.state && second.baggage.empty() &&
-          !second.context.valid() && first.start == second.start && !kept_aside(first)) {
-        first.word = second.word;
-        return first;
-      }
+    if (parts_.size() != 2) return gather_each(start);
+    span first = start(*parts_[0]);  // made where the combined span is returned
+    span second = start(*parts_[1]);
+    if (first && second && first.word == 0 && !second.state && second.baggage.empty() &&
+        !second.context.valid() && first.start == second.start && !kept_aside(first)) {
+      first.word = second.word;
+    } else {
       auto st = std::make_unique<parts_state>();
       st->first[0].emplace(std::move(first));
       st->first[1].emplace(std::move(second));
-      return gathered(std::move(st));
+      first = gathered(std::move(st));
     }
+    return first;
+  }
+
+  template <class Start>
+  span gather_each(Start& start) {
     auto st = std::make_unique<parts_state>();
     if (parts_.size() > st->first.size()) st->rest.resize(parts_.size() - st->first.size());
     for (std::size_t i = 0; i < parts_.size(); ++i) {

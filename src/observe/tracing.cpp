@@ -3,8 +3,8 @@
 
 #include <stdexcept>
 
-#include "observe/recycle.hpp"
 #include "observe/span_ids.hpp"
+#include "observe/span_node.hpp"
 #include "observe/span_shapes.hpp"
 
 namespace mcp::observe {
@@ -66,6 +66,9 @@ class tracer final : public observer {
     if (!(opts_.root_sample_ratio >= 0 && opts_.root_sample_ratio <= 1)) {
       throw std::invalid_argument("make_tracer: root_sample_ratio must be in [0, 1]");
     }
+    if (const auto* e = opts_.sink.target<detail::exporter_sink>(); e != nullptr) {
+      exporter_ = e->im.get();  // kept alive by the sink in `opts_`
+    }
   }
 
   // An unsampled span (its parent's flag 00, or a new trace the ratio left out) gets its ids,
@@ -89,48 +92,102 @@ class tracer final : public observer {
     if (!parent.baggage.empty()) s.baggage = std::move(parent.baggage);
     if (!ctx.sampled()) return s;
     s.start = now_if_unset(op.start);
-    auto st = std::make_unique<recording>();
-    auto& r = st->record;
+    auto node = take_node();
+    auto& r = node->record;
     r.shape = detail::interned_shape(op);
-    r.context = ctx;
-    if (parent.context.valid()) r.parent_span_id = parent.context.span_id;
+    r.context.trace_id = ctx.trace_id;
+    r.context.span_id = ctx.span_id;
+    r.context.flags = ctx.flags;
+    set_text(r.context.trace_state, ctx.trace_state);
+    r.parent_span_id =
+        parent.context.valid() ? parent.context.span_id : std::array<std::uint8_t, 8>{};
     r.parent_remote = parent.remote;
     r.start_unix_ns = clock_.at(s.start);
-    r.request_id = op.request_id;
-    r.session_id = op.session_id;
-    if (op.side == kind::server && !op.peer_address.empty()) {
-      r.peer_address = op.peer_address;
-      r.peer_port = op.peer_port;
-    }
-    r.resource_uri = op.resource_uri;
-    s.state = std::move(st);
+    set_text(r.request_id, op.request_id);
+    set_text(r.session_id, op.session_id);
+    const bool client_known = op.side == kind::server && !op.peer_address.empty();
+    set_text(r.peer_address, client_known ? op.peer_address : std::string_view());
+    r.peer_port = client_known ? op.peer_port : 0;
+    set_text(r.resource_uri, op.resource_uri);
+    s.state = std::move(node);
     return s;
   }
 
   void on_end(span& s, const outcome& o) override {
     s.active = false;
-    auto* st = static_cast<recording*>(s.state.get());
-    if (st == nullptr) return;
-    auto& r = st->record;
+    if (!s.state) return;
+    detail::node_ptr node(static_cast<detail::span_node*>(s.state.release()));
+    auto& r = node->record;
     r.end_unix_ns = std::max(r.start_unix_ns, clock_.at(now_if_unset(o.end)));
-    auto c = classify(r.side(), o);
-    r.error_type = std::move(c.error_type);
-    r.status_code = std::move(c.status_code);
-    if (c.error) {
-      r.status = span_status::error;
-      if (o.status == status::rpc_error) r.status_message = std::string(o.message);
+    if (o.status == status::ok) {  // the usual end: nothing to classify
+      r.error_type.clear();
+      r.status_code.clear();
+      r.status = span_status::unset;
+      r.status_message.clear();
+    } else {
+      auto c = classify(r.side(), o);
+      r.error_type = std::move(c.error_type);
+      r.status_code = std::move(c.status_code);
+      r.status = c.error ? span_status::error : span_status::unset;
+      set_text(r.status_message,
+               c.error && o.status == status::rpc_error ? o.message : std::string_view());
+    }
+    auto* spare = spare_nodes();
+    if (exporter_ != nullptr) {  // the node itself is queued
+      detail::enqueue_node(*exporter_, node, spare);
+      if (node) give_back(spare, std::move(node));
+      return;
     }
     try {
       opts_.sink(std::move(r));
     } catch (...) {  // NOLINT(bugprone-empty-catch): a sink must not throw; the span is lost
     }
-    s.state.reset();
+    give_back(spare, std::move(node));
   }
 
  private:
-  struct recording final : span_state, mcp::detail::recycled<recording> {
-    span_record record;
+  /// `s = v`, an empty `v` without the library's call.
+  static void set_text(std::string& s, std::string_view v) {
+    if (v.empty()) {
+      s.clear();
+    } else {
+      s.assign(v);
+    }
+  }
+
+  /// How many spare nodes a thread keeps.
+  static constexpr std::size_t kept_nodes = 64;
+
+  /// This thread's spare nodes (for any tracer: a node is only a record's room); null once
+  /// the thread's own objects are being destroyed (then nodes come from and go to malloc).
+  struct spare_list {
+    std::vector<detail::node_ptr> nodes;
+    spare_list() { nodes.reserve(kept_nodes); }
+    ~spare_list() { gone() = true; }
+    spare_list(const spare_list&) = delete;
+    spare_list& operator=(const spare_list&) = delete;
+    static bool& gone() noexcept {
+      thread_local bool g = false;
+      return g;
+    }
   };
+  static std::vector<detail::node_ptr>* spare_nodes() {
+    if (spare_list::gone()) return nullptr;
+    thread_local spare_list list;
+    return &list.nodes;
+  }
+  static detail::node_ptr take_node() {
+    auto* spare = spare_nodes();
+    if (spare == nullptr || spare->empty()) return std::make_unique<detail::span_node>();
+    auto n = std::move(spare->back());
+    spare->pop_back();
+    return n;
+  }
+  static void give_back(std::vector<detail::node_ptr>* spare, detail::node_ptr n) noexcept {
+    if (spare != nullptr && spare->size() < spare->capacity()) {
+      spare->push_back(std::move(n));  // within the reserve
+    }
+  }
 
   /// Ratio sampling on the trace id's last 8 bytes (random).
   [[nodiscard]] bool sample_root(const std::array<std::uint8_t, 16>& id) const {
@@ -142,6 +199,8 @@ class tracer final : public observer {
   }
 
   tracer_options opts_;
+  /// The exporter whose own sink `opts_.sink` is: its queue takes the nodes themselves.
+  otlp_exporter::impl* exporter_ = nullptr;
   unix_clock clock_;
 };
 

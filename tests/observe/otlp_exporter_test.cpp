@@ -334,6 +334,89 @@ TEST(OtlpExporter, TheEngineSpansOfRealCallsDecodeFromProtobuf) {
   engine_spans_decode(otlp_encoding::protobuf);
 }
 
+/// A tracer on the exporter's own sink queues the records it wrote, and the exporter gives the
+/// sent ones back for later spans: spans that reuse them (of another shape, without a parent,
+/// trace state, address, URI or error) must carry nothing over from the spans before.
+void reused_records_carry_nothing_over(otlp_encoding encoding) {
+  sink s({});
+  ASSERT_TRUE(s.ok()) << s.log();
+  auto opts = fast(s);
+  opts.traces_encoding = encoding;
+  auto e = make_otlp_exporter(opts);
+  ASSERT_TRUE(e) << e.error().message;
+  auto tracer = make_tracer({.sink = (*e)->span_sink()});
+  constexpr int n = 40;
+  for (int i = 0; i < n; ++i) {
+    auto sp = tracer->on_start({.side = kind::server,
+                                .method = "resources/read",
+                                .request_id = "a-long-request-id-of-the-first-round",
+                                .resource_uri = "file:///first/round",
+                                .session_id = "session-of-the-first-round",
+                                .transport = network_transport::tcp,
+                                .peer_address = "10.1.2.3",
+                                .peer_port = 4567,
+                                .remote = {remote, "rojo=00f067aa0ba902b7", ""}});
+    tracer->on_end(sp, {.status = status::rpc_error, .code = -32603, .message = "boom"});
+  }
+  ASSERT_TRUE((*e)->flush(20s));
+  for (int i = 0; i < n; ++i) {  // one at a time, each in a record the first round used
+    auto sp = tracer->on_start({.side = kind::client,
+                                .method = "notifications/initialized",
+                                .transport = network_transport::pipe});
+    tracer->on_end(sp, {});
+  }
+  (*e)->export_span(one_span());  // a record from elsewhere, into a reused one too
+  ASSERT_TRUE((*e)->flush(20s));
+  EXPECT_EQ((*e)->stats().spans_exported, 2U * n + 1);
+  int first = 0;
+  int later = 0;
+  for (const auto& line : s.lines()) {
+    ASSERT_EQ(text(line, "ok"), "true") << mcp::to_json_string(line).substr(0, 2000);
+    for (const auto& sp : line.at("decoded")
+                              .at("resourceSpans")
+                              .at(0)
+                              .at("scopeSpans")
+                              .at(0)
+                              .at("spans")
+                              .as_array()) {
+      const auto& o = sp.as_object();
+      const auto a = attrs(o);
+      if (o.at("name").as_string() == "resources/read") {
+        ++first;
+        EXPECT_EQ(a.at("mcp.resource.uri"), "file:///first/round");
+        EXPECT_EQ(a.at("client.address"), "10.1.2.3");
+        EXPECT_EQ(a.at("error.type"), "-32603");
+        EXPECT_EQ(text(o, "parentSpanId"), "00f067aa0ba902b7");
+        continue;
+      }
+      ++later;
+      EXPECT_EQ(text(o, "parentSpanId"), "<none>");
+      EXPECT_EQ(text(o, "traceState"), "<none>");
+      EXPECT_FALSE(o.contains("status"));
+      for (const auto* key :
+           {"jsonrpc.request.id", "mcp.session.id", "client.address", "client.port",
+            "mcp.resource.uri", "error.type", "rpc.response.status_code"}) {
+        EXPECT_EQ(a.count(key), 0U) << key << " in " << mcp::to_json_string(o);
+      }
+      if (o.at("name").as_string() == "ping") continue;
+      EXPECT_EQ(text(o, "name"), "notifications/initialized");
+      EXPECT_EQ(text(o, "kind"), "3");
+      EXPECT_EQ(text(o, "flags"), "257");  // sampled, a root: no remote parent
+    }
+  }
+  EXPECT_EQ(first, n);
+  EXPECT_EQ(later, n + 1);
+  (*e)->shutdown();
+}
+
+TEST(OtlpExporter, ReusedRecordsCarryNothingOver) {
+  reused_records_carry_nothing_over(otlp_encoding::json);
+}
+
+TEST(OtlpExporter, ReusedRecordsCarryNothingOverInProtobuf) {
+  reused_records_carry_nothing_over(otlp_encoding::protobuf);
+}
+
 TEST(OtlpExporter, A503WithRetryAfterIsRetriedAfterThatWait) {
   sink s({"FAIL_FIRST=1", "FAIL_STATUS=503", "RETRY_AFTER=1"});
   ASSERT_TRUE(s.ok()) << s.log();

@@ -197,6 +197,45 @@ TEST(Tracer, AnUnsampledSpanHasIdsToPropagateAndNothingElse) {
   EXPECT_TRUE(c.spans.empty());
 }
 
+TEST(Tracer, ARecordsRoomReusedForALaterSpanCarriesNothingOver) {
+  collected c;
+  auto t = make_tracer({.sink = c.sink()});
+  for (int i = 0; i < 3; ++i) {  // each span's room is the one the span before it used
+    auto full = t->on_start({.side = kind::server,
+                             .method = "resources/read",
+                             .request_id = "r",
+                             .resource_uri = "file:///a",
+                             .session_id = "s",
+                             .peer_address = "10.0.0.1",
+                             .peer_port = 9,
+                             .remote = {remote, "k=v", ""}});
+    t->on_end(full, {.status = status::rpc_error, .code = -32603, .message = "boom"});
+    auto bare = t->on_start({.side = kind::client, .method = "ping"});
+    t->on_end(bare, {});
+  }
+  ASSERT_EQ(c.spans.size(), 6U);
+  for (std::size_t i = 0; i < c.spans.size(); i += 2) {
+    const auto& full = c.spans[i];
+    EXPECT_EQ(full.resource_uri, "file:///a");
+    EXPECT_EQ(full.peer_port, 9);
+    EXPECT_EQ(full.status_message, "boom");
+    const auto& bare = c.spans[i + 1];
+    EXPECT_EQ(bare.name(), "ping");
+    EXPECT_EQ(bare.parent_span_id, (std::array<std::uint8_t, 8>{}));
+    EXPECT_FALSE(bare.parent_remote);
+    EXPECT_TRUE(bare.context.trace_state.empty());
+    EXPECT_TRUE(bare.request_id.empty());
+    EXPECT_TRUE(bare.session_id.empty());
+    EXPECT_TRUE(bare.peer_address.empty());
+    EXPECT_EQ(bare.peer_port, 0);
+    EXPECT_TRUE(bare.resource_uri.empty());
+    EXPECT_TRUE(bare.error_type.empty());
+    EXPECT_TRUE(bare.status_code.empty());
+    EXPECT_EQ(bare.status, span_status::unset);
+    EXPECT_TRUE(bare.status_message.empty());
+  }
+}
+
 TEST(Tracer, AForkedChildMakesIdsOfItsOwn) {
   collected c;
   auto t = make_tracer({.sink = c.sink(), .root_sample_ratio = 0});

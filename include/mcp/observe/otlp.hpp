@@ -95,7 +95,8 @@ class otlp_exporter {
   /// the queue is full or the exporter is shut down.
   void export_span(span_record&& s) noexcept;
   /// A sink for `tracer_options::sink` that queues into this exporter. It may outlive the
-  /// exporter: spans it gets after `shutdown` are dropped.
+  /// exporter: spans it gets after `shutdown` are dropped. A tracer given this sink (as it is,
+  /// not wrapped) queues the record it wrote in place, without moving it.
   [[nodiscard]] std::function<void(span_record&&)> span_sink();
 
   /// Sends what is queued (and the metrics, when set) now, and waits until it went out or
