@@ -151,6 +151,7 @@ void listen_feature::listen(server_session_impl& s, jsonrpc::request&& req) {
     for (const auto& t : sub->tasks) a.emplace_back(t);
     honoured["taskIds"] = std::move(a);
   }
+  sub->open_ended = true;  // the end of input ends it: stdio does not wait for its answer
   if (!s.track(sub)) return;
   {
     std::lock_guard lock(mu_);

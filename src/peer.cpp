@@ -12,6 +12,10 @@
 namespace mcp::detail {
 
 namespace {
+/// The peer whose answer this thread writes next: set by `peer::untrack`, cleared by
+/// `peer::send_final` (the answer of an untracked request follows on the same thread).
+thread_local const peer* owing_peer = nullptr;
+
 error closed_error() { return error{errc::connection_closed, "the session has ended"}; }
 }  // namespace
 
@@ -181,14 +185,20 @@ bool peer::untrack(const inbound_request& r) {
     if (it == inbound_.end() || it->second.get() != &r) return false;  // cancelled or closed
     inbound_.erase(it);
   }
+  const bool answered = !r.cancelled();
+  if (answered) {
+    // The answer follows on this thread (`send_final`), which counts it written.
+    answering_.fetch_add(1, std::memory_order_relaxed);
+    owing_peer = this;
+  }
   if (input_ended_.load(std::memory_order_relaxed)) [[unlikely]] {
-    untracked_after_input(r);
+    untracked_after_input();
   }
   if (obs_ && r.span_) [[unlikely]] {
     // The answer follows on this thread (`send_final`): the span waits for it there.
     hold_answering(r.id(), std::move(r.span_));
   }
-  return !r.cancelled();
+  return answered;
 }
 
 void peer::send_final(const jsonrpc::request_id& id, std::string message,
@@ -203,8 +213,12 @@ void peer::send_final(const jsonrpc::request_id& id, std::string message,
     send_context ctx{.related_request = &id, .is_final_response = true};
     conn_->send(std::move(message), ctx);
   }
-  if (input_ended_.load(std::memory_order_relaxed)) [[unlikely]] {
-    answer_sent_after_input(id);
+  if (owing_peer == this) {
+    owing_peer = nullptr;
+    if (answering_.fetch_sub(1, std::memory_order_acq_rel) == 1 &&
+        input_ended_.load(std::memory_order_relaxed)) [[unlikely]] {
+      answered_after_input();
+    }
   }
 }
 
@@ -261,8 +275,8 @@ void peer::on_cancelled(const jsonrpc::request_id& id) {
     std::lock_guard lock(mu_);
     r = take_inbound(id);
     if (!r) return;  // unknown or finished: ignored (REQ-101)
-    if (no_inbound() && input_ended_.load(std::memory_order_relaxed)) [[unlikely]] {
-      drained_cv_.notify_all();
+    if (input_ended_.load(std::memory_order_relaxed)) [[unlikely]] {
+      untracked_after_input();
     }
     span = std::exchange(r->span_, {});
   }
@@ -293,28 +307,32 @@ void peer::end_input() {
 std::vector<jsonrpc::request_id> peer::await_answers(std::chrono::steady_clock::time_point until,
                                                      std::chrono::milliseconds settle) {
   std::unique_lock lock(mu_);
-  if (drained_cv_.wait_until(lock, until, [this] { return no_inbound(); })) {
+  if (drained_cv_.wait_until(lock, until, [this] { return only_open_ended(); })) {
     const auto settled = std::min(until, std::chrono::steady_clock::now() + settle);
-    (void)drained_cv_.wait_until(lock, settled, [this] { return owed_.empty(); });
+    (void)drained_cv_.wait_until(
+        lock, settled, [this] { return answering_.load(std::memory_order_acquire) <= 0; });
   }
   std::vector<jsonrpc::request_id> left;
-  left.reserve(inbound_.size() + 1);
-  if (lone_) left.push_back(lone_->id());
-  for (const auto& [id, r] : inbound_) left.push_back(id);
+  if (lone_ && !lone_->open_ended) left.push_back(lone_->id());
+  for (const auto& [id, r] : inbound_) {
+    if (!r->open_ended) left.push_back(id);
+  }
   return left;
 }
 
-void peer::untracked_after_input(const inbound_request& r) {
-  if (!r.cancelled()) owed_.push_back(r.id());  // a cancelled request is not answered
-  if (no_inbound()) drained_cv_.notify_all();
+bool peer::only_open_ended() const noexcept {
+  if (lone_ && !lone_->open_ended) return false;
+  return std::all_of(inbound_.begin(), inbound_.end(),
+                     [](const auto& in) { return in.second->open_ended; });
 }
 
-void peer::answer_sent_after_input(const jsonrpc::request_id& id) {
-  std::lock_guard lock(mu_);
-  const auto it = std::find(owed_.begin(), owed_.end(), id);
-  if (it == owed_.end()) return;  // untracked before the input ended, or never tracked
-  owed_.erase(it);
-  if (owed_.empty()) drained_cv_.notify_all();
+void peer::untracked_after_input() {
+  if (only_open_ended()) drained_cv_.notify_all();
+}
+
+void peer::answered_after_input() {
+  { std::lock_guard lock(mu_); }  // a waiter between its check and its sleep sees the count
+  drained_cv_.notify_all();
 }
 
 void peer::fail_outbound(std::unordered_map<std::int64_t, outbound>& out) {
@@ -529,7 +547,6 @@ void peer::close_peer() {
       in.emplace(std::move(id), std::move(lone_));
     }
     out.swap(outbound_);
-    owed_.clear();
   }
   drained_cv_.notify_all();  // an `await_answers` ends: nothing is left to answer
   for (auto& [id, r] : in) {

@@ -49,6 +49,10 @@ class inbound_request {
   /// True once the peer cancelled the request (or the session ended): its answer is dropped.
   [[nodiscard]] bool cancelled() const noexcept { return cancelled_.load(); }
 
+  /// Set before `peer::track` for a request that gets no final answer of its own until the
+  /// client ends it (a `subscriptions/listen` stream): the end of input does not wait for it.
+  bool open_ended = false;
+
  private:
   friend class peer;
   jsonrpc::request_id id_;
@@ -243,11 +247,12 @@ class peer : public std::enable_shared_from_this<peer> {
   void on_progress(const json::object& params);
   /// Fails or answers outgoing request `id`; false when it was settled already.
   bool finish_outbound(std::int64_t id, result<json::object> outcome);
-  /// After `end_input`: request `r`, untracked, owes its answer (`await_answers`); wakes the
-  /// waiter at the last one tracked. With `mu_` held.
-  [[gnu::cold]] void untracked_after_input(const inbound_request& r);
-  /// After `end_input`: the answer of request `id` was sent (`await_answers`).
-  [[gnu::cold]] void answer_sent_after_input(const jsonrpc::request_id& id);
+  /// After `end_input`: wakes `await_answers` when no request it waits for is left. With `mu_`.
+  [[gnu::cold]] void untracked_after_input();
+  /// After `end_input`: the last answer being written was sent; wakes `await_answers`.
+  [[gnu::cold]] void answered_after_input();
+  /// Nothing but open-ended requests in flight (under `mu_`): what `await_answers` waits for.
+  [[nodiscard]] bool only_open_ended() const noexcept;
   /// Fails every request of `out` (taken out of `outbound_`, no lock held) as the session
   /// ended: its timer cancelled, its span ended, its callback told (`close_peer`, `end_input`).
   void fail_outbound(std::unordered_map<std::int64_t, outbound>& out);
@@ -302,10 +307,11 @@ class peer : public std::enable_shared_from_this<peer> {
   std::atomic<bool> closed_{false};
   std::atomic<bool> input_ended_{false};  ///< `end_input`: set under `mu_`
   /// `await_answers` waits on it (with `mu_`): notified when the last tracked request leaves
-  /// `inbound_` and when the last of `owed_` is answered, after `end_input` only.
+  /// `inbound_` and when the last answer being written is sent, after `end_input` only.
   std::condition_variable drained_cv_;
-  /// After `end_input`: the requests untracked whose answer is not sent yet; guarded by `mu_`.
-  std::vector<jsonrpc::request_id> owed_;
+  /// Answers being written: requests untracked (`untrack` true) whose `send_final` has not
+  /// returned yet, on any thread, before or after `end_input`.
+  std::atomic<int> answering_{0};
 
   mutable std::mutex mu_;
   /// The incoming requests in flight (guarded by `mu_`): one in `lone_` when it is free, the

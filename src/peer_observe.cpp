@@ -317,9 +317,7 @@ void peer::dispatch_observed(jsonrpc::request&& r) {
                                                     target_of(r.method, r.params))
                                   : 0;
   if (word != 0) {
-    span.active = true;
-    span.word = word;
-    span.start = observe::now_if_unset(this_thread_read_clock.batch_start());
+    span = span_of_set(word, this_thread_read_clock.batch_start());
   } else {
     span = observe_request(r);
     if (!span) return on_request(std::move(r));

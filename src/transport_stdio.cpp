@@ -194,7 +194,9 @@ int server::serve_stdio(std::stop_token stop) {
   // before the session closes (closing cancels them and drops their answers), the twin's
   // (2026-07-28 requests) too. A handler's question to the client (sampling...) fails now. A
   // call untracked but answered some other way than `send_final` is waited for `settle` more.
-  const auto drain_for = options().stdio_drain_timeout;
+  // At most a day: a larger setting (milliseconds::max()) would overflow the deadline.
+  const auto drain_for =
+      std::min(options().stdio_drain_timeout, std::chrono::milliseconds(std::chrono::hours(24)));
   constexpr auto settle = std::chrono::milliseconds(100);
   const auto dropped = session->finish_input(std::chrono::steady_clock::now() + drain_for, settle);
   session->close();

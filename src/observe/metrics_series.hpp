@@ -97,7 +97,7 @@ struct histogram_cell {
 };
 
 /// A thread's own cell of a group's success series (`group::record_ok`).
-struct thread_cell {
+struct alignas(64) thread_cell {  // a line of its own: its thread alone writes it
   histogram_cell cell;
   std::uint64_t owner = 0;  ///< the writing thread's `thread_token`
   thread_cell* next = nullptr;

@@ -122,6 +122,26 @@ TEST(stdio_eof, a_2026_07_28_call_running_at_the_end_of_input_is_answered_too) {
   }
 }
 
+TEST(stdio_eof, an_open_subscription_does_not_hold_the_end_of_input) {
+  // A subscriptions/listen stream has no final answer until the client ends it; the end of input
+  // ends it, so the drain waits for the calls only, not the 4 s timeout.
+  const std::string meta = R"("_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",)"
+                           R"("io.modelcontextprotocol/clientCapabilities":{}})";
+  const std::string listen = R"({"jsonrpc":"2.0","id":9,"method":"subscriptions/listen","params":{)"
+                             R"("notifications":{"toolsListChanged":true},)" +
+                             meta + "}}";
+  const auto r = run({listen, call("1", "sleep", R"({"ms":50})")}, "4000");
+  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  EXPECT_TRUE(r.answered.contains("1"));
+  EXPECT_LT(r.after_eof, 2000ms);
+  EXPECT_EQ(r.stderr_text.find("cancelled unanswered"), std::string::npos) << r.stderr_text;
+  bool acknowledged = false;  // the stream was open: its acknowledgement came first
+  for (const auto& l : r.lines) {
+    acknowledged = acknowledged || l.find("subscriptionId") != std::string::npos;
+  }
+  EXPECT_TRUE(acknowledged);
+}
+
 TEST(stdio_eof, a_call_that_does_not_end_is_cancelled_after_the_drain_timeout_and_named) {
   const auto r =
       run({call("1", "sleep", R"({"ms":20})"), call(R"("never-7")", "endless", "{}")}, "300");
