@@ -82,13 +82,19 @@ struct otlp_exporter::impl {
   std::condition_variable finished;  // flush waiters
   /// The spans waiting, in blocks of at most `max_batch` (each block one request's batch) of
   /// pointers to their nodes; emptied blocks are kept for the next ones (`spare`), and sent
-  /// spans' nodes for callers' next spans (`free_nodes`, up to its capacity: `max_queue`, at
-  /// most 65,536), so that a steady flow reuses the same warm memory.
+  /// spans' nodes for callers' next spans (`free_nodes`, up to its capacity: `kept_nodes()`),
+  /// so that a steady flow reuses the same warm memory; all are freed when the thread ends.
   std::deque<std::vector<detail::node_ptr>> queue;
   std::size_t queued = 0;  ///< spans in `queue`
   std::vector<std::vector<detail::node_ptr>> spare;
   static constexpr std::size_t spare_blocks = 4;
   std::vector<detail::node_ptr> free_nodes;
+  /// How many sent nodes are kept: a few batches' worth (at most `max_queue` and 65,536).
+  [[nodiscard]] std::size_t kept_nodes() const {
+    constexpr std::size_t most = std::size_t{1} << 16U;
+    const std::size_t batches = opts.max_batch >= most / 4 ? most : 4 * opts.max_batch;
+    return std::min(batches, opts.max_queue);
+  }
   /// A caller holding fewer spare nodes than this is given up to `refill_count` with its span.
   static constexpr std::size_t refill_below = 8;
   static constexpr std::size_t refill_count = 32;
@@ -129,26 +135,13 @@ struct otlp_exporter::impl {
   /// A record from elsewhere than a tracer: moved into a node (a sent one, else a new one).
   void enqueue(span_record&& s) noexcept {
     detail::node_ptr n;
-    {
-      std::lock_guard lock(mu);
-      if (!free_nodes.empty()) {
-        n = std::move(free_nodes.back());
-        free_nodes.pop_back();
-      }
-    }
-    if (!n) {
-      try {
-        n = std::make_unique<detail::span_node>();
-      } catch (...) {
-        spans_dropped.fetch_add(1, std::memory_order_relaxed);
-        return;
-      }
-    }
-    n->record = std::move(s);
-    enqueue_node(n, nullptr);
+    enqueue_node(n, nullptr, &s);
   }
 
-  void enqueue_node(detail::node_ptr& n, std::vector<detail::node_ptr>* refill) noexcept {
+  /// Queues `n`; a null `n` with `record`: `*record` moved into a sent span's node (a new one
+  /// when none waits), taken only when the span is queued. `refill`: see `detail::enqueue_node`.
+  void enqueue_node(detail::node_ptr& n, std::vector<detail::node_ptr>* refill,
+                    span_record* record = nullptr) noexcept {
     bool wake_thread = false;
     {
       std::lock_guard lock(mu);
@@ -164,6 +157,15 @@ struct otlp_exporter::impl {
         return;
       }
       try {
+        if (!n) {  // the record's node: a sent one, else (rarely: none waits) a new one
+          if (free_nodes.empty()) {
+            n = std::make_unique<detail::span_node>();
+          } else {
+            n = std::move(free_nodes.back());
+            free_nodes.pop_back();
+          }
+          n->record = std::move(*record);
+        }
         if (queue.empty() || queue.back().size() >= opts.max_batch) {
           queue.push_back(new_block());  // when it throws, nothing is queued
         }
@@ -177,17 +179,6 @@ struct otlp_exporter::impl {
     }
     if (wake_thread) wake.notify_one();
   }
-
-  /// A sent span's node made ready for another span (on the thread, outside the lock): its
-  /// shape let go (a shape of its own is freed) and long texts freed.
-  static void recycle(span_record& r) noexcept {
-    if (r.shape.use_count() != 0) r.shape.reset();  // an interned one is left: nothing written
-    for (auto* t : {&r.context.trace_state, &r.request_id, &r.session_id, &r.peer_address,
-                    &r.resource_uri, &r.error_type, &r.status_code, &r.status_message}) {
-      if (t->capacity() > max_kept_text) std::string().swap(*t);
-    }
-  }
-  static constexpr std::size_t max_kept_text = 256;
 
   /// Waits `d` unless shutdown gives up first; false when it did.
   bool pause(std::chrono::milliseconds d) {
@@ -306,7 +297,7 @@ struct otlp_exporter::impl {
           } catch (...) {  // out of memory encoding it: the batch is lost, the thread goes on
             spans_failed.fetch_add(block.size(), std::memory_order_relaxed);
           }
-          for (auto& n : block) recycle(n->record);
+          for (auto& n : block) detail::trim(n->record);
         }
         lock.lock();
         for (auto& block : taken) {
@@ -346,6 +337,8 @@ struct otlp_exporter::impl {
     spans_failed.fetch_add(queued, std::memory_order_relaxed);
     queue.clear();
     queued = 0;
+    free_nodes.clear();  // no span is sent any more: the kept nodes and their room are freed
+    free_nodes.shrink_to_fit();
     conn.close();
     exited = true;
     finished.notify_all();
@@ -379,9 +372,9 @@ result<std::shared_ptr<otlp_exporter>> make_otlp_exporter(otlp_options opts) {
   // Room for every spare block now: giving one back on the thread never allocates.
   im->spare.reserve(otlp_exporter::impl::spare_blocks);
   im->spare.push_back(im->new_block());  // the first block, made before any span waits
-  // Room to keep as many sent nodes as may wait (up to 65,536): a steady flow that queues
-  // deep reuses them rather than asking malloc on one thread and freeing on another.
-  im->free_nodes.reserve(std::min<std::size_t>(im->opts.max_queue, std::size_t{1} << 16U));
+  // Room to keep a few batches' sent nodes: a steady flow reuses them rather than asking
+  // malloc on one thread and freeing on another.
+  im->free_nodes.reserve(im->kept_nodes());
   im->conn.set_idle_limit(im->opts.connection_idle_limit);
   im->worker = std::thread([raw = im.get()] { raw->run(); });
   return std::shared_ptr<otlp_exporter>(new otlp_exporter(std::move(im)));

@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cstring>
 
+#include "detail/plain_ascii.hpp"
 #include "observe/span_node.hpp"
 #include "observe/span_shapes.hpp"
 
@@ -232,13 +233,16 @@ void append_span_head(std::string& out, const span_record& s) {
   out.resize(static_cast<std::size_t>(w.end() + 1 - out.data()));
 }
 
-/// Whether `v` goes into a JSON string as it is (printable ASCII other than '"' and '\\').
+/// Whether `v` goes into a JSON string as it is (ASCII from space up other than '"' and '\\'),
+/// 8 bytes at a time (the last few padded with spaces).
 bool plain_text(std::string_view v) noexcept {
-  for (const char c : v) {
-    const auto u = static_cast<unsigned char>(c);
-    if (u < 0x20 || u >= 0x7F || c == '"' || c == '\\') return false;
+  std::size_t i = 0;
+  for (; i + 8 <= v.size(); i += 8) {
+    if (!mcp::detail::plain_ascii_block(v.data() + i)) return false;
   }
-  return true;
+  std::array<char, 8> last{' ', ' ', ' ', ' ', ' ', ' ', ' ', ' '};
+  std::memcpy(last.data(), v.data() + i, v.size() - i);
+  return mcp::detail::plain_ascii_block(last.data());
 }
 
 /// One of the call's own text attributes, with its key's encoding made at compile time: a

@@ -90,9 +90,14 @@ char* write_varint(char* p, std::uint64_t v) {
   return p;
 }
 
+/// The length of a KeyValue's fields: `key` and an AnyValue of `any` bytes.
+constexpr std::size_t key_value_body(std::string_view key, std::size_t any) {
+  return 1 + varint_size(key.size()) + key.size() + 1 + varint_size(any) + any;
+}
+
 /// The encoded size of a KeyValue (as Span field 9) of `key` and an AnyValue of `any` bytes.
 constexpr std::size_t key_value_size(std::string_view key, std::size_t any) {
-  const std::size_t kv = 1 + varint_size(key.size()) + key.size() + 1 + varint_size(any) + any;
+  const std::size_t kv = key_value_body(key, any);
   return 1 + varint_size(kv) + kv;
 }
 
@@ -104,9 +109,8 @@ constexpr std::size_t call_text_size(std::string_view key, std::string_view v) {
 /// Writes the head of a KeyValue as Span field 9 at `p` (its value's AnyValue of `any` bytes
 /// follows); returns where the AnyValue's fields go.
 char* key_value_head(char* p, std::string_view key, std::size_t any) {
-  const std::size_t kv = 1 + varint_size(key.size()) + key.size() + 1 + varint_size(any) + any;
   *p++ = tag(9, 2);
-  p = write_varint(p, kv);
+  p = write_varint(p, key_value_body(key, any));
   *p++ = tag(1, 2);
   p = write_varint(p, key.size());
   std::memcpy(p, key.data(), key.size());

@@ -22,6 +22,26 @@ struct span_node final : span_state {
 };
 using node_ptr = std::unique_ptr<span_node>;
 
+/// The longest text a spare record keeps its room for; longer ones are freed (`trim`).
+inline constexpr std::size_t max_kept_text = 256;
+
+// A new field of span_record must be set for each span (tracing.cpp's on_start and on_end, the
+// exporter's enqueue moves a whole record) and, if it holds memory, let go of in `trim`: a spare
+// record must not carry a field's value or its memory over to another span.
+static_assert(sizeof(void*) != 8 || sizeof(std::string) != 32 || sizeof(span_record) == 352,
+              "span_record changed: set the new field for each span and trim it (span_node.hpp)");
+
+/// Makes a used record ready to wait as a spare for another span: its shape let go (a shape of
+/// its own is freed) and texts longer than `max_kept_text` freed, the others kept for their
+/// room. The one place a spare's fields are cut back, wherever it is given back. Never throws.
+inline void trim(span_record& r) noexcept {
+  if (r.shape.use_count() != 0) r.shape.reset();  // an interned one is left: nothing written
+  for (auto* t : {&r.context.trace_state, &r.request_id, &r.session_id, &r.peer_address,
+                  &r.resource_uri, &r.error_type, &r.status_code, &r.status_message}) {
+    if (t->capacity() > max_kept_text) std::string().swap(*t);
+  }
+}
+
 /// What `otlp_exporter::span_sink()` returns: a named type, so that a tracer given it finds it in
 /// its `std::function` (`target`) and queues its nodes with `enqueue_node` instead. Called as a
 /// function, it queues the record as `otlp_exporter::export_span` does.

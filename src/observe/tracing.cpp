@@ -3,6 +3,7 @@
 
 #include <stdexcept>
 
+#include "observe/recycle.hpp"
 #include "observe/span_ids.hpp"
 #include "observe/span_node.hpp"
 #include "observe/span_shapes.hpp"
@@ -159,22 +160,15 @@ class tracer final : public observer {
   static constexpr std::size_t kept_nodes = 64;
 
   /// This thread's spare nodes (for any tracer: a node is only a record's room); null once
-  /// the thread's own objects are being destroyed (then nodes come from and go to malloc).
+  /// the thread's own objects are being destroyed, or when making the list failed (then nodes
+  /// come from and go to malloc). Never throws: an observer must not.
   struct spare_list {
     std::vector<detail::node_ptr> nodes;
-    spare_list() { nodes.reserve(kept_nodes); }
-    ~spare_list() { gone() = true; }
-    spare_list(const spare_list&) = delete;
-    spare_list& operator=(const spare_list&) = delete;
-    static bool& gone() noexcept {
-      thread_local bool g = false;
-      return g;
-    }
+    spare_list() { nodes.reserve(kept_nodes); }  // throws std::bad_alloc: no list
   };
-  static std::vector<detail::node_ptr>* spare_nodes() {
-    if (spare_list::gone()) return nullptr;
-    thread_local spare_list list;
-    return &list.nodes;
+  static std::vector<detail::node_ptr>* spare_nodes() noexcept {
+    auto* list = mcp::detail::this_thread_own<spare_list>();
+    return list == nullptr ? nullptr : &list->nodes;
   }
   static detail::node_ptr take_node() {
     auto* spare = spare_nodes();
@@ -183,8 +177,11 @@ class tracer final : public observer {
     spare->pop_back();
     return n;
   }
+  /// Keeps `n` (cut back, `detail::trim`) for this thread's next spans, within the list's
+  /// reserve; else frees it.
   static void give_back(std::vector<detail::node_ptr>* spare, detail::node_ptr n) noexcept {
     if (spare != nullptr && spare->size() < spare->capacity()) {
+      detail::trim(n->record);
       spare->push_back(std::move(n));  // within the reserve
     }
   }

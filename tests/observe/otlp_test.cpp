@@ -88,6 +88,28 @@ TEST(OtlpJson, RootClientSpanWithoutStatusOrState) {
   EXPECT_FALSE(s.contains("attributes"));  // none at all: left out
 }
 
+TEST(OtlpJson, CallTextsOfEveryLengthAreEscapedWhereTheyNeedIt) {
+  // A character needing an escape (or none) at each place of texts of 1 to 19 bytes: in the
+  // blocks of 8 tested at once and in the few after them.
+  for (std::size_t n = 1; n < 20; ++n) {
+    for (std::size_t at = 0; at <= n; ++at) {
+      for (const char c : {'"', '\\', '\n', '\x7f'}) {
+        span_record r = sample_span();
+        r.request_id.assign(n, 'a');
+        if (at < n) r.request_id[at] = c;
+        std::string body;
+        write_otlp_traces(std::vector<span_record>{r}, {}, body);
+        auto v = mcp::parse_json(body);
+        ASSERT_TRUE(v) << body;
+        const auto& attrs =
+            v->at("resourceSpans").at(0).at("scopeSpans").at(0).at("spans").at(0).at("attributes");
+        EXPECT_EQ(attrs.at(1).at("key").as_string(), "jsonrpc.request.id");
+        EXPECT_EQ(attrs.at(1).at("value").at("stringValue").as_string(), r.request_id) << body;
+      }
+    }
+  }
+}
+
 TEST(OtlpJson, Metrics) {
   auto m = make_metrics();
   m->record({.method = "tools/call", .target = "t"}, {}, 0.015);

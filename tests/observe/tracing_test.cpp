@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "observe/span_node.hpp"
 #include "support/forked_child.hpp"
 
 namespace {
@@ -234,6 +235,46 @@ TEST(Tracer, ARecordsRoomReusedForALaterSpanCarriesNothingOver) {
     EXPECT_EQ(bare.status, span_status::unset);
     EXPECT_TRUE(bare.status_message.empty());
   }
+}
+
+TEST(SpanNode, ASpareRecordKeepsTheRoomOfShortTextsOnly) {
+  span_record r;
+  r.shape = make_span_shape("ping", kind::client, {});
+  const std::string long_text(4 * mcp::observe::detail::max_kept_text, 'x');
+  r.context.trace_state = long_text;
+  r.request_id = "7";
+  r.session_id = long_text;
+  r.peer_address.assign(100, 'p');  // on the heap, within what is kept
+  r.resource_uri = long_text;
+  r.error_type = long_text;
+  r.status_code = long_text;
+  r.status_message = long_text;
+  const auto* short_room = r.peer_address.data();
+  mcp::observe::detail::trim(r);
+  EXPECT_EQ(r.shape, nullptr);  // a shape of its own is let go
+  for (const auto* t : {&r.context.trace_state, &r.session_id, &r.resource_uri, &r.error_type,
+                        &r.status_code, &r.status_message}) {
+    EXPECT_TRUE(t->empty());
+    EXPECT_LE(t->capacity(), mcp::observe::detail::max_kept_text);
+  }
+  EXPECT_EQ(r.request_id, "7");                  // short texts stay (each span sets its own)
+  EXPECT_EQ(r.peer_address.data(), short_room);  // its room kept for the next span
+}
+
+TEST(Tracer, ASpanWithLongTextsGivenBackLeavesALaterSpanItsOwn) {
+  collected c;
+  auto t = make_tracer({.sink = c.sink()});
+  const std::string long_uri(4096, 'u');
+  auto a =
+      t->on_start({.side = kind::server, .method = "resources/read", .resource_uri = long_uri});
+  t->on_end(a, {.status = status::rpc_error, .code = -32603, .message = long_uri});
+  auto b = t->on_start({.side = kind::server, .method = "resources/read", .resource_uri = "f:/b"});
+  t->on_end(b, {});
+  ASSERT_EQ(c.spans.size(), 2U);
+  EXPECT_EQ(c.spans[0].resource_uri, long_uri);
+  EXPECT_EQ(c.spans[0].status_message, long_uri);
+  EXPECT_EQ(c.spans[1].resource_uri, "f:/b");
+  EXPECT_TRUE(c.spans[1].status_message.empty());
 }
 
 TEST(Tracer, AForkedChildMakesIdsOfItsOwn) {
