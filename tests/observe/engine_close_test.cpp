@@ -37,16 +37,22 @@ TEST(engine_close, a_request_the_server_sent_fails_and_ends_its_span_when_the_se
     return std::string("asked");
   });
   std::promise<void> asked;
-  std::atomic<bool> release{false};
+  // The client's handler runs on a pool thread that may outlive this frame: what it touches
+  // after `asked` is shared, and the test waits for it to return.
+  auto release = std::make_shared<std::atomic<bool>>(false);
+  auto returned = std::make_shared<std::promise<void>>();
+  auto handler_returned = returned->get_future();
   auto c = mcp::connect_in_process(
       s, {.capabilities = object{{"elicitation", object{}}},
-          .request_handlers = {{"elicitation/create", [&](const object&, std::stop_token) {
-                                  asked.set_value();
-                                  for (int i = 0; i < 5000 && !release.load(); ++i) {
-                                    std::this_thread::sleep_for(1ms);
-                                  }
-                                  return mcp::result<object>(object{{"action", "decline"}});
-                                }}}});
+          .request_handlers = {
+              {"elicitation/create", [&asked, release, returned](const object&, std::stop_token) {
+                 asked.set_value();
+                 for (int i = 0; i < 5000 && !release->load(); ++i) {
+                   std::this_thread::sleep_for(1ms);
+                 }
+                 returned->set_value();
+                 return mcp::result<object>(object{{"action", "decline"}});
+               }}}});
   ASSERT_TRUE(c) << c.error().message;
   std::thread caller([&] { (void)c->client->call_tool("ask"); });
   ASSERT_EQ(asked.get_future().wait_for(5s), std::future_status::ready);
@@ -54,7 +60,8 @@ TEST(engine_close, a_request_the_server_sent_fails_and_ends_its_span_when_the_se
   c->session->close();  // the elicitation is still unanswered
   auto answer = told.get_future();
   const bool in_time = answer.wait_for(5s) == std::future_status::ready;
-  release = true;
+  *release = true;
+  EXPECT_EQ(handler_returned.wait_for(10s), std::future_status::ready);
   c->client->close();  // the call is not answered now: its wait ends too
   caller.join();
   ASSERT_TRUE(in_time) << "the ask did not fail when its session closed";
