@@ -295,11 +295,17 @@ observe::span* peer::local_span(const jsonrpc::request_id& id) const noexcept {
   return nullptr;
 }
 
-void peer::hold_answering(const jsonrpc::request_id& id, observe::span&& span) {
-  // A span still here was never answered on this thread (every caller of `untrack` answers
-  // right after it): it is dropped unreported rather than kept for a peer that may be gone.
-  auto& slot = answering_slot;
-  slot.owner = this;
+namespace {
+
+/// Whether a span has nothing but its ids, start, word and `active` (no text, no state): what
+/// the metrics' spans are.
+[[gnu::always_inline]] inline bool bare(const observe::span& s) noexcept {
+  return !s.state && s.context.trace_state.empty() && s.baggage.empty();
+}
+
+/// `hold_answering` past its usual case: a text id, or a span with texts or state.
+[[gnu::noinline]] void hold_in(answering& slot, const jsonrpc::request_id& id,
+                               observe::span& span) noexcept {
   const auto* n = std::get_if<std::int64_t>(&id);
   if (auto* held = std::get_if<std::int64_t>(&slot.id); n != nullptr && held != nullptr) {
     *held = *n;  // the usual integer id: no variant assignment
@@ -309,19 +315,42 @@ void peer::hold_answering(const jsonrpc::request_id& id, observe::span&& span) {
   hand_over(slot.span, span);
 }
 
+}  // namespace
+
+void peer::hold_answering(const jsonrpc::request_id& id, observe::span&& span) {
+  // A span still here was never answered on this thread (every caller of `untrack` answers
+  // right after it): it is dropped unreported rather than kept for a peer that may be gone.
+  auto& slot = answering_slot;
+  slot.owner = this;
+  // The usual case, an integer id and bare spans, as a few plain stores (no frame kept for
+  // the general case's moves of texts and state).
+  if (auto* held = std::get_if<std::int64_t>(&slot.id)) {
+    if (const auto* n = std::get_if<std::int64_t>(&id);
+        n != nullptr && bare(span) && bare(slot.span)) [[likely]] {
+      *held = *n;
+      slot.span.context.trace_id = span.context.trace_id;
+      slot.span.context.span_id = span.context.span_id;
+      slot.span.context.flags = span.context.flags;
+      slot.span.start = span.start;
+      slot.span.word = span.word;
+      slot.span.active = span.active;
+      span.active = false;
+      return;
+    }
+  }
+  hold_in(slot, id, span);
+}
+
 void peer::dispatch_observed(jsonrpc::request&& r) {
-  observe::span span;
   // A set seen before: no operation, no observer call (the operation's frame is left to the
-  // general way, out of line).
+  // general way, out of line). Either way the span is made where it stays (a span assigned
+  // here would be moved member by member and its temporary destroyed).
   const auto word = spans_by_set_ ? known_span_word(observe::kind::server, r.method,
                                                     target_of(r.method, r.params))
                                   : 0;
-  if (word != 0) {
-    span = span_of_set(word, this_thread_read_clock.batch_start());
-  } else {
-    span = observe_request(r);
-    if (!span) return on_request(std::move(r));
-  }
+  observe::span span =
+      word != 0 ? span_of_set(word, this_thread_read_clock.batch_start()) : observe_request(r);
+  if (!span) return on_request(std::move(r));
   // `r` moves on: its id is kept (an integer id without the variant's copy).
   const auto* n = std::get_if<std::int64_t>(&r.id);
   const jsonrpc::request_id id = n != nullptr ? jsonrpc::request_id(*n) : r.id;
@@ -411,7 +440,7 @@ void peer::observe_answer(const jsonrpc::request_id& id, std::string_view messag
     std::lock_guard lock(mu_);
     auto it = filed_spans_.find(id);
     if (it == filed_spans_.end()) return;
-    span = std::move(it->second);
+    hand_over(span, it->second);
     filed_spans_.erase(it);
     filed_.fetch_sub(1, std::memory_order_release);
   }

@@ -32,16 +32,34 @@ span metrics::on_start(const operation& op) {
   return s;
 }
 
-void metrics::on_end(span& s, const outcome& o) {
-  if (!s.active || s.word == 0) return;
+namespace {
+
+/// The group of a span's word (`on_start`), without the side's bit.
+group* group_of(const span& s) noexcept {
+  return reinterpret_cast<group*>(s.word & ~std::uintptr_t{1});
+}
+
+/// `on_end` past its usual case (an error, or no end reading): out of line, so that the usual
+/// success is recorded without the frame the classification needs.
+[[gnu::noinline]] void end_other(span& s, const outcome& o) {
   const auto side = (s.word & 1U) != 0 ? kind::client : kind::server;
-  auto* g = reinterpret_cast<group*>(s.word & ~std::uintptr_t{1});
   const auto ns = elapsed_ns(s.start, now_if_unset(o.end));
   if (o.status == status::ok) {
-    g->record_ok(ns);
+    group_of(s)->record_ok(ns);
   } else {
-    g->cell_for(classify(side, o)).record(ns);
+    group_of(s)->cell_for(classify(side, o)).record(ns);
   }
+  s.active = false;
+}
+
+}  // namespace
+
+void metrics::on_end(span& s, const outcome& o) {
+  if (!s.active || s.word == 0) return;
+  if (o.status != status::ok || o.end == steady::time_point{}) [[unlikely]] {
+    return end_other(s, o);
+  }
+  group_of(s)->record_ok(elapsed_ns(s.start, o.end));
   s.active = false;
 }
 

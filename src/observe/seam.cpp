@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
+#include <cstdint>
 #include <optional>
 #include <typeinfo>
 
@@ -42,17 +44,17 @@ namespace {
 /// `parts_state`).
 class combined final : public observer {
  public:
-  explicit combined(std::vector<std::shared_ptr<observer>> parts) : parts_(std::move(parts)) {}
+  explicit combined(std::vector<std::shared_ptr<observer>> parts)
+      : parts_(std::move(parts)),
+        second_by_set_(parts_.size() == 2 && parts_[1]->spans_by_attribute_set()) {}
 
   // The clock is read once for all the parts (none when the engine gave its reading: then the
   // operation is passed on as it is, not copied).
   span on_start(const operation& op) override {
-    if (op.start != std::chrono::steady_clock::time_point{}) {
-      return gather([&op](observer& o) { return o.on_start(op); });
-    }
+    if (op.start != std::chrono::steady_clock::time_point{}) return gather_operation(op);
     operation timed = op;
     timed.start = std::chrono::steady_clock::now();
-    return gather([&timed](observer& o) { return o.on_start(timed); });
+    return gather_operation(timed);
   }
   void on_end(span& s, const outcome& o) override {
     if (o.end != std::chrono::steady_clock::time_point{}) {
@@ -110,11 +112,64 @@ class combined final : public observer {
     operator span() { return f(); }  // NOLINT(google-explicit-constructor)
   };
 
+  /// The second part's span word of a numbered attribute set (`spans_by_attribute_set`), as
+  /// the engine keeps it for a lone observer: per thread, by this combination's number (never
+  /// reused, unlike its address) and the set's number. 0: not known.
+  struct set_word {
+    std::uint64_t owner = 0;
+    std::uint64_t number = 0;
+    std::uintptr_t word = 0;
+  };
+  static set_word& set_word_slot(std::uint64_t owner, std::uint64_t number) noexcept {
+    thread_local std::array<set_word, 64> cache{};
+    return cache[(number ^ (owner << 3U)) % cache.size()];
+  }
+  static inline std::atomic<std::uint64_t> next_uid{1};
+
+  /// Whether a span is of the form `spans_by_attribute_set` promises (its word alone).
+  static bool by_word(const span& s) noexcept {
+    return s.active && s.word != 0 && !s.state && s.baggage.empty() && !s.context.valid();
+  }
+
   template <class Start>
   span gather(Start&& start) {
     if (parts_.size() != 2) return gather_each(start);
     span first = start(*parts_[0]);  // made where the combined span is returned
     span second = start(*parts_[1]);
+    fold(first, second);
+    return first;
+  }
+
+  /// `gather` of an operation's start: a numbered operation whose set's span word the second
+  /// part gave already starts the second's span from it, without calling it, when the first's
+  /// span takes it folded (the usual tracer and metrics).
+  span gather_operation(const operation& op) {
+    if (!second_by_set_ || op.attribute_set == 0) {
+      return gather([&op](observer& o) { return o.on_start(op); });
+    }
+    auto& slot = set_word_slot(uid_, op.attribute_set);
+    const bool known = slot.owner == uid_ && slot.number == op.attribute_set;
+    span first = parts_[0]->on_start(op);
+    if (known && first && first.word == 0 && first.start == op.start && !kept_aside(first)) {
+      first.word = slot.word;
+      return first;
+    }
+    span second = known ? span_of_word(slot.word, op.start) : parts_[1]->on_start(op);
+    if (!known && by_word(second)) slot = {uid_, op.attribute_set, second.word};
+    fold(first, second);
+    return first;
+  }
+
+  static span span_of_word(std::uintptr_t word, std::chrono::steady_clock::time_point start) {
+    span s;
+    s.active = true;
+    s.start = start;
+    s.word = word;
+    return s;
+  }
+
+  /// The two parts' spans as one in `first`: folded when the second's is light, else both kept.
+  static void fold(span& first, span& second) {
     if (first && second && first.word == 0 && !second.state && second.baggage.empty() &&
         !second.context.valid() && first.start == second.start && !kept_aside(first)) {
       first.word = second.word;
@@ -124,7 +179,6 @@ class combined final : public observer {
       st->first[1].emplace(std::move(second));
       first = gathered(std::move(st));
     }
-    return first;
   }
 
   template <class Start>
@@ -185,6 +239,8 @@ class combined final : public observer {
   }
 
   std::vector<std::shared_ptr<observer>> parts_;
+  const bool second_by_set_;  ///< two parts, the second `spans_by_attribute_set`
+  const std::uint64_t uid_ = next_uid.fetch_add(1, std::memory_order_relaxed);
 };
 
 }  // namespace

@@ -269,6 +269,68 @@ TEST(Combine, ASpanWithIdsAndAWordAloneAreFoldedAndEachGetsItsOwnBack) {
   EXPECT_EQ(ids->calls.back(), "end 0 0");
 }
 
+/// A first part with ids and no word, started at the operation's start (as the tracer).
+struct ids_at_start final : observer {
+  span on_start(const operation& op) override {
+    span s;
+    s.active = true;
+    s.context = *parse_traceparent(good);
+    s.start = op.start;
+    return s;
+  }
+  void on_end(span& s, const outcome&) override {
+    ++ends;
+    s.active = false;
+  }
+  int ends = 0;
+};
+
+/// A second part whose spans depend on the attribute set alone (as the metrics'): counts its
+/// starts, keeps the words it is given back.
+struct by_set final : observer {
+  span on_start(const operation& op) override {
+    ++starts;
+    span s;
+    s.active = true;
+    s.start = op.start;
+    s.word = 100 + op.attribute_set;
+    return s;
+  }
+  void on_end(span& s, const outcome&) override {
+    ends.push_back(s.word);
+    s.active = false;
+  }
+  [[nodiscard]] bool spans_by_attribute_set() const noexcept override { return true; }
+  int starts = 0;
+  std::vector<std::uintptr_t> ends;
+};
+
+// A numbered set's later operations start the second part's span from the word it gave the
+// first time (as the engine does for a lone observer of that kind); every end reaches it.
+TEST(Combine, ASecondPartBySetIsStartedOncePerSetAndEndedEveryTime) {
+  auto ids = std::make_shared<ids_at_start>();
+  auto set = std::make_shared<by_set>();
+  auto both = combine({ids, set});
+  for (int i = 0; i < 3; ++i) {
+    auto s = both->on_start({.method = "tools/call", .attribute_set = 9});
+    ASSERT_TRUE(s);
+    EXPECT_EQ(s.context.traceparent(), good);
+    EXPECT_EQ(s.state, nullptr);  // folded
+    both->on_end(s, {});
+    EXPECT_FALSE(s);
+  }
+  auto plain = both->on_start({.method = "ping"});  // not numbered: the part is asked
+  both->on_end(plain, {});
+  EXPECT_EQ(set->starts, 2);
+  EXPECT_EQ(set->ends, (std::vector<std::uintptr_t>{109, 109, 109, 100}));
+  EXPECT_EQ(ids->ends, 4);
+  auto other = combine({ids, set});  // another combination learns the set anew
+  auto o = other->on_start({.method = "tools/call", .attribute_set = 9});
+  other->on_end(o, {});
+  EXPECT_EQ(set->starts, 3);
+  EXPECT_EQ(set->ends.back(), 109U);
+}
+
 TEST(Combine, OfNothingIsNullAndOfOneIsThatOne) {
   EXPECT_EQ(combine({}), nullptr);
   EXPECT_EQ(combine({nullptr}), nullptr);
