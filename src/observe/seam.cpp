@@ -147,15 +147,19 @@ class combined final : public observer {
     if (!second_by_set_ || op.attribute_set == 0) {
       return gather([&op](observer& o) { return o.on_start(op); });
     }
-    auto& slot = set_word_slot(uid_, op.attribute_set);
-    const bool known = slot.owner == uid_ && slot.number == op.attribute_set;
+    // The word read before any part runs (a part's call may start other operations here).
+    const auto& slot = set_word_slot(uid_, op.attribute_set);
+    const std::uintptr_t known =
+        slot.owner == uid_ && slot.number == op.attribute_set ? slot.word : 0;
     span first = parts_[0]->on_start(op);
-    if (known && first && first.word == 0 && first.start == op.start && !kept_aside(first)) {
-      first.word = slot.word;
+    if (known != 0 && first && first.word == 0 && first.start == op.start && !kept_aside(first)) {
+      first.word = known;
       return first;
     }
-    span second = known ? span_of_word(slot.word, op.start) : parts_[1]->on_start(op);
-    if (!known && by_word(second)) slot = {uid_, op.attribute_set, second.word};
+    span second = known != 0 ? span_of_word(known, op.start) : parts_[1]->on_start(op);
+    if (known == 0 && by_word(second)) {
+      set_word_slot(uid_, op.attribute_set) = {uid_, op.attribute_set, second.word};
+    }
     fold(first, second);
     return first;
   }
