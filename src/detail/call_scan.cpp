@@ -88,12 +88,23 @@ class scanner {
     skip_space();
     return p_ == end_ ? '\0' : *p_;
   }
-  /// A string of ASCII from space up without escapes: its contents. Read 8 bytes at a time
-  /// where it can be.
+  /// A string of ASCII from space up without escapes: its contents. Read 16 bytes at a time
+  /// where it can be (SSE2), else 8.
   [[gnu::noinline]] bool plain_string(std::string_view& out) noexcept {
     if (!eat('"')) return false;
     const char* start = p_;
     for (;;) {
+#if defined(__SSE2__)
+      if (end_ - p_ >= 16) {
+        const auto special = special_ascii_16(p_);
+        if (special == 0) {
+          p_ += 16;
+          continue;
+        }
+        p_ += std::countr_zero(special);  // the first byte that is not plain
+        return closing_quote(start, out);
+      }
+#endif
       if (end_ - p_ >= 8) {
         const auto special = special_ascii_bytes(p_);
         if (special == 0) {
@@ -108,10 +119,7 @@ class scanner {
         ++p_;
         continue;
       }
-      if (*p_ != '"') return false;
-      out = std::string_view(start, static_cast<std::size_t>(p_ - start));
-      ++p_;
-      return true;
+      return closing_quote(start, out);
     }
   }
   /// A member's key and its colon.
@@ -174,6 +182,14 @@ class scanner {
       return false;
     }
     p_ += w.size();
+    return true;
+  }
+
+  /// The string begun at `start` when the byte at the cursor (not plain) ends it.
+  bool closing_quote(const char* start, std::string_view& out) noexcept {
+    if (*p_ != '"') return false;
+    out = std::string_view(start, static_cast<std::size_t>(p_ - start));
+    ++p_;
     return true;
   }
 
@@ -276,30 +292,31 @@ bool scan(scanner& s, found& f) noexcept {
 }
 
 /// `key` added to `o` with the value `a` says (an object's members are added by the caller),
-/// made in place in `o`'s storage: where it is, null when `key` is there already.
+/// made in place in `o`'s storage, of its kind at once: where it is, null when `key` is there
+/// already.
 [[gnu::noinline]] json::value* put(json::object& o, std::string_view key, const argument& a) {
-  auto [at, added] = o.emplace(key, nullptr);
-  if (!added) return nullptr;
-  auto& v = at->value();
+  std::pair<json::object::iterator, bool> at;
   switch (a.what) {
     case kind::string:
-      v.emplace_string().assign(a.text);
+      at = o.emplace(key, json::string_view(a.text.data(), a.text.size()));
       break;
     case kind::integer:
-      v.emplace_int64() = a.number;
+      at = o.emplace(key, a.number);
       break;
     case kind::yes:
     case kind::no:
-      v.emplace_bool() = a.what == kind::yes;
+      at = o.emplace(key, a.what == kind::yes);
       break;
     case kind::open:
-      v.emplace_object().reserve(static_cast<std::size_t>(a.number));
+      at = o.emplace(key, json::object_kind);
+      if (at.second) at.first->value().get_object().reserve(static_cast<std::size_t>(a.number));
       break;
     case kind::null:
     case kind::close:
+      at = o.emplace(key, nullptr);
       break;
   }
-  return &v;
+  return at.second ? &at.first->value() : nullptr;
 }
 
 /// An object of `members` members, or a string, as an entry that `put` makes.

@@ -28,6 +28,10 @@
 
 namespace mcp::http_detail {
 
+/// What a 2026-07-28 request's stream callbacks share (handler_modern.cpp); kept with a spare
+/// session for the next request, which reuses it when nothing else holds it.
+struct request_record;
+
 /// Where a TCP connection keeps the per-request session that served its last request, for its
 /// next one (src/session_reuse.hpp). Owned by the connection, used only while it handles a
 /// request (one at a time): no lock. What it keeps is closed when the connection ends.
@@ -39,6 +43,7 @@ struct spare_slot {
   std::string version;  ///< the revision the kept session serves
   std::shared_ptr<routing_connection> conn;
   std::shared_ptr<server_session> session;  ///< null: none kept
+  std::shared_ptr<request_record> record;   ///< null: none kept
   /// The handler's count of connections keeping a session, once this one is counted.
   std::shared_ptr<std::atomic<std::size_t>> counted;
 };
@@ -138,7 +143,8 @@ class request_handler {
     std::string version{};  ///< the revision it serves
     std::shared_ptr<routing_connection> conn{};
     std::shared_ptr<server_session> session{};
-    spare_slot* slot = nullptr;  ///< kept there when set, else in `spares_`
+    std::shared_ptr<request_record> record{};  ///< 2026-07-28: the last request's, if any
+    spare_slot* slot = nullptr;                ///< kept there when set, else in `spares_`
   };
   struct post_target {
     std::shared_ptr<http_session> hs;          ///< stateful mode

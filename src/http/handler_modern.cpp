@@ -177,6 +177,14 @@ unsigned status_of(std::string_view body) {
 
 }  // namespace
 
+/// A 2026-07-28 request's session as its stream's callbacks see it, and whether the request is
+/// still being handed to it (answered meanwhile: this thread keeps or closes the session).
+struct request_record {
+  std::shared_ptr<server_session> session;
+  std::function<void(std::function<void()>)> defer;
+  std::atomic<bool> delivering{true};
+};
+
 bool request_handler::is_modern(std::string_view version, const post_body& body) {
   if (!version.empty() && is_modern_version(version)) return true;
   if (body.batch || body.messages.size() != 1) return false;
@@ -288,15 +296,18 @@ http_response request_handler::post_modern(const http_request& req, principal&& 
   // what still runs: a listen stream, a long call). Answered while `receive` runs (inline
   // handlers), this thread keeps it for the next request, or closes it. Both callbacks share
   // one small record, so that each holds a single pointer (kept inline by std::function,
-  // nothing allocated).
-  struct request_session {
-    std::shared_ptr<server_session> session;
-    std::function<void(std::function<void()>)> defer;
-    std::atomic<bool> delivering{true};
-  };
-  auto owner = std::make_shared<request_session>();
+  // nothing allocated); the record is kept with the spare session and serves the next request
+  // when nothing else holds it (an earlier stream's callbacks).
+  std::shared_ptr<request_record> owner = std::move(spare->record);
+  const bool alone = owner && owner.use_count() == 1;
+  std::atomic_thread_fence(std::memory_order_acquire);  // after what the last other holder did
+  if (alone) {
+    owner->delivering.store(true, std::memory_order_relaxed);
+  } else {
+    owner = std::make_shared<request_record>();
+    owner->defer = defer_;
+  }
   owner->session = session;
-  owner->defer = defer_;
   cfg.on_finished = [owner] {
     if (owner->delivering.exchange(false)) return;
     owner->defer([s = owner->session] { s->close(); });
@@ -316,6 +327,7 @@ http_response request_handler::post_modern(const http_request& req, principal&& 
   if (!owner->delivering.exchange(false)) {
     // Answered: the stream has ended (its callbacks will not run again).
     owner->session.reset();
+    spare->record = std::move(owner);
     keep_or_close(std::move(*spare));
   }
   http_response r;

@@ -48,6 +48,7 @@ std::optional<request_handler::spare_session> request_handler::take_spare(
     return spare_session{.version = std::move(slot->version),
                          .conn = std::move(slot->conn),
                          .session = std::move(slot->session),
+                         .record = std::move(slot->record),
                          .slot = slot};
   }
   const auto address = req.peer_address;
@@ -85,6 +86,7 @@ void request_handler::keep_or_close(spare_session&& s) {
     auto dropped = std::exchange(slot->session, std::move(s.session));
     slot->version = std::move(s.version);
     slot->conn = std::move(s.conn);
+    slot->record = std::move(s.record);
     if (dropped) dropped->close();
     return;
   }

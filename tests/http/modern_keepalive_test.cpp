@@ -134,6 +134,42 @@ TEST_F(ModernKeepAlive, ALongCallOnOneConnectionDoesNotHoldAnotherBack) {
   EXPECT_EQ(first_text(result_of(answer_of(r))), "again") << r.body;
 }
 
+// What a request's stream callbacks share is kept with the session for the connection's next
+// request: calls answered inline and calls answered later (on the executor) alternate on one
+// connection, each answered as its own; a long call the client walks away from ends without
+// touching the requests served after it.
+TEST_F(ModernKeepAlive, InlineAndLaterAnswersAlternateOnOneConnection) {
+  start();
+  {
+    raw_client c(port_);
+    for (int i = 0; i < 6; ++i) {
+      const auto id = std::to_string(i + 1);
+      if (i % 2 == 0) {
+        auto r = exchange(c, port_, modern_call(id, "echo", R"({"text":"t)" + id + R"("})"),
+                          modern_headers("tools/call", "echo"));
+        ASSERT_EQ(r.status, 200U) << r.body;
+        EXPECT_EQ(first_text(result_of(answer_of(r))), "t" + id) << r.body;
+      } else {
+        auto r = exchange(c, port_, modern_call(id, "count", R"({"steps":1,"step_ms":1})"),
+                          modern_headers("tools/call", "count"));
+        ASSERT_EQ(r.status, 200U) << r.body;
+        EXPECT_NE(r.body.find("counted 1"), std::string::npos) << r.body;
+      }
+    }
+    c.send_raw(make_request("POST", port_,
+                            modern_call("7", "count", R"({"steps":20,"step_ms":20})"),
+                            modern_headers("tools/call", "count")));
+  }  // closed before the long call's answer
+  raw_client d(port_);
+  for (int i = 0; i < 3; ++i) {
+    const auto id = std::to_string(i + 10);
+    auto r = exchange(d, port_, modern_call(id, "echo", R"({"text":"d)" + id + R"("})"),
+                      modern_headers("tools/call", "echo"));
+    ASSERT_EQ(r.status, 200U) << r.body;
+    EXPECT_EQ(first_text(result_of(answer_of(r))), "d" + id) << r.body;
+  }
+}
+
 TEST_F(ModernKeepAlive, AStatelessServerServesEachRequestAsANewSession) {
   // 2025-11-25 on a stateless server: the log level one request sets is not the next one's,
   // and each request is its own caller's; then a 2026-07-28 request on the same connection.

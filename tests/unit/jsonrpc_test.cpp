@@ -184,6 +184,30 @@ bool scanned(std::string_view text, const mcp::json_limits& limits = {}) {
   return taken;
 }
 
+// The reader looks at a string 16 bytes at a time (8 without SSE2, one by one at the text's
+// end): a byte a plain string cannot hold is seen at every place in a block, and DEL (the last
+// plain byte) is taken as it is, wherever it is.
+TEST(jsonrpc, a_plain_tool_call_reader_sees_every_byte_of_a_long_string) {
+  const std::string base(40, 'a');
+  for (std::size_t at = 0; at <= base.size(); ++at) {
+    for (const char c : {'\x01', '\x1f', '\\', '"', '\x80', '\xff', '\x7f'}) {
+      auto value = base;
+      value.insert(at, 1, c);
+      const auto text =
+          R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"e","arguments":{"t":")" +
+          value + R"("}}})";
+      rpc::message call;
+      const bool taken = mcp::detail::scan_tool_call(text, {}, call);
+      if (c != '\x7f') {
+        EXPECT_FALSE(taken) << at << " " << static_cast<int>(c);
+        continue;
+      }
+      ASSERT_TRUE(taken) << at;
+      EXPECT_EQ(std::get<rpc::request>(call).params.at("arguments").at("t").get_string(), value);
+    }
+  }
+}
+
 TEST(jsonrpc, anything_but_a_plain_tool_call_is_left_to_the_general_path) {
   const std::string_view call =
       R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello"}}})";
