@@ -371,7 +371,7 @@ void append_sum(std::string& out, const metric_data& m, std::uint64_t now) {
   out += "]}";
 }
 
-/// The `ExportTraceServiceRequest` of `spans`: records, or the nodes that hold them.
+/// The `ExportTraceServiceRequest` of `spans`: records, or pointers to them.
 template <class Spans>
 void write_traces(const Spans& spans, const resource_attributes& resource, std::string& out) {
   out.reserve(out.size() + 512 + spans.size() * 768);
@@ -399,8 +399,8 @@ void write_otlp_traces(std::span<const span_record> spans, const resource_attrib
   write_traces(spans, resource, out);
 }
 
-void detail::write_otlp_traces_nodes(std::span<const node_ptr> spans,
-                                     const resource_attributes& resource, std::string& out) {
+void detail::write_otlp_traces_records(std::span<const record_ptr> spans,
+                                       const resource_attributes& resource, std::string& out) {
   write_traces(spans, resource, out);
 }
 

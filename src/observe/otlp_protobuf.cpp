@@ -259,7 +259,7 @@ void append_otlp_protobuf_shape(std::string& out, std::string_view name, kind si
 
 namespace {
 
-/// `write_otlp_traces_protobuf_within` of records, or of the nodes that hold them.
+/// `write_otlp_traces_protobuf_within` of records, or of pointers to them.
 template <class Spans>
 std::size_t write_traces(const Spans& spans, const resource_attributes& resource, std::string& out,
                          std::uint64_t max_length) {
@@ -311,9 +311,9 @@ std::size_t write_otlp_traces_protobuf_within(std::span<const span_record> spans
   return write_traces(spans, resource, out, max_length);
 }
 
-std::size_t write_otlp_traces_protobuf_nodes(std::span<const node_ptr> spans,
-                                             const resource_attributes& resource,
-                                             std::string& out) {
+std::size_t write_otlp_traces_protobuf_records(std::span<const record_ptr> spans,
+                                               const resource_attributes& resource,
+                                               std::string& out) {
   return write_traces(spans, resource, out, otlp_protobuf_max_length);
 }
 

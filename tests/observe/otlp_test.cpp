@@ -177,7 +177,7 @@ TEST(Exporter, AFullQueueDropsAndCountsWithoutBlocking) {
   ASSERT_TRUE(e) << e.error().message;
   auto sink = (*e)->span_sink();
   const auto t0 = std::chrono::steady_clock::now();
-  for (int i = 0; i < 10; ++i) sink(sample_span());
+  for (int i = 0; i < 10; ++i) sink(std::make_unique<span_record>(sample_span()));
   EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(100));
   EXPECT_EQ((*e)->stats().spans_dropped, 6U);
   (*e)->shutdown(std::chrono::seconds(5));
@@ -185,7 +185,7 @@ TEST(Exporter, AFullQueueDropsAndCountsWithoutBlocking) {
   EXPECT_EQ(st.spans_failed, 4U);
   EXPECT_EQ(st.spans_exported, 0U);
   EXPECT_EQ(st.requests, 1U);
-  sink(sample_span());  // after shutdown: dropped
+  sink(std::make_unique<span_record>(sample_span()));  // after shutdown: dropped
   EXPECT_EQ((*e)->stats().spans_dropped, 7U);
 }
 
