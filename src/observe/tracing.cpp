@@ -45,11 +45,14 @@ struct parent_info {
   std::string baggage;
 };
 
+/// Whether `op` may have a parent (else it starts a new trace: the usual case of a peer that
+/// does not trace, where `find_parent` is not asked).
+bool may_have_parent(const operation& op) noexcept {
+  return op.parent != nullptr || !op.remote.traceparent.empty() || !op.remote.baggage.empty();
+}
+
 parent_info find_parent(const operation& op) {
   parent_info p;
-  if (op.parent == nullptr && op.remote.traceparent.empty() && op.remote.baggage.empty()) {
-    return p;  // a new trace: the usual case of a peer that does not trace
-  }
   if (op.parent != nullptr && op.parent->context.valid()) {
     p.context = op.parent->context;
     p.baggage = op.parent->baggage;
@@ -76,8 +79,14 @@ class tracer final : public observer {
     span s;
     s.active = true;
     s.start = op.start;
-    auto parent = find_parent(op);
     trace_context& ctx = s.context;
+    if (!may_have_parent(op)) {  // a new trace: no parent to look for, none to record
+      detail::fast_ids(&ctx.trace_id, ctx.span_id);
+      ctx.flags = sample_root(ctx.trace_id) ? 1 : 0;
+      if (ctx.sampled()) record(op, s, nullptr);
+      return s;
+    }
+    auto parent = find_parent(op);
     if (parent.context.valid()) {
       ctx.trace_id = parent.context.trace_id;
       ctx.flags = parent.context.flags;
@@ -88,26 +97,7 @@ class tracer final : public observer {
       ctx.flags = sample_root(ctx.trace_id) ? 1 : 0;
     }
     if (!parent.baggage.empty()) s.baggage = std::move(parent.baggage);
-    if (!ctx.sampled()) return s;
-    s.start = now_if_unset(op.start);
-    auto rec = take_record();
-    auto& r = *rec;
-    r.shape = detail::interned_shape(op);
-    r.context.trace_id = ctx.trace_id;
-    r.context.span_id = ctx.span_id;
-    r.context.flags = ctx.flags;
-    set_text(r.context.trace_state, ctx.trace_state);
-    r.parent_span_id =
-        parent.context.valid() ? parent.context.span_id : std::array<std::uint8_t, 8>{};
-    r.parent_remote = parent.remote;
-    r.start_unix_ns = clock_.at(s.start);
-    set_text(r.request_id, op.request_id);
-    set_text(r.session_id, op.session_id);
-    const bool client_known = op.side == kind::server && !op.peer_address.empty();
-    set_text(r.peer_address, client_known ? op.peer_address : std::string_view());
-    r.peer_port = client_known ? op.peer_port : 0;
-    set_text(r.resource_uri, op.resource_uri);
-    s.state = std::move(rec);
+    if (ctx.sampled()) record(op, s, parent.context.valid() ? &parent : nullptr);
     return s;
   }
 
@@ -137,6 +127,30 @@ class tracer final : public observer {
   }
 
  private:
+  /// A sampled span's record, as its state: written here at its start (the clock read when the
+  /// engine did not), finished in `on_end`. `parent`: a valid parent, or null for a root.
+  void record(const operation& op, span& s, const parent_info* parent) {
+    const trace_context& ctx = s.context;
+    s.start = now_if_unset(op.start);
+    auto rec = take_record();
+    auto& r = *rec;
+    r.shape = detail::interned_shape(op);
+    r.context.trace_id = ctx.trace_id;
+    r.context.span_id = ctx.span_id;
+    r.context.flags = ctx.flags;
+    set_text(r.context.trace_state, ctx.trace_state);
+    r.parent_span_id = parent != nullptr ? parent->context.span_id : std::array<std::uint8_t, 8>{};
+    r.parent_remote = parent != nullptr && parent->remote;
+    r.start_unix_ns = clock_.at(s.start);
+    set_text(r.request_id, op.request_id);
+    set_text(r.session_id, op.session_id);
+    const bool client_known = op.side == kind::server && !op.peer_address.empty();
+    set_text(r.peer_address, client_known ? op.peer_address : std::string_view());
+    r.peer_port = client_known ? op.peer_port : 0;
+    set_text(r.resource_uri, op.resource_uri);
+    s.state = std::move(rec);
+  }
+
   /// `s = v`, an empty `v` without the library's call.
   static void set_text(std::string& s, std::string_view v) {
     if (v.empty()) {
