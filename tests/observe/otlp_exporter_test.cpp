@@ -449,6 +449,21 @@ TEST(OtlpExporter, A429WithoutRetryAfterBacksOffExponentially) {
   EXPECT_EQ((*e)->stats().spans_exported, 1U);
 }
 
+TEST(OtlpExporter, ANullSpanIsIgnored) {
+  sink s({});
+  ASSERT_TRUE(s.ok()) << s.log();
+  auto e = make_otlp_exporter(fast(s));
+  ASSERT_TRUE(e);
+  (*e)->export_span(nullptr);
+  (*e)->span_sink()(nullptr);
+  (*e)->export_span(one_span());
+  ASSERT_TRUE((*e)->flush(20s));
+  const auto st = (*e)->stats();
+  EXPECT_EQ(st.spans_exported, 1U);
+  EXPECT_EQ(st.spans_dropped, 0U);
+  EXPECT_EQ(st.spans_failed, 0U);
+}
+
 TEST(OtlpExporter, A400IsNotRetried) {
   sink s({"FAIL_FIRST=5", "FAIL_STATUS=400"});
   ASSERT_TRUE(s.ok()) << s.log();
