@@ -11,6 +11,7 @@
 // do not go in the next request (otlp_exporter.cpp).
 #include <mcp/observe/otlp.hpp>
 
+#include <bit>
 #include <cstring>
 
 #include "observe/span_node.hpp"
@@ -130,11 +131,16 @@ char* call_text(char* p, std::string_view key, std::string_view v) {
   return p + v.size();
 }
 
+/// `v` in little-endian order at `p` (protobuf's fixed64), in one store.
 void put_fixed64(char* p, std::uint64_t v) {
-  for (int i = 0; i < 8; ++i) {
-    p[i] = static_cast<char>(v & 0xFFU);
-    v >>= 8U;
-  }
+  if constexpr (std::endian::native == std::endian::big) v = __builtin_bswap64(v);
+  std::memcpy(p, &v, 8);
+}
+
+/// `v` in little-endian order at `p` (protobuf's fixed32), in one store.
+void put_fixed32(char* p, std::uint32_t v) {
+  if constexpr (std::endian::native == std::endian::big) v = __builtin_bswap32(v);
+  std::memcpy(p, &v, 4);
 }
 
 /// A length prefix of five bytes for `n` (at most `otlp_protobuf_max_length`, 2^35 - 1: the
@@ -215,10 +221,8 @@ void put_span(std::string& out, const span_record& s) {
   if (s.parent_remote) flags |= 0x200U;
   *p++ = static_cast<char>(0x85);
   *p++ = 0x01;
-  for (int i = 0; i < 4; ++i) {
-    *p++ = static_cast<char>(flags & 0xFFU);
-    flags >>= 8U;
-  }
+  put_fixed32(p, flags);
+  p += 4;
   if (!trace_state.empty()) {
     *p++ = tag(3, 2);  // trace_state
     p = write_varint(p, trace_state.size());
