@@ -21,6 +21,7 @@
 //   auto observer = mcp::observe::combine({tracer, mcp::observe::make_metrics()});
 //
 //   // Or a sink of one's own (it owns each record it is given):
+//   using mcp::observe::span_record;
 //   auto logged = mcp::observe::make_tracer({.sink = [](std::unique_ptr<span_record> r) {
 //     std::clog << r->name() << '\n';
 //   }});
