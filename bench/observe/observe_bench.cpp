@@ -195,7 +195,8 @@ BENCHMARK(traces_exported_and_metrics)->MeasureProcessCPUTime()->UseRealTime();
 
 /// The span recorder alone, into a sink that drops: the caller's share of tracing.
 void tracer_only(benchmark::State& state) {
-  auto obs = o::make_tracer({.sink = [](o::span_record&& r) { benchmark::DoNotOptimize(r); }});
+  auto obs = o::make_tracer(
+      {.sink = [](std::unique_ptr<o::span_record> r) { benchmark::DoNotOptimize(r); }});
   std::uint64_t i = 0;
   for (auto _ : state) observe_one(obs.get(), ++i);
 }
@@ -204,7 +205,8 @@ BENCHMARK(tracer_only);
 /// The span recorder when sampling leaves every new trace out: the ids, nothing else.
 void tracer_unsampled(benchmark::State& state) {
   auto obs = o::make_tracer(
-      {.sink = [](o::span_record&& r) { benchmark::DoNotOptimize(r); }, .root_sample_ratio = 0});
+      {.sink = [](std::unique_ptr<o::span_record> r) { benchmark::DoNotOptimize(r); },
+       .root_sample_ratio = 0});
   std::uint64_t i = 0;
   for (auto _ : state) observe_one(obs.get(), ++i);
 }
@@ -212,9 +214,10 @@ BENCHMARK(tracer_unsampled);
 
 /// The caller's share with both observers: tracer (into a sink that drops) and metrics.
 void tracer_and_metrics_caller_share(benchmark::State& state) {
-  auto obs =
-      o::combine({o::make_tracer({.sink = [](o::span_record&& r) { benchmark::DoNotOptimize(r); }}),
-                  o::make_metrics()});
+  auto obs = o::combine(
+      {o::make_tracer(
+           {.sink = [](std::unique_ptr<o::span_record> r) { benchmark::DoNotOptimize(r); }}),
+       o::make_metrics()});
   std::uint64_t i = 0;
   for (auto _ : state) observe_one(obs.get(), ++i);
 }
@@ -225,8 +228,8 @@ BENCHMARK(tracer_and_metrics_caller_share);
 void export_batch_per_span(benchmark::State& state) {
   discard_collector collector;
   std::vector<o::span_record> batch;
-  auto tracer =
-      o::make_tracer({.sink = [&batch](o::span_record&& r) { batch.push_back(std::move(r)); }});
+  auto tracer = o::make_tracer(
+      {.sink = [&batch](std::unique_ptr<o::span_record> r) { batch.push_back(std::move(*r)); }});
   for (std::uint64_t i = 0; i < 512; ++i) observe_one(tracer.get(), i);
   auto exporter =
       o::make_otlp_exporter({.endpoint = collector.url(),
@@ -239,10 +242,11 @@ void export_batch_per_span(benchmark::State& state) {
     state.SkipWithError(exporter.error().message.c_str());
     return;
   }
-  std::vector<o::span_record> copy;
+  std::vector<std::unique_ptr<o::span_record>> copy;
   for (auto _ : state) {
     state.PauseTiming();
-    copy = batch;
+    copy.clear();
+    for (const auto& r : batch) copy.push_back(std::make_unique<o::span_record>(r));
     state.ResumeTiming();
     for (auto& r : copy) (*exporter)->export_span(std::move(r));
     (*exporter)->flush(std::chrono::seconds(30));
@@ -254,8 +258,8 @@ BENCHMARK(export_batch_per_span)->Arg(0)->Arg(1)->MeasureProcessCPUTime()->UseRe
 /// Encoding a batch of 512 spans, per span (argument 0: JSON, 1: protobuf).
 void otlp_encode_per_span(benchmark::State& state) {
   std::vector<o::span_record> batch;
-  auto tracer =
-      o::make_tracer({.sink = [&batch](o::span_record&& r) { batch.push_back(std::move(r)); }});
+  auto tracer = o::make_tracer(
+      {.sink = [&batch](std::unique_ptr<o::span_record> r) { batch.push_back(std::move(*r)); }});
   for (std::uint64_t i = 0; i < 512; ++i) observe_one(tracer.get(), i);
   const bool protobuf = state.range(0) != 0;
   std::string body;

@@ -1,10 +1,10 @@
 // The OTLP/HTTP exporter's queue and thread (mcp/observe/otlp.hpp). Callers only take the queue's
 // lock to push a span (the thread holds it only to take the queue's blocks out and give emptied
-// ones and sent spans' nodes back) and wake the thread only when a block (a batch) is full; the
-// thread also wakes every `batch_delay` and `metrics_interval`. The queue holds spans' nodes
-// (span_node.hpp): a tracer's span is queued as the pointer to the record it wrote, and the node
-// goes back to a caller for a later span once sent. HTTP goes through one
-// `http_detail::fetch_connection`, kept open from one request to the next.
+// ones and sent spans' records back) and wake the thread only when a block (a batch) is full; the
+// thread also wakes every `batch_delay` and `metrics_interval`. The queue holds pointers to the
+// spans' records (span_node.hpp): a tracer's span is queued as the pointer to the record it
+// wrote, and the record goes back to a thread that queues spans, for a later span, once sent. HTTP
+// goes through one `http_detail::fetch_connection`, kept open from one request to the next.
 #include <mcp/observe/otlp.hpp>
 
 #include <algorithm>
@@ -81,32 +81,34 @@ struct otlp_exporter::impl {
   std::condition_variable wake;      // the thread
   std::condition_variable finished;  // flush waiters
   /// The spans waiting, in blocks of at most `max_batch` (each block one request's batch) of
-  /// pointers to their nodes; emptied blocks are kept for the next ones (`spare`), and sent
-  /// spans' nodes for callers' next spans (`free_nodes`, up to its capacity: `kept_nodes()`),
-  /// so that a steady flow reuses the same warm memory; all are freed when the thread ends.
-  std::deque<std::vector<detail::node_ptr>> queue;
+  /// pointers to their records; emptied blocks are kept for the next ones (`spare`), and sent
+  /// spans' records for callers' next spans (`free_records`, up to its capacity:
+  /// `kept_records()`), so that a steady flow reuses the same warm memory; all are freed when
+  /// the thread ends.
+  std::deque<std::vector<detail::record_ptr>> queue;
   std::size_t queued = 0;  ///< spans in `queue`
-  std::vector<std::vector<detail::node_ptr>> spare;
+  std::vector<std::vector<detail::record_ptr>> spare;
   static constexpr std::size_t spare_blocks = 4;
-  std::vector<detail::node_ptr> free_nodes;
-  /// How many sent nodes are kept: a few batches' worth (at most `max_queue` and 65,536).
-  [[nodiscard]] std::size_t kept_nodes() const {
+  std::vector<detail::record_ptr> free_records;
+  /// How many sent records are kept: a few batches' worth (at most `max_queue` and 65,536).
+  [[nodiscard]] std::size_t kept_records() const {
     constexpr std::size_t most = std::size_t{1} << 16U;
     const std::size_t batches = opts.max_batch >= most / 4 ? most : 4 * opts.max_batch;
     return std::min(batches, opts.max_queue);
   }
-  /// A caller holding fewer spare nodes than this is given up to `refill_count` with its span.
+  /// A thread holding fewer spare records than this (`detail::spare_records`) is given up to
+  /// `refill_count` when it queues a span.
   static constexpr std::size_t refill_below = 8;
   static constexpr std::size_t refill_count = 32;
 
   /// An empty block (under `mu`). Throws std::bad_alloc.
-  std::vector<detail::node_ptr> new_block() {
+  std::vector<detail::record_ptr> new_block() {
     if (!spare.empty()) {
       auto b = std::move(spare.back());
       spare.pop_back();
       return b;
     }
-    std::vector<detail::node_ptr> b;
+    std::vector<detail::record_ptr> b;
     b.reserve(std::min(opts.max_batch, opts.max_queue));
     return b;
   }
@@ -132,51 +134,38 @@ struct otlp_exporter::impl {
 
   std::minstd_rand jitter{std::random_device{}()};
 
-  /// A record from elsewhere than a tracer: moved into a node (a sent one, else a new one).
-  void enqueue(span_record&& s) noexcept {
-    detail::node_ptr n;
-    enqueue_node(n, nullptr, &s);
-  }
-
-  /// Queues `n`; a null `n` with `record`: `*record` moved into a sent span's node (a new one
-  /// when none waits), taken only when the span is queued. `refill`: see `detail::enqueue_node`.
-  void enqueue_node(detail::node_ptr& n, std::vector<detail::node_ptr>* refill,
-                    span_record* record = nullptr) noexcept {
+  /// Queues `r`. In the same hold of the lock, gives this thread's spare records
+  /// (`detail::spare_records`), when it holds fewer than `refill_below`, sent ones for its next
+  /// spans; a dropped span's record joins them too.
+  void enqueue(detail::record_ptr r) noexcept {
+    if (!r) return;
+    auto* refill = detail::spare_records();
     bool wake_thread = false;
     {
       std::lock_guard lock(mu);
       if (refill != nullptr && refill->size() < refill_below) {
-        auto k = std::min({free_nodes.size(), refill->capacity() - refill->size(), refill_count});
+        auto k = std::min({free_records.size(), refill->capacity() - refill->size(), refill_count});
         for (; k > 0; --k) {
-          refill->push_back(std::move(free_nodes.back()));  // within its capacity
-          free_nodes.pop_back();
+          refill->push_back(std::move(free_records.back()));  // within its capacity
+          free_records.pop_back();
         }
       }
       if (stopping || queued >= opts.max_queue) {
         spans_dropped.fetch_add(1, std::memory_order_relaxed);
-        return;
-      }
-      try {
-        if (!n) {  // the record's node: a sent one, else (rarely: none waits) a new one
-          if (free_nodes.empty()) {
-            n = std::make_unique<detail::span_node>();
-          } else {
-            n = std::move(free_nodes.back());
-            free_nodes.pop_back();
+      } else {
+        try {
+          if (queue.empty() || queue.back().size() >= opts.max_batch) {
+            queue.push_back(new_block());  // when it throws, nothing is queued
           }
-          n->record = std::move(*record);
+          queue.back().push_back(std::move(r));  // within the block's reserve
+          ++queued;
+          wake_thread = queue.back().size() == opts.max_batch;  // a block just filled
+        } catch (...) {
+          spans_dropped.fetch_add(1, std::memory_order_relaxed);
         }
-        if (queue.empty() || queue.back().size() >= opts.max_batch) {
-          queue.push_back(new_block());  // when it throws, nothing is queued
-        }
-        queue.back().push_back(std::move(n));  // within the block's reserve
-      } catch (...) {
-        spans_dropped.fetch_add(1, std::memory_order_relaxed);
-        return;
       }
-      ++queued;
-      wake_thread = queue.back().size() == opts.max_batch;  // a block just filled
     }
+    if (r) detail::give_back(refill, std::move(r));  // dropped: kept as a spare, or freed
     if (wake_thread) wake.notify_one();
   }
 
@@ -227,15 +216,15 @@ struct otlp_exporter::impl {
 
   /// Sends `spans`: in one request, or (protobuf, a message over its length limit) in as many
   /// as it takes; a span too long for a request of its own fails.
-  void send_spans(std::span<const detail::node_ptr> spans) {
+  void send_spans(std::span<const detail::record_ptr> spans) {
     while (!spans.empty()) {
       request.body.clear();
       std::size_t n = spans.size();
       if (opts.traces_encoding == otlp_encoding::protobuf) {
-        n = detail::write_otlp_traces_protobuf_nodes(spans, opts.resource, request.body);
+        n = detail::write_otlp_traces_protobuf_records(spans, opts.resource, request.body);
         request.headers[content_type_at].second = "application/x-protobuf";
       } else {
-        detail::write_otlp_traces_nodes(spans, opts.resource, request.body);
+        detail::write_otlp_traces_records(spans, opts.resource, request.body);
         request.headers[content_type_at].second = "application/json";
       }
       if (n == 0) {
@@ -273,7 +262,7 @@ struct otlp_exporter::impl {
   }
 
   void run() {
-    std::deque<std::vector<detail::node_ptr>> taken;  // the blocks being sent
+    std::deque<std::vector<detail::record_ptr>> taken;  // the blocks being sent
     std::unique_lock lock(mu);
     auto next_batch = steady::now() + opts.batch_delay;
     auto next_metrics = steady::now() + opts.metrics_interval;
@@ -297,17 +286,17 @@ struct otlp_exporter::impl {
           } catch (...) {  // out of memory encoding it: the batch is lost, the thread goes on
             spans_failed.fetch_add(block.size(), std::memory_order_relaxed);
           }
-          for (auto& n : block) detail::trim(n->record);
+          for (auto& r : block) detail::trim(*r);
         }
         lock.lock();
         for (auto& block : taken) {
-          for (auto& n : block) {
-            if (free_nodes.size() == free_nodes.capacity()) break;
-            free_nodes.push_back(std::move(n));  // within its capacity
+          for (auto& r : block) {
+            if (free_records.size() == free_records.capacity()) break;
+            free_records.push_back(std::move(r));  // within its capacity
           }
         }
         lock.unlock();
-        for (auto& block : taken) block.clear();  // the nodes beyond those kept are freed
+        for (auto& block : taken) block.clear();  // the records beyond those kept are freed
         lock.lock();
         while (spare.size() < spare_blocks && !taken.empty()) {
           spare.push_back(std::move(taken.back()));
@@ -337,8 +326,8 @@ struct otlp_exporter::impl {
     spans_failed.fetch_add(queued, std::memory_order_relaxed);
     queue.clear();
     queued = 0;
-    free_nodes.clear();  // no span is sent any more: the kept nodes and their room are freed
-    free_nodes.shrink_to_fit();
+    free_records.clear();  // no span is sent any more: the kept records and their room are freed
+    free_records.shrink_to_fit();
     conn.close();
     exited = true;
     finished.notify_all();
@@ -372,25 +361,20 @@ result<std::shared_ptr<otlp_exporter>> make_otlp_exporter(otlp_options opts) {
   // Room for every spare block now: giving one back on the thread never allocates.
   im->spare.reserve(otlp_exporter::impl::spare_blocks);
   im->spare.push_back(im->new_block());  // the first block, made before any span waits
-  // Room to keep a few batches' sent nodes: a steady flow reuses them rather than asking
+  // Room to keep a few batches' sent records: a steady flow reuses them rather than asking
   // malloc on one thread and freeing on another.
-  im->free_nodes.reserve(im->kept_nodes());
+  im->free_records.reserve(im->kept_records());
   im->conn.set_idle_limit(im->opts.connection_idle_limit);
   im->worker = std::thread([raw = im.get()] { raw->run(); });
   return std::shared_ptr<otlp_exporter>(new otlp_exporter(std::move(im)));
 }
 
-void otlp_exporter::export_span(span_record&& s) noexcept { impl_->enqueue(std::move(s)); }
-
-std::function<void(span_record&&)> otlp_exporter::span_sink() {
-  return detail::exporter_sink{impl_};
+void otlp_exporter::export_span(std::unique_ptr<span_record> s) noexcept {
+  impl_->enqueue(std::move(s));
 }
 
-void detail::exporter_sink::operator()(span_record&& s) const { im->enqueue(std::move(s)); }
-
-void detail::enqueue_node(otlp_exporter::impl& im, node_ptr& n,
-                          std::vector<node_ptr>* spare) noexcept {
-  im.enqueue_node(n, spare);
+std::function<void(std::unique_ptr<span_record>)> otlp_exporter::span_sink() {
+  return [im = impl_](std::unique_ptr<span_record> s) { im->enqueue(std::move(s)); };
 }
 
 bool otlp_exporter::flush(std::chrono::milliseconds timeout) {

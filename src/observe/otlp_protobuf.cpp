@@ -3,14 +3,15 @@
 // this SDK's spans needs, written field by field into the reused body, without a protobuf
 // library. A span is its ids and times (fixed-size fields written with a pointer), its shape's
 // name, kind and constant attributes (encoded once per shape, span_shapes.cpp) and the call's
-// own attributes. A span's length prefix takes two bytes and is filled in after it (a span
-// under 128 bytes is moved back one); the two enclosing messages, whose length is only known
-// once every span is written, take a five-byte varint (the same value with redundant
+// own attributes. A span's size is counted before it is written, so that it is written once,
+// its length prefix first, into room made once; the two enclosing messages, whose length is
+// only known once every span is written, take a five-byte varint (the same value with redundant
 // continuation bits, which protobuf decoders read as any varint), so that nothing is moved.
 // Five bytes hold a length under 2^35: a batch is written while it fits, and the spans that
 // do not go in the next request (otlp_exporter.cpp).
 #include <mcp/observe/otlp.hpp>
 
+#include <bit>
 #include <cstring>
 
 #include "observe/span_node.hpp"
@@ -130,11 +131,16 @@ char* call_text(char* p, std::string_view key, std::string_view v) {
   return p + v.size();
 }
 
+/// `v` in little-endian order at `p` (protobuf's fixed64), in one store.
 void put_fixed64(char* p, std::uint64_t v) {
-  for (int i = 0; i < 8; ++i) {
-    p[i] = static_cast<char>(v & 0xFFU);
-    v >>= 8U;
-  }
+  if constexpr (std::endian::native == std::endian::big) v = __builtin_bswap64(v);
+  std::memcpy(p, &v, 8);
+}
+
+/// `v` in little-endian order at `p` (protobuf's fixed32), in one store.
+void put_fixed32(char* p, std::uint32_t v) {
+  if constexpr (std::endian::native == std::endian::big) v = __builtin_bswap32(v);
+  std::memcpy(p, &v, 4);
 }
 
 /// A length prefix of five bytes for `n` (at most `otlp_protobuf_max_length`, 2^35 - 1: the
@@ -148,16 +154,47 @@ void put_varint5(char* p, std::uint64_t n) {
   p[4] = static_cast<char>(n & 0x7FU);
 }
 
-/// The longest fixed-size head of a span: ids, parent id, times, flags with their tags.
-constexpr std::size_t span_head_room = 64;
+/// The size of a span's fixed head: ids, the parent id when there is one, times and flags, with
+/// their tags.
+constexpr std::size_t span_head_size(bool parent) {
+  return (2 + 16) + (2 + 8) + (parent ? 2 + 8 : 0) + (1 + 8) + (1 + 8) + (2 + 4);
+}
 
+/// A span (ScopeSpans field 2): its size counted first, then written by pointer into room made
+/// once, its length prefix included.
 void put_span(std::string& out, const span_record& s) {
-  out += tag(2, 2);  // ScopeSpans.spans
-  const std::size_t len_at = out.size();
-  out.append(2, '\0');  // the length, filled in below
-  const std::size_t start = out.size();
-  out.resize(start + span_head_room);
-  char* p = out.data() + start;
+  std::uint64_t parent = 0;
+  std::memcpy(&parent, s.parent_span_id.data(), 8);
+  const std::string_view trace_state = s.context.trace_state;
+  const std::size_t trace_state_size =
+      trace_state.empty() ? 0 : 1 + varint_size(trace_state.size()) + trace_state.size();
+  // The shape's name, kind and attributes; without one, kind SERVER.
+  constexpr std::string_view no_shape("\x30\x02", 2);
+  const std::string_view shape = s.shape ? std::string_view(s.shape->otlp_protobuf) : no_shape;
+  // The call's own attributes.
+  const bool port = !s.peer_address.empty() && s.peer_port != 0;
+  const std::size_t port_any = 1 + varint_size(s.peer_port);  // int_value
+  const std::size_t texts = call_text_size(attr::request_id, s.request_id) +
+                            call_text_size(attr::session_id, s.session_id) +
+                            call_text_size(attr::client_address, s.peer_address) +
+                            (port ? key_value_size(attr::client_port, port_any) : 0) +
+                            call_text_size(attr::resource_uri, s.resource_uri) +
+                            call_text_size(attr::error_type, s.error_type) +
+                            call_text_size(attr::status_code, s.status_code);
+  // Status (field 15): the message, when there is one, and code ERROR.
+  const std::string_view message = s.status_message;
+  const bool error = s.status == span_status::error;
+  const std::size_t status_body =
+      error ? (message.empty() ? 0 : 1 + varint_size(message.size()) + message.size()) + 2 : 0;
+  const std::size_t status_size = error ? 1 + varint_size(status_body) + status_body : 0;
+  const std::size_t n =
+      span_head_size(parent != 0) + trace_state_size + shape.size() + texts + status_size;
+
+  const std::size_t at = out.size();
+  out.resize(at + 1 + varint_size(n) + n);
+  char* p = out.data() + at;
+  *p++ = tag(2, 2);  // ScopeSpans.spans
+  p = write_varint(p, n);
   *p++ = tag(1, 2);  // trace_id
   *p++ = 16;
   std::memcpy(p, s.context.trace_id.data(), 16);
@@ -166,8 +203,6 @@ void put_span(std::string& out, const span_record& s) {
   *p++ = 8;
   std::memcpy(p, s.context.span_id.data(), 8);
   p += 8;
-  std::uint64_t parent = 0;
-  std::memcpy(&parent, s.parent_span_id.data(), 8);
   if (parent != 0) {
     *p++ = tag(4, 2);  // parent_span_id
     *p++ = 8;
@@ -186,62 +221,38 @@ void put_span(std::string& out, const span_record& s) {
   if (s.parent_remote) flags |= 0x200U;
   *p++ = static_cast<char>(0x85);
   *p++ = 0x01;
-  for (int i = 0; i < 4; ++i) {
-    *p++ = static_cast<char>(flags & 0xFFU);
-    flags >>= 8U;
+  put_fixed32(p, flags);
+  p += 4;
+  if (!trace_state.empty()) {
+    *p++ = tag(3, 2);  // trace_state
+    p = write_varint(p, trace_state.size());
+    std::memcpy(p, trace_state.data(), trace_state.size());
+    p += trace_state.size();
   }
-  out.resize(static_cast<std::size_t>(p - out.data()));
-  if (!s.context.trace_state.empty()) put_bytes(out, tag(3, 2), s.context.trace_state);
-  if (s.shape) {
-    out += s.shape->otlp_protobuf;
-  } else {
-    out += tag(6, 0);  // kind SERVER
-    out += '\x02';
+  std::memcpy(p, shape.data(), shape.size());
+  p += shape.size();
+  p = call_text(p, attr::request_id, s.request_id);
+  p = call_text(p, attr::session_id, s.session_id);
+  p = call_text(p, attr::client_address, s.peer_address);
+  if (port) {
+    p = key_value_head(p, attr::client_port, port_any);
+    *p++ = tag(3, 0);  // int_value
+    p = write_varint(p, s.peer_port);
   }
-  // The call's own attributes: their size counted, room made once, written by pointer.
-  const bool port = !s.peer_address.empty() && s.peer_port != 0;
-  const std::size_t port_any = 1 + varint_size(s.peer_port);  // int_value
-  const std::size_t texts = call_text_size(attr::request_id, s.request_id) +
-                            call_text_size(attr::session_id, s.session_id) +
-                            call_text_size(attr::client_address, s.peer_address) +
-                            (port ? key_value_size(attr::client_port, port_any) : 0) +
-                            call_text_size(attr::resource_uri, s.resource_uri) +
-                            call_text_size(attr::error_type, s.error_type) +
-                            call_text_size(attr::status_code, s.status_code);
-  if (texts != 0) {
-    const std::size_t at = out.size();
-    out.resize(at + texts);
-    char* q = out.data() + at;
-    q = call_text(q, attr::request_id, s.request_id);
-    q = call_text(q, attr::session_id, s.session_id);
-    q = call_text(q, attr::client_address, s.peer_address);
-    if (port) {
-      q = key_value_head(q, attr::client_port, port_any);
-      *q++ = tag(3, 0);  // int_value
-      q = write_varint(q, s.peer_port);
+  p = call_text(p, attr::resource_uri, s.resource_uri);
+  p = call_text(p, attr::error_type, s.error_type);
+  p = call_text(p, attr::status_code, s.status_code);
+  if (error) {
+    *p++ = tag(15, 2);  // status
+    p = write_varint(p, status_body);
+    if (!message.empty()) {
+      *p++ = tag(2, 2);  // message
+      p = write_varint(p, message.size());
+      std::memcpy(p, message.data(), message.size());
+      p += message.size();
     }
-    q = call_text(q, attr::resource_uri, s.resource_uri);
-    q = call_text(q, attr::error_type, s.error_type);
-    (void)call_text(q, attr::status_code, s.status_code);
-  }
-  if (s.status == span_status::error) {
-    std::string st;
-    if (!s.status_message.empty()) put_bytes(st, tag(2, 2), s.status_message);
-    st += tag(3, 0);  // code ERROR
-    st += '\x02';
-    put_bytes(out, tag(15, 2), st);
-  }
-  const std::size_t n = out.size() - start;
-  if (n < 128) {
-    out[len_at] = static_cast<char>(n);
-    out.erase(len_at + 1, 1);
-  } else if (n < 16384) {
-    out[len_at] = static_cast<char>((n & 0x7FU) | 0x80U);
-    out[len_at + 1] = static_cast<char>(n >> 7U);
-  } else {  // a long status message: a longer prefix, the span moved up
-    std::string prefix;
-    put_varint(prefix, n);
-    out.replace(len_at, 2, prefix);
+    *p++ = tag(3, 0);  // code ERROR
+    *p++ = '\x02';
   }
 }
 
@@ -259,7 +270,7 @@ void append_otlp_protobuf_shape(std::string& out, std::string_view name, kind si
 
 namespace {
 
-/// `write_otlp_traces_protobuf_within` of records, or of the nodes that hold them.
+/// `write_otlp_traces_protobuf_within` of records, or of pointers to them.
 template <class Spans>
 std::size_t write_traces(const Spans& spans, const resource_attributes& resource, std::string& out,
                          std::uint64_t max_length) {
@@ -311,9 +322,9 @@ std::size_t write_otlp_traces_protobuf_within(std::span<const span_record> spans
   return write_traces(spans, resource, out, max_length);
 }
 
-std::size_t write_otlp_traces_protobuf_nodes(std::span<const node_ptr> spans,
-                                             const resource_attributes& resource,
-                                             std::string& out) {
+std::size_t write_otlp_traces_protobuf_records(std::span<const record_ptr> spans,
+                                               const resource_attributes& resource,
+                                               std::string& out) {
   return write_traces(spans, resource, out, otlp_protobuf_max_length);
 }
 

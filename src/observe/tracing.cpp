@@ -45,11 +45,14 @@ struct parent_info {
   std::string baggage;
 };
 
+/// Whether `op` may have a parent (else it starts a new trace: the usual case of a peer that
+/// does not trace, where `find_parent` is not asked).
+bool may_have_parent(const operation& op) noexcept {
+  return op.parent != nullptr || !op.remote.traceparent.empty() || !op.remote.baggage.empty();
+}
+
 parent_info find_parent(const operation& op) {
   parent_info p;
-  if (op.parent == nullptr && op.remote.traceparent.empty() && op.remote.baggage.empty()) {
-    return p;  // a new trace: the usual case of a peer that does not trace
-  }
   if (op.parent != nullptr && op.parent->context.valid()) {
     p.context = op.parent->context;
     p.baggage = op.parent->baggage;
@@ -67,9 +70,6 @@ class tracer final : public observer {
     if (!(opts_.root_sample_ratio >= 0 && opts_.root_sample_ratio <= 1)) {
       throw std::invalid_argument("make_tracer: root_sample_ratio must be in [0, 1]");
     }
-    if (const auto* e = opts_.sink.target<detail::exporter_sink>(); e != nullptr) {
-      exporter_ = e->im.get();  // kept alive by the sink in `opts_`
-    }
   }
 
   // An unsampled span (its parent's flag 00, or a new trace the ratio left out) gets its ids,
@@ -79,8 +79,14 @@ class tracer final : public observer {
     span s;
     s.active = true;
     s.start = op.start;
-    auto parent = find_parent(op);
     trace_context& ctx = s.context;
+    if (!may_have_parent(op)) {  // a new trace: no parent to look for, none to record
+      detail::fast_ids(&ctx.trace_id, ctx.span_id);
+      ctx.flags = sample_root(ctx.trace_id) ? 1 : 0;
+      if (ctx.sampled()) record(op, s, nullptr);
+      return s;
+    }
+    auto parent = find_parent(op);
     if (parent.context.valid()) {
       ctx.trace_id = parent.context.trace_id;
       ctx.flags = parent.context.flags;
@@ -91,34 +97,15 @@ class tracer final : public observer {
       ctx.flags = sample_root(ctx.trace_id) ? 1 : 0;
     }
     if (!parent.baggage.empty()) s.baggage = std::move(parent.baggage);
-    if (!ctx.sampled()) return s;
-    s.start = now_if_unset(op.start);
-    auto node = take_node();
-    auto& r = node->record;
-    r.shape = detail::interned_shape(op);
-    r.context.trace_id = ctx.trace_id;
-    r.context.span_id = ctx.span_id;
-    r.context.flags = ctx.flags;
-    set_text(r.context.trace_state, ctx.trace_state);
-    r.parent_span_id =
-        parent.context.valid() ? parent.context.span_id : std::array<std::uint8_t, 8>{};
-    r.parent_remote = parent.remote;
-    r.start_unix_ns = clock_.at(s.start);
-    set_text(r.request_id, op.request_id);
-    set_text(r.session_id, op.session_id);
-    const bool client_known = op.side == kind::server && !op.peer_address.empty();
-    set_text(r.peer_address, client_known ? op.peer_address : std::string_view());
-    r.peer_port = client_known ? op.peer_port : 0;
-    set_text(r.resource_uri, op.resource_uri);
-    s.state = std::move(node);
+    if (ctx.sampled()) record(op, s, parent.context.valid() ? &parent : nullptr);
     return s;
   }
 
   void on_end(span& s, const outcome& o) override {
     s.active = false;
     if (!s.state) return;
-    detail::node_ptr node(static_cast<detail::span_node*>(s.state.release()));
-    auto& r = node->record;
+    detail::record_ptr rec(static_cast<span_record*>(s.state.release()));
+    auto& r = *rec;
     r.end_unix_ns = std::max(r.start_unix_ns, clock_.at(now_if_unset(o.end)));
     if (o.status == status::ok) {  // the usual end: nothing to classify
       r.error_type.clear();
@@ -133,20 +120,37 @@ class tracer final : public observer {
       set_text(r.status_message,
                c.error && o.status == status::rpc_error ? o.message : std::string_view());
     }
-    auto* spare = spare_nodes();
-    if (exporter_ != nullptr) {  // the node itself is queued
-      detail::enqueue_node(*exporter_, node, spare);
-      if (node) give_back(spare, std::move(node));
-      return;
-    }
     try {
-      opts_.sink(std::move(r));
+      opts_.sink(std::move(rec));
     } catch (...) {  // NOLINT(bugprone-empty-catch): a sink must not throw; the span is lost
     }
-    give_back(spare, std::move(node));
   }
 
  private:
+  /// A sampled span's record, as its state: written here at its start (the clock read when the
+  /// engine did not), finished in `on_end`. `parent`: a valid parent, or null for a root.
+  void record(const operation& op, span& s, const parent_info* parent) {
+    const trace_context& ctx = s.context;
+    s.start = now_if_unset(op.start);
+    auto rec = take_record();
+    auto& r = *rec;
+    r.shape = detail::interned_shape(op);
+    r.context.trace_id = ctx.trace_id;
+    r.context.span_id = ctx.span_id;
+    r.context.flags = ctx.flags;
+    set_text(r.context.trace_state, ctx.trace_state);
+    r.parent_span_id = parent != nullptr ? parent->context.span_id : std::array<std::uint8_t, 8>{};
+    r.parent_remote = parent != nullptr && parent->remote;
+    r.start_unix_ns = clock_.at(s.start);
+    set_text(r.request_id, op.request_id);
+    set_text(r.session_id, op.session_id);
+    const bool client_known = op.side == kind::server && !op.peer_address.empty();
+    set_text(r.peer_address, client_known ? op.peer_address : std::string_view());
+    r.peer_port = client_known ? op.peer_port : 0;
+    set_text(r.resource_uri, op.resource_uri);
+    s.state = std::move(rec);
+  }
+
   /// `s = v`, an empty `v` without the library's call.
   static void set_text(std::string& s, std::string_view v) {
     if (v.empty()) {
@@ -156,34 +160,13 @@ class tracer final : public observer {
     }
   }
 
-  /// How many spare nodes a thread keeps.
-  static constexpr std::size_t kept_nodes = 64;
-
-  /// This thread's spare nodes (for any tracer: a node is only a record's room); null once
-  /// the thread's own objects are being destroyed, or when making the list failed (then nodes
-  /// come from and go to malloc). Never throws: an observer must not.
-  struct spare_list {
-    std::vector<detail::node_ptr> nodes;
-    spare_list() { nodes.reserve(kept_nodes); }  // throws std::bad_alloc: no list
-  };
-  static std::vector<detail::node_ptr>* spare_nodes() noexcept {
-    auto* list = mcp::detail::this_thread_own<spare_list>();
-    return list == nullptr ? nullptr : &list->nodes;
-  }
-  static detail::node_ptr take_node() {
-    auto* spare = spare_nodes();
-    if (spare == nullptr || spare->empty()) return std::make_unique<detail::span_node>();
-    auto n = std::move(spare->back());
+  /// A record for a span: one of this thread's spares, else a new one.
+  static detail::record_ptr take_record() {
+    auto* spare = detail::spare_records();
+    if (spare == nullptr || spare->empty()) return std::make_unique<span_record>();
+    auto r = std::move(spare->back());
     spare->pop_back();
-    return n;
-  }
-  /// Keeps `n` (cut back, `detail::trim`) for this thread's next spans, within the list's
-  /// reserve; else frees it.
-  static void give_back(std::vector<detail::node_ptr>* spare, detail::node_ptr n) noexcept {
-    if (spare != nullptr && spare->size() < spare->capacity()) {
-      detail::trim(n->record);
-      spare->push_back(std::move(n));  // within the reserve
-    }
+    return r;
   }
 
   /// Ratio sampling on the trace id's last 8 bytes (random).
@@ -196,8 +179,6 @@ class tracer final : public observer {
   }
 
   tracer_options opts_;
-  /// The exporter whose own sink `opts_.sink` is: its queue takes the nodes themselves.
-  otlp_exporter::impl* exporter_ = nullptr;
   unix_clock clock_;
 };
 
@@ -260,6 +241,15 @@ class callback_observer final : public observer {
 };
 
 }  // namespace
+
+std::vector<detail::record_ptr>* detail::spare_records() noexcept {
+  struct spare_list {
+    std::vector<record_ptr> records;
+    spare_list() { records.reserve(kept_records); }  // throws std::bad_alloc: no list
+  };
+  auto* list = mcp::detail::this_thread_own<spare_list>();
+  return list == nullptr ? nullptr : &list->records;
+}
 
 std::shared_ptr<observer> make_tracer(tracer_options opts) {
   return std::make_shared<tracer>(std::move(opts));

@@ -42,7 +42,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
   if (auto meta = mcp::parse_json(in, {.max_size = 1 << 16, .max_depth = 16});
       meta && meta->is_object()) {
-    auto tracer = o::make_tracer({.sink = [](o::span_record&&) {}});
+    auto tracer = o::make_tracer({.sink = [](std::unique_ptr<o::span_record>) {}});
     auto s = tracer->on_start(
         {.method = "tools/call", .target = "t", .remote = o::extract(&meta->as_object())});
     mcp::json::object out;

@@ -24,9 +24,9 @@ using namespace std::chrono_literals;
 TEST(engine_close, a_request_the_server_sent_fails_and_ends_its_span_when_the_session_closes) {
   std::mutex mu;
   std::vector<mcp::observe::span_record> spans;
-  mcp::server s({.observer = mcp::observe::make_tracer({.sink = [&](auto&& r) {
+  mcp::server s({.observer = mcp::observe::make_tracer({.sink = [&](auto r) {
                    std::lock_guard lock(mu);
-                   spans.push_back(std::move(r));
+                   spans.push_back(std::move(*r));
                  }})});
   std::promise<std::string> told;  // what the handler's ask answered
   s.add_tool({.name = "ask"}, [&told](mcp::tool_context& ctx) -> mcp::result<std::string> {

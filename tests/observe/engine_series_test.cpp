@@ -200,15 +200,16 @@ TEST(engine_series, calls_alternating_tools_outcomes_and_versions_land_in_their_
 TEST(engine_series, spans_of_alternating_tools_and_versions_have_their_own_shapes) {
   std::mutex mu;
   std::vector<std::pair<std::string, std::string>> spans;  // name, protocol version
-  auto tracer = mcp::observe::make_tracer({.sink = [&](mcp::observe::span_record&& r) {
-    std::string version;
-    r.for_each_attribute([&](std::string_view k, const mcp::observe::attribute_value& v) {
-      if (k == "mcp.protocol.version") version = std::get<std::string>(v);
-    });
-    if (r.side() != kind::server || !r.name().starts_with("tools/call")) return;
-    std::lock_guard lock(mu);
-    spans.emplace_back(std::string(r.name()), version);
-  }});
+  auto tracer =
+      mcp::observe::make_tracer({.sink = [&](std::unique_ptr<mcp::observe::span_record> r) {
+        std::string version;
+        r->for_each_attribute([&](std::string_view k, const mcp::observe::attribute_value& v) {
+          if (k == "mcp.protocol.version") version = std::get<std::string>(v);
+        });
+        if (r->side() != kind::server || !r->name().starts_with("tools/call")) return;
+        std::lock_guard lock(mu);
+        spans.emplace_back(std::string(r->name()), version);
+      }});
   mcp::server s({.observer = tracer});
   add_tools(s);
   auto older = mcp::connect_in_process(s, {.protocol_version = "2025-06-18"});

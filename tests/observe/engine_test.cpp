@@ -47,9 +47,9 @@ struct collected {
 
   std::shared_ptr<mcp::observe::observer> tracer(double root_sample_ratio = 1) {
     return mcp::observe::make_tracer({.sink =
-                                          [this](span_record&& r) {
+                                          [this](std::unique_ptr<span_record> r) {
                                             std::lock_guard lock(mu);
-                                            spans.push_back(std::move(r));
+                                            spans.push_back(std::move(*r));
                                             cv.notify_all();
                                           },
                                       .root_sample_ratio = root_sample_ratio});

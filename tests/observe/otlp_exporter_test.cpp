@@ -50,6 +50,11 @@ std::map<std::string, std::string> attrs(const mcp::json::value& holder) {
 
 constexpr std::string_view remote = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
 
+/// The spans of one decoded request: its one resource's one scope's.
+const mcp::json::array& spans_of(const mcp::json::object& line) {
+  return line.at("decoded").at("resourceSpans").at(0).at("scopeSpans").at(0).at("spans").as_array();
+}
+
 /// Spans of a call, its sampling request and a notification, and the metrics, exported in
 /// `encoding` and decoded by the receiver with the official definitions.
 void spans_and_metrics_decode(otlp_encoding encoding) {
@@ -286,14 +291,14 @@ TEST(OtlpExporter, ProtobufSpansOfEverySizeDecode) {
   auto e = make_otlp_exporter(opts);
   ASSERT_TRUE(e);
   auto small = one_span();  // under 128 bytes: a one-byte length
-  small.shape = make_span_shape("p", kind::client, {});
+  small->shape = make_span_shape("p", kind::client, {});
   auto large = one_span();  // over 16 KiB: a three-byte length
-  large.status = span_status::error;
-  large.status_message = std::string(20000, 'x');
-  large.peer_address = "127.0.0.1";
-  large.peer_port = 65535;
-  large.request_id = std::string(300, '7');  // a two-byte length inside
-  large.error_type = "-32603";
+  large->status = span_status::error;
+  large->status_message = std::string(20000, 'x');
+  large->peer_address = "127.0.0.1";
+  large->peer_port = 65535;
+  large->request_id = std::string(300, '7');  // a two-byte length inside
+  large->error_type = "-32603";
   (*e)->export_span(std::move(small));
   (*e)->export_span(std::move(large));
   (*e)->export_span(one_span());
@@ -302,13 +307,7 @@ TEST(OtlpExporter, ProtobufSpansOfEverySizeDecode) {
   std::vector<mcp::json::object> spans;
   for (const auto& line : s.lines()) {
     ASSERT_EQ(text(line, "ok"), "true") << mcp::to_json_string(line).substr(0, 2000);
-    for (const auto& sp : line.at("decoded")
-                              .at("resourceSpans")
-                              .at(0)
-                              .at("scopeSpans")
-                              .at(0)
-                              .at("spans")
-                              .as_array()) {
+    for (const auto& sp : spans_of(line)) {
       spans.push_back(sp.as_object());
     }
   }
@@ -365,20 +364,14 @@ void reused_records_carry_nothing_over(otlp_encoding encoding) {
                                 .transport = network_transport::pipe});
     tracer->on_end(sp, {});
   }
-  (*e)->export_span(one_span());  // a record from elsewhere, into a reused one too
+  (*e)->export_span(one_span());  // a record from elsewhere, queued by pointer too
   ASSERT_TRUE((*e)->flush(20s));
   EXPECT_EQ((*e)->stats().spans_exported, 2U * n + 1);
   int first = 0;
   int later = 0;
   for (const auto& line : s.lines()) {
     ASSERT_EQ(text(line, "ok"), "true") << mcp::to_json_string(line).substr(0, 2000);
-    for (const auto& sp : line.at("decoded")
-                              .at("resourceSpans")
-                              .at(0)
-                              .at("scopeSpans")
-                              .at(0)
-                              .at("spans")
-                              .as_array()) {
+    for (const auto& sp : spans_of(line)) {
       const auto& o = sp.as_object();
       const auto a = attrs(o);
       if (o.at("name").as_string() == "resources/read") {
@@ -456,6 +449,21 @@ TEST(OtlpExporter, A429WithoutRetryAfterBacksOffExponentially) {
   EXPECT_EQ((*e)->stats().spans_exported, 1U);
 }
 
+TEST(OtlpExporter, ANullSpanIsIgnored) {
+  sink s({});
+  ASSERT_TRUE(s.ok()) << s.log();
+  auto e = make_otlp_exporter(fast(s));
+  ASSERT_TRUE(e);
+  (*e)->export_span(nullptr);
+  (*e)->span_sink()(nullptr);
+  (*e)->export_span(one_span());
+  ASSERT_TRUE((*e)->flush(20s));
+  const auto st = (*e)->stats();
+  EXPECT_EQ(st.spans_exported, 1U);
+  EXPECT_EQ(st.spans_dropped, 0U);
+  EXPECT_EQ(st.spans_failed, 0U);
+}
+
 TEST(OtlpExporter, A400IsNotRetried) {
   sink s({"FAIL_FIRST=5", "FAIL_STATUS=400"});
   ASSERT_TRUE(s.ok()) << s.log();
@@ -504,16 +512,7 @@ TEST(OtlpExporter, AFullQueueDropsWhatDoesNotFitAndSendsTheRest) {
   const auto lines = s.lines();
   ASSERT_EQ(lines.size(), 1U);
   EXPECT_EQ(text(lines[0], "ok"), "true");
-  EXPECT_EQ(lines[0]
-                .at("decoded")
-                .at("resourceSpans")
-                .at(0)
-                .at("scopeSpans")
-                .at(0)
-                .at("spans")
-                .as_array()
-                .size(),
-            4U);
+  EXPECT_EQ(spans_of(lines[0]).size(), 4U);
 }
 
 TEST(OtlpExporter, RequestsCarryAtMostABatch) {
@@ -532,10 +531,9 @@ TEST(OtlpExporter, RequestsCarryAtMostABatch) {
   EXPECT_GE(lines.size(), 3U);
   for (const auto& line : lines) {
     EXPECT_EQ(text(line, "ok"), "true");
-    const auto& spans =
-        line.at("decoded").at("resourceSpans").at(0).at("scopeSpans").at(0).at("spans");
-    EXPECT_LE(spans.as_array().size(), 3U);
-    received += spans.as_array().size();
+    const auto& spans = spans_of(line);
+    EXPECT_LE(spans.size(), 3U);
+    received += spans.size();
   }
   EXPECT_EQ(received, 7U);
 }

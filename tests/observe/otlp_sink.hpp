@@ -92,14 +92,14 @@ inline otlp_options fast(const sink& s) {
           .max_backoff = 5s};
 }
 
-inline span_record one_span() {
-  span_record r;
-  r.shape = make_span_shape("ping", kind::server, {{attr::method_name, std::string("ping")}});
-  r.context.trace_id = new_trace_id();
-  r.context.span_id = new_span_id();
-  r.context.flags = 1;
-  r.start_unix_ns = 1;
-  r.end_unix_ns = 2;
+inline std::unique_ptr<span_record> one_span() {
+  auto r = std::make_unique<span_record>();
+  r->shape = make_span_shape("ping", kind::server, {{attr::method_name, std::string("ping")}});
+  r->context.trace_id = new_trace_id();
+  r->context.span_id = new_span_id();
+  r->context.flags = 1;
+  r->start_unix_ns = 1;
+  r->end_unix_ns = 2;
   return r;
 }
 

@@ -110,6 +110,43 @@ TEST(OtlpJson, CallTextsOfEveryLengthAreEscapedWhereTheyNeedIt) {
   }
 }
 
+/// Every digit of the ids' hex and the times' decimals, around the eight-digit steps the writer
+/// takes, parsed back against what the standard library writes.
+TEST(OtlpJson, IdsAndTimesOfEveryDigitAreWrittenExactly) {
+  const std::uint64_t times[] = {0,
+                                 7,
+                                 10,
+                                 99'999'999,
+                                 100'000'000,
+                                 100'000'001,
+                                 9'999'999'999'999'999,
+                                 10'000'000'000'000'000,
+                                 1'767'225'600'012'345'678,
+                                 10'000'000'000'000'000'000ULL,
+                                 18'446'744'073'709'551'615ULL};
+  constexpr std::string_view hex_digits = "0123456789abcdef";
+  for (std::size_t k = 0; k < std::size(times); ++k) {
+    auto r = sample_span();
+    r.start_unix_ns = times[k];
+    r.end_unix_ns = times[k];
+    std::string expected_trace;
+    for (std::size_t i = 0; i < r.context.trace_id.size(); ++i) {
+      r.context.trace_id[i] = static_cast<std::uint8_t>(17 * i + 29 * k + 1);  // every nibble
+      expected_trace += hex_digits[r.context.trace_id[i] >> 4U];
+      expected_trace += hex_digits[r.context.trace_id[i] & 0xFU];
+    }
+    std::string body;
+    write_otlp_traces(std::vector<span_record>{r}, {}, body);
+    auto v = mcp::parse_json(body);
+    ASSERT_TRUE(v) << body;
+    const auto& s = v->at("resourceSpans").at(0).at("scopeSpans").at(0).at("spans").at(0);
+    EXPECT_EQ(s.at("startTimeUnixNano").as_string(), std::to_string(times[k]));
+    EXPECT_EQ(s.at("endTimeUnixNano").as_string(), std::to_string(times[k]));
+    EXPECT_EQ(s.at("traceId").as_string(), expected_trace);
+    EXPECT_EQ(s.at("spanId").as_string(), "00f067aa0ba902b7");
+  }
+}
+
 TEST(OtlpJson, Metrics) {
   auto m = make_metrics();
   m->record({.method = "tools/call", .target = "t"}, {}, 0.015);
@@ -177,7 +214,7 @@ TEST(Exporter, AFullQueueDropsAndCountsWithoutBlocking) {
   ASSERT_TRUE(e) << e.error().message;
   auto sink = (*e)->span_sink();
   const auto t0 = std::chrono::steady_clock::now();
-  for (int i = 0; i < 10; ++i) sink(sample_span());
+  for (int i = 0; i < 10; ++i) sink(std::make_unique<span_record>(sample_span()));
   EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(100));
   EXPECT_EQ((*e)->stats().spans_dropped, 6U);
   (*e)->shutdown(std::chrono::seconds(5));
@@ -185,7 +222,7 @@ TEST(Exporter, AFullQueueDropsAndCountsWithoutBlocking) {
   EXPECT_EQ(st.spans_failed, 4U);
   EXPECT_EQ(st.spans_exported, 0U);
   EXPECT_EQ(st.requests, 1U);
-  sink(sample_span());  // after shutdown: dropped
+  sink(std::make_unique<span_record>(sample_span()));  // after shutdown: dropped
   EXPECT_EQ((*e)->stats().spans_dropped, 7U);
 }
 

@@ -25,10 +25,10 @@ constexpr std::string_view remote = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067a
 struct collected {
   std::mutex mu;
   std::vector<span_record> spans;
-  std::function<void(span_record&&)> sink() {
-    return [this](span_record&& r) {
+  std::function<void(std::unique_ptr<span_record>)> sink() {
+    return [this](std::unique_ptr<span_record> r) {
       std::lock_guard lock(mu);
-      spans.push_back(std::move(r));
+      spans.push_back(std::move(*r));
     };
   }
 };
@@ -407,8 +407,9 @@ TEST(Tracer, APeersLongNamesAreNotKeptForTheProcess) {
 
 TEST(Tracer, RefusesBadOptions) {
   EXPECT_THROW((void)make_tracer({}), std::invalid_argument);
-  EXPECT_THROW((void)make_tracer({.sink = [](span_record&&) {}, .root_sample_ratio = 2}),
-               std::invalid_argument);
+  EXPECT_THROW(
+      (void)make_tracer({.sink = [](std::unique_ptr<span_record>) {}, .root_sample_ratio = 2}),
+      std::invalid_argument);
 }
 
 TEST(Callback, BridgesStartsAndEndsAndPropagatesTheBridgedIds) {

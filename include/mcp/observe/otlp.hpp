@@ -91,13 +91,14 @@ class otlp_exporter {
   otlp_exporter(const otlp_exporter&) = delete;
   otlp_exporter& operator=(const otlp_exporter&) = delete;
 
-  /// Queues a finished span; never blocks on I/O and never throws. Dropped (and counted) when
-  /// the queue is full or the exporter is shut down.
-  void export_span(span_record&& s) noexcept;
-  /// A sink for `tracer_options::sink` that queues into this exporter. It may outlive the
-  /// exporter: spans it gets after `shutdown` are dropped. A tracer given this sink (as it is,
-  /// not wrapped) queues the record it wrote in place, without moving it.
-  [[nodiscard]] std::function<void(span_record&&)> span_sink();
+  /// Queues a finished span (the pointer: the record stays where it is until it is sent); never
+  /// blocks on I/O and never throws. Dropped (and counted) when the queue is full or the
+  /// exporter is shut down. A sent span's record is kept for the later spans of a thread that
+  /// queues spans (`make_tracer` takes its records from there). A null `s` is ignored.
+  void export_span(std::unique_ptr<span_record> s) noexcept;
+  /// A sink for `tracer_options::sink` that queues into this exporter (`export_span`). It may
+  /// outlive the exporter: spans it gets after `shutdown` are dropped.
+  [[nodiscard]] std::function<void(std::unique_ptr<span_record>)> span_sink();
 
   /// Sends what is queued (and the metrics, when set) now, and waits until it went out or
   /// `timeout` passes. True when everything queued before the call was sent (or given up).

@@ -8,8 +8,8 @@
 //
 // - `make_tracer` records spans itself (ids from a per-thread generator seeded from the kernel's
 //   CSPRNG, parent-based sampling with a ratio for new traces; a span left out by sampling gets
-//   its ids and nothing else) and hands each finished one to a sink, e.g.
-//   `otlp_exporter::span_sink()` (mcp/observe/otlp.hpp);
+//   its ids and nothing else) and hands each finished one, by pointer, to a sink, e.g.
+//   `otlp_exporter::span_sink()` (mcp/observe/otlp.hpp) or an application's function;
 // - `make_callback_observer` hands span starts and ends to an application that already traces
 //   with opentelemetry-cpp or another tracer: its tracer makes the span, and the ids it returns
 //   are what goes into the outgoing `_meta` (docs/observation.md shows a bridge).
@@ -19,6 +19,12 @@
 //   auto exporter = mcp::observe::make_otlp_exporter({.endpoint = "http://127.0.0.1:4318"});
 //   auto tracer = mcp::observe::make_tracer({.sink = (*exporter)->span_sink()});
 //   auto observer = mcp::observe::combine({tracer, mcp::observe::make_metrics()});
+//
+//   // Or a sink of one's own (it owns each record it is given):
+//   using mcp::observe::span_record;
+//   auto logged = mcp::observe::make_tracer({.sink = [](std::unique_ptr<span_record> r) {
+//     std::clog << r->name() << '\n';
+//   }});
 #pragma once
 
 #include <mcp/observe.hpp>
@@ -62,9 +68,11 @@ struct span_shape {
 [[nodiscard]] std::shared_ptr<const span_shape> make_span_shape(std::string name, kind side,
                                                                 std::vector<attribute> attributes);
 
-/// A finished span: a shared shape and what is this call's own. A plain value, fixed in size
-/// (short texts need no allocation); safe to move between threads.
-struct span_record {
+/// A finished span: a shared shape and what is this call's own. Fixed in size (short texts need
+/// no allocation); safe to move between threads. `make_tracer` writes a span's record once, in a
+/// block of its own (the record is the span's `span::state` while it runs), and hands the
+/// pointer to its sink: a record is not copied or moved on its way to the exporter.
+struct span_record final : span_state {
   /// Name, kind and constant attributes (`make_span_shape`); null: an unnamed SERVER span
   /// without them.
   std::shared_ptr<const span_shape> shape{};
@@ -122,11 +130,12 @@ struct span_record {
 
 /// What `make_tracer` records spans with.
 struct tracer_options {
-  /// Receives every finished, sampled span, on the thread that ended it. Must be quick and must
-  /// not throw (`otlp_exporter::span_sink()` only queues it). A sink of its own reads the
-  /// span's name and attributes through `span_record::name()` and `for_each_attribute`.
-  /// Required.
-  std::function<void(span_record&&)> sink{};
+  /// Receives every finished, sampled span by pointer (never null), on the thread that ended it,
+  /// and owns it from then on: it may keep it, hand it to another thread or let it go. Must be
+  /// quick and must not throw (`otlp_exporter::span_sink()` only queues the pointer). A sink of
+  /// its own reads the span's name and attributes through `span_record::name()` and
+  /// `for_each_attribute`. Required.
+  std::function<void(std::unique_ptr<span_record>)> sink{};
   /// The probability that a new trace (no parent) is sampled; a span with a parent follows the
   /// parent's sampled flag. Unsampled spans still propagate their context (new ids, flag 00)
   /// but cost no clock read, no record and no export.
