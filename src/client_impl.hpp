@@ -263,6 +263,8 @@ struct client_session::impl final : detail::peer {
       tools_listed = false;
       ++tools_changes;
     }
+    // The application hears it first: a wait_task it wakes returns after the handler ran.
+    if (opts.on_notification) opts.on_notification(n.method, n.params);
     // A task's status: notifications/tasks/status in 2025-11-25, notifications/tasks (the
     // DetailedTask, on a listen naming the task) in 2026-07-28. Either wakes wait_task.
     if (n.method == "notifications/tasks/status" || n.method == "notifications/tasks") {
@@ -275,7 +277,6 @@ struct client_session::impl final : detail::peer {
         task_cv.notify_all();
       }
     }
-    if (opts.on_notification) opts.on_notification(n.method, n.params);
   }
 
   /// The definition of tool `name` in `tools`, or null.
