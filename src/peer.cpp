@@ -12,8 +12,9 @@
 namespace mcp::detail {
 
 namespace {
-/// The peer whose answer this thread writes next: set by `peer::untrack`, cleared by
-/// `peer::send_final` (the answer of an untracked request follows on the same thread).
+/// The peer whose answer this thread writes next, counted in its `answering_`: set by
+/// `peer::untrack` of a peer that counts answers, cleared by `peer::send_final` (the answer of an
+/// untracked request follows on the same thread).
 thread_local const peer* owing_peer = nullptr;
 
 error closed_error() { return error{errc::connection_closed, "the session has ended"}; }
@@ -186,7 +187,7 @@ bool peer::untrack(const inbound_request& r) {
     inbound_.erase(it);
   }
   const bool answered = !r.cancelled();
-  if (answered) {
+  if (answered && drainer_ != std::thread::id{} && drainer_ != std::this_thread::get_id()) {
     // The answer follows on this thread (`send_final`), which counts it written.
     answering_.fetch_add(1, std::memory_order_relaxed);
     owing_peer = this;
@@ -213,7 +214,7 @@ void peer::send_final(const jsonrpc::request_id& id, std::string message,
     send_context ctx{.related_request = &id, .is_final_response = true};
     conn_->send(std::move(message), ctx);
   }
-  if (owing_peer == this) {
+  if (drainer_ != std::thread::id{} && owing_peer == this) {
     owing_peer = nullptr;
     if (answering_.fetch_sub(1, std::memory_order_acq_rel) == 1 &&
         input_ended_.load(std::memory_order_relaxed)) [[unlikely]] {

@@ -29,6 +29,7 @@
 #include <optional>
 #include <stop_token>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -173,8 +174,17 @@ class peer : public std::enable_shared_from_this<peer> {
   /// those made from now on, since no answer can come. Incoming requests in flight go on.
   /// Idempotent; thread-safe.
   void end_input();
-  /// After `end_input`, for a transport that drains before it closes: waits until no incoming
-  /// request is tracked and the answers of those untracked since were sent, or until `until`.
+  /// Arms the count of answers being written that `await_answers` waits for, on a peer whose
+  /// transport drains (`serve_stdio`): from now on, an answer untracked on a thread other than
+  /// `drainer` is counted until its `send_final` returns. `drainer` is the thread that receives
+  /// and then calls `end_input` and `await_answers`: what it answers is written before it
+  /// drains. A peer never armed counts nothing. Call before messages flow.
+  void count_answers(std::thread::id drainer) noexcept { drainer_ = drainer; }
+  /// The thread given to `count_answers`; the default id when not armed.
+  [[nodiscard]] std::thread::id answers_drainer() const noexcept { return drainer_; }
+  /// After `end_input`, for a transport that drains before it closes (armed by `count_answers`):
+  /// waits until no incoming request is tracked and the answers of those untracked since were
+  /// sent, or until `until`.
   /// Woken by the last untracking and the last such answer, not by polling. An answer not sent
   /// within `settle` of the last untracking (a request answered some other way) is not waited
   /// for. Answers the ids still tracked, whose answers closing drops. Thread-safe.
@@ -309,9 +319,10 @@ class peer : public std::enable_shared_from_this<peer> {
   /// `await_answers` waits on it (with `mu_`): notified when the last tracked request leaves
   /// `inbound_` and when the last answer being written is sent, after `end_input` only.
   std::condition_variable drained_cv_;
-  /// Answers being written: requests untracked (`untrack` true) whose `send_final` has not
-  /// returned yet, on any thread, before or after `end_input`.
+  /// Answers being written: requests untracked (`untrack` true) off the `drainer_` thread whose
+  /// `send_final` has not returned yet, before or after `end_input`. Counted only when armed.
   std::atomic<int> answering_{0};
+  std::thread::id drainer_{};  ///< `count_answers`; set before messages flow
 
   mutable std::mutex mu_;
   /// The incoming requests in flight (guarded by `mu_`): one in `lone_` when it is free, the

@@ -190,6 +190,11 @@ class output_limiter final : public call_interceptor, public plain_step {
 
   bool admit(call_state& /*call*/) override { return true; }
   void filter(const call_state& call, call_tool_result& r) const override { limit(call.tool(), r); }
+  bool filter_text(const call_state& /*call*/, std::string& text) const override {
+    if (!clean_text(text, opts_)) return false;
+    // approximate_size of {"type":"text","text":text}: 2 + (4 + 4 + 6) + (4 + 4 + size + 2).
+    return 26 + text.size() <= opts_.max_bytes;
+  }
 
  private:
   void limit(const std::string& tool, call_tool_result& r) const {
@@ -202,14 +207,21 @@ class output_limiter final : public call_interceptor, public plain_step {
                                                  const output_limit_options& opts) {
     auto* v = o.if_contains(key);
     if (!v || !v->is_string()) return std::nullopt;
-    if (!valid_utf8(v->get_string())) {
-      if (!opts.repair_utf8) return std::string(key) + " is not valid UTF-8";
-      *v = repair_utf8(v->get_string());
+    if (!clean_text(v->get_string(), opts)) return std::string(key) + " is not valid UTF-8";
+    return std::nullopt;
+  }
+  /// A text (a `json::string` in a block, or a `std::string` held apart) repaired and stripped
+  /// as `opts` say; false when it is not valid UTF-8 and is not to be repaired.
+  template <class String>
+  static bool clean_text(String& s, const output_limit_options& opts) {
+    if (!valid_utf8(s)) {
+      if (!opts.repair_utf8) return false;
+      s = repair_utf8(s);
     }
     if (opts.strip_control_sequences) {
-      if (auto clean = strip_controls(v->get_string())) *v = *clean;
+      if (auto clean = strip_controls(s)) s = std::move(*clean);
     }
-    return std::nullopt;
+    return true;
   }
 
   /// `s` without escape sequences and control characters (see output_limit_options), or

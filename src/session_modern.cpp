@@ -223,6 +223,7 @@ std::shared_ptr<server_session_impl> server_session_impl::modern_twin() {
                                      .assume_initialized = std::string(traits(latest_era).version),
                                      .task_owner = task_owner_,
                                      .shared_task_owner = shared_task_owner_});
+    twin_->count_answers(answers_drainer());  // drained with this session (`finish_input`)
   }
   return twin_;
 }

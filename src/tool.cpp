@@ -1,5 +1,6 @@
 #include <mcp/pipeline.hpp>
 #include <mcp/tool.hpp>
+#include <mcp/typed_tool.hpp>
 
 #include "detail/call_state.hpp"
 #include "detail/input_round.hpp"
@@ -37,6 +38,9 @@ error url_elicitation_required(json::array elicitations, std::string message) {
 
 void responder::finish(call_tool_result r) const { state_->complete(std::move(r)); }
 void responder::fail(error e) const { state_->complete(std::move(e)); }
+void detail::responder_access::finish_text(const responder& done, std::string&& text) {
+  done.state_->complete_text(std::move(text));
+}
 
 tool_context tool_call::context() const noexcept { return tool_context(state_); }
 const std::string& tool_call::tool_name() const noexcept { return state_->tool(); }
@@ -54,6 +58,10 @@ void tool_call::on_result(std::function<void(call_tool_result&)> filter) const {
 }
 
 void detail::plain_step::filter(const detail::call_state& /*call*/, call_tool_result& /*r*/) const {
+}
+bool detail::plain_step::filter_text(const detail::call_state& /*call*/,
+                                     std::string& /*text*/) const {
+  return true;
 }
 
 }  // namespace mcp

@@ -122,6 +122,30 @@ void resume_handler(call_state& c) {
   });
 }
 
+/// Sends the response to `call` whose result `append(out, meta_member, open)` writes (see
+/// wire::append_tool_result), for the session's era: no result object is built.
+template <class Append>
+void send_result(server_session_impl& s, const call_state& call, bool is_error,
+                 const Append& append) {
+  // Room for a short result at once (2026-07-28 adds `resultType` and serverInfo).
+  std::string message;
+  message.reserve(s.modern() ? 320 + s.server_info_meta().size() : 256);
+  message += R"({"jsonrpc":"2.0","id":)";
+  jsonrpc::append_id(message, call.id());
+  message += R"(,"result":)";
+  if (s.modern()) {
+    append(message, s.server_info_meta(), true);
+    s.append_result_fields(message, nullptr, true);
+    message += '}';
+  } else {
+    append(message, std::string_view{}, false);
+  }
+  message += '}';
+  const observe::outcome known{.status =
+                                   is_error ? observe::status::tool_error : observe::status::ok};
+  s.send_final(call.id(), std::move(message), &known);
+}
+
 }  // namespace
 
 std::optional<error> output_problem(const call_state& call, const call_tool_result& r,
@@ -150,6 +174,10 @@ std::optional<jsonrpc::request_id> call_sink::related(const call_state& call) co
 }
 
 void call_sink::annotate(const call_state& /*call*/, json::object& /*params*/) const {}
+
+void call_sink::deliver_text(call_state& call, std::string&& text) {
+  deliver(call, call_state::text_result(text));
+}
 
 void call_sink::resumed(call_state& /*call*/) {}
 
@@ -213,25 +241,24 @@ void tools_feature::deliver(call_state& call, std::variant<call_tool_result, err
     s->send_final(call.id(), jsonrpc::encode_error(call.id(), *problem));
     return;
   }
-  // Written straight into the response for the session's era: no result object is built.
-  // Room for a short result at once (2026-07-28 adds `resultType` and serverInfo).
-  std::string message;
-  message.reserve(s->modern() ? 320 + s->server_info_meta().size() : 256);
-  message += R"({"jsonrpc":"2.0","id":)";
-  jsonrpc::append_id(message, call.id());
-  message += R"(,"result":)";
-  if (s->modern()) {
-    wire::append_tool_result(message, r, structured ? &*structured : nullptr, s->session_era(),
-                             s->server_info_meta(), true);
-    s->append_result_fields(message, nullptr, true);
-    message += '}';
-  } else {
-    wire::append_tool_result(message, r, structured ? &*structured : nullptr, s->session_era());
+  send_result(*s, call, r.is_error, [&](std::string& out, std::string_view meta_member, bool open) {
+    wire::append_tool_result(out, r, structured ? &*structured : nullptr, s->session_era(),
+                             meta_member, open);
+  });
+}
+
+void tools_feature::deliver_text(call_state& call, std::string&& text) {
+  // What `deliver` checks on a result first: a refusal's observation, a 2026-07-28 round, an
+  // outputSchema (a text result has no structuredContent). Then the answer from the text.
+  if (!call.passed_interceptors() || call.entry().output_validator ||
+      (traits(call.revision()).per_request_meta && call.opened_round())) [[unlikely]] {
+    return deliver(call, call_state::text_result(text));
   }
-  message += '}';
-  const observe::outcome known{.status =
-                                   r.is_error ? observe::status::tool_error : observe::status::ok};
-  s->send_final(call.id(), std::move(message), &known);
+  auto s = call.session();
+  if (!s || !s->untrack(call)) return;  // cancelled, or the session ended
+  send_result(*s, call, false, [&](std::string& out, std::string_view meta_member, bool open) {
+    wire::append_text_result(out, text, meta_member, open);
+  });
 }
 
 }  // namespace mcp::detail

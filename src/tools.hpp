@@ -69,6 +69,9 @@ class call_sink {
   virtual ~call_sink() = default;
   /// Delivers the outcome once the result filters ran.
   virtual void deliver(call_state& call, std::variant<call_tool_result, error> outcome) = 0;
+  /// Delivers a result of one text block holding `text` (call_state::complete_text). Default:
+  /// `deliver` of that result, built.
+  virtual void deliver_text(call_state& call, std::string&& text);
   /// The incoming request the call's notifications and requests relate to (transports route
   /// by it); none: standalone messages. Default: the tools/call request.
   [[nodiscard]] virtual std::optional<jsonrpc::request_id> related(const call_state& call) const;
@@ -130,6 +133,8 @@ class tools_feature final : public feature,
   void run(const std::shared_ptr<call_state>& call) const;
   /// The plain answer: output checks, era trimming, the response (tool_call.cpp).
   void deliver(call_state& call, std::variant<call_tool_result, error> outcome) override;
+  /// The same for a text result, written from the text when no check needs the result.
+  void deliver_text(call_state& call, std::string&& text) override;
 
  private:
   void list(server_session_impl& s, const jsonrpc::request& req) const;

@@ -176,6 +176,7 @@ int server::serve_stdio(std::stop_token stop) {
   const auto session = detail::open_session(
       core_, out, session_options{.task_owner = "local:uid" + std::to_string(::getuid())});
   out->buffer_calling_thread();  // inline answers leave together, flushed before each read
+  session->count_answers(std::this_thread::get_id());  // drained here at the end of input
   const std::size_t max_line = options().max_line_bytes;
   const int rc = read_lines(
       STDIN_FILENO, {.max_line_bytes = max_line, .stop = stop},

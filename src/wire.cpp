@@ -181,4 +181,18 @@ void append_tool_result(std::string& out, const call_tool_result& r, const json:
   if (!open) out += '}';
 }
 
+void append_text_result(std::string& out, std::string_view text, std::string_view meta_member,
+                        bool open) {
+  // Every era knows text blocks; the block's members in `text_content`'s order.
+  out += R"({"content":[{"type":"text","text":)";
+  append_json_string(out, text);
+  out += "}]";
+  if (!meta_member.empty()) {
+    out += R"(,"_meta":{)";
+    out += meta_member;
+    out += '}';
+  }
+  if (!open) out += '}';
+}
+
 }  // namespace mcp::detail::wire

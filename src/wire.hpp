@@ -37,6 +37,9 @@ namespace mcp::detail::wire {
 /// object is left open for more fields when `open` (the caller closes it).
 void append_tool_result(std::string& out, const call_tool_result& r, const json::value* structured,
                         era e, std::string_view meta_member = {}, bool open = false);
+/// `append_tool_result` of a result holding only `text_content(text)`, from the text.
+void append_text_result(std::string& out, std::string_view text, std::string_view meta_member = {},
+                        bool open = false);
 /// Removes from a content array the blocks era `e` does not know.
 void drop_unknown_content(json::array& content, era e);
 

@@ -162,7 +162,8 @@ class tool_context : public request_context {
 
 namespace detail {
 class call_state;
-}
+struct responder_access;
+}  // namespace detail
 
 /// Completes an asynchronous raw call. Exactly the first `finish` or `fail` counts; later ones
 /// are ignored. Thread-safe; may be completed from any thread, after the handler returned.
@@ -177,6 +178,7 @@ class responder {
   void fail(error e) const;
 
  private:
+  friend struct detail::responder_access;
   std::shared_ptr<detail::call_state> state_;
 };
 

@@ -103,6 +103,11 @@ constexpr bool is_content_v =
     std::is_same_v<T, json::object> || std::is_same_v<T, std::vector<json::object>> ||
     std::is_same_v<T, call_tool_result> || std::is_void_v<T> || std::is_same_v<T, none>;
 
+/// `responder::finish` of a result holding only `text_content(text)` (src/tool.cpp).
+struct responder_access {
+  static void finish_text(const responder& done, std::string&& text);
+};
+
 /// The result for a handler's output value.
 template <class O>
 call_tool_result to_call_result(O&& out) {
@@ -140,12 +145,20 @@ struct tool_traits {
   static constexpr const char* what = "add_tool";
 
   /// The error rule: a failure is an isError result; a JSON-RPC error only when asked for.
+  /// A `std::string` output completes the call as one text block without building the result
+  /// first (`responder_access::finish_text`): the same answer, less code on the call path.
   template <class Out>
   class sink_type final : public outcome_sink<Out> {
    public:
     sink_type(responder done, const prepared& /*p*/, const json::object& /*args*/)
         : done_(std::move(done)) {}
-    void value(Out&& out) override { done_.finish(to_call_result(std::move(out))); }
+    void value(Out&& out) override {
+      if constexpr (std::is_same_v<Out, std::string>) {
+        responder_access::finish_text(done_, std::move(out));
+      } else {
+        done_.finish(to_call_result(std::move(out)));
+      }
+    }
     void failure(error&& e) override { done_.finish(tool_error_result(e.message)); }
     void protocol(error&& e) override { done_.fail(std::move(e)); }
 

@@ -266,18 +266,57 @@ class call_state final : public request_state {
   /// order and are destroyed, the end hooks run, then the sink gets the outcome.
   void complete(std::variant<call_tool_result, error> outcome) {
     if (done_.exchange(true, std::memory_order_acq_rel)) return;
-    bool stored = false;
-    {
-      std::lock_guard lock(mu_);
-      stored = filter_count_ != 0 || !more_filters_.empty();
-    }
-    auto* r = std::get_if<call_tool_result>(&outcome);
-    if (stored) run_stored_filters(r);  // none on the straight path
-    if (r != nullptr && plan_ != nullptr) {
+    finish(std::move(outcome));
+  }
+  /// `complete` with a result of one text block holding `text` (a handler's text output),
+  /// carried as the text alone while nothing needs the result: on the straight path, each
+  /// admitting step's `filter_text`, then the sink's `deliver_text`. A stored filter, or a
+  /// step that finds a problem, gets the result built, as `complete` would have it.
+  void complete_text(std::string&& text) {
+    if (done_.exchange(true, std::memory_order_acq_rel)) return;
+    if (stored_filters()) return finish(text_result(text));  // the general path
+    if (plan_ != nullptr) {
       for (auto i = plain_admitted_.load(std::memory_order_acquire); i > 0; --i) {
-        plan_->steps[i - 1]->filter(*this, *r);
+        if (!plan_->steps[i - 1]->filter_text(*this, text)) {
+          auto r = text_result(text);
+          run_plan_filters(r, i);
+          end();
+          return sink().deliver(*this, std::move(r));
+        }
       }
     }
+    end();
+    sink().deliver_text(*this, std::move(text));
+  }
+  /// The result of one text block holding `text` (what a text output becomes).
+  [[nodiscard]] static call_tool_result text_result(std::string_view text) {
+    call_tool_result r;
+    r.content.push_back(text_content(text));
+    return r;
+  }
+
+ private:
+  /// `complete` once the call is done: the result filters, the hooks, the sink.
+  void finish(std::variant<call_tool_result, error> outcome) {
+    auto* r = std::get_if<call_tool_result>(&outcome);
+    if (stored_filters()) run_stored_filters(r);  // none on the straight path
+    if (r != nullptr && plan_ != nullptr) {
+      run_plan_filters(*r, plain_admitted_.load(std::memory_order_acquire));
+    }
+    end();
+    sink().deliver(*this, std::move(outcome));
+  }
+  [[nodiscard]] bool stored_filters() {
+    std::lock_guard lock(mu_);
+    return filter_count_ != 0 || !more_filters_.empty();
+  }
+  /// The filters of the first `admitted` steps of the plan, in reverse order.
+  void run_plan_filters(call_tool_result& r, std::size_t admitted) {
+    for (auto i = admitted; i > 0; --i) plan_->steps[i - 1]->filter(*this, r);
+  }
+  /// After the filters: the end hooks run, and the release hooks when nothing runs or the
+  /// handler answers.
+  void end() {
     run_end_hooks();
     bool release = false;
     {
@@ -285,10 +324,8 @@ class call_state final : public request_state {
       release = !handler_active_ || invoking_ == this;  // nothing runs, or the handler answers
     }
     if (release) run_release_hooks();
-    sink().deliver(*this, std::move(outcome));
   }
 
- private:
   /// The filters interceptors added (`add_filter`), taken out under the lock, run on `r` (when
   /// the outcome is a result) in reverse order and destroyed. Out of line: the straight path
   /// never runs it.

@@ -10,6 +10,7 @@
 #include <mcp/pipeline.hpp>
 
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace mcp::detail {
@@ -24,6 +25,12 @@ class plain_step {
   /// On a result, what the filter `intercept` adds does (it runs only for calls this step
   /// admitted, in reverse order of the steps). Default: nothing.
   virtual void filter(const call_state& call, call_tool_result& r) const;
+  /// `filter` on a result of one text block holding `text` (call_state::complete_text), on the
+  /// text alone: true when done (`text` as `filter` would leave the block), false when `filter`
+  /// must run on the result built of `text` as left (it finds a problem, and answers as it
+  /// would have from the start: what this may already have done to `text`, `filter` would do
+  /// again with no further change). Default: nothing to do.
+  virtual bool filter_text(const call_state& call, std::string& text) const;
 
  protected:
   plain_step() = default;

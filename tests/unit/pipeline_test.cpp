@@ -355,6 +355,74 @@ TEST(pipeline, built_in_chains_answer_alike_on_the_straight_and_the_general_path
   EXPECT_NE(answers[0][4].find("Access denied"), std::string::npos) << answers[0][4];
 }
 
+TEST(pipeline, a_text_output_answers_as_the_result_built_of_it) {
+  // A handler's std::string output goes to the answer as the text alone on the straight path
+  // (call_state::complete_text): the same answers as a handler returning the result built of
+  // that text, through the output limits' repairs and refusals, and on the general path.
+  using namespace std::string_literals;  // a text holds a NUL
+  const std::vector<std::string> texts = {
+      "hello",
+      "",
+      "q\"uote\\ \n\ttab \xc3\xa9",
+      "ok \xff end \xe2\x82",
+      "red \x1b[31mALERT\x1b[0m nul\x00 c1\xc2\x9b"
+      "2J"s,
+      std::string(74, 'x'),  // {"type":"text","text":...} counts 26 + 74 = 100 bytes
+      std::string(75, 'x')};
+  struct pass_through : mcp::call_interceptor {
+    void intercept(const mcp::tool_call&, const std::function<void()>& next) override { next(); }
+  };
+  const std::vector<mcp::output_limit_options> limits = {
+      {}, {.max_bytes = 100}, {.repair_utf8 = false}, {.strip_control_sequences = false}};
+  for (std::size_t l = 0; l < limits.size(); ++l) {
+    for (const bool general : {false, true}) {
+      mcp::server s({.output = limits[l]});
+      if (general) s.use(std::make_shared<pass_through>());
+      auto text = [&texts](const object& a) {
+        return texts.at(a.at("n").to_number<std::size_t>());
+      };
+      s.add_tool({.name = "typed", .description = "d", .run_inline = true},
+                 [text](const object& a) -> std::string { return text(a); });
+      s.add_tool({.name = "typed_pool", .description = "d"},
+                 [text](const object& a) -> std::string { return text(a); });
+      s.add_tool({.name = "built", .description = "d", .run_inline = true},
+                 [text](mcp::tool_context&, const object& a) {
+                   mcp::call_tool_result r;
+                   r.content.push_back(mcp::text_content(text(a)));
+                   return r;
+                 });
+      wire w(s);
+      w.initialize();
+      for (std::size_t n = 0; n < texts.size(); ++n) {
+        const auto args = object{{"n", n}};
+        const auto built = w.call("tools/call", object{{"name", "built"}, {"arguments", args}});
+        const auto typed = w.call("tools/call", object{{"name", "typed"}, {"arguments", args}});
+        const auto pool = w.call("tools/call", object{{"name", "typed_pool"}, {"arguments", args}});
+        SCOPED_TRACE("limits " + std::to_string(l) + (general ? " general" : " straight") +
+                     ", text " + std::to_string(n));
+        ASSERT_TRUE(built.is_object() && built.as_object().contains("result"));
+        // A refusal names its tool: compared as if each were "built".
+        auto as_built = [](const mcp::json::value& v, const std::string& name) {
+          auto answer = mcp::json::serialize(v);
+          const auto quoted = "\\\"" + name + "\\\"";
+          if (auto at = answer.find(quoted); at != std::string::npos) {
+            answer.replace(at, quoted.size(), "\\\"built\\\"");
+          }
+          return answer;
+        };
+        EXPECT_EQ(as_built(typed, "typed"), mcp::json::serialize(built));
+        EXPECT_EQ(as_built(pool, "typed_pool"), mcp::json::serialize(built));
+        // What the limits did: 75 x's over 100 bytes, bad UTF-8 kept unrepaired, refused.
+        const bool refused = (l == 1 && n == 6) || (l == 2 && n == 3);
+        EXPECT_EQ(is_tool_error(typed), refused) << mcp::json::serialize(typed);
+        if (n == 4 && !refused) {
+          EXPECT_EQ(first_text(typed).find('\x1b') == std::string::npos, l != 3);
+        }
+      }
+    }
+  }
+}
+
 TEST(pipeline, bad_policy_parameters_throw) {
   EXPECT_THROW((void)mcp::rate_limit({.per_second = 0}), std::invalid_argument);
   EXPECT_THROW((void)mcp::concurrency_limit(0), std::invalid_argument);
