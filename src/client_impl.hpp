@@ -264,7 +264,12 @@ struct client_session::impl final : detail::peer {
       ++tools_changes;
     }
     // The application hears it first: a wait_task it wakes returns after the handler ran.
-    if (opts.on_notification) opts.on_notification(n.method, n.params);
+    if (opts.on_notification) {
+      try {
+        opts.on_notification(n.method, n.params);
+      } catch (...) {  // documented as not throwing: the waits below are still woken
+      }
+    }
     // A task's status: notifications/tasks/status in 2025-11-25, notifications/tasks (the
     // DetailedTask, on a listen naming the task) in 2026-07-28. Either wakes wait_task.
     if (n.method == "notifications/tasks/status" || n.method == "notifications/tasks") {

@@ -51,6 +51,9 @@ class concurrency_limiter final : public call_interceptor, public detail::plain_
     if (admit(*detail::tool_call_access::state(call))) next();
   }
 
+  bool filter_text(const call_state& /*call*/, std::string& /*text*/) const override {
+    return true;  // no filter
+  }
   bool admit(call_state& call) override {
     // A task admitted where it was accepted: the queue's workers bound what runs of it here.
     if (call.admitted_earlier) return true;

@@ -305,7 +305,7 @@ namespace {
 
 /// `hold_answering` past its usual case: a text id, or a span with texts or state.
 [[gnu::noinline]] void hold_in(answering& slot, const jsonrpc::request_id& id,
-                               observe::span& span) noexcept {
+                               observe::span& span) {
   const auto* n = std::get_if<std::int64_t>(&id);
   if (auto* held = std::get_if<std::int64_t>(&slot.id); n != nullptr && held != nullptr) {
     *held = *n;  // the usual integer id: no variant assignment

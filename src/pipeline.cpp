@@ -31,6 +31,9 @@ class rate_limiter final : public call_interceptor, public plain_step {
     if (admit(*detail::tool_call_access::state(call))) next();
   }
 
+  bool filter_text(const call_state& /*call*/, std::string& /*text*/) const override {
+    return true;  // no filter
+  }
   bool admit(call_state& call) override {
     if (call.admitted_earlier ||  // counted where it was accepted
         (!opts_.tools.empty() &&
@@ -99,6 +102,9 @@ class deadline_interceptor final : public call_interceptor, public plain_step {
     if (admit(*detail::tool_call_access::state(call))) next();
   }
 
+  bool filter_text(const call_state& /*call*/, std::string& /*text*/) const override {
+    return true;  // no filter
+  }
   bool admit(call_state& call) override {
     // A targeted timer (the call, held weakly; no allocation), armed only if the call is
     // still running when its synchronous part returns, and cancelled when it ends.
@@ -329,6 +335,9 @@ class access_controller final : public call_interceptor, public plain_step {
     if (admit(*detail::tool_call_access::state(call))) next();
   }
 
+  bool filter_text(const call_state& /*call*/, std::string& /*text*/) const override {
+    return true;  // no filter
+  }
   bool admit(call_state& call) override {
     if (!call.admitted_earlier && !allow_(call.caller(), call.tool())) {
       call.complete(tool_error_result("Access denied: \"" + call.caller().subject +

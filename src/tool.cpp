@@ -61,7 +61,7 @@ void detail::plain_step::filter(const detail::call_state& /*call*/, call_tool_re
 }
 bool detail::plain_step::filter_text(const detail::call_state& /*call*/,
                                      std::string& /*text*/) const {
-  return true;
+  return false;
 }
 
 }  // namespace mcp

@@ -146,6 +146,14 @@ void send_result(server_session_impl& s, const call_state& call, bool is_error,
   s.send_final(call.id(), std::move(message), &known);
 }
 
+/// Whether `deliver` does more with `call`'s result than write it: a refusal is observed, a
+/// 2026-07-28 round may decide the answer, an outputSchema checks it. `deliver_text` writes a
+/// text result from the text only when none applies; a new such step belongs here.
+bool needs_built_result(const call_state& call) {
+  return !call.passed_interceptors() || call.entry().output_validator ||
+         (traits(call.revision()).per_request_meta && call.opened_round());
+}
+
 }  // namespace
 
 std::optional<error> output_problem(const call_state& call, const call_tool_result& r,
@@ -214,6 +222,7 @@ void tools_feature::run(const std::shared_ptr<call_state>& call) const {
 void tools_feature::deliver(call_state& call, std::variant<call_tool_result, error> outcome) {
   auto s = call.session();
   if (!s || !s->untrack(call)) return;  // cancelled, or the session ended
+  // The steps before the writing are those `needs_built_result` names.
   if (auto* o = s->observer(); o != nullptr && !call.passed_interceptors()) [[unlikely]] {
     o->on_denial({.side = observe::kind::server,
                   .method = "tools/call",
@@ -248,10 +257,7 @@ void tools_feature::deliver(call_state& call, std::variant<call_tool_result, err
 }
 
 void tools_feature::deliver_text(call_state& call, std::string&& text) {
-  // What `deliver` checks on a result first: a refusal's observation, a 2026-07-28 round, an
-  // outputSchema (a text result has no structuredContent). Then the answer from the text.
-  if (!call.passed_interceptors() || call.entry().output_validator ||
-      (traits(call.revision()).per_request_meta && call.opened_round())) [[unlikely]] {
+  if (needs_built_result(call)) [[unlikely]] {
     return deliver(call, call_state::text_result(text));
   }
   auto s = call.session();

@@ -168,7 +168,8 @@ struct client_options {
   std::shared_ptr<executor> handler_executor{};
   /// Called for every notification from the server (method, params). Any thread, including one
   /// blocked in a call of this session (the HTTP transport reads a call's answer stream on the
-  /// calling thread): it must not wait for a lock that such a caller holds.
+  /// calling thread): it must not wait for a lock that such a caller holds. Must not throw (an
+  /// exception is ignored). A task's notification reaches it before it wakes `wait_task`.
   /// In 2026-07-28, set, it makes the client keep a subscriptions/listen open for the list
   /// changes the server offers (and the resources `subscribe`d to), opened again when it ends:
   /// what arrives on it comes here as the same notifications as in the old era.

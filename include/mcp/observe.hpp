@@ -267,13 +267,15 @@ class observer {
   /// sends; other operations (notifications it sends, sets whose names are over 128 bytes, a
   /// session's sets past 128) call `on_start` as always. `on_end` is called for every one.
   /// Default false; the metrics answer true (unless they record resource URIs). The engine asks
-  /// once, when it is given the observer.
+  /// once, when it is given the observer; `combine` does the same for its second of two parts.
   [[nodiscard]] virtual bool spans_by_attribute_set() const noexcept;
 };
 
 /// One observer that forwards every report to each of `parts` in order (null entries are
 /// skipped; none left: null). The first part whose span has a valid context gives the combined
-/// span its context, so put the tracer first. Throws nothing (but bad_alloc).
+/// span its context, so put the tracer first. Of two parts, a second that answers
+/// `spans_by_attribute_set` is treated as the engine treats it: its `on_start` is called once
+/// per numbered set and thread, its `on_end` for every span. Throws nothing (but bad_alloc).
 [[nodiscard]] std::shared_ptr<observer> combine(std::vector<std::shared_ptr<observer>> parts);
 
 }  // namespace mcp::observe

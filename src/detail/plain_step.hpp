@@ -29,7 +29,8 @@ class plain_step {
   /// text alone: true when done (`text` as `filter` would leave the block), false when `filter`
   /// must run on the result built of `text` as left (it finds a problem, and answers as it
   /// would have from the start: what this may already have done to `text`, `filter` would do
-  /// again with no further change). Default: nothing to do.
+  /// again with no further change). Default: false, so that a step whose `filter` does
+  /// something is never skipped; a step without a filter says true.
   virtual bool filter_text(const call_state& call, std::string& text) const;
 
  protected:

@@ -269,6 +269,12 @@ TEST(server, structured_content_is_checked_against_the_output_schema) {
              [](mcp::tool_context&, const object&) { return mcp::call_tool_result{}; });
   s.add_tool({.name = "error_ok", .description = "d", .output_schema = out_schema},
              [](mcp::tool_context&, const object&) { return mcp::tool_error_result("nope"); });
+  // A typed tool's text output has no structuredContent either: refused the same way, also
+  // where the answer would be written from the text alone.
+  s.add_tool({.name = "text", .description = "d", .output_schema = out_schema, .run_inline = true},
+             [](const object&) -> std::string { return R"({"n":1})"; });
+  s.add_tool({.name = "text_pool", .description = "d", .output_schema = out_schema},
+             [](const object&) -> std::string { return R"({"n":1})"; });
   wire w(s);
   w.initialize();
   EXPECT_EQ(w.call("tools/call", object{{"name", "good"}}).at("result").at("structuredContent"),
@@ -278,6 +284,13 @@ TEST(server, structured_content_is_checked_against_the_output_schema) {
   EXPECT_NE(std::string(bad.at("error").at("message").as_string()).find("/n"), std::string::npos);
   EXPECT_EQ(w.call("tools/call", object{{"name", "missing"}}).at("error").at("code"), -32603);
   EXPECT_EQ(w.call("tools/call", object{{"name", "error_ok"}}).at("result").at("isError"), true);
+  for (const char* name : {"text", "text_pool"}) {
+    auto text = w.call("tools/call", object{{"name", name}});
+    ASSERT_TRUE(text.as_object().contains("error")) << name;
+    EXPECT_EQ(text.at("error").at("code"), -32603);
+    EXPECT_NE(std::string(text.at("error").at("message").as_string()).find("no structuredContent"),
+              std::string::npos);
+  }
 }
 
 TEST(server, registration_errors_throw) {

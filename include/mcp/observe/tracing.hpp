@@ -134,7 +134,8 @@ struct tracer_options {
   /// and owns it from then on: it may keep it, hand it to another thread or let it go. Must be
   /// quick and must not throw (`otlp_exporter::span_sink()` only queues the pointer). A sink of
   /// its own reads the span's name and attributes through `span_record::name()` and
-  /// `for_each_attribute`. Required.
+  /// `for_each_attribute`. Required. A record the sink frees is made anew for a later span
+  /// (`otlp_exporter::span_sink()` gives sent records back to the threads' spares instead).
   std::function<void(std::unique_ptr<span_record>)> sink{};
   /// The probability that a new trace (no parent) is sampled; a span with a parent follows the
   /// parent's sampled flag. Unsampled spans still propagate their context (new ids, flag 00)
