@@ -300,9 +300,6 @@ class peer : public std::enable_shared_from_this<peer> {
   /// attributes; 0 when none is kept (not numbered yet, or no span seen). No lock.
   [[nodiscard]] std::uintptr_t known_span_word(observe::kind side, std::string_view method,
                                                std::string_view target) const noexcept;
-  /// The span of an operation whose set's span word is `word`, started at `start` (unset: now).
-  [[nodiscard]] static observe::span span_of_set(
-      std::uintptr_t word, std::chrono::steady_clock::time_point start) noexcept;
   /// The span of incoming request `id` if it waits on this thread (arriving, or answering after
   /// `untrack`), to end or to read in place. Null when not here. No lock.
   observe::span* local_span(const jsonrpc::request_id& id) const noexcept;

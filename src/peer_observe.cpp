@@ -12,6 +12,7 @@
 
 #include "detail/read_clock.hpp"
 #include "jsonrpc_text.hpp"
+#include "observe/set_word.hpp"
 #include "peer.hpp"
 #include "peer_span.hpp"
 
@@ -213,22 +214,12 @@ std::string_view id_text(const jsonrpc::request_id& id, std::array<char, 24>& bu
 /// starts its sets' spans alike (`observer::spans_by_attribute_set`) and the span is of that
 /// form: later operations of the set then start their spans without the observer.
 void keep_span_word(std::atomic<std::uintptr_t>* word, const observe::span& span) noexcept {
-  if (word != nullptr && span.active && span.word != 0 && !span.state && !span.context.valid() &&
-      span.baggage.empty()) {
+  if (word != nullptr && is_word_span(span)) {
     word->store(span.word, std::memory_order_release);
   }
 }
 
 }  // namespace
-
-observe::span peer::span_of_set(std::uintptr_t word,
-                                std::chrono::steady_clock::time_point start) noexcept {
-  observe::span s;
-  s.active = true;
-  s.word = word;
-  s.start = observe::now_if_unset(start);
-  return s;
-}
 
 void peer::set_observer(std::shared_ptr<observe::observer> o, observe::kind side) {
   obs_ = std::move(o);
@@ -349,7 +340,7 @@ void peer::dispatch_observed(jsonrpc::request&& r) {
                                                     target_of(r.method, r.params))
                                   : 0;
   observe::span span =
-      word != 0 ? span_of_set(word, this_thread_read_clock.batch_start()) : observe_request(r);
+      word != 0 ? span_of_word(word, this_thread_read_clock.batch_start()) : observe_request(r);
   if (!span) return on_request(std::move(r));
   // `r` moves on: its id is kept (an integer id without the variant's copy).
   const auto* n = std::get_if<std::int64_t>(&r.id);
@@ -408,7 +399,7 @@ void peer::observe_notification(const jsonrpc::notification& n) {
     if (const auto word =
             known_span_word(observe::kind::server, n.method, target_of(n.method, n.params));
         word != 0) {
-      auto span = span_of_set(word, this_thread_read_clock.batch_start());
+      auto span = span_of_word(word, this_thread_read_clock.batch_start());
       obs_->on_end(span, {.end = span.start});
       return;
     }
@@ -510,7 +501,7 @@ observe::span peer::observe_outbound(std::string_view method, json::object& para
                                      const jsonrpc::request_id* related, std::int64_t id) {
   if (spans_by_set_) {
     const auto word = known_span_word(observe::kind::client, method, target_of(method, params));
-    if (word != 0) return span_of_set(word, {});
+    if (word != 0) return span_of_word(word, {});
   }
   auto op = base_operation();
   op.side = observe::kind::client;  // sent

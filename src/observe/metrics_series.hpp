@@ -24,6 +24,7 @@
 #include "detail/spinlock.hpp"
 #include "detail/string_hash.hpp"
 #include "observe/operation_match.hpp"
+#include "observe/set_word.hpp"
 
 namespace mcp::observe {
 namespace series {
@@ -309,14 +310,8 @@ struct group_family {
   /// overflow for good), so whatever `find_operation` found is kept for it.
   template <class KeyOf, class Make>
   group* find_numbered(const operation& op, KeyOf&& key_of, Make&& make) {
-    struct numbered_slot {
-      std::uint64_t family = 0;
-      std::uint64_t number = 0;
-      group* found = nullptr;
-    };
-    thread_local std::array<numbered_slot, 64> cache{};
-    auto& slot = cache[(op.attribute_set ^ (id << 3U)) % cache.size()];
-    if (slot.number == op.attribute_set && slot.family == id) return slot.found;
+    auto& slot = mcp::detail::numbered_cache<group*, group_family>::at(id, op.attribute_set);
+    if (slot.holds(id, op.attribute_set)) return slot.value;
     group* g = find_operation(op, false, std::forward<KeyOf>(key_of), std::forward<Make>(make));
     slot = {id, op.attribute_set, g};
     return g;

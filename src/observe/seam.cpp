@@ -9,6 +9,7 @@
 #include <typeinfo>
 
 #include "observe/recycle.hpp"
+#include "observe/set_word.hpp"
 
 namespace mcp::observe {
 
@@ -113,23 +114,10 @@ class combined final : public observer {
   };
 
   /// The second part's span word of a numbered attribute set (`spans_by_attribute_set`), as
-  /// the engine keeps it for a lone observer: per thread, by this combination's number (never
-  /// reused, unlike its address) and the set's number. 0: not known.
-  struct set_word {
-    std::uint64_t owner = 0;
-    std::uint64_t number = 0;
-    std::uintptr_t word = 0;
-  };
-  static set_word& set_word_slot(std::uint64_t owner, std::uint64_t number) noexcept {
-    thread_local std::array<set_word, 64> cache{};
-    return cache[(number ^ (owner << 3U)) % cache.size()];
-  }
+  /// the engine keeps it for a lone observer: per thread, by this combination's number and the
+  /// set's number.
+  using set_words = mcp::detail::numbered_cache<std::uintptr_t, combined>;
   static inline std::atomic<std::uint64_t> next_uid{1};
-
-  /// Whether a span is of the form `spans_by_attribute_set` promises (its word alone).
-  static bool by_word(const span& s) noexcept {
-    return s.active && s.word != 0 && !s.state && s.baggage.empty() && !s.context.valid();
-  }
 
   template <class Start>
   span gather(Start&& start) {
@@ -148,28 +136,19 @@ class combined final : public observer {
       return gather([&op](observer& o) { return o.on_start(op); });
     }
     // The word read before any part runs (a part's call may start other operations here).
-    const auto& slot = set_word_slot(uid_, op.attribute_set);
-    const std::uintptr_t known =
-        slot.owner == uid_ && slot.number == op.attribute_set ? slot.word : 0;
+    const auto& slot = set_words::at(uid_, op.attribute_set);
+    const std::uintptr_t known = slot.holds(uid_, op.attribute_set) ? slot.value : 0;
     span first = parts_[0]->on_start(op);
     if (known != 0 && first && first.word == 0 && first.start == op.start && !kept_aside(first)) {
       first.word = known;
       return first;
     }
-    span second = known != 0 ? span_of_word(known, op.start) : parts_[1]->on_start(op);
-    if (known == 0 && by_word(second)) {
-      set_word_slot(uid_, op.attribute_set) = {uid_, op.attribute_set, second.word};
+    span second = known != 0 ? mcp::detail::span_of_word(known, op.start) : parts_[1]->on_start(op);
+    if (known == 0 && mcp::detail::is_word_span(second)) {
+      set_words::at(uid_, op.attribute_set) = {uid_, op.attribute_set, second.word};
     }
     fold(first, second);
     return first;
-  }
-
-  static span span_of_word(std::uintptr_t word, std::chrono::steady_clock::time_point start) {
-    span s;
-    s.active = true;
-    s.start = start;
-    s.word = word;
-    return s;
   }
 
   /// The two parts' spans as one in `first`: folded when the second's is light, else both kept.

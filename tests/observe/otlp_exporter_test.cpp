@@ -199,9 +199,7 @@ std::map<std::string, mcp::json::object> decoded_spans(const sink& s) {
 void engine_spans_decode(otlp_encoding encoding) {
   sink s({});
   ASSERT_TRUE(s.ok()) << s.log();
-  auto opts = fast(s);
-  opts.traces_encoding = encoding;
-  auto e = make_otlp_exporter(opts);
+  auto e = make_otlp_exporter(fast(s, encoding));
   ASSERT_TRUE(e) << e.error().message;
   mcp::server server({.observer = make_tracer({.sink = (*e)->span_sink()})});
   server.add_tool({.name = "add"}, [](mcp::tool_context&) { return std::string("3"); });
@@ -286,9 +284,7 @@ void engine_spans_decode(otlp_encoding encoding) {
 TEST(OtlpExporter, ProtobufSpansOfEverySizeDecode) {
   sink s({});
   ASSERT_TRUE(s.ok()) << s.log();
-  auto opts = fast(s);
-  opts.traces_encoding = otlp_encoding::protobuf;
-  auto e = make_otlp_exporter(opts);
+  auto e = make_otlp_exporter(fast(s, otlp_encoding::protobuf));
   ASSERT_TRUE(e);
   auto small = one_span();  // under 128 bytes: a one-byte length
   small->shape = make_span_shape("p", kind::client, {});
@@ -339,9 +335,7 @@ TEST(OtlpExporter, TheEngineSpansOfRealCallsDecodeFromProtobuf) {
 void reused_records_carry_nothing_over(otlp_encoding encoding) {
   sink s({});
   ASSERT_TRUE(s.ok()) << s.log();
-  auto opts = fast(s);
-  opts.traces_encoding = encoding;
-  auto e = make_otlp_exporter(opts);
+  auto e = make_otlp_exporter(fast(s, encoding));
   ASSERT_TRUE(e) << e.error().message;
   auto tracer = make_tracer({.sink = (*e)->span_sink()});
   constexpr int n = 40;
@@ -483,9 +477,7 @@ TEST(OtlpExporter, APartialSuccessCountsTheRejected) {
   for (const auto encoding : {otlp_encoding::json, otlp_encoding::protobuf}) {
     sink s({"PARTIAL=1"});
     ASSERT_TRUE(s.ok()) << s.log();
-    auto opts = fast(s);
-    opts.traces_encoding = encoding;  // the answer comes in the request's encoding
-    auto e = make_otlp_exporter(opts);
+    auto e = make_otlp_exporter(fast(s, encoding));  // the answer comes in the request's encoding
     ASSERT_TRUE(e);
     for (int i = 0; i < 3; ++i) (*e)->export_span(one_span());
     ASSERT_TRUE((*e)->flush(20s));

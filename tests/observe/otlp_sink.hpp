@@ -82,14 +82,16 @@ inline std::string text(const mcp::json::object& o, std::string_view key) {
   return mcp::to_json_string(*v);
 }
 
-inline otlp_options fast(const sink& s) {
+/// Options for an exporter to `s` that sends soon and retries quickly, its spans in `traces`.
+inline otlp_options fast(const sink& s, otlp_encoding traces = otlp_encoding::json) {
   return {.endpoint = s.endpoint(),
           .resource = {{"service.name", "otlp-test"}},
           .batch_delay = 200ms,
           .timeout = 5s,
           .metrics_interval = std::chrono::hours(1),
           .initial_backoff = 50ms,
-          .max_backoff = 5s};
+          .max_backoff = 5s,
+          .traces_encoding = traces};
 }
 
 inline std::unique_ptr<span_record> one_span() {
