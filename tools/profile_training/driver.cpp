@@ -3,6 +3,10 @@
 // writes when it exits describes the paths the benchmarks and MCP clients use:
 //   - stdio: initialize, tools/list, 50,000 `tools/call echo` (32 in flight), 2,000 task round
 //     trips (tools/call must_task as a task, then tasks/result), a few unknown tools;
+//   - stdio observed: 10,000 echo calls with metrics on (--metrics), 10,000 with every span also
+//     exported as OTLP/protobuf and 5,000 as OTLP/JSON (--otlp) to a collector of this driver
+//     that answers every export, so that the observed paths are laid out as used, not as cold
+//     code (a third of the stdio calls: the unobserved path stays the most frequent);
 //   - Streamable HTTP, one server with sessions: a 2025-11-25 session (initialize, 10,000 echo
 //     calls) and 10,000 self-contained 2026-07-28 echo calls; one --stateless server: 10,000
 //     2025-11-25 echo calls. Each on one keep-alive connection to 127.0.0.1.
@@ -11,20 +15,24 @@
 // build rather than training it on errors.
 //
 //   mcp_profile_driver DEMO_SERVER
+#include <atomic>
 #include <cctype>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -36,6 +44,9 @@ constexpr int stdio_calls = 50000;
 constexpr int stdio_window = 32;
 constexpr int stdio_tasks = 2000;
 constexpr int http_calls = 10000;
+constexpr int observed_metrics_calls = 10000;
+constexpr int observed_protobuf_calls = 10000;
+constexpr int observed_json_calls = 5000;
 
 [[noreturn]] void fail(const std::string& what) {
   std::fprintf(stderr, "mcp_profile_driver: %s\n", what.c_str());
@@ -71,7 +82,8 @@ struct child {
   int out = -1;
 };
 
-child spawn(const std::vector<std::string>& args, bool stderr_pipe) {
+child spawn(const std::vector<std::string>& args, bool stderr_pipe,
+            const std::vector<std::pair<std::string, std::string>>& env = {}) {
   if (::access(args[0].c_str(), X_OK) != 0) fail(args[0] + ": not an executable program");
   int to[2];
   int from[2];
@@ -92,6 +104,7 @@ child spawn(const std::vector<std::string>& args, bool stderr_pipe) {
     ::close(to[1]);
     ::close(from[0]);
     ::close(from[1]);
+    for (const auto& [name, value] : env) ::setenv(name.c_str(), value.c_str(), 1);
     std::vector<char*> argv;
     for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);
@@ -162,6 +175,104 @@ class line_peer {
   std::size_t start_ = 0;
 };
 
+/// An OTLP/HTTP collector on 127.0.0.1 that answers every export at once (200 with an empty body
+/// of the request's encoding: `{}` or nothing) and counts the trace exports it was sent. One
+/// poll loop on its own thread; the destructor stops it.
+class null_collector {
+ public:
+  null_collector() {
+    listen_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t length = sizeof addr;
+    if (listen_ < 0 || ::bind(listen_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+        ::listen(listen_, 16) != 0 ||
+        ::getsockname(listen_, reinterpret_cast<sockaddr*>(&addr), &length) != 0) {
+      fail("collector: cannot listen on 127.0.0.1");
+    }
+    port_ = ntohs(addr.sin_port);
+    if (::pipe(stop_) != 0) fail("pipe failed");
+    thread_ = std::thread([this] { serve(); });
+  }
+  ~null_collector() {
+    const char byte = 0;
+    if (::write(stop_[1], &byte, 1) != 1) std::abort();
+    thread_.join();
+    ::close(stop_[0]);
+    ::close(stop_[1]);
+    ::close(listen_);
+  }
+  null_collector(const null_collector&) = delete;
+  null_collector& operator=(const null_collector&) = delete;
+
+  int port() const { return port_; }
+  long trace_exports() const { return trace_exports_.load(); }
+
+ private:
+  void serve() {
+    std::map<int, std::string> connections;  // each connection's bytes not yet answered
+    for (;;) {
+      std::vector<pollfd> fds = {{stop_[0], POLLIN, 0}, {listen_, POLLIN, 0}};
+      for (const auto& entry : connections) fds.push_back({entry.first, POLLIN, 0});
+      if (::poll(fds.data(), fds.size(), -1) < 0) {
+        if (errno == EINTR) continue;
+        break;
+      }
+      if (fds[0].revents != 0) break;
+      if ((fds[1].revents & POLLIN) != 0) {
+        const int fd = ::accept(listen_, nullptr, nullptr);
+        if (fd >= 0) connections.emplace(fd, std::string());
+      }
+      for (std::size_t i = 2; i < fds.size(); ++i) {
+        if (fds[i].revents == 0) continue;
+        char chunk[65536];
+        const ssize_t n = ::read(fds[i].fd, chunk, sizeof chunk);
+        std::string& bytes = connections[fds[i].fd];
+        if (n > 0) bytes.append(chunk, static_cast<std::size_t>(n));
+        if ((n <= 0 && errno != EINTR) || !answer(fds[i].fd, bytes)) {
+          ::close(fds[i].fd);
+          connections.erase(fds[i].fd);
+        }
+      }
+    }
+    for (const auto& entry : connections) ::close(entry.first);
+  }
+
+  /// Answers every whole request in `bytes` and removes it; false when the connection failed.
+  bool answer(int fd, std::string& bytes) {
+    for (;;) {
+      const auto end = bytes.find("\r\n\r\n");
+      if (end == std::string::npos) return true;
+      std::string head = bytes.substr(0, end + 2);
+      for (auto& ch : head) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+      const auto length_at = head.find("\r\ncontent-length:");
+      const std::size_t length = length_at == std::string::npos
+                                     ? 0
+                                     : std::strtoul(head.c_str() + length_at + 17, nullptr, 10);
+      if (bytes.size() < end + 4 + length) return true;
+      if (head.rfind("post /v1/traces", 0) == 0) ++trace_exports_;
+      const bool protobuf = head.find("application/x-protobuf") != std::string::npos;
+      const std::string body = protobuf ? "" : "{}";
+      const std::string reply = std::string("HTTP/1.1 200 OK\r\nContent-Type: ") +
+                                (protobuf ? "application/x-protobuf" : "application/json") +
+                                "\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n" +
+                                body;
+      if (::send(fd, reply.data(), reply.size(), MSG_NOSIGNAL) !=
+          static_cast<ssize_t>(reply.size())) {
+        return false;
+      }
+      bytes.erase(0, end + 4 + length);
+    }
+  }
+
+  int listen_ = -1;
+  int port_ = 0;
+  int stop_[2] = {-1, -1};
+  std::atomic<long> trace_exports_{0};
+  std::thread thread_;
+};
+
 std::string echo_call(long id, std::string_view meta = {}) {
   return "{\"jsonrpc\":\"2.0\",\"id\":" + std::to_string(id) +
          ",\"method\":\"tools/"
@@ -185,14 +296,9 @@ std::string field(const std::string& json, std::string_view name) {
   return json.substr(from, json.find('"', from) - from);
 }
 
-void train_stdio(const std::string& demo) {
-  line_peer peer(spawn({demo, "--no-rate-limit", "--task-store", ":memory:"}, false));
-  peer.send(initialize(1) + "\n{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n" +
-            "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}\n");
-  peer.answer(1);
-  peer.answer(2);
-  long id = 1000;
-  for (int done = 0; done < stdio_calls; done += stdio_window) {
+/// `count` echo calls, `stdio_window` in flight, from request id `id` on (advanced past them).
+void echo_calls(line_peer& peer, long& id, int count) {
+  for (int done = 0; done < count; done += stdio_window) {
     std::string batch;
     for (int i = 0; i < stdio_window; ++i) batch += echo_call(id + i) + "\n";
     peer.send(batch);
@@ -201,6 +307,16 @@ void train_stdio(const std::string& demo) {
     }
     id += stdio_window;
   }
+}
+
+void train_stdio(const std::string& demo) {
+  line_peer peer(spawn({demo, "--no-rate-limit", "--task-store", ":memory:"}, false));
+  peer.send(initialize(1) + "\n{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n" +
+            "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}\n");
+  peer.answer(1);
+  peer.answer(2);
+  long id = 1000;
+  echo_calls(peer, id, stdio_calls);
   for (int t = 0; t < stdio_tasks; ++t, id += 2) {
     peer.send("{\"jsonrpc\":\"2.0\",\"id\":" + std::to_string(id) +
               ",\"method\":\"tools/call\",\"params\":{\"name\":\"must_task\",\"arguments\":"
@@ -222,6 +338,34 @@ void train_stdio(const std::string& demo) {
     }
   }
   peer.finish();
+}
+
+/// `count` stdio echo calls to a demo observed as `flags` (and `env`) say.
+void train_observed_run(const std::string& demo, const std::vector<std::string>& flags,
+                        const std::vector<std::pair<std::string, std::string>>& env, int count) {
+  std::vector<std::string> args = {demo, "--no-rate-limit"};
+  args.insert(args.end(), flags.begin(), flags.end());
+  line_peer peer(spawn(args, false, env));
+  peer.send(initialize(1) + "\n{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n");
+  peer.answer(1);
+  long id = 1000;
+  echo_calls(peer, id, count);
+  peer.finish();
+}
+
+void train_observed(const std::string& demo) {
+  null_collector collector;
+  const std::string otlp = "http://127.0.0.1:" + std::to_string(collector.port());
+  train_observed_run(demo, {"--metrics", "127.0.0.1:0"}, {}, observed_metrics_calls);
+  for (const auto& [encoding, count] :
+       {std::pair<std::string, int>{"http/protobuf", observed_protobuf_calls},
+        std::pair<std::string, int>{"http/json", observed_json_calls}}) {
+    const long before = collector.trace_exports();
+    train_observed_run(demo, {"--metrics", "127.0.0.1:0", "--otlp", otlp},
+                       {{"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", encoding}}, count);
+    if (collector.trace_exports() == before)
+      fail("observed: no " + encoding + " span export arrived");
+  }
 }
 
 /// One keep-alive HTTP/1.1 connection to 127.0.0.1:port, POSTing JSON to /mcp.
@@ -367,9 +511,12 @@ int main(int argc, char** argv) {
   ::signal(SIGPIPE, SIG_IGN);
   const std::string demo = argv[1];
   train_stdio(demo);
+  train_observed(demo);
   train_http(demo);
   std::fprintf(stderr,
-               "mcp_profile_driver: trained (stdio %d calls, %d tasks; HTTP 3 x %d calls)\n",
-               stdio_calls, stdio_tasks, http_calls);
+               "mcp_profile_driver: trained (stdio %d calls, %d tasks; observed %d calls; HTTP 3 x "
+               "%d calls)\n",
+               stdio_calls, stdio_tasks,
+               observed_metrics_calls + observed_protobuf_calls + observed_json_calls, http_calls);
   return 0;
 }

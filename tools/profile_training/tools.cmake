@@ -5,6 +5,7 @@
 # to the demo or the protocol that breaks the training shows in CI, not in a release build.
 add_executable(mcp_profile_driver ${CMAKE_CURRENT_LIST_DIR}/driver.cpp)
 mcp_target_defaults(mcp_profile_driver)
+target_link_libraries(mcp_profile_driver PRIVATE Threads::Threads)
 if(MCP_PROFILE_GENERATE)
   get_filename_component(_mcp_training_dir ${MCP_PROFILE_GENERATE} DIRECTORY)
   add_custom_command(
