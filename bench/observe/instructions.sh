@@ -23,10 +23,14 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# A free port on 127.0.0.1 (so that two runs at once do not meet).
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
 # A collector that costs as little as possible (reads the body, answers {}).
-node "$here/null-collector.mjs" 18394 &
+collector_port="$(free_port)"
+node "$here/null-collector.mjs" "$collector_port" &
 collector=$!
-otlp=http://127.0.0.1:18394
+otlp="http://127.0.0.1:$collector_port"
 
 # Total instructions in a callgrind output file (all threads).
 total() { sed -n 's/^\(summary\|totals\): *\([0-9]*\).*/\2/p' "$1" | head -1; }
@@ -43,7 +47,8 @@ stdio_run() { # demo n extra-args... -> instructions
 
 http_run() { # demo seconds extra-args... -> "instructions requests" (seconds 0: no load)
   local demo="$1" s="$2"; shift 2
-  local out="$work/cg.http.$s" port=18395
+  local out="$work/cg.http.$s" port
+  port="$(free_port)"
   valgrind -q --tool=callgrind --callgrind-out-file="$out" "$demo" --no-rate-limit \
     --task-store :memory: --http "127.0.0.1:$port" --stateless "$@" 2>/dev/null &
   local pid=$!
