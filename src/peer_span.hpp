@@ -1,9 +1,11 @@
 // A span's hand-over between the places an incoming request's span waits (the dispatching
-// thread's stack, the request's record, the answering slot): peer.cpp and peer_observe.cpp.
+// thread's stack, the request's record, the answering slot): peer.cpp and peer_observe.cpp. And
+// how an answer sent as text ended (peer_answer.cpp).
 #pragma once
 
 #include <mcp/observe.hpp>
 
+#include <string_view>
 #include <utility>
 
 namespace mcp::detail {
@@ -25,5 +27,10 @@ inline void hand_over(observe::span& to, observe::span& from) noexcept {
   to.active = from.active;
   from.active = false;
 }
+
+/// How an answer written as text ended: read past its id (jsonrpc_text.hpp) for an error's
+/// code, and a tools/call result's `isError` at its top level (only a tools/call result has
+/// that member there). Thread-safe.
+[[nodiscard]] observe::outcome answer_outcome(std::string_view message);
 
 }  // namespace mcp::detail
