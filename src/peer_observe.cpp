@@ -147,15 +147,13 @@ struct arriving {
   observe::span* span;                          ///< any other form: the span (waiting while active)
   arriving* outer;
 
-  [[nodiscard]] bool waits() const noexcept {
-    return word != 0 || (span != nullptr && span->active);
-  }
+  /// Whether a span waits here.
+  [[nodiscard]] bool waits() const noexcept { return word != 0 || (span && span->active); }
 };
 thread_local arriving* arriving_top = nullptr;
 
 /// This thread's arriving request `id` of `owner` whose span waits there; null when none.
-[[gnu::always_inline]] inline arriving* arriving_of(const peer* owner,
-                                                    const jsonrpc::request_id& id) noexcept {
+[[gnu::noinline]] arriving* arriving_of(const peer* owner, const jsonrpc::request_id& id) noexcept {
   for (auto* a = arriving_top; a != nullptr; a = a->outer) {
     if (a->owner == owner && a->waits() && same_id(*a->id, id)) return a;
   }
@@ -272,7 +270,15 @@ void peer::observe_session_start() {
 }
 
 void peer::take_arriving(const jsonrpc::request_id& id, observe::span& to) noexcept {
-  if (auto* a = arriving_of(this, id); a != nullptr) take_span(*a, to);
+  // Usually the innermost request dispatched, with an integer id: compared inline.
+  auto* a = arriving_top;
+  const auto* n = std::get_if<std::int64_t>(&id);
+  const auto* m = a != nullptr ? std::get_if<std::int64_t>(a->id) : nullptr;
+  if (m == nullptr || n == nullptr || *m != *n || a->owner != this || !a->waits()) [[unlikely]] {
+    a = arriving_of(this, id);
+    if (a == nullptr) return;
+  }
+  take_span(*a, to);
 }
 
 namespace {
@@ -429,8 +435,7 @@ void peer::observe_answer(const jsonrpc::request_id& id, std::string_view messag
                           const observe::outcome* known) {
   auto* held = answering_of(this, id);  // untracked just now: it ends where it waits
   if (held == nullptr) return observe_answer_away(id, message, known);
-  auto o = known ? *known : answer_outcome(message);
-  o.end = this_thread_read_clock.end_now();
+  const auto o = answer_ended(known, message);
   obs_->on_end(*held, o);
   held->active = false;
 }
@@ -449,8 +454,7 @@ void peer::observe_answer_away(const jsonrpc::request_id& id, std::string_view m
     filed_.fetch_sub(1, std::memory_order_release);
   }
   if (!span) return;
-  auto o = known ? *known : answer_outcome(message);
-  o.end = this_thread_read_clock.end_now();
+  const auto o = answer_ended(known, message);
   obs_->on_end(span, o);
 }
 
