@@ -147,9 +147,7 @@ bool peer::track(const std::shared_ptr<inbound_request>& r) {
       }
       if (obs_) [[unlikely]] {
         // The span waits on this thread's stack (the request is being dispatched here).
-        if (auto* span = local_span(r->id()); span != nullptr) {
-          hand_over(r->span_, *span);
-        }
+        take_arriving(r->id(), r->span_);
       }
       return true;
     }

@@ -251,6 +251,12 @@ class peer : public std::enable_shared_from_this<peer> {
   /// arriving requests (`track` takes it into the request's record; an answer sent before
   /// `on_request` returns ends it), and is filed aside only when neither happened.
   [[gnu::cold]] void dispatch_observed(jsonrpc::request&& r);
+  /// `dispatch_observed` of a request whose set's span word is not known: `on_start`.
+  [[gnu::cold, gnu::noinline]] void dispatch_spanned(jsonrpc::request&& r);
+  /// `on_request` with the request's span waiting on this thread's stack: as a `word` (non-zero)
+  /// and `start`, or as `span`.
+  void dispatch_arriving(jsonrpc::request&& r, std::uintptr_t word,
+                         std::chrono::steady_clock::time_point start, observe::span* span);
   void receive_batch(json::array&& batch);
   void on_response(jsonrpc::response&& r);
   void on_cancelled(const jsonrpc::request_id& id);
@@ -275,6 +281,11 @@ class peer : public std::enable_shared_from_this<peer> {
   [[gnu::cold]] void observe_notification(const jsonrpc::notification& n);
   [[gnu::cold]] void observe_answer(const jsonrpc::request_id& id, std::string_view message,
                                     const observe::outcome* known);
+  /// `observe_answer` of a span that is not in this thread's answering slot (arriving still,
+  /// or filed aside).
+  [[gnu::cold, gnu::noinline]] void observe_answer_away(const jsonrpc::request_id& id,
+                                                        std::string_view message,
+                                                        const observe::outcome* known);
   /// A notification this side sends: its span (a child of the request it relates to), its
   /// trace context written into `params._meta` when the message has params and no `_meta`.
   [[gnu::cold]] void observe_sent(std::string& message, const jsonrpc::request_id* related);
@@ -300,9 +311,9 @@ class peer : public std::enable_shared_from_this<peer> {
   /// attributes; 0 when none is kept (not numbered yet, or no span seen). No lock.
   [[nodiscard]] std::uintptr_t known_span_word(observe::kind side, std::string_view method,
                                                std::string_view target) const noexcept;
-  /// The span of incoming request `id` if it waits on this thread (arriving, or answering after
-  /// `untrack`), to end or to read in place. Null when not here. No lock.
-  observe::span* local_span(const jsonrpc::request_id& id) const noexcept;
+  /// Moves the span of incoming request `id` into `to` (its record's, which holds none) if it
+  /// waits on this thread's stack of arriving requests; nothing otherwise. No lock.
+  void take_arriving(const jsonrpc::request_id& id, observe::span& to) noexcept;
   /// Files `span` of request `id` aside (it is answered later on some thread); ends it when the
   /// peer closed meanwhile.
   [[gnu::cold]] void file_span(const jsonrpc::request_id& id, observe::span&& span);

@@ -92,12 +92,14 @@ struct peer::attribute_sets {
     return nullptr;
   }
 
-  /// The entry of `k` if it is the last one found or in its slot (no lock); null otherwise.
-  [[gnu::always_inline]] const entry* known(const key& k) noexcept {
-    if (const auto* e = last.load(std::memory_order_acquire); e != nullptr && same(*e, k)) {
-      return e;
-    }
-    const auto* e = in_slot(k);
+  /// The entry of (`side`, `method`, `target`, `with_version`) if it is in its slot (no lock), then
+  /// the last one found; null otherwise. `known_span_word` tries the last one found first,
+  /// inline; the key is made here, out of line, so that the usual hit keeps none in memory.
+  [[gnu::noinline]] const entry* known_in_slot(observe::kind side, std::string_view method,
+                                               std::string_view target,
+                                               bool with_version) noexcept {
+    const auto* e =
+        in_slot({.side = side, .method = method, .target = target, .versioned = with_version});
     if (e != nullptr) last.store(e, std::memory_order_release);
     return e;
   }
@@ -173,9 +175,15 @@ std::uintptr_t peer::known_span_word(observe::kind side, std::string_view method
     versioned = true;
     sets->versioned.store(true, std::memory_order_relaxed);
   }
-  const auto* e =
-      sets->known({.side = side, .method = method, .target = target, .versioned = versioned});
-  return e != nullptr ? e->span_word.load(std::memory_order_acquire) : 0;
+  // The last set found, compared field by field from the arguments.
+  const auto* e = sets->last.load(std::memory_order_acquire);
+  if (e == nullptr || e->side != side || e->versioned != versioned ||
+      !observe::series::same_text(method, e->method) ||
+      !observe::series::same_text(target, e->target)) [[unlikely]] {
+    e = sets->known_in_slot(side, method, target, versioned);
+    if (e == nullptr) return 0;
+  }
+  return e->span_word.load(std::memory_order_acquire);
 }
 
 }  // namespace mcp::detail

@@ -11,7 +11,6 @@
 #include <utility>
 
 #include "detail/read_clock.hpp"
-#include "jsonrpc_text.hpp"
 #include "observe/set_word.hpp"
 #include "peer.hpp"
 #include "peer_span.hpp"
@@ -136,60 +135,46 @@ void describe_received(observe::operation& op, std::string_view method,
   op.remote = observe::extract(meta);
 }
 
-/// Whether `"isError":true` occurs in `message` from `from` on. Looks for its rare capital E with
-/// memchr (vectorized) rather than at every quote, which a result is full of.
-bool has_is_error_true(std::string_view message, std::size_t from) noexcept {
-  constexpr std::string_view needle = R"("isError":true)";
-  constexpr std::size_t e_at = 3;  // the E of `"isError"`
-  const char* const begin = message.data();
-  const char* const end = begin + message.size();
-  for (const char* p = begin + from + e_at; p < end;) {
-    const auto* e =
-        static_cast<const char*>(std::memchr(p, 'E', static_cast<std::size_t>(end - p)));
-    if (e == nullptr) return false;
-    const auto at = static_cast<std::size_t>(e - begin) - e_at;
-    if (message.compare(at, needle.size(), needle) == 0) return true;
-    p = e + 1;
-  }
-  return false;
-}
-
-/// How an answer written as text ended: read past its id (jsonrpc_text.hpp) for an error's
-/// code, and a tools/call result's `isError` at its top level (only a tools/call result has
-/// that member there).
-observe::outcome answer_outcome(std::string_view message) {
-  constexpr std::string_view error_key = R"("error":{"code":)";
-  const auto head = jsonrpc::read_answer_head(message);
-  if (head.what == jsonrpc::answer_head::kind::error) {
-    return {.status = observe::status::rpc_error, .code = head.code};
-  }
-  std::size_t r = head.member;
-  if (head.what == jsonrpc::answer_head::kind::other) {  // any other shape: searched
-    r = message.find(R"("result":)");
-    // The error member comes before any result, so only the text before one is searched.
-    const auto e = message.substr(0, r).find(error_key);
-    if (e != std::string_view::npos) {
-      observe::outcome o{.status = observe::status::rpc_error};
-      const auto* first = message.data() + e + error_key.size();
-      (void)std::from_chars(first, message.data() + message.size(), o.code);
-      return o;
-    }
-  }
-  if (r != std::string_view::npos && has_is_error_true(message, r)) {
-    return {.status = observe::status::tool_error};
-  }
-  return {};
-}
-
 /// An incoming request being dispatched on this thread, with its span until `track` takes it
-/// or its answer ends it (innermost first: a dispatch may nest, e.g. into a twin session).
+/// or its answer ends it (innermost first: a dispatch may nest, e.g. into a twin session). A span
+/// of the word form (`is_word_span`: what an observer that `spans_by_attribute_set` gives) waits
+/// as its word and start alone, so that no `span` is made, moved or destroyed for it here.
 struct arriving {
   const peer* owner;
   const jsonrpc::request_id* id;
-  observe::span* span;
+  std::uintptr_t word;  ///< the word form: non-zero while the span waits here
+  std::chrono::steady_clock::time_point start;  ///< with `word`
+  observe::span* span;                          ///< any other form: the span (waiting while active)
   arriving* outer;
+
+  /// Whether a span waits here.
+  [[nodiscard]] bool waits() const noexcept { return word != 0 || (span && span->active); }
 };
 thread_local arriving* arriving_top = nullptr;
+
+/// This thread's arriving request `id` of `owner` whose span waits there; null when none.
+[[gnu::noinline]] arriving* arriving_of(const peer* owner, const jsonrpc::request_id& id) noexcept {
+  for (auto* a = arriving_top; a != nullptr; a = a->outer) {
+    if (a->owner == owner && a->waits() && same_id(*a->id, id)) return a;
+  }
+  return nullptr;
+}
+
+/// `hand_over` out of line, for the spans that do not wait as a word.
+[[gnu::noinline]] void hand_over_any(observe::span& to, observe::span& from) noexcept {
+  hand_over(to, from);
+}
+
+/// Moves the span waiting in `a` into `to` (which holds no active span).
+[[gnu::always_inline]] inline void take_span(arriving& a, observe::span& to) noexcept {
+  if (a.word != 0) {
+    to.word = std::exchange(a.word, 0);
+    to.start = a.start;
+    to.active = true;
+  } else {
+    hand_over_any(to, *a.span);
+  }
+}
 
 /// A tracked request's span after `untrack`, until its answer is sent on this thread.
 struct answering {
@@ -198,6 +183,13 @@ struct answering {
   observe::span span{};
 };
 thread_local answering answering_slot;
+
+/// The span of request `id` of `owner` if it waits in this thread's answering slot.
+[[gnu::always_inline]] inline observe::span* answering_of(const peer* owner,
+                                                          const jsonrpc::request_id& id) noexcept {
+  auto& slot = answering_slot;
+  return slot.owner == owner && slot.span.active && same_id(slot.id, id) ? &slot.span : nullptr;
+}
 
 /// The request id as text without allocating (an integer id) into `buf`.
 std::string_view id_text(const jsonrpc::request_id& id, std::array<char, 24>& buf,
@@ -277,13 +269,16 @@ void peer::observe_session_start() {
   obs_->on_session_end(s, {});
 }
 
-observe::span* peer::local_span(const jsonrpc::request_id& id) const noexcept {
-  for (auto* a = arriving_top; a != nullptr; a = a->outer) {
-    if (a->owner == this && a->span->active && same_id(*a->id, id)) return a->span;
+void peer::take_arriving(const jsonrpc::request_id& id, observe::span& to) noexcept {
+  // Usually the innermost request dispatched, with an integer id: compared inline.
+  auto* a = arriving_top;
+  const auto* n = std::get_if<std::int64_t>(&id);
+  const auto* m = a != nullptr ? std::get_if<std::int64_t>(a->id) : nullptr;
+  if (m == nullptr || n == nullptr || *m != *n || a->owner != this || !a->waits()) [[unlikely]] {
+    a = arriving_of(this, id);
+    if (a == nullptr) return;
   }
-  auto& slot = answering_slot;
-  if (slot.owner == this && slot.span.active && same_id(slot.id, id)) return &slot.span;
-  return nullptr;
+  take_span(*a, to);
 }
 
 namespace {
@@ -332,21 +327,15 @@ void peer::hold_answering(const jsonrpc::request_id& id, observe::span&& span) {
   hold_in(slot, id, span);
 }
 
-void peer::dispatch_observed(jsonrpc::request&& r) {
-  // A set seen before: no operation, no observer call (the operation's frame is left to the
-  // general way, out of line). Either way the span is made where it stays (a span assigned
-  // here would be moved member by member and its temporary destroyed).
-  const auto word = spans_by_set_ ? known_span_word(observe::kind::server, r.method,
-                                                    target_of(r.method, r.params))
-                                  : 0;
-  observe::span span =
-      word != 0 ? span_of_word(word, this_thread_read_clock.batch_start()) : observe_request(r);
-  if (!span) return on_request(std::move(r));
+[[gnu::always_inline]] inline void peer::dispatch_arriving(
+    jsonrpc::request&& r, std::uintptr_t word, std::chrono::steady_clock::time_point start,
+    observe::span* span) {
   // `r` moves on: its id is kept (an integer id without the variant's copy).
   const auto* n = std::get_if<std::int64_t>(&r.id);
   const jsonrpc::request_id id = n != nullptr ? jsonrpc::request_id(*n) : r.id;
+  arriving here{
+      .owner = this, .id = &id, .word = word, .start = start, .span = span, .outer = arriving_top};
   {
-    arriving here{.owner = this, .id = &id, .span = &span, .outer = arriving_top};
     arriving_top = &here;
     struct pop {
       arriving& a;
@@ -355,7 +344,32 @@ void peer::dispatch_observed(jsonrpc::request&& r) {
     on_request(std::move(r));
   }
   // Neither tracked nor answered yet: it is answered later, from elsewhere.
-  if (span) file_span(id, std::move(span));
+  if (here.waits()) [[unlikely]] {
+    observe::span s;
+    take_span(here, s);
+    file_span(id, std::move(s));
+  }
+}
+
+void peer::dispatch_observed(jsonrpc::request&& r) {
+  // A set seen before: no operation, no observer call, no span made (its word and start wait
+  // on this thread's stack); the operation's frame is left to the general way, out of line.
+  const auto word = spans_by_set_ ? known_span_word(observe::kind::server, r.method,
+                                                    target_of(r.method, r.params))
+                                  : 0;
+  if (word == 0) return dispatch_spanned(std::move(r));
+  dispatch_arriving(std::move(r), word, observe::now_if_unset(this_thread_read_clock.batch_start()),
+                    nullptr);
+}
+
+void peer::dispatch_spanned(jsonrpc::request&& r) {
+  observe::span span = observe_request(r);
+  if (!span) return on_request(std::move(r));
+  if (is_word_span(span)) {  // the word says it all: it waits as the known sets' spans do
+    span.active = false;
+    return dispatch_arriving(std::move(r), span.word, span.start, nullptr);
+  }
+  dispatch_arriving(std::move(r), 0, {}, &span);
 }
 
 void peer::file_span(const jsonrpc::request_id& id, observe::span&& span) {
@@ -419,15 +433,19 @@ void peer::observe_notification(const jsonrpc::notification& n) {
 
 void peer::observe_answer(const jsonrpc::request_id& id, std::string_view message,
                           const observe::outcome* known) {
-  if (auto* here = local_span(id); here != nullptr) {
-    auto o = known ? *known : answer_outcome(message);  // ended where it waits
-    o.end = this_thread_read_clock.end_now();
-    obs_->on_end(*here, o);
-    here->active = false;
-    return;
-  }
+  auto* held = answering_of(this, id);  // untracked just now: it ends where it waits
+  if (held == nullptr) return observe_answer_away(id, message, known);
+  const auto o = answer_ended(known, message);
+  obs_->on_end(*held, o);
+  held->active = false;
+}
+
+void peer::observe_answer_away(const jsonrpc::request_id& id, std::string_view message,
+                               const observe::outcome* known) {
   observe::span span;
-  if (filed_.load(std::memory_order_acquire) > 0) {
+  if (auto* a = arriving_of(this, id); a != nullptr) {  // answered before it was tracked
+    take_span(*a, span);
+  } else if (filed_.load(std::memory_order_acquire) > 0) {
     std::lock_guard lock(mu_);
     auto it = filed_spans_.find(id);
     if (it == filed_spans_.end()) return;
@@ -436,8 +454,7 @@ void peer::observe_answer(const jsonrpc::request_id& id, std::string_view messag
     filed_.fetch_sub(1, std::memory_order_release);
   }
   if (!span) return;
-  auto o = known ? *known : answer_outcome(message);
-  o.end = this_thread_read_clock.end_now();
+  const auto o = answer_ended(known, message);
   obs_->on_end(span, o);
 }
 
@@ -453,8 +470,16 @@ observe::span peer::parent_of(const jsonrpc::request_id* id) const {
     parent.baggage = s.baggage;
     parent.active = true;
   };
-  if (const auto* here = local_span(*id); here != nullptr) {
-    copy(*here);
+  if (const auto* held = answering_of(this, *id); held != nullptr) {
+    copy(*held);
+    return parent;
+  }
+  if (const auto* a = arriving_of(this, *id); a != nullptr) {
+    if (a->span != nullptr) {
+      copy(*a->span);
+    } else {
+      parent.active = true;  // the word form: no context, no baggage
+    }
     return parent;
   }
   std::lock_guard lock(mu_);

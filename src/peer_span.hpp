@@ -1,10 +1,14 @@
 // A span's hand-over between the places an incoming request's span waits (the dispatching
-// thread's stack, the request's record, the answering slot): peer.cpp and peer_observe.cpp.
+// thread's stack, the request's record, the answering slot): peer.cpp and peer_observe.cpp. And
+// how an answer sent ended (peer_answer.cpp reads it from the text).
 #pragma once
 
 #include <mcp/observe.hpp>
 
+#include <string_view>
 #include <utility>
+
+#include "detail/read_clock.hpp"
 
 namespace mcp::detail {
 
@@ -24,6 +28,25 @@ inline void hand_over(observe::span& to, observe::span& from) noexcept {
   if (from.state || to.state) to.state = std::move(from.state);
   to.active = from.active;
   from.active = false;
+}
+
+/// How an answer written as text ended: read past its id (jsonrpc_text.hpp) for an error's
+/// code, and a tools/call result's `isError` at its top level (only a tools/call result has
+/// that member there). Thread-safe.
+[[nodiscard]] observe::outcome answer_outcome(std::string_view message);
+
+/// How answer `message` ended: `known`, or read from it (`answer_outcome`), with its end now
+/// (this thread's clock reading, read_clock.hpp).
+[[gnu::always_inline]] inline observe::outcome answer_ended(const observe::outcome* known,
+                                                            std::string_view message) {
+  // Field by field: a copy of the whole is a `rep movs` in a function optimized for size.
+  auto o = known != nullptr ? observe::outcome{.status = known->status,
+                                               .code = known->code,
+                                               .message = known->message,
+                                               .error_type = known->error_type}
+                            : answer_outcome(message);
+  o.end = this_thread_read_clock.end_now();
+  return o;
 }
 
 }  // namespace mcp::detail

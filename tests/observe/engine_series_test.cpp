@@ -11,10 +11,15 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
+#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -338,6 +343,72 @@ TEST(engine_series, spans_not_alike_are_started_by_the_observer_every_time) {
       mcp::observe::make_metrics({.resource_uri_attribute = true})->spans_by_attribute_set());
   EXPECT_FALSE(mcp::observe::combine({mcp::observe::make_metrics(), mcp::observe::make_metrics()})
                    ->spans_by_attribute_set());
+}
+
+/// Answers handed to other threads, and the calls left open, of one test: joined and released
+/// before the test returns.
+struct answers_elsewhere {
+  std::mutex mu;
+  std::vector<std::thread> threads;
+  std::vector<mcp::responder> open;
+  ~answers_elsewhere() {
+    for (auto& t : threads) t.join();
+  }
+};
+
+TEST(engine_series, spans_kept_as_their_sets_word_end_once_answered_elsewhere_or_at_the_close) {
+  // A numbered set's span waits as its word on the dispatching thread, then in the request's
+  // record: answers sent later from other threads, and a call still open when the session
+  // closes, end it once each, with their outcomes.
+  auto metrics = mcp::observe::make_metrics();
+  auto elsewhere = std::make_shared<answers_elsewhere>();
+  mcp::server s({.observer = metrics});
+  for (const auto* name : {"later", "later_fail"}) {
+    const bool fail = std::string_view(name) == "later_fail";
+    s.add_async_tool({.name = name}, [elsewhere, fail](mcp::tool_context&, const mcp::json::object&,
+                                                       const mcp::responder& done) {
+      std::lock_guard lock(elsewhere->mu);
+      elsewhere->threads.emplace_back([done, fail] {
+        if (fail) return done.fail(mcp::error{mcp::errc::internal_error, "backend down"});
+        done.finish(mcp::call_tool_result{});
+      });
+    });
+  }
+  s.add_async_tool({.name = "never"}, [elsewhere](mcp::tool_context&, const mcp::json::object&,
+                                                  const mcp::responder& done) {
+    std::lock_guard lock(elsewhere->mu);
+    elsewhere->open.push_back(done);
+  });
+  auto c = mcp::connect_in_process(s, {});
+  ASSERT_TRUE(c);
+  const std::string version = c->client->protocol_version();
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(c->client->call_tool("later"));
+    ASSERT_FALSE(c->client->call_tool("later_fail"));
+  }
+  auto left = std::make_shared<std::atomic<int>>(0);
+  c->client->call_tool_async("never", {}, [left](mcp::result<mcp::json::object>) { ++*left; });
+  for (int i = 0; i < 200; ++i) {  // the call reached the tool
+    {
+      std::lock_guard lock(elsewhere->mu);
+      if (!elsewhere->open.empty()) break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  c->session->close();
+  c->client->close();
+  {
+    std::lock_guard lock(elsewhere->mu);
+    ASSERT_EQ(elsewhere->open.size(), 1U);
+    elsewhere->open.clear();
+  }
+  EXPECT_EQ(left->load(), 1);
+  const std::map<series_key, std::uint64_t> expected = {
+      {{version, "later", "(none)", "(none)"}, 3},
+      {{version, "later_fail", "-32603", "-32603"}, 3},
+      {{version, "never", "connection_closed", "(none)"}, 1},
+  };
+  EXPECT_EQ(counts(*metrics, "mcp.server.operation.duration"), expected);
 }
 
 TEST(engine_series, calls_past_a_sessions_table_and_past_the_series_cap_are_all_counted) {
