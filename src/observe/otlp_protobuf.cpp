@@ -108,8 +108,9 @@ constexpr std::size_t call_text_size(std::string_view key, std::string_view v) {
 }
 
 /// Writes the head of a KeyValue as Span field 9 at `p` (its value's AnyValue of `any` bytes
-/// follows); returns where the AnyValue's fields go.
-char* key_value_head(char* p, std::string_view key, std::size_t any) {
+/// follows); returns where the AnyValue's fields go. Inlined where it is called with one of the
+/// conventions' keys: the key's bytes and length are then constants, stored, not looked up.
+[[gnu::always_inline]] inline char* key_value_head(char* p, std::string_view key, std::size_t any) {
   *p++ = tag(9, 2);
   p = write_varint(p, key_value_body(key, any));
   *p++ = tag(1, 2);
@@ -122,7 +123,7 @@ char* key_value_head(char* p, std::string_view key, std::size_t any) {
 
 /// A call's own text attribute, `KeyValue{key, AnyValue{string_value}}` as Span field 9, written
 /// at `p` (room for `call_text_size` bytes); returns the end. Nothing for an empty text.
-char* call_text(char* p, std::string_view key, std::string_view v) {
+[[gnu::always_inline]] inline char* call_text(char* p, std::string_view key, std::string_view v) {
   if (v.empty()) return p;
   p = key_value_head(p, key, 1 + varint_size(v.size()) + v.size());
   *p++ = tag(1, 2);

@@ -122,7 +122,13 @@ class combined final : public observer {
   template <class Start>
   span gather(Start&& start) {
     if (parts_.size() != 2) return gather_each(start);
-    span first = start(*parts_[0]);  // made where the combined span is returned
+    return gather_two(start);
+  }
+
+  /// `gather` of two parts (returning `first` alone: it is made where the combined span is).
+  template <class Start>
+  span gather_two(Start& start) {
+    span first = start(*parts_[0]);
     span second = start(*parts_[1]);
     fold(first, second);
     return first;
@@ -135,6 +141,13 @@ class combined final : public observer {
     if (!second_by_set_ || op.attribute_set == 0) {
       return gather([&op](observer& o) { return o.on_start(op); });
     }
+    return gather_numbered(op);
+  }
+
+  /// `gather_operation` of a numbered operation. Every return is of `first`, so that the first
+  /// part's span is made where the caller's span lives (a return of another value here would
+  /// make it in a temporary, moved out member by member).
+  span gather_numbered(const operation& op) {
     // The word read before any part runs (a part's call may start other operations here).
     const auto& slot = set_words::at(uid_, op.attribute_set);
     const std::uintptr_t known = slot.holds(uid_, op.attribute_set) ? slot.value : 0;

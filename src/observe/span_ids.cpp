@@ -1,8 +1,11 @@
 // The tracer's ids (span_ids.hpp). W3C Trace Context asks ids to be unique and random, not
-// secret: a span's ids travel in clear in `_meta` and grant nothing. So they come from
-// xoshiro256** (256 bits of state per thread, a few nanoseconds an id, no system call), its
-// state drawn from getrandom(2) when the thread makes its first id and again in a child after
-// fork(2) (which would otherwise repeat the parent's ids).
+// secret: a span's ids travel in clear in `_meta` and grant nothing. So they come from two
+// wyrand streams per thread (Wang Yi's Weyl sequence through a 64×64→128-bit multiply: one
+// multiply an id word, no system call), their 128 bits of state drawn from getrandom(2) when the
+// thread makes its first id and again in a child after fork(2) (which would otherwise repeat the
+// parent's ids). A trace id takes a word of each stream: the pair of states, not one stream's 64
+// bits, is what two threads' trace ids would have to share to repeat one, as the 128 bits of a
+// random id.
 #include "observe/span_ids.hpp"
 
 #include <cstring>
@@ -12,74 +15,62 @@
 namespace mcp::observe::detail {
 namespace {
 
-constexpr std::uint64_t rotl(std::uint64_t x, int k) noexcept {
-  return (x << static_cast<unsigned>(k)) | (x >> static_cast<unsigned>(64 - k));
-}
+__extension__ using u128 = unsigned __int128;
 
-/// xoshiro256** (Blackman and Vigna): `next` on a state held in locals, so that the ids of one
-/// span cost one load and one store of the thread's state.
-struct xoshiro {
-  std::array<std::uint64_t, 4> s;
+/// One wyrand stream: the state walks a Weyl sequence (period 2^64), each word is the state
+/// mixed by a full multiply.
+struct wyrand {
+  std::uint64_t s;
 
   std::uint64_t next() noexcept {
-    const std::uint64_t out = rotl(s[1] * 5, 7) * 9;
-    const std::uint64_t t = s[1] << 17U;
-    s[2] ^= s[0];
-    s[3] ^= s[1];
-    s[1] ^= s[2];
-    s[0] ^= s[3];
-    s[2] ^= t;
-    s[3] = rotl(s[3], 45);
-    return out;
+    s += 0xa0761d6478bd642fULL;
+    const u128 m = static_cast<u128>(s) * (s ^ 0xe7037ed1a0b428dbULL);
+    return static_cast<std::uint64_t>(m >> 64U) ^ static_cast<std::uint64_t>(m);
   }
 };
 
-class generator {
- public:
-  /// This thread's state, seeded first when it never was or a fork happened since.
-  xoshiro load() {
-    const auto now = mcp::detail::fork_generation();
-    if (generation_ != now) seed(now);
-    return state_;
-  }
-  void store(const xoshiro& x) noexcept { state_ = x; }
-
- private:
-  void seed(std::uint64_t now) {
-    do {
-      mcp::detail::random_bytes(state_.s.data(), sizeof state_.s);
-    } while ((state_.s[0] | state_.s[1] | state_.s[2] | state_.s[3]) ==
-             0);  // xoshiro's fixed point
-    generation_ = now;
-  }
-
-  xoshiro state_{};
-  std::uint64_t generation_ = 0;  // 0: never seeded
+/// A thread's two streams (`hi` makes span ids and trace ids' first half, `lo` their second)
+/// and the fork generation they were seeded in (0: never). Trivially made: no guard on a
+/// thread's first use.
+struct thread_streams {
+  wyrand hi;
+  wyrand lo;
+  std::uint64_t generation;
 };
 
-generator& this_thread_generator() {
-  thread_local generator g;
-  return g;
+constinit thread_local thread_streams this_thread{};
+
+/// Seeds this thread's streams for the fork generation `now`: out of line, so that the usual
+/// call keeps few registers.
+[[gnu::noinline, gnu::cold]] void seed(thread_streams& t, std::uint64_t now) {
+  std::array<std::uint64_t, 2> w{};
+  mcp::detail::random_bytes(w.data(), sizeof w);
+  t = {{w[0]}, {w[1]}, now};
 }
 
 }  // namespace
 
 void fast_ids(std::array<std::uint8_t, 16>* trace, std::array<std::uint8_t, 8>& span) {
-  auto& g = this_thread_generator();
-  auto x = g.load();
+  auto& t = this_thread;
+  if (const auto now = mcp::detail::fork_generation(); t.generation != now) [[unlikely]] {
+    seed(t, now);
+  }
+  wyrand hi = t.hi;
   if (trace != nullptr) {
+    wyrand lo = t.lo;
     std::array<std::uint64_t, 2> w{};
     do {
-      w = {x.next(), x.next()};
+      w = {hi.next(), lo.next()};
     } while ((w[0] | w[1]) == 0);
     std::memcpy(trace->data(), w.data(), trace->size());
+    t.lo = lo;
   }
   std::uint64_t w = 0;
   do {
-    w = x.next();
+    w = hi.next();
   } while (w == 0);
   std::memcpy(span.data(), &w, span.size());
-  g.store(x);
+  t.hi = hi;
 }
 
 }  // namespace mcp::observe::detail

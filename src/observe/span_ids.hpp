@@ -1,4 +1,4 @@
-// Internal: the tracer's span and trace ids, from a fast generator per thread (xoshiro256**)
+// Internal: the tracer's span and trace ids, from a fast generator per thread (two wyrand streams)
 // seeded from the kernel's CSPRNG, reseeded in a forked child (span_ids.cpp).
 #pragma once
 

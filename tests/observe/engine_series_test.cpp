@@ -11,12 +11,14 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -238,6 +240,62 @@ TEST(engine_series, spans_of_alternating_tools_and_versions_have_their_own_shape
       {"tools/call add", "2025-06-18"}, {"tools/call fail", v}, {"tools/call add", v},
   };
   EXPECT_EQ(spans, expected);
+}
+
+TEST(engine_series, a_tracer_and_the_metrics_combined_see_every_numbered_call) {
+  // From a set's second call on, `combine` starts the metrics' span from the set's word and the
+  // tracer's span by itself: each call must still have a span of its own and be counted once.
+  struct seen {
+    std::mutex mu;
+    std::map<std::tuple<kind, std::string, std::string>, int> spans;  // side, name, error.type
+    std::set<std::array<std::uint8_t, 8>> span_ids;
+  };
+  auto got = std::make_shared<seen>();
+  auto tracer =
+      mcp::observe::make_tracer({.sink = [got](std::unique_ptr<mcp::observe::span_record> r) {
+        if (!r->name().starts_with("tools/call")) return;
+        std::string error = "(none)";
+        r->for_each_attribute([&](std::string_view k, const mcp::observe::attribute_value& v) {
+          if (k == "error.type") error = std::get<std::string>(v);
+        });
+        std::lock_guard lock(got->mu);
+        ++got->spans[{r->side(), std::string(r->name()), error}];
+        got->span_ids.insert(r->context.span_id);
+      }});
+  auto metrics = mcp::observe::make_metrics();
+  auto both = mcp::observe::combine({tracer, metrics});
+  mcp::server s({.observer = both});
+  add_tools(s);
+  auto a = mcp::connect_in_process(s, {.observer = both});
+  auto b = mcp::connect_in_process(s, {.observer = both});
+  ASSERT_TRUE(a && b);
+  const std::string v = a->client->protocol_version();
+  for (int i = 0; i < 4; ++i) {
+    for (auto* c : {&*a, &*b}) {
+      ASSERT_TRUE(c->client->call_tool("add"));
+      ASSERT_TRUE(c->client->call_tool("fail"));
+    }
+  }
+  for (auto* c : {&*a, &*b}) {
+    c->client->close();
+    c->session->close();
+  }
+  std::lock_guard lock(got->mu);
+  const std::map<std::tuple<kind, std::string, std::string>, int> expected = {
+      {{kind::server, "tools/call add", "(none)"}, 8},
+      {{kind::server, "tools/call fail", "tool_error"}, 8},
+      {{kind::client, "tools/call add", "(none)"}, 8},
+      {{kind::client, "tools/call fail", "tool_error"}, 8},
+  };
+  EXPECT_EQ(got->spans, expected);
+  EXPECT_EQ(got->span_ids.size(), 32U);  // no span id given twice
+  for (const auto* name : {"mcp.server.operation.duration", "mcp.client.operation.duration"}) {
+    const std::map<series_key, std::uint64_t> counted = {
+        {{v, "add", "(none)", "(none)"}, 8},
+        {{v, "fail", "tool_error", "(none)"}, 8},
+    };
+    EXPECT_EQ(counts(*metrics, name), counted) << name;
+  }
 }
 
 /// Starts every span of a set alike (`spans_by_attribute_set`): one word per (side, method,
