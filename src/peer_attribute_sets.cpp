@@ -92,9 +92,9 @@ struct peer::attribute_sets {
     return nullptr;
   }
 
-  /// The entry of (`side`, `method`, `target`, `with_version`) if it is in its slot (no lock), then
-  /// the last one found; null otherwise. `known_span_word` tries the last one found first,
-  /// inline; the key is made here, out of line, so that the usual hit keeps none in memory.
+  /// The entry of (`side`, `method`, `target`, `with_version`) if it is in its slot (no lock);
+  /// null otherwise. `known_span_word` tries the last one found first, inline, and asks here
+  /// only past it; the key is made here, out of line, so that the usual hit keeps none in memory.
   [[gnu::noinline]] const entry* known_in_slot(observe::kind side, std::string_view method,
                                                std::string_view target,
                                                bool with_version) noexcept {

@@ -8,9 +8,11 @@
 // random id.
 #include "observe/span_ids.hpp"
 
+#include <chrono>
 #include <cstring>
 
 #include "detail/random.hpp"
+#include <unistd.h>
 
 namespace mcp::observe::detail {
 namespace {
@@ -41,16 +43,26 @@ struct thread_streams {
 constinit thread_local thread_streams this_thread{};
 
 /// Seeds this thread's streams for the fork generation `now`: out of line, so that the usual
-/// call keeps few registers.
-[[gnu::noinline, gnu::cold]] void seed(thread_streams& t, std::uint64_t now) {
+/// call keeps few registers. When the kernel refuses getrandom(2) (a sandbox's filter), the
+/// seed is the clock, the process id and the thread's address, mixed: ids then stay unique
+/// without being unpredictable, which is all a span's ids need; the call never throws.
+[[gnu::noinline, gnu::cold]] void seed(thread_streams& t, std::uint64_t now) noexcept {
   std::array<std::uint64_t, 2> w{};
-  mcp::detail::random_bytes(w.data(), sizeof w);
+  try {
+    mcp::detail::random_bytes(w.data(), sizeof w);
+  } catch (...) {
+    const auto ticks = static_cast<std::uint64_t>(
+        std::chrono::high_resolution_clock::now().time_since_epoch().count());
+    wyrand mix{ticks ^ (static_cast<std::uint64_t>(::getpid()) << 32U)};
+    mix.s ^= reinterpret_cast<std::uintptr_t>(&t);
+    w = {mix.next(), mix.next()};
+  }
   t = {{w[0]}, {w[1]}, now};
 }
 
 }  // namespace
 
-void fast_ids(std::array<std::uint8_t, 16>* trace, std::array<std::uint8_t, 8>& span) {
+void fast_ids(std::array<std::uint8_t, 16>* trace, std::array<std::uint8_t, 8>& span) noexcept {
   auto& t = this_thread;
   if (const auto now = mcp::detail::fork_generation(); t.generation != now) [[unlikely]] {
     seed(t, now);

@@ -298,6 +298,36 @@ TEST(engine_series, a_tracer_and_the_metrics_combined_see_every_numbered_call) {
   }
 }
 
+TEST(engine_series, an_unsampled_tracer_combined_with_the_metrics_leaves_true_durations) {
+  // In process the engine reads no start for an operation: `combine` reads it once for both
+  // parts. A set's second call on, the metrics' span comes from the set's word with the
+  // tracer's start, which an unsampled tracer never reads itself: the durations must be true.
+  auto metrics = mcp::observe::make_metrics();
+  auto tracer = mcp::observe::make_tracer(
+      {.sink = [](std::unique_ptr<mcp::observe::span_record>) {}, .root_sample_ratio = 0});
+  auto both = mcp::observe::combine({tracer, metrics});
+  mcp::server s({.observer = both});
+  add_tools(s);
+  auto c = mcp::connect_in_process(s, {.observer = both});
+  ASSERT_TRUE(c);
+  for (int i = 0; i < 6; ++i) ASSERT_TRUE(c->client->call_tool("add"));
+  c->client->close();
+  c->session->close();
+  for (const auto* name : {"mcp.server.operation.duration", "mcp.client.operation.duration"}) {
+    std::uint64_t calls = 0;
+    for (const auto& md : metrics->snapshot().metrics) {
+      if (md.name != name) continue;
+      for (const auto& p : md.histogram_points) {
+        if (text_of(p.attributes, "gen_ai.tool.name") != "add") continue;
+        calls += p.count;
+        EXPECT_GE(p.sum, 0.0) << name;
+        EXPECT_LT(p.sum, 60.0) << name << ": a duration measured from no start";
+      }
+    }
+    EXPECT_EQ(calls, 6U) << name;
+  }
+}
+
 /// Starts every span of a set alike (`spans_by_attribute_set`): one word per (side, method,
 /// target), counted at the end by that word; `on_start` calls counted.
 struct by_set final : mcp::observe::observer {
@@ -405,12 +435,29 @@ TEST(engine_series, spans_not_alike_are_started_by_the_observer_every_time) {
 
 /// Answers handed to other threads, and the calls left open, of one test: joined and released
 /// before the test returns.
+/// The answering threads, joined by the test (`join`). One of them may hold the last reference
+/// to this record (through its responder's call): a thread cannot join itself, so the
+/// destructor leaves that one to end alone.
 struct answers_elsewhere {
   std::mutex mu;
   std::vector<std::thread> threads;
   std::vector<mcp::responder> open;
   ~answers_elsewhere() {
-    for (auto& t : threads) t.join();
+    for (auto& t : threads) {
+      if (t.get_id() == std::this_thread::get_id()) {
+        t.detach();
+      } else {
+        t.join();
+      }
+    }
+  }
+  void join() {
+    std::vector<std::thread> ending;
+    {
+      std::lock_guard lock(mu);
+      ending.swap(threads);
+    }
+    for (auto& t : ending) t.join();
   }
 };
 
@@ -446,7 +493,7 @@ TEST(engine_series, spans_kept_as_their_sets_word_end_once_answered_elsewhere_or
   }
   auto left = std::make_shared<std::atomic<int>>(0);
   c->client->call_tool_async("never", {}, [left](mcp::result<mcp::json::object>) { ++*left; });
-  for (int i = 0; i < 200; ++i) {  // the call reached the tool
+  for (int i = 0; i < 2000; ++i) {  // the call reached the tool (10 s at most)
     {
       std::lock_guard lock(elsewhere->mu);
       if (!elsewhere->open.empty()) break;
@@ -455,6 +502,7 @@ TEST(engine_series, spans_kept_as_their_sets_word_end_once_answered_elsewhere_or
   }
   c->session->close();
   c->client->close();
+  elsewhere->join();
   {
     std::lock_guard lock(elsewhere->mu);
     ASSERT_EQ(elsewhere->open.size(), 1U);

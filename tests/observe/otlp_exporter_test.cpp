@@ -22,6 +22,7 @@
 #include <thread>
 
 #include "observe/otlp_sink.hpp"
+#include "observe/span_node.hpp"
 #include "support/subprocess.hpp"
 
 namespace {
@@ -362,6 +363,11 @@ void reused_records_carry_nothing_over(otlp_encoding encoding) {
                                 .transport = network_transport::pipe});
     reused += first_records.count(sp.state.get()) != 0 ? 1 : 0;
     tracer->on_end(sp, {});
+    if (i == 0) {  // sent records are back on this thread (not only the addresses malloc reuses)
+      const auto* spare = mcp::observe::detail::spare_records();
+      ASSERT_NE(spare, nullptr);
+      EXPECT_GT(spare->size(), 0U);
+    }
   }
   // The sent records came back to this thread: most of the second round was written in them
   // (the first of it may take a new one, before its queuing brings the sent ones back).
