@@ -230,7 +230,7 @@ std::optional<http_response> request_handler::decode_post(const http_request& re
                           "Unsupported Media Type: Content-Type must be application/json", extra);
   }
   // A plain tools/call (`_meta` too) is read without a document (detail/call_scan.hpp).
-  if (jsonrpc::message m; detail::scan_tool_call(req.body, source_.limits, m)) {
+  if (jsonrpc::message m; detail::scan_tool_call(req.body, source_.limits, m, &body.meta)) {
     body.requests.push_back(
         std::get<jsonrpc::request>(body.messages.emplace_back(std::move(m))).id);
     return std::nullopt;
@@ -360,6 +360,8 @@ http_response request_handler::post(const http_request& req, principal& who,
                                     std::string_view version, headers extra) {
   post_body body;
   if (auto e = decode_post(req, body, extra)) return std::move(*e);
+  // `_meta` stays text only on the way of a 2026-07-28 call to a session of this process.
+  if (source_.srv == nullptr || version.empty() || !is_modern(version, body)) body.put_meta();
   if (gate_) {
     if (auto refused = gate_->check_requests(source_.srv, body.messages, who)) {
       refused->headers.insert(refused->headers.begin(), extra.begin(), extra.end());

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "detail/ascii.hpp"
+#include "detail/call_scan.hpp"
 #include "http/session.hpp"
 #include "http/stream.hpp"
 
@@ -80,6 +81,15 @@ struct post_body {
   boost::container::small_vector<jsonrpc::message, 1> messages;
   boost::container::small_vector<jsonrpc::request_id, 1> requests;
   const jsonrpc::request* initialize = nullptr;
+  /// The one request's `_meta` while it is still text (views into the request's body): a
+  /// 2026-07-28 plain call served by a session of this process reads it so, anything else puts
+  /// it in the request's `params` first (`put_meta`).
+  detail::meta_text meta;
+  void put_meta() {
+    if (meta.whole.empty()) return;
+    detail::put_meta_text(std::get<jsonrpc::request>(messages.front()).params, meta.whole);
+    meta = {};
+  }
 };
 
 class bearer_gate;
