@@ -58,7 +58,8 @@ struct found {
   std::size_t meta_count = 0;
   std::size_t meta_members = 0;  // `_meta`'s own
   std::size_t depth = 3;
-  std::string_view meta_text;  // `_meta`'s object, braces included
+  std::string_view meta_text;   // `_meta`'s object, braces included
+  bool meta_duplicate = false;  // two members of one of `_meta`'s objects have the same key
   union {
     argument meta[max_meta];
   };
@@ -219,11 +220,17 @@ bool scan_meta_object(scanner& s, found& f, argument& open, std::size_t depth) n
   open.what = kind::open;
   open.number = 0;
   f.depth = std::max(f.depth, depth + 2);
+  std::uint8_t members[max_meta];  // where this object's are in `f.meta`, for duplicates
   if (!s.eat('}')) {
     do {
       if (f.meta_count == max_meta) return false;
       auto& a = f.meta[f.meta_count++];
       if (!s.key(a.key)) return false;
+      const auto n = static_cast<std::size_t>(open.number);
+      for (std::size_t i = 0; i < n; ++i) {
+        f.meta_duplicate = f.meta_duplicate || f.meta[members[i]].key == a.key;
+      }
+      members[n] = static_cast<std::uint8_t>(f.meta_count - 1);
       ++open.number;
       if (s.peek() == '{') {
         if (depth == max_meta_depth || !s.eat('{') || !scan_meta_object(s, f, a, depth + 1)) {
@@ -360,30 +367,11 @@ bool build_meta(const found& f, json::object& meta) {
   return true;
 }
 
-/// Whether two members of one of `_meta`'s objects have the same key.
-bool meta_has_duplicate(const found& f) noexcept {
-  for (std::size_t i = 0; i < f.meta_count; ++i) {
-    if (f.meta[i].what == kind::close) continue;
-    std::size_t depth = f.meta[i].what == kind::open ? 1 : 0;  // below i's object: its own
-    for (std::size_t j = i + 1; j < f.meta_count; ++j) {
-      const auto& b = f.meta[j];
-      if (b.what == kind::close) {
-        if (depth == 0) break;  // the end of i's object
-        --depth;
-        continue;
-      }
-      if (depth == 0 && b.key == f.meta[i].key) return true;
-      if (b.what == kind::open) ++depth;
-    }
-  }
-  return false;
-}
-
 /// `_meta` as `lazy` says it when it may stay text: last in `params`, no duplicate key, and its
 /// members only the revision (a string), the client's capabilities (an object), its info and a
 /// log level (a string), the first two present.
 bool keep_meta_text(const found& f, meta_text& lazy) noexcept {
-  if (f.meta_at != 3 || meta_has_duplicate(f)) return false;
+  if (f.meta_at != 3 || f.meta_duplicate) return false;
   meta_text m;
   m.whole = f.meta_text;
   bool version = false, caps = false;
