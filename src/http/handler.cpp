@@ -360,13 +360,7 @@ http_response request_handler::post(const http_request& req, principal& who,
                                     std::string_view version, headers extra) {
   post_body body;
   if (auto e = decode_post(req, body, extra)) return std::move(*e);
-  // 2026-07-28 (handler_modern.cpp): the revision is in the header or the body's `_meta`, which
-  // stays text only on the way of such a call to a session of this process.
-  bool modern = is_modern(version, body);
-  if (!body.meta.whole.empty() && (!modern || source_.srv == nullptr)) {
-    body.put_meta();
-    modern = modern || is_modern(version, body);
-  }
+  const bool modern = modern_post(version, body);  // 2026-07-28 (handler_modern.cpp)
   if (gate_) {
     if (auto refused = gate_->check_requests(source_.srv, body.messages, who)) {
       refused->headers.insert(refused->headers.begin(), extra.begin(), extra.end());

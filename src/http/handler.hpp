@@ -171,6 +171,9 @@ class request_handler {
   /// Whether a POST is served in the per-request era: its `MCP-Protocol-Version` is such a
   /// revision, or its body names one in `_meta`.
   [[nodiscard]] static bool is_modern(std::string_view version, const post_body& body);
+  /// The same, with the body's `_meta` put in its params unless the POST is a 2026-07-28 call to
+  /// a session of this process (which reads it as text).
+  [[nodiscard]] bool modern_post(std::string_view version, post_body& body) const;
   /// A 2026-07-28 POST: the headers checked against the body, then a session of its own (which
   /// takes `who` over).
   http_response post_modern(const http_request& req, principal&& who, std::string_view version,

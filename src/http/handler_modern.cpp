@@ -192,6 +192,15 @@ bool request_handler::is_modern(std::string_view version, const post_body& body)
   return rq != nullptr && !meta_version(*rq).empty();
 }
 
+bool request_handler::modern_post(std::string_view version, post_body& body) const {
+  // The revision is in the header or the body's `_meta`, which stays text only on the way of
+  // such a call to a session of this process.
+  const bool modern = is_modern(version, body);
+  if (body.meta.whole.empty() || (modern && source_.srv != nullptr)) return modern;
+  body.put_meta();
+  return modern || is_modern(version, body);
+}
+
 http_response request_handler::post_modern(const http_request& req, principal&& who,
                                            std::string_view version, headers extra,
                                            post_body& body) {
