@@ -5,6 +5,7 @@
 // same connection, so one channel serves both eras.
 #include <mcp/protocol.hpp>
 
+#include "detail/call_scan.hpp"
 #include "server_core.hpp"
 #include "server_session.hpp"
 #include "session_reuse.hpp"
@@ -37,6 +38,7 @@ struct dispatching {
   const jsonrpc::request* req = nullptr;
   const json::value* caps = nullptr;
   const json::value* level = nullptr;
+  std::string_view text;  // its `_meta` kept as text (request_meta_members)
 };
 thread_local dispatching current{};
 
@@ -50,6 +52,10 @@ json::array modern_versions() {
 }
 
 }  // namespace
+
+std::string_view kept_meta_text(const jsonrpc::request& req) noexcept {
+  return &req == current.req ? current.text : std::string_view();
+}
 
 request_meta_members find_meta_members(const json::object& meta) noexcept {
   request_meta_members m;
@@ -74,7 +80,10 @@ void receive_request(server_session& s, jsonrpc::request&& req, const request_me
 void server_session_impl::receive_modern(jsonrpc::request&& req,
                                          const request_meta_members& found) {
   // Observed, a request goes through the peer's dispatch (its span); it reads `_meta` again.
-  if (!modern() || observer() != nullptr) return receive(jsonrpc::message(std::move(req)));
+  if (!modern() || observer() != nullptr) {
+    put_meta_text(req.params, found.text);  // read as any request is: `_meta` in its params
+    return receive(jsonrpc::message(std::move(req)));
+  }
   if (peer_closed()) return;
   on_modern_request(std::move(req), &found);
 }
@@ -161,7 +170,7 @@ void server_session_impl::on_modern_request(jsonrpc::request&& req,
     restore& operator=(const restore&) = delete;
     ~restore() { current = saved; }
   } guard;
-  current = {.req = &req, .caps = found.caps, .level = found.level};
+  current = {.req = &req, .caps = found.caps, .level = found.level, .text = found.text};
   m->handler(*this, std::move(req));
 }
 

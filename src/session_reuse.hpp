@@ -11,6 +11,7 @@
 #include <mcp/server.hpp>
 
 #include <string>
+#include <string_view>
 
 namespace mcp::detail {
 
@@ -28,13 +29,20 @@ void allow_reuse(server_session& s);
 /// of caller `who` whose tasks belong to `task_owner`: what a new session would be given.
 void reuse_session(server_session& s, principal&& who, std::string&& task_owner);
 
-/// The members of a 2026-07-28 request's `_meta` (null: absent), and that object itself.
+/// The members of a 2026-07-28 request's `_meta` (null: absent), and that object itself; or,
+/// when the request's `_meta` was kept as text (detail/call_scan.hpp), that text, which is not
+/// in its `params` (`meta` null), and these members read from it.
 struct request_meta_members {
   const json::object* meta = nullptr;
   const json::value* version = nullptr;
   const json::value* caps = nullptr;
   const json::value* level = nullptr;
+  std::string_view text;
 };
+
+/// The text of the `_meta` of `req`, the request this thread hands to a tool's handler, when
+/// it was kept as text (request_meta_members); empty otherwise.
+[[nodiscard]] std::string_view kept_meta_text(const jsonrpc::request& req) noexcept;
 
 /// Finds the members of `meta` a 2026-07-28 request is served by, in one pass.
 [[nodiscard]] request_meta_members find_meta_members(const json::object& meta) noexcept;

@@ -3,13 +3,16 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <utility>
 
+#include "detail/call_scan.hpp"
 #include "detail/call_state.hpp"
 #include "detail/scopes.hpp"
 #include "listing.hpp"
 #include "rounds.hpp"
 #include "server_core.hpp"
 #include "server_session.hpp"
+#include "session_reuse.hpp"
 #include "tasks.hpp"
 #include "wire.hpp"
 
@@ -265,6 +268,8 @@ void tools_feature::call(server_session_impl& s, jsonrpc::request&& req) {
   if (mt && !mt->is_object()) mt = nullptr;
   json::value args = a ? json::value(std::move(*a)) : json::value(json::object_kind);
   json::object meta = mt ? json::object(std::move(mt->get_object())) : json::object();
+  // Or kept as text (session_reuse.hpp), read when something asks for it.
+  std::string_view meta_text = mt ? std::string_view() : kept_meta_text(req);
   auto entry = find(name->get_string());
   if (!entry) {
     return s.reply_error(req.id,
@@ -297,6 +302,7 @@ void tools_feature::call(server_session_impl& s, jsonrpc::request&& req) {
     }
     auto admitted = core_.tasks->admit(s, *task);
     if (!admitted) return s.reply_error(req.id, admitted.error());
+    if (!meta_text.empty()) meta = meta_object(std::exchange(meta_text, {}));
     tasks_feature::mark(meta, *admitted);
   } else if (mode == task_support::required) {
     return s.reply_error(
@@ -308,6 +314,7 @@ void tools_feature::call(server_session_impl& s, jsonrpc::request&& req) {
                                            core_.pipeline(), std::move(origin));
   // A task call runs through the interceptors as a plain call (a rate limit or an access check
   // refuses it without creating a task); it becomes a task just before the handler.
+  if (!meta_text.empty()) call->keep_meta_text(meta_text);
   if (task != nullptr) call->task_request = task->get_object();
   if (round) {
     call->set_round(std::move(round));

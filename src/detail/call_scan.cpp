@@ -58,6 +58,8 @@ struct found {
   std::size_t meta_count = 0;
   std::size_t meta_members = 0;  // `_meta`'s own
   std::size_t depth = 3;
+  std::string_view meta_text;   // `_meta`'s object, braces included
+  bool meta_duplicate = false;  // two members of one of `_meta`'s objects have the same key
   union {
     argument meta[max_meta];
   };
@@ -83,6 +85,8 @@ class scanner {
     skip_space();
     return p_ == end_;
   }
+  /// Where the cursor is.
+  [[nodiscard]] const char* here() const noexcept { return p_; }
   char peek() noexcept {
     if (p_ != end_ && !is_space(*p_)) return *p_;
     skip_space();
@@ -209,17 +213,24 @@ bool scan_arguments(scanner& s, found& f) noexcept {
   return s.eat('}');
 }
 
-/// The members of one of `_meta`'s objects (its `{` read, `open` its entry), at `depth` in
-/// `_meta`, into `f`: values as arguments' are, or objects of the same.
+/// The members of one of `_meta`'s objects (its `{` read, `open` its entry, its text kept in
+/// `open.text`), at `depth` in `_meta`, into `f`: values as arguments' are, or objects of the same.
 bool scan_meta_object(scanner& s, found& f, argument& open, std::size_t depth) noexcept {
+  const char* start = s.here() - 1;  // the `{`
   open.what = kind::open;
   open.number = 0;
   f.depth = std::max(f.depth, depth + 2);
+  std::uint8_t members[max_meta];  // where this object's are in `f.meta`, for duplicates
   if (!s.eat('}')) {
     do {
       if (f.meta_count == max_meta) return false;
       auto& a = f.meta[f.meta_count++];
       if (!s.key(a.key)) return false;
+      const auto n = static_cast<std::size_t>(open.number);
+      for (std::size_t i = 0; i < n; ++i) {
+        f.meta_duplicate = f.meta_duplicate || f.meta[members[i]].key == a.key;
+      }
+      members[n] = static_cast<std::uint8_t>(f.meta_count - 1);
       ++open.number;
       if (s.peek() == '{') {
         if (depth == max_meta_depth || !s.eat('{') || !scan_meta_object(s, f, a, depth + 1)) {
@@ -231,6 +242,7 @@ bool scan_meta_object(scanner& s, found& f, argument& open, std::size_t depth) n
     } while (s.eat(','));
     if (!s.eat('}')) return false;
   }
+  open.text = std::string_view(start, static_cast<std::size_t>(s.here() - start));
   if (f.meta_count == max_meta) return false;
   f.meta[f.meta_count++].what = kind::close;
   return true;
@@ -255,6 +267,7 @@ bool scan_params(scanner& s, found& f) noexcept {
       argument whole;
       if (!s.eat('{') || !scan_meta_object(s, f, whole, 1)) return false;
       f.meta_members = static_cast<std::size_t>(whole.number);
+      f.meta_text = whole.text;
     } else {
       return false;
     }
@@ -354,15 +367,68 @@ bool build_meta(const found& f, json::object& meta) {
   return true;
 }
 
+/// `_meta` as `lazy` says it when it may stay text: last in `params`, no duplicate key, and its
+/// members only the revision (a string), the client's capabilities (an object), its info and a
+/// log level (a string), the first two present.
+bool keep_meta_text(const found& f, meta_text& lazy) noexcept {
+  if (f.meta_at != 3 || f.meta_duplicate) return false;
+  meta_text m;
+  m.whole = f.meta_text;
+  bool version = false, caps = false;
+  std::size_t depth = 0;
+  for (std::size_t i = 0; i + 1 < f.meta_count; ++i) {
+    const auto& a = f.meta[i];
+    if (a.what == kind::close) {
+      --depth;
+      continue;
+    }
+    if (depth == 0) {
+      if (a.key == meta_version_key && a.what == kind::string) {
+        version = true;
+        m.version = a.text;
+      } else if (a.key == meta_caps_key && a.what == kind::open) {
+        caps = true;
+        m.caps = a.text;
+        m.caps_members = static_cast<std::size_t>(a.number);
+      } else if (a.key == meta_level_key && a.what == kind::string) {
+        m.level = a.text;
+        m.has_level = true;
+      } else if (a.key != meta_info_key) {
+        return false;
+      }
+    }
+    if (a.what == kind::open) ++depth;
+  }
+  if (!version || !caps) return false;
+  lazy = m;
+  return true;
+}
+
 }  // namespace
 
-bool scan_tool_call(std::string_view text, const json_limits& limits, jsonrpc::message& out) {
+json::object meta_object(std::string_view text, json::storage_ptr sp) {
+  // Limits it is within (the scanner read it as JSON, at most four objects deep): never refused.
+  auto v =
+      parse_json(text, json_limits{.max_size = text.size() + 1, .max_depth = 8}, std::move(sp));
+  if (!v || !v->is_object()) return json::object(v ? v->storage() : json::storage_ptr());
+  return std::move(v->get_object());
+}
+
+void put_meta_text(json::object& params, std::string_view text) {
+  if (text.empty()) return;
+  params.emplace("_meta", meta_object(text, params.storage()));
+}
+
+bool scan_tool_call(std::string_view text, const json_limits& limits, jsonrpc::message& out,
+                    meta_text* lazy) {
   // Within the general parser's limits with room to spare: its refusals stay its own.
   // (and within what a json::string holds, so that building one never throws but bad_alloc).
   if (text.size() >= limits.max_size || text.size() > json::string::max_size()) return false;
   scanner s(text.data(), text.data() + text.size());
   found f;
   if (!scan(s, f) || f.depth >= limits.max_depth) return false;
+  meta_text kept;
+  if (lazy != nullptr && keep_meta_text(f, kept)) f.meta_at = 0;  // `_meta` stays text
   // Built in place, member by member, in the message's storage, in their order in the text:
   // `_meta` before the (meta_at)th of `name` and `arguments`. `out` is left untouched until
   // the whole request is made (a duplicate key leaves the text to the general path).
@@ -381,6 +447,7 @@ bool scan_tool_call(std::string_view text, const json_limits& limits, jsonrpc::m
     }
   }
   // Moved whole into the request: it keeps the message's storage.
+  if (lazy != nullptr) *lazy = kept;
   out.emplace<jsonrpc::request>(jsonrpc::request{f.id_is_string
                                                      ? jsonrpc::request_id(std::string(f.id_text))
                                                      : jsonrpc::request_id(f.id_number),

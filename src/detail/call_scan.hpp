@@ -12,6 +12,23 @@
 
 namespace mcp::detail {
 
+/// The keys of a 2026-07-28 request's `_meta` a server reads on every request.
+inline constexpr std::string_view meta_version_key = "io.modelcontextprotocol/protocolVersion";
+inline constexpr std::string_view meta_caps_key = "io.modelcontextprotocol/clientCapabilities";
+inline constexpr std::string_view meta_level_key = "io.modelcontextprotocol/logLevel";
+inline constexpr std::string_view meta_info_key = "io.modelcontextprotocol/clientInfo";
+
+/// A request's `_meta` kept as text, not put in its `params` (scan_tool_call's `lazy`): views
+/// into the scanned text. `whole` empty: there is none (`_meta` absent, or in `params`).
+struct meta_text {
+  std::string_view whole;    ///< `_meta`'s object, braces included
+  std::string_view version;  ///< its protocolVersion (a string's contents, no escapes)
+  std::string_view caps;     ///< its clientCapabilities' object, braces included
+  std::size_t caps_members = 0;
+  std::string_view level;  ///< its logLevel's contents, when `has_level`
+  bool has_level = false;
+};
+
 /// Reads the request `text` is when it is a plain `tools/call`: an object with exactly the members
 /// `jsonrpc` ("2.0"), `id` (an integer in int64's range, or a string), `method` ("tools/call")
 /// and `params`, in any order, whose `params` has exactly `name` (a string) and `arguments` (an
@@ -25,8 +42,18 @@ namespace mcp::detail {
 /// anything else: other members (`task`), a duplicate member, an escape, a non-ASCII byte, a
 /// fraction, an array, nesting inside `arguments`, bad input, or a text `limits` would refuse
 /// or that comes near them. True with the request in `out` when it is; false, `out` untouched,
-/// when not. Thread-safe; never throws but std::bad_alloc.
+/// when not. With `lazy`, a `_meta` that is the last member of `params`, has no duplicate key,
+/// and has only the revision (a string) and the client's capabilities (an object), and maybe its
+/// info and a log level (a string), is not put in `params`: `lazy` says where it is (its `whole`
+/// empty otherwise), and `put_meta_text` puts it there as the general path would have, where it
+/// would have been. Thread-safe; never throws but std::bad_alloc.
 [[nodiscard]] bool scan_tool_call(std::string_view text, const json_limits& limits,
-                                  jsonrpc::message& out);
+                                  jsonrpc::message& out, meta_text* lazy = nullptr);
+
+/// The object `text` is (a `_meta` scan_tool_call kept as text), in `sp`'s storage.
+[[nodiscard]] json::object meta_object(std::string_view text, json::storage_ptr sp = {});
+
+/// Puts `_meta` of text `text` (nothing when empty) at the end of `params`, in its storage.
+void put_meta_text(json::object& params, std::string_view text);
 
 }  // namespace mcp::detail

@@ -4,6 +4,7 @@
 
 #include <array>
 
+#include "detail/call_scan.hpp"
 #include "detail/input_round.hpp"
 #include "server_core.hpp"
 #include "server_session.hpp"
@@ -25,6 +26,20 @@ request_state::request_state(std::weak_ptr<server_session_impl> session, jsonrpc
 }
 
 request_state::~request_state() = default;
+
+void request_state::keep_meta_text(std::string_view text) {
+  meta_text_.assign(text);
+  meta_read_.store(false, std::memory_order_release);
+}
+
+const json::object& request_state::read_meta() const noexcept {
+  std::lock_guard lock(meta_mu_);
+  if (!meta_read_.load(std::memory_order_relaxed)) {
+    meta_ = meta_object(meta_text_);
+    meta_read_.store(true, std::memory_order_release);
+  }
+  return meta_;
+}
 
 std::shared_ptr<input_round> request_state::round() {
   std::lock_guard lock(round_mu_);

@@ -11,10 +11,12 @@
 #include <mcp/context.hpp>
 #include <mcp/jsonrpc.hpp>
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "detail/spinlock.hpp"
@@ -49,7 +51,15 @@ class request_state : public inbound_request, public std::enable_shared_from_thi
   [[nodiscard]] std::shared_ptr<server_session_impl> session() const { return session_.lock(); }
   [[nodiscard]] const principal& caller() const noexcept { return *who_; }
   [[nodiscard]] const std::shared_ptr<const principal>& caller_ptr() const noexcept { return who_; }
-  [[nodiscard]] const json::object& meta() const noexcept { return meta_; }
+  /// The request's `_meta`; read from its text at the first call when it was kept as text
+  /// (`keep_meta_text`). Thread-safe.
+  [[nodiscard]] const json::object& meta() const noexcept {
+    return meta_read_.load(std::memory_order_acquire) ? meta_ : read_meta();
+  }
+  /// Keeps `text`, the request's `_meta` kept as text (detail/call_scan.hpp), in place of the
+  /// (empty) `meta` the state was made with; before any other thread sees the state. The text
+  /// has no progressToken (only what call_scan keeps as text).
+  void keep_meta_text(std::string_view text);
   [[nodiscard]] era revision() const noexcept { return origin_.revision; }
   [[nodiscard]] const json::object& client_caps() const noexcept { return *origin_.client_caps; }
   /// Whether a log message of `level` goes out for this request.
@@ -102,7 +112,11 @@ class request_state : public inbound_request, public std::enable_shared_from_thi
  private:
   std::weak_ptr<server_session_impl> session_;
   std::shared_ptr<const principal> who_;
-  json::object meta_;
+  [[nodiscard]] const json::object& read_meta() const noexcept;
+  mutable json::object meta_;  ///< written once, by `read_meta` when `meta_read_` is false
+  std::string meta_text_;
+  mutable std::atomic<bool> meta_read_{true};
+  mutable spinlock meta_mu_;
   request_origin origin_;
   std::optional<json::value> progress_token_;
   std::shared_ptr<input_round> round_;  ///< guarded by round_mu_

@@ -230,7 +230,7 @@ std::optional<http_response> request_handler::decode_post(const http_request& re
                           "Unsupported Media Type: Content-Type must be application/json", extra);
   }
   // A plain tools/call (`_meta` too) is read without a document (detail/call_scan.hpp).
-  if (jsonrpc::message m; detail::scan_tool_call(req.body, source_.limits, m)) {
+  if (jsonrpc::message m; detail::scan_tool_call(req.body, source_.limits, m, &body.meta)) {
     body.requests.push_back(
         std::get<jsonrpc::request>(body.messages.emplace_back(std::move(m))).id);
     return std::nullopt;
@@ -360,14 +360,14 @@ http_response request_handler::post(const http_request& req, principal& who,
                                     std::string_view version, headers extra) {
   post_body body;
   if (auto e = decode_post(req, body, extra)) return std::move(*e);
+  const bool modern = modern_post(version, body);  // 2026-07-28 (handler_modern.cpp)
   if (gate_) {
     if (auto refused = gate_->check_requests(source_.srv, body.messages, who)) {
       refused->headers.insert(refused->headers.begin(), extra.begin(), extra.end());
       return std::move(*refused);
     }
   }
-  // 2026-07-28 (handler_modern.cpp): the revision is in the header or the body's `_meta`.
-  if (is_modern(version, body)) {
+  if (modern) {
     auto r = post_modern(req, std::move(who), version, std::move(extra), body);
     r.unbuffered = true;  // every answer of the era, errors too
     return r;

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "detail/ascii.hpp"
+#include "detail/call_scan.hpp"
 #include "http/session.hpp"
 #include "http/stream.hpp"
 
@@ -80,6 +81,15 @@ struct post_body {
   boost::container::small_vector<jsonrpc::message, 1> messages;
   boost::container::small_vector<jsonrpc::request_id, 1> requests;
   const jsonrpc::request* initialize = nullptr;
+  /// The one request's `_meta` while it is still text (views into the request's body): a
+  /// 2026-07-28 plain call served by a session of this process reads it so, anything else puts
+  /// it in the request's `params` first (`put_meta`).
+  detail::meta_text meta;
+  void put_meta() {
+    if (meta.whole.empty()) return;
+    detail::put_meta_text(std::get<jsonrpc::request>(messages.front()).params, meta.whole);
+    meta = {};
+  }
 };
 
 class bearer_gate;
@@ -161,6 +171,9 @@ class request_handler {
   /// Whether a POST is served in the per-request era: its `MCP-Protocol-Version` is such a
   /// revision, or its body names one in `_meta`.
   [[nodiscard]] static bool is_modern(std::string_view version, const post_body& body);
+  /// The same, with the body's `_meta` put in its params unless the POST is a 2026-07-28 call to
+  /// a session of this process (which reads it as text).
+  [[nodiscard]] bool modern_post(std::string_view version, post_body& body) const;
   /// A 2026-07-28 POST: the headers checked against the body, then a session of its own (which
   /// takes `who` over).
   http_response post_modern(const http_request& req, principal&& who, std::string_view version,

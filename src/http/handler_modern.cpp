@@ -192,6 +192,15 @@ bool request_handler::is_modern(std::string_view version, const post_body& body)
   return rq != nullptr && !meta_version(*rq).empty();
 }
 
+bool request_handler::modern_post(std::string_view version, post_body& body) const {
+  // The revision is in the header or the body's `_meta`, which stays text only on the way of
+  // such a call to a session of this process.
+  const bool modern = is_modern(version, body);
+  if (body.meta.whole.empty() || (modern && source_.srv != nullptr)) return modern;
+  body.put_meta();
+  return modern || is_modern(version, body);
+}
+
 http_response request_handler::post_modern(const http_request& req, principal&& who,
                                            std::string_view version, headers extra,
                                            post_body& body) {
@@ -218,7 +227,18 @@ http_response request_handler::post_modern(const http_request& req, principal&& 
   if (version.empty()) return mismatch("MCP-Protocol-Version is required");
   // Its members in one pass; the session is handed them (session_reuse.hpp).
   detail::request_meta_members found;
-  if (const auto* meta = meta_of(*rq)) found = detail::find_meta_members(*meta);
+  json::value kept_version, kept_caps, kept_level;  // a `_meta` kept as text: what it says
+  if (const auto& kept = body.meta; !kept.whole.empty()) {
+    kept_version = json::string_view(kept.version.data(), kept.version.size());
+    kept_caps = kept.caps_members == 0 ? json::object() : detail::meta_object(kept.caps);
+    found = {.version = &kept_version, .caps = &kept_caps, .text = kept.whole};
+    if (kept.has_level) {
+      kept_level = json::string_view(kept.level.data(), kept.level.size());
+      found.level = &kept_level;
+    }
+  } else if (const auto* meta = meta_of(*rq)) {
+    found = detail::find_meta_members(*meta);
+  }
   const json::value* mv = found.version;
   const json::value* caps = found.caps;
   if (mv == nullptr || !mv->is_string() || caps == nullptr || !caps->is_object()) {

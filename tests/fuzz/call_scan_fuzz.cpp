@@ -1,7 +1,9 @@
 // The plain tools/call reader against the general path (differential): whatever the reader
 // takes, parse_json and jsonrpc::decode take too and make the same request of it — the same id,
 // method and params, member for member, in the same order and of the same kinds. The reader may
-// leave anything to the general path; it may never read a text differently.
+// leave anything to the general path; it may never read a text differently. The same with a
+// `_meta` kept as text (`lazy`): put back, the request is the same, and what `lazy` says of the
+// revision, the capabilities and the log level is what that `_meta` holds.
 #include <mcp/json.hpp>
 #include <mcp/jsonrpc.hpp>
 
@@ -52,7 +54,30 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       if (n == nullptr || n->method != "untouched" || !n->params.empty()) std::abort();
       continue;
     }
+    mcp::jsonrpc::message kept;
+    mcp::detail::meta_text lazy;
+    if (!mcp::detail::scan_tool_call(text, l, kept, &lazy)) std::abort();
+    auto& slow = std::get<mcp::jsonrpc::request>(kept);
+    if (!lazy.whole.empty()) {
+      if (slow.params.contains("_meta")) std::abort();
+      mcp::detail::put_meta_text(slow.params, lazy.whole);
+      const auto& meta = slow.params.at("_meta").get_object();
+      const auto* version = meta.if_contains(mcp::detail::meta_version_key);
+      const auto* caps = meta.if_contains(mcp::detail::meta_caps_key);
+      const auto* level = meta.if_contains(mcp::detail::meta_level_key);
+      if (version == nullptr || !version->is_string() || version->get_string() != lazy.version ||
+          caps == nullptr || !caps->is_object() || caps->get_object().size() != lazy.caps_members ||
+          !same(*caps, mcp::json::value(mcp::detail::meta_object(lazy.caps))) ||
+          (level != nullptr) != lazy.has_level ||
+          (level != nullptr && (!level->is_string() || level->get_string() != lazy.level))) {
+        std::abort();
+      }
+    }
     const auto& fast = std::get<mcp::jsonrpc::request>(scanned);
+    if (slow.id != fast.id || !same(mcp::json::value(slow.params), mcp::json::value(fast.params)) ||
+        mcp::json::serialize(slow.params) != mcp::json::serialize(fast.params)) {
+      std::abort();
+    }
     auto v = mcp::parse_json(text, l);
     if (!v) std::abort();
     auto m = mcp::jsonrpc::decode(std::move(*v));

@@ -231,5 +231,38 @@ TEST_F(ModernKeepAlive, EachOfManyConnectionsKeepsItsOwnSession) {
   EXPECT_EQ(std::set<std::string>(first.begin(), first.end()).size(), connections);
 }
 
+// A call's `_meta` kept as text on its way (src/detail/call_scan.hpp) is, when the tool asks for
+// it, the object sent, as is one read into the request's params (not last there); a logLevel
+// that is not a string is refused as before.
+TEST_F(ModernKeepAlive, AMetaKeptAsTextIsTheRequestMetaAsSent) {
+  server_.add_tool({.name = "meta_now", .description = "its _meta", .run_inline = true},
+                   [](mcp::tool_context& ctx, const text_in&) -> std::string {
+                     return mcp::to_json_string(mcp::json::value(ctx.request_meta()));
+                   });
+  start();
+  raw_client c(port_);
+  const std::string meta = R"({ "io.modelcontextprotocol/clientInfo" : {"name":"c","v":[1]},)"
+                           R"( "io.modelcontextprotocol/protocolVersion" : ")" +
+                           std::string(modern_version) +
+                           R"(", "io.modelcontextprotocol/logLevel":"error",)"
+                           R"("io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}})";
+  const auto sent = mcp::parse_json(meta);
+  ASSERT_TRUE(sent.has_value());
+  const auto h = modern_headers("tools/call", "meta_now");
+  for (const std::string& params :
+       {R"("name":"meta_now","arguments":{"text":"x"},"_meta":)" + meta,
+        R"("_meta":)" + meta + R"(,"name":"meta_now","arguments":{"text":"x"})"}) {
+    const auto body = R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{)" + params + "}}";
+    auto r = exchange(c, port_, body, h);
+    ASSERT_EQ(r.status, 200U) << r.body;
+    EXPECT_EQ(mcp::parse_json(first_text(result_of(answer_of(r)))).value(), *sent) << r.body;
+  }
+  auto bad = meta;
+  bad.replace(bad.find(R"("error")"), 7, "7");
+  auto r = exchange(c, port_,
+                    modern_call("2", "meta_now", R"({"text":"x"})", {}, R"("_meta":)" + bad), h);
+  EXPECT_EQ(error_code(answer_of(r)), -32602) << r.body;
+}
+
 }  // namespace
 }  // namespace mcp_test

@@ -3,6 +3,9 @@
 #include <boost/json/serialize.hpp>
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 #include "detail/call_scan.hpp"
 #include "jsonrpc_text.hpp"
 
@@ -171,6 +174,62 @@ TEST(jsonrpc, a_plain_tool_call_is_read_as_the_general_path_reads_it) {
     for (const auto& [key, value] : general.params.at("arguments").get_object()) {
       EXPECT_EQ(args.at(key).kind(), value.kind()) << key;
     }
+  }
+}
+
+// A 2026-07-28 `_meta` kept as text (scan_tool_call's `lazy`) only when it is last in `params`,
+// has no duplicate key and only the revision, the capabilities, the client's info and a log
+// level; put back (put_meta_text), the request is the general path's.
+TEST(jsonrpc, a_plain_calls_meta_is_kept_as_text_only_where_it_may_be) {
+  const std::string v = R"("io.modelcontextprotocol/protocolVersion":"2026-07-28")";
+  const std::string c = R"("io.modelcontextprotocol/clientCapabilities":)";
+  const std::string i = R"("io.modelcontextprotocol/clientInfo":{"name":"a","n":{"x":1}})";
+  const std::string l = R"("io.modelcontextprotocol/logLevel":"debug")";
+  const auto call = [](const std::string& params) {
+    return R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{)" + params + "}}";
+  };
+  const auto last = [&](const std::string& meta) {
+    return call(R"("name":"e","arguments":{"a":1},"_meta":)" + meta);
+  };
+  const std::vector<std::pair<std::string, bool>> cases = {
+      {last("{" + v + "," + c + "{}}"), true},
+      {last("{ " + i + " , " + c + R"({"elicitation":{"form":{}}} ,)" + l + "," + v + "}"), true},
+      {last("{" + c + "{}}"), false},                                 // no revision
+      {last("{" + v + "}"), false},                                   // no capabilities
+      {last("{" + v + "," + c + "null}"), false},                     // capabilities not an object
+      {last("{" + v + "," + c + R"({},"progressToken":1})"), false},  // another member
+      {last(R"({"io.modelcontextprotocol/protocolVersion":1,)" + c + "{}}"), false},
+      {last("{" + v + "," + c + "{}," + R"("io.modelcontextprotocol/logLevel":true})"), false},
+      {call(R"("_meta":{)" + v + "," + c + R"({}},"name":"e","arguments":{})"), false},
+  };
+  for (const auto& [text, kept] : cases) {
+    rpc::message m;
+    mcp::detail::meta_text lazy;
+    ASSERT_TRUE(mcp::detail::scan_tool_call(text, {}, m, &lazy)) << text;
+    EXPECT_EQ(!lazy.whole.empty(), kept) << text;
+    auto& fast = std::get<rpc::request>(m);
+    EXPECT_EQ(fast.params.contains("_meta"), !kept) << text;
+    mcp::detail::put_meta_text(fast.params, lazy.whole);
+    const auto general = decode_ok(text);
+    EXPECT_EQ(mcp::json::serialize(fast.params),
+              mcp::json::serialize(std::get<rpc::request>(general).params))
+        << text;
+    if (kept) {
+      const auto& meta = fast.params.at("_meta").get_object();
+      EXPECT_EQ(lazy.version, "2026-07-28");
+      EXPECT_EQ(mcp::json::value(mcp::detail::meta_object(lazy.caps)),
+                meta.at(c.substr(1, c.size() - 3)));
+      EXPECT_EQ(lazy.caps_members, meta.at(c.substr(1, c.size() - 3)).get_object().size());
+      EXPECT_EQ(lazy.has_level, meta.contains("io.modelcontextprotocol/logLevel"));
+    }
+  }
+  // A duplicate key anywhere in `_meta` leaves the text to the general path, as before.
+  rpc::message m;
+  mcp::detail::meta_text lazy;
+  for (const auto& meta :
+       {"{" + v + "," + c + "{}," + v + "}", "{" + v + "," + c + R"({"a":{},"a":{}}})"}) {
+    EXPECT_FALSE(mcp::detail::scan_tool_call(last(meta), {}, m, &lazy)) << meta;
+    EXPECT_FALSE(mcp::detail::scan_tool_call(last(meta), {}, m)) << meta;
   }
 }
 
