@@ -532,12 +532,14 @@ void tasks_feature::finish(const std::string& id, const std::string& owner, task
   const bool told = s && std::any_of(live->waiters.begin(), live->waiters.end(), [&](auto& w) {
                       return !w->answered.load() && !w->cancelled() && w->session.lock() == s;
                     });
-  announce(rec, told || !live->followed ? std::weak_ptr<server_session_impl>{} : live->session);
+  // A terminal task's payload is never empty: an empty one is `u`'s, moved to the memory store
+  // and written to `tail` (the answer from memory included).
+  const bool moved = rec.payload.empty() && !tail.empty();
+  announce(rec, told || !live->followed ? std::weak_ptr<server_session_impl>{} : live->session,
+           moved);
   const bool keep = kept && live->waiters.empty() && s && !s->modern();
   if (live->waiters.empty() && !keep) return;
-  // A terminal task's payload is never empty: an empty one is `u`'s, written to `tail` (the
-  // memory store; `u` moved there, the answer from memory included).
-  if (!rec.payload.empty() || tail.empty()) tail = answer_tail(rec.id, rec.payload);
+  if (!moved) tail = answer_tail(rec.id, rec.payload);
   answer_all(live->waiters, tail);
   // For its tasks/result, when a live 2025-11-25 session of this process asked for the task
   // (2026-07-28 tasks have none: tasks/get reads the store; a task run for another process is
@@ -563,8 +565,16 @@ bool tasks_feature::set_input_state(const std::string& id, const std::string& ow
 }
 
 void tasks_feature::announce(const task_record& t,
-                             const std::weak_ptr<server_session_impl>& session) {
-  listens_->task_changed(t);  // 2026-07-28 listeners
+                             const std::weak_ptr<server_session_impl>& session,
+                             bool payload_moved) {
+  if (payload_moved) {  // 2026-07-28 listeners
+    listens_->task_changed(t, [this, &t] {
+      auto full = store_->get(t.id, t.owner);
+      return full && *full ? std::move(**full) : t;
+    });
+  } else {
+    listens_->task_changed(t);
+  }
   if (observer_) [[unlikely]] {
     observer_->on_task_status({}, to_string(t.status));
   }

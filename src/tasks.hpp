@@ -211,7 +211,10 @@ class tasks_feature final : public feature, public std::enable_shared_from_this<
   static void answer_all(const std::vector<std::shared_ptr<result_waiter>>& waiters,
                          std::string_view tail);
   /// Sends notifications/tasks/status for `t` to the session that created it, if it lives.
-  void announce(const task_record& t, const std::weak_ptr<server_session_impl>& session);
+  /// `payload_moved`: `t` lacks its payload (the memory store has it, `detail::update_task`),
+  /// read from the store for the listeners that want it.
+  void announce(const task_record& t, const std::weak_ptr<server_session_impl>& session,
+                bool payload_moved = false);
   /// Re-reads a task no call of this process runs (another process shares the store) and
   /// answers `w` once it is terminal, checking every poll interval.
   void watch_foreign(std::shared_ptr<result_waiter> w, std::string owner);
