@@ -197,11 +197,11 @@ void listen_feature::resource_updated(std::string_view uri) {
   }
 }
 
-void listen_feature::task_changed(const task_record& t) {
+void listen_feature::task_changed(const task_record& t, const std::function<task_record()>& full) {
   std::optional<json::object> task;  // the DetailedTask, once a subscription wants it
   for (const auto& sub : live()) {
     if (sub->owner == t.owner && sub->tasks.contains(t.id) && sub->fresh(t)) {
-      if (!task) task = detailed_task_json(t);
+      if (!task) task = full ? detailed_task_json(full()) : detailed_task_json(t);
       sub->send("notifications/tasks", *task);
     }
   }

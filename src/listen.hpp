@@ -11,6 +11,7 @@
 #include <mcp/jsonrpc.hpp>
 #include <mcp/task_store.hpp>
 
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -41,8 +42,9 @@ class listen_feature final : public feature {
   /// Resource `uri` changed.
   void resource_updated(std::string_view uri);
   /// Task `t` changed: its DetailedTask goes to the subscriptions that name it and whose
-  /// session's caller owns it (built only when there is one).
-  void task_changed(const task_record& t);
+  /// session's caller owns it (built only when there is one, from `full()` when given: the
+  /// task with the payload `t` lacks).
+  void task_changed(const task_record& t, const std::function<task_record()>& full = nullptr);
   /// The owners of the open subscriptions naming task `id` (empty: nobody here listens for it).
   /// Thread-safe.
   [[nodiscard]] std::vector<std::string> task_listeners(std::string_view id);

@@ -108,24 +108,45 @@ class memory_task_store final : public task_store {
   }
 
   result<std::optional<task_record>> update(std::string_view id, std::string_view owner,
-                                            const task_update& u) override try {
+                                            const task_update& u) override {
+    // Copied first, so that a failed allocation leaves the task as it was.
+    std::optional<task_update> copy;
+    try {
+      copy.emplace(u);
+    } catch (const std::exception& e) {
+      return internal(e);
+    }
+    return update_moved(id, owner, std::move(*copy), false);
+  }
+
+  /// `update` taking what `u` holds (its payload, typically a tool's result, is not copied);
+  /// `omit_payload`: when `u` is applied, the task returned has an empty payload (`u`'s).
+  result<std::optional<task_record>> update_moved(std::string_view id, std::string_view owner,
+                                                  task_update&& u, bool omit_payload) try {
     const auto now = std::chrono::system_clock::now();
     const std::lock_guard lock(mu_);
     entry* e = find_live(id, owner, now);
     if (e == nullptr) return std::optional<task_record>{};
-    if (is_allowed_transition(e->rec.status, u.status)) {
-      // Copy first so that a failed allocation leaves the task as it was.
-      std::string message = u.status_message;
-      json::object payload = u.payload;
-      json::object input_request = u.input_request;
-      json::object input_response = u.input_response;
+    if (is_allowed_transition(e->rec.status, u.status)) {  // moves: nothing here can fail
       e->rec.status = u.status;
-      e->rec.status_message = std::move(message);
-      e->rec.payload = std::move(payload);
-      e->rec.input_request = std::move(input_request);
-      e->rec.input_response = std::move(input_response);
+      e->rec.status_message = std::move(u.status_message);
+      e->rec.payload = std::move(u.payload);
+      e->rec.input_request = std::move(u.input_request);
+      e->rec.input_response = std::move(u.input_response);
       e->rec.last_updated_at = detail::floor_ms(now);
       if (is_terminal(u.status)) std::string().swap(e->rerun);  // only `unfinished` returns it
+      if (omit_payload) {  // copied without it: set aside (a move), then put back
+        json::object payload = std::move(e->rec.payload);
+        std::optional<task_record> out;
+        try {
+          out.emplace(e->rec);
+        } catch (...) {
+          e->rec.payload = std::move(payload);
+          throw;
+        }
+        e->rec.payload = std::move(payload);
+        return out;
+      }
     }
     return std::optional<task_record>{e->rec};
   } catch (const std::exception& e) {
@@ -270,6 +291,14 @@ std::shared_ptr<task_store> make_memory_task_store() {
 
 bool detail::is_memory_task_store(const task_store& store) noexcept {
   return dynamic_cast<const memory_task_store*>(&store) != nullptr;
+}
+
+result<std::optional<task_record>> detail::update_task(task_store& store, std::string_view id,
+                                                       std::string_view owner, task_update&& u) {
+  if (auto* m = dynamic_cast<memory_task_store*>(&store)) {
+    return m->update_moved(id, owner, std::move(u), true);
+  }
+  return store.update(id, owner, u);
 }
 
 }  // namespace mcp

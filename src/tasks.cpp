@@ -329,7 +329,10 @@ result<std::string> tasks_feature::admit(server_session_impl& s, const json::val
 }
 
 void tasks_feature::mark(json::object& meta, const std::string& id) {
-  meta[related_task_key] = json::object{{"taskId", id}};
+  // Built in place (an initializer list would build a second object and copy it in).
+  auto& o = meta[related_task_key].emplace_object();
+  o.reserve(1);
+  o.emplace("taskId", json::string_view(id.data(), id.size()));
 }
 
 bool tasks_feature::become_task(call_state& call) {
@@ -349,7 +352,9 @@ bool tasks_feature::become_task(call_state& call) {
   rec.ttl = ttl;
   rec.poll_interval = core_.opts.task_poll_interval;
   rec.method = "tools/call";
-  if (call.entry().spec.rerun_after_restart || queue_) {  // queued: any process runs it
+  // Kept only where it can be read after this process: a durable store (a restart) or a queue
+  // (any process runs it). Nothing in memory outlives the process, so the memory store needs none.
+  if ((call.entry().spec.rerun_after_restart && !in_memory_) || queue_) {
     json::object params{{"name", call.tool()}, {"arguments", call.arguments_value()}};
     if (!call.meta().empty()) params["_meta"] = call.meta();
     rec.rerun =
@@ -498,7 +503,12 @@ std::optional<tasks_feature::live_task> tasks_feature::take_live(const std::stri
 }
 
 void tasks_feature::finish(const std::string& id, const std::string& owner, task_update u) {
-  auto stored = store_->update(id, owner, u);
+  // The memory store keeps `u`'s payload (a tool's result) instead of a copy, and returns the
+  // task without it when `u` won: tasks/result's answer is written from `u` before. For the
+  // other stores `u` stays whole (the answer from memory below).
+  std::string tail;
+  if (in_memory_) tail = answer_tail(id, u.payload);
+  auto stored = detail::update_task(*store_, id, owner, std::move(u));
   if (queue_) lease_done(id);
   auto live = take_live(id);
   if (!live) return;  // cancelled: the cancel answered the waiters
@@ -522,12 +532,19 @@ void tasks_feature::finish(const std::string& id, const std::string& owner, task
   const bool told = s && std::any_of(live->waiters.begin(), live->waiters.end(), [&](auto& w) {
                       return !w->answered.load() && !w->cancelled() && w->session.lock() == s;
                     });
-  announce(rec, told || !live->followed ? std::weak_ptr<server_session_impl>{} : live->session);
-  answer_all(live->waiters, rec);
+  // A terminal task's payload is never empty: an empty one is `u`'s, moved to the memory store
+  // and written to `tail` (the answer from memory included).
+  const bool moved = rec.payload.empty() && !tail.empty();
+  announce(rec, told || !live->followed ? std::weak_ptr<server_session_impl>{} : live->session,
+           moved);
+  const bool keep = kept && live->waiters.empty() && s && !s->modern();
+  if (live->waiters.empty() && !keep) return;
+  if (!moved) tail = answer_tail(rec.id, rec.payload);
+  answer_all(live->waiters, tail);
   // For its tasks/result, when a live 2025-11-25 session of this process asked for the task
   // (2026-07-28 tasks have none: tasks/get reads the store; a task run for another process is
   // fetched there).
-  if (kept && live->waiters.empty() && s && !s->modern()) keep_finished(std::move(rec));
+  if (keep) keep_finished(rec, std::move(tail));
 }
 
 bool tasks_feature::set_input_state(const std::string& id, const std::string& owner,
@@ -547,38 +564,17 @@ bool tasks_feature::set_input_state(const std::string& id, const std::string& ow
   return true;
 }
 
-std::shared_ptr<result_waiter> tasks_feature::await_waiter(const std::string& id,
-                                                           std::chrono::milliseconds timeout,
-                                                           std::stop_token stop) {
-  std::unique_lock lock(mu_);
-  std::shared_ptr<result_waiter> found;
-  waiter_added_.wait_for(lock, stop, timeout, [&] {
-    auto it = live_.find(id);
-    if (it == live_.end()) return true;  // the task ended
-    for (const auto& w : it->second.waiters) {
-      if (!w->answered.load() && !w->cancelled()) {
-        found = w;
-        return true;
-      }
-    }
-    return false;
-  });
-  return found;
-}
-
-std::shared_ptr<result_waiter> tasks_feature::first_waiter(const std::string& id) {
-  std::lock_guard lock(mu_);
-  auto it = live_.find(id);
-  if (it == live_.end()) return nullptr;
-  for (const auto& w : it->second.waiters) {
-    if (!w->answered.load() && !w->cancelled()) return w;
-  }
-  return nullptr;
-}
-
 void tasks_feature::announce(const task_record& t,
-                             const std::weak_ptr<server_session_impl>& session) {
-  listens_->task_changed(t);  // 2026-07-28 listeners
+                             const std::weak_ptr<server_session_impl>& session,
+                             bool payload_moved) {
+  if (payload_moved) {  // 2026-07-28 listeners
+    listens_->task_changed(t, [this, &t] {
+      auto full = store_->get(t.id, t.owner);
+      return full && *full ? std::move(**full) : t;
+    });
+  } else {
+    listens_->task_changed(t);
+  }
   if (observer_) [[unlikely]] {
     observer_->on_task_status({}, to_string(t.status));
   }

@@ -178,21 +178,43 @@ class tasks_feature final : public feature, public std::enable_shared_from_this<
   void get_result(server_session_impl& s, jsonrpc::request&& req);
   void list(server_session_impl& s, jsonrpc::request&& req);
   void cancel(server_session_impl& s, jsonrpc::request&& req);
-  /// Keeps task `t`, just ended here as the store has it, for the tasks/result that usually
-  /// follows (the newest `max_finished`, `max_finished_bytes` in all), so that it needs no
-  /// read of the store. A task larger than that is not kept (its tasks/result reads the store).
-  void keep_finished(task_record&& t);
-  /// Takes the kept task named by `req`'s taskId if it is `owner`'s and has not expired.
-  std::optional<task_record> take_finished(const jsonrpc::request& req, std::string_view owner);
+  /// Keeps `tail`, the tasks/result answer of task `t` (answer_tail), just ended here as the
+  /// store has it, for the tasks/result that usually follows (the newest
+  /// `max_finished`, `max_finished_bytes` in all), so that it needs no read of the store and
+  /// no writing on the reader. A larger answer is not kept (its tasks/result reads the store).
+  void keep_finished(const task_record& t, std::string tail);
+  /// A kept answer: what it answers after the request's id, whose it is and until when.
+  struct kept_task {
+    std::string tail;  ///< `answer_tail` of the task
+    std::string owner;
+    std::chrono::system_clock::time_point created_at;
+    std::optional<std::chrono::milliseconds> ttl;
+    std::size_t bytes = 0;  ///< about what it holds in memory
+  };
+  /// Takes the kept answer of the task named by `req`'s taskId if it is `owner`'s and has not
+  /// expired.
+  std::optional<kept_task> take_finished(const jsonrpc::request& req, std::string_view owner);
   static constexpr std::size_t max_finished = 256;
   static constexpr std::size_t max_finished_bytes = std::size_t{16} << 20U;
-  /// Answers `w` with terminal task `t`'s payload (once); `take`: its result is moved out of
-  /// `t` (the last use of `t`), else copied.
-  void answer(const std::shared_ptr<result_waiter>& w, task_record& t, bool take);
-  /// Answers each of `waiters` with `t`, its result moved into the last (the last use of `t`).
-  void answer_all(const std::vector<std::shared_ptr<result_waiter>>& waiters, task_record& t);
+  /// What tasks/result answers for terminal task `id` whose payload is `payload` after the
+  /// request's id (its result, its error, or an error saying it has none): `,"result":{…}}` or
+  /// `,"error":{…}}`.
+  [[nodiscard]] static std::string answer_tail(std::string_view id, const json::object& payload);
+  /// Answers `w` (once) with `tail` (answer_tail).
+  static void answer(const std::shared_ptr<result_waiter>& w, std::string_view tail);
+  /// Answers `w` (once) with terminal task `t`'s payload.
+  static void answer(const std::shared_ptr<result_waiter>& w, const task_record& t);
+  /// Answers each of `waiters` with `t` (written once).
+  static void answer_all(const std::vector<std::shared_ptr<result_waiter>>& waiters,
+                         const task_record& t);
+  /// Answers each of `waiters` with `tail` (answer_tail).
+  static void answer_all(const std::vector<std::shared_ptr<result_waiter>>& waiters,
+                         std::string_view tail);
   /// Sends notifications/tasks/status for `t` to the session that created it, if it lives.
-  void announce(const task_record& t, const std::weak_ptr<server_session_impl>& session);
+  /// `payload_moved`: `t` lacks its payload (the memory store has it, `detail::update_task`),
+  /// read from the store for the listeners that want it.
+  void announce(const task_record& t, const std::weak_ptr<server_session_impl>& session,
+                bool payload_moved = false);
   /// Re-reads a task no call of this process runs (another process shares the store) and
   /// answers `w` once it is terminal, checking every poll interval.
   void watch_foreign(std::shared_ptr<result_waiter> w, std::string owner);
@@ -253,14 +275,10 @@ class tasks_feature final : public feature, public std::enable_shared_from_this<
   std::unordered_map<std::string, std::size_t> unfinished_per_owner_;
   std::size_t created_ = 0;
   std::once_flag recovered_;
-  std::condition_variable_any waiter_added_;  ///< with mu_: a tasks/result registered
-  struct kept_task {
-    task_record rec;
-    std::size_t bytes;  ///< about what it holds in memory
-  };
+  std::condition_variable_any waiter_added_;             ///< with mu_: a tasks/result registered
   std::unordered_map<std::string, kept_task> finished_;  ///< with mu_: keep_finished
   std::deque<std::string> finished_order_;               ///< with mu_: oldest first
-  std::size_t finished_bytes_ = 0;                       ///< with mu_: their bytes
+  std::size_t finished_bytes_ = 0;                       ///< with mu_: their tails' bytes
   /// Shared stores (tasks_queue.cpp): the queue (null: tasks run where they are accepted), its
   /// workers, the store's push subscription, and tasks/result requests waiting for tasks no
   /// call of this process has a record of (by task id: owner, waiters).

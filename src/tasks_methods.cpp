@@ -1,5 +1,9 @@
 // The 2025-11-25 tasks/* methods: tasks/get, tasks/result (waiting for a task that runs here or,
 // polling the store, in another process), tasks/list and tasks/cancel (see tasks.hpp).
+#include <chrono>
+#include <optional>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "detail/call_state.hpp"
@@ -19,41 +23,18 @@ result<std::string> task_id_of(const jsonrpc::request& req) {
   return std::string(id->get_string());
 }
 
+/// The answer to request `id` whose text after the id is `tail` (tasks_feature::answer_tail).
+void send_answer(server_session_impl& s, const jsonrpc::request_id& id, std::string_view tail) {
+  std::string m;
+  m.reserve(32 + tail.size());
+  m += R"({"jsonrpc":"2.0","id":)";
+  jsonrpc::append_id(m, id);
+  m += tail;
+  s.send_final(id, std::move(m));
+}
+
 error not_found(const std::string& id) {
   return invalid_params("Task not found: \"" + id + "\" (unknown, expired, or not yours)");
-}
-
-/// About the bytes `v` holds: its strings and keys, and a fixed cost per value (a loop over an
-/// explicit stack: no recursion however deep the value is).
-std::size_t approx_bytes(const json::value& v) {
-  constexpr std::size_t per_value = sizeof(json::value);
-  std::size_t bytes = 0;
-  std::vector<const json::value*> todo{&v};
-  while (!todo.empty()) {
-    const auto* x = todo.back();
-    todo.pop_back();
-    bytes += per_value;
-    if (const auto* s = x->if_string()) {
-      bytes += s->size();
-    } else if (const auto* a = x->if_array()) {
-      for (const auto& e : *a) todo.push_back(&e);
-    } else if (const auto* o = x->if_object()) {
-      for (const auto& [k, e] : *o) {
-        bytes += k.size();
-        todo.push_back(&e);
-      }
-    }
-  }
-  return bytes;
-}
-
-std::size_t approx_bytes(const task_record& t) {
-  std::size_t bytes = sizeof(task_record) + t.id.size() + t.owner.size() + t.status_message.size() +
-                      t.method.size();
-  for (const auto* o : {&t.payload, &t.input_request, &t.input_response}) {
-    for (const auto& [k, e] : *o) bytes += k.size() + approx_bytes(e);
-  }
-  return bytes;
 }
 
 }  // namespace
@@ -75,8 +56,10 @@ void tasks_feature::get(server_session_impl& s, jsonrpc::request&& req) {
   s.reply(req.id, task_json(*t));
 }
 
-void tasks_feature::keep_finished(task_record&& t) {
-  const std::size_t bytes = approx_bytes(t);
+void tasks_feature::keep_finished(const task_record& t, std::string tail) {
+  kept_task k{.tail = std::move(tail), .owner = t.owner, .created_at = t.created_at, .ttl = t.ttl};
+  const std::size_t bytes = k.bytes =
+      k.tail.size() + t.id.size() + t.owner.size() + sizeof(kept_task);
   if (bytes > max_finished_bytes) return;
   std::lock_guard lock(mu_);
   // Oldest first; ids taken meanwhile (take_finished) are gone from finished_: no-ops.
@@ -94,36 +77,37 @@ void tasks_feature::keep_finished(task_record&& t) {
   }
   finished_order_.push_back(t.id);
   finished_bytes_ += bytes;
-  std::string id = t.id;
-  finished_.emplace(std::move(id), kept_task{std::move(t), bytes});
+  finished_.emplace(t.id, std::move(k));
 }
 
-std::optional<task_record> tasks_feature::take_finished(const jsonrpc::request& req,
-                                                        std::string_view owner) {
+std::optional<tasks_feature::kept_task> tasks_feature::take_finished(const jsonrpc::request& req,
+                                                                     std::string_view owner) {
   const auto* id = req.params.if_contains("taskId");
   if (!id || !id->is_string()) return std::nullopt;
-  std::optional<task_record> t;
+  std::optional<kept_task> t;
   {
     std::lock_guard lock(mu_);
     auto it = finished_.find(std::string(id->get_string()));
-    if (it == finished_.end() || it->second.rec.owner != owner) return std::nullopt;
-    t = std::move(it->second.rec);
+    if (it == finished_.end() || it->second.owner != owner) return std::nullopt;
     finished_bytes_ -= it->second.bytes;
+    t = std::move(it->second);
     finished_.erase(it);
   }
-  if (t->expired(std::chrono::system_clock::now())) return std::nullopt;  // the store tells
+  // Expired: the store tells (not found).
+  if (t->ttl && std::chrono::system_clock::now() >= t->created_at + *t->ttl) return std::nullopt;
   return t;
 }
 
 void tasks_feature::get_result(server_session_impl& s, jsonrpc::request&& req) {
-  auto kept = take_finished(req, s.task_owner());
-  auto t = kept ? result<task_record>(std::move(*kept)) : lookup(s, req);
+  // Ended here a moment ago (the usual case): its answer is written already.
+  if (auto kept = take_finished(req, s.task_owner())) return send_answer(s, req.id, kept->tail);
+  auto t = lookup(s, req);
   if (!t) return s.reply_error(req.id, t.error());
   const std::string owner = s.task_owner();
   const std::string id = t->id;
   auto w = std::make_shared<result_waiter>(req.id, s.self(), id);
   if (!s.track(w)) return;
-  if (is_terminal(t->status)) return answer(w, *t, true);
+  if (is_terminal(t->status)) return answer(w, *t);
   bool running_here = false;
   {
     std::lock_guard lock(mu_);
@@ -138,7 +122,36 @@ void tasks_feature::get_result(server_session_impl& s, jsonrpc::request&& req) {
   if (!running_here) return watch_foreign(std::move(w), owner);
   // The task may have ended between the read and the registration: read once more.
   auto again = store_->get(id, owner);
-  if (again && *again && is_terminal((*again)->status)) answer(w, **again, true);
+  if (again && *again && is_terminal((*again)->status)) answer(w, **again);
+}
+
+std::shared_ptr<result_waiter> tasks_feature::await_waiter(const std::string& id,
+                                                           std::chrono::milliseconds timeout,
+                                                           std::stop_token stop) {
+  std::unique_lock lock(mu_);
+  std::shared_ptr<result_waiter> found;
+  waiter_added_.wait_for(lock, stop, timeout, [&] {
+    auto it = live_.find(id);
+    if (it == live_.end()) return true;  // the task ended
+    for (const auto& w : it->second.waiters) {
+      if (!w->answered.load() && !w->cancelled()) {
+        found = w;
+        return true;
+      }
+    }
+    return false;
+  });
+  return found;
+}
+
+std::shared_ptr<result_waiter> tasks_feature::first_waiter(const std::string& id) {
+  std::lock_guard lock(mu_);
+  auto it = live_.find(id);
+  if (it == live_.end()) return nullptr;
+  for (const auto& w : it->second.waiters) {
+    if (!w->answered.load() && !w->cancelled()) return w;
+  }
+  return nullptr;
 }
 
 void tasks_feature::watch_foreign(std::shared_ptr<result_waiter> w, std::string owner) {
@@ -152,7 +165,7 @@ void tasks_feature::watch_foreign(std::shared_ptr<result_waiter> w, std::string 
     }
     return;
   }
-  if (is_terminal((*t)->status)) return answer(w, **t, true);
+  if (is_terminal((*t)->status)) return answer(w, **t);
   if (w->cancelled() || w->session.expired()) return;
   std::weak_ptr<tasks_feature> self = weak_from_this();
   schedule_timer(clock::now() + core_.opts.task_poll_interval,
@@ -215,28 +228,51 @@ void tasks_feature::cancel(server_session_impl& s, jsonrpc::request&& req) {
 }
 
 void tasks_feature::answer_all(const std::vector<std::shared_ptr<result_waiter>>& waiters,
-                               task_record& t) {
-  for (std::size_t i = 0; i < waiters.size(); ++i) answer(waiters[i], t, i + 1 == waiters.size());
+                               const task_record& t) {
+  if (!waiters.empty()) answer_all(waiters, answer_tail(t.id, t.payload));
 }
 
-void tasks_feature::answer(const std::shared_ptr<result_waiter>& w, task_record& t, bool take) {
+void tasks_feature::answer_all(const std::vector<std::shared_ptr<result_waiter>>& waiters,
+                               std::string_view tail) {
+  for (const auto& w : waiters) answer(w, tail);
+}
+
+void tasks_feature::answer(const std::shared_ptr<result_waiter>& w, const task_record& t) {
+  answer(w, answer_tail(t.id, t.payload));
+}
+
+void tasks_feature::answer(const std::shared_ptr<result_waiter>& w, std::string_view tail) {
   if (w->answered.exchange(true)) return;
   auto s = w->session.lock();
   if (!s || !s->untrack(*w)) return;  // the request was cancelled or its session ended
-  if (auto* r = t.payload.if_contains("result"); r && r->is_object()) {
-    return s->reply(w->id(), take ? json::value(std::move(*r)) : *r);
+  send_answer(*s, w->id(), tail);
+}
+
+std::string tasks_feature::answer_tail(std::string_view id, const json::object& payload) {
+  // tasks/result is a 2025-11-25 method: its answers carry no 2026-07-28 result fields.
+  if (const auto* r = payload.if_contains("result"); r && r->is_object()) {
+    std::string out;
+    out.reserve(256);  // most results: one allocation
+    out += R"(,"result":)";
+    append_json(out, *r);
+    out += '}';
+    return out;
   }
-  if (const auto* e = t.payload.if_contains("error"); e && e->is_object()) {
+  error err{errc::internal_error, "Task \"" + std::string(id) + "\" has no result"};
+  if (const auto* e = payload.if_contains("error"); e && e->is_object()) {
     const auto& eo = e->get_object();
     const auto* code = eo.if_contains("code");
     const auto* msg = eo.if_contains("message");
-    error err{code && code->is_int64() ? static_cast<int>(code->get_int64())
-                                       : static_cast<int>(errc::internal_error),
-              msg && msg->is_string() ? std::string(msg->get_string()) : "the task failed"};
+    err = error{code && code->is_int64() ? static_cast<int>(code->get_int64())
+                                         : static_cast<int>(errc::internal_error),
+                msg && msg->is_string() ? std::string(msg->get_string()) : "the task failed"};
     if (const auto* d = eo.if_contains("data")) err.data = *d;
-    return s->reply_error(w->id(), err);
   }
-  s->reply_error(w->id(), error{errc::internal_error, "Task \"" + t.id + "\" has no result"});
+  // The error member as jsonrpc::encode_error writes it, without the id.
+  std::string out = jsonrpc::encode_error(std::nullopt, err);
+  constexpr std::string_view head = R"({"jsonrpc":"2.0",)";
+  out.replace(0, head.size(), ",");
+  return out;
 }
 
 }  // namespace mcp::detail

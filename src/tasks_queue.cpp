@@ -334,9 +334,9 @@ void tasks_feature::remote_change(const std::string& id) {
     if (auto call = live->call.lock()) call->stop_source().request_stop();
     drop_inputs(*live, "the task has ended");
     announce(**t, live->session);
-    for (const auto& w : live->waiters) answer(w, **t, false);
+    answer_all(live->waiters, **t);
   }
-  for (const auto& w : waiting) answer(w, **t, false);
+  answer_all(waiting, **t);
 }
 
 void tasks_feature::pushed_change(std::string_view id) {

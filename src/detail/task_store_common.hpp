@@ -13,6 +13,8 @@
 
 namespace mcp {
 class task_store;
+struct task_record;
+struct task_update;
 }  // namespace mcp
 
 namespace mcp::detail {
@@ -20,6 +22,13 @@ namespace mcp::detail {
 /// Whether `store` is the one make_memory_task_store() makes (storing a task there is no
 /// commit: the server stores it on the transport's reader, tasks.cpp).
 [[nodiscard]] bool is_memory_task_store(const task_store& store) noexcept;
+
+/// `store.update(id, owner, u)`, taking what `u` holds where the store can: the memory store
+/// keeps `u`'s payload instead of a copy, and when it applies `u` it returns the task with an
+/// empty payload (the caller had it: `u`'s). `u` is left valid but unspecified.
+[[nodiscard]] result<std::optional<task_record>> update_task(task_store& store, std::string_view id,
+                                                             std::string_view owner,
+                                                             task_update&& u);
 
 /// Milliseconds since the epoch of `t` (rounded down).
 [[nodiscard]] inline std::int64_t to_epoch_ms(std::chrono::system_clock::time_point t) noexcept {

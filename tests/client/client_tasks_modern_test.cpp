@@ -141,12 +141,14 @@ TEST(ClientTasks, NewEraWaitIsWokenByTheTaskNotification) {
   std::atomic<int> asked{0};
   std::mutex mu;
   std::vector<std::string> heard;  // the task ids notifications/tasks told of
+  object ended;                    // the DetailedTask that told of an end
   auto o = options(mcp::negotiation::automatic, asked);
   o.on_notification = [&](std::string_view method, const object& params) {
     const auto* id = params.if_contains("taskId");
     if (method == "notifications/tasks" && id != nullptr && id->is_string()) {
       std::lock_guard lock(mu);
       heard.emplace_back(id->get_string());
+      if (const auto* st = params.if_contains("status"); st && *st != "working") ended = params;
     }
   };
   auto link =
@@ -167,6 +169,10 @@ TEST(ClientTasks, NewEraWaitIsWokenByTheTaskNotification) {
   {
     std::lock_guard lock(mu);
     EXPECT_NE(std::find(heard.begin(), heard.end(), t->id), heard.end());
+    // The end carries the result inline (the memory store reads it back for the listener).
+    EXPECT_EQ(ended["status"], "completed") << ended;
+    ASSERT_TRUE(ended["result"].is_object()) << ended;
+    EXPECT_EQ(ended["result"].at("structuredContent").at("slept"), 1500) << ended;
   }
   auto typed = c.task_result<sleep_out>(t->id);
   ASSERT_TRUE(typed) << typed.error().message;

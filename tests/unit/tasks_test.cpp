@@ -377,4 +377,34 @@ TEST(tasks, a_task_run_by_another_server_on_the_same_store_is_awaited_too) {
   EXPECT_EQ(r.at("result").at("content").at(0).at("text"), "slept") << r;
 }
 
+TEST(tasks, an_ended_task_answers_the_same_from_memory_and_from_its_store) {
+  auto store = mcp::make_memory_task_store();
+  mcp::server s({.task_store = store});
+  add_sleeper(s);
+  wire w(s, {.task_owner = "alice"});
+  w.initialize();
+  const auto id = id_of(w.call("tools/call", task_call(0), 1));
+  for (int i = 0; i < 500 && !mcp::is_terminal(store->get(id, "alice").value()->status); ++i) {
+    std::this_thread::sleep_for(2ms);
+  }
+  std::this_thread::sleep_for(20ms);  // its answer kept in memory meanwhile
+  const auto kept = w.call("tasks/result", {{"taskId", id}}, 2);
+  const auto stored = w.call("tasks/result", {{"taskId", id}}, 3);  // the kept one is taken
+  ASSERT_TRUE(kept.as_object().contains("result")) << kept;
+  EXPECT_EQ(kept.at("result").at("content").at(0).at("text"), "slept");
+  const auto& related = kept.at("result").at("_meta").at("io.modelcontextprotocol/related-task");
+  EXPECT_EQ(related.at("taskId"), value(id));
+  EXPECT_EQ(stored.at("result"), kept.at("result"));
+  // The store has the result (moved there, not lost on the way to the answer).
+  EXPECT_EQ(store->get(id, "alice").value()->payload.at("result"), kept.at("result"));
+  // A cancelled task's answer is its error, the same each time.
+  const auto slow = id_of(w.call("tools/call", task_call(5000), 4));
+  EXPECT_EQ(w.call("tasks/cancel", {{"taskId", slow}}, 5).at("result").at("status"), "cancelled");
+  const auto first = w.call("tasks/result", {{"taskId", slow}}, 6);
+  EXPECT_EQ(first.at("error").at("code"), -32602) << first;
+  EXPECT_NE(std::string(first.at("error").at("message").as_string()).find("was cancelled"),
+            std::string::npos);
+  EXPECT_EQ(w.call("tasks/result", {{"taskId", slow}}, 7).at("error"), first.at("error"));
+}
+
 }  // namespace
