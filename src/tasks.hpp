@@ -187,8 +187,8 @@ class tasks_feature final : public feature, public std::enable_shared_from_this<
   struct kept_task {
     std::string tail;  ///< `answer_tail` of the task
     std::string owner;
-    std::chrono::system_clock::time_point created_at;
-    std::optional<std::chrono::milliseconds> ttl;
+    /// When the task expires (its `created_at` + `ttl`), if it does.
+    std::optional<std::chrono::system_clock::time_point> expires_at;
     std::size_t bytes = 0;  ///< about what it holds in memory
   };
   /// Takes the kept answer of the task named by `req`'s taskId if it is `owner`'s and has not

@@ -57,7 +57,8 @@ void tasks_feature::get(server_session_impl& s, jsonrpc::request&& req) {
 }
 
 void tasks_feature::keep_finished(const task_record& t, std::string tail) {
-  kept_task k{.tail = std::move(tail), .owner = t.owner, .created_at = t.created_at, .ttl = t.ttl};
+  kept_task k{.tail = std::move(tail), .owner = t.owner, .expires_at = std::nullopt};
+  if (t.ttl) k.expires_at = t.created_at + *t.ttl;
   const std::size_t bytes = k.bytes =
       k.tail.size() + t.id.size() + t.owner.size() + sizeof(kept_task);
   if (bytes > max_finished_bytes) return;
@@ -94,7 +95,7 @@ std::optional<tasks_feature::kept_task> tasks_feature::take_finished(const jsonr
     finished_.erase(it);
   }
   // Expired: the store tells (not found).
-  if (t->ttl && std::chrono::system_clock::now() >= t->created_at + *t->ttl) return std::nullopt;
+  if (t->expires_at && std::chrono::system_clock::now() >= *t->expires_at) return std::nullopt;
   return t;
 }
 

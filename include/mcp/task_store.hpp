@@ -81,8 +81,9 @@ struct task_record {
   /// it from the moment it arrives until the task's next change of status.
   json::object input_response{};
   /// What running the task again needs, for a tool that allows it after a restart
-  /// (`tool_spec::rerun_after_restart`): `{"params": <the tools/call params>, "caller":
-  /// {"subject": …, "claims": …}}`. Empty for other tasks. Set at creation, never changed;
+  /// (`tool_spec::rerun_after_restart`) in a durable store: `{"params": <the tools/call
+  /// params>, "caller": {"subject": …, "claims": …}}`. Empty for other tasks, and for every task
+  /// of the memory store (nothing in it outlives the process). Set at creation, never changed;
   /// only `unfinished` returns it (`get`, `update` and `list` leave it empty: it is needed only
   /// to run a task again, and would otherwise be copied on every status read).
   json::object rerun{};

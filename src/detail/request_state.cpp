@@ -35,7 +35,11 @@ void request_state::keep_meta_text(std::string_view text) {
 const json::object& request_state::read_meta() const noexcept {
   std::lock_guard lock(meta_mu_);
   if (!meta_read_.load(std::memory_order_relaxed)) {
-    meta_ = meta_object(meta_text_);
+    try {
+      meta_ = meta_object(meta_text_);
+    } catch (...) {  // out of memory: read as empty rather than end the process
+      meta_.clear();
+    }
     meta_read_.store(true, std::memory_order_release);
   }
   return meta_;

@@ -232,8 +232,8 @@ TEST_F(ModernKeepAlive, EachOfManyConnectionsKeepsItsOwnSession) {
 }
 
 // A call's `_meta` kept as text on its way (src/detail/call_scan.hpp) is, when the tool asks for
-// it, the object sent, as is one read into the request's params (not last there); a logLevel
-// that is not a string is refused as before.
+// it, the object sent, as is one read into the request's params (not last there); a bad
+// logLevel is refused as before, whichever way `_meta` was read.
 TEST_F(ModernKeepAlive, AMetaKeptAsTextIsTheRequestMetaAsSent) {
   server_.add_tool({.name = "meta_now", .description = "its _meta", .run_inline = true},
                    [](mcp::tool_context& ctx, const text_in&) -> std::string {
@@ -257,11 +257,15 @@ TEST_F(ModernKeepAlive, AMetaKeptAsTextIsTheRequestMetaAsSent) {
     ASSERT_EQ(r.status, 200U) << r.body;
     EXPECT_EQ(mcp::parse_json(first_text(result_of(answer_of(r)))).value(), *sent) << r.body;
   }
-  auto bad = meta;
-  bad.replace(bad.find(R"("error")"), 7, "7");
-  auto r = exchange(c, port_,
-                    modern_call("2", "meta_now", R"({"text":"x"})", {}, R"("_meta":)" + bad), h);
-  EXPECT_EQ(error_code(answer_of(r)), -32602) << r.body;
+  // Refused as before: a logLevel not a string (`_meta` read the general way) and one that is
+  // a string but no level (kept as text, refused from its members).
+  for (const char* level : {"7", R"("loud")"}) {
+    auto bad = meta;
+    bad.replace(bad.find(R"("error")"), 7, level);
+    auto r = exchange(c, port_,
+                      modern_call("2", "meta_now", R"({"text":"x"})", {}, R"("_meta":)" + bad), h);
+    EXPECT_EQ(error_code(answer_of(r)), -32602) << level << ": " << r.body;
+  }
 }
 
 }  // namespace
