@@ -6,6 +6,8 @@
 #include <mcp/executor.hpp>
 #include <mcp/json_schema.hpp>
 
+#include <array>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <map>
@@ -108,9 +110,11 @@ struct client_session::impl final : detail::peer {
   // ---- what is remembered beyond one request (client_remember.cpp) ----
   std::shared_ptr<result_cache> cache;  ///< null: `cache_results` is off
   std::string cache_context;            ///< the authorization context of private entries
-  /// Bumped by every notification that makes cached results stale: a result whose request
-  /// began before one is not kept.
-  std::atomic<std::uint64_t> staleness{0};
+  /// One count per cached method (`stale_slot`), bumped by every notification that makes that
+  /// method's cached results stale: a result whose request began before one is not kept. Per
+  /// method, so that a tools/list_changed arriving during a resources/read does not keep the
+  /// read's fresh result out of the cache.
+  std::array<std::atomic<std::uint64_t>, 5> staleness{};
   /// The origin entries are kept under: `opts.origin`, else this session's context (a cache
   /// shared by sessions that say not where their servers are never mixes them).
   [[nodiscard]] const std::string& cache_origin() const {

@@ -6,6 +6,8 @@
 #include <mcp/client.hpp>
 #include <mcp/client_cache.hpp>
 
+#include <algorithm>
+#include <array>
 #include <atomic>
 #include <unordered_set>
 
@@ -15,10 +17,17 @@ namespace mcp {
 
 namespace {
 
-bool cacheable(std::string_view method) {
-  return method == "tools/list" || method == "prompts/list" || method == "resources/list" ||
-         method == "resources/templates/list" || method == "resources/read";
+/// The methods whose results are kept, each with its slot in `impl::staleness`.
+constexpr std::array<std::string_view, 5> cached_methods{
+    "tools/list", "prompts/list", "resources/list", "resources/templates/list", "resources/read"};
+
+/// `method`'s slot in `impl::staleness`; `cached_methods.size()` when it is not kept.
+std::size_t stale_slot(std::string_view method) {
+  return static_cast<std::size_t>(std::find(cached_methods.begin(), cached_methods.end(), method) -
+                                  cached_methods.begin());
 }
+
+bool cacheable(std::string_view method) { return stale_slot(method) < cached_methods.size(); }
 
 /// Errors that are no verdict on the server's era (the transport's, or the caller's own).
 bool says_nothing_of_the_era(const error& e) {
@@ -108,7 +117,8 @@ result<json::object> client_session::impl::send_checked(std::string_view method,
       return *hit;
     }
   }
-  const auto stale_before = staleness.load();
+  const auto slot = stale_slot(method);
+  const auto stale_before = kept ? staleness[slot].load() : 0;
   const bool retry = method == "tools/call" && modern.load();
   auto r = send_request(method, kept || retry ? params : std::move(params), o);
   if (!r) {
@@ -119,7 +129,7 @@ result<json::object> client_session::impl::send_checked(std::string_view method,
     if (auto listed = relist_tools(); !listed) return r;
     return send_request(method, std::move(params), std::move(o));
   }
-  if (kept && staleness.load() == stale_before) {
+  if (kept && staleness[slot].load() == stale_before) {
     cache->store(cache_origin(), cache_context, cache_method(method), params, *r);
   }
   return r;
@@ -160,7 +170,7 @@ result<void> client_session::impl::relist_tools() {
     changes = tools_changes;
   }
   if (cache) cache->invalidate(cache_origin(), "tools/list");
-  ++staleness;
+  ++staleness[stale_slot("tools/list")];
   std::vector<json::object> all;
   std::optional<std::string> cursor;
   std::unordered_set<std::string> seen;
@@ -193,7 +203,7 @@ result<void> client_session::impl::relist_tools() {
 
 void client_session::impl::forget_stale(std::string_view method, const json::object& params) {
   auto drop = [this](std::string_view m, std::string_view uri = {}) {
-    ++staleness;
+    ++staleness[stale_slot(m)];
     if (cache) cache->invalidate(cache_origin(), m, uri);
   };
   if (method == "notifications/tools/list_changed") {

@@ -350,6 +350,36 @@ TEST(ClientResultCacheNotifications, DropWhatTheyMakeStale) {
   EXPECT_EQ(lists.load(), 2);
 }
 
+TEST(ClientResultCacheNotifications, OneArrivingDuringARequestKeepsOnlyItsOwnMethodOut) {
+  client_test::scripted_peer peer;
+  std::atomic<int> reads{0};
+  peer.answer = [&](const std::string& method, const object& params) -> client_test::reply {
+    object cacheable{{"resultType", "complete"}, {"ttlMs", 60000}, {"cacheScope", "public"}};
+    if (method == "resources/read") {
+      ++reads;
+      // Sent before the answer, so the client reads it while the request is in flight.
+      const auto& uri = params.at("uri").as_string();
+      if (uri == "a://1") peer.notify("notifications/tools/list_changed", {});
+      if (uri == "a://2") peer.notify("notifications/resources/updated", object{{"uri", "a://2"}});
+      cacheable["contents"] = mcp::json::array{
+          object{{"uri", params.at("uri")}, {"text", "v" + std::to_string(reads.load())}}};
+    } else if (method == "tools/list") {
+      cacheable["tools"] = mcp::json::array{};
+    }
+    return client_test::reply::success(std::move(cacheable));
+  };
+  auto c = peer.client(client_test::automatic());
+  ASSERT_TRUE(c->initialize());
+  // A tools/list_changed during a read says nothing of the read: its result is kept.
+  ASSERT_TRUE(c->read_resource("a://1"));
+  ASSERT_TRUE(c->read_resource("a://1"));
+  EXPECT_EQ(reads.load(), 1);
+  // A resources/updated during a read may be about what it read: its result is not kept.
+  ASSERT_TRUE(c->read_resource("a://2"));
+  ASSERT_TRUE(c->read_resource("a://2"));
+  EXPECT_EQ(reads.load(), 3);
+}
+
 TEST(ClientResultCacheBounds, KeepsAtMostWhatItIsAllowed) {
   auto cache = mcp::make_result_cache({.max_entries = 3, .max_bytes = 4096});
   const object keep{{"ttlMs", 60000}, {"cacheScope", "public"}, {"x", 1}};
