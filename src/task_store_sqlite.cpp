@@ -422,8 +422,6 @@ class sqlite_task_store final : public task_store {
     sqlite3* db = db_.get();
     // Look before changing anything: another application's database is left as it is.
     if (!is_task_database()) throw failure{"task store: " + path_ + " is not a task database"};
-    // A new file's pages (set before anything is written; a file that exists keeps its own).
-    sq::exec(db, "PRAGMA page_size=1024");
     {
       statement wal(db, "PRAGMA journal_mode=WAL");
       run r(wal);
