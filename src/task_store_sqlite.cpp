@@ -19,10 +19,12 @@
 // transaction only binds and steps. A write that fails on its own (a duplicate id, a corrupt
 // stored row) fails alone and the rest of its transaction commits; when the transaction fails
 // (BEGIN did not get the file's write lock within the busy timeout, the disk is full, COMMIT
-// failed) every write in it fails with that error and none is stored. A status change reads,
-// checks the status machine and writes inside the transaction, and BEGIN IMMEDIATE takes the
-// file's write lock before the read, so two processes sharing the file cannot both move one
-// task out of `working`.
+// failed) every write in it fails with that error and none is stored. A status change of a task
+// this process created (detail/sqlite_task_heads.hpp) is one UPDATE whose WHERE checks the
+// owner, the status machine and the expiry; any other, or one that UPDATE did not apply, reads,
+// checks and writes inside one transaction, BEGIN IMMEDIATE taking the file's write lock before
+// the read. Either way two processes sharing the file cannot both move one task out of
+// `working`.
 //
 // The connections open the file through the store's VFS (detail/sqlite_wal_vfs.hpp): SQLite's
 // default one, except that each WAL frame (header and page) goes to the file in one write, so
@@ -66,6 +68,7 @@
 #include "detail/sqlite.hpp"
 #include "detail/sqlite_checkpointer.hpp"
 #include "detail/sqlite_store_counts.hpp"
+#include "detail/sqlite_task_heads.hpp"
 #include "detail/sqlite_task_rows.hpp"
 #include "detail/task_store_common.hpp"
 
@@ -141,10 +144,16 @@ class sqlite_task_store final : public task_store {
     select_.emplace(db, std::string(task_columns) + std::string(select_sql));
     delete_.emplace(db, "DELETE FROM tasks WHERE seq = ?1");
     // A task that ends never runs again: its rerun record goes (only `unfinished` reads it).
-    update_.emplace(db,
-                    "UPDATE tasks SET status = ?1, status_message = ?2, updated_ms = ?3, "
-                    "payload = ?4, input = ?6, rerun = CASE WHEN ?1 IN ('working', "
-                    "'input_required') THEN rerun ELSE '{}' END WHERE seq = ?5");
+    const std::string set =
+        "UPDATE tasks SET status = ?1, status_message = ?2, updated_ms = ?3, payload = ?4, "
+        "input = ?6, rerun = CASE WHEN ?1 IN ('working', 'input_required') THEN rerun ELSE '{}' "
+        "END ";
+    update_.emplace(db, set + "WHERE seq = ?5");
+    // A status change without a read of the row: the owner, the status machine (?8, ?9: the
+    // statuses the new one may follow) and the expiry checked by the UPDATE itself.
+    change_.emplace(db, set +
+                            "WHERE id = ?5 AND owner = ?7 AND status IN (?8, ?9) AND "
+                            "(ttl_ms IS NULL OR created_ms + ttl_ms > ?10)");
     // By the expiry index (expiry_index_sql).
     purge_.emplace(db, "DELETE FROM tasks WHERE ttl_ms IS NOT NULL AND created_ms + ttl_ms <= ?1");
     fail_.emplace(db,
@@ -191,6 +200,7 @@ class sqlite_task_store final : public task_store {
       });
       if (!written) return written.error();
       if (duplicate) return error{errc::invalid_params, "task store: a task with this id exists"};
+      if (!is_terminal(task.status)) heads_.add(task);
       return {};
     });
   }
@@ -236,9 +246,39 @@ class sqlite_task_store final : public task_store {
       const auto at = detail::floor_ms(now);
       const std::string payload = json_text(u.payload);
       const std::string input = input_column(u.input_request, u.input_response);
+      const auto bind = [&](run& r) {
+        r.text(1, to_string(u.status)).text(2, u.status_message);
+        r.integer(3, detail::to_epoch_ms(at)).text(4, payload).text(6, input);
+      };
       std::optional<task_record> found;
       bool applied = false;
-      auto written = write([&] {
+      // A task this process created and has not seen end: one statement, no read (the usual
+      // end of a task). Not applied (refused, expired, gone): the path below, which reads.
+      if (const auto head = heads_.find(id)) {
+        auto written = write_one([&] {
+          run r(*change_);
+          bind(r);
+          r.text(5, id).text(7, owner).integer(10, detail::to_epoch_ms(now));
+          const bool terminal = is_terminal(u.status);
+          const bool asked = u.status == task_status::input_required;
+          r.text(8,
+                 to_string(terminal || asked ? task_status::working : task_status::input_required));
+          r.text(9, to_string(task_status::input_required));
+          r.step();
+          applied = sqlite3_changes64(db_.get()) == 1;
+        });
+        if (!written) return written.error();
+        if (applied) {
+          task_record& t = found.emplace();
+          t.id = id;
+          t.owner = owner;
+          t.created_at = head->created_at;
+          t.ttl = head->ttl;
+          t.poll_interval = head->poll_interval;
+          t.method = head->method;
+        }
+      }
+      auto written = applied ? result<void>{} : write([&] {
         std::int64_t seq = 0;
         {
           run r(*select_);
@@ -258,8 +298,8 @@ class sqlite_task_store final : public task_store {
           found.reset();
         } else if (is_allowed_transition(found->status, u.status)) {
           run r(*update_);
-          r.text(1, to_string(u.status)).text(2, u.status_message);
-          r.integer(3, detail::to_epoch_ms(at)).text(4, payload).integer(5, seq).text(6, input);
+          bind(r);
+          r.integer(5, seq);
           r.step();
           applied = true;
         }
@@ -274,6 +314,7 @@ class sqlite_task_store final : public task_store {
         t.input_request = u.input_request;
         t.input_response = u.input_response;
       }
+      if (!found || is_terminal(found->status)) heads_.drop(id);
       return found;
     });
   }
@@ -514,7 +555,9 @@ class sqlite_task_store final : public task_store {
   // The writing connection and its statements: used by the constructor, then by one thread at
   // a time, the one running a batch (or a get, `try_alone`). Closed after the statements.
   sq::db_ptr db_;
-  std::optional<statement> insert_, select_, delete_, update_, purge_, fail_, begin_, commit_;
+  std::optional<statement> insert_, select_, delete_, update_, change_, purge_, fail_, begin_,
+      commit_;
+  sq::task_heads heads_;  // of the unfinished tasks this process created
   std::atomic<std::uint64_t> commits_{0};
   std::optional<sq::checkpointer> checkpointer_;  // its hook is on db_
 

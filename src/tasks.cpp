@@ -377,6 +377,7 @@ bool tasks_feature::become_task(call_state& call) {
     ++unfinished_per_owner_[owner];
     auto& live = live_[rec.id] = live_task{call.weak_self(), s, owner, {}};
     live.queued = call.held();
+    live.expires_at = rec.created_at + ttl;
     purge = ++created_ % 256 == 0;
   }
   if (call.held() || queue_) rec.status_message = std::string(queued_message);

@@ -161,6 +161,8 @@ class tasks_feature final : public feature, public std::enable_shared_from_this<
     /// (notifications/tasks/status); before that, the first question tells the status.
     bool followed = false;
     std::shared_ptr<call_state> parked{};  ///< the waiting call, kept alive here
+    /// When its ttl passes (set for a task created here: tasks/result waits on it, await_live).
+    std::optional<std::chrono::system_clock::time_point> expires_at{};
   };
   /// `t` as a reader should see it: "queued" while this process holds it back.
   void show_queued(task_record& t);
@@ -176,6 +178,9 @@ class tasks_feature final : public feature, public std::enable_shared_from_this<
   std::optional<live_task> take_live(const std::string& id);
   void get(server_session_impl& s, jsonrpc::request&& req);
   void get_result(server_session_impl& s, jsonrpc::request&& req);
+  /// tasks/result of a task created and running here, unexpired, of the caller: waits for its
+  /// end without reading the store (true; false: not such a task, nothing done).
+  bool await_live(server_session_impl& s, const jsonrpc::request& req);
   void list(server_session_impl& s, jsonrpc::request&& req);
   void cancel(server_session_impl& s, jsonrpc::request&& req);
   /// Keeps `tail`, the tasks/result answer of task `t` (answer_tail), just ended here as the

@@ -102,6 +102,7 @@ std::optional<tasks_feature::kept_task> tasks_feature::take_finished(const jsonr
 void tasks_feature::get_result(server_session_impl& s, jsonrpc::request&& req) {
   // Ended here a moment ago (the usual case): its answer is written already.
   if (auto kept = take_finished(req, s.task_owner())) return send_answer(s, req.id, kept->tail);
+  if (await_live(s, req)) return;
   auto t = lookup(s, req);
   if (!t) return s.reply_error(req.id, t.error());
   const std::string owner = s.task_owner();
@@ -124,6 +125,42 @@ void tasks_feature::get_result(server_session_impl& s, jsonrpc::request&& req) {
   // The task may have ended between the read and the registration: read once more.
   auto again = store_->get(id, owner);
   if (again && *again && is_terminal((*again)->status)) answer(w, **again);
+}
+
+bool tasks_feature::await_live(server_session_impl& s, const jsonrpc::request& req) {
+  const auto* id = req.params.if_contains("taskId");
+  if (!id || !id->is_string()) return false;
+  const std::string task_id(id->get_string());
+  const std::string owner = s.task_owner();
+  const auto now = std::chrono::system_clock::now();
+  const auto running = [&] {  // with mu_ held: its live_ entry, or nullptr
+    auto it = live_.find(task_id);
+    return it != live_.end() && it->second.owner == owner && it->second.expires_at &&
+                   now < *it->second.expires_at
+               ? &it->second
+               : nullptr;
+  };
+  {
+    std::lock_guard lock(mu_);
+    if (running() == nullptr) return false;
+  }
+  auto w = std::make_shared<result_waiter>(req.id, s.self(), task_id);
+  if (!s.track(w)) return true;
+  {
+    std::lock_guard lock(mu_);
+    if (auto* live = running()) {  // its end (take_live, then the waiters) answers
+      std::erase_if(live->waiters, [](const auto& x) { return x->answered.load(); });
+      live->waiters.push_back(w);
+      live->followed = true;
+      w.reset();
+    }
+  }
+  if (w) {  // ended meanwhile: the path that reads the store answers
+    (void)s.untrack(*w);
+    return false;
+  }
+  waiter_added_.notify_all();
+  return true;
 }
 
 std::shared_ptr<result_waiter> tasks_feature::await_waiter(const std::string& id,

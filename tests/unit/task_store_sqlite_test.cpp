@@ -1,5 +1,6 @@
 // The SQLite task store alone (include/mcp/task_store.hpp, make_sqlite_task_store): durability
-// across reopening, two stores sharing one file, refusing a file that is not its own, upgrading
+// across reopening, two stores sharing one file (a change by one holds against the other's
+// update of a task it created), refusing a file that is not its own, upgrading
 // the first layout, an unopenable path; group commit (writes that queue during a commit share
 // the next transaction, one failing write does not fail the others, a transaction that cannot
 // start fails its writes; many writers at once share commits, and each write is visible to
@@ -135,6 +136,51 @@ TEST(task_store_sqlite, two_stores_share_one_file) {
   }
   EXPECT_EQ(winners, 1);
   expect_same(b->get("t1", "alice").value().value(), seen[0]);
+}
+
+// The store that created a task changes its status with one UPDATE that checks the status
+// machine, the owner and the expiry itself: what another store did to the task first holds.
+TEST(task_store_sqlite, a_change_by_another_store_holds_against_the_creators) {
+  const temp_db db;
+  auto a = open_store(db.path());
+  auto b = open_store(db.path());
+  ASSERT_NE(a, nullptr);
+  ASSERT_NE(b, nullptr);
+  ASSERT_TRUE(a->create(make_task("t1")));
+  ASSERT_TRUE(a->create(make_task("t2")));
+  const auto cancelled =
+      b->update("t1", "alice", {.status = task_status::cancelled, .status_message = "by b"})
+          .value()
+          .value();
+  const auto late = a->update("t1", "alice",
+                              {.status = task_status::completed,
+                               .status_message = "by a",
+                               .payload = result_payload("late")})
+                        .value();
+  ASSERT_TRUE(late.has_value());
+  expect_same(*late, cancelled);
+  // Another owner changes nothing, even of a task this store created.
+  EXPECT_FALSE(a->update("t2", "bob", {.status = task_status::failed}).value());
+  // b asks for input; a's answer to it is the change from input_required, then a finishes.
+  ASSERT_EQ(b->update("t2", "alice", {.status = task_status::input_required}).value()->status,
+            task_status::input_required);
+  EXPECT_EQ(a->update("t2", "alice", {.status = task_status::working}).value()->status,
+            task_status::working);
+  EXPECT_EQ(a->update("t2", "alice", {.status = task_status::working}).value()->status,
+            task_status::working);  // refused (working to working), the task as it is
+  const auto done =
+      a->update("t2", "alice", {.status = task_status::completed, .payload = result_payload("42")})
+          .value()
+          .value();
+  EXPECT_EQ(done.status, task_status::completed);
+  expect_same(b->get("t2", "alice").value().value(), done);
+  // Expired meanwhile: not changed, and gone.
+  auto old = make_task("t3");
+  old.created_at -= 10s;
+  old.ttl = 1s;
+  ASSERT_TRUE(a->create(old));
+  EXPECT_FALSE(a->update("t3", "alice", {.status = task_status::completed}).value());
+  EXPECT_FALSE(b->get("t3", "alice").value().has_value());
 }
 
 TEST(task_store_sqlite, a_file_of_random_bytes_is_refused) {
