@@ -150,7 +150,7 @@ class request_handler {
   struct spare_session {
     std::string address{};
     std::uint16_t port = 0;
-    std::string version{};  ///< the revision it serves
+    std::string version{};  ///< the revision it serves (taken from a slot: empty, the slot's)
     std::shared_ptr<routing_connection> conn{};
     std::shared_ptr<server_session> session{};
     std::shared_ptr<request_record> record{};  ///< 2026-07-28: the last request's, if any

@@ -227,15 +227,23 @@ http_response request_handler::post_modern(const http_request& req, principal&& 
   if (version.empty()) return mismatch("MCP-Protocol-Version is required");
   // Its members in one pass; the session is handed them (session_reuse.hpp).
   detail::request_meta_members found;
-  json::value kept_version, kept_caps, kept_level;  // a `_meta` kept as text: what it says
-  if (const auto& kept = body.meta; !kept.whole.empty()) {
-    kept_version = json::string_view(kept.version.data(), kept.version.size());
-    kept_caps = kept.caps_members == 0 ? json::object() : detail::meta_object(kept.caps);
+  // A `_meta` kept as text: what it says, each value made in place.
+  const auto& kept = body.meta;
+  const bool as_text = !kept.whole.empty();
+  const json::value kept_version =
+      as_text ? json::value(json::string_view(kept.version.data(), kept.version.size()))
+              : json::value();
+  const json::value kept_caps = !as_text ? json::value()
+                                : kept.caps_members == 0
+                                    ? json::value(json::object())
+                                    : json::value(detail::meta_object(kept.caps));
+  const json::value kept_level =
+      as_text && kept.has_level
+          ? json::value(json::string_view(kept.level.data(), kept.level.size()))
+          : json::value();
+  if (as_text) {
     found = {.version = &kept_version, .caps = &kept_caps, .text = kept.whole};
-    if (kept.has_level) {
-      kept_level = json::string_view(kept.level.data(), kept.level.size());
-      found.level = &kept_level;
-    }
+    if (kept.has_level) found.level = &kept_level;
   } else if (const auto* meta = meta_of(*rq)) {
     found = detail::find_meta_members(*meta);
   }
@@ -315,9 +323,9 @@ http_response request_handler::post_modern(const http_request& req, principal&& 
   // The session ends with its answer, or when the client stops waiting for it (which cancels
   // what still runs: a listen stream, a long call). Answered while `receive` runs (inline
   // handlers), this thread keeps it for the next request, or closes it. Both callbacks share
-  // one small record, so that each holds a single pointer (kept inline by std::function,
-  // nothing allocated); the record is kept with the spare session and serves the next request
-  // when nothing else holds it (an earlier stream's callbacks).
+  // one small record, which the stream keeps: each holds a plain pointer to it (trivially
+  // copied, so kept inline by std::function, nothing allocated); the record is kept with the
+  // spare session and serves the next request when nothing else holds it (an earlier stream).
   std::shared_ptr<request_record> owner = std::move(spare->record);
   const bool alone = owner && owner.use_count() == 1;
   std::atomic_thread_fence(std::memory_order_acquire);  // after what the last other holder did
@@ -328,11 +336,13 @@ http_response request_handler::post_modern(const http_request& req, principal&& 
     owner->defer = defer_;
   }
   owner->session = session;
-  cfg.on_finished = [owner] {
-    if (owner->delivering.exchange(false)) return;
-    owner->defer([s = owner->session] { s->close(); });
+  auto* const record = owner.get();
+  cfg.on_finished = [record] {
+    if (record->delivering.exchange(false)) return;
+    record->defer([s = record->session] { s->close(); });
   };
-  cfg.on_abandoned = [owner] { owner->defer([s = owner->session] { s->close(); }); };
+  cfg.on_abandoned = [record] { record->defer([s = record->session] { s->close(); }); };
+  cfg.keep = owner;
   auto stream = std::make_shared<response_stream>(std::move(cfg));
   if (!spare->conn->register_requests(body.requests, stream)) {
     session->close();

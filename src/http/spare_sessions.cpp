@@ -45,8 +45,8 @@ std::optional<request_handler::spare_session> request_handler::take_spare(
     const http_request& req, std::string_view version) {
   if (auto* slot = req.slot; slot != nullptr) {
     if (!slot->session || slot->version != version) return std::nullopt;
-    return spare_session{.version = std::move(slot->version),
-                         .conn = std::move(slot->conn),
+    // The revision stays in the slot (`version` empty: the slot's), the rest is taken.
+    return spare_session{.conn = std::move(slot->conn),
                          .session = std::move(slot->session),
                          .record = std::move(slot->record),
                          .slot = slot};
@@ -84,7 +84,7 @@ void request_handler::keep_or_close(spare_session&& s) {
     }
     // A session the slot still kept (of another revision) ends.
     auto dropped = std::exchange(slot->session, std::move(s.session));
-    slot->version = std::move(s.version);
+    if (!s.version.empty()) slot->version = std::move(s.version);
     slot->conn = std::move(s.conn);
     slot->record = std::move(s.record);
     if (dropped) dropped->close();

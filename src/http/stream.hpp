@@ -17,6 +17,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -44,6 +45,9 @@ class response_stream {
     /// The HTTP status of a JSON answer, from its body (2026-07-28 maps some error codes to
     /// 400 and 404); unset: 200.
     std::function<unsigned(std::string_view body)> json_status{};
+    /// What the callbacks above use, kept as long as the stream: they may then hold a plain
+    /// pointer to it, which std::function keeps without allocating.
+    std::shared_ptr<const void> keep{};
     /// A writer that falls this far behind (a client not reading) is cut off; the client may
     /// resume from the store.
     std::size_t max_pending_bytes = std::size_t{8} << 20U;

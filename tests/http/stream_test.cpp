@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -137,6 +138,34 @@ TEST(response_stream, a_writer_that_falls_behind_is_cut_off_counting_only_what_i
   const auto next = s.attach([] {});
   s.push("n3", false);
   EXPECT_EQ(data_lines(s.take(next).bytes), (std::vector<std::string>{"n3"}));
+}
+
+TEST(response_stream, what_its_callbacks_use_lives_as_long_as_the_stream) {
+  // The callbacks hold a plain pointer to a record the stream keeps: they run (ended, or the
+  // writer gone first) while it is alive, and the stream lets it go only when it ends itself.
+  struct record {
+    int finished = 0;
+    int abandoned = 0;
+  };
+  auto kept = std::make_shared<record>();
+  const std::weak_ptr<record> seen = kept;
+  {
+    auto c = config(1, false, false);
+    auto* const r = kept.get();
+    c.on_finished = [r] { ++r->finished; };
+    c.on_abandoned = [r] { ++r->abandoned; };
+    c.keep = std::move(kept);
+    auto s = std::make_shared<response_stream>(std::move(c));
+    const auto gen = s->attach([] {});
+    s->detach(gen);  // the writer went away before the answer
+    s->push(R"({"jsonrpc":"2.0","id":1,"result":{}})", true);
+    const auto held = seen.lock();
+    ASSERT_NE(held, nullptr);
+    EXPECT_EQ(held->abandoned, 1);
+    EXPECT_EQ(held->finished, 1);
+    EXPECT_EQ(seen.use_count(), 2);  // the stream's and this one
+  }
+  EXPECT_TRUE(seen.expired());
 }
 
 }  // namespace
