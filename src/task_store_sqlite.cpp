@@ -10,20 +10,20 @@
 // next one, a single BEGIN IMMEDIATE ... COMMIT, so N callers at once pay for one commit (one
 // append to the WAL of the pages they share — the table's last leaf, the indexes' leaves, the
 // sequence — and, at `power_loss`, one fdatasync) instead of N. A write of one statement (all
-// but update) alone in its batch runs without the BEGIN and COMMIT around it: SQLite makes the
-// statement its own transaction, taking the same locks in the same order. The transaction runs
-// on the thread of one of its callers: a write that finds no transaction running runs at once,
-// with no hand-off to another thread and back (measured: bench/RESULTS.md, "SQLite task store:
-// group commit"). Each caller returns once its transaction has committed, so an acknowledged write
-// is durable to the promised level; the caller serializes its JSON before it queues, so the
-// transaction only binds and steps. A write that fails on its own (a duplicate id, a corrupt
-// stored row) fails alone and the rest of its transaction commits; when the transaction fails
-// (BEGIN did not get the file's write lock within the busy timeout, the disk is full, COMMIT
-// failed) every write in it fails with that error and none is stored. A status change of a task
-// this process created (detail/sqlite_task_heads.hpp) is one UPDATE whose WHERE checks the
-// owner, the status machine and the expiry; any other, or one that UPDATE did not apply, reads,
-// checks and writes inside one transaction, BEGIN IMMEDIATE taking the file's write lock before
-// the read. Either way two processes sharing the file cannot both move one task out of
+// but an update that reads the row first) alone in its batch runs without the BEGIN and COMMIT
+// around it: SQLite makes the statement its own transaction, taking the same locks in the same
+// order. The transaction runs on the thread of one of its callers: a write that finds no
+// transaction running runs at once, with no hand-off to another thread and back (measured:
+// bench/RESULTS.md, "SQLite task store: group commit"). Each caller returns once its transaction
+// has committed, so an acknowledged write is durable to the promised level; the caller serializes
+// its JSON before it queues, so the transaction only binds and steps. A write that fails on its own
+// (a duplicate id, a corrupt stored row) fails alone and the rest of its transaction commits; when
+// the transaction fails (BEGIN did not get the file's write lock within the busy timeout, the disk
+// is full, COMMIT failed) every write in it fails with that error and none is stored. A status
+// change of a task this process created (detail/sqlite_task_heads.hpp) is one UPDATE whose WHERE
+// checks the owner, the status machine and the expiry; any other, or one that UPDATE did not apply,
+// reads, checks and writes inside one transaction, BEGIN IMMEDIATE taking the file's write lock
+// before the read. Either way two processes sharing the file cannot both move one task out of
 // `working`.
 //
 // The connections open the file through the store's VFS (detail/sqlite_wal_vfs.hpp): SQLite's
@@ -267,7 +267,7 @@ class sqlite_task_store final : public task_store {
           r.step();
           applied = sqlite3_changes64(db_.get()) == 1;
         });
-        if (!written) return written.error();
+        if (!written) return heads_.drop(id), written.error();  // its next change reads the row
         if (applied) {
           task_record& t = found.emplace();
           t.id = id;
@@ -304,7 +304,7 @@ class sqlite_task_store final : public task_store {
           applied = true;
         }
       });
-      if (!written) return written.error();
+      if (!written) return heads_.drop(id), written.error();
       if (applied) {
         task_record& t = *found;
         t.status = u.status;

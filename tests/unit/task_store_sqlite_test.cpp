@@ -148,6 +148,7 @@ TEST(task_store_sqlite, a_change_by_another_store_holds_against_the_creators) {
   ASSERT_NE(b, nullptr);
   ASSERT_TRUE(a->create(make_task("t1")));
   ASSERT_TRUE(a->create(make_task("t2")));
+  ASSERT_TRUE(a->create(make_task("t4")));
   const auto cancelled =
       b->update("t1", "alice", {.status = task_status::cancelled, .status_message = "by b"})
           .value()
@@ -160,7 +161,8 @@ TEST(task_store_sqlite, a_change_by_another_store_holds_against_the_creators) {
   ASSERT_TRUE(late.has_value());
   expect_same(*late, cancelled);
   // Another owner changes nothing, even of a task this store created.
-  EXPECT_FALSE(a->update("t2", "bob", {.status = task_status::failed}).value());
+  EXPECT_FALSE(a->update("t4", "bob", {.status = task_status::failed}).value());
+  EXPECT_EQ(b->get("t4", "alice").value().value().status, task_status::working);
   // b asks for input; a's answer to it is the change from input_required, then a finishes.
   ASSERT_EQ(b->update("t2", "alice", {.status = task_status::input_required}).value()->status,
             task_status::input_required);
