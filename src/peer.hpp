@@ -251,8 +251,12 @@ class peer : public std::enable_shared_from_this<peer> {
   /// arriving requests (`track` takes it into the request's record; an answer sent before
   /// `on_request` returns ends it), and is filed aside only when neither happened.
   [[gnu::cold]] void dispatch_observed(jsonrpc::request&& r);
-  /// `dispatch_observed` of a request whose set's span word is not known: `on_start`.
-  [[gnu::cold, gnu::noinline]] void dispatch_spanned(jsonrpc::request&& r);
+  /// `dispatch_observed` of a request whose set's span word is not known: `on_start` (with
+  /// `operation::root` at `root`).
+  [[gnu::cold, gnu::noinline]] void dispatch_spanned(jsonrpc::request&& r,
+                                                     const observe::trace_context* root);
+  /// `dispatch_observed` for an observer that `starts_roots`, `word` its set's (or 0).
+  [[gnu::cold, gnu::noinline]] void dispatch_root(jsonrpc::request&& r, std::uintptr_t word);
   /// `on_request` with the request's span waiting on this thread's stack: as a `word` (non-zero)
   /// and `start`, or as `span`.
   void dispatch_arriving(jsonrpc::request&& r, std::uintptr_t word,
@@ -277,7 +281,8 @@ class peer : public std::enable_shared_from_this<peer> {
   bool settle_batched(const jsonrpc::request_id& id, std::string* answer, std::string& out);
 
   // observation (peer_observe.cpp); each is called only with an observer
-  [[gnu::cold]] observe::span observe_request(const jsonrpc::request& r);
+  [[gnu::cold]] observe::span observe_request(const jsonrpc::request& r,
+                                              const observe::trace_context* root);
   [[gnu::cold]] void observe_notification(const jsonrpc::notification& n);
   [[gnu::cold]] void observe_answer(const jsonrpc::request_id& id, std::string_view message,
                                     const observe::outcome* known);
@@ -358,6 +363,7 @@ class peer : public std::enable_shared_from_this<peer> {
   observe::kind side_ = observe::kind::server;
   bool reads_request_id_ = true;  ///< `observer::reads_request_id`
   bool spans_by_set_ = false;     ///< `observer::spans_by_attribute_set`
+  bool roots_ = false;            ///< `observer::starts_roots`
   observe::network_transport transport_ = observe::network_transport::unknown;
   connection_facts facts_;  ///< the connection's, read at `set_observer` (not its session id)
   /// The session id: set before messages flow, replaced once when the session starts (a client

@@ -1,10 +1,12 @@
-// How an answer the peer sends as text ended, for its span (peer_span.hpp), read from the text.
+// How an answer ended, for its span: one the peer sends as text (peer_span.hpp), read from the
+// text, and one to a request the peer sent (peer.hpp).
 #include <charconv>
 #include <cstddef>
 #include <cstring>
 #include <string_view>
 
 #include "jsonrpc_text.hpp"
+#include "peer.hpp"
 #include "peer_span.hpp"
 
 namespace mcp::detail {
@@ -53,6 +55,29 @@ observe::outcome answer_outcome(std::string_view message) {
     return {.status = observe::status::tool_error};
   }
   return {};
+}
+
+void peer::observe_outbound_end(outbound& o, const result<json::object>& r) {
+  observe::outcome out;
+  error e;  // `out.message` views it (result::error() answers a copy)
+  if (r.has_error()) {
+    e = r.error();
+    if (e.is(errc::request_timeout)) {
+      out = {.status = observe::status::failed, .error_type = "timeout"};
+    } else if (e.is(errc::cancelled)) {
+      out = {.status = observe::status::failed, .error_type = "cancelled"};
+    } else if (e.is(errc::connection_closed)) {
+      out = {.status = observe::status::failed, .error_type = "connection_closed"};
+    } else {
+      out = {.status = observe::status::rpc_error, .code = e.code, .message = e.message};
+    }
+  } else if (o.method == "tools/call") {
+    const auto* is_error = r->if_contains("isError");
+    if (is_error != nullptr && is_error->is_bool() && is_error->get_bool()) {
+      out.status = observe::status::tool_error;
+    }
+  }
+  obs_->on_end(o.span, out);
 }
 
 }  // namespace mcp::detail

@@ -2,6 +2,7 @@
 // notification it sends or receives, with the OpenTelemetry MCP conventions' attributes; trace
 // context read from incoming `params._meta` and written into outgoing requests' `_meta`; the
 // session's span. Everything here runs only when an observer is set.
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <chrono>
@@ -100,6 +101,12 @@ std::string_view target_of(std::string_view method, const json::object& params) 
     }
   }
   return {};
+}
+
+/// Whether `params` has a `_meta` member (which may carry a trace context).
+bool has_meta(const json::object& params) noexcept {
+  return std::any_of(params.begin(), params.end(),
+                     [](const auto& m) { return m.key().size() == 5 && is(m.key(), "_meta"); });
 }
 
 /// The method's target (the tool or prompt name) and resource URI, as the conventions name them.
@@ -205,8 +212,10 @@ std::string_view id_text(const jsonrpc::request_id& id, std::array<char, 24>& bu
 /// Keeps the word of `span` with its set (`word`, from `number_attribute_set`) when the observer
 /// starts its sets' spans alike (`observer::spans_by_attribute_set`) and the span is of that
 /// form: later operations of the set then start their spans without the observer.
-void keep_span_word(std::atomic<std::uintptr_t>* word, const observe::span& span) noexcept {
-  if (word != nullptr && is_word_span(span)) {
+/// `any_form`: an observer that `starts_roots`, whose every span's word is its set's.
+void keep_span_word(std::atomic<std::uintptr_t>* word, const observe::span& span,
+                    bool any_form) noexcept {
+  if (word != nullptr && (any_form ? span.word != 0 : is_word_span(span))) {
     word->store(span.word, std::memory_order_release);
   }
 }
@@ -218,6 +227,7 @@ void peer::set_observer(std::shared_ptr<observe::observer> o, observe::kind side
   side_ = side;
   reads_request_id_ = obs_ && obs_->reads_request_id();
   spans_by_set_ = obs_ && obs_->spans_by_attribute_set();
+  roots_ = obs_ && obs_->starts_roots();
   facts_ = conn_->facts();
   transport_ = transport_of(facts_.network_transport);
   if (!facts_.session_id.empty()) {  // none for a stateless request: nothing to allocate
@@ -354,16 +364,26 @@ void peer::hold_answering(const jsonrpc::request_id& id, observe::span&& span) {
 void peer::dispatch_observed(jsonrpc::request&& r) {
   // A set seen before: no operation, no observer call, no span made (its word and start wait
   // on this thread's stack); the operation's frame is left to the general way, out of line.
-  const auto word = spans_by_set_ ? known_span_word(observe::kind::server, r.method,
-                                                    target_of(r.method, r.params))
-                                  : 0;
-  if (word == 0) return dispatch_spanned(std::move(r));
+  const auto word = spans_by_set_ || roots_ ? known_span_word(observe::kind::server, r.method,
+                                                              target_of(r.method, r.params))
+                                            : 0;
+  if (roots_ && !spans_by_set_) return dispatch_root(std::move(r), word);
+  if (word == 0) return dispatch_spanned(std::move(r), nullptr);
   dispatch_arriving(std::move(r), word, observe::now_if_unset(this_thread_read_clock.batch_start()),
                     nullptr);
 }
 
-void peer::dispatch_spanned(jsonrpc::request&& r) {
-  observe::span span = observe_request(r);
+void peer::dispatch_root(jsonrpc::request&& r, std::uintptr_t word) {
+  // No `_meta`, no parent: a new trace, begun without the operation (a span the observer
+  // records asks for it, with the observer's decision).
+  if (has_meta(r.params)) return dispatch_spanned(std::move(r), nullptr);
+  observe::span span = obs_->start_root(word, this_thread_read_clock.batch_start());
+  if (!span) return dispatch_spanned(std::move(r), span.context.valid() ? &span.context : nullptr);
+  dispatch_arriving(std::move(r), 0, {}, &span);
+}
+
+void peer::dispatch_spanned(jsonrpc::request&& r, const observe::trace_context* root) {
+  observe::span span = observe_request(r, root);
   if (!span) return on_request(std::move(r));
   if (is_word_span(span)) {  // the word says it all: it waits as the known sets' spans do
     span.active = false;
@@ -394,9 +414,10 @@ observe::trace_context peer::trace_of(const jsonrpc::request_id& id) const {
   return parent_of(&id).context;
 }
 
-observe::span peer::observe_request(const jsonrpc::request& r) {
+observe::span peer::observe_request(const jsonrpc::request& r, const observe::trace_context* root) {
   auto op = base_operation();
   op.side = observe::kind::server;  // received
+  op.root = root;
   describe_received(op, r.method, r.params);
   auto* word = number_attribute_set(op);
   op.start = this_thread_read_clock.batch_start();
@@ -404,7 +425,7 @@ observe::span peer::observe_request(const jsonrpc::request& r) {
   std::string spill;
   if (reads_request_id_) op.request_id = id_text(r.id, buf, spill);
   auto span = obs_->on_start(op);
-  if (spans_by_set_) keep_span_word(word, span);
+  if (spans_by_set_ || roots_) keep_span_word(word, span, roots_);
   return span;
 }
 
@@ -427,7 +448,7 @@ void peer::observe_notification(const jsonrpc::notification& n) {
   if (op.start == std::chrono::steady_clock::time_point{})
     op.start = std::chrono::steady_clock::now();
   auto span = obs_->on_start(op);
-  if (spans_by_set_) keep_span_word(word, span);
+  if (spans_by_set_) keep_span_word(word, span, false);
   if (span) obs_->on_end(span, {.end = op.start});
 }
 
@@ -540,36 +561,13 @@ observe::span peer::observe_outbound(std::string_view method, json::object& para
   const auto parent = parent_of(related);  // the incoming request this one is made for
   if (parent) op.parent = &parent;
   auto span = obs_->on_start(op);
-  if (spans_by_set_) keep_span_word(word, span);
+  if (spans_by_set_) keep_span_word(word, span, false);
   if (span && span.context.valid()) {
     auto& meta = params["_meta"];
     if (!meta.is_object()) meta.emplace_object();
     obs_->inject(span, meta.get_object());
   }
   return span;
-}
-
-void peer::observe_outbound_end(outbound& o, const result<json::object>& r) {
-  observe::outcome out;
-  error e;  // `out.message` views it (result::error() answers a copy)
-  if (r.has_error()) {
-    e = r.error();
-    if (e.is(errc::request_timeout)) {
-      out = {.status = observe::status::failed, .error_type = "timeout"};
-    } else if (e.is(errc::cancelled)) {
-      out = {.status = observe::status::failed, .error_type = "cancelled"};
-    } else if (e.is(errc::connection_closed)) {
-      out = {.status = observe::status::failed, .error_type = "connection_closed"};
-    } else {
-      out = {.status = observe::status::rpc_error, .code = e.code, .message = e.message};
-    }
-  } else if (o.method == "tools/call") {
-    const auto* is_error = r->if_contains("isError");
-    if (is_error != nullptr && is_error->is_bool() && is_error->get_bool()) {
-      out.status = observe::status::tool_error;
-    }
-  }
-  obs_->on_end(o.span, out);
 }
 
 void peer::observe_close(

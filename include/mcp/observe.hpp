@@ -151,6 +151,9 @@ struct operation {
   /// them. 0: not numbered (compare the attributes). The SDK's engine numbers the operations of
   /// a session from its second one on; numbers are never reused within the process.
   std::uint64_t attribute_set = 0;
+  /// A new trace's ids and sampled flag that this observer decided already in `start_root`
+  /// (which then asked for the operation): used as they are. Null: the observer decides.
+  const trace_context* root = nullptr;
 };
 
 /// How an operation ended.
@@ -269,6 +272,21 @@ class observer {
   /// Default false; the metrics answer true (unless they record resource URIs). The engine asks
   /// once, when it is given the observer; `combine` does the same for its second of two parts.
   [[nodiscard]] virtual bool spans_by_attribute_set() const noexcept;
+
+  /// Whether `start_root` may start the span of an operation that begins a new trace (a
+  /// received request whose params have no `_meta`) without the operation. Default false; the
+  /// tracer (mcp/observe/tracing.hpp) answers true unless it samples every new trace, and so
+  /// does `combine` of it and the metrics. The engine asks once, when it is given the observer,
+  /// and then keeps the non-zero `word` of such an observer's span of a numbered operation with
+  /// its set: it must be the same for every operation of the set (`combine`'s is the metrics').
+  [[nodiscard]] virtual bool starts_roots() const noexcept;
+  /// The span of an operation that begins a new trace, started at `start` (unset: the observer
+  /// reads the clock if it needs it); `word`: the one the engine keeps for the operation's set,
+  /// 0 when it has none. Usually the new trace's ids, unsampled. An inactive span asks for the
+  /// operation: the engine then calls `on_start` with `operation::root` at the returned span's
+  /// context when it is valid (the decision made here, e.g. sampled, kept). Default: inactive.
+  [[nodiscard]] virtual span start_root(std::uintptr_t word,
+                                        std::chrono::steady_clock::time_point start);
 };
 
 /// One observer that forwards every report to each of `parts` in order (null entries are

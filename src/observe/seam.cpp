@@ -20,6 +20,8 @@ void observer::on_task_status(std::string_view, std::string_view) {}
 void observer::on_stream(kind, int) {}
 bool observer::reads_request_id() const noexcept { return true; }
 bool observer::spans_by_attribute_set() const noexcept { return false; }
+bool observer::starts_roots() const noexcept { return false; }
+span observer::start_root(std::uintptr_t, std::chrono::steady_clock::time_point) { return {}; }
 
 void observer::inject(const span& s, json::object& meta) const {
   if (!s.context.valid()) return;
@@ -80,6 +82,23 @@ class combined final : public observer {
   }
   void on_stream(kind side, int delta) override {
     for (const auto& p : parts_) p->on_stream(side, delta);
+  }
+  // A new trace's span from the first part's, folded with the second's of the set's word
+  // (the combined spans' word is the second part's; none known yet: the operation is asked
+  // for). Every return is of `first` (as in `gather_numbered`).
+  [[nodiscard]] bool starts_roots() const noexcept override {
+    return second_by_set_ && parts_[0]->starts_roots();
+  }
+  span start_root(std::uintptr_t word, std::chrono::steady_clock::time_point start) override {
+    if (word != 0) start = now_if_unset(start);  // one reading for both parts
+    span first = word != 0 ? parts_[0]->start_root(0, start) : span{};
+    if (first && first.word == 0 && first.start == start && !kept_aside(first)) {
+      first.word = word;  // folded, as `fold` would
+    } else if (first) {
+      span second = mcp::detail::span_of_word(word, start);
+      fold(first, second);
+    }
+    return first;
   }
   [[nodiscard]] bool reads_request_id() const noexcept override {
     return std::any_of(parts_.begin(), parts_.end(),

@@ -80,9 +80,15 @@ class tracer final : public observer {
     s.active = true;
     s.start = op.start;
     trace_context& ctx = s.context;
+    if (op.root != nullptr && op.root->valid()) {  // a new trace `start_root` decided
+      ctx.trace_id = op.root->trace_id;
+      ctx.span_id = op.root->span_id;
+      ctx.flags = op.root->flags;
+      if (ctx.sampled()) record(op, s, nullptr);
+      return s;
+    }
     if (!may_have_parent(op)) {  // a new trace: no parent to look for, none to record
-      detail::fast_ids(&ctx.trace_id, ctx.span_id);
-      ctx.flags = sample_root(ctx.trace_id) ? 1 : 0;
+      new_root(ctx);
       if (ctx.sampled()) record(op, s, nullptr);
       return s;
     }
@@ -93,11 +99,24 @@ class tracer final : public observer {
       if (!parent.context.trace_state.empty()) ctx.trace_state = parent.context.trace_state;
       detail::fast_ids(nullptr, ctx.span_id);
     } else {
-      detail::fast_ids(&ctx.trace_id, ctx.span_id);
-      ctx.flags = sample_root(ctx.trace_id) ? 1 : 0;
+      new_root(ctx);
     }
     if (!parent.baggage.empty()) s.baggage = std::move(parent.baggage);
     if (ctx.sampled()) record(op, s, parent.context.valid() ? &parent : nullptr);
+    return s;
+  }
+
+  // Not when every new trace is sampled: each would ask for its operation after all. Its spans
+  // have no word (the engine keeps none for it).
+  [[nodiscard]] bool starts_roots() const noexcept override { return opts_.root_sample_ratio < 1; }
+
+  // An unsampled new trace: its ids alone (no clock read, as in `on_start`). A sampled one asks
+  // for the operation, to record it.
+  span start_root(std::uintptr_t, steady::time_point start) override {
+    span s;
+    s.start = start;
+    new_root(s.context);
+    s.active = !s.context.sampled();
     return s;
   }
 
@@ -169,8 +188,14 @@ class tracer final : public observer {
     return r;
   }
 
+  /// A new trace's ids in `ctx`, sampled or not by the ratio.
+  void new_root(trace_context& ctx) const noexcept {
+    detail::fast_ids(&ctx.trace_id, ctx.span_id);
+    ctx.flags = sample_root(ctx.trace_id) ? 1 : 0;
+  }
+
   /// Ratio sampling on the trace id's last 8 bytes (random).
-  [[nodiscard]] bool sample_root(const std::array<std::uint8_t, 16>& id) const {
+  [[nodiscard]] bool sample_root(const std::array<std::uint8_t, 16>& id) const noexcept {
     if (opts_.root_sample_ratio >= 1) return true;
     if (opts_.root_sample_ratio <= 0) return false;
     std::uint64_t x = 0;

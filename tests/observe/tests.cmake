@@ -9,6 +9,7 @@ add_executable(mcp_observe_tests
   observe/conventions_test.cpp
   observe/engine_test.cpp
   observe/engine_series_test.cpp
+  observe/engine_roots_test.cpp
   observe/engine_close_test.cpp
   observe/metrics_test.cpp
   observe/metrics_server_test.cpp

@@ -1,0 +1,157 @@
+// A new trace begun without the operation (`observer::starts_roots`): a request received
+// without `_meta` gets its span from the tracer's ids (with the metrics' word of its set, seen
+// before, when combined); the tracer's sampling decision made there is the one its recorded
+// span keeps, and a request with `_meta` still follows its parent.
+#include <mcp/client.hpp>
+#include <mcp/observe/metrics.hpp>
+#include <mcp/observe/tracing.hpp>
+#include <mcp/server.hpp>
+#include <mcp/transport/memory.hpp>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace {
+
+using mcp::observe::kind;
+using mcp::observe::span_record;
+
+/// The trace ids of the server's tools/call spans a tracer recorded, and those its tool saw.
+struct traces {
+  std::mutex mu;
+  std::vector<std::string> recorded;
+  std::vector<std::string> seen;
+
+  std::shared_ptr<mcp::observe::observer> tracer(const std::shared_ptr<traces>& self,
+                                                 double ratio) {
+    return mcp::observe::make_tracer({.sink =
+                                          [self](std::unique_ptr<span_record> r) {
+                                            if (r->side() != kind::server ||
+                                                r->name() != "tools/call add") {
+                                              return;
+                                            }
+                                            std::lock_guard lock(self->mu);
+                                            self->recorded.push_back(r->context.trace_id_hex());
+                                          },
+                                      .root_sample_ratio = ratio});
+  }
+};
+
+/// Tool `add`, which notes the trace id it runs in.
+void add_tool(mcp::server& s, const std::shared_ptr<traces>& t) {
+  s.add_tool({.name = "add"}, [t](mcp::tool_context& ctx) {
+    std::lock_guard lock(t->mu);
+    t->seen.push_back(ctx.trace_id());
+    return std::string("3");
+  });
+}
+
+/// The calls counted by the server's duration histogram of tools/call.
+std::uint64_t server_calls(const mcp::observe::metrics& m) {
+  std::uint64_t n = 0;
+  for (const auto& md : m.snapshot().metrics) {
+    if (md.name != "mcp.server.operation.duration") continue;
+    for (const auto& p : md.histogram_points) {
+      for (const auto& a : p.attributes) {
+        const auto* method = std::get_if<std::string>(&a.value);
+        if (a.key == "mcp.method.name" && method != nullptr && *method == "tools/call") {
+          n += p.count;
+        }
+      }
+    }
+  }
+  return n;
+}
+
+TEST(engine_roots, a_tracer_and_the_metrics_combined_begin_new_traces_from_the_sets_word) {
+  auto metrics = mcp::observe::make_metrics();
+  const auto sink = [](std::unique_ptr<span_record>) {};
+  EXPECT_FALSE(mcp::observe::make_tracer({.sink = sink})->starts_roots())
+      << "every new trace sampled: none begun from a word";
+  auto tracer = mcp::observe::make_tracer({.sink = sink, .root_sample_ratio = 0.999999});
+  EXPECT_TRUE(tracer->starts_roots());
+  EXPECT_FALSE(metrics->starts_roots());
+  auto both = mcp::observe::combine({tracer, metrics});
+  EXPECT_TRUE(both->starts_roots());
+  EXPECT_FALSE(mcp::observe::combine({metrics, tracer})->starts_roots());
+  const auto t = std::chrono::steady_clock::now();
+  EXPECT_FALSE(both->start_root(0, t));  // no word: the operation is asked for
+  // Nearly all sampled: a sampled new trace asks for the operation, with the ids it decided.
+  int asked = 0;
+  for (int i = 0; i < 10; ++i) {
+    auto s = both->start_root(1, t);
+    EXPECT_TRUE(s.context.valid());
+    EXPECT_EQ(!s, s.context.sampled());
+    asked += s ? 0 : 1;
+  }
+  EXPECT_GT(asked, 0);
+}
+
+/// 400 calls from a client that does not trace (no `_meta`) to a server whose tracer samples
+/// half the new traces, alone or combined with the metrics: a decision taken twice (once
+/// without the operation, once again with it) would record a quarter of them.
+void expect_sampled_once(bool with_metrics) {
+  auto t = std::make_shared<traces>();
+  auto metrics = mcp::observe::make_metrics();
+  auto tracer = t->tracer(t, 0.5);
+  auto observer = with_metrics ? mcp::observe::combine({tracer, metrics}) : tracer;
+  mcp::server s({.observer = observer});
+  add_tool(s, t);
+  auto c = mcp::connect_in_process(s);
+  ASSERT_TRUE(c) << c.error().message;
+  constexpr int calls = 400;
+  for (int i = 0; i < calls; ++i) ASSERT_TRUE(c->client->call_tool("add"));
+  c->client->close();
+  c->session->close();
+  if (with_metrics) {
+    EXPECT_EQ(server_calls(*metrics), static_cast<std::uint64_t>(calls));
+  }
+  std::lock_guard lock(t->mu);
+  ASSERT_EQ(t->seen.size(), static_cast<std::size_t>(calls));
+  const std::set<std::string> seen(t->seen.begin(), t->seen.end());
+  EXPECT_EQ(seen.size(), t->seen.size()) << "every call begins a trace of its own";
+  EXPECT_EQ(seen.count(""), 0U) << "an unsampled call has ids to propagate too";
+  for (const auto& id : t->recorded) EXPECT_EQ(seen.count(id), 1U) << id;
+  // 200 expected (standard deviation 10).
+  EXPECT_GT(t->recorded.size(), 140U);
+  EXPECT_LT(t->recorded.size(), 260U);
+}
+
+TEST(engine_roots, calls_without_meta_are_sampled_once_by_the_ratio_and_all_counted) {
+  expect_sampled_once(true);
+}
+
+TEST(engine_roots, a_lone_tracer_samples_calls_without_meta_once_by_the_ratio) {
+  expect_sampled_once(false);
+}
+
+TEST(engine_roots, calls_with_a_sampled_parent_in_meta_are_recorded_in_its_trace) {
+  // The server samples no new trace; the client's tracer samples every call and sends its
+  // context in `_meta`: every server span follows it.
+  auto server_t = std::make_shared<traces>();
+  auto client_t = std::make_shared<traces>();
+  auto metrics = mcp::observe::make_metrics();
+  auto both = mcp::observe::combine({server_t->tracer(server_t, 0), metrics});
+  mcp::server s({.observer = both});
+  add_tool(s, server_t);
+  auto c = mcp::connect_in_process(s, {.observer = client_t->tracer(client_t, 1)});
+  ASSERT_TRUE(c) << c.error().message;
+  constexpr int calls = 20;
+  for (int i = 0; i < calls; ++i) ASSERT_TRUE(c->client->call_tool("add"));
+  c->client->close();
+  c->session->close();
+  EXPECT_EQ(server_calls(*metrics), static_cast<std::uint64_t>(calls));
+  std::lock_guard lock(server_t->mu);
+  EXPECT_EQ(server_t->recorded.size(), static_cast<std::size_t>(calls));
+  EXPECT_EQ(std::set<std::string>(server_t->recorded.begin(), server_t->recorded.end()),
+            std::set<std::string>(server_t->seen.begin(), server_t->seen.end()));
+}
+
+}  // namespace
