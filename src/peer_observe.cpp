@@ -103,10 +103,13 @@ std::string_view target_of(std::string_view method, const json::object& params) 
   return {};
 }
 
-/// Whether `params` has a `_meta` member (which may carry a trace context).
-bool has_meta(const json::object& params) noexcept {
-  return std::any_of(params.begin(), params.end(),
-                     [](const auto& m) { return m.key().size() == 5 && is(m.key(), "_meta"); });
+/// Whether `params._meta` may carry a trace context (`observe::extract` reads nothing else of
+/// it): a 2026-07-28 request's `_meta`, always there, usually carries none.
+bool carries_trace_context(const json::object& params) noexcept {
+  const auto* meta = params.if_contains("_meta");
+  if (meta == nullptr || !meta->is_object()) return false;
+  const auto& m = meta->get_object();
+  return m.contains("traceparent") || m.contains("tracestate") || m.contains("baggage");
 }
 
 /// The method's target (the tool or prompt name) and resource URI, as the conventions name them.
@@ -374,9 +377,9 @@ void peer::dispatch_observed(jsonrpc::request&& r) {
 }
 
 void peer::dispatch_root(jsonrpc::request&& r, std::uintptr_t word) {
-  // No `_meta`, no parent: a new trace, begun without the operation (a span the observer
-  // records asks for it, with the observer's decision).
-  if (has_meta(r.params)) return dispatch_spanned(std::move(r), nullptr);
+  // No trace context in `_meta`, no parent: a new trace, begun without the operation (a span
+  // the observer records asks for it, with the observer's decision).
+  if (carries_trace_context(r.params)) return dispatch_spanned(std::move(r), nullptr);
   observe::span span = obs_->start_root(word, this_thread_read_clock.batch_start());
   if (!span) return dispatch_spanned(std::move(r), span.context.valid() ? &span.context : nullptr);
   dispatch_arriving(std::move(r), 0, {}, &span);

@@ -225,8 +225,8 @@ struct span {
 ///
 /// Thread-safety: every member may be called from any thread, also at once, and must not
 /// throw; `on_end` for a span may run on another thread than its `on_start`. The engine calls
-/// `on_end` exactly once for every active span `on_start` returned (also when the session
-/// closes: `failed`, "connection_closed"), and `on_session_end` likewise.
+/// `on_end` exactly once for every active span `on_start` or `start_root` returned (also when
+/// the session closes: `failed`, "connection_closed"), and `on_session_end` likewise.
 class observer {
  public:
   virtual ~observer() = default;
@@ -274,9 +274,10 @@ class observer {
   [[nodiscard]] virtual bool spans_by_attribute_set() const noexcept;
 
   /// Whether `start_root` may start the span of an operation that begins a new trace (a
-  /// received request whose params have no `_meta`) without the operation. Default false; the
-  /// tracer (mcp/observe/tracing.hpp) answers true unless it samples every new trace, and so
-  /// does `combine` of it and the metrics. The engine asks once, when it is given the observer,
+  /// received request whose params' `_meta` carries no trace context) without the operation.
+  /// Default false; the tracer (mcp/observe/tracing.hpp) answers true unless it samples every
+  /// new trace, and so does `combine({tracer, metrics})`, in that order, when the metrics do not
+  /// record resource URIs. The engine asks once, when it is given the observer,
   /// and then keeps the non-zero `word` of such an observer's span of a numbered operation with
   /// its set: it must be the same for every operation of the set (`combine`'s is the metrics').
   [[nodiscard]] virtual bool starts_roots() const noexcept;

@@ -1,7 +1,7 @@
 // A new trace begun without the operation (`observer::starts_roots`): a request received
-// without `_meta` gets its span from the tracer's ids (with the metrics' word of its set, seen
-// before, when combined); the tracer's sampling decision made there is the one its recorded
-// span keeps, and a request with `_meta` still follows its parent.
+// without a trace context in `_meta` gets its span from the tracer's ids (with the metrics' word of
+// its set, seen before, when combined); the tracer's sampling decision made there is the one its
+// recorded span keeps, and a request with `_meta` still follows its parent.
 #include <mcp/client.hpp>
 #include <mcp/observe/metrics.hpp>
 #include <mcp/observe/tracing.hpp>
@@ -94,18 +94,22 @@ TEST(engine_roots, a_tracer_and_the_metrics_combined_begin_new_traces_from_the_s
   EXPECT_GT(asked, 0);
 }
 
-/// 400 calls from a client that does not trace (no `_meta`) to a server whose tracer samples
-/// half the new traces, alone or combined with the metrics: a decision taken twice (once
-/// without the operation, once again with it) would record a quarter of them.
-void expect_sampled_once(bool with_metrics) {
+/// 400 calls from a client that does not trace (no trace context in `_meta`; in 2026-07-28 a
+/// `_meta` of the revision and the client's) to a server whose tracer samples half the new
+/// traces, alone or combined with the metrics: a decision taken twice (once without the
+/// operation, once again with it) would record a quarter of them.
+void expect_sampled_once(bool with_metrics, bool modern = false) {
   auto t = std::make_shared<traces>();
   auto metrics = mcp::observe::make_metrics();
   auto tracer = t->tracer(t, 0.5);
   auto observer = with_metrics ? mcp::observe::combine({tracer, metrics}) : tracer;
   mcp::server s({.observer = observer});
   add_tool(s, t);
-  auto c = mcp::connect_in_process(s);
+  mcp::client_options o;
+  if (modern) o.negotiate = mcp::negotiation::automatic;
+  auto c = mcp::connect_in_process(s, std::move(o));
   ASSERT_TRUE(c) << c.error().message;
+  ASSERT_EQ(c->client->era(), modern ? mcp::protocol_era::modern : mcp::protocol_era::legacy);
   constexpr int calls = 400;
   for (int i = 0; i < calls; ++i) ASSERT_TRUE(c->client->call_tool("add"));
   c->client->close();
@@ -130,6 +134,11 @@ TEST(engine_roots, calls_without_meta_are_sampled_once_by_the_ratio_and_all_coun
 
 TEST(engine_roots, a_lone_tracer_samples_calls_without_meta_once_by_the_ratio) {
   expect_sampled_once(false);
+}
+
+TEST(engine_roots, calls_of_2026_07_28_without_trace_context_are_sampled_once_by_the_ratio) {
+  expect_sampled_once(true, true);
+  expect_sampled_once(false, true);
 }
 
 TEST(engine_roots, calls_with_a_sampled_parent_in_meta_are_recorded_in_its_trace) {
