@@ -194,8 +194,8 @@ bool peer::untrack(const inbound_request& r) {
     untracked_after_input();
   }
   if (obs_ && r.span_) [[unlikely]] {
-    // The answer follows on this thread (`send_final`): the span waits for it there.
-    hold_answering(r.id(), std::move(r.span_));
+    // The answer follows on this thread (`send_final`): the span waits for it in the record.
+    answering_slot = {.owner = this, .id = &r.id(), .span = &r.span_};
   }
   return answered;
 }

@@ -35,12 +35,19 @@
 
 namespace mcp::detail {
 
+/// Clears this thread's answering slot if it points at `span` (peer_observe.cpp).
+void forget_answering(const observe::span& span) noexcept;
+
 /// An incoming request being served. Registered with `peer::track` so that the peer can stop
 /// it; features derive their own records (a tool call's state) from it. Thread-safe.
 class inbound_request {
  public:
   explicit inbound_request(jsonrpc::request_id id) noexcept : id_(std::move(id)) {}
-  virtual ~inbound_request() = default;
+  virtual ~inbound_request() {
+    // Untracked and never answered (an exception between): no answering slot may point here.
+    if (span_.active) [[unlikely]]
+      forget_answering(span_);
+  }
   inbound_request(const inbound_request&) = delete;
   inbound_request& operator=(const inbound_request&) = delete;
 
@@ -59,8 +66,9 @@ class inbound_request {
   jsonrpc::request_id id_;
   std::stop_source stop_;
   std::atomic<bool> cancelled_{false};
-  /// With an observer: the request's span while it is tracked (moved in by `track`, out by
-  /// `untrack`, the cancellation or the close); guarded by the peer's lock while tracked.
+  /// With an observer: the request's span (moved in by `track`; out by the cancellation or the
+  /// close; ended where it is when the answer is sent); guarded by the peer's lock while
+  /// tracked, then the untracking thread's (`peer::untrack`) until the answer is sent.
   mutable observe::span span_{};
 };
 
@@ -250,7 +258,7 @@ class peer : public std::enable_shared_from_this<peer> {
   /// `dispatch` of a request with an observer: its span waits on this thread's stack of
   /// arriving requests (`track` takes it into the request's record; an answer sent before
   /// `on_request` returns ends it), and is filed aside only when neither happened.
-  [[gnu::cold]] void dispatch_observed(jsonrpc::request&& r);
+  void dispatch_observed(jsonrpc::request&& r);
   /// `dispatch_observed` of a request whose set's span word is not known: `on_start` (with
   /// `operation::root` at `root`).
   [[gnu::cold, gnu::noinline]] void dispatch_spanned(jsonrpc::request&& r,
@@ -322,8 +330,6 @@ class peer : public std::enable_shared_from_this<peer> {
   /// Files `span` of request `id` aside (it is answered later on some thread); ends it when the
   /// peer closed meanwhile.
   [[gnu::cold]] void file_span(const jsonrpc::request_id& id, observe::span&& span);
-  /// Moves a tracked request's span to this thread's answering slot (`untrack`).
-  void hold_answering(const jsonrpc::request_id& id, observe::span&& span);
 
   std::shared_ptr<connection> conn_;
   json_limits limits_;

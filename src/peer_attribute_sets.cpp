@@ -3,6 +3,8 @@
 // number alone, where it would otherwise compare every attribute of the operation with those of
 // what it found. A peer's transport, connection and (once known) protocol version are the same
 // for all its operations, so only the side, method and target tell its sets apart.
+#include "peer_attribute_sets.hpp"
+
 #include <array>
 #include <atomic>
 #include <cstdint>
@@ -12,9 +14,6 @@
 #include <new>
 #include <string>
 #include <vector>
-
-#include "observe/operation_match.hpp"
-#include "peer.hpp"
 
 namespace mcp::detail {
 
@@ -26,122 +25,36 @@ std::atomic<std::uint64_t> next_attribute_set{1};
 
 }  // namespace
 
-/// What varies among one peer's attribute sets (the rest is the peer's own: its transport and
-/// connection, and its protocol version, which is set once), each with its number. Entries are
-/// found without a lock in a table of 128 slots (a set in its hash's slot or the next), added
-/// under a lock and kept for the peer's life; past `max_entries` (a peer inventing methods or tool
-/// names) or for long names, operations get no number and the observer compares their attributes.
-struct peer::attribute_sets {
-  struct entry {
-    std::string method;
-    std::string target;
-    observe::kind side;
-    bool versioned;  ///< whether the protocol version was known
-    std::uint64_t number;
-    /// The span word an observer gives every operation of this set (`spans_by_attribute_set`),
-    /// once its first span was seen; 0 until then. Published with release: it points at what
-    /// the observer made for the set.
-    mutable std::atomic<std::uintptr_t> span_word{0};
-  };
-  /// What tells one peer's sets apart.
-  struct key {
-    observe::kind side;
-    std::string_view method;
-    std::string_view target;
-    bool versioned;
-  };
-  static constexpr std::size_t slots = 128;
-  static constexpr std::size_t max_entries = 128;
-  static constexpr std::size_t max_text = 128;
-
-  std::array<std::atomic<const entry*>, slots> slot{};
-  /// The set `known` found last: tried first, since a peer's calls mostly repeat one set.
-  std::atomic<const entry*> last{nullptr};
-  /// Whether the peer's protocol version is known (it stays, once set): read once from the peer.
-  std::atomic<bool> versioned{false};
-  std::mutex mu;
-  std::vector<std::unique_ptr<const entry>> entries;  ///< guarded by `mu`
-
-  /// A slot from the sizes of the method and target, the method's last byte and the target's
-  /// first and last eight bytes (a peer's sets differ there: tools/call and tools/list, tool
-  /// names such as `list_users` and `list_roles`).
-  [[gnu::always_inline]] static std::size_t hash(const key& k) noexcept {
-    const std::uint64_t last_of_method =
-        k.method.empty() ? 0 : static_cast<unsigned char>(k.method.back());
-    std::uint64_t h = k.method.size() | (k.target.size() << 8U) | (last_of_method << 16U) |
-                      (std::uint64_t{k.side == observe::kind::client} << 24U) |
-                      (std::uint64_t{k.versioned} << 25U);
-    h = (h ^ observe::series::head8(k.target)) * 0x9e3779b97f4a7c15ULL;
-    h = (h ^ observe::series::tail8(k.target)) * 0xff51afd7ed558ccdULL;
-    return static_cast<std::size_t>(h >> 32U);
-  }
-
-  [[gnu::always_inline]] static bool same(const entry& e, const key& k) noexcept {
-    return e.side == k.side && e.versioned == k.versioned &&
-           observe::series::same_text(k.method, e.method) &&
-           observe::series::same_text(k.target, e.target);
-  }
-
-  /// The entry of `k` if it is in its slot or the next one (no lock); null otherwise.
-  [[gnu::always_inline]] const entry* in_slot(const key& k) const noexcept {
+const peer::attribute_sets::entry* peer::attribute_sets::add(const key& k) noexcept {
+  if (k.method.size() > max_text || k.target.size() > max_text) return nullptr;
+  try {
+    std::lock_guard lock(mu);
     const std::size_t i = hash(k) % slots;
-    for (const std::size_t at : {i, (i + 1) % slots}) {
-      const auto* e = slot[at].load(std::memory_order_acquire);
-      if (e != nullptr && same(*e, k)) return e;
+    // The home slot, or the next one when the home slot holds another set and the next is free.
+    auto& s = slot[i].load(std::memory_order_relaxed) != nullptr &&
+                      slot[(i + 1) % slots].load(std::memory_order_relaxed) == nullptr
+                  ? slot[(i + 1) % slots]
+                  : slot[i];
+    for (const auto& e : entries) {  // made by another thread, or pushed out of its slot
+      if (same(*e, k)) {
+        s.store(e.get(), std::memory_order_release);
+        return e.get();
+      }
     }
+    if (entries.size() >= max_entries) return nullptr;
+    auto e = std::make_unique<entry>();
+    e->method = std::string(k.method);
+    e->target = std::string(k.target);
+    e->side = k.side;
+    e->versioned = k.versioned;
+    e->number = next_attribute_set.fetch_add(1, std::memory_order_relaxed);
+    entries.push_back(std::move(e));
+    s.store(entries.back().get(), std::memory_order_release);
+    return entries.back().get();
+  } catch (const std::exception&) {  // no memory: not numbered
     return nullptr;
   }
-
-  /// The entry of (`side`, `method`, `target`, `with_version`) if it is in its slot (no lock);
-  /// null otherwise. `known_span_word` tries the last one found first, inline, and asks here
-  /// only past it; the key is made here, out of line, so that the usual hit keeps none in memory.
-  [[gnu::noinline]] const entry* known_in_slot(observe::kind side, std::string_view method,
-                                               std::string_view target,
-                                               bool with_version) noexcept {
-    const auto* e =
-        in_slot({.side = side, .method = method, .target = target, .versioned = with_version});
-    if (e != nullptr) last.store(e, std::memory_order_release);
-    return e;
-  }
-
-  /// The entry of `k`, added when new; null when not numbered (too many, too long, no memory).
-  const entry* find(const key& k) noexcept {
-    if (const auto* e = in_slot(k); e != nullptr) return e;
-    return add(k);
-  }
-
-  /// `find` past its slot (out of line: the usual hit saves no registers for it).
-  [[gnu::noinline, gnu::cold]] const entry* add(const key& k) noexcept {
-    if (k.method.size() > max_text || k.target.size() > max_text) return nullptr;
-    try {
-      std::lock_guard lock(mu);
-      const std::size_t i = hash(k) % slots;
-      // The home slot, or the next one when the home slot holds another set and the next is free.
-      auto& s = slot[i].load(std::memory_order_relaxed) != nullptr &&
-                        slot[(i + 1) % slots].load(std::memory_order_relaxed) == nullptr
-                    ? slot[(i + 1) % slots]
-                    : slot[i];
-      for (const auto& e : entries) {  // made by another thread, or pushed out of its slot
-        if (same(*e, k)) {
-          s.store(e.get(), std::memory_order_release);
-          return e.get();
-        }
-      }
-      if (entries.size() >= max_entries) return nullptr;
-      auto e = std::make_unique<entry>();
-      e->method = std::string(k.method);
-      e->target = std::string(k.target);
-      e->side = k.side;
-      e->versioned = k.versioned;
-      e->number = next_attribute_set.fetch_add(1, std::memory_order_relaxed);
-      entries.push_back(std::move(e));
-      s.store(entries.back().get(), std::memory_order_release);
-      return entries.back().get();
-    } catch (const std::exception&) {  // no memory: not numbered
-      return nullptr;
-    }
-  }
-};
+}
 
 peer::attribute_sets_ptr::~attribute_sets_ptr() { delete sets.load(); }
 
@@ -170,20 +83,14 @@ std::uintptr_t peer::known_span_word(observe::kind side, std::string_view method
                                      std::string_view target) const noexcept {
   auto* sets = attribute_sets_.sets.load(std::memory_order_acquire);
   if (sets == nullptr) return 0;
+  if (const auto word = sets->last_word(side, method, target); word != 0) return word;
   bool versioned = sets->versioned.load(std::memory_order_relaxed);
   if (!versioned && !observed_version().empty()) {
     versioned = true;
     sets->versioned.store(true, std::memory_order_relaxed);
   }
-  // The last set found, compared field by field from the arguments.
-  const auto* e = sets->last.load(std::memory_order_acquire);
-  if (e == nullptr || e->side != side || e->versioned != versioned ||
-      !observe::series::same_text(method, e->method) ||
-      !observe::series::same_text(target, e->target)) [[unlikely]] {
-    e = sets->known_in_slot(side, method, target, versioned);
-    if (e == nullptr) return 0;
-  }
-  return e->span_word.load(std::memory_order_acquire);
+  const auto* e = sets->known_in_slot(side, method, target, versioned);
+  return e != nullptr ? e->span_word.load(std::memory_order_acquire) : 0;
 }
 
 }  // namespace mcp::detail

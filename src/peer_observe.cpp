@@ -11,9 +11,11 @@
 #include <type_traits>
 #include <utility>
 
+#include "detail/hot_tls.hpp"
 #include "detail/read_clock.hpp"
 #include "observe/set_word.hpp"
 #include "peer.hpp"
+#include "peer_attribute_sets.hpp"
 #include "peer_span.hpp"
 
 namespace mcp::detail {
@@ -160,7 +162,7 @@ struct arriving {
   /// Whether a span waits here.
   [[nodiscard]] bool waits() const noexcept { return word != 0 || (span && span->active); }
 };
-thread_local arriving* arriving_top = nullptr;
+MCP_HOT_TLS thread_local arriving* arriving_top = nullptr;
 
 /// This thread's arriving request `id` of `owner` whose span waits there; null when none.
 [[gnu::noinline]] arriving* arriving_of(const peer* owner, const jsonrpc::request_id& id) noexcept {
@@ -186,19 +188,11 @@ thread_local arriving* arriving_top = nullptr;
   }
 }
 
-/// A tracked request's span after `untrack`, until its answer is sent on this thread.
-struct answering {
-  const peer* owner = nullptr;
-  jsonrpc::request_id id{};
-  observe::span span{};
-};
-thread_local answering answering_slot;
-
 /// The span of request `id` of `owner` if it waits in this thread's answering slot.
 [[gnu::always_inline]] inline observe::span* answering_of(const peer* owner,
                                                           const jsonrpc::request_id& id) noexcept {
-  auto& slot = answering_slot;
-  return slot.owner == owner && slot.span.active && same_id(slot.id, id) ? &slot.span : nullptr;
+  const auto& slot = answering_slot;
+  return slot.owner == owner && same_id(*slot.id, id) && slot.span->active ? slot.span : nullptr;
 }
 
 /// The request id as text without allocating (an integer id) into `buf`.
@@ -224,6 +218,10 @@ void keep_span_word(std::atomic<std::uintptr_t>* word, const observe::span& span
 }
 
 }  // namespace
+
+void forget_answering(const observe::span& span) noexcept {
+  if (answering_slot.span == &span) answering_slot.owner = nullptr;
+}
 
 void peer::set_observer(std::shared_ptr<observe::observer> o, observe::kind side) {
   obs_ = std::move(o);
@@ -294,52 +292,6 @@ void peer::take_arriving(const jsonrpc::request_id& id, observe::span& to) noexc
   take_span(*a, to);
 }
 
-namespace {
-
-/// Whether a span has nothing but its ids, start, word and `active` (no text, no state): what
-/// the metrics' spans are.
-[[gnu::always_inline]] inline bool bare(const observe::span& s) noexcept {
-  return !s.state && s.context.trace_state.empty() && s.baggage.empty();
-}
-
-/// `hold_answering` past its usual case: a text id, or a span with texts or state.
-[[gnu::noinline]] void hold_in(answering& slot, const jsonrpc::request_id& id,
-                               observe::span& span) {
-  const auto* n = std::get_if<std::int64_t>(&id);
-  if (auto* held = std::get_if<std::int64_t>(&slot.id); n != nullptr && held != nullptr) {
-    *held = *n;  // the usual integer id: no variant assignment
-  } else {
-    slot.id = id;
-  }
-  hand_over(slot.span, span);
-}
-
-}  // namespace
-
-void peer::hold_answering(const jsonrpc::request_id& id, observe::span&& span) {
-  // A span still here was never answered on this thread (every caller of `untrack` answers
-  // right after it): it is dropped unreported rather than kept for a peer that may be gone.
-  auto& slot = answering_slot;
-  slot.owner = this;
-  // The usual case, an integer id and bare spans, as a few plain stores (no frame kept for
-  // the general case's moves of texts and state).
-  if (auto* held = std::get_if<std::int64_t>(&slot.id)) {
-    if (const auto* n = std::get_if<std::int64_t>(&id);
-        n != nullptr && bare(span) && bare(slot.span)) [[likely]] {
-      *held = *n;
-      slot.span.context.trace_id = span.context.trace_id;
-      slot.span.context.span_id = span.context.span_id;
-      slot.span.context.flags = span.context.flags;
-      slot.span.start = span.start;
-      slot.span.word = span.word;
-      slot.span.active = span.active;
-      span.active = false;
-      return;
-    }
-  }
-  hold_in(slot, id, span);
-}
-
 [[gnu::always_inline]] inline void peer::dispatch_arriving(
     jsonrpc::request&& r, std::uintptr_t word, std::chrono::steady_clock::time_point start,
     observe::span* span) {
@@ -348,6 +300,7 @@ void peer::hold_answering(const jsonrpc::request_id& id, observe::span&& span) {
   const jsonrpc::request_id id = n != nullptr ? jsonrpc::request_id(*n) : r.id;
   arriving here{
       .owner = this, .id = &id, .word = word, .start = start, .span = span, .outer = arriving_top};
+  answering_slot.owner = nullptr;  // see `answering`
   {
     arriving_top = &here;
     struct pop {
@@ -367,10 +320,14 @@ void peer::hold_answering(const jsonrpc::request_id& id, observe::span&& span) {
 void peer::dispatch_observed(jsonrpc::request&& r) {
   // A set seen before: no operation, no observer call, no span made (its word and start wait
   // on this thread's stack); the operation's frame is left to the general way, out of line.
-  const auto word = spans_by_set_ || roots_ ? known_span_word(observe::kind::server, r.method,
-                                                              target_of(r.method, r.params))
-                                            : 0;
-  if (roots_ && !spans_by_set_) return dispatch_root(std::move(r), word);
+  if (!spans_by_set_ && !roots_) return dispatch_spanned(std::move(r), nullptr);
+  const auto target = target_of(r.method, r.params);
+  const auto* sets = attribute_sets_.sets.load(std::memory_order_acquire);
+  auto word = sets != nullptr ? sets->last_word(observe::kind::server, r.method, target) : 0;
+  if (word == 0) [[unlikely]] {
+    word = known_span_word(observe::kind::server, r.method, target);
+  }
+  if (!spans_by_set_) return dispatch_root(std::move(r), word);
   if (word == 0) return dispatch_spanned(std::move(r), nullptr);
   dispatch_arriving(std::move(r), word, observe::now_if_unset(this_thread_read_clock.batch_start()),
                     nullptr);
@@ -458,6 +415,7 @@ void peer::observe_notification(const jsonrpc::notification& n) {
 void peer::observe_answer(const jsonrpc::request_id& id, std::string_view message,
                           const observe::outcome* known) {
   auto* held = answering_of(this, id);  // untracked just now: it ends where it waits
+  answering_slot.owner = nullptr;       // the answer after `untrack` is this one
   if (held == nullptr) return observe_answer_away(id, message, known);
   const auto o = answer_ended(known, message);
   obs_->on_end(*held, o);

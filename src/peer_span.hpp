@@ -1,13 +1,16 @@
 // A span's hand-over between the places an incoming request's span waits (the dispatching
-// thread's stack, the request's record, the answering slot): peer.cpp and peer_observe.cpp. And
-// how an answer sent ended (peer_answer.cpp reads it from the text).
+// thread's stack, the request's record) and the answering slot that points at a record's span
+// until its answer: peer.cpp and peer_observe.cpp. And how an answer sent ended (peer_answer.cpp
+// reads it from the text).
 #pragma once
 
+#include <mcp/jsonrpc.hpp>
 #include <mcp/observe.hpp>
 
 #include <string_view>
 #include <utility>
 
+#include "detail/hot_tls.hpp"
 #include "detail/read_clock.hpp"
 
 namespace mcp::detail {
@@ -29,6 +32,20 @@ inline void hand_over(observe::span& to, observe::span& from) noexcept {
   to.active = from.active;
   from.active = false;
 }
+
+class peer;
+
+/// A tracked request after `untrack`, until its answer is sent on this thread: where its id and
+/// span are (in the record, which the caller of `untrack` holds until the answer). The
+/// next answer sent on this thread, the next request dispatched on it, and the record's end
+/// with its span unanswered clear the slot, so that it never points at a record a caller let
+/// go without answering.
+struct answering {
+  const peer* owner = nullptr;  ///< null: empty
+  const jsonrpc::request_id* id = nullptr;
+  observe::span* span = nullptr;
+};
+MCP_HOT_TLS inline thread_local answering answering_slot;  // trivial: no guard on access
 
 /// How an answer written as text ended: read past its id (jsonrpc_text.hpp) for an error's
 /// code, and a tools/call result's `isError` at its top level (only a tools/call result has

@@ -8,6 +8,8 @@
 
 #include <chrono>
 
+#include "detail/hot_tls.hpp"
+
 namespace mcp::detail {
 
 struct read_clock {
@@ -31,7 +33,7 @@ struct read_clock {
 };
 
 /// The calling thread's reading.
-inline thread_local read_clock this_thread_read_clock;
+MCP_HOT_TLS inline thread_local read_clock this_thread_read_clock;
 
 /// Inside a reader's loop for its lifetime (restoring what was before: readers may nest).
 class reader_scope {

@@ -39,9 +39,11 @@ group* group_of(const span& s) noexcept {
   return reinterpret_cast<group*>(s.word & ~std::uintptr_t{1});
 }
 
-/// `on_end` past its usual case (an error, or no end reading): out of line, so that the usual
-/// success is recorded without the frame the classification needs.
+/// `on_end` past its usual case (an error, no end reading, a cell this thread has not cached,
+/// a later bucket, a span already ended): out of line, so that the usual success is recorded
+/// without a frame.
 [[gnu::noinline]] void end_other(span& s, const outcome& o) {
+  if (!s.active || s.word == 0) return;
   const auto side = (s.word & 1U) != 0 ? kind::client : kind::server;
   const auto ns = elapsed_ns(s.start, now_if_unset(o.end));
   if (o.status == status::ok) {
@@ -55,12 +57,16 @@ group* group_of(const span& s) noexcept {
 }  // namespace
 
 void metrics::on_end(span& s, const outcome& o) {
-  if (!s.active || s.word == 0) return;
-  if (o.status != status::ok || o.end == steady::time_point{}) [[unlikely]] {
-    return end_other(s, o);
+  // A success ended in the first bucket into a cell this thread knows: the rest is `end_other`.
+  if (s.active && s.word != 0 && o.status == status::ok && o.end != steady::time_point{})
+      [[likely]] {
+    const auto ns = elapsed_ns(s.start, o.end);
+    if (auto* cell = group_of(s)->known_cell(); cell != nullptr && ns <= bounds_ns[0]) [[likely]] {
+      s.active = false;
+      return cell->record_alone_first(ns);
+    }
   }
-  group_of(s)->record_ok(elapsed_ns(s.start, o.end));
-  s.active = false;
+  end_other(s, o);
 }
 
 void metrics::record(const operation& op, const outcome& o, double seconds) {

@@ -21,6 +21,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "detail/hot_tls.hpp"
 #include "detail/spinlock.hpp"
 #include "detail/string_hash.hpp"
 #include "observe/operation_match.hpp"
@@ -80,6 +81,13 @@ struct histogram_cell {
     sum_ns.store(sum_ns.load(std::memory_order_relaxed) + ns, std::memory_order_relaxed);
   }
 
+  /// `record_alone` of a duration known to be in the first bucket.
+  void record_alone_first(std::uint64_t ns) noexcept {
+    auto& b = buckets[0];
+    b.store(b.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    sum_ns.store(sum_ns.load(std::memory_order_relaxed) + ns, std::memory_order_relaxed);
+  }
+
   /// Adds this cell's counts and sum (in nanoseconds, into `sum_ns`) to `p` and `sum`.
   void add_to(histogram_point& p, std::uint64_t& sum) const noexcept {
     for (std::size_t i = 0; i < buckets.size(); ++i) {
@@ -120,6 +128,14 @@ inline std::uint64_t thread_token() noexcept {
   return token;
 }
 
+/// A group's success cell of this thread (`group::record_ok`), by the group's number.
+struct cached_cell {
+  std::uint64_t uid = 0;
+  histogram_cell* cell = nullptr;
+};
+/// This thread's own cells of the groups it recorded a success into last.
+MCP_HOT_TLS inline thread_local std::array<cached_cell, 16> ok_cache{};
+
 /// One outcome variant of a group: its extra attributes and its cell.
 struct variant_series {
   std::string error_type;
@@ -158,20 +174,19 @@ struct group {
   /// group's number), which no other thread writes, so that no add is locked; into `ok` past
   /// `max_thread_cells` threads or without memory.
   void record_ok(std::uint64_t ns) noexcept {
-    struct cached {
-      std::uint64_t uid = 0;
-      histogram_cell* cell = nullptr;
-    };
-    thread_local std::array<cached, 16> cache{};
-    auto& c = cache[uid % cache.size()];
-    if (c.uid == uid) [[likely]] {
-      return c.cell->record_alone(ns);
-    }
-    if (auto* mine = own_cell(); mine != nullptr) {
+    auto& c = ok_cache[uid % ok_cache.size()];
+    if (c.uid != uid) {
+      auto* mine = own_cell();
+      if (mine == nullptr) return ok.record(ns);
       c = {uid, mine};
-      return mine->record_alone(ns);
     }
-    ok.record(ns);
+    c.cell->record_alone(ns);
+  }
+
+  /// This thread's own cell of the success series if `record_ok` cached it; null otherwise.
+  [[nodiscard]] histogram_cell* known_cell() const noexcept {
+    const auto& c = ok_cache[uid % ok_cache.size()];
+    return c.uid == uid ? c.cell : nullptr;
   }
 
   /// The success series: `ok` plus every thread's own cell.

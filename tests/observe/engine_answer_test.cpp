@@ -1,0 +1,96 @@
+// The engine's span of a received request ends where the answer finds it: in the request's
+// record while its answer is written right after `untrack`, on the dispatching thread when it
+// is answered before it is tracked. Text and number ids, and ids reused once answered, each
+// count once in the metrics, with their outcome.
+#include <mcp/observe/metrics.hpp>
+#include <mcp/server.hpp>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace {
+
+using namespace std::chrono_literals;
+
+/// The messages the server sent, in order.
+struct collect final : mcp::connection {
+  std::mutex mu;
+  std::condition_variable cv;
+  std::vector<std::string> sent;
+  void send(std::string m, const mcp::send_context&) override {
+    std::lock_guard lock(mu);
+    sent.push_back(std::move(m));
+    cv.notify_all();
+  }
+  void close() override {}
+  bool wait_for(std::size_t n) {
+    std::unique_lock lock(mu);
+    return cv.wait_for(lock, 5s, [&] { return sent.size() >= n; });
+  }
+};
+
+/// The count of the server's tools/call series of `tool` with status code `code` ("": none).
+std::uint64_t calls(const mcp::observe::metrics& m, std::string_view tool, std::string_view code) {
+  std::uint64_t n = 0;
+  for (const auto& md : m.snapshot().metrics) {
+    if (md.name != "mcp.server.operation.duration") continue;
+    for (const auto& p : md.histogram_points) {
+      std::string name;
+      std::string status;
+      for (const auto& a : p.attributes) {
+        const auto* t = std::get_if<std::string>(&a.value);
+        if (t != nullptr && a.key == "gen_ai.tool.name") name = *t;
+        if (t != nullptr && a.key == "rpc.response.status_code") status = *t;
+      }
+      if (name == tool && status == code) n += p.count;
+    }
+  }
+  return n;
+}
+
+TEST(engine_answers, text_and_number_ids_reused_once_answered_each_count_once) {
+  auto metrics = mcp::observe::make_metrics();
+  mcp::server s({.observer = metrics});
+  s.add_tool({.name = "add"}, [](mcp::tool_context&) { return std::string("3"); });
+  auto conn = std::make_shared<collect>();
+  auto session = s.open_session(conn, {});
+  session->receive(
+      R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25",)"
+      R"("capabilities":{},"clientInfo":{"name":"t","version":"1"}}})");
+  session->receive(R"({"jsonrpc":"2.0","method":"notifications/initialized"})");
+  // Answered after `untrack` (the span in the record), and before `track` (an unknown tool:
+  // the span on the dispatching thread), under ids the previous answers freed.
+  const std::vector<std::pair<std::string, std::string>> calls_sent = {
+      {R"("a")", "add"},  {"2", "add"},       {R"("a")", "add"}, {"2", "add"},
+      {R"("a")", "nope"}, {R"("bb")", "add"}, {"2", "nope"},     {"2", "add"},
+  };
+  for (std::size_t i = 0; i < calls_sent.size(); ++i) {  // each once the one before is answered
+    session->receive(R"({"jsonrpc":"2.0","id":)" + calls_sent[i].first +
+                     R"(,"method":"tools/call","params":{"name":")" + calls_sent[i].second +
+                     R"("}})");
+    ASSERT_TRUE(conn->wait_for(2 + i));
+  }
+  {
+    std::lock_guard lock(conn->mu);
+    for (std::size_t i = 0; i < calls_sent.size(); ++i) {
+      const auto& answer = conn->sent[1 + i];
+      SCOPED_TRACE(answer);
+      EXPECT_NE(answer.find(R"("id":)" + calls_sent[i].first), std::string::npos);
+      EXPECT_EQ(answer.find("\"error\"") != std::string::npos, calls_sent[i].second == "nope");
+    }
+  }
+  session->close();
+  EXPECT_EQ(calls(*metrics, "add", ""), 6U);
+  EXPECT_EQ(calls(*metrics, "nope", "-32602"), 2U);
+  EXPECT_EQ(calls(*metrics, "add", "-32602"), 0U);
+}
+
+}  // namespace
