@@ -226,6 +226,14 @@ class peer : public std::enable_shared_from_this<peer> {
   /// The negotiated protocol version, for observation; empty while unknown. Thread-safe.
   [[nodiscard]] virtual std::string_view observed_version() const noexcept { return {}; }
 
+  /// Whether request `r` is served by another peer that observes it itself (a 2026-07-28
+  /// request on a legacy stdio session: its twin), so that this one starts no span of it. Asked
+  /// only with an observer, before one is started. Default: false.
+  [[nodiscard]] virtual bool served_elsewhere(const jsonrpc::request& r) const noexcept;
+  /// Before `on_request` hands request `id` to the peer that serves it: drops the span of the
+  /// word form waiting for it here (no observer call was made for it), so it is counted once.
+  void drop_arriving_word(const jsonrpc::request_id& id) noexcept;
+
   /// A request (not a response) arrived. The face answers it, now or later.
   virtual void on_request(jsonrpc::request&& r) = 0;
   /// A notification arrived (after the core handled cancelled and progress).

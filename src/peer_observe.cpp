@@ -333,7 +333,14 @@ void peer::dispatch_observed(jsonrpc::request&& r) {
                     nullptr);
 }
 
+bool peer::served_elsewhere(const jsonrpc::request&) const noexcept { return false; }
+
+void peer::drop_arriving_word(const jsonrpc::request_id& id) noexcept {
+  if (auto* a = arriving_of(this, id); a != nullptr) a->word = 0;
+}
+
 void peer::dispatch_root(jsonrpc::request&& r, std::uintptr_t word) {
+  if (served_elsewhere(r)) return on_request(std::move(r));
   // No trace context in `_meta`, no parent: a new trace, begun without the operation (a span
   // the observer records asks for it, with the observer's decision).
   if (carries_trace_context(r.params)) return dispatch_spanned(std::move(r), nullptr);
@@ -343,6 +350,7 @@ void peer::dispatch_root(jsonrpc::request&& r, std::uintptr_t word) {
 }
 
 void peer::dispatch_spanned(jsonrpc::request&& r, const observe::trace_context* root) {
+  if (served_elsewhere(r)) return on_request(std::move(r));
   observe::span span = observe_request(r, root);
   if (!span) return on_request(std::move(r));
   if (is_word_span(span)) {  // the word says it all: it waits as the known sets' spans do

@@ -132,10 +132,15 @@ std::optional<std::string> server_session_impl::batch_refused() const {
          "was negotiated";
 }
 
+bool server_session_impl::served_elsewhere(const jsonrpc::request& r) const noexcept {
+  return !modern() && has_request_revision(r);
+}
+
 void server_session_impl::on_request(jsonrpc::request&& req) {
   if (modern()) return on_modern_request(std::move(req));
   // A 2026-07-28 request on a legacy connection (stdio serves both eras): the twin serves it.
   if (has_request_revision(req)) {
+    drop_arriving_word(req.id);  // the twin's span counts it
     if (auto twin = modern_twin()) twin->receive(jsonrpc::message(std::move(req)));
     return;
   }

@@ -81,6 +81,8 @@ class server_session_impl final : public server_session, public peer {
   /// revision and the client's capabilities in `_meta` (session_modern.cpp).
   [[nodiscard]] bool modern() const noexcept { return traits(era_).per_request_meta; }
   [[nodiscard]] const std::string& version() const noexcept { return version_; }
+  /// A 2026-07-28 request on a legacy session: its twin serves and observes it.
+  [[nodiscard]] bool served_elsewhere(const jsonrpc::request& r) const noexcept override;
   [[nodiscard]] std::string_view observed_version() const noexcept override {
     return initialized_.load() ? std::string_view(version_) : std::string_view{};
   }

@@ -1,7 +1,8 @@
 // A new trace begun without the operation (`observer::starts_roots`): a request received
 // without a trace context in `_meta` gets its span from the tracer's ids (with the metrics' word of
 // its set, seen before, when combined); the tracer's sampling decision made there is the one its
-// recorded span keeps, and a request with `_meta` still follows its parent.
+// recorded span keeps, and a request with `_meta` still follows its parent. A 2026-07-28 request
+// that a legacy session hands to its twin is observed by the twin alone.
 #include <mcp/client.hpp>
 #include <mcp/observe/metrics.hpp>
 #include <mcp/observe/tracing.hpp>
@@ -139,6 +140,40 @@ TEST(engine_roots, a_lone_tracer_samples_calls_without_meta_once_by_the_ratio) {
 TEST(engine_roots, calls_of_2026_07_28_without_trace_context_are_sampled_once_by_the_ratio) {
   expect_sampled_once(true, true);
   expect_sampled_once(false, true);
+}
+
+/// `calls` tools/call of a 2026-07-28 client on a connection that serves both eras (the
+/// in-process pair, as stdio): the legacy session hands each request to its 2026-07-28 twin,
+/// and only the twin observes it.
+void call_modern_on_a_legacy_connection(mcp::server& s, int calls) {
+  mcp::client_options o;
+  o.negotiate = mcp::negotiation::automatic;
+  auto c = mcp::connect_in_process(s, std::move(o));
+  ASSERT_TRUE(c) << c.error().message;
+  ASSERT_EQ(c->client->era(), mcp::protocol_era::modern);
+  for (int i = 0; i < calls; ++i) ASSERT_TRUE(c->client->call_tool("add"));
+  c->client->close();
+  c->session->close();
+}
+
+TEST(engine_roots, a_2026_07_28_call_on_a_legacy_connection_is_counted_once) {
+  auto metrics = mcp::observe::make_metrics();
+  auto t = std::make_shared<traces>();
+  mcp::server s({.observer = metrics});
+  add_tool(s, t);
+  call_modern_on_a_legacy_connection(s, 10);
+  EXPECT_EQ(server_calls(*metrics), 10U);
+}
+
+TEST(engine_roots, a_2026_07_28_call_on_a_legacy_connection_is_traced_once) {
+  auto t = std::make_shared<traces>();
+  mcp::server s({.observer = t->tracer(t, 1)});
+  add_tool(s, t);
+  call_modern_on_a_legacy_connection(s, 10);
+  std::lock_guard lock(t->mu);
+  EXPECT_EQ(t->recorded.size(), 10U);
+  EXPECT_EQ(std::set<std::string>(t->recorded.begin(), t->recorded.end()),
+            std::set<std::string>(t->seen.begin(), t->seen.end()));
 }
 
 TEST(engine_roots, calls_with_a_sampled_parent_in_meta_are_recorded_in_its_trace) {
