@@ -234,6 +234,10 @@ class peer : public std::enable_shared_from_this<peer> {
   /// word form waiting for it here (no observer call was made for it), so it is counted once.
   void drop_arriving_word(const jsonrpc::request_id& id) noexcept;
 
+  /// A notifications/cancelled for request `id` that another peer received, observed and
+  /// forwards here (a legacy session to its twin): cancels as one received, not observed again.
+  void forwarded_cancel(const jsonrpc::request_id& id) { on_cancelled(id); }
+
   /// A request (not a response) arrived. The face answers it, now or later.
   virtual void on_request(jsonrpc::request&& r) = 0;
   /// A notification arrived (after the core handled cancelled and progress).

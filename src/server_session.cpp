@@ -140,8 +140,10 @@ void server_session_impl::on_request(jsonrpc::request&& req) {
   if (modern()) return on_modern_request(std::move(req));
   // A 2026-07-28 request on a legacy connection (stdio serves both eras): the twin serves it.
   if (has_request_revision(req)) {
-    drop_arriving_word(req.id);  // the twin's span counts it
-    if (auto twin = modern_twin()) twin->receive(jsonrpc::message(std::move(req)));
+    if (auto twin = modern_twin()) {
+      drop_arriving_word(req.id);  // the twin's span counts it
+      twin->receive(jsonrpc::message(std::move(req)));
+    }
     return;
   }
   if (req.method == "ping") return reply(req.id, json::object{});
@@ -168,7 +170,9 @@ void server_session_impl::on_notification(jsonrpc::notification&& n) {
       std::lock_guard lock(state_mu_);
       twin = twin_;
     }
-    if (twin) twin->receive(jsonrpc::message(std::move(n)));
+    if (auto id = jsonrpc::cancelled_request(n.method, n.params); id && twin) {
+      twin->forwarded_cancel(*id);  // observed here already
+    }
   }
 }
 

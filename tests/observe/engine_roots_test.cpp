@@ -19,6 +19,8 @@
 #include <variant>
 #include <vector>
 
+#include "support/wire.hpp"
+
 namespace {
 
 using mcp::observe::kind;
@@ -54,15 +56,16 @@ void add_tool(mcp::server& s, const std::shared_ptr<traces>& t) {
   });
 }
 
-/// The calls counted by the server's duration histogram of tools/call.
-std::uint64_t server_calls(const mcp::observe::metrics& m) {
+/// The operations of `method` counted by the server's duration histogram.
+std::uint64_t server_calls(const mcp::observe::metrics& m,
+                           const std::string& method_name = "tools/call") {
   std::uint64_t n = 0;
   for (const auto& md : m.snapshot().metrics) {
     if (md.name != "mcp.server.operation.duration") continue;
     for (const auto& p : md.histogram_points) {
       for (const auto& a : p.attributes) {
         const auto* method = std::get_if<std::string>(&a.value);
-        if (a.key == "mcp.method.name" && method != nullptr && *method == "tools/call") {
+        if (a.key == "mcp.method.name" && method != nullptr && *method == method_name) {
           n += p.count;
         }
       }
@@ -174,6 +177,38 @@ TEST(engine_roots, a_2026_07_28_call_on_a_legacy_connection_is_traced_once) {
   EXPECT_EQ(t->recorded.size(), 10U);
   EXPECT_EQ(std::set<std::string>(t->recorded.begin(), t->recorded.end()),
             std::set<std::string>(t->seen.begin(), t->seen.end()));
+}
+
+TEST(engine_roots, both_eras_on_one_legacy_connection_are_each_counted_once) {
+  // Metrics alone: the 2025-11-25 calls make the legacy session keep its set's word, so the
+  // 2026-07-28 calls that follow start there as a word, dropped when the twin takes them.
+  auto metrics = mcp::observe::make_metrics();
+  auto t = std::make_shared<traces>();
+  mcp::server s({.observer = metrics});
+  add_tool(s, t);
+  {
+    mcp::test::wire w(s);
+    w.initialize();
+    const mcp::json::object call{{"name", "add"}, {"arguments", mcp::json::object{}}};
+    for (int i = 1; i <= 3; ++i) {
+      EXPECT_TRUE(w.call("tools/call", call, i).as_object().contains("result"));
+    }
+    auto modern = call;
+    modern["_meta"] =
+        mcp::json::object{{"io.modelcontextprotocol/protocolVersion", "2026-07-28"},
+                          {"io.modelcontextprotocol/clientCapabilities", mcp::json::object{}},
+                          {"io.modelcontextprotocol/clientInfo",
+                           mcp::json::object{{"name", "test"}, {"version", "1"}}}};
+    for (int i = 11; i <= 13; ++i) {
+      const auto r = w.call("tools/call", modern, i);
+      EXPECT_TRUE(r.as_object().contains("result")) << r;
+    }
+    // A cancellation, which the legacy session also hands to the twin: observed once.
+    w.send(R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":99}})");
+    EXPECT_EQ(w.call("ping", {}, 20).as_object().count("result"), 1U);
+  }
+  EXPECT_EQ(server_calls(*metrics), 6U);
+  EXPECT_EQ(server_calls(*metrics, "notifications/cancelled"), 1U);
 }
 
 TEST(engine_roots, calls_with_a_sampled_parent_in_meta_are_recorded_in_its_trace) {
