@@ -105,13 +105,12 @@ std::string_view target_of(std::string_view method, const json::object& params) 
   return {};
 }
 
-/// Whether `params._meta` may carry a trace context (`observe::extract` reads nothing else of
-/// it): a 2026-07-28 request's `_meta`, always there, usually carries none.
+/// Whether `params._meta` carries a trace context (what `observe::extract` reads of it): a
+/// 2026-07-28 request's `_meta`, always there, usually carries none.
 bool carries_trace_context(const json::object& params) noexcept {
   const auto* meta = params.if_contains("_meta");
-  if (meta == nullptr || !meta->is_object()) return false;
-  const auto& m = meta->get_object();
-  return m.contains("traceparent") || m.contains("tracestate") || m.contains("baggage");
+  const auto c = observe::extract(meta != nullptr ? meta->if_object() : nullptr);
+  return !c.traceparent.empty() || !c.tracestate.empty() || !c.baggage.empty();
 }
 
 /// The method's target (the tool or prompt name) and resource URI, as the conventions name them.

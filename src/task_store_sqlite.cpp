@@ -254,8 +254,9 @@ class sqlite_task_store final : public task_store {
       bool applied = false;
       // A task this process created and has not seen end: one statement, no read (the usual
       // end of a task). Not applied (refused, expired, gone): the path below, which reads.
+      result<void> written;
       if (const auto head = heads_.find(id)) {
-        auto written = write_one([&] {
+        written = write_one([&] {
           run r(*change_);
           bind(r);
           r.text(5, id).text(7, owner).integer(10, detail::to_epoch_ms(now));
@@ -267,8 +268,7 @@ class sqlite_task_store final : public task_store {
           r.step();
           applied = sqlite3_changes64(db_.get()) == 1;
         });
-        if (!written) return heads_.drop(id), written.error();  // its next change reads the row
-        if (applied) {
+        if (written && applied) {
           task_record& t = found.emplace();
           t.id = id;
           t.owner = owner;
@@ -278,33 +278,38 @@ class sqlite_task_store final : public task_store {
           t.method = head->method;
         }
       }
-      auto written = applied ? result<void>{} : write([&] {
-        std::int64_t seq = 0;
-        {
-          run r(*select_);
-          r.text(1, id).text(2, owner);
-          if (!r.step()) return;
-          auto row = read_head(r);
-          seq = row.first;
-          found = std::move(row.second);
-          // An applied update replaces the JSON columns: read them only when it is refused.
-          if (!found->expired(now) && !is_allowed_transition(found->status, u.status))
-            read_body(r, *found);
-        }
-        if (found->expired(now)) {
-          run r(*delete_);
-          r.integer(1, seq);
-          r.step();
-          found.reset();
-        } else if (is_allowed_transition(found->status, u.status)) {
-          run r(*update_);
-          bind(r);
-          r.integer(5, seq);
-          r.step();
-          applied = true;
-        }
-      });
-      if (!written) return heads_.drop(id), written.error();
+      if (written && !applied) {
+        written = write([&] {
+          std::int64_t seq = 0;
+          {
+            run r(*select_);
+            r.text(1, id).text(2, owner);
+            if (!r.step()) return;
+            auto row = read_head(r);
+            seq = row.first;
+            found = std::move(row.second);
+            // An applied update replaces the JSON columns: read them only when it is refused.
+            if (!found->expired(now) && !is_allowed_transition(found->status, u.status))
+              read_body(r, *found);
+          }
+          if (found->expired(now)) {
+            run r(*delete_);
+            r.integer(1, seq);
+            r.step();
+            found.reset();
+          } else if (is_allowed_transition(found->status, u.status)) {
+            run r(*update_);
+            bind(r);
+            r.integer(5, seq);
+            r.step();
+            applied = true;
+          }
+        });
+      }
+      if (!written) {
+        heads_.drop(id);  // its next change reads the row
+        return written.error();
+      }
       if (applied) {
         task_record& t = *found;
         t.status = u.status;

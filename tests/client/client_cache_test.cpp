@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <mutex>
 #include <thread>
 
@@ -314,13 +315,16 @@ TEST_F(ClientResultCache, AResultKeptUnderOneRevisionIsNotServedUnderAnother) {
   c.close();
 }
 
-TEST(ClientResultCacheNotifications, DropWhatTheyMakeStale) {
-  client_test::scripted_peer peer;
-  std::atomic<int> reads{0}, lists{0};
-  peer.answer = [&](const std::string& method, const object& params) -> client_test::reply {
+/// Answers resources/read (text "v" and the count of reads) and tools/list with results that
+/// may be kept a minute, counting them; `during_read(uri)` runs before a read is answered.
+std::function<client_test::reply(const std::string&, const object&)> kept_answers(
+    std::atomic<int>& reads, std::atomic<int>& lists,
+    std::function<void(std::string_view)> during_read = {}) {
+  return [&reads, &lists, during_read](const std::string& method, const object& params) {
     object cacheable{{"resultType", "complete"}, {"ttlMs", 60000}, {"cacheScope", "public"}};
     if (method == "resources/read") {
       ++reads;
+      if (during_read) during_read(params.at("uri").as_string());
       cacheable["contents"] = mcp::json::array{
           object{{"uri", params.at("uri")}, {"text", "v" + std::to_string(reads.load())}}};
     } else if (method == "tools/list") {
@@ -329,6 +333,12 @@ TEST(ClientResultCacheNotifications, DropWhatTheyMakeStale) {
     }
     return client_test::reply::success(std::move(cacheable));
   };
+}
+
+TEST(ClientResultCacheNotifications, DropWhatTheyMakeStale) {
+  client_test::scripted_peer peer;
+  std::atomic<int> reads{0}, lists{0};
+  peer.answer = kept_answers(reads, lists);
   auto c = peer.client(client_test::automatic());
   ASSERT_TRUE(c->initialize());
   ASSERT_TRUE(c->read_resource("a://1"));
@@ -352,22 +362,12 @@ TEST(ClientResultCacheNotifications, DropWhatTheyMakeStale) {
 
 TEST(ClientResultCacheNotifications, OneArrivingDuringARequestKeepsOnlyItsOwnMethodOut) {
   client_test::scripted_peer peer;
-  std::atomic<int> reads{0};
-  peer.answer = [&](const std::string& method, const object& params) -> client_test::reply {
-    object cacheable{{"resultType", "complete"}, {"ttlMs", 60000}, {"cacheScope", "public"}};
-    if (method == "resources/read") {
-      ++reads;
-      // Sent before the answer, so the client reads it while the request is in flight.
-      const auto& uri = params.at("uri").as_string();
-      if (uri == "a://1") peer.notify("notifications/tools/list_changed", {});
-      if (uri == "a://2") peer.notify("notifications/resources/updated", object{{"uri", "a://2"}});
-      cacheable["contents"] = mcp::json::array{
-          object{{"uri", params.at("uri")}, {"text", "v" + std::to_string(reads.load())}}};
-    } else if (method == "tools/list") {
-      cacheable["tools"] = mcp::json::array{};
-    }
-    return client_test::reply::success(std::move(cacheable));
-  };
+  std::atomic<int> reads{0}, lists{0};
+  // Sent before the answer, so the client reads it while the request is in flight.
+  peer.answer = kept_answers(reads, lists, [&peer](std::string_view uri) {
+    if (uri == "a://1") peer.notify("notifications/tools/list_changed", {});
+    if (uri == "a://2") peer.notify("notifications/resources/updated", object{{"uri", "a://2"}});
+  });
   auto c = peer.client(client_test::automatic());
   ASSERT_TRUE(c->initialize());
   // A tools/list_changed during a read says nothing of the read: its result is kept.
