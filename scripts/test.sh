@@ -26,11 +26,21 @@ export MCP_CCACHE="$(command -v ccache || true)"
 export CCACHE_BASEDIR="$root" CCACHE_NOHASHDIR=1
 jobs="$(nproc)"
 status=0
+failed=()  # the stages that failed, named again at the end (CI keeps the tail of the output)
 
 step() { printf '\n==== %s\n' "$*"; }
+# Names the tests of a ctest run that failed (ctest keeps them in LastTestsFailed.log).
+ctest_failed() {
+  local log="build/$1/Testing/Temporary/LastTestsFailed.log"
+  if [[ -s "$log" ]]; then
+    failed+=("tests ($1): $(cut -d: -f2- "$log" | paste -sd' ' -)")
+  else
+    failed+=("tests ($1)")
+  fi
+}
 
 step "format (clang-format 14)"
-if ! scripts/check-format.sh; then status=1; fi
+if ! scripts/check-format.sh; then status=1; failed+=("format"); fi
 
 step "API reference (Doxygen over include/mcp; a warning fails)"
 docs_ok=1
@@ -38,6 +48,7 @@ docs_out="$(scripts/docs.sh 2>&1)" || docs_ok=0
 printf '%s\n' "$docs_out"
 if [[ $docs_ok == 0 ]]; then
   status=1
+  failed+=("API reference")
   where="$(printf '%s\n' "$docs_out" |
            sed -En "s%^$root/([^:]*):[0-9]*: (warning|error):.*%\1%p" | sort | uniq -c | sort -rn)"
   if [[ -n "$where" ]]; then
@@ -52,7 +63,7 @@ step "build: warnings as errors (preset ci)"
 cmake --preset ci >/dev/null
 cmake --build --preset ci -j"$jobs"
 step "tests (preset ci)"
-ctest --preset ci -j"$jobs" || status=1
+ctest --preset ci -j"$jobs" || { status=1; ctest_failed ci; }
 
 if [[ $quick == 0 ]]; then
   step "build: clang 14, ASan+UBSan (preset asan)"
@@ -60,10 +71,10 @@ if [[ $quick == 0 ]]; then
   cmake --build --preset asan -j"$jobs"
   step "tests under ASan+UBSan (preset asan, clang 14)"
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-    ctest --preset asan -j"$jobs" --label-exclude "interop|abuse" || status=1
+    ctest --preset asan -j"$jobs" --label-exclude "interop|abuse" || { status=1; ctest_failed asan; }
 
   step "fuzz: seeds, past findings, then 20 s of each target (preset fuzz, clang 14)"
-  scripts/fuzz.sh --ci 20 || status=1
+  scripts/fuzz.sh --ci 20 || { status=1; failed+=("fuzz"); }
 
   step "build: ThreadSanitizer (preset tsan: the session, client, HTTP, auth, observation, process, timer and pool tests)"
   cmake --preset tsan >/dev/null
@@ -71,17 +82,18 @@ if [[ $quick == 0 ]]; then
   step "concurrency tests under ThreadSanitizer"
   for t in mcp_core_tests mcp_http_tests mcp_auth_tests mcp_observe_tests; do
     TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$root/tests/tsan.supp" \
-      "build/tsan/tests/$t" --gtest_brief=1 || status=1
+      "build/tsan/tests/$t" --gtest_brief=1 || { status=1; failed+=("ThreadSanitizer: $t"); }
   done
   # The process transport: reader threads, shutdown from either side, a child killed mid-call.
   TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$root/tests/tsan.supp" \
     build/tsan/tests/mcp_stdio_tests --gtest_filter='process_connection.*:launch_server.*' \
-    --gtest_brief=1 || status=1
+    --gtest_brief=1 || { status=1; failed+=("ThreadSanitizer: mcp_stdio_tests"); }
 fi
 
 if [[ $status == 0 ]]; then
   step "all tests passed"
 else
   step "FAILED"
+  printf '  %s\n' "${failed[@]}"
 fi
 exit $status
