@@ -191,10 +191,12 @@ result<json::object> client_session::impl::negotiate(const request_options& ro) 
   // same one too: the server says it speaks it, whatever made it refuse that request).
   std::string probing(latest_protocol_version);
   const auto timeout = ro.timeout.count() > 0 ? ro.timeout : opts.probe_timeout;
+  std::string probe_error;  // why the probe did not settle the era, named if initialize fails
   for (int attempt = 0; attempt < 2; ++attempt) {
     auto r = discover(probing, ro, timeout);
     if (r) return r;
     const auto& e = r.error();
+    probe_error = e.message;
     if (e.is(errc::connection_closed) || e.is(errc::cancelled)) return e;
     if (e.is(errc::header_mismatch) || e.is(errc::missing_required_client_capability)) {
       return e;  // a server of the new era refused the request itself: nothing to fall back to
@@ -217,7 +219,11 @@ result<json::object> client_session::impl::negotiate(const request_options& ro) 
     }
     break;
   }
-  return legacy_initialize(wanted, false, ro);
+  auto r = legacy_initialize(wanted, false, ro);
+  if (r || probe_error.empty()) return r;
+  auto e = r.error();
+  e.message += " (server/discover before it: " + probe_error + ")";
+  return e;
 }
 
 std::vector<std::pair<std::string, std::string>> client_session::impl::stamp(

@@ -320,7 +320,9 @@ class client_session {
   /// server's input requests are answered in rounds by the same handlers as its requests are in
   /// the old era. `opts` (e.g. a longer timeout) applies to the negotiation's requests.
   /// Errors: the server's, `errc::request_timeout`, `errc::connection_closed`; pinned to a
-  /// revision the server does not speak, `errc::not_supported` saying what it answered.
+  /// revision the server does not speak, `errc::not_supported` saying what it answered. In
+  /// `negotiation::automatic`, an `initialize` that fails after the probe fell back names the
+  /// probe's error too ("... (server/discover before it: ...)").
   result<json::object> initialize(const request_options& opts = {});
   /// The negotiated revision ("2026-07-28", "2025-11-25", ...); empty before `initialize`.
   [[nodiscard]] std::string protocol_version() const;

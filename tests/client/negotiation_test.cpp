@@ -334,6 +334,34 @@ TEST(ClientNegotiation, RetriesOnceWhenRefusedARevisionTheServerNames) {
   EXPECT_EQ(always.discovers, 2);
 }
 
+TEST(ClientNegotiation, AnInitializeThatFailsAfterTheFallbackNamesTheProbesErrorToo) {
+  // A peer that refuses both: the error says what each answered, so that a user sees why the
+  // probe did not settle the era.
+  auto [server_end, client_end] = mcp::make_memory_pair();
+  std::shared_ptr<mcp::memory_connection> server = server_end;
+  server->on_receive([server](std::string_view text) {
+    auto v = mcp::parse_json(text);
+    if (!v || !v->is_object() || !v->get_object().contains("id")) return;
+    const auto& m = v->get_object();
+    const bool probe = m.at("method").as_string() == "server/discover";
+    object err{{"code", probe ? -32601 : -32603},
+               {"message", probe ? "no such method here" : "initialize refused here"}};
+    object out{{"jsonrpc", "2.0"}, {"id", m.at("id")}, {"error", std::move(err)}};
+    server->send(mcp::json::serialize(out), {});
+  });
+  mcp::client_session c(client_end, {.negotiate = mcp::negotiation::automatic});
+  client_end->on_receive([&c](std::string_view m) { c.receive(m); });
+  auto r = c.initialize();
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, -32603);
+  EXPECT_NE(r.error().message.find("initialize refused here"), std::string::npos)
+      << r.error().message;
+  EXPECT_NE(r.error().message.find("server/discover before it: no such method here"),
+            std::string::npos)
+      << r.error().message;
+  c.close();
+}
+
 /// The memory pair's client end, saying it is Streamable HTTP (where x-mcp-header matters).
 class http_facts final : public mcp::connection {
  public:
