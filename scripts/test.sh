@@ -29,14 +29,26 @@ status=0
 failed=()  # the stages that failed, named again at the end (CI keeps the tail of the output)
 
 step() { printf '\n==== %s\n' "$*"; }
-# Names the tests of a ctest run that failed (ctest keeps them in LastTestsFailed.log).
+# Names the tests of a ctest run that failed (ctest keeps them in LastTestsFailed.log), and
+# keeps the end of each one's output (from LastTest.log) to be shown again at the end.
+failed_output=""
 ctest_failed() {
-  local log="build/$1/Testing/Temporary/LastTestsFailed.log"
-  if [[ -s "$log" ]]; then
-    failed+=("tests ($1): $(cut -d: -f2- "$log" | paste -sd' ' -)")
-  else
+  local dir="build/$1/Testing/Temporary" name out
+  if [[ ! -s "$dir/LastTestsFailed.log" ]]; then
     failed+=("tests ($1)")
+    return
   fi
+  failed+=("tests ($1): $(cut -d: -f2- "$dir/LastTestsFailed.log" | paste -sd' ' -)")
+  while read -r name; do
+    # Its failure lines first (a long output's tail may not hold them), then its last lines.
+    out="$(awk -v t="$name" '
+      index($0, " Test: " t) && substr($0, length($0) - length(t) + 1) == t {f = 1}
+      f && /^<end of output>/ {exit}
+      f' "$dir/LastTest.log")"
+    failed_output+=$'\n'"---- $name ($1): its failure lines, then the end of its output:"$'\n'
+    failed_output+="$(grep -m 20 -A 6 -E 'FAIL|Failure|ERROR|error:' <<<"$out")"$'\n'"  ..."$'\n'
+    failed_output+="$(tail -n 8 <<<"$out")"$'\n'
+  done < <(cut -d: -f2- "$dir/LastTestsFailed.log")
 }
 
 step "format (clang-format 14)"
@@ -95,5 +107,6 @@ if [[ $status == 0 ]]; then
 else
   step "FAILED"
   printf '  %s\n' "${failed[@]}"
+  [[ -z "$failed_output" ]] || printf '%s\n' "$failed_output"
 fi
 exit $status

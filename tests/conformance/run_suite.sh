@@ -195,6 +195,12 @@ score() {
   else
     printf 'FAIL  %s (%s)\n' "$name" "$why"
     [[ -z "$summary" ]] || sed 's/^/        /' <<<"$summary"
+    # What the client said on stderr (client mode), last lines: its error names the cause.
+    local said="${checks%/*}/stderr.txt"
+    if [[ -s "$said" ]]; then
+      echo "        the client's stderr, last lines:"
+      tail -n 4 "$said" | cut -c1-300 | sed 's/^/          /'
+    fi
     failed=$((failed + 1))
   fi
 }
