@@ -1,6 +1,6 @@
 // The SQLite task store.
 //
-// Layout: one table of tasks (the autoincrement `seq` is the creation order cursors name) in a
+// Layout: one table of tasks (`seq`, never reused, is the creation order cursors name) in a
 // WAL-journalled file, versioned by `user_version` (detail/sqlite_task_rows.hpp), with an index
 // on the expiry so that the sweep of expired tasks reads only them.
 //
@@ -8,11 +8,11 @@
 // came across) are committed in groups (detail/group_commit.hpp) on the one writing
 // connection: every write that arrived while the previous transaction committed goes into the
 // next one, a single BEGIN IMMEDIATE ... COMMIT, so N callers at once pay for one commit (one
-// append to the WAL of the pages they share — the table's last leaf, the indexes' leaves, the
-// sequence — and, at `power_loss`, one fdatasync) instead of N. A write of one statement (all
-// but an update that reads the row first) alone in its batch runs without the BEGIN and COMMIT
-// around it: SQLite makes the statement its own transaction, taking the same locks in the same
-// order. The transaction runs on the thread of one of its callers: a write that finds no
+// append to the WAL of the pages they share — the table's last leaf, the indexes' leaves — and,
+// at `power_loss`, one fdatasync) instead of N. A write of one statement (all but an update that
+// reads the row first) alone in its batch runs without the BEGIN and COMMIT around it: SQLite
+// makes the statement its own transaction, taking the same locks in the same order. The
+// transaction runs on the thread of one of its callers: a write that finds no
 // transaction running runs at once, with no hand-off to another thread and back (measured:
 // bench/RESULTS.md, "SQLite task store: group commit"). Each caller returns once its transaction
 // has committed, so an acknowledged write is durable to the promised level; the caller serializes
@@ -138,9 +138,9 @@ class sqlite_task_store final : public task_store {
     sqlite3* db = db_.get();
     insert_.emplace(
         db,
-        "INSERT INTO tasks (id, owner, status, status_message, created_ms, updated_ms, ttl_ms, "
-        "poll_ms, method, payload, input, rerun) "
-        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
+        "INSERT INTO tasks (seq, id, owner, status, status_message, created_ms, updated_ms, "
+        "ttl_ms, poll_ms, method, payload, input, rerun) VALUES (" +
+            std::string(next_seq_sql) + ", ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
     select_.emplace(db, std::string(task_columns) + std::string(select_sql));
     delete_.emplace(db, "DELETE FROM tasks WHERE seq = ?1");
     // A task that ends never runs again: its rerun record goes (only `unfinished` reads it).
@@ -444,9 +444,9 @@ class sqlite_task_store final : public task_store {
         sq::exec(db, ("PRAGMA user_version=" + std::to_string(schema_version)).c_str());
       } else if (!is_task_database()) {
         throw failure{"task store: " + path_ + " is not a task database"};
-      } else if (sq::query_int(db, "PRAGMA user_version") == 1) {
-        sq::exec(db, "ALTER TABLE tasks ADD COLUMN input TEXT NOT NULL DEFAULT '{}'");
-        sq::exec(db, "ALTER TABLE tasks ADD COLUMN rerun TEXT NOT NULL DEFAULT '{}'");
+      } else if (const auto version = sq::query_int(db, "PRAGMA user_version");
+                 version < schema_version) {
+        upgrade(db, version);
         sq::exec(db, ("PRAGMA user_version=" + std::to_string(schema_version)).c_str());
       }
       sq::exec(db, std::string(expiry_index_sql).c_str());
@@ -463,8 +463,8 @@ class sqlite_task_store final : public task_store {
     sqlite3* db = db_.get();
     if (sq::query_int(db, "SELECT count(*) FROM sqlite_master") == 0) return true;
     const auto version = sq::query_int(db, "PRAGMA user_version");
-    return sq::query_int(db, "PRAGMA application_id") == application_id &&
-           (version == 1 || version == schema_version);
+    return sq::query_int(db, "PRAGMA application_id") == application_id && version >= 1 &&
+           version <= schema_version;
   }
 
   /// Queues `f` for the next transaction and returns once that has committed (or

@@ -355,12 +355,17 @@ bool tasks_feature::become_task(call_state& call) {
   // Kept only where it can be read after this process: a durable store (a restart) or a queue
   // (any process runs it). Nothing in memory outlives the process, so the memory store needs none.
   if ((call.entry().spec.rerun_after_restart && !in_memory_) || queue_) {
-    json::object params{{"name", call.tool()}, {"arguments", call.arguments_value()}};
-    if (!call.meta().empty()) params["_meta"] = call.meta();
-    rec.rerun =
-        json::object{{"params", std::move(params)}, {"caller", principal_to_json(call.caller())}};
+    // Built in place (an initializer list copies each member into the object it builds).
+    json::object& rerun = rec.rerun;
+    rerun.reserve(3);
+    json::object& params = rerun.emplace("params", json::object()).first->value().get_object();
+    params.reserve(3);
+    params.emplace("name", json::string_view(call.tool().data(), call.tool().size()));
+    params.emplace("arguments", call.arguments_value());
+    if (!call.meta().empty()) params.emplace("_meta", call.meta());
+    rerun.emplace("caller", principal_to_json(call.caller()));
     // The era it was asked in: a process running it without its session answers in that era.
-    if (s->modern()) rec.rerun["modern"] = true;
+    if (s->modern()) rerun.emplace("modern", true);
   }
   if (auto created = store_->create(rec); !created) {
     call.complete(error{errc::internal_error, created.error().message});

@@ -22,16 +22,54 @@ namespace mcp::detail::sqlite {
 /// `PRAGMA application_id` of a task database ("MCPT").
 constexpr int application_id = 0x4d435054;
 /// `PRAGMA user_version`: the layout of the tasks table. Version 1 had no `input` and `rerun`
-/// columns; a version 1 file is upgraded when it is opened.
-constexpr int schema_version = 2;
+/// columns; version 2 numbered tasks with AUTOINCREMENT, which writes its `sqlite_sequence` row
+/// (a page of its own) in every transaction that creates a task. Version 3 numbers them with
+/// the highest number in use or ever deleted plus one (`task_seq` and its trigger keep the
+/// highest deleted one), so a number is still never reused. A file of version 1 or 2 is rebuilt
+/// in version 3 when opened (`upgrade_sql`); the code that wrote versions 1 and 2 refuses a
+/// version 3 file ("not a task database") rather than misread it.
+constexpr int schema_version = 3;
 
 constexpr std::string_view create_sql =
-    "CREATE TABLE tasks (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, "
+    "CREATE TABLE tasks (seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, "
     "owner TEXT NOT NULL, status TEXT NOT NULL, status_message TEXT NOT NULL, "
     "created_ms INTEGER NOT NULL, updated_ms INTEGER NOT NULL, ttl_ms INTEGER, poll_ms INTEGER, "
     "method TEXT NOT NULL, payload TEXT NOT NULL, input TEXT NOT NULL DEFAULT '{}', "
     "rerun TEXT NOT NULL DEFAULT '{}');"
-    "CREATE INDEX tasks_owner_seq ON tasks (owner, seq);";
+    "CREATE INDEX tasks_owner_seq ON tasks (owner, seq);"
+    "CREATE TABLE task_seq (high INTEGER NOT NULL);"
+    "INSERT INTO task_seq VALUES (0);"
+    "CREATE TRIGGER tasks_seq_kept AFTER DELETE ON tasks "
+    "WHEN old.seq > (SELECT high FROM task_seq) BEGIN UPDATE task_seq SET high = old.seq; END;";
+
+/// Run after `create_sql` on a file of version 2 whose table was renamed `tasks_v2` and whose
+/// indexes were dropped: its tasks, numbers kept, and the highest number AUTOINCREMENT gave.
+constexpr std::string_view upgrade_sql =
+    "INSERT INTO tasks (seq, id, owner, status, status_message, created_ms, updated_ms, ttl_ms, "
+    "poll_ms, method, payload, input, rerun) SELECT seq, id, owner, status, status_message, "
+    "created_ms, updated_ms, ttl_ms, poll_ms, method, payload, input, rerun FROM tasks_v2;"
+    "UPDATE task_seq SET high = (SELECT coalesce(max(seq), 0) FROM sqlite_sequence "
+    "WHERE name IN ('tasks', 'tasks_v2'));"
+    "DELETE FROM sqlite_sequence WHERE name IN ('tasks', 'tasks_v2');"
+    "DROP TABLE tasks_v2;";
+
+/// Rebuilds the tasks table of a file of layout `version` (1 or 2) in the current layout, inside
+/// the caller's transaction (`user_version` is the caller's to set). Throws `failure`.
+inline void upgrade(sqlite3* db, std::int64_t version) {
+  if (version == 1) {
+    exec(db, "ALTER TABLE tasks ADD COLUMN input TEXT NOT NULL DEFAULT '{}'");
+    exec(db, "ALTER TABLE tasks ADD COLUMN rerun TEXT NOT NULL DEFAULT '{}'");
+  }
+  exec(db,
+       "DROP INDEX IF EXISTS tasks_owner_seq; DROP INDEX IF EXISTS tasks_expiry;"
+       "ALTER TABLE tasks RENAME TO tasks_v2");
+  exec(db, std::string(create_sql).c_str());
+  exec(db, std::string(upgrade_sql).c_str());
+}
+
+/// The number of the next task: above every number in use or ever deleted.
+constexpr std::string_view next_seq_sql =
+    "(SELECT max(coalesce((SELECT max(seq) FROM tasks), 0), high) + 1 FROM task_seq)";
 
 /// The sweep's index (`purge_expired` finds the expired tasks without reading the others). Not
 /// part of the layout: created when missing by every version that opens the file, and kept up
@@ -114,8 +152,7 @@ struct reader {
         list(db.get(), std::string(task_columns) +
                            "WHERE owner = ?1 AND seq > ?2 AND "
                            "(ttl_ms IS NULL OR created_ms + ttl_ms > ?3) ORDER BY seq LIMIT ?4"),
-        max_seq(db.get(),
-                "SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'tasks'), 0)"),
+        max_seq(db.get(), "SELECT " + std::string(next_seq_sql) + " - 1"),
         unfinished(db.get(), std::string(task_columns_with_rerun) +
                                  "WHERE status IN ('working', 'input_required') AND "
                                  "(ttl_ms IS NULL OR created_ms + ttl_ms > ?1) ORDER BY seq") {}

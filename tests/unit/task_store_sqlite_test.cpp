@@ -1,9 +1,9 @@
 // The SQLite task store alone (include/mcp/task_store.hpp, make_sqlite_task_store): durability
 // across reopening, two stores sharing one file (a change by one holds against the other's
-// update of a task it created), refusing a file that is not its own, upgrading
-// the first layout, an unopenable path; group commit (writes that queue during a commit share
-// the next transaction, one failing write does not fail the others, a transaction that cannot
-// start fails its writes; many writers at once share commits, and each write is visible to
+// update of a task it created), refusing a file that is not its own, upgrading the earlier
+// layouts (numbers never reused), an unopenable path; group commit (writes that queue during a
+// commit share the next transaction, one failing write does not fail the others, a transaction that
+// cannot start fails its writes; many writers at once share commits, and each write is visible to
 // another connection when it returns), reads beside a waiting writer, a copy of the file and
 // its WAL recovered by plain SQLite, and what a process killed with
 // SIGKILL acknowledged (tests/unit/task_store_writer.cpp). The contract every store keeps:
@@ -213,34 +213,6 @@ TEST(task_store_sqlite, another_applications_database_is_refused_and_left_alone)
   EXPECT_FALSE(std::filesystem::exists(db.path() + "-wal"));
 }
 
-TEST(task_store_sqlite, a_file_of_the_first_layout_is_upgraded_and_keeps_its_tasks) {
-  const temp_db db;
-  sqlite3* raw = nullptr;
-  ASSERT_EQ(sqlite3_open(db.path().c_str(), &raw), SQLITE_OK);
-  const char* v1 =
-      "CREATE TABLE tasks (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, "
-      "owner TEXT NOT NULL, status TEXT NOT NULL, status_message TEXT NOT NULL, "
-      "created_ms INTEGER NOT NULL, updated_ms INTEGER NOT NULL, ttl_ms INTEGER, poll_ms INTEGER, "
-      "method TEXT NOT NULL, payload TEXT NOT NULL);"
-      "CREATE INDEX tasks_owner_seq ON tasks (owner, seq);"
-      "INSERT INTO tasks (id, owner, status, status_message, created_ms, updated_ms, method, "
-      "payload) VALUES ('old', 'alice', 'completed', '', 1000, 2000, 'tools/call', "
-      "'{\"result\":{\"content\":[]}}');"
-      "PRAGMA application_id=1296257108; PRAGMA user_version=1;";
-  ASSERT_EQ(sqlite3_exec(raw, v1, nullptr, nullptr, nullptr), SQLITE_OK);
-  sqlite3_close(raw);
-  auto store = open_store(db.path());
-  ASSERT_NE(store, nullptr);
-  const auto old = store->get("old", "alice").value().value();
-  EXPECT_EQ(old.status, task_status::completed);
-  EXPECT_TRUE(old.input_request.empty());
-  auto t = make_task("new");
-  t.status = task_status::input_required;
-  t.input_request = mcp::json::object{{"method", "elicitation/create"}};
-  ASSERT_TRUE(store->create(t));
-  expect_same(store->get("new", "alice").value().value(), t);
-}
-
 TEST(task_store_sqlite, an_unopenable_path_is_an_error) {
   const auto s = mcp::make_sqlite_task_store("/nonexistent-dir-for-mcp-tests/sub/tasks.db");
   ASSERT_FALSE(s);
@@ -274,6 +246,76 @@ class raw_connection {
  private:
   sqlite3* db_ = nullptr;
 };
+
+/// A file of layout 1 or 2 (AUTOINCREMENT; 1 also without `input` and `rerun`) as the earlier
+/// code made it, whose newest task was deleted: rebuilt in layout 3, its tasks and numbers kept,
+/// and the deleted task's number not given again.
+TEST(task_store_sqlite, a_file_of_an_earlier_layout_is_upgraded_and_keeps_its_tasks_and_numbers) {
+  for (const int version : {1, 2}) {
+    SCOPED_TRACE(version);
+    const temp_db db;
+    {
+      raw_connection c(db.path());
+      c.exec(("CREATE TABLE tasks (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL "
+              "UNIQUE, owner TEXT NOT NULL, status TEXT NOT NULL, status_message TEXT NOT NULL, "
+              "created_ms INTEGER NOT NULL, updated_ms INTEGER NOT NULL, ttl_ms INTEGER, "
+              "poll_ms INTEGER, method TEXT NOT NULL, payload TEXT NOT NULL" +
+              std::string(version == 2 ? ", input TEXT NOT NULL DEFAULT '{}', rerun TEXT NOT "
+                                         "NULL DEFAULT '{}');"
+                                         "CREATE INDEX tasks_expiry ON tasks (created_ms + ttl_ms) "
+                                         "WHERE ttl_ms IS NOT NULL;"
+                                       : ");") +
+              "CREATE INDEX tasks_owner_seq ON tasks (owner, seq);"
+              "INSERT INTO tasks (id, owner, status, status_message, created_ms, updated_ms, "
+              "method, payload) VALUES ('old', 'alice', 'completed', '', 1000, 2000, 'tools/call', "
+              "'{\"result\":{\"content\":[]}}'), ('gone', 'alice', 'working', '', 1000, 2000, "
+              "'tools/call', '{}');"
+              "DELETE FROM tasks WHERE id = 'gone';"
+              "PRAGMA application_id=1296257108; PRAGMA user_version=" +
+              std::to_string(version))
+                 .c_str());
+    }
+    auto store = open_store(db.path());
+    ASSERT_NE(store, nullptr);
+    const auto old = store->get("old", "alice").value().value();
+    EXPECT_EQ(old.status, task_status::completed);
+    EXPECT_TRUE(old.input_request.empty());
+    auto t = make_task("new");
+    t.status = task_status::input_required;
+    t.input_request = mcp::json::object{{"method", "elicitation/create"}};
+    ASSERT_TRUE(store->create(t));
+    expect_same(store->get("new", "alice").value().value(), t);
+    const auto first = store->list("alice", "", 1).value();  // "old", then from its number on
+    ASSERT_EQ(first.tasks.size(), 1U);
+    EXPECT_EQ(first.tasks[0].id, "old");
+    const auto rest = store->list("alice", first.next_cursor, 10).value();
+    ASSERT_EQ(rest.tasks.size(), 1U);
+    EXPECT_EQ(rest.tasks[0].id, "new");
+    raw_connection c(db.path());
+    EXPECT_EQ(c.text("SELECT seq FROM tasks WHERE id = 'new'"), "3");  // not 2: "gone" had it
+    EXPECT_EQ(c.text("PRAGMA user_version"), "3");
+    EXPECT_EQ(c.text("SELECT count(*) FROM sqlite_sequence"), "0");
+  }
+}
+
+TEST(task_store_sqlite, the_number_of_a_deleted_newest_task_is_not_given_again) {
+  const temp_db db;
+  auto store = open_store(db.path());
+  ASSERT_NE(store, nullptr);
+  ASSERT_TRUE(store->create(make_task("a")));
+  auto brief = make_task("brief");
+  brief.ttl = 1ms;
+  ASSERT_TRUE(store->create(brief));
+  std::this_thread::sleep_for(5ms);
+  ASSERT_EQ(store->purge_expired(std::chrono::system_clock::now()).value(), 1U);
+  ASSERT_TRUE(store->create(make_task("b")));
+  raw_connection c(db.path());
+  EXPECT_EQ(c.text("SELECT seq FROM tasks WHERE id = 'b'"), "3");
+  const auto page = store->list("alice", "", 10).value();
+  ASSERT_EQ(page.tasks.size(), 2U);
+  EXPECT_EQ(page.tasks[0].id, "a");
+  EXPECT_EQ(page.tasks[1].id, "b");
+}
 
 mcp::detail::sqlite_task_store_counts counts(mcp::task_store& s) {
   return mcp::detail::sqlite_task_store_counts_of(s).value();
