@@ -4,8 +4,8 @@
 # waits for. It configures a second tree of this source (<build>/profile-training/build: Release,
 # demo_server and the training driver only) instrumented with -fprofile-generate, builds it,
 # and runs tools/profile_training: a fixed mix of calls against that demo_server (stdio calls
-# and tasks, some of the calls with metrics and exported spans; Streamable HTTP 2025-11-25
-# stateful and stateless, 2026-07-28), on 127.0.0.1 only.
+# and tasks, some of the calls with metrics and exported spans, every one or 10 % of the new
+# traces; Streamable HTTP 2025-11-25 stateful and stateless, 2026-07-28), on 127.0.0.1 only.
 # The counts land in <build>/profile-training/profile; this tree then compiles with
 # -fprofile-use, so GCC lays out each function's hot path together and moves cold blocks away
 # (bench/RESULTS.md, "Profile feedback in the release preset").

@@ -5,8 +5,10 @@
 //     trips (tools/call must_task as a task, then tasks/result), a few unknown tools;
 //   - stdio observed: 10,000 echo calls with metrics on (--metrics), 10,000 with every span also
 //     exported as OTLP/protobuf and 5,000 as OTLP/JSON (--otlp) to a collector of this driver
-//     that answers every export, so that the observed paths are laid out as used, not as cold
-//     code (a third of the stdio calls: the unobserved path stays the most frequent);
+//     that answers every export, and 10,000 with 10 % of the traces sampled (protobuf; the path
+//     of a new trace decided before its operation, unsampled and sampled), so that the observed
+//     paths are laid out as used, not as cold code (under half of the stdio calls: the
+//     unobserved path stays the most frequent);
 //   - Streamable HTTP, one server with sessions: a 2025-11-25 session (initialize, 10,000 echo
 //     calls) and 10,000 self-contained 2026-07-28 echo calls; one --stateless server: 10,000
 //     2025-11-25 echo calls. Each on one keep-alive connection to 127.0.0.1.
@@ -47,6 +49,7 @@ constexpr int http_calls = 10000;
 constexpr int observed_metrics_calls = 10000;
 constexpr int observed_protobuf_calls = 10000;
 constexpr int observed_json_calls = 5000;
+constexpr int observed_sampled_calls = 10000;
 
 [[noreturn]] void fail(const std::string& what) {
   std::fprintf(stderr, "mcp_profile_driver: %s\n", what.c_str());
@@ -366,6 +369,12 @@ void train_observed(const std::string& demo) {
     if (collector.trace_exports() == before)
       fail("observed: no " + encoding + " span export arrived");
   }
+  const long before = collector.trace_exports();
+  train_observed_run(
+      demo, {"--metrics", "127.0.0.1:0", "--otlp", otlp},
+      {{"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "http/protobuf"}, {"OTEL_TRACES_SAMPLER_ARG", "0.1"}},
+      observed_sampled_calls);
+  if (collector.trace_exports() == before) fail("observed: no export of the sampled spans arrived");
 }
 
 /// One keep-alive HTTP/1.1 connection to 127.0.0.1:port, POSTing JSON to /mcp.
@@ -517,6 +526,8 @@ int main(int argc, char** argv) {
                "mcp_profile_driver: trained (stdio %d calls, %d tasks; observed %d calls; HTTP 3 x "
                "%d calls)\n",
                stdio_calls, stdio_tasks,
-               observed_metrics_calls + observed_protobuf_calls + observed_json_calls, http_calls);
+               observed_metrics_calls + observed_protobuf_calls + observed_json_calls +
+                   observed_sampled_calls,
+               http_calls);
   return 0;
 }
