@@ -1,20 +1,18 @@
-// The OTLP/HTTP exporter's queue and thread (mcp/observe/otlp.hpp). Callers queue a span without a
-// lock (a ring of `max_queue` pointers, span_ring.hpp) and take the lock only to wake the thread,
-// once per `max_batch` spans queued; the thread also wakes every `batch_delay` and
-// `metrics_interval`. The ring holds pointers to the spans' records (span_node.hpp): a tracer's
-// span is queued as the pointer to the record it wrote, and the record, once sent, goes back (a
-// batch at a time, under the lock) to a list that the threads queuing spans take their spare
-// records from, a few dozen at a time, for later spans.
-// HTTP goes through one `http_detail::fetch_connection`, kept open from one request to the next.
+// The OTLP/HTTP exporter's queue and thread (mcp/observe/otlp.hpp). Callers only take the queue's
+// lock to push a span (the thread holds it only to take the queue's blocks out and give emptied
+// ones and sent spans' records back) and wake the thread only when a block (a batch) is full; the
+// thread also wakes every `batch_delay` and `metrics_interval`. The queue holds pointers to the
+// spans' records (span_node.hpp): a tracer's span is queued as the pointer to the record it
+// wrote, and the record goes back to a thread that queues spans, for a later span, once sent. HTTP
+// goes through one `http_detail::fetch_connection`, kept open from one request to the next.
 #include <mcp/observe/otlp.hpp>
 
 #include <algorithm>
 #include <atomic>
-#include <bit>
 #include <charconv>
 #include <condition_variable>
 #include <ctime>
-#include <iterator>
+#include <deque>
 #include <mutex>
 #include <random>
 #include <span>
@@ -23,7 +21,6 @@
 #include "http/fetch.hpp"
 #include "observe/otlp_answer.hpp"
 #include "observe/span_node.hpp"
-#include "observe/span_ring.hpp"
 
 namespace mcp::observe {
 
@@ -83,40 +80,43 @@ struct otlp_exporter::impl {
   std::mutex mu;
   std::condition_variable wake;      // the thread
   std::condition_variable finished;  // flush waiters
-  /// How many sent records are kept: a few batches' worth (at most `max_queue` and 65,536).
-  [[nodiscard]] static std::size_t kept_records(const otlp_options& o) {
-    constexpr std::size_t most = std::size_t{1} << 16U;
-    const std::size_t batches = o.max_batch >= most / 4 ? most : 4 * o.max_batch;
-    return std::min(batches, o.max_queue);
-  }
-  /// The spans waiting, by pointer to their records, in the order they were queued.
-  detail::record_ring queue;
-  /// Sent spans' records (trimmed, under `mu`; up to its capacity, `kept_records`), kept for
-  /// the callers' next spans, so that a steady flow reuses the same warm memory rather than
-  /// asking malloc on one thread and freeing on another; `free_count` is its size, read without
-  /// the lock (a caller with no record to take does not lock).
+  /// The spans waiting, in blocks of at most `max_batch` (each block one request's batch) of
+  /// pointers to their records; emptied blocks are kept for the next ones (`spare`), and sent
+  /// spans' records for callers' next spans (`free_records`, up to its capacity:
+  /// `kept_records()`), so that a steady flow reuses the same warm memory; all are freed when
+  /// the thread ends.
+  std::deque<std::vector<detail::record_ptr>> queue;
+  std::size_t queued = 0;  ///< spans in `queue`
+  std::vector<std::vector<detail::record_ptr>> spare;
+  static constexpr std::size_t spare_blocks = 4;
   std::vector<detail::record_ptr> free_records;
-  std::atomic<std::size_t> free_count{0};
-  /// The batch being sent (the thread's only), its room made once.
-  std::vector<detail::record_ptr> sending;
-
-  /// `max_batch - 1` when it is a power of two (a full batch is tested with a mask), else 0.
-  std::uint64_t batch_mask = 0;
-
-  explicit impl(const otlp_options& o)
-      : queue(o.max_queue), batch_mask(std::has_single_bit(o.max_batch) ? o.max_batch - 1 : 0) {
-    sending.reserve(std::min(o.max_batch, o.max_queue));
-    free_records.reserve(kept_records(o));
+  /// How many sent records are kept: a few batches' worth (at most `max_queue` and 65,536).
+  [[nodiscard]] std::size_t kept_records() const {
+    constexpr std::size_t most = std::size_t{1} << 16U;
+    const std::size_t batches = opts.max_batch >= most / 4 ? most : 4 * opts.max_batch;
+    return std::min(batches, opts.max_queue);
   }
-
   /// A thread holding fewer spare records than this (`detail::spare_records`) is given up to
   /// `refill_count` when it queues a span.
   static constexpr std::size_t refill_below = 8;
   static constexpr std::size_t refill_count = 32;
 
-  /// Whether a batch is full (under `mu`, for the thread's wait).
-  [[nodiscard]] bool full_batch() const { return queue.size() >= opts.max_batch; }
-  std::atomic<bool> stopping{false};
+  /// An empty block (under `mu`). Throws std::bad_alloc.
+  std::vector<detail::record_ptr> new_block() {
+    if (!spare.empty()) {
+      auto b = std::move(spare.back());
+      spare.pop_back();
+      return b;
+    }
+    std::vector<detail::record_ptr> b;
+    b.reserve(std::min(opts.max_batch, opts.max_queue));
+    return b;
+  }
+  /// Whether a block is full (blocks fill in order: then the first is).
+  [[nodiscard]] bool full_block() const {
+    return !queue.empty() && queue.front().size() >= opts.max_batch;
+  }
+  bool stopping = false;
   bool abandon = false;  // shutdown's time is up: no more retries
   bool exited = false;
   std::uint64_t flush_requested = 0;
@@ -134,50 +134,39 @@ struct otlp_exporter::impl {
 
   std::minstd_rand jitter{std::random_device{}()};
 
-  /// Queues `r`, and wakes the thread each time `max_batch` more spans were queued. First gives
-  /// this thread's spare records (`detail::spare_records`), when it holds fewer than
-  /// `refill_below`, sent ones for its next spans; a dropped span's record joins them too. A span
-  /// queued while the thread ends is neither sent nor counted (freed with the exporter).
+  /// Queues `r`. In the same hold of the lock, gives this thread's spare records
+  /// (`detail::spare_records`), when it holds fewer than `refill_below`, sent ones for its next
+  /// spans; a dropped span's record joins them too.
   void enqueue(detail::record_ptr r) noexcept {
     if (!r) return;
-    auto* spares = detail::spare_records();
-    if (spares != nullptr && spares->size() < refill_below &&
-        free_count.load(std::memory_order_relaxed) != 0) {
-      refill(*spares);
+    auto* refill = detail::spare_records();
+    bool wake_thread = false;
+    {
+      std::lock_guard lock(mu);
+      if (refill != nullptr && refill->size() < refill_below) {
+        auto k = std::min({free_records.size(), refill->capacity() - refill->size(), refill_count});
+        for (; k > 0; --k) {
+          refill->push_back(std::move(free_records.back()));  // within its capacity
+          free_records.pop_back();
+        }
+      }
+      if (stopping || queued >= opts.max_queue) {
+        spans_dropped.fetch_add(1, std::memory_order_relaxed);
+      } else {
+        try {
+          if (queue.empty() || queue.back().size() >= opts.max_batch) {
+            queue.push_back(new_block());  // when it throws, nothing is queued
+          }
+          queue.back().push_back(std::move(r));  // within the block's reserve
+          ++queued;
+          wake_thread = queue.back().size() == opts.max_batch;  // a block just filled
+        } catch (...) {
+          spans_dropped.fetch_add(1, std::memory_order_relaxed);
+        }
+      }
     }
-    std::uint64_t at = 0;
-    if (stopping.load(std::memory_order_relaxed) || !queue.push(r, at)) {
-      drop(spares, std::move(r));
-      return;
-    }
-    const auto count = at + 1;
-    if (batch_mask != 0 ? (count & batch_mask) == 0 : count % opts.max_batch == 0) wake_thread();
-  }
-
-  /// Moves up to `refill_count` kept records to `spares`, within its capacity.
-  [[gnu::noinline]] void refill(std::vector<detail::record_ptr>& spares) noexcept {
-    std::lock_guard lock(mu);
-    const auto k = std::min({free_records.size(), spares.capacity() - spares.size(), refill_count});
-    const auto from = free_records.end() - static_cast<std::ptrdiff_t>(k);
-    spares.insert(spares.end(), std::make_move_iterator(from),
-                  std::make_move_iterator(free_records.end()));  // within its capacity
-    free_records.erase(from, free_records.end());
-    free_count.store(free_records.size(), std::memory_order_relaxed);
-  }
-
-  /// A span not queued (the queue full, or the exporter ending): counted, its record kept as a
-  /// spare or freed.
-  [[gnu::noinline]] void drop(std::vector<detail::record_ptr>* spares,
-                              detail::record_ptr r) noexcept {
-    spans_dropped.fetch_add(1, std::memory_order_relaxed);
-    detail::give_back(spares, std::move(r));
-  }
-
-  /// Wakes the thread for a full batch: under the lock, so that the thread is either before its
-  /// test of a full batch (and sees the span just queued) or waiting (and is woken).
-  [[gnu::noinline]] void wake_thread() noexcept {
-    { std::lock_guard lock(mu); }
-    wake.notify_one();
+    if (r) detail::give_back(refill, std::move(r));  // dropped: kept as a spare, or freed
+    if (wake_thread) wake.notify_one();
   }
 
   /// Waits `d` unless shutdown gives up first; false when it did.
@@ -272,51 +261,50 @@ struct otlp_exporter::impl {
     }
   }
 
-  /// Sends up to `max_batch` waiting spans (outside the lock) and keeps their records for the
-  /// callers; returns how many there were.
-  std::size_t send_batch() {
-    sending.clear();
-    if (queue.take(sending, opts.max_batch) == 0) return 0;  // within its reserve
-    try {
-      send_spans(sending);
-    } catch (...) {  // out of memory encoding it: the batch is lost, the thread goes on
-      spans_failed.fetch_add(sending.size(), std::memory_order_relaxed);
-    }
-    for (auto& r : sending) detail::trim(*r);
-    {
-      std::lock_guard lock(mu);
-      for (auto& r : sending) {
-        if (free_records.size() == free_records.capacity()) break;
-        free_records.push_back(std::move(r));  // within its capacity
-      }
-      free_count.store(free_records.size(), std::memory_order_relaxed);
-    }
-    const auto n = sending.size();
-    sending.clear();  // the records beyond those kept are freed
-    return n;
-  }
-
   void run() {
+    std::deque<std::vector<detail::record_ptr>> taken;  // the blocks being sent
     std::unique_lock lock(mu);
     auto next_batch = steady::now() + opts.batch_delay;
     auto next_metrics = steady::now() + opts.metrics_interval;
     for (;;) {
       const auto until = opts.metrics ? std::min(next_batch, next_metrics) : next_batch;
       wake.wait_until(lock, until,
-                      [&] { return stopping || full_batch() || flush_requested != flush_done; });
+                      [&] { return stopping || full_block() || flush_requested != flush_done; });
       const auto generation = flush_requested;
       const bool flushing = generation != flush_done;
       const bool stop = stopping;
-      // Full batches go at once; the rest when its time came, or for a flush or the end: then
-      // every span queued by now (those queued meanwhile wait for the next round).
+      // A full block goes at once, with whatever queued beside it; the rest when its time
+      // came, or for a flush or the end. The queue is taken whole (no span is moved twice).
       const bool all = flushing || stop || steady::now() >= next_batch;
-      std::size_t due = all ? queue.size() : 0;
-      while (!abandon && (due > 0 || full_batch())) {
+      while (!queue.empty() && !abandon && (all || full_block())) {
+        taken.swap(queue);
+        queued = 0;
         lock.unlock();
-        const auto n = send_batch();
+        for (auto& block : taken) {
+          try {
+            send_spans(block);
+          } catch (...) {  // out of memory encoding it: the batch is lost, the thread goes on
+            spans_failed.fetch_add(block.size(), std::memory_order_relaxed);
+          }
+          for (auto& r : block) detail::trim(*r);
+        }
         lock.lock();
-        if (n == 0) break;
-        due -= std::min(due, n);
+        for (auto& block : taken) {
+          for (auto& r : block) {
+            if (free_records.size() == free_records.capacity()) break;
+            free_records.push_back(std::move(r));  // within its capacity
+          }
+        }
+        lock.unlock();
+        for (auto& block : taken) block.clear();  // the records beyond those kept are freed
+        lock.lock();
+        while (spare.size() < spare_blocks && !taken.empty()) {
+          spare.push_back(std::move(taken.back()));
+          taken.pop_back();
+        }
+        lock.unlock();
+        taken.clear();  // the blocks beyond those kept
+        lock.lock();
       }
       if (all) next_batch = steady::now() + opts.batch_delay;
       if (opts.metrics && !abandon && (flushing || stop || steady::now() >= next_metrics)) {
@@ -335,10 +323,11 @@ struct otlp_exporter::impl {
       }
       if (stop) break;
     }
-    spans_failed.fetch_add(queue.clear(), std::memory_order_relaxed);
+    spans_failed.fetch_add(queued, std::memory_order_relaxed);
+    queue.clear();
+    queued = 0;
     free_records.clear();  // no span is sent any more: the kept records and their room are freed
     free_records.shrink_to_fit();
-    free_count.store(0, std::memory_order_relaxed);
     conn.close();
     exited = true;
     finished.notify_all();
@@ -362,17 +351,19 @@ result<std::shared_ptr<otlp_exporter>> make_otlp_exporter(otlp_options opts) {
       opts.timeout.count() <= 0) {
     return error(errc::invalid_params, "OTLP exporter: queue, batch, tries and times must be > 0");
   }
-  if (opts.max_queue > max_otlp_queue) {
-    return error(errc::invalid_params, "OTLP exporter: the queue holds at most " +
-                                           std::to_string(max_otlp_queue) + " spans");
-  }
-  auto im = std::make_shared<otlp_exporter::impl>(opts);
+  auto im = std::make_shared<otlp_exporter::impl>();
   im->traces_url = base + "/v1/traces";
   im->metrics_url = base + "/v1/metrics";
   im->opts = std::move(opts);
   im->request = {.method = "POST", .ca_file = im->opts.ca_file, .headers = im->opts.headers};
   im->content_type_at = im->request.headers.size();
   im->request.headers.emplace_back("Content-Type", "application/json");
+  // Room for every spare block now: giving one back on the thread never allocates.
+  im->spare.reserve(otlp_exporter::impl::spare_blocks);
+  im->spare.push_back(im->new_block());  // the first block, made before any span waits
+  // Room to keep a few batches' sent records: a steady flow reuses them rather than asking
+  // malloc on one thread and freeing on another.
+  im->free_records.reserve(im->kept_records());
   im->conn.set_idle_limit(im->opts.connection_idle_limit);
   im->worker = std::thread([raw = im.get()] { raw->run(); });
   return std::shared_ptr<otlp_exporter>(new otlp_exporter(std::move(im)));
@@ -388,7 +379,7 @@ std::function<void(std::unique_ptr<span_record>)> otlp_exporter::span_sink() {
 
 bool otlp_exporter::flush(std::chrono::milliseconds timeout) {
   std::unique_lock lock(impl_->mu);
-  if (impl_->exited) return impl_->queue.size() == 0;
+  if (impl_->exited) return impl_->queue.empty();
   const auto generation = ++impl_->flush_requested;
   impl_->wake.notify_one();
   return impl_->finished.wait_for(lock, timeout,

@@ -8,7 +8,6 @@
 #include <mcp/observe/otlp.hpp>
 #include <mcp/observe/tracing.hpp>
 
-#include <algorithm>
 #include <cstddef>
 #include <memory>
 #include <span>
@@ -33,12 +32,6 @@ static_assert(sizeof(void*) != 8 || sizeof(std::string) != 32 || sizeof(span_rec
 /// room. The one place a spare's fields are cut back, wherever it is given back. Never throws.
 inline void trim(span_record& r) noexcept {
   if (r.shape.use_count() != 0) r.shape.reset();  // an interned one is left: nothing written
-  // The usual record holds no long text: one test of the largest room, without a branch each.
-  const std::size_t most =
-      std::max({r.context.trace_state.capacity(), r.request_id.capacity(), r.session_id.capacity(),
-                r.peer_address.capacity(), r.resource_uri.capacity(), r.error_type.capacity(),
-                r.status_code.capacity(), r.status_message.capacity()});
-  if (most <= max_kept_text) return;
   for (auto* t : {&r.context.trace_state, &r.request_id, &r.session_id, &r.peer_address,
                   &r.resource_uri, &r.error_type, &r.status_code, &r.status_message}) {
     if (t->capacity() > max_kept_text) std::string().swap(*t);

@@ -15,7 +15,6 @@ add_executable(mcp_observe_tests
   observe/metrics_test.cpp
   observe/metrics_server_test.cpp
   observe/otlp_test.cpp
-  observe/span_ring_test.cpp
   observe/tracing_test.cpp
 )
 target_link_libraries(mcp_observe_tests PRIVATE mcp::observe mcp::http GTest::gtest GTest::gtest_main)

@@ -43,9 +43,6 @@ enum class otlp_encoding : std::uint8_t {
   protobuf  ///< `application/x-protobuf` (less to encode, send and receive per span)
 };
 
-/// The most spans an exporter's queue may hold (`otlp_options::max_queue`): 16,777,216.
-inline constexpr std::size_t max_otlp_queue = std::size_t{1} << 24U;
-
 /// Where and how `make_otlp_exporter` sends spans and metrics (OTLP/HTTP).
 struct otlp_options {
   /// Base URL (http or https); `/v1/traces` and `/v1/metrics` are appended (a trailing `/` is
@@ -57,9 +54,7 @@ struct otlp_options {
   std::vector<std::pair<std::string, std::string>> headers{};
   /// Resource attributes of every request.
   resource_attributes resource{{"service.name", "unknown_service"}};
-  /// Spans waiting (at most `max_otlp_queue`; room for their pointers, and at least two, is made
-  /// at the start); more are dropped (counted).
-  std::size_t max_queue = 2048;
+  std::size_t max_queue = 2048;                 ///< spans waiting; more are dropped (counted)
   std::size_t max_batch = 512;                  ///< spans per request
   std::chrono::milliseconds batch_delay{5000};  ///< longest wait of a queued span
   std::chrono::milliseconds timeout{10000};     ///< per request (lookup, connect, answer)
@@ -123,7 +118,7 @@ class otlp_exporter {
 };
 
 /// Starts an exporter (its thread). Errors: `errc::invalid_params` for an endpoint that is not
-/// an http(s) URL with a host, limits that are zero, or a `max_queue` over `max_otlp_queue`.
+/// an http(s) URL with a host, or limits that are zero.
 [[nodiscard]] result<std::shared_ptr<otlp_exporter>> make_otlp_exporter(otlp_options opts);
 
 /// The OTLP/JSON `ExportTraceServiceRequest` of `spans` (one resource, one scope), appended to
