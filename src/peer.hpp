@@ -304,10 +304,10 @@ class peer : public std::enable_shared_from_this<peer> {
   [[gnu::cold]] observe::span observe_request(const jsonrpc::request& r,
                                               const observe::trace_context* root);
   [[gnu::cold]] void observe_notification(const jsonrpc::notification& n);
-  [[gnu::cold]] void observe_answer(const jsonrpc::request_id& id, std::string_view message,
-                                    const observe::outcome* known);
-  /// `observe_answer` of a span that is not in this thread's answering slot (arriving still,
-  /// or filed aside).
+  void observe_answer(const jsonrpc::request_id& id, std::string_view message,
+                      const observe::outcome* known);
+  /// `observe_answer` past its usual case: an outcome read from the text, or a span that is
+  /// not in this thread's answering slot (arriving still, or filed aside).
   [[gnu::cold, gnu::noinline]] void observe_answer_away(const jsonrpc::request_id& id,
                                                         std::string_view message,
                                                         const observe::outcome* known);

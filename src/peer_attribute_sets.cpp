@@ -47,6 +47,7 @@ const peer::attribute_sets::entry* peer::attribute_sets::add(const key& k) noexc
     e->target = std::string(k.target);
     e->side = k.side;
     e->versioned = k.versioned;
+    e->method_class = targeted_of(k.method);
     e->number = next_attribute_set.fetch_add(1, std::memory_order_relaxed);
     entries.push_back(std::move(e));
     s.store(entries.back().get(), std::memory_order_release);
@@ -83,7 +84,9 @@ std::uintptr_t peer::known_span_word(observe::kind side, std::string_view method
                                      std::string_view target) const noexcept {
   auto* sets = attribute_sets_.sets.load(std::memory_order_acquire);
   if (sets == nullptr) return 0;
-  if (const auto word = sets->last_word(side, method, target); word != 0) return word;
+  if (const auto word = sets->last_word(side, method, targeted_of(method), target); word != 0) {
+    return word;
+  }
   bool versioned = sets->versioned.load(std::memory_order_relaxed);
   if (!versioned && !observed_version().empty()) {
     versioned = true;

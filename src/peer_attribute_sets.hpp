@@ -17,6 +17,18 @@
 
 namespace mcp::detail {
 
+/// The methods whose operations have a target (the conventions' `gen_ai.tool.name` or
+/// `gen_ai.prompt.name`): their sets differ by it, and a set's method is compared as this class
+/// alone when it is one of them.
+enum class targeted : std::uint8_t { none, tool, prompt };
+
+/// `method`'s class, compared inline (a word or two).
+[[gnu::always_inline]] inline targeted targeted_of(std::string_view method) noexcept {
+  if (observe::series::same_text(method, "tools/call")) return targeted::tool;
+  if (observe::series::same_text(method, "prompts/get")) return targeted::prompt;
+  return targeted::none;
+}
+
 /// What varies among one peer's attribute sets (the rest is the peer's own: its transport and
 /// connection, and its protocol version, which is set once), each with its number. Entries are
 /// found without a lock in a table of 128 slots (a set in its hash's slot or the next), added
@@ -27,7 +39,8 @@ struct peer::attribute_sets {
     std::string method;
     std::string target;
     observe::kind side;
-    bool versioned;  ///< whether the protocol version was known
+    bool versioned;         ///< whether the protocol version was known
+    targeted method_class;  ///< `targeted_of(method)`
     std::uint64_t number;
     /// The span word an observer gives every operation of this set (`spans_by_attribute_set`),
     /// once its first span was seen; 0 until then. Published with release: it points at what
@@ -107,12 +120,15 @@ struct peer::attribute_sets {
   /// The span word of the set found last if it is (`side`, `method`, `target`) with the
   /// protocol version known; 0 otherwise (`peer::known_span_word` then looks further). Inline:
   /// the usual request repeats the set found last.
+  /// `method_class`: `targeted_of(method)`, which the caller knows (a method of a class other
+  /// than `none` is that class's: its text is not compared again).
   [[gnu::always_inline]] std::uintptr_t last_word(observe::kind side, std::string_view method,
+                                                  targeted method_class,
                                                   std::string_view target) const noexcept {
     // A set made with the version known: the peer's version is known (it stays, once set).
     const auto* e = last.load(std::memory_order_acquire);
-    if (e == nullptr || e->side != side || !e->versioned ||
-        !observe::series::same_text(method, e->method) ||
+    if (e == nullptr || e->side != side || !e->versioned || e->method_class != method_class ||
+        (method_class == targeted::none && !observe::series::same_text(method, e->method)) ||
         !observe::series::same_text(target, e->target)) {
       return 0;
     }

@@ -74,10 +74,6 @@ template <std::size_t N>
   return s.size() >= N - 1 && same_bytes(s.data(), lit);
 }
 
-[[gnu::always_inline]] inline bool has_target(std::string_view method) noexcept {
-  return is(method, "tools/call") || is(method, "prompts/get");
-}
-
 bool has_resource_uri(std::string_view method) noexcept {
   return begins(method, "resources/") || is(method, "notifications/resources/updated");
 }
@@ -91,10 +87,9 @@ bool has_resource_uri(std::string_view method) noexcept {
   return a == b;
 }
 
-/// The tool or prompt name of a message with a target, else empty: its `name` member, found
-/// by a pass over the few members (cheaper than the object's lookup by key).
-std::string_view target_of(std::string_view method, const json::object& params) noexcept {
-  if (!has_target(method)) return {};
+/// The `name` member of `params` past its first member, by a pass over the few members
+/// (cheaper than the object's lookup by key); empty when none is a string.
+[[gnu::noinline]] std::string_view name_member(const json::object& params) noexcept {
   for (const auto& member : params) {
     const std::string_view key = member.key();
     if (key.size() == 4 && is(key, "name")) {
@@ -103,6 +98,20 @@ std::string_view target_of(std::string_view method, const json::object& params) 
     }
   }
   return {};
+}
+
+/// The tool or prompt name of a message of class `c` (`targeted_of` its method), else empty:
+/// its `name` member, compared inline where a request has it (first).
+[[gnu::always_inline]] inline std::string_view target_of(targeted c,
+                                                         const json::object& params) noexcept {
+  if (c == targeted::none) return {};
+  if (!params.empty()) {
+    const auto& first = *params.begin();
+    if (const std::string_view key = first.key(); is(key, "name") && first.value().is_string()) {
+      return first.value().get_string();
+    }
+  }
+  return name_member(params);
 }
 
 /// Whether `params._meta` carries a trace context (what `observe::extract` reads of it): a
@@ -116,7 +125,7 @@ bool carries_trace_context(const json::object& params) noexcept {
 /// The method's target (the tool or prompt name) and resource URI, as the conventions name them.
 void describe(observe::operation& op, std::string_view method, const json::object& params) {
   op.method = method;
-  op.target = target_of(method, params);
+  op.target = target_of(targeted_of(method), params);
   if (has_resource_uri(method)) op.resource_uri = string_member(params, "uri");
 }
 
@@ -126,7 +135,7 @@ void describe(observe::operation& op, std::string_view method, const json::objec
 void describe_received(observe::operation& op, std::string_view method,
                        const json::object& params) noexcept {
   op.method = method;
-  op.target = target_of(method, params);
+  op.target = target_of(targeted_of(method), params);
   const bool uri = has_resource_uri(method);
   const json::object* meta = nullptr;
   for (const auto& member : params) {
@@ -320,9 +329,11 @@ void peer::dispatch_observed(jsonrpc::request&& r) {
   // A set seen before: no operation, no observer call, no span made (its word and start wait
   // on this thread's stack); the operation's frame is left to the general way, out of line.
   if (!spans_by_set_ && !roots_) return dispatch_spanned(std::move(r), nullptr);
-  const auto target = target_of(r.method, r.params);
+  const auto method_class = targeted_of(r.method);
+  const auto target = target_of(method_class, r.params);
   const auto* sets = attribute_sets_.sets.load(std::memory_order_acquire);
-  auto word = sets != nullptr ? sets->last_word(observe::kind::server, r.method, target) : 0;
+  auto word =
+      sets != nullptr ? sets->last_word(observe::kind::server, r.method, method_class, target) : 0;
   if (word == 0) [[unlikely]] {
     word = known_span_word(observe::kind::server, r.method, target);
   }
@@ -398,8 +409,8 @@ observe::span peer::observe_request(const jsonrpc::request& r, const observe::tr
 
 void peer::observe_notification(const jsonrpc::notification& n) {
   if (spans_by_set_) {
-    if (const auto word =
-            known_span_word(observe::kind::server, n.method, target_of(n.method, n.params));
+    if (const auto word = known_span_word(observe::kind::server, n.method,
+                                          target_of(targeted_of(n.method), n.params));
         word != 0) {
       auto span = span_of_word(word, this_thread_read_clock.batch_start());
       obs_->on_end(span, {.end = span.start});
@@ -421,30 +432,49 @@ void peer::observe_notification(const jsonrpc::notification& n) {
 
 void peer::observe_answer(const jsonrpc::request_id& id, std::string_view message,
                           const observe::outcome* known) {
-  auto* held = answering_of(this, id);  // untracked just now: it ends where it waits
-  answering_slot.owner = nullptr;       // the answer after `untrack` is this one
-  if (held == nullptr) return observe_answer_away(id, message, known);
-  const auto o = answer_ended(known, message);
-  obs_->on_end(*held, o);
+  // Usually the request untracked just now, with its outcome known: its span ends where it
+  // waits, the outcome copied field by field (no frame kept for the rest, which is out of line).
+  // An integer id compared without a call, so that the usual case keeps no frame for the rest.
+  const auto& slot = answering_slot;
+  const auto* n = std::get_if<std::int64_t>(&id);
+  const auto* m = slot.owner == this ? std::get_if<std::int64_t>(slot.id) : nullptr;
+  auto* held = slot.span;
+  if (known == nullptr || m == nullptr || n == nullptr || *m != *n || !held->active) [[unlikely]] {
+    return observe_answer_away(id, message, known);
+  }
+  answering_slot.owner = nullptr;  // the answer after `untrack` is this one
+  auto* obs = obs_.get();
+  observe::outcome o{.status = known->status,
+                     .code = known->code,
+                     .message = known->message,
+                     .error_type = known->error_type,
+                     .end = this_thread_read_clock.end_now()};
+  obs->on_end(*held, o);
   held->active = false;
 }
 
 void peer::observe_answer_away(const jsonrpc::request_id& id, std::string_view message,
                                const observe::outcome* known) {
+  observe::span* held = answering_of(this, id);  // untracked just now: it ends where it waits
+  answering_slot.owner = nullptr;                // the answer after `untrack` is this one
   observe::span span;
-  if (auto* a = arriving_of(this, id); a != nullptr) {  // answered before it was tracked
-    take_span(*a, span);
-  } else if (filed_.load(std::memory_order_acquire) > 0) {
-    std::lock_guard lock(mu_);
-    auto it = filed_spans_.find(id);
-    if (it == filed_spans_.end()) return;
-    hand_over(span, it->second);
-    filed_spans_.erase(it);
-    filed_.fetch_sub(1, std::memory_order_release);
+  if (held == nullptr) {
+    if (auto* a = arriving_of(this, id); a != nullptr) {  // answered before it was tracked
+      take_span(*a, span);
+    } else if (filed_.load(std::memory_order_acquire) > 0) {
+      std::lock_guard lock(mu_);
+      auto it = filed_spans_.find(id);
+      if (it == filed_spans_.end()) return;
+      hand_over(span, it->second);
+      filed_spans_.erase(it);
+      filed_.fetch_sub(1, std::memory_order_release);
+    }
+    if (!span) return;
+    held = &span;
   }
-  if (!span) return;
   const auto o = answer_ended(known, message);
-  obs_->on_end(span, o);
+  obs_->on_end(*held, o);
+  held->active = false;
 }
 
 void peer::observe_inbound_end(observe::span& span, std::string_view why) {
@@ -514,7 +544,8 @@ void peer::observe_sent(std::string& message, const jsonrpc::request_id* related
 observe::span peer::observe_outbound(std::string_view method, json::object& params,
                                      const jsonrpc::request_id* related, std::int64_t id) {
   if (spans_by_set_) {
-    const auto word = known_span_word(observe::kind::client, method, target_of(method, params));
+    const auto word =
+        known_span_word(observe::kind::client, method, target_of(targeted_of(method), params));
     if (word != 0) return span_of_word(word, {});
   }
   auto op = base_operation();

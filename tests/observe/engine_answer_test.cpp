@@ -1,7 +1,8 @@
 // The engine's span of a received request ends where the answer finds it: in the request's
 // record while its answer is written right after `untrack`, on the dispatching thread when it
 // is answered before it is tracked. Text and number ids, and ids reused once answered, each
-// count once in the metrics, with their outcome.
+// count once in the metrics, with their outcome. A tool's or prompt's name is found wherever it
+// stands among the params, and the set found last is never taken for another method's or tool's.
 #include <mcp/observe/metrics.hpp>
 #include <mcp/server.hpp>
 
@@ -91,6 +92,77 @@ TEST(engine_answers, text_and_number_ids_reused_once_answered_each_count_once) {
   EXPECT_EQ(calls(*metrics, "add", ""), 6U);
   EXPECT_EQ(calls(*metrics, "nope", "-32602"), 2U);
   EXPECT_EQ(calls(*metrics, "add", "-32602"), 0U);
+}
+
+/// The count of the server's `method` series whose attribute `key` is `name`.
+std::uint64_t operations(const mcp::observe::metrics& m, std::string_view method,
+                         std::string_view key, std::string_view name) {
+  std::uint64_t n = 0;
+  for (const auto& md : m.snapshot().metrics) {
+    if (md.name != "mcp.server.operation.duration") continue;
+    for (const auto& p : md.histogram_points) {
+      bool of_method = false;
+      bool named = false;
+      for (const auto& a : p.attributes) {
+        const auto* t = std::get_if<std::string>(&a.value);
+        if (t != nullptr && a.key == "mcp.method.name") of_method = *t == method;
+        if (t != nullptr && a.key == key) named = *t == name;
+      }
+      if (of_method && named) n += p.count;
+    }
+  }
+  return n;
+}
+
+TEST(engine_answers, names_anywhere_in_the_params_and_other_methods_keep_their_own_series) {
+  auto metrics = mcp::observe::make_metrics();
+  mcp::server s({.observer = metrics});
+  s.add_tool({.name = "add"}, [](mcp::tool_context&) { return std::string("3"); });
+  s.add_tool({.name = "sub"}, [](mcp::tool_context&) { return std::string("1"); });
+  auto conn = std::make_shared<collect>();
+  auto session = s.open_session(conn, {});
+  session->receive(
+      R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25",)"
+      R"("capabilities":{},"clientInfo":{"name":"t","version":"1"}}})");
+  session->receive(R"({"jsonrpc":"2.0","method":"notifications/initialized"})");
+  // Each repeats or follows the set of the one before: the name first, last, a prompt of a
+  // tool's name, a method without a target, a name that is not a string.
+  const std::vector<std::string> params = {
+      R"("tools/call","params":{"name":"add"})",
+      R"("tools/call","params":{"arguments":{"x":1},"name":"add"})",
+      R"("tools/call","params":{"arguments":{},"name":"sub"})",
+      R"("tools/call","params":{"name":"sub","arguments":{}})",
+      R"("tools/call","params":{"name":"add"})",
+      R"("prompts/get","params":{"name":"add"})",
+      R"("tools/list","params":{"name":"add"})",
+      R"("tools/call","params":{"name":"add"})",
+      R"("tools/call","params":{"arguments":{},"name":7})",
+      R"("tools/call","params":{"name":"add"})",
+  };
+  for (std::size_t i = 0; i < params.size(); ++i) {  // each once the one before is answered
+    session->receive(R"({"jsonrpc":"2.0","id":)" + std::to_string(2 + i) + R"(,"method":)" +
+                     params[i] + "}");
+    ASSERT_TRUE(conn->wait_for(2 + i));
+  }
+  session->close();
+  EXPECT_EQ(operations(*metrics, "tools/call", "gen_ai.tool.name", "add"), 5U);
+  EXPECT_EQ(operations(*metrics, "tools/call", "gen_ai.tool.name", "sub"), 2U);
+  EXPECT_EQ(operations(*metrics, "prompts/get", "gen_ai.prompt.name", "add"), 1U);
+  EXPECT_EQ(operations(*metrics, "prompts/get", "gen_ai.tool.name", "add"), 0U);
+  EXPECT_EQ(operations(*metrics, "tools/list", "mcp.method.name", "tools/list"), 1U);
+  EXPECT_EQ(operations(*metrics, "tools/list", "gen_ai.tool.name", "add"), 0U);
+  // The call without a name string: a series of its own, without a tool name.
+  std::uint64_t all_calls = 0;
+  for (const auto& md : metrics->snapshot().metrics) {
+    if (md.name != "mcp.server.operation.duration") continue;
+    for (const auto& p : md.histogram_points) {
+      for (const auto& a : p.attributes) {
+        const auto* t = std::get_if<std::string>(&a.value);
+        if (t != nullptr && a.key == "mcp.method.name" && *t == "tools/call") all_calls += p.count;
+      }
+    }
+  }
+  EXPECT_EQ(all_calls, 8U);
 }
 
 }  // namespace
