@@ -426,7 +426,8 @@ class sqlite_task_store final : public task_store {
   void init_file(sqlite_durability durability) {
     sqlite3* db = db_.get();
     // Look before changing anything: another application's database is left as it is.
-    if (!is_task_database()) throw failure{"task store: " + path_ + " is not a task database"};
+    if (auto why = sq::not_a_task_database(db_.get()); !why.empty())
+      throw failure{"task store: " + path_ + why};
     {
       statement wal(db, "PRAGMA journal_mode=WAL");
       run r(wal);
@@ -442,8 +443,8 @@ class sqlite_task_store final : public task_store {
         sq::exec(db, std::string(create_sql).c_str());
         sq::exec(db, ("PRAGMA application_id=" + std::to_string(application_id)).c_str());
         sq::exec(db, ("PRAGMA user_version=" + std::to_string(schema_version)).c_str());
-      } else if (!is_task_database()) {
-        throw failure{"task store: " + path_ + " is not a task database"};
+      } else if (auto why = sq::not_a_task_database(db_.get()); !why.empty()) {
+        throw failure{"task store: " + path_ + why};
       } else if (const auto version = sq::query_int(db, "PRAGMA user_version");
                  version < schema_version) {
         upgrade(db, version);
@@ -455,16 +456,6 @@ class sqlite_task_store final : public task_store {
       sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
       throw;
     }
-  }
-
-  /// True when the database is empty or carries the task store's application id and a layout
-  /// this code reads (the current one, or one it upgrades).
-  bool is_task_database() {
-    sqlite3* db = db_.get();
-    if (sq::query_int(db, "SELECT count(*) FROM sqlite_master") == 0) return true;
-    const auto version = sq::query_int(db, "PRAGMA user_version");
-    return sq::query_int(db, "PRAGMA application_id") == application_id && version >= 1 &&
-           version <= schema_version;
   }
 
   /// Queues `f` for the next transaction and returns once that has committed (or

@@ -211,9 +211,12 @@ struct sqlite_task_store_options {
 /// goes into the next one (one commit, one flush at `power_loss`, for all of them). A write
 /// returns once its transaction is committed (durable as `options.durability` says), and then
 /// the next read of any thread or process sees it; reads never see an uncommitted write and
-/// never wait for a commit. Several stores (or processes) may open the same file. Errors:
+/// never wait for a commit. Several stores (or processes) may open the same file. A file of an
+/// earlier release's layout is rebuilt in this one's when opened (in one transaction, tasks and
+/// their numbers kept); that cannot be undone, earlier releases then refuse the file, and every
+/// process of an earlier release that shares it must be stopped first. Errors:
 /// `errc::internal_error` when the file cannot be opened, cannot hold a WAL journal (":memory:",
-/// "") or is not a task database.
+/// ""), is not a task database or is of a later release's layout.
 [[nodiscard]] result<std::shared_ptr<task_store>> make_sqlite_task_store(
     const sqlite_task_store_options& options);
 

@@ -27,7 +27,8 @@ constexpr int application_id = 0x4d435054;
 /// the highest number in use or ever deleted plus one (`task_seq` and its trigger keep the
 /// highest deleted one), so a number is still never reused. A file of version 1 or 2 is rebuilt
 /// in version 3 when opened (`upgrade_sql`); the code that wrote versions 1 and 2 refuses a
-/// version 3 file ("not a task database") rather than misread it.
+/// version 3 file ("not a task database") rather than misread it; this code refuses a file of a
+/// later layout, saying so.
 constexpr int schema_version = 3;
 
 constexpr std::string_view create_sql =
@@ -52,6 +53,19 @@ constexpr std::string_view upgrade_sql =
     "WHERE name IN ('tasks', 'tasks_v2'));"
     "DELETE FROM sqlite_sequence WHERE name IN ('tasks', 'tasks_v2');"
     "DROP TABLE tasks_v2;";
+
+/// Empty when database `db` is empty or carries the task store's application id and a layout
+/// this code reads (the current one, or one it upgrades); else why not, for the error message.
+inline std::string not_a_task_database(sqlite3* db) {
+  if (query_int(db, "SELECT count(*) FROM sqlite_master") == 0) return {};
+  const auto version = query_int(db, "PRAGMA user_version");
+  if (query_int(db, "PRAGMA application_id") != application_id || version < 1) {
+    return " is not a task database";
+  }
+  if (version <= schema_version) return {};
+  return " is of a newer release's layout (" + std::to_string(version) + "; this one reads 1 to " +
+         std::to_string(schema_version) + ")";
+}
 
 /// Rebuilds the tasks table of a file of layout `version` (1 or 2) in the current layout, inside
 /// the caller's transaction (`user_version` is the caller's to set). Throws `failure`.

@@ -199,6 +199,18 @@ TEST(task_store_sqlite, a_file_of_random_bytes_is_refused) {
   EXPECT_EQ(std::filesystem::file_size(db.path()), 4096U);  // left as it was
 }
 
+TEST(task_store_sqlite, a_file_of_a_later_layout_is_refused_saying_so) {
+  const temp_db db;
+  { ASSERT_TRUE(mcp::make_sqlite_task_store(db.path())); }
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(db.path().c_str(), &raw), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(raw, "PRAGMA user_version=99", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(raw);
+  const auto s = mcp::make_sqlite_task_store(db.path());
+  EXPECT_NE(s.error().message.find("newer release's layout (99; this one reads 1 to 3)"),
+            std::string::npos);
+}
+
 TEST(task_store_sqlite, another_applications_database_is_refused_and_left_alone) {
   const temp_db db;
   sqlite3* raw = nullptr;
