@@ -91,6 +91,17 @@ std::optional<std::string> decode_header_value(std::string_view value) {
 }
 
 bool header_value_is(std::string_view value, std::string_view want) {
+  // The usual case first, in one pass: the value is `want` as it is, every byte plain (no
+  // control, nothing outside ASCII), no space or tab at either end, and not the sentinel form.
+  if (value.size() == want.size() && !value.empty() && value.front() != ' ' &&
+      value.front() != '\t' && value.back() != ' ' && value.back() != '\t' && !is_sentinel(value)) {
+    bool same = true;
+    for (std::size_t i = 0; i < value.size() && same; ++i) {
+      const auto u = static_cast<unsigned char>(value[i]);
+      same = value[i] == want[i] && u >= 0x20 && u < 0x7f;
+    }
+    if (same) return true;
+  }
   const auto v = trimmed_header_value(value);
   if (!v) return false;
   if (!is_sentinel(*v)) return *v == want;

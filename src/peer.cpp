@@ -350,11 +350,15 @@ void peer::record_held_requests() {
   record_held_ = true;
 }
 
-bool peer::inbound_released() const {
+bool peer::inbound_released() {
   std::lock_guard lock(mu_);
-  return record_held_ && no_inbound() &&
-         std::all_of(held_inbound_.begin(), held_inbound_.end(),
-                     [](const auto& w) { return w.expired(); });
+  if (!record_held_ || !no_inbound() ||
+      !std::all_of(held_inbound_.begin(), held_inbound_.end(),
+                   [](const auto& w) { return w.expired(); })) {
+    return false;
+  }
+  held_inbound_.clear();
+  return true;
 }
 
 // ---- outgoing ----

@@ -203,9 +203,10 @@ class peer : public std::enable_shared_from_this<peer> {
   /// before it receives anything (other peers skip the record). Thread-safe.
   void record_held_requests();
   /// True when no incoming request is in flight and nothing (a handler's context kept by
-  /// another thread) still holds any this peer tracked: no late message of them can come.
+  /// another thread) still holds any this peer tracked: no late message of them can come. The
+  /// record is then emptied (what it kept of them is freed now, not with a later request).
   /// Always false unless `record_held_requests` was called. Thread-safe.
-  [[nodiscard]] bool inbound_released() const;
+  [[nodiscard]] bool inbound_released();
 
   // ---- observation (peer_observe.cpp) ----
 
@@ -368,7 +369,8 @@ class peer : public std::enable_shared_from_this<peer> {
   /// Takes the request in flight with `id` out of the record, or null (under `mu_`).
   [[nodiscard]] std::shared_ptr<inbound_request> take_inbound(const jsonrpc::request_id& id);
   /// The requests tracked that may still be held (a batch tracks several): expired ones are
-  /// dropped as new ones come, so it holds at most a few more than are alive.
+  /// dropped as new ones come, so it holds at most a few more than are alive, and all of them
+  /// once `inbound_released` finds none alive.
   std::vector<std::weak_ptr<inbound_request>> held_inbound_;
   std::size_t held_limit_ = 8;  ///< when `held_inbound_` drops its expired ones next
   bool record_held_ = false;    ///< `held_inbound_` is kept (record_held_requests); mu_

@@ -79,7 +79,7 @@ std::vector<jsonrpc::request_id> server_session_impl::finish_input(
   return left;
 }
 
-bool server_session_impl::reusable() const {
+bool server_session_impl::reusable() {
   // Over HTTP a 2026-07-28 session sends no requests of its own (questions go in input
   // rounds) and takes no batches: with no request in flight it is idle. A handler's context
   // still held elsewhere (a thread the tool started) could send a late log or progress message

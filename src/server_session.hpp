@@ -131,7 +131,7 @@ class server_session_impl final : public server_session, public peer {
   [[nodiscard]] std::vector<jsonrpc::request_id> finish_input(
       std::chrono::steady_clock::time_point until, std::chrono::milliseconds settle);
   /// Whether this per-request session holds nothing a new one would not (session_reuse.hpp).
-  [[nodiscard]] bool reusable() const;
+  [[nodiscard]] bool reusable();
   /// Readies this idle per-request session for the next request (session_reuse.hpp).
   void serve_next(principal&& who, std::string&& task_owner);
   /// `receive` of 2026-07-28 request `req` with the members of its `_meta` found by the

@@ -314,7 +314,7 @@ void tools_feature::call(server_session_impl& s, jsonrpc::request&& req) {
                                            core_.pipeline(), std::move(origin));
   // A task call runs through the interceptors as a plain call (a rate limit or an access check
   // refuses it without creating a task); it becomes a task just before the handler.
-  if (!meta_text.empty()) call->keep_meta_text(meta_text);
+  if (!meta_text.empty()) call->keep_meta_text(meta_text, p.storage());
   if (task != nullptr) call->task_request = task->get_object();
   if (round) {
     call->set_round(std::move(round));

@@ -3,6 +3,7 @@
 #include <mcp/executor.hpp>
 
 #include <array>
+#include <cstring>
 
 #include "detail/call_scan.hpp"
 #include "detail/input_round.hpp"
@@ -25,10 +26,22 @@ request_state::request_state(std::weak_ptr<server_session_impl> session, jsonrpc
   }
 }
 
-request_state::~request_state() = default;
+request_state::~request_state() { forget_meta_text(); }
 
-void request_state::keep_meta_text(std::string_view text) {
-  meta_text_.assign(text);
+void request_state::forget_meta_text() noexcept {
+  if (meta_text_.empty()) return;
+  meta_store_->deallocate(const_cast<char*>(meta_text_.data()), meta_text_.size(), 1);
+  meta_text_ = {};
+}
+
+void request_state::keep_meta_text(std::string_view text, const json::storage_ptr& store) {
+  forget_meta_text();
+  if (!text.empty()) {
+    auto* copy = static_cast<char*>(store->allocate(text.size(), 1));
+    std::memcpy(copy, text.data(), text.size());
+    meta_store_ = store;
+    meta_text_ = std::string_view(copy, text.size());
+  }
   meta_read_.store(false, std::memory_order_release);
 }
 

@@ -58,8 +58,9 @@ class request_state : public inbound_request, public std::enable_shared_from_thi
   }
   /// Keeps `text`, the request's `_meta` kept as text (detail/call_scan.hpp), in place of the
   /// (empty) `meta` the state was made with; before any other thread sees the state. The text
-  /// has no progressToken (only what call_scan keeps as text).
-  void keep_meta_text(std::string_view text);
+  /// has no progressToken (only what call_scan keeps as text). Its copy is made in `store` (the
+  /// message's storage, where the call's arguments are: no allocation of its own).
+  void keep_meta_text(std::string_view text, const json::storage_ptr& store);
   [[nodiscard]] era revision() const noexcept { return origin_.revision; }
   [[nodiscard]] const json::object& client_caps() const noexcept { return *origin_.client_caps; }
   /// Whether a log message of `level` goes out for this request.
@@ -113,8 +114,10 @@ class request_state : public inbound_request, public std::enable_shared_from_thi
   std::weak_ptr<server_session_impl> session_;
   std::shared_ptr<const principal> who_;
   [[nodiscard]] const json::object& read_meta() const noexcept;
-  mutable json::object meta_;  ///< written once, by `read_meta` when `meta_read_` is false
-  std::string meta_text_;
+  void forget_meta_text() noexcept;
+  mutable json::object meta_;   ///< written once, by `read_meta` when `meta_read_` is false
+  std::string_view meta_text_;  ///< in `meta_store_` (`keep_meta_text`)
+  json::storage_ptr meta_store_;
   mutable std::atomic<bool> meta_read_{true};
   mutable spinlock meta_mu_;
   request_origin origin_;

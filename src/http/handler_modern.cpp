@@ -108,7 +108,7 @@ mirror_headers read_mirror_headers(const http_request& req) {
   // position, a request has a handful.
   std::array<std::size_t, 3> first{n, n, n};
   constexpr std::size_t most = 16;
-  std::array<std::size_t, most> params{};
+  std::array<std::size_t, most> params;  // NOLINT: only the first `count` are read
   std::size_t count = 0;
   std::size_t first_repeated = n;
   for (std::size_t i = 0; i < n; ++i) {

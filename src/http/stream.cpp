@@ -41,7 +41,7 @@ void response_stream::to_sse_locked() {
 void response_stream::to_json_locked(std::string body) {
   mode_ = mode::json;
   json_body_ = std::move(body);
-  if (cfg_.json_status) status_ = cfg_.json_status(json_body_);
+  if (cfg_.json_status != nullptr) status_ = cfg_.json_status(json_body_);
 }
 
 unsigned response_stream::json_status() const {

@@ -43,8 +43,8 @@ class response_stream {
     /// its stream cancels the request; any thread, no lock held).
     std::function<void()> on_abandoned{};
     /// The HTTP status of a JSON answer, from its body (2026-07-28 maps some error codes to
-    /// 400 and 404); unset: 200.
-    std::function<unsigned(std::string_view body)> json_status{};
+    /// 400 and 404); null: 200. A plain function: nothing to copy, call or destroy indirectly.
+    unsigned (*json_status)(std::string_view body) = nullptr;
     /// What the callbacks above use, kept as long as the stream: they may then hold a plain
     /// pointer to it, which std::function keeps without allocating.
     std::shared_ptr<const void> keep{};
