@@ -87,7 +87,7 @@ bool has_resource_uri(std::string_view method) noexcept {
   return a == b;
 }
 
-/// The `name` member of `params` past its first member, by a pass over the few members
+/// The `name` member of `params`, by a pass over its few members
 /// (cheaper than the object's lookup by key); empty when none is a string.
 [[gnu::noinline]] std::string_view name_member(const json::object& params) noexcept {
   for (const auto& member : params) {

@@ -59,7 +59,7 @@ class request_state : public inbound_request, public std::enable_shared_from_thi
   /// Keeps `text`, the request's `_meta` kept as text (detail/call_scan.hpp), in place of the
   /// (empty) `meta` the state was made with; before any other thread sees the state. The text
   /// has no progressToken (only what call_scan keeps as text). Its copy is made in `store` (the
-  /// message's storage, where the call's arguments are: no allocation of its own).
+  /// message's storage, where the call's arguments are: usually no allocation of its own).
   void keep_meta_text(std::string_view text, const json::storage_ptr& store);
   [[nodiscard]] era revision() const noexcept { return origin_.revision; }
   [[nodiscard]] const json::object& client_caps() const noexcept { return *origin_.client_caps; }

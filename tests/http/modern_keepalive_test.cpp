@@ -7,10 +7,12 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "http_test_util.hpp"
@@ -239,6 +241,12 @@ TEST_F(ModernKeepAlive, AMetaKeptAsTextIsTheRequestMetaAsSent) {
                    [](mcp::tool_context& ctx, const text_in&) -> std::string {
                      return mcp::to_json_string(mcp::json::value(ctx.request_meta()));
                    });
+  // On a pool thread, read once the request's handling on the I/O thread has moved on.
+  server_.add_tool({.name = "meta_later", .description = "its _meta, later"},
+                   [](mcp::tool_context& ctx, const text_in&) -> std::string {
+                     std::this_thread::sleep_for(std::chrono::milliseconds(20));
+                     return mcp::to_json_string(mcp::json::value(ctx.request_meta()));
+                   });
   start();
   raw_client c(port_);
   const std::string meta = R"({ "io.modelcontextprotocol/clientInfo" : {"name":"c","v":[1]},)"
@@ -248,15 +256,19 @@ TEST_F(ModernKeepAlive, AMetaKeptAsTextIsTheRequestMetaAsSent) {
                            R"("io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}})";
   const auto sent = mcp::parse_json(meta);
   ASSERT_TRUE(sent.has_value());
-  const auto h = modern_headers("tools/call", "meta_now");
-  for (const std::string& params :
-       {R"("name":"meta_now","arguments":{"text":"x"},"_meta":)" + meta,
-        R"("_meta":)" + meta + R"(,"name":"meta_now","arguments":{"text":"x"})"}) {
-    const auto body = R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{)" + params + "}}";
-    auto r = exchange(c, port_, body, h);
-    ASSERT_EQ(r.status, 200U) << r.body;
-    EXPECT_EQ(mcp::parse_json(first_text(result_of(answer_of(r)))).value(), *sent) << r.body;
+  for (const std::string tool : {"meta_later", "meta_now"}) {
+    const auto h = modern_headers("tools/call", tool);
+    for (const std::string& params :
+         {R"("name":")" + tool + R"(","arguments":{"text":"x"},"_meta":)" + meta,
+          R"("_meta":)" + meta + R"(,"name":")" + tool + R"(","arguments":{"text":"x"})"}) {
+      const auto body =
+          R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{)" + params + "}}";
+      auto r = exchange(c, port_, body, h);
+      ASSERT_EQ(r.status, 200U) << r.body;
+      EXPECT_EQ(mcp::parse_json(first_text(result_of(answer_of(r)))).value(), *sent) << r.body;
+    }
   }
+  const auto h = modern_headers("tools/call", "meta_now");
   // Refused as before: a logLevel not a string (`_meta` read the general way) and one that is
   // a string but no level (kept as text, refused from its members).
   for (const char* level : {"7", R"("loud")"}) {
