@@ -171,8 +171,10 @@ struct http_server_options {
   std::uint16_t port = 0;          ///< 0: an ephemeral port, see `http_server::port()`
   std::string path = "/mcp";       ///< the one endpoint
   std::size_t io_threads = 1;      ///< threads running Asio (not on the application's io_context)
-  /// `serve()` also returns on SIGINT or SIGTERM (it waits for them with Asio's signal_set
-  /// while it serves). Off: the server leaves signals alone.
+  /// `serve()` also returns on SIGINT or SIGTERM (Asio's signal_set catches them from `start`
+  /// on, when the server runs its own threads, so that one sent as soon as the server says it
+  /// listens is a clean stop; on the application's io_context from `serve`). For `serve()`
+  /// only: with `start()` alone a caught signal stops nothing. Off: signals are left alone.
   bool handle_signals = false;
 
   bool stateless = false;  ///< no session ids; every POST is self-contained; GET/DELETE get 405

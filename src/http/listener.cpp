@@ -24,6 +24,7 @@
 #include <optional>
 #include <stdexcept>
 #include <thread>
+#include <utility>
 
 #include "http/connection.hpp"
 #include "http/handler.hpp"
@@ -148,7 +149,25 @@ struct http_server::impl {
   bool started = false;
   bool stopped = false;
   bool signalled = false;
+  bool signals_armed = false;              ///< `arm_signals` ran or is running
   std::optional<net::signal_set> signals;  ///< `handle_signals`, while serving
+
+  /// Catches SIGINT and SIGTERM on loop 0 (`handle_signals`): one sets `signalled`. Returns once
+  /// they are caught; not on loop 0's thread, and loop 0 must be running.
+  void arm_signals() {
+    std::promise<void> armed;
+    net::dispatch(loops[0]->exec, [this, &armed] {
+      signals.emplace(loops[0]->exec, SIGINT, SIGTERM);
+      signals->async_wait([this](beast::error_code ec, int) {
+        if (ec) return;
+        std::lock_guard lock(mu);
+        signalled = true;
+        cv.notify_all();
+      });
+      armed.set_value();
+    });
+    armed.get_future().wait();
+  }
   std::uint16_t port = 0;
   std::string host;
 };
@@ -222,6 +241,16 @@ result<void> http_server::start() {
   for (auto& loop : m.loops) {
     net::dispatch(loop->exec, [&m, l = loop.get()] { m.sweep_connections(*l); });
     if (loop->ctx) m.threads.emplace_back([ctx = loop->ctx] { http_detail::run_loop(*ctx); });
+  }
+  // Signals are caught before the caller can say the server is ready (a SIGTERM right after
+  // "listening" is a clean stop, not the default death); on the application's io_context,
+  // which may not run yet, `serve` arms them.
+  if (m.opts.handle_signals && !m.external) {
+    {
+      std::lock_guard lock(m.mu);
+      m.signals_armed = true;
+    }
+    m.arm_signals();
   }
   return {};
 }
@@ -340,15 +369,12 @@ int http_server::serve(std::stop_token stop) {
     impl_->cv.notify_all();
   };
   if (impl_->opts.handle_signals) {
-    std::promise<void> armed;
-    net::dispatch(impl_->loops[0]->exec, [this, &armed, wake] {
-      impl_->signals.emplace(impl_->loops[0]->exec, SIGINT, SIGTERM);
-      impl_->signals->async_wait([wake](beast::error_code ec, int) {
-        if (!ec) wake();
-      });
-      armed.set_value();
-    });
-    armed.get_future().wait();
+    bool armed = false;
+    {
+      std::lock_guard lock(impl_->mu);
+      armed = std::exchange(impl_->signals_armed, true);
+    }
+    if (!armed) impl_->arm_signals();
   }
   std::stop_callback on_stop(stop, wake);
   {

@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <csignal>
 #include <mutex>
 #include <string>
 
@@ -66,6 +67,38 @@ TEST_F(DemoServer, ListsAndCallsToolsOverHttp) {
   ASSERT_TRUE(slow) << slow.error().message;
   EXPECT_EQ(progress, 3);
   conn->close();
+}
+
+// A supervisor that stops the server as soon as it says it listens: SIGTERM is caught from
+// then on (a clean stop, exit 0), not the default death (143).
+TEST(DemoServerSignals, ASigtermRightAfterTheListeningLineIsACleanStop) {
+  for (int round = 0; round < 20; ++round) {
+    std::mutex mu;
+    std::condition_variable cv;
+    bool listening = false;
+    std::shared_ptr<mcp::process_connection> server;
+    auto proc =
+        mcp::make_process_connection({.argv = {MCP_DEMO_SERVER, "--http", "127.0.0.1:0"},
+                                      .on_stderr =
+                                          [&](std::string_view line) {
+                                            if (line.find("listening on") == std::string_view::npos)
+                                              return;
+                                            std::lock_guard lock(mu);
+                                            listening = true;
+                                            cv.notify_all();
+                                          },
+                                      .grace = std::chrono::seconds(5)});
+    ASSERT_TRUE(proc) << proc.error().message;
+    server = std::move(*proc);
+    server->start([](std::string_view) {});
+    {
+      std::unique_lock lock(mu);
+      ASSERT_TRUE(cv.wait_for(lock, std::chrono::seconds(10), [&] { return listening; }));
+    }
+    ASSERT_EQ(::kill(server->pid(), SIGTERM), 0);
+    server->close();
+    EXPECT_EQ(server->exit_status(), 0) << "round " << round;
+  }
 }
 
 TEST(DemoServerArguments, AMalformedHttpAddressIsAUsageErrorNotACrash) {
