@@ -13,13 +13,9 @@ namespace {
 
 using namespace std::chrono_literals;
 
-/// A gate that work waits at until it is opened (at the latest when it goes: declared after the
-/// pool, it opens before the pool joins its threads, whatever assertion ended the test).
+/// A gate that work waits at until it is opened. Declare it before the pool (a waiting thread
+/// reads it until the pool has joined it) and an `open_at_end` after the pool.
 struct gate {
-  gate() = default;
-  gate(const gate&) = delete;
-  gate& operator=(const gate&) = delete;
-  ~gate() { let_go(); }
   std::mutex mu;
   std::condition_variable cv;
   bool open = false;
@@ -36,6 +32,16 @@ struct gate {
   }
 };
 
+/// Opens `g` when it goes: declared after the pool, it opens the gate before the pool joins its
+/// threads, whatever assertion ended the test.
+struct open_at_end {
+  gate& g;
+  explicit open_at_end(gate& to_open) : g(to_open) {}
+  open_at_end(const open_at_end&) = delete;
+  open_at_end& operator=(const open_at_end&) = delete;
+  ~open_at_end() { g.let_go(); }
+};
+
 /// try_post of `work`, retried for up to 5 s (a worker is idle only once it waits for work).
 bool try_post_soon(mcp::executor& ex, mcp::unique_function<void()>& work) {
   const auto give_up = std::chrono::steady_clock::now() + 5s;
@@ -47,8 +53,9 @@ bool try_post_soon(mcp::executor& ex, mcp::unique_function<void()>& work) {
 }
 
 TEST(executor, a_fixed_pool_takes_work_at_once_only_with_a_thread_free) {
-  auto pool = mcp::make_thread_pool(1);
   gate g;
+  auto pool = mcp::make_thread_pool(1);
+  const open_at_end opener{g};
   std::atomic<int> ran{0};
   mcp::unique_function<void()> hold = [&] {
     g.wait();
@@ -79,8 +86,9 @@ bool reaches(const std::atomic<int>& n, int want) {
 }
 
 TEST(executor, an_elastic_pool_starts_a_thread_for_work_it_takes_at_once) {
-  auto pool = mcp::make_thread_pool(mcp::thread_pool_options{.threads = 1, .max_threads = 3});
   gate g;
+  auto pool = mcp::make_thread_pool(mcp::thread_pool_options{.threads = 1, .max_threads = 3});
+  const open_at_end opener{g};
   std::atomic<int> waiting{0};
   auto work = [&] {
     ++waiting;
