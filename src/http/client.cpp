@@ -175,7 +175,10 @@ struct http_client_connection::impl {
         if (why != nullptr) *why = "the request was cancelled while authorization ran";
         return ex;
       }
-      release(std::move(ex));
+      // Not back to the pool: the connection sat idle for the whole authorization, the server may
+      // be closing it right now, and a POST written to it then would be lost. The next attempt
+      // opens a new connection.
+      done(*ex);
     }
   }
 

@@ -341,6 +341,52 @@ TEST(HttpClientAuthorizer, AddsItsHeadersToEachRequestAndSeesEachAnswersHeaders)
   (void)took;
 }
 
+TEST(HttpClientAuthorizer, SendsTheRequestAgainOnANewConnectionAfterAnAuthorization) {
+  // The server refuses the first request (keep-alive announced) and, like a server whose idle
+  // timer fires as the retry arrives, drops any further request on that connection unanswered.
+  struct after_login final : mcp::http_authorizer {
+    std::atomic<bool> logged_in{false};
+    std::string authorization() override { return logged_in ? "Bearer tok" : ""; }
+    bool refused(int, std::string_view, std::string_view) override {
+      logged_in = true;
+      return true;
+    }
+  };
+  struct counts {
+    std::atomic<int> connections{0};
+    std::atomic<int> on_refused_connection{0};  // requests read after the 401 on its connection
+  };
+  const auto seen = std::make_shared<counts>();
+  raw_http_server srv([seen](int c) {
+    ++seen->connections;
+    bool refused_here = false;
+    for (std::string buf, head; read_http_request(c, buf, nullptr, &head);) {
+      if (refused_here) {
+        ++seen->on_refused_connection;
+        return;  // dropped without an answer
+      }
+      if (head.find("\r\nAuthorization: Bearer tok") == std::string::npos) {
+        refused_here = true;
+        send_text(c,
+                  "HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Bearer\r\n"
+                  "Keep-Alive: timeout=5\r\nContent-Length: 2\r\n\r\n{}");
+        continue;
+      }
+      const std::string ok = R"({"jsonrpc":"2.0","id":1,"result":{}})";
+      send_text(c, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " +
+                       std::to_string(ok.size()) + "\r\n\r\n" + ok);
+    }
+  });
+  auto conn = mcp::make_http_client_connection(
+                  {.url = srv.url(), .authorizer = std::make_shared<after_login>()})
+                  .value();
+  const auto [got, took] = ping_through(conn);
+  EXPECT_NE(got.find("\"result\""), std::string::npos) << got;
+  EXPECT_EQ(seen->on_refused_connection.load(), 0);
+  EXPECT_EQ(conn->connections_opened(), 2U);
+  (void)took;
+}
+
 TEST(HttpClientPool, AResponseHeadThatNeverEndsFailsTheRequestAtTheReadTimeout) {
   // A header line every 50 ms: every read gets something, the head never ends. The read
   // timeout bounds the whole head, not each read.
