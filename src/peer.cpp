@@ -200,8 +200,7 @@ bool peer::untrack(const inbound_request& r) {
   return answered;
 }
 
-void peer::send_final(const jsonrpc::request_id& id, std::string message,
-                      const observe::outcome* known) {
+void peer::send_final(const jsonrpc::request_id& id, std::string message, observe::outcome* known) {
   if (obs_) [[unlikely]] {
     observe_answer(id, message, known);
   }

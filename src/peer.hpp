@@ -122,9 +122,10 @@ class peer : public std::enable_shared_from_this<peer> {
   [[nodiscard]] bool untrack(const inbound_request& r);
   /// Sends the final answer of request `id`: on its own, or into its batch's array. Dropped
   /// when the request was tracked and has been cancelled. `known`: how the answer ended, when
-  /// the sender knows (the observation then does not read it back from `message`).
+  /// the sender knows (the observation then does not read it back from `message`, and sets its
+  /// `end`: the observer is given the sender's outcome itself).
   void send_final(const jsonrpc::request_id& id, std::string message,
-                  const observe::outcome* known = nullptr);
+                  observe::outcome* known = nullptr);
   void reply(const jsonrpc::request_id& id, const json::value& result);
   [[gnu::cold]] void reply_error(const jsonrpc::request_id& id, const error& e);
   /// Sends any other message (notifications, answers without a request), related to an
@@ -306,7 +307,7 @@ class peer : public std::enable_shared_from_this<peer> {
                                               const observe::trace_context* root);
   [[gnu::cold]] void observe_notification(const jsonrpc::notification& n);
   void observe_answer(const jsonrpc::request_id& id, std::string_view message,
-                      const observe::outcome* known);
+                      observe::outcome* known);
   /// `observe_answer` past its usual case: an outcome read from the text, or a span that is
   /// not in this thread's answering slot (arriving still, or filed aside).
   [[gnu::cold, gnu::noinline]] void observe_answer_away(const jsonrpc::request_id& id,

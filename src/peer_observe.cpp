@@ -161,23 +161,37 @@ void describe_received(observe::operation& op, std::string_view method,
 /// as its word and start alone, so that no `span` is made, moved or destroyed for it here.
 struct arriving {
   const peer* owner;
-  const jsonrpc::request_id* id;
-  std::uintptr_t word;  ///< the word form: non-zero while the span waits here
+  const jsonrpc::request_id* id;  ///< null: the integer id `number`
+  std::int64_t number;            ///< with a null `id`
+  std::uintptr_t word;            ///< the word form: non-zero while the span waits here
   std::chrono::steady_clock::time_point start;  ///< with `word`
   observe::span* span;                          ///< any other form: the span (waiting while active)
   arriving* outer;
 
   /// Whether a span waits here.
   [[nodiscard]] bool waits() const noexcept { return word != 0 || (span && span->active); }
+  /// Whether this is request `other`.
+  [[nodiscard]] bool is(const jsonrpc::request_id& other) const noexcept {
+    if (id != nullptr) return same_id(*id, other);
+    const auto* n = std::get_if<std::int64_t>(&other);
+    return n != nullptr && *n == number;
+  }
 };
+/// The frames of requests dispatched on this thread (innermost first), inside the one in
+/// `arriving_first` if any.
 MCP_HOT_TLS thread_local arriving* arriving_top = nullptr;
+/// The outermost request dispatched on this thread when it has an integer id and its span the
+/// word form (the usual request): kept here rather than in a frame on the stack, without its id
+/// copied, so that its dispatch keeps nothing across `on_request` (empty: a null owner).
+MCP_HOT_TLS thread_local arriving arriving_first{};
 
 /// This thread's arriving request `id` of `owner` whose span waits there; null when none.
 [[gnu::noinline]] arriving* arriving_of(const peer* owner, const jsonrpc::request_id& id) noexcept {
   for (auto* a = arriving_top; a != nullptr; a = a->outer) {
-    if (a->owner == owner && a->waits() && same_id(*a->id, id)) return a;
+    if (a->owner == owner && a->waits() && a->is(id)) return a;
   }
-  return nullptr;
+  auto& first = arriving_first;
+  return first.owner == owner && first.waits() && first.is(id) ? &first : nullptr;
 }
 
 /// `hand_over` out of line, for the spans that do not wait as a word.
@@ -259,45 +273,23 @@ observe::operation peer::base_operation() const {
   return op;
 }
 
-void peer::observe_session_start() {
-  if (!obs_) return;
-  {
-    std::lock_guard lock(mu_);
-    if (session_observed_ || closed_.load()) return;
-    session_observed_ = true;
-  }
-  // A client learns its session id from the initialize answer: read it again now (once: the
-  // first string stays alive for readers that loaded it).
-  auto facts = conn_->facts();
-  if (!facts.session_id.empty()) {
-    started_session_id_ = std::make_unique<const std::string>(std::move(facts.session_id));
-    session_id_.store(started_session_id_.get(), std::memory_order_release);
-  }
-  auto s = obs_->on_session_start({.side = side_,
-                                   .protocol_version = observed_version(),
-                                   .transport = transport_,
-                                   .network_protocol_name = facts_.protocol_name,
-                                   .network_protocol_version = facts_.protocol_version,
-                                   .peer_address = facts_.peer_address,
-                                   .peer_port = facts_.peer_port});
-  std::unique_lock lock(mu_);
-  session_span_ = std::move(s);
-  if (!closed_.load() || !session_span_) return;
-  s = std::exchange(session_span_, {});  // closed meanwhile, after the close looked for it
-  lock.unlock();
-  obs_->on_session_end(s, {});
-}
-
 void peer::take_arriving(const jsonrpc::request_id& id, observe::span& to) noexcept {
-  // Usually the innermost request dispatched, with an integer id: compared inline.
-  auto* a = arriving_top;
+  // Usually the request in `arriving_first` (no frame), or else the innermost frame, with an
+  // integer id: compared inline.
   const auto* n = std::get_if<std::int64_t>(&id);
-  const auto* m = a != nullptr ? std::get_if<std::int64_t>(a->id) : nullptr;
-  if (m == nullptr || n == nullptr || *m != *n || a->owner != this || !a->waits()) [[unlikely]] {
-    a = arriving_of(this, id);
-    if (a == nullptr) return;
+  if (auto* a = arriving_top; a == nullptr) {
+    auto& first = arriving_first;
+    if (n != nullptr && first.word != 0 && first.number == *n && first.owner == this) [[likely]] {
+      to.word = std::exchange(first.word, 0);
+      to.start = first.start;
+      to.active = true;
+      return;
+    }
+  } else if (const auto* m = std::get_if<std::int64_t>(a->id);
+             m != nullptr && n != nullptr && *m == *n && a->owner == this && a->waits()) {
+    return take_span(*a, to);
   }
-  take_span(*a, to);
+  if (auto* a = arriving_of(this, id); a != nullptr) take_span(*a, to);
 }
 
 [[gnu::always_inline]] inline void peer::dispatch_arriving(
@@ -306,8 +298,13 @@ void peer::take_arriving(const jsonrpc::request_id& id, observe::span& to) noexc
   // `r` moves on: its id is kept (an integer id without the variant's copy).
   const auto* n = std::get_if<std::int64_t>(&r.id);
   const jsonrpc::request_id id = n != nullptr ? jsonrpc::request_id(*n) : r.id;
-  arriving here{
-      .owner = this, .id = &id, .word = word, .start = start, .span = span, .outer = arriving_top};
+  arriving here{.owner = this,
+                .id = &id,
+                .number = 0,
+                .word = word,
+                .start = start,
+                .span = span,
+                .outer = arriving_top};
   answering_slot.owner = nullptr;  // see `answering`
   {
     arriving_top = &here;
@@ -327,7 +324,8 @@ void peer::take_arriving(const jsonrpc::request_id& id, observe::span& to) noexc
 
 void peer::dispatch_observed(jsonrpc::request&& r) {
   // A set seen before: no operation, no observer call, no span made (its word and start wait
-  // on this thread's stack); the operation's frame is left to the general way, out of line.
+  // in `arriving_first`, or on this thread's stack); the operation's frame is left to the
+  // general way, out of line.
   if (!spans_by_set_ && !roots_) return dispatch_spanned(std::move(r), nullptr);
   const auto method_class = targeted_of(r.method);
   const auto target = target_of(method_class, r.params);
@@ -339,8 +337,38 @@ void peer::dispatch_observed(jsonrpc::request&& r) {
   }
   if (!spans_by_set_) return dispatch_root(std::move(r), word);
   if (word == 0) return dispatch_spanned(std::move(r), nullptr);
-  dispatch_arriving(std::move(r), word, observe::now_if_unset(this_thread_read_clock.batch_start()),
-                    nullptr);
+  // The rest out of line (a local class may call what this function may), so that the usual
+  // request keeps one register across `on_request` and no frame.
+  struct away {
+    [[gnu::noinline]] static void dispatch(peer& p, jsonrpc::request&& r, std::uintptr_t word,
+                                           std::chrono::steady_clock::time_point start) {
+      p.dispatch_arriving(std::move(r), word, start, nullptr);
+    }
+    /// Neither tracked nor answered yet: it is answered later, from elsewhere.
+    [[gnu::noinline, gnu::cold]] static void file(peer& p) {
+      auto& first = arriving_first;
+      observe::span s;
+      take_span(first, s);
+      p.file_span(jsonrpc::request_id(first.number), std::move(s));
+    }
+  };
+  const auto start = observe::now_if_unset(this_thread_read_clock.batch_start());
+  auto& first = arriving_first;
+  const auto* n = std::get_if<std::int64_t>(&r.id);
+  if (n == nullptr || first.owner != nullptr || arriving_top != nullptr) [[unlikely]] {
+    return away::dispatch(*this, std::move(r), word, start);
+  }
+  first.owner = this;
+  first.number = *n;
+  first.word = word;
+  first.start = start;
+  answering_slot.owner = nullptr;  // see `answering`
+  struct clear {
+    ~clear() { arriving_first.owner = nullptr; }
+  } cleared;
+  on_request(std::move(r));
+  if (first.word != 0) [[unlikely]]
+    away::file(*this);
 }
 
 bool peer::served_elsewhere(const jsonrpc::request&) const noexcept { return false; }
@@ -431,10 +459,10 @@ void peer::observe_notification(const jsonrpc::notification& n) {
 }
 
 void peer::observe_answer(const jsonrpc::request_id& id, std::string_view message,
-                          const observe::outcome* known) {
+                          observe::outcome* known) {
   // Usually the request untracked just now, with its outcome known: its span ends where it
-  // waits, the outcome copied field by field (no frame kept for the rest, which is out of line).
-  // An integer id compared without a call, so that the usual case keeps no frame for the rest.
+  // waits, with the sender's outcome given its end (no copy and no frame; the rest is out of
+  // line). An integer id compared without a call.
   const auto& slot = answering_slot;
   const auto* n = std::get_if<std::int64_t>(&id);
   const auto* m = slot.owner == this ? std::get_if<std::int64_t>(slot.id) : nullptr;
@@ -443,13 +471,8 @@ void peer::observe_answer(const jsonrpc::request_id& id, std::string_view messag
     return observe_answer_away(id, message, known);
   }
   answering_slot.owner = nullptr;  // the answer after `untrack` is this one
-  auto* obs = obs_.get();
-  observe::outcome o{.status = known->status,
-                     .code = known->code,
-                     .message = known->message,
-                     .error_type = known->error_type,
-                     .end = this_thread_read_clock.end_now()};
-  obs->on_end(*held, o);
+  known->end = this_thread_read_clock.end_now();
+  obs_->on_end(*held, *known);
   held->active = false;
 }
 
@@ -567,31 +590,6 @@ observe::span peer::observe_outbound(std::string_view method, json::object& para
     obs_->inject(span, meta.get_object());
   }
   return span;
-}
-
-void peer::observe_close(
-    std::unordered_map<jsonrpc::request_id, std::shared_ptr<inbound_request>>& in) {
-  std::unordered_map<jsonrpc::request_id, observe::span> filed;
-  observe::span session;
-  {
-    std::lock_guard lock(mu_);
-    if (!filed_spans_.empty()) {
-      filed.swap(filed_spans_);
-      filed_.store(0, std::memory_order_release);
-    }
-    if (session_span_) {
-      session = std::move(session_span_);
-      session_span_.active = false;
-    }
-  }
-  const observe::outcome closed{.status = observe::status::failed,
-                                .error_type = "connection_closed"};
-  // The records left `inbound_` with the close: their spans are this thread's now.
-  for (auto& [id, r] : in) {
-    if (r->span_) obs_->on_end(r->span_, closed);
-  }
-  for (auto& [id, span] : filed) obs_->on_end(span, closed);
-  if (session) obs_->on_session_end(session, {});
 }
 
 }  // namespace mcp::detail

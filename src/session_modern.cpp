@@ -5,6 +5,8 @@
 // same connection, so one channel serves both eras.
 #include <mcp/protocol.hpp>
 
+#include <utility>
+
 #include "detail/call_scan.hpp"
 #include "server_core.hpp"
 #include "server_session.hpp"
@@ -41,6 +43,17 @@ struct dispatching {
   std::string_view text;  // its `_meta` kept as text (request_meta_members)
 };
 thread_local dispatching current{};
+
+/// A 2026-07-28 request the transport read (its `_meta` kept as text), passed through the peer's
+/// observed dispatch to `on_modern_request` of `session`, with what the transport found in its
+/// `_meta`: for an observer that does not read `_meta` at the start of an operation (the
+/// metrics), `_meta` is then not parsed. Trivially destructible; the next `on_modern_request` of
+/// `session` on this thread takes it (the dispatch is inline).
+struct passing {
+  const server_session_impl* session = nullptr;
+  const request_meta_members* found = nullptr;
+};
+thread_local passing passed{};
 
 /// The revisions served per request (newest first).
 json::array modern_versions() {
@@ -79,7 +92,18 @@ void receive_request(server_session& s, jsonrpc::request&& req, const request_me
 
 void server_session_impl::receive_modern(jsonrpc::request&& req,
                                          const request_meta_members& found) {
-  // Observed, a request goes through the peer's dispatch (its span); it reads `_meta` again.
+  // Observed, a request goes through the peer's dispatch (its span). An observer whose spans
+  // depend on the attribute set alone, and that begins no traces itself, reads no trace context
+  // from `_meta`: what the transport found passes along, `_meta` stays text. Any other reads
+  // `_meta` again, as any request's.
+  if (auto* o = observer(); o != nullptr && modern() && !found.text.empty() &&
+                            o->spans_by_attribute_set() && !o->starts_roots()) {
+    struct clear {
+      ~clear() { passed = {}; }
+    } cleared;
+    passed = {.session = this, .found = &found};
+    return receive(jsonrpc::message(std::move(req)));
+  }
   if (!modern() || observer() != nullptr) {
     put_meta_text(req.params, found.text);  // read as any request is: `_meta` in its params
     return receive(jsonrpc::message(std::move(req)));
@@ -147,8 +171,10 @@ request_origin server_session_impl::origin_of(const jsonrpc::request& req) const
 
 void server_session_impl::on_modern_request(jsonrpc::request&& req,
                                             const request_meta_members* given) {
-  // What the transport found in this request's `_meta`, or read here.
+  // What the transport found in this request's `_meta` (given, or passed through the observed
+  // dispatch), or read here.
   meta_members found;
+  if (given == nullptr && passed.session == this) given = std::exchange(passed, {}).found;
   if (given != nullptr) {
     found = *given;
   } else if (const auto* meta = request_meta(req)) {

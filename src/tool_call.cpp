@@ -141,8 +141,7 @@ void send_result(server_session_impl& s, const call_state& call, bool is_error,
     append(message, std::string_view{}, false);
   }
   message += '}';
-  const observe::outcome known{.status =
-                                   is_error ? observe::status::tool_error : observe::status::ok};
+  observe::outcome known{.status = is_error ? observe::status::tool_error : observe::status::ok};
   s.send_final(call.id(), std::move(message), &known);
 }
 

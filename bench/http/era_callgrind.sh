@@ -5,7 +5,9 @@
 #   2026           self-contained 2026-07-28 requests (`_meta` and the Mcp-* headers)
 # The demo runs under valgrind with one I/O thread; one keep-alive connection (era_calls.py)
 # makes 200 calls to warm up, the counters are zeroed, 2,000 calls are counted, dumped. With
-# CONNECTIONS=C in the environment, C keep-alive connections take the calls in turn.
+# CONNECTIONS=C in the environment, C keep-alive connections take the calls in turn; with
+# DEMO_ARGS (e.g. "--metrics 127.0.0.1:0"), the demo gets those flags too; ERA_PORT sets the
+# ports' base (19850), for runs side by side.
 #   era_callgrind.sh DEMO_SERVER [RUNS]     prints: <path> <instructions per call>, per run
 # Needs: valgrind, python3, curl.
 set -uo pipefail
@@ -14,7 +16,7 @@ demo="${1:?usage: era_callgrind.sh DEMO_SERVER [RUNS]}"
 runs="${2:-1}"
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
-port=19850
+port="${ERA_PORT:-19850}"  # the first server's is the next one
 warm=200 counted=2000 conns="${CONNECTIONS:-1}"
 
 count() {  # NAME ERA STATEFUL [FLAG]
@@ -22,7 +24,7 @@ count() {  # NAME ERA STATEFUL [FLAG]
   port=$((port + 1))
   local url="http://127.0.0.1:$port/mcp" file="$out/$name.$port"
   valgrind --tool=callgrind --callgrind-out-file="$file" \
-    "$demo" --http "127.0.0.1:$port" --no-rate-limit --io-threads 1 $flag >/dev/null 2>&1 &
+    "$demo" --http "127.0.0.1:$port" --no-rate-limit --io-threads 1 $flag ${DEMO_ARGS:-} >/dev/null 2>&1 &
   local pid=$!
   for _ in $(seq 1 100); do curl -s -o /dev/null "$url" && break; sleep 0.3; done
   python3 "$here/era_calls.py" "$url" "$era" "$stateful" "$warm" "$conns" || { kill "$pid"; return 1; }

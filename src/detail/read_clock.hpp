@@ -7,10 +7,26 @@
 #pragma once
 
 #include <chrono>
+#if defined(__linux__) && defined(__GLIBCXX__)
+#include <time.h>  // NOLINT(modernize-deprecated-headers): clock_gettime
+#endif
 
 #include "detail/hot_tls.hpp"
 
 namespace mcp::detail {
+
+/// `std::chrono::steady_clock::now()`, read without the library's call around the clock: on
+/// Linux with libstdc++, whose steady clock is CLOCK_MONOTONIC, `clock_gettime` is called here.
+[[nodiscard]] inline std::chrono::steady_clock::time_point monotonic_now() noexcept {
+#if defined(__linux__) && defined(__GLIBCXX__)
+  timespec ts;  // NOLINT(cppcoreguidelines-pro-type-member-init): written by clock_gettime
+  ::clock_gettime(CLOCK_MONOTONIC, &ts);
+  return std::chrono::steady_clock::time_point(std::chrono::seconds(ts.tv_sec) +
+                                               std::chrono::nanoseconds(ts.tv_nsec));
+#else
+  return std::chrono::steady_clock::now();
+#endif
+}
 
 struct read_clock {
   bool in_reader = false;                      ///< the thread is inside a reader's loop
@@ -20,13 +36,13 @@ struct read_clock {
   /// (the observer then reads the clock itself).
   [[nodiscard]] std::chrono::steady_clock::time_point batch_start() noexcept {
     if (!in_reader) return {};
-    if (at == std::chrono::steady_clock::time_point{}) at = std::chrono::steady_clock::now();
+    if (at == std::chrono::steady_clock::time_point{}) at = monotonic_now();
     return at;
   }
 
   /// The end of an operation: read now, and on a reader's thread the reading for what follows.
   [[nodiscard]] std::chrono::steady_clock::time_point end_now() noexcept {
-    const auto now = std::chrono::steady_clock::now();
+    const auto now = monotonic_now();
     if (in_reader) at = now;
     return now;
   }

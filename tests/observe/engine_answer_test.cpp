@@ -2,12 +2,14 @@
 // record while its answer is written right after `untrack`, on the dispatching thread when it
 // is answered before it is tracked. Text and number ids, and ids reused once answered, each
 // count once in the metrics, with their outcome. A tool's or prompt's name is found wherever it
-// stands among the params, and the set found last is never taken for another method's or tool's.
+// stands among the params, and the set found last is never taken for another method's or tool's,
+// nor kept for a tool removed or replaced. The engine's clock is the steady clock.
 #include <mcp/observe/metrics.hpp>
 #include <mcp/server.hpp>
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -16,6 +18,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "detail/read_clock.hpp"
 
 namespace {
 
@@ -163,6 +167,80 @@ TEST(engine_answers, names_anywhere_in_the_params_and_other_methods_keep_their_o
     }
   }
   EXPECT_EQ(all_calls, 8U);
+}
+
+TEST(engine_answers, a_tool_removed_added_again_and_replaced_keeps_exact_counts) {
+  auto metrics = mcp::observe::make_metrics();
+  mcp::server s({.observer = metrics});
+  s.add_tool({.name = "add"}, [](mcp::tool_context&) { return std::string("3"); });
+  auto conn = std::make_shared<collect>();
+  auto session = s.open_session(conn, {});
+  session->receive(
+      R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25",)"
+      R"("capabilities":{},"clientInfo":{"name":"t","version":"1"}}})");
+  session->receive(R"({"jsonrpc":"2.0","method":"notifications/initialized"})");
+  std::size_t answers = 1;
+  std::int64_t id = 2;
+  // `n` calls of "add" in a row (the set found last each time after the first), each once the
+  // one before is answered; the answers' texts.
+  const auto call_add = [&](int n) {
+    std::vector<std::string> texts;
+    for (int i = 0; i < n; ++i) {
+      session->receive(R"({"jsonrpc":"2.0","id":)" + std::to_string(id++) +
+                       R"(,"method":"tools/call","params":{"name":"add"}})");
+      if (!conn->wait_for(++answers)) return texts;
+      std::lock_guard lock(conn->mu);
+      texts.push_back(conn->sent.back());
+    }
+    return texts;
+  };
+  const auto answered_with = [](const std::vector<std::string>& texts, std::string_view what) {
+    return std::all_of(texts.begin(), texts.end(),
+                       [&](const std::string& t) { return t.find(what) != std::string::npos; });
+  };
+  auto texts = call_add(3);
+  ASSERT_EQ(texts.size(), 3U);
+  EXPECT_TRUE(answered_with(texts, R"("text":"3")"));
+  ASSERT_TRUE(s.remove_tool("add"));
+  texts = call_add(2);  // refused: -32602, a series of their own
+  ASSERT_EQ(texts.size(), 2U);
+  EXPECT_TRUE(answered_with(texts, "-32602"));
+  s.add_tool({.name = "add"}, [](mcp::tool_context&) { return std::string("4"); });
+  texts = call_add(4);
+  ASSERT_EQ(texts.size(), 4U);
+  EXPECT_TRUE(answered_with(texts, R"("text":"4")"));
+  ASSERT_TRUE(s.remove_tool("add"));  // replaced by a tool of the same name that fails
+  s.add_tool({.name = "add"}, [](mcp::tool_context&) -> mcp::call_tool_result {
+    return mcp::tool_error_result("no");
+  });
+  texts = call_add(5);
+  ASSERT_EQ(texts.size(), 5U);
+  EXPECT_TRUE(answered_with(texts, R"("isError":true)"));
+  session->close();
+  EXPECT_EQ(calls(*metrics, "add", ""), 12U);  // successes and tool errors (no status code)
+  EXPECT_EQ(calls(*metrics, "add", "-32602"), 2U);
+  // The tool errors are their own series (error.type tool_error), apart from the successes.
+  std::uint64_t tool_errors = 0;
+  for (const auto& md : metrics->snapshot().metrics) {
+    if (md.name != "mcp.server.operation.duration") continue;
+    for (const auto& p : md.histogram_points) {
+      for (const auto& a : p.attributes) {
+        const auto* t = std::get_if<std::string>(&a.value);
+        if (t != nullptr && a.key == "error.type" && *t == "tool_error") tool_errors += p.count;
+      }
+    }
+  }
+  EXPECT_EQ(tool_errors, 5U);
+}
+
+TEST(engine_answers, the_engine_clock_reads_the_steady_clock) {
+  for (int i = 0; i < 1000; ++i) {
+    const auto before = std::chrono::steady_clock::now();
+    const auto read = mcp::detail::monotonic_now();
+    const auto after = std::chrono::steady_clock::now();
+    ASSERT_LE(before, read);
+    ASSERT_LE(read, after);
+  }
 }
 
 }  // namespace
