@@ -146,7 +146,7 @@ bool peer::track(const std::shared_ptr<inbound_request>& r) {
         held_inbound_.push_back(r);
       }
       if (obs_) [[unlikely]] {
-        // The span waits on this thread's stack (the request is being dispatched here).
+        // The span waits among this thread's arriving requests (it is being dispatched here).
         take_arriving(r->id(), r->span_);
       }
       return true;

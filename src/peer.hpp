@@ -269,9 +269,10 @@ class peer : public std::enable_shared_from_this<peer> {
   };
 
   void dispatch(jsonrpc::message&& m);
-  /// `dispatch` of a request with an observer: its span waits on this thread's stack of
-  /// arriving requests (`track` takes it into the request's record; an answer sent before
-  /// `on_request` returns ends it), and is filed aside only when neither happened.
+  /// `dispatch` of a request with an observer: its span waits among this thread's arriving
+  /// requests (its slot for the usual request, else a frame on its stack) (`track` takes it into
+  /// the request's record; an answer sent before `on_request` returns ends it), and is filed aside
+  /// only when neither happened.
   void dispatch_observed(jsonrpc::request&& r);
   /// `dispatch_observed` of a request whose set's span word is not known: `on_start` (with
   /// `operation::root` at `root`).
@@ -279,7 +280,8 @@ class peer : public std::enable_shared_from_this<peer> {
                                                      const observe::trace_context* root);
   /// `dispatch_observed` for an observer that `starts_roots`, `word` its set's (or 0).
   [[gnu::cold, gnu::noinline]] void dispatch_root(jsonrpc::request&& r, std::uintptr_t word);
-  /// `on_request` with the request's span waiting on this thread's stack: as a `word` (non-zero)
+  /// `on_request` with the request's span waiting among this thread's arriving requests: as a
+  /// `word` (non-zero)
   /// and `start`, or as `span`.
   void dispatch_arriving(jsonrpc::request&& r, std::uintptr_t word,
                          std::chrono::steady_clock::time_point start, observe::span* span);
@@ -339,7 +341,7 @@ class peer : public std::enable_shared_from_this<peer> {
   [[nodiscard]] std::uintptr_t known_span_word(observe::kind side, std::string_view method,
                                                std::string_view target) const noexcept;
   /// Moves the span of incoming request `id` into `to` (its record's, which holds none) if it
-  /// waits on this thread's stack of arriving requests; nothing otherwise. No lock.
+  /// waits among this thread's arriving requests (slot or frame); nothing otherwise. No lock.
   void take_arriving(const jsonrpc::request_id& id, observe::span& to) noexcept;
   /// Files `span` of request `id` aside (it is answered later on some thread); ends it when the
   /// peer closed meanwhile.

@@ -1,7 +1,8 @@
 // The peer's observation (see peer.hpp and mcp/observe.hpp): the span of every request and
 // notification it sends or receives, with the OpenTelemetry MCP conventions' attributes; trace
-// context read from incoming `params._meta` and written into outgoing requests' `_meta`; the
-// session's span. Everything here runs only when an observer is set.
+// context read from incoming `params._meta` and written into outgoing requests' `_meta` (the
+// session's span is in peer_observe_session.cpp). Everything here runs only when an observer is
+// set.
 #include <algorithm>
 #include <array>
 #include <charconv>

@@ -50,27 +50,48 @@ TEST(engine_modern, the_meta_passes_as_read_and_each_call_counts_once) {
              });
   mcp::http_server http(s, {});
   ASSERT_TRUE(http.start().has_value());
-  const std::string meta =
+  // Kept as text by the transport (only the revision, capabilities, client info and log level):
+  // the session takes what the transport found; a tool still reads `_meta` as sent.
+  const std::string kept =
+      R"("_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",)"
+      R"("io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}},)"
+      R"("io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"},)"
+      R"("io.modelcontextprotocol/logLevel":"info"})";
+  // Parsed into the params (members the transport does not keep as text).
+  const std::string parsed =
       R"("_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","progressToken":7,)"
       R"("io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}},)"
       R"("io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"},"x":{"y":null}})";
   const auto h = modern_headers("tools/call", "meta");
   constexpr int n = 6;
   for (int i = 0; i < n; ++i) {
-    const auto r =
-        request(http.port(), "POST",
-                modern_call(std::to_string(i + 1), "meta", R"({"text":"A"})", {}, meta), h);
+    const bool as_text = i % 2 == 0;
+    const auto r = request(
+        http.port(), "POST",
+        modern_call(std::to_string(i + 1), "meta", R"({"text":"A"})", {}, as_text ? kept : parsed),
+        h);
     ASSERT_EQ(r.status, 200U) << r.body;
     const auto seen = first_text(result_of(answer_of(r)));
     EXPECT_EQ(seen.rfind("A{", 0), 0U) << seen;
-    EXPECT_NE(seen.find(R"("progressToken":7,)"), std::string::npos) << seen;
-    EXPECT_NE(seen.find(R"("x":{"y":null})"), std::string::npos) << seen;
+    EXPECT_NE(seen.find(R"("io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"})"),
+              std::string::npos)
+        << seen;
+    if (as_text) {
+      EXPECT_NE(seen.find(R"("io.modelcontextprotocol/logLevel":"info")"), std::string::npos)
+          << seen;
+    } else {
+      EXPECT_NE(seen.find(R"("progressToken":7,)"), std::string::npos) << seen;
+      EXPECT_NE(seen.find(R"("x":{"y":null})"), std::string::npos) << seen;
+    }
   }
-  // Without the client's capabilities in `_meta`: refused as without the metrics.
+  // A `_meta` kept as text whose log level is no level: only the session sees it, from what the
+  // transport found, and refuses it as without the metrics.
   const auto refused =
       request(http.port(), "POST",
               modern_call("99", "meta", R"({"text":"A"})", {},
-                          R"("_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"})"),
+                          R"("_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",)"
+                          R"("io.modelcontextprotocol/clientCapabilities":{},)"
+                          R"("io.modelcontextprotocol/logLevel":"loud"})"),
               h);
   EXPECT_EQ(error_code(answer_of(refused)), -32602) << refused.body;
   http.stop();
