@@ -28,11 +28,15 @@ struct fixture {
     auto [server_end, client_end] = mcp::make_memory_pair();
     session = s.open_session(server_end);
     server_end->on_receive([ss = session](std::string_view m) { ss->receive(m); });
-    client = std::make_unique<mcp::client_session>(client_end, std::move(opts));
-    client_end->on_receive([c = client.get()](std::string_view m) { c->receive(m); });
+    client = std::make_shared<mcp::client_session>(client_end, std::move(opts));
+    // A server thread may still deliver (a progress, an answer) while the test ends and the
+    // client goes: the receiver then finds it gone.
+    client_end->on_receive([weak = std::weak_ptr<mcp::client_session>(client)](std::string_view m) {
+      if (auto c = weak.lock()) c->receive(m);
+    });
   }
   std::shared_ptr<mcp::server_session> session;
-  std::unique_ptr<mcp::client_session> client;
+  std::shared_ptr<mcp::client_session> client;
 };
 
 /// A server with the fixtures (a server is pinned: it is handed around by pointer).
