@@ -57,8 +57,8 @@ std::unique_ptr<mcp::server> make_server() {
     return mcp::call_tool_result{};
   });
   s.add_tool({.name = "ticks", .description = "d"}, [](mcp::tool_context& ctx, const object&) {
-    for (int k = 1; k <= 12 && !ctx.cancelled(); ++k) {  // 12 x 25 ms, progress after each
-      std::this_thread::sleep_for(25ms);
+    for (int k = 1; k <= 12 && !ctx.cancelled(); ++k) {  // 12 x 50 ms, progress after each
+      std::this_thread::sleep_for(50ms);
       ctx.progress(k, 12);
     }
     return mcp::call_tool_result{};
@@ -129,13 +129,14 @@ TEST(client, progress_can_reset_the_timeout_up_to_a_hard_maximum) {
   auto& s = *owner;
   fixture f(s);
   ASSERT_TRUE(f.client->initialize());
-  auto quiet = f.client->call_tool("ticks", {}, {.timeout = 150ms});
+  // 600 ms of work: a 400 ms timeout ends it unless progress (every 50 ms) resets it.
+  auto quiet = f.client->call_tool("ticks", {}, {.timeout = 400ms});
   ASSERT_FALSE(quiet);
   EXPECT_TRUE(quiet.error().is(mcp::errc::request_timeout));
-  mcp::request_options opts{.timeout = 150ms, .on_progress = [](const object&) {}};
+  mcp::request_options opts{.timeout = 400ms, .on_progress = [](const object&) {}};
   opts.reset_on_progress = true;
   auto reset = f.client->call_tool("ticks", {}, opts);
-  EXPECT_TRUE(reset) << reset.error().message;  // 300 ms in all, never 150 ms without progress
+  EXPECT_TRUE(reset) << reset.error().message;  // 600 ms in all, never 400 ms without progress
   opts.max_total = 120ms;
   auto capped = f.client->call_tool("ticks", {}, opts);
   ASSERT_FALSE(capped);
