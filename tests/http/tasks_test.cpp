@@ -243,12 +243,12 @@ TEST_F(HttpTasks, TheTtlIsCappedAndCountedFromCreation) {
                          R"({"name":"job","arguments":{"text":"it"},"task":{"ttl":86400000}})"),
                      post_headers(sid));
   EXPECT_EQ(capped.at("result").at("task").at("ttl"), 60000) << capped;
-  const auto id = create(post_headers(sid), "job", R"({"ttl":150})");
+  const auto id = create(post_headers(sid), "job", R"({"ttl":1000})");  // room for tasks/result
   ASSERT_EQ(id.size(), 32U) << id;
   const std::string by_id = R"({"taskId":")" + id + R"("})";
   auto done = post(rpc("11", "tasks/result", by_id), post_headers(sid));
   EXPECT_EQ(done.at("result").at("content").at(0).at("text"), "did it") << done;
-  std::this_thread::sleep_for(400ms);
+  std::this_thread::sleep_for(1500ms);
   auto expired = post(rpc("12", "tasks/get", by_id), post_headers(sid));
   EXPECT_EQ(expired.at("error").at("code"), -32602) << expired;
 }
