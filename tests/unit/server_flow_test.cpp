@@ -168,7 +168,7 @@ TEST(server, logging_respects_the_level_the_client_set) {
 }
 
 TEST(server, tool_changes_send_one_debounced_list_changed) {
-  auto s = make_server();
+  auto s = make_server(100, 500ms);
   wire w(s);
   w.initialize();
   wire before_init(s);  // not initialized: gets nothing
