@@ -7,6 +7,7 @@
 #include <boost/json/serialize.hpp>
 
 #include <atomic>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -127,21 +128,28 @@ TEST_F(HttpTasks, WithoutAnAuthenticatorATaskBelongsToItsSession) {
 
 TEST_F(HttpTasks, TaskCallsBeyondTheConcurrencyLimitWaitAndEachSessionKeepsItsShare) {
   server_.use(mcp::concurrency_limit(4));  // one session alone runs at most 2
-  std::atomic<bool> open{false};
-  std::atomic<int> running{0};
-  std::atomic<int> peak{0};
+  // The server is the fixture's and outlives this body: what its handlers touch is shared.
+  struct gate_state {
+    std::atomic<bool> open{false};
+    std::atomic<int> running{0};
+    std::atomic<int> peak{0};
+  };
+  const auto st = std::make_shared<gate_state>();
+  auto& open = st->open;
+  auto& running = st->running;
+  auto& peak = st->peak;
   server_.add_tool({.name = "gated",
                     .description = "runs until the test opens it (at most 10 s)",
                     .task_support_mode = mcp::task_support::optional},
-                   [&](mcp::tool_context& ctx, const text_in&) -> std::string {
-                     const int now = ++running;
-                     for (int seen = peak.load();
-                          now > seen && !peak.compare_exchange_weak(seen, now);) {
+                   [st](mcp::tool_context& ctx, const text_in&) -> std::string {
+                     const int now = ++st->running;
+                     for (int seen = st->peak.load();
+                          now > seen && !st->peak.compare_exchange_weak(seen, now);) {
                      }
-                     for (int i = 0; i < 1000 && !open && !ctx.cancelled(); ++i) {
+                     for (int i = 0; i < 1000 && !st->open && !ctx.cancelled(); ++i) {
                        std::this_thread::sleep_for(10ms);
                      }
-                     --running;
+                     --st->running;
                      return "passed";
                    });
   start();
