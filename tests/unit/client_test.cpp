@@ -329,8 +329,12 @@ TEST(client, every_cancellation_tells_the_transport_which_request_it_gives_up) {
   }
   std::atomic<std::int64_t> sent{-1};
   std::thread canceller([&] {
-    while (sent.load() < 0) std::this_thread::sleep_for(1ms);
-    client.cancel(sent.load(), "stop");
+    // Without on_sent within 10 s it gives up (the call ends when "wait" does; the test fails).
+    for (const auto until = std::chrono::steady_clock::now() + 10s;
+         sent.load() < 0 && std::chrono::steady_clock::now() < until;) {
+      std::this_thread::sleep_for(1ms);
+    }
+    if (sent.load() >= 0) client.cancel(sent.load(), "stop");
   });
   auto r = client.call_tool("wait", {}, {.on_sent = [&](std::int64_t id) { sent = id; }});
   canceller.join();
