@@ -85,10 +85,10 @@ TEST_F(HttpClient, InitializeListAndCall) {
 
 TEST_F(HttpClient, AWaitingCallerCarriesItsOwnExchangeOnAKeptConnection) {
   start();
+  std::mutex mu;  // before the connection, whose threads deliver until it goes
+  std::vector<std::thread::id> answered_on;  // the thread each answer was delivered on
   auto conn = mcp::make_http_client_connection({.url = http_->url()}).value();
   mcp::client_session client(conn);
-  std::mutex mu;
-  std::vector<std::thread::id> answered_on;  // the thread each answer was delivered on
   conn->on_receive([&](std::string_view m) {
     if (m.find("\"result\"") != std::string_view::npos) {
       std::lock_guard lock(mu);
@@ -206,9 +206,9 @@ struct answer_once_server {
 
 TEST(HttpClientPool, NeverSendsAPostTwiceWhenTheServerDroppedItAfterReadingIt) {
   answer_once_server srv;
-  auto conn = mcp::make_http_client_connection({.url = srv.url()}).value();
-  std::mutex mu;
+  std::mutex mu;  // before the connection, whose threads deliver into `got` until it goes
   std::vector<std::string> got;
+  auto conn = mcp::make_http_client_connection({.url = srv.url()}).value();
   conn->on_receive([&](std::string_view m) {
     std::lock_guard lock(mu);
     got.emplace_back(m);
@@ -490,8 +490,8 @@ TEST_F(HttpClient, ExpiredSessionIsReportedSoTheCallerCanStartAgain) {
 
 TEST_F(HttpClient, StandaloneStreamDeliversNotifications) {
   start();
+  std::atomic<int> list_changed{0};  // before the connection, whose threads deliver until it goes
   auto conn = mcp::make_http_client_connection({.url = http_->url()}).value();
-  std::atomic<int> list_changed{0};
   mcp::client_session client(conn, {.on_notification = [&](std::string_view m, const auto&) {
                                if (m == "notifications/tools/list_changed") ++list_changed;
                              }});

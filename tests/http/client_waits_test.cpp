@@ -13,6 +13,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -71,12 +72,15 @@ class silent_server {
 
 struct session {
   std::shared_ptr<mcp::http_client_connection> conn;
-  std::unique_ptr<mcp::client_session> client;
+  std::shared_ptr<mcp::client_session> client;
   explicit session(const std::string& url) {
     // A short read timeout bounds close()'s DELETE, which the silent server never answers.
     conn = mcp::make_http_client_connection({.url = url, .read_timeout = 2000ms}).value();
-    client = std::make_unique<mcp::client_session>(conn);
-    conn->on_receive([c = client.get()](std::string_view m) { c->receive(m); });
+    client = std::make_shared<mcp::client_session>(conn);
+    // A delivery in flight as the session goes finds the client gone.
+    conn->on_receive([weak = std::weak_ptr<mcp::client_session>(client)](std::string_view m) {
+      if (auto c = weak.lock()) c->receive(m);
+    });
   }
   ~session() {
     conn->close();
@@ -125,9 +129,17 @@ TEST_P(HttpClientWaits, ACancellationFromAnotherThreadEndsTheWait) {
   warm_up(s);
   std::atomic<std::int64_t> sent{0};
   std::thread canceller([&] {
-    while (sent.load() == 0) std::this_thread::sleep_for(1ms);
+    // Without on_sent within 10 s the client is closed instead: the wait ends, the test fails.
+    for (const auto until = std::chrono::steady_clock::now() + 10s;
+         sent.load() == 0 && std::chrono::steady_clock::now() < until;) {
+      std::this_thread::sleep_for(1ms);
+    }
     std::this_thread::sleep_for(100ms);
-    s.client->cancel(sent.load(), "the user pressed stop");
+    if (sent.load() == 0) {
+      s.client->close();
+    } else {
+      s.client->cancel(sent.load(), "the user pressed stop");
+    }
   });
   const auto t0 = std::chrono::steady_clock::now();
   auto r = s.client->call_tool(
@@ -146,7 +158,10 @@ TEST_P(HttpClientWaits, CloseEndsTheWait) {
   warm_up(s);
   std::atomic<bool> sent{false};
   std::thread closer([&] {
-    while (!sent.load()) std::this_thread::sleep_for(1ms);
+    for (const auto until = std::chrono::steady_clock::now() + 10s;
+         !sent.load() && std::chrono::steady_clock::now() < until;) {
+      std::this_thread::sleep_for(1ms);
+    }
     std::this_thread::sleep_for(100ms);
     s.client->close();
   });
@@ -155,6 +170,7 @@ TEST_P(HttpClientWaits, CloseEndsTheWait) {
                                {.timeout = 60000ms, .on_sent = [&](std::int64_t) { sent = true; }});
   const auto took = since(t0);
   closer.join();
+  EXPECT_TRUE(sent.load());
   ASSERT_FALSE(r);
   EXPECT_TRUE(r.error().is(mcp::errc::connection_closed)) << r.error().message;
   // Not held by close()'s DELETE, which the server leaves unanswered for 2 s (the SSE case).

@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <future>
+#include <memory>
 #include <mutex>
 #include <thread>
 
@@ -44,13 +45,18 @@ std::vector<mcp::http_header> views(const std::vector<std::pair<std::string, std
 
 /// Drains a body stream on this thread: what `take` gave, until it finished.
 std::vector<mcp::http_body_stream::chunk> drain(mcp::http_body_stream& s) {
-  std::mutex mu;
-  std::condition_variable cv;
-  bool woken = false;
-  s.start([&] {
-    std::lock_guard lock(mu);
-    woken = true;
-    cv.notify_all();
+  // The stream calls its waker after unlocking, on the handler's thread, possibly after `take`
+  // here saw the end: the waker's state is shared, not on this frame.
+  struct wake_state {
+    std::mutex mu;
+    std::condition_variable cv;
+    bool woken = false;
+  };
+  const auto w = std::make_shared<wake_state>();
+  s.start([w] {
+    const std::lock_guard lock(w->mu);
+    w->woken = true;
+    w->cv.notify_all();
   });
   std::vector<mcp::http_body_stream::chunk> got;
   for (int i = 0; i < 1000; ++i) {
@@ -58,9 +64,9 @@ std::vector<mcp::http_body_stream::chunk> drain(mcp::http_body_stream& s) {
     const bool done = c.finished || c.disconnect || c.what == mcp::http_body_stream::kind::json;
     if (!c.bytes.empty() || done) got.push_back(std::move(c));
     if (done) break;
-    std::unique_lock lock(mu);
-    cv.wait_for(lock, 5s, [&] { return woken; });
-    woken = false;
+    std::unique_lock lock(w->mu);
+    w->cv.wait_for(lock, 5s, [&] { return w->woken; });
+    w->woken = false;
   }
   return got;
 }

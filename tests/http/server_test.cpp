@@ -221,15 +221,15 @@ TEST_F(HttpServer, ExpectContinueIsAnswered) {
 }
 
 TEST_F(HttpServer, SlowHeaderClientIsDisconnectedAndDoesNotBlockOthers) {
-  start({.io_threads = 1, .header_timeout = std::chrono::milliseconds(300)});
+  start({.io_threads = 1, .header_timeout = std::chrono::milliseconds(3000)});
   raw_client slow(port_);
   slow.send_raw("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n");  // ... and nothing more
-  // Meanwhile the single I/O thread serves others.
+  // Meanwhile the single I/O thread serves others, well before the slow one's header timeout.
   const auto t0 = std::chrono::steady_clock::now();
   auto r = request(port_, "POST", initialize_body(), post_headers({}, ""));
   EXPECT_EQ(r.status, 200U);
-  EXPECT_LT(std::chrono::steady_clock::now() - t0, 250ms);
-  EXPECT_TRUE(slow.closed_by_peer(3s));
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 2s);
+  EXPECT_TRUE(slow.closed_by_peer(10s));
 }
 
 TEST_F(HttpServer, AuthenticatorPrincipalReachesToolsAndBindsSession) {

@@ -7,6 +7,7 @@
 #include <boost/json/serialize.hpp>
 
 #include <atomic>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -127,21 +128,28 @@ TEST_F(HttpTasks, WithoutAnAuthenticatorATaskBelongsToItsSession) {
 
 TEST_F(HttpTasks, TaskCallsBeyondTheConcurrencyLimitWaitAndEachSessionKeepsItsShare) {
   server_.use(mcp::concurrency_limit(4));  // one session alone runs at most 2
-  std::atomic<bool> open{false};
-  std::atomic<int> running{0};
-  std::atomic<int> peak{0};
+  // The server is the fixture's and outlives this body: what its handlers touch is shared.
+  struct gate_state {
+    std::atomic<bool> open{false};
+    std::atomic<int> running{0};
+    std::atomic<int> peak{0};
+  };
+  const auto st = std::make_shared<gate_state>();
+  auto& open = st->open;
+  auto& running = st->running;
+  auto& peak = st->peak;
   server_.add_tool({.name = "gated",
                     .description = "runs until the test opens it (at most 10 s)",
                     .task_support_mode = mcp::task_support::optional},
-                   [&](mcp::tool_context& ctx, const text_in&) -> std::string {
-                     const int now = ++running;
-                     for (int seen = peak.load();
-                          now > seen && !peak.compare_exchange_weak(seen, now);) {
+                   [st](mcp::tool_context& ctx, const text_in&) -> std::string {
+                     const int now = ++st->running;
+                     for (int seen = st->peak.load();
+                          now > seen && !st->peak.compare_exchange_weak(seen, now);) {
                      }
-                     for (int i = 0; i < 1000 && !open && !ctx.cancelled(); ++i) {
+                     for (int i = 0; i < 1000 && !st->open && !ctx.cancelled(); ++i) {
                        std::this_thread::sleep_for(10ms);
                      }
-                     --running;
+                     --st->running;
                      return "passed";
                    });
   start();
@@ -243,12 +251,12 @@ TEST_F(HttpTasks, TheTtlIsCappedAndCountedFromCreation) {
                          R"({"name":"job","arguments":{"text":"it"},"task":{"ttl":86400000}})"),
                      post_headers(sid));
   EXPECT_EQ(capped.at("result").at("task").at("ttl"), 60000) << capped;
-  const auto id = create(post_headers(sid), "job", R"({"ttl":150})");
+  const auto id = create(post_headers(sid), "job", R"({"ttl":1000})");  // room for tasks/result
   ASSERT_EQ(id.size(), 32U) << id;
   const std::string by_id = R"({"taskId":")" + id + R"("})";
   auto done = post(rpc("11", "tasks/result", by_id), post_headers(sid));
   EXPECT_EQ(done.at("result").at("content").at(0).at("text"), "did it") << done;
-  std::this_thread::sleep_for(400ms);
+  std::this_thread::sleep_for(1500ms);
   auto expired = post(rpc("12", "tasks/get", by_id), post_headers(sid));
   EXPECT_EQ(expired.at("error").at("code"), -32602) << expired;
 }

@@ -55,7 +55,9 @@ TEST(engine_close, a_request_the_server_sent_fails_and_ends_its_span_when_the_se
                }}}});
   ASSERT_TRUE(c) << c.error().message;
   std::thread caller([&] { (void)c->client->call_tool("ask"); });
-  ASSERT_EQ(asked.get_future().wait_for(5s), std::future_status::ready);
+  // Not fatal: the test goes on to close and join `caller` (a return here would destroy it
+  // joinable and end the whole binary).
+  EXPECT_EQ(asked.get_future().wait_for(5s), std::future_status::ready);
 
   c->session->close();  // the elicitation is still unanswered
   auto answer = told.get_future();

@@ -49,8 +49,8 @@ TEST(OtlpExporter, ACollectorClosingIdleConnectionsStillGetsEverySpan) {
   sink s({"CLOSE_IDLE=1"});  // closed 20 ms after each answer, without a word
   ASSERT_TRUE(s.ok()) << s.log();
   // Seen closed before reuse: nothing sent on the closed connection, no retry (posts_apart
-  // counts them).
-  const auto lines = posts_apart(s, 4, 100ms);
+  // counts them). The pause leaves the exporter ample time to notice the close.
+  const auto lines = posts_apart(s, 4, 500ms);
   ASSERT_EQ(lines.size(), 4U);
   for (std::size_t i = 0; i < lines.size(); ++i) {
     EXPECT_EQ(text(lines[i], "ok"), "true");

@@ -49,19 +49,19 @@ TEST_F(redis_shared_state_test, both_processes_have_the_stores_and_one_key) {
 
 TEST_F(redis_shared_state_test, a_session_saved_by_one_is_read_kept_and_ended_by_the_other) {
   const auto prefix = unique_prefix();
-  auto a = open(prefix, {.session_ttl = 300ms});
-  auto b = open(prefix, {.session_ttl = 300ms});
+  auto a = open(prefix, {.session_ttl = 1s});
+  auto b = open(prefix, {.session_ttl = 1s});
   ASSERT_TRUE(a && b);
   EXPECT_FALSE(b->load_session("s1").value().has_value());
   EXPECT_FALSE(b->touch_session("s1").value());
   ASSERT_TRUE(a->save_session("s1", R"({"v":"2025-11-25"})"));
   EXPECT_EQ(b->load_session("s1").value().value_or(""), R"({"v":"2025-11-25"})");
-  // Touched more often than its ttl, it lives on; left alone, it expires.
+  // Touched more often than its ttl, it lives on past it (1.2 s); left alone, it expires.
   for (int i = 0; i < 4; ++i) {
-    std::this_thread::sleep_for(150ms);
+    std::this_thread::sleep_for(300ms);
     EXPECT_TRUE(b->touch_session("s1").value()) << i;
   }
-  std::this_thread::sleep_for(450ms);
+  std::this_thread::sleep_for(1500ms);
   EXPECT_FALSE(a->touch_session("s1").value());
   ASSERT_TRUE(a->save_session("s2", "{}"));
   b->erase_session("s2");

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <deque>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -22,10 +23,12 @@ class wire {
     client_end_ = client_end;
     session_ = srv.open_session(server_end, std::move(opts));
     server_end->on_receive([s = session_](std::string_view m) { s->receive(m); });
-    client_end->on_receive([this](std::string_view m) {
-      std::lock_guard lock(mu_);
-      inbox_.emplace_back(m);
-      cv_.notify_all();
+    // A server thread may deliver while the wire goes (close does not wait for a delivery in
+    // flight): the receiver holds the inbox, not the wire.
+    client_end->on_receive([in = in_](std::string_view m) {
+      const std::lock_guard lock(in->mu);
+      in->messages.emplace_back(m);
+      in->cv.notify_all();
     });
   }
   ~wire() { session_->close(); }
@@ -39,10 +42,12 @@ class wire {
 
   /// The next message the server wrote, parsed; nothing after `timeout`.
   std::optional<json::value> next(std::chrono::milliseconds timeout = std::chrono::seconds(5)) {
-    std::unique_lock lock(mu_);
-    if (!cv_.wait_for(lock, timeout, [&] { return !inbox_.empty(); })) return std::nullopt;
-    std::string m = std::move(inbox_.front());
-    inbox_.pop_front();
+    std::unique_lock lock(in_->mu);
+    if (!in_->cv.wait_for(lock, timeout, [&] { return !in_->messages.empty(); })) {
+      return std::nullopt;
+    }
+    std::string m = std::move(in_->messages.front());
+    in_->messages.pop_front();
     lock.unlock();
     auto v = parse_json(m);
     if (!v) return json::value(json::string("<unparseable: " + m + ">"));
@@ -79,8 +84,8 @@ class wire {
 
   /// Messages queued and not yet read.
   std::size_t pending() {
-    std::lock_guard lock(mu_);
-    return inbox_.size();
+    const std::lock_guard lock(in_->mu);
+    return in_->messages.size();
   }
 
   server_session& session() { return *session_; }
@@ -90,9 +95,12 @@ class wire {
   std::shared_ptr<memory_connection> server_end_;
   std::shared_ptr<memory_connection> client_end_;
   std::shared_ptr<server_session> session_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<std::string> inbox_;
+  struct inbox {
+    std::mutex mu;
+    std::condition_variable cv;
+    std::deque<std::string> messages;
+  };
+  std::shared_ptr<inbox> in_ = std::make_shared<inbox>();
 };
 
 /// Parses a JSON literal in a test (aborts the test on invalid JSON via a null value).

@@ -28,11 +28,15 @@ struct fixture {
     auto [server_end, client_end] = mcp::make_memory_pair();
     session = s.open_session(server_end);
     server_end->on_receive([ss = session](std::string_view m) { ss->receive(m); });
-    client = std::make_unique<mcp::client_session>(client_end, std::move(opts));
-    client_end->on_receive([c = client.get()](std::string_view m) { c->receive(m); });
+    client = std::make_shared<mcp::client_session>(client_end, std::move(opts));
+    // A server thread may still deliver (a progress, an answer) while the test ends and the
+    // client goes: the receiver then finds it gone.
+    client_end->on_receive([weak = std::weak_ptr<mcp::client_session>(client)](std::string_view m) {
+      if (auto c = weak.lock()) c->receive(m);
+    });
   }
   std::shared_ptr<mcp::server_session> session;
-  std::unique_ptr<mcp::client_session> client;
+  std::shared_ptr<mcp::client_session> client;
 };
 
 /// A server with the fixtures (a server is pinned: it is handed around by pointer).
@@ -53,8 +57,8 @@ std::unique_ptr<mcp::server> make_server() {
     return mcp::call_tool_result{};
   });
   s.add_tool({.name = "ticks", .description = "d"}, [](mcp::tool_context& ctx, const object&) {
-    for (int k = 1; k <= 12 && !ctx.cancelled(); ++k) {  // 12 x 25 ms, progress after each
-      std::this_thread::sleep_for(25ms);
+    for (int k = 1; k <= 12 && !ctx.cancelled(); ++k) {  // 12 x 50 ms, progress after each
+      std::this_thread::sleep_for(50ms);
       ctx.progress(k, 12);
     }
     return mcp::call_tool_result{};
@@ -125,13 +129,14 @@ TEST(client, progress_can_reset_the_timeout_up_to_a_hard_maximum) {
   auto& s = *owner;
   fixture f(s);
   ASSERT_TRUE(f.client->initialize());
-  auto quiet = f.client->call_tool("ticks", {}, {.timeout = 150ms});
+  // 600 ms of work: a 400 ms timeout ends it unless progress (every 50 ms) resets it.
+  auto quiet = f.client->call_tool("ticks", {}, {.timeout = 400ms});
   ASSERT_FALSE(quiet);
   EXPECT_TRUE(quiet.error().is(mcp::errc::request_timeout));
-  mcp::request_options opts{.timeout = 150ms, .on_progress = [](const object&) {}};
+  mcp::request_options opts{.timeout = 400ms, .on_progress = [](const object&) {}};
   opts.reset_on_progress = true;
   auto reset = f.client->call_tool("ticks", {}, opts);
-  EXPECT_TRUE(reset) << reset.error().message;  // 300 ms in all, never 150 ms without progress
+  EXPECT_TRUE(reset) << reset.error().message;  // 600 ms in all, never 400 ms without progress
   opts.max_total = 120ms;
   auto capped = f.client->call_tool("ticks", {}, opts);
   ASSERT_FALSE(capped);
@@ -324,8 +329,12 @@ TEST(client, every_cancellation_tells_the_transport_which_request_it_gives_up) {
   }
   std::atomic<std::int64_t> sent{-1};
   std::thread canceller([&] {
-    while (sent.load() < 0) std::this_thread::sleep_for(1ms);
-    client.cancel(sent.load(), "stop");
+    // Without on_sent within 10 s it gives up (the call ends when "wait" does; the test fails).
+    for (const auto until = std::chrono::steady_clock::now() + 10s;
+         sent.load() < 0 && std::chrono::steady_clock::now() < until;) {
+      std::this_thread::sleep_for(1ms);
+    }
+    if (sent.load() >= 0) client.cancel(sent.load(), "stop");
   });
   auto r = client.call_tool("wait", {}, {.on_sent = [&](std::int64_t id) { sent = id; }});
   canceller.join();

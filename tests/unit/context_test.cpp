@@ -10,9 +10,11 @@
 #include <chrono>
 #include <future>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "support/wire.hpp"
 
@@ -49,14 +51,19 @@ std::string text_of(const mcp::json::value& response) {
 }
 
 TEST(context, a_tool_replies_later_from_another_thread) {
+  // The replying threads are joined before the session and server go (a detached one held its
+  // reply, and through it the session, past the test).
+  std::mutex mu;
+  std::vector<std::thread> repliers;
   mcp::server s;
   s.add_tool({.name = "later", .description = "Replies later"},
-             [](const name_in& in, mcp::reply<std::string> reply) {
-               std::thread([in, reply] {
+             [&mu, &repliers](const name_in& in, mcp::reply<std::string> reply) {
+               const std::lock_guard lock(mu);
+               repliers.emplace_back([in, reply] {
                  std::this_thread::sleep_for(5ms);
                  reply("hello " + in.name);
                  reply("ignored: only the first completion counts");
-               }).detach();
+               });
              });
   s.add_tool({.name = "nothing", .description = "Replies void"},
              [](mcp::reply<void> reply) { reply(); });
@@ -66,6 +73,8 @@ TEST(context, a_tool_replies_later_from_another_thread) {
                            object{{"name", "later"}, {"arguments", object{{"name", "Ada"}}}})),
             "hello Ada");
   EXPECT_EQ(w.call("tools/call", object{{"name", "nothing"}}).at("result"), j(R"({"content":[]})"));
+  const std::lock_guard lock(mu);
+  for (auto& t : repliers) t.join();
 }
 
 TEST(context, handlers_may_be_move_only) {

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <memory>
 #include <mutex>
 #include <thread>
 
@@ -13,8 +14,9 @@ namespace {
 
 using namespace std::chrono_literals;
 
-/// A gate that work waits at until it is opened. Declare it before the pool (a waiting thread
-/// reads it until the pool has joined it) and an `open_at_end` after the pool.
+/// A gate that work waits at until it is opened. Held by shared_ptr and captured by value: an
+/// elastic pool's extra threads are detached, so a waiting thread may still read the gate after
+/// the pool and the test are gone. An `open_at_end` declared after the pool opens it.
 struct gate {
   std::mutex mu;
   std::condition_variable cv;
@@ -35,11 +37,11 @@ struct gate {
 /// Opens `g` when it goes: declared after the pool, it opens the gate before the pool joins its
 /// threads, whatever assertion ended the test.
 struct open_at_end {
-  gate& g;
-  explicit open_at_end(gate& to_open) : g(to_open) {}
+  std::shared_ptr<gate> g;
+  explicit open_at_end(std::shared_ptr<gate> to_open) : g(std::move(to_open)) {}
   open_at_end(const open_at_end&) = delete;
   open_at_end& operator=(const open_at_end&) = delete;
-  ~open_at_end() { g.let_go(); }
+  ~open_at_end() { g->let_go(); }
 };
 
 /// try_post of `work`, retried for up to 5 s (a worker is idle only once it waits for work).
@@ -53,26 +55,26 @@ bool try_post_soon(mcp::executor& ex, mcp::unique_function<void()>& work) {
 }
 
 TEST(executor, a_fixed_pool_takes_work_at_once_only_with_a_thread_free) {
-  gate g;
+  const auto g = std::make_shared<gate>();
+  const auto ran = std::make_shared<std::atomic<int>>(0);
   auto pool = mcp::make_thread_pool(1);
   const open_at_end opener{g};
-  std::atomic<int> ran{0};
-  mcp::unique_function<void()> hold = [&] {
-    g.wait();
-    ++ran;
+  mcp::unique_function<void()> hold = [g, ran] {
+    g->wait();
+    ++*ran;
   };
   ASSERT_TRUE(try_post_soon(*pool, hold));
   EXPECT_FALSE(hold);  // taken
-  mcp::unique_function<void()> next = [&] { ++ran; };
+  mcp::unique_function<void()> next = [ran] { ++*ran; };
   EXPECT_FALSE(pool->try_post(next));  // its one thread waits at the gate
   EXPECT_TRUE(next);                   // left with the caller
-  g.let_go();
+  g->let_go();
   ASSERT_TRUE(try_post_soon(*pool, next));
   const auto give_up = std::chrono::steady_clock::now() + 5s;
-  while (ran.load() < 2 && std::chrono::steady_clock::now() < give_up) {
+  while (ran->load() < 2 && std::chrono::steady_clock::now() < give_up) {
     std::this_thread::sleep_for(1ms);
   }
-  EXPECT_EQ(ran.load(), 2);
+  EXPECT_EQ(ran->load(), 2);
 }
 
 /// Waits (up to 5 s) until `n` is at least `want`.
@@ -86,26 +88,27 @@ bool reaches(const std::atomic<int>& n, int want) {
 }
 
 TEST(executor, an_elastic_pool_starts_a_thread_for_work_it_takes_at_once) {
-  gate g;
+  // Threads 2 and 3 are detached extras: what they touch is shared, not on this frame.
+  const auto g = std::make_shared<gate>();
+  const auto waiting = std::make_shared<std::atomic<int>>(0);
   auto pool = mcp::make_thread_pool(mcp::thread_pool_options{.threads = 1, .max_threads = 3});
   const open_at_end opener{g};
-  std::atomic<int> waiting{0};
-  auto work = [&] {
-    ++waiting;
-    g.wait();
+  auto work = [g, waiting] {
+    ++*waiting;
+    g->wait();
   };
   pool->post(work);
-  ASSERT_TRUE(reaches(waiting, 1));
+  ASSERT_TRUE(reaches(*waiting, 1));
   // One or two threads so far, every one busy or about to be: one more starts for it.
   mcp::unique_function<void()> second = work;
   EXPECT_TRUE(pool->try_post(second));
-  ASSERT_TRUE(reaches(waiting, 2));
+  ASSERT_TRUE(reaches(*waiting, 2));
   pool->post(work);
-  ASSERT_TRUE(reaches(waiting, 3));
+  ASSERT_TRUE(reaches(*waiting, 3));
   mcp::unique_function<void()> fourth = work;
   EXPECT_FALSE(pool->try_post(fourth));  // all three busy, and the pool is at its most
   EXPECT_TRUE(fourth);
-  g.let_go();
+  g->let_go();
 }
 
 TEST(executor, the_default_try_post_leaves_the_work_to_the_caller) {

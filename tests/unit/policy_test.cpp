@@ -313,10 +313,18 @@ TEST(tool_policy, FileReloadsApplyToTheNextCallAndABadFileKeepsTheOld) {
   wire w(s);
   w.initialize();
   EXPECT_EQ(listed(w), (std::vector<std::string>{"read", "admin.reset", "admin.stats"}));
-  // A broken file: refused, the old rules stay.
-  std::ofstream(path) << R"({"tools": {"write": {"deny": "yes"}}})";
+  // Each new content arrives whole with its later mtime (written beside, renamed over): the
+  // watcher never sees the content with an mtime that changes again after.
   const auto mtime = std::filesystem::last_write_time(path);
-  std::filesystem::last_write_time(path, mtime + 1s);
+  const auto replace = [&](const char* text, std::filesystem::file_time_type when) {
+    auto next = path;
+    next += ".next";
+    std::ofstream(next) << text;
+    std::filesystem::last_write_time(next, when);
+    std::filesystem::rename(next, path);
+  };
+  // A broken file: refused, the old rules stay.
+  replace(R"({"tools": {"write": {"deny": "yes"}}})", mtime + 1s);
   auto reload = (*policy)->reload();
   ASSERT_FALSE(reload);
   EXPECT_NE(reload.error().message.find("tools.write.deny: must be true or false"),
@@ -334,8 +342,7 @@ TEST(tool_policy, FileReloadsApplyToTheNextCallAndABadFileKeepsTheOld) {
       outcome(w.call("tools/call", object{{"name", "write"}})).rfind("error: Access denied", 0),
       0U);
   // A good file: the watcher picks it up; the same session sees it and is told.
-  std::ofstream(path) << R"({"tools": {"read": {"deny": true}}})";
-  std::filesystem::last_write_time(path, mtime + 2s);
+  replace(R"({"tools": {"read": {"deny": true}}})", mtime + 2s);
   for (int i = 0; i < 200 && changes.load() == 0; ++i) std::this_thread::sleep_for(10ms);
   EXPECT_EQ(changes.load(), 1);
   EXPECT_EQ(outcome(w.call("tools/call", object{{"name", "write"}})), "ok");

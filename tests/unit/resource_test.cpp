@@ -29,9 +29,15 @@ auto text_reader(std::string text) {
 }
 
 /// A server with the fixtures (a server is pinned: it is handed around by pointer).
-std::unique_ptr<mcp::server> make_server(std::size_t page_size = 100) {
-  auto owner = std::make_unique<mcp::server>(
-      mcp::server_options{.info = {.name = "res", .version = "1"}, .page_size = page_size});
+/// `debounce`: list_changed_debounce (a test of debouncing widens it, so that changes made on a
+/// loaded machine still fall in one window).
+std::unique_ptr<mcp::server> make_server(
+    std::size_t page_size = 100,
+    std::chrono::milliseconds debounce = mcp::server_options{}.list_changed_debounce) {
+  auto owner =
+      std::make_unique<mcp::server>(mcp::server_options{.info = {.name = "res", .version = "1"},
+                                                        .page_size = page_size,
+                                                        .list_changed_debounce = debounce});
   auto& s = *owner;
   s.add_resource({.uri = "test://a",
                   .name = "a",
@@ -221,7 +227,7 @@ TEST(resources, subscribers_get_updated_and_unsubscribed_do_not) {
 }
 
 TEST(resources, list_changed_after_initialize_only) {
-  auto owner = make_server();
+  auto owner = make_server(100, 500ms);
   auto& s = *owner;
   wire w(s);
   w.initialize();

@@ -4,13 +4,18 @@
 
 #include <mcp/server.hpp>
 
+#include <chrono>
 #include <cstddef>
 #include <string>
 #include <utility>
 
 namespace mcp::test {
 
-inline mcp::server make_server(std::size_t page_size = 100) {
+/// `debounce`: list_changed_debounce (a test of debouncing widens it, so that changes made on a
+/// loaded machine still fall in one window).
+inline mcp::server make_server(
+    std::size_t page_size = 100,
+    std::chrono::milliseconds debounce = mcp::server_options{}.list_changed_debounce) {
   return mcp::server({.info = {.name = "test-server",
                                .version = "1.2.3",
                                .title = "Test",
@@ -20,7 +25,8 @@ inline mcp::server make_server(std::size_t page_size = 100) {
                                           .sizes = {"48x48"}}},
                                .website_url = "https://example.com"},
                       .instructions = "Be nice.",
-                      .page_size = page_size});
+                      .page_size = page_size,
+                      .list_changed_debounce = debounce});
 }
 
 inline void add_echo(mcp::server& s, std::string name = "echo") {

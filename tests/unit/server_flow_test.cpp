@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
+#include <memory>
 #include <set>
 #include <thread>
 
@@ -168,7 +170,7 @@ TEST(server, logging_respects_the_level_the_client_set) {
 }
 
 TEST(server, tool_changes_send_one_debounced_list_changed) {
-  auto s = make_server();
+  auto s = make_server(100, 500ms);
   wire w(s);
   w.initialize();
   wire before_init(s);  // not initialized: gets nothing
@@ -316,28 +318,38 @@ namespace {
 
 TEST(server, may_be_released_last_by_its_own_handler_thread) {
   // The handler thread holds the session (and through it the server's core) while the test
-  // drops both: the pool is then destroyed on one of its own threads.
-  std::atomic<bool> release{false};
-  std::atomic<bool> finished{false};
+  // drops both: the pool is then destroyed on one of its own threads. The handler is running
+  // before they go (a call whose session closed first never runs), and what it touches is shared:
+  // if the test gives up, it still runs later.
+  const auto release = std::make_shared<std::atomic<bool>>(false);
+  const auto started = std::make_shared<std::atomic<bool>>(false);
+  const auto finished = std::make_shared<std::atomic<bool>>(false);
+  const auto within_10s = [](const std::atomic<bool>& flag) {
+    const auto give_up = std::chrono::steady_clock::now() + 10s;
+    while (!flag && std::chrono::steady_clock::now() < give_up) {
+      std::this_thread::sleep_for(2ms);
+    }
+    return flag.load();
+  };
   {
     auto s = std::make_unique<mcp::server>();
     s->add_tool({.name = "late", .description = "d"},
-                [&](mcp::tool_context& ctx, const mcp::json::object&) {
-                  for (int i = 0; i < 500 && !release; ++i) std::this_thread::sleep_for(2ms);
+                [release, started, finished](mcp::tool_context& ctx, const mcp::json::object&) {
+                  *started = true;
+                  for (int i = 0; i < 5000 && !*release; ++i) std::this_thread::sleep_for(2ms);
                   ctx.progress(1);  // holds the session while the test has let go of it
-                  finished = true;
+                  *finished = true;
                   return mcp::call_tool_result{};
                 });
     auto w = std::make_unique<mcp::test::wire>(*s);
     w->initialize();
     w->send(R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"late"}})");
-    std::this_thread::sleep_for(10ms);
+    EXPECT_TRUE(within_10s(*started));
     w.reset();
     s.reset();
-    release = true;
+    *release = true;
   }
-  for (int i = 0; i < 500 && !finished; ++i) std::this_thread::sleep_for(2ms);
-  EXPECT_TRUE(finished);
+  EXPECT_TRUE(within_10s(*finished));
 }
 
 }  // namespace

@@ -231,15 +231,16 @@ TEST(tasks, a_call_the_pipeline_refuses_creates_no_task) {
 }
 
 TEST(tasks, ttl_is_capped_and_an_expired_task_is_gone) {
-  mcp::server s({.task_default_ttl = 30ms, .task_max_ttl = 60ms});
+  // The ttls leave time for the tasks/get below on a loaded machine; the sleep outlasts both.
+  mcp::server s({.task_default_ttl = 300ms, .task_max_ttl = 600ms});
   add_sleeper(s);
   wire w(s);
   w.initialize();
   auto capped = w.call("tools/call", task_call(0, {{"ttl", 100000}}), 1);
-  EXPECT_EQ(capped.at("result").at("task").at("ttl"), 60);
+  EXPECT_EQ(capped.at("result").at("task").at("ttl"), 600);
   const auto id = id_of(w.call("tools/call", task_call(0), 2));
-  EXPECT_EQ(w.call("tasks/get", {{"taskId", id}}, 3).at("result").at("ttl"), 30);
-  std::this_thread::sleep_for(80ms);
+  EXPECT_EQ(w.call("tasks/get", {{"taskId", id}}, 3).at("result").at("ttl"), 300);
+  std::this_thread::sleep_for(800ms);
   EXPECT_EQ(w.call("tasks/get", {{"taskId", id}}, 4).at("error").at("code"), -32602);
   EXPECT_TRUE(w.call("tasks/list", {}, 5).at("result").at("tasks").as_array().empty());
 }

@@ -55,9 +55,9 @@ struct inbox {
 };
 
 TEST(process_connection, sends_and_receives_lines_and_a_child_that_exits_on_eof_is_reaped) {
+  inbox in;  // before the connection, whose reader thread fills it until the connection goes
   auto proc = mcp::make_process_connection({.argv = {"cat"}});
   ASSERT_TRUE(proc) << proc.error().message;
-  inbox in;
   (*proc)->start([&](std::string_view l) { in.add(l); }, [&] { in.end(); });
   (*proc)->send(R"({"a":1})", {});
   (*proc)->send(R"({"b":2})", {});
@@ -74,13 +74,13 @@ TEST(process_connection, sends_and_receives_lines_and_a_child_that_exits_on_eof_
 TEST(process_connection, captures_stderr_lines_when_asked) {
   std::mutex mu;
   std::vector<std::string> err;
+  inbox in;
   auto proc = mcp::make_process_connection(
       {.argv = {"sh", "-c", "echo first >&2; echo second >&2"}, .on_stderr = [&](auto line) {
          std::lock_guard lock(mu);
          err.emplace_back(line);
        }});
   ASSERT_TRUE(proc);
-  inbox in;
   (*proc)->start([&](std::string_view l) { in.add(l); }, [&] { in.end(); });
   ASSERT_TRUE(in.wait_end());  // stdout ended: the child is gone
   (*proc)->close();
@@ -92,10 +92,10 @@ TEST(process_connection, captures_stderr_lines_when_asked) {
 TEST(process_connection, the_child_inherits_no_other_descriptor) {
   const int leaky = ::dup2(STDERR_FILENO, 57);  // no O_CLOEXEC
   ASSERT_EQ(leaky, 57);
+  inbox in;
   auto proc = mcp::make_process_connection(
       {.argv = {"sh", "-c", "test -e /proc/self/fd/57 && echo leaked || echo closed"}});
   ASSERT_TRUE(proc);
-  inbox in;
   (*proc)->start([&](std::string_view l) { in.add(l); }, [&] { in.end(); });
   ASSERT_TRUE(in.wait_end());
   ::close(leaky);
@@ -125,6 +125,7 @@ TEST(process_connection, a_server_that_exits_before_answering_initialize_is_repo
 }
 
 TEST(process_connection, shutdown_escalates_to_sigterm_then_sigkill_and_leaves_no_zombie) {
+  inbox in;  // the second connection's: declared before it
   // Ignores end of input; dies on SIGTERM.
   auto term = mcp::make_process_connection({.argv = {"sleep", "100"}, .grace = 200ms});
   ASSERT_TRUE(term);
@@ -141,7 +142,6 @@ TEST(process_connection, shutdown_escalates_to_sigterm_then_sigkill_and_leaves_n
   auto stubborn = mcp::make_process_connection(
       {.argv = {"sh", "-c", "trap '' TERM; sleep 100; echo never"}, .grace = 200ms});
   ASSERT_TRUE(stubborn);
-  inbox in;
   (*stubborn)->start([&](std::string_view l) { in.add(l); });
   std::this_thread::sleep_for(100ms);  // let sh install its trap
   t0 = clock_type::now();
