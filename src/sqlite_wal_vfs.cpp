@@ -1,7 +1,8 @@
-// The SQLite task store's VFS (detail/sqlite_wal_vfs.hpp): the default VFS, with each WAL
-// frame's header and page joined into one write.
+// The SQLite task store's VFS (detail/sqlite_wal_vfs.hpp): the default VFS, with the WAL frames
+// of a transaction joined into one write.
 #include "detail/sqlite_wal_vfs.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstring>
 #include <mutex>
@@ -15,17 +16,21 @@ namespace {
 
 /// The size of a WAL frame's header (SQLite's file format).
 constexpr int frame_header_size = 24;
+/// Held bytes past which a transaction's frames go to the file before its commit frame.
+constexpr int max_held = 64 * 1024;
 
 /// An open WAL file: the default VFS's file object (`real`, in the same allocation) and the
-/// frame header held back until its page comes.
+/// frames held back until their transaction's commit frame.
 struct wal_file {
   sqlite3_file base;  // first: SQLite sees this
   sqlite3_file* real;
-  sqlite3_int64 header_at;  // where the held-back header goes; -1: none held
-  unsigned char header[frame_header_size];
-  bool after_write;       // the last call on the file was a write
-  unsigned char* joined;  // header + page, written in one call (sqlite3_malloc)
-  int joined_size;
+  sqlite3_int64 held_at;  // where the held bytes go; -1: none held
+  unsigned char* held;    // frames appended one after another (sqlite3_malloc)
+  int held_size;
+  int held_capacity;
+  bool header_last;  // the held bytes end with a frame header whose page comes next
+  bool commit_last;  // ... the header of a commit frame
+  bool after_write;  // the last call on the file was a write
 };
 
 /// Where the default VFS's file object starts inside ours.
@@ -36,63 +41,82 @@ sqlite3_vfs* root(sqlite3_vfs* vfs) { return static_cast<sqlite3_vfs*>(vfs->pApp
 wal_file& self(sqlite3_file* f) { return *reinterpret_cast<wal_file*>(f); }
 const sqlite3_io_methods& real_methods(const wal_file& w) { return *w.real->pMethods; }
 
-/// Writes the held-back header, if any (every call but a write starts with this).
+/// Writes the held bytes, if any, in one call (every call but a write starts with this).
 int flush(wal_file& w) {
   w.after_write = false;
-  if (w.header_at < 0) return SQLITE_OK;
-  const sqlite3_int64 at = w.header_at;
-  w.header_at = -1;
-  return real_methods(w).xWrite(w.real, w.header, frame_header_size, at);
+  if (w.held_at < 0) return SQLITE_OK;
+  const sqlite3_int64 at = w.held_at;
+  w.held_at = -1;
+  w.header_last = false;
+  return real_methods(w).xWrite(w.real, w.held, w.held_size, at);
+}
+
+/// Appends `amount` bytes to the held ones (starting them at `offset` when none are held);
+/// false when there is no memory for them (nothing held changes).
+bool hold(wal_file& w, const void* data, int amount, sqlite3_int64 offset) {
+  const int size = w.held_at < 0 ? amount : w.held_size + amount;
+  if (size > w.held_capacity) {
+    const int capacity = std::max(size, 2 * w.held_capacity);
+    auto* grown = static_cast<unsigned char*>(sqlite3_realloc(w.held, capacity));
+    if (grown == nullptr) return false;
+    w.held = grown;
+    w.held_capacity = capacity;
+  }
+  if (w.held_at < 0) {
+    w.held_at = offset;
+    w.held_size = 0;
+  }
+  std::memcpy(w.held + w.held_size, data, static_cast<std::size_t>(amount));
+  w.held_size = size;
+  return true;
 }
 
 int wal_close(sqlite3_file* f) {
   wal_file& w = self(f);
   const int flushed = flush(w);
   const int rc = real_methods(w).xClose(w.real);
-  sqlite3_free(w.joined);
-  w.joined = nullptr;
+  sqlite3_free(w.held);
+  w.held = nullptr;
   return flushed != SQLITE_OK ? flushed : rc;
 }
 
 int wal_write(sqlite3_file* f, const void* data, int amount, sqlite3_int64 offset) {
   wal_file& w = self(f);
   const bool after_write = w.after_write;
-  if (w.header_at >= 0 && offset == w.header_at + frame_header_size && amount > 0) {
-    // The page of the held-back header: both in one call.
-    const int total = frame_header_size + amount;
-    if (total > w.joined_size) {
-      auto* grown = static_cast<unsigned char*>(sqlite3_realloc(w.joined, total));
-      if (grown == nullptr) {
-        const int rc = flush(w);
-        w.after_write = true;
-        if (rc != SQLITE_OK) return rc;
-        return real_methods(w).xWrite(w.real, data, amount, offset);
-      }
-      w.joined = grown;
-      w.joined_size = total;
-    }
-    std::memcpy(w.joined, w.header, frame_header_size);
-    std::memcpy(w.joined + frame_header_size, data, static_cast<std::size_t>(amount));
-    const sqlite3_int64 at = w.header_at;
-    w.header_at = -1;
-    w.after_write = true;
-    return real_methods(w).xWrite(w.real, w.joined, total, at);
-  }
-  const int flushed = flush(w);
   w.after_write = true;
-  if (flushed != SQLITE_OK) return flushed;
+  const bool next = w.held_at >= 0 && offset == w.held_at + w.held_size;
+  if (next && w.header_last && amount > 0 && hold(w, data, amount, offset)) {
+    // The page of the last held header. The commit frame's page ends the transaction's
+    // frames: all of them go to the file now, in one call, before SQLite publishes them.
+    w.header_last = false;
+    if (!w.commit_last && w.held_size < max_held) return SQLITE_OK;
+    const int rc = flush(w);
+    w.after_write = true;
+    return rc;
+  }
   // A frame's header, appended after the WAL's header or the previous frame: its page comes
   // next. (SQLite writes a header alone only when it rewrites the checksums of frames it
   // wrote, each right after reading that frame: never held.)
   if (amount == frame_header_size && after_write) {
-    std::memcpy(w.header, data, frame_header_size);
-    w.header_at = offset;
-    return SQLITE_OK;
+    if (!next) {
+      const int flushed = flush(w);
+      w.after_write = true;
+      if (flushed != SQLITE_OK) return flushed;
+    }
+    if (hold(w, data, amount, offset)) {
+      const auto* h = static_cast<const unsigned char*>(data);
+      w.header_last = true;
+      w.commit_last = (h[4] | h[5] | h[6] | h[7]) != 0;  // the database's size after a commit
+      return SQLITE_OK;
+    }
   }
+  const int flushed = flush(w);
+  w.after_write = true;
+  if (flushed != SQLITE_OK) return flushed;
   return real_methods(w).xWrite(w.real, data, amount, offset);
 }
 
-// Every other call writes a held-back header first, then goes to the default VFS's file.
+// Every other call writes the held frames first, then goes to the default VFS's file.
 
 int wal_read(sqlite3_file* f, void* data, int amount, sqlite3_int64 offset) {
   wal_file& w = self(f);
@@ -156,7 +180,7 @@ int wal_shm_lock(sqlite3_file* f, int offset, int n, int flags) {
 }
 void wal_shm_barrier(sqlite3_file* f) {
   wal_file& w = self(f);
-  (void)flush(w);  // never held here: a header is followed by its page at once
+  (void)flush(w);  // never held here: a commit's frames went to the file with its last
   if (real_methods(w).iVersion >= 2) real_methods(w).xShmBarrier(w.real);
 }
 int wal_shm_unmap(sqlite3_file* f, int delete_flag) {
@@ -208,7 +232,7 @@ int vfs_open(sqlite3_vfs* vfs, sqlite3_filename name, sqlite3_file* file, int fl
   auto* w = new (file) wal_file{};
   w->real = reinterpret_cast<sqlite3_file*>(reinterpret_cast<unsigned char*>(file) + real_offset);
   w->real->pMethods = nullptr;
-  w->header_at = -1;
+  w->held_at = -1;
   const int rc = r->xOpen(r, name, w->real, flags, out_flags);
   if (rc != SQLITE_OK) {
     if (w->real->pMethods != nullptr) w->real->pMethods->xClose(w->real);

@@ -27,8 +27,8 @@
 // `working`.
 //
 // The connections open the file through the store's VFS (detail/sqlite_wal_vfs.hpp): SQLite's
-// default one, except that each WAL frame (header and page) goes to the file in one write, so
-// a commit of n pages costs n `pwrite` calls instead of 2n. Everything a commit wrote is in the
+// default one, except that a transaction's WAL frames go to the file in one write, so a commit
+// of n pages costs one `pwrite` call instead of 2n. Everything a commit wrote is in the
 // operating system's hands before SQLite publishes it, as with the default VFS.
 //
 // Reads see every committed write, of this process or another, and nothing uncommitted: in WAL
@@ -162,7 +162,10 @@ class sqlite_task_store final : public task_store {
                   "WHERE status IN ('working', 'input_required')");
     begin_.emplace(db, "BEGIN IMMEDIATE");
     commit_.emplace(db, "COMMIT");
-    checkpointer_.emplace(path_, busy_timeout_);
+    // Every 4 MiB of WAL (1,000 pages of 4 KiB, SQLite's own limit), RESTART past 16 MiB.
+    const auto pages = static_cast<int>(
+        (4 << 20) / std::max<std::int64_t>(512, sq::query_int(db, "PRAGMA page_size")));
+    checkpointer_.emplace(path_, busy_timeout_, pages, 4 * pages);
     checkpointer_->watch(db);
     writer_.emplace([this](std::span<write_op* const> ops) { run_batch(ops); });
   }
@@ -428,6 +431,7 @@ class sqlite_task_store final : public task_store {
     // Look before changing anything: another application's database is left as it is.
     if (auto why = sq::not_a_task_database(db_.get()); !why.empty())
       throw failure{"task store: " + path_ + why};
+    sq::exec(db, std::string(page_size_sql).c_str());  // a new file's (before WAL mode)
     {
       statement wal(db, "PRAGMA journal_mode=WAL");
       run r(wal);

@@ -30,6 +30,7 @@ mcp_add_test(mcp_core_tests
   unit/resource_test.cpp
   unit/task_store_test.cpp
   unit/task_store_sqlite_test.cpp
+  unit/task_store_sqlite_wal_test.cpp
   unit/version_test.cpp
 )
 

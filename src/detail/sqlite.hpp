@@ -49,7 +49,9 @@ inline int wait_when_busy(void* arg, int count) {
 /// A connection to `path` opened with `flags` (SQLITE_OPEN_READWRITE, and SQLITE_OPEN_CREATE to
 /// create a missing file) for one thread at a time (SQLITE_OPEN_NOMUTEX: the caller serializes
 /// its use), waiting up to `busy_timeout` for another connection's lock. Through the store's
-/// VFS (detail/sqlite_wal_vfs.hpp: a WAL frame in one write).
+/// VFS (detail/sqlite_wal_vfs.hpp: a transaction's WAL frames in one write), without spilling
+/// dirty pages to the WAL before the commit (`cache_spill`: what that VFS relies on; a
+/// transaction's pages stay in memory until it ends).
 inline db_ptr open(const std::string& path, std::chrono::milliseconds busy_timeout, int flags) {
   sqlite3* raw = nullptr;
   const int rc = sqlite3_open_v2(path.c_str(), &raw, flags | SQLITE_OPEN_NOMUTEX, wal_vfs_name());
@@ -58,6 +60,8 @@ inline db_ptr open(const std::string& path, std::chrono::milliseconds busy_timeo
   sqlite3_extended_result_codes(raw, 1);
   const auto ms = static_cast<std::intptr_t>(busy_timeout.count());
   sqlite3_busy_handler(raw, &wait_when_busy, reinterpret_cast<void*>(ms));
+  if (sqlite3_exec(raw, "PRAGMA cache_spill=OFF", nullptr, nullptr, nullptr) != SQLITE_OK)
+    fail(raw);
   return db;
 }
 

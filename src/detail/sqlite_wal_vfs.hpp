@@ -1,21 +1,28 @@
 // Internal: the VFS the SQLite task store's connections open their file with. It is SQLite's
-// default VFS except for one thing: a WAL frame goes to the file in one write instead of two.
+// default VFS except for one thing: the WAL frames of a transaction go to the file in one write.
 //
 // SQLite appends a frame to the WAL as two writes, its 24-byte header and then its page, so a
 // commit of n pages costs 2n `pwrite` calls (measured: 13.5 per task round trip of the demo
 // server, bench/RESULTS.md). Here a 24-byte write that follows a write (the WAL's header or the
-// previous frame) is held back and goes to the file with the write that follows it at the next
-// offset, in one call. Nothing else is deferred, and nothing past that next call: SQLite writes
-// a frame's page right after its header, with no other call on the file between them (the one
-// other 24-byte write, the rewrite of a frame's checksums, comes right after a read of that
-// frame, so it is never held), and any other call on the WAL file (a read, a sync, a size, a
-// truncation, a write elsewhere, the close) writes a held-back header first. So when SQLite goes
-// on to publish the frames in the shared index (what makes them visible to readers and to other
-// processes) every byte of them is in the operating system's hands, exactly as with the default
+// previous frame) starts or extends the held bytes, and the writes that follow it at the next
+// offsets (its page, the next frames) are held with it, until the page of a commit frame (the
+// header's "database size after commit" is not zero): then all of them go to the file in one
+// call, before SQLite goes on to publish the frames in the shared index (what makes them
+// visible to readers and to other processes). The held bytes also go to the file, first, on any
+// other call on the WAL file (a read, a sync, a size, a truncation, a lock, a write elsewhere,
+// the close) and once they pass 64 KiB. The one other 24-byte write, the rewrite of a frame's
+// checksums, comes right after a read of that frame, so it is never held. The connections do
+// not spill dirty pages before a commit (`cache_spill` off, detail/sqlite.hpp::open): every
+// frame a transaction writes is written by its commit, which ends with the commit frame, so
+// nothing is held once a transaction has ended (frames held back from a transaction rolled back
+// after a spill would go to the file later, over what another connection had written there
+// meanwhile). So when a commit is
+// published every byte of it is in the operating system's hands, exactly as with the default
 // VFS: a commit that returned survives a crash of the process, and the durability setting
-// (`synchronous`) keeps its meaning. An error of the joined write is the error of the page's
-// write, which SQLite handles as before (the transaction fails). Checked by the kill -9 test and
-// by plain SQLite recovering a copy of the WAL (tests/unit/task_store_sqlite_test.cpp).
+// (`synchronous`) keeps its meaning. An error of the joined write is the error of the commit
+// frame's write, which SQLite handles as before (the transaction fails). Checked by the kill -9
+// test and by plain SQLite recovering a copy of the WAL (tests/unit/task_store_sqlite_test.cpp,
+// tests/unit/task_store_sqlite_wal_test.cpp).
 //
 // Every other file (the database, its shared-memory index, journals) is the default VFS's own
 // file object, untouched.

@@ -572,7 +572,7 @@ TEST(task_store_sqlite, the_wal_is_checkpointed_beside_the_writes_and_stays_boun
   const temp_db db;
   auto store = open_store(db.path());
   ASSERT_NE(store, nullptr);
-  // About 5 pages a round trip: 8,000 round trips append some 40,000 pages (160 MB) to the WAL.
+  // About 5 pages a round trip: 8,000 round trips append some 40,000 pages (80 MB) to the WAL.
   std::vector<std::thread> pool;
   std::vector<std::string> errors(4);
   for (int w = 0; w < 4; ++w) {
@@ -591,8 +591,8 @@ TEST(task_store_sqlite, the_wal_is_checkpointed_beside_the_writes_and_stays_boun
   const auto c = counts(*store);
   EXPECT_GE(c.checkpoints, 4U);
   EXPECT_LE(c.transactions, 16000U);
-  // Past 4,000 pages (16 MB) a checkpoint starts the WAL over; it grows beyond that only by
-  // what is appended while a checkpoint runs, far below what was written.
+  // Past 16 MB (8,000 pages of 2 KiB) a checkpoint starts the WAL over; it grows past that by
+  // what is appended while a checkpoint runs only, far below what was written.
   EXPECT_LT(std::filesystem::file_size(db.path() + "-wal"), std::uintmax_t{64} << 20U);
   EXPECT_EQ(store->list("alice", "", 10000).value().tasks.size(), 8000U);
 }
