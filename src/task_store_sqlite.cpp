@@ -162,7 +162,7 @@ class sqlite_task_store final : public task_store {
                   "WHERE status IN ('working', 'input_required')");
     begin_.emplace(db, "BEGIN IMMEDIATE");
     commit_.emplace(db, "COMMIT");
-    // Every 4 MiB of WAL (1,000 pages of 4 KiB, SQLite's own limit), RESTART past 16 MiB.
+    // Every 4 MiB of WAL (1,024 pages of 4 KiB, near SQLite's own 1,000), RESTART past 16 MiB.
     const auto pages = static_cast<int>(
         (4 << 20) / std::max<std::int64_t>(512, sq::query_int(db, "PRAGMA page_size")));
     checkpointer_.emplace(path_, busy_timeout_, pages, 4 * pages);

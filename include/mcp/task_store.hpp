@@ -214,7 +214,9 @@ struct sqlite_task_store_options {
 /// never wait for a commit. Several stores (or processes) may open the same file. A file of an
 /// earlier release's layout is rebuilt in this one's when opened (in one transaction, tasks and
 /// their numbers kept); that cannot be undone, earlier releases then refuse the file, and every
-/// process of an earlier release that shares it must be stopped first. Errors:
+/// process of an earlier release that shares it must be stopped first. A transaction keeps the
+/// pages it changes in memory until it commits (none are written early), so that rebuild needs
+/// memory about the size of the file. Errors:
 /// `errc::internal_error` when the file cannot be opened, cannot hold a WAL journal (":memory:",
 /// ""), is not a task database or is of a later release's layout.
 [[nodiscard]] result<std::shared_ptr<task_store>> make_sqlite_task_store(

@@ -16,7 +16,8 @@
 // frame a transaction writes is written by its commit, which ends with the commit frame, so
 // nothing is held once a transaction has ended (frames held back from a transaction rolled back
 // after a spill would go to the file later, over what another connection had written there
-// meanwhile). So when a commit is
+// meanwhile: SQLite takes and releases the write lock through the database file's shared
+// memory, not the WAL file's, so that release cannot write them first). So when a commit is
 // published every byte of it is in the operating system's hands, exactly as with the default
 // VFS: a commit that returned survives a crash of the process, and the durability setting
 // (`synchronous`) keeps its meaning. An error of the joined write is the error of the commit
