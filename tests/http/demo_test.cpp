@@ -30,7 +30,7 @@ class DemoServer : public ::testing::Test {
                  cv_.notify_all();
                }
              },
-         .grace = std::chrono::milliseconds(100)});  // it serves HTTP: SIGTERM ends it
+         .grace = std::chrono::seconds(10)});  // an ASan build on a loaded machine is slow
     ASSERT_TRUE(proc) << proc.error().message;
     server_ = std::move(*proc);
     server_->start([](std::string_view) {});
@@ -39,6 +39,8 @@ class DemoServer : public ::testing::Test {
   }
   void TearDown() override {
     if (!server_) return;
+    // It serves HTTP, not stdin: SIGTERM ends it, then close() waits for the exit.
+    EXPECT_EQ(::kill(server_->pid(), SIGTERM), 0);
     server_->close();
     EXPECT_EQ(server_->exit_status(), 0);
   }
