@@ -122,7 +122,8 @@ class peer : public std::enable_shared_from_this<peer> {
   [[nodiscard]] bool untrack(const inbound_request& r);
   /// Sends the final answer of request `id`: on its own, or into its batch's array. Dropped
   /// when the request was tracked and has been cancelled. `known`: how the answer ended, when
-  /// the sender knows (the observation then does not read it back from `message`).
+  /// the sender knows (neither the observation nor the transport, `send_context::is_result`,
+  /// then reads it back from `message`).
   void send_final(const jsonrpc::request_id& id, std::string message,
                   const observe::outcome* known = nullptr);
   void reply(const jsonrpc::request_id& id, const json::value& result);
