@@ -122,8 +122,9 @@ class peer : public std::enable_shared_from_this<peer> {
   [[nodiscard]] bool untrack(const inbound_request& r);
   /// Sends the final answer of request `id`: on its own, or into its batch's array. Dropped
   /// when the request was tracked and has been cancelled. `known`: how the answer ended, when
-  /// the sender knows (the observation then does not read it back from `message`, and sets its
-  /// `end`: the observer is given the sender's outcome itself).
+  /// the sender knows (neither the observation nor the transport, `send_context::is_result`,
+  /// then reads it back from `message`; the observation sets its `end`: the observer is given
+  /// the sender's outcome itself).
   void send_final(const jsonrpc::request_id& id, std::string message,
                   observe::outcome* known = nullptr);
   void reply(const jsonrpc::request_id& id, const json::value& result);

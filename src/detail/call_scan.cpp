@@ -60,8 +60,15 @@ struct found {
   std::size_t depth = 3;
   std::string_view meta_text;   // `_meta`'s object, braces included
   bool meta_duplicate = false;  // two members of one of `_meta`'s objects have the same key
+  /// Whether a `_meta` that may stay text is wanted (scan_tool_call's `lazy`), and whether it
+  /// was found so: `kept` (set only then) says where it is.
+  bool want_kept = false;
+  bool is_kept = false;
   union {
     argument meta[max_meta];
+  };
+  union {
+    detail::meta_text kept;
   };
   found() noexcept {}  // NOLINT: the entries are left unset
 };
@@ -87,6 +94,8 @@ class scanner {
   }
   /// Where the cursor is.
   [[nodiscard]] const char* here() const noexcept { return p_; }
+  /// The byte at the cursor, NUL at the end.
+  [[nodiscard]] char next() const noexcept { return p_ != end_ ? *p_ : '\0'; }
   char peek() noexcept {
     if (p_ != end_ && !is_space(*p_)) return *p_;
     skip_space();
@@ -128,6 +137,15 @@ class scanner {
   }
   /// A member's key and its colon.
   bool key(std::string_view& out) noexcept { return plain_string(out) && eat(':'); }
+  /// `w` next, byte for byte (no whitespace before it).
+  bool word(std::string_view w) noexcept {
+    if (static_cast<std::size_t>(end_ - p_) < w.size() ||
+        std::memcmp(p_, w.data(), w.size()) != 0) {
+      return false;
+    }
+    p_ += w.size();
+    return true;
+  }
   /// An integer as the general parser reads into int64: no fraction, exponent or leading zero,
   /// not "-0" (left to the general parser), within int64's range.
   [[gnu::noinline]] bool integer(std::int64_t& out) noexcept {
@@ -178,14 +196,6 @@ class scanner {
     skip_space();
     if (p_ == end_ || *p_ != c) return false;
     ++p_;
-    return true;
-  }
-  bool word(std::string_view w) noexcept {
-    if (static_cast<std::size_t>(end_ - p_) < w.size() ||
-        std::memcmp(p_, w.data(), w.size()) != 0) {
-      return false;
-    }
-    p_ += w.size();
     return true;
   }
 
@@ -248,6 +258,78 @@ bool scan_meta_object(scanner& s, found& f, argument& open, std::size_t depth) n
   return true;
 }
 
+/// Which of the `_meta` members that may stay text the text has next, its key read (quoted, no
+/// whitespace inside, byte for byte): 0 revision, 1 capabilities, 2 info, 3 log level; 4 none
+/// (the cursor then anywhere).
+unsigned kept_member(scanner& s) noexcept {
+  constexpr std::string_view prefix = "io.modelcontextprotocol/";
+  constexpr std::string_view version = "protocolVersion\"", caps = "clientCapabilities\"",
+                             info = "clientInfo\"", level = "logLevel\"";
+  static_assert(meta_version_key.substr(0, prefix.size()) == prefix &&
+                meta_caps_key.substr(0, prefix.size()) == prefix &&
+                meta_info_key.substr(0, prefix.size()) == prefix &&
+                meta_level_key.substr(0, prefix.size()) == prefix);
+  static_assert(meta_version_key.substr(prefix.size()) == version.substr(0, version.size() - 1) &&
+                meta_caps_key.substr(prefix.size()) == caps.substr(0, caps.size() - 1) &&
+                meta_info_key.substr(prefix.size()) == info.substr(0, info.size() - 1) &&
+                meta_level_key.substr(prefix.size()) == level.substr(0, level.size() - 1));
+  if (!s.eat('"') || !s.word(prefix)) return 4;
+  switch (s.next()) {
+    case 'p':
+      return s.word(version) ? 0 : 4;
+    case 'c':
+      return s.word(caps) ? 1 : s.word(info) ? 2 : 4;
+    case 'l':
+      return s.word(level) ? 3 : 4;
+    default:
+      return 4;
+  }
+}
+
+/// `_meta` (the cursor at its `{`) into `f.kept` when it may stay text: no duplicate key, its
+/// members only the revision (a string) and the client's capabilities (an object), and maybe its
+/// info and a log level (a string), in any order. Its entries counted and its objects read as
+/// scan_meta_object reads them (so it takes no text that that refuses), but its own members not
+/// kept as entries: nothing reads them again. False for anything else (`f`'s `_meta` entries
+/// and the cursor then anywhere: the caller reads `_meta` again the general way).
+bool scan_meta_kept(scanner& s, found& f) noexcept {
+  if (!s.eat('{')) return false;
+  const char* start = s.here() - 1;
+  meta_text m;
+  unsigned seen = 0;  // one bit a member
+  std::size_t members = 0;
+  do {
+    if (f.meta_count == max_meta) return false;
+    auto& a = f.meta[f.meta_count++];
+    const unsigned which = kept_member(s);
+    if (which == 4 || (seen & (1U << which)) != 0 || !s.eat(':')) return false;
+    seen |= 1U << which;
+    ++members;
+    const char next = s.peek();
+    if (which == 1 || (which == 2 && next == '{')) {
+      if (!s.eat('{') || !scan_meta_object(s, f, a, 2)) return false;
+      if (which == 1) {
+        m.caps = a.text;
+        m.caps_members = static_cast<std::size_t>(a.number);
+      }
+    } else if (which == 2) {
+      if (!s.value(a)) return false;
+    } else {
+      if (next != '"' || !s.plain_string(which == 0 ? m.version : m.level)) return false;
+      m.has_level = m.has_level || which == 3;
+    }
+  } while (s.eat(','));
+  if (!s.eat('}') || (seen & 3U) != 3U || f.meta_duplicate) return false;
+  if (f.meta_count == max_meta) return false;
+  f.meta[f.meta_count++].what = kind::close;
+  m.whole = std::string_view(start, static_cast<std::size_t>(s.here() - start));
+  f.meta_members = members;
+  f.meta_text = m.whole;
+  f.kept = m;
+  f.is_kept = true;
+  return true;
+}
+
 /// `params`' members into `f`: exactly `name` and `arguments`, and `_meta` if present.
 bool scan_params(scanner& s, found& f) noexcept {
   if (!s.eat('{')) return false;
@@ -264,6 +346,15 @@ bool scan_params(scanner& s, found& f) noexcept {
       if (!scan_arguments(s, f)) return false;
     } else if (k == "_meta" && f.meta_at == 0) {
       f.meta_at = 1U + (name ? 1U : 0U) + (arguments ? 1U : 0U);
+      // Last in `params` (a member after it is refused below), maybe kept as text.
+      if (f.want_kept && f.meta_at == 3) {
+        const scanner at = s;
+        if (scan_meta_kept(s, f)) continue;
+        s = at;  // read again, the general way
+        f.meta_count = 0;
+        f.depth = 3;
+        f.meta_duplicate = false;
+      }
       argument whole;
       if (!s.eat('{') || !scan_meta_object(s, f, whole, 1)) return false;
       f.meta_members = static_cast<std::size_t>(whole.number);
@@ -367,43 +458,6 @@ bool build_meta(const found& f, json::object& meta) {
   return true;
 }
 
-/// `_meta` as `lazy` says it when it may stay text: last in `params`, no duplicate key, and its
-/// members only the revision (a string), the client's capabilities (an object), its info and a
-/// log level (a string), the first two present.
-bool keep_meta_text(const found& f, meta_text& lazy) noexcept {
-  if (f.meta_at != 3 || f.meta_duplicate) return false;
-  meta_text m;
-  m.whole = f.meta_text;
-  bool version = false, caps = false;
-  std::size_t depth = 0;
-  for (std::size_t i = 0; i + 1 < f.meta_count; ++i) {
-    const auto& a = f.meta[i];
-    if (a.what == kind::close) {
-      --depth;
-      continue;
-    }
-    if (depth == 0) {
-      if (a.key == meta_version_key && a.what == kind::string) {
-        version = true;
-        m.version = a.text;
-      } else if (a.key == meta_caps_key && a.what == kind::open) {
-        caps = true;
-        m.caps = a.text;
-        m.caps_members = static_cast<std::size_t>(a.number);
-      } else if (a.key == meta_level_key && a.what == kind::string) {
-        m.level = a.text;
-        m.has_level = true;
-      } else if (a.key != meta_info_key) {
-        return false;
-      }
-    }
-    if (a.what == kind::open) ++depth;
-  }
-  if (!version || !caps) return false;
-  lazy = m;
-  return true;
-}
-
 }  // namespace
 
 json::object meta_object(std::string_view text, json::storage_ptr sp) {
@@ -426,9 +480,9 @@ bool scan_tool_call(std::string_view text, const json_limits& limits, jsonrpc::m
   if (text.size() >= limits.max_size || text.size() > json::string::max_size()) return false;
   scanner s(text.data(), text.data() + text.size());
   found f;
+  f.want_kept = lazy != nullptr;
   if (!scan(s, f) || f.depth >= limits.max_depth) return false;
-  meta_text kept;
-  if (lazy != nullptr && keep_meta_text(f, kept)) f.meta_at = 0;  // `_meta` stays text
+  if (f.is_kept) f.meta_at = 0;  // `_meta` stays text
   // Built in place, member by member, in the message's storage, in their order in the text:
   // `_meta` before the (meta_at)th of `name` and `arguments`. `out` is left untouched until
   // the whole request is made (a duplicate key leaves the text to the general path).
@@ -447,7 +501,7 @@ bool scan_tool_call(std::string_view text, const json_limits& limits, jsonrpc::m
     }
   }
   // Moved whole into the request: it keeps the message's storage.
-  if (lazy != nullptr) *lazy = kept;
+  if (lazy != nullptr) *lazy = f.is_kept ? f.kept : meta_text{};
   out.emplace<jsonrpc::request>(jsonrpc::request{f.id_is_string
                                                      ? jsonrpc::request_id(std::string(f.id_text))
                                                      : jsonrpc::request_id(f.id_number),

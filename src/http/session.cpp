@@ -65,7 +65,7 @@ void routing_connection::send(std::string message, const send_context& ctx) {
     }
   }
   if (target) {
-    target->push(std::move(message), ctx.is_final_response);
+    target->push(std::move(message), ctx.is_final_response, ctx.is_result);
   } else if (forward) {
     elsewhere_(std::move(message));
   }

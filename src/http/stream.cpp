@@ -38,10 +38,10 @@ void response_stream::to_sse_locked() {
   held_finals_.clear();
 }
 
-void response_stream::to_json_locked(std::string body) {
+void response_stream::to_json_locked(std::string body, bool is_result) {
   mode_ = mode::json;
   json_body_ = std::move(body);
-  if (cfg_.json_status != nullptr) status_ = cfg_.json_status(json_body_);
+  if (cfg_.json_status != nullptr) status_ = is_result ? 200 : cfg_.json_status(json_body_);
 }
 
 unsigned response_stream::json_status() const {
@@ -75,7 +75,7 @@ std::function<void()> response_stream::finish_locked() {
   return std::exchange(cfg_.on_finished, nullptr);
 }
 
-void response_stream::push(std::string message, bool is_final) {
+void response_stream::push(std::string message, bool is_final, bool is_result) {
   std::function<void()> wake;
   std::function<void()> done;
   {
@@ -88,7 +88,7 @@ void response_stream::push(std::string message, bool is_final) {
         to_sse_locked();
         emit_locked(message);
       } else if (!cfg_.batch) {
-        to_json_locked(std::move(message));  // the one request's answer is the body, as it is
+        to_json_locked(std::move(message), is_result);  // the one request's answer, as it is
       } else {
         held_finals_.push_back(std::move(message));
         if (all_done) {

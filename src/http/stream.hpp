@@ -44,6 +44,7 @@ class response_stream {
     std::function<void()> on_abandoned{};
     /// The HTTP status of a JSON answer, from its body (2026-07-28 maps some error codes to
     /// 400 and 404); null: 200. A plain function: nothing to copy, call or destroy indirectly.
+    /// Not called for an answer pushed as a result (`push`'s `is_result`): 200.
     unsigned (*json_status)(std::string_view body) = nullptr;
     /// What the callbacks above use, kept as long as the stream: they may then hold a plain
     /// pointer to it, which std::function keeps without allocating.
@@ -68,8 +69,9 @@ class response_stream {
   explicit response_stream(config c);
 
   // ---- producer side (any thread) ----
-  /// Adds one message. Thread-safe.
-  void push(std::string message, bool is_final);
+  /// Adds one message; `is_result`: a final one known to be a result, whose JSON answer is
+  /// 200 without `config::json_status` reading it. Thread-safe.
+  void push(std::string message, bool is_final, bool is_result = false);
   /// One of the stream's requests will get no answer (the client cancelled it): it counts as
   /// answered. A stream left with no answer at all ends as an empty SSE stream. Thread-safe.
   void settle_unanswered();
@@ -116,7 +118,7 @@ class response_stream {
   };
 
   void to_sse_locked();
-  void to_json_locked(std::string body);
+  void to_json_locked(std::string body, bool is_result = false);
   void emit_locked(std::string_view message);
   std::function<void()> finish_locked();  // returns on_finished to run after unlocking
   void clear_pending_locked();

@@ -49,9 +49,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (const auto& l : {mcp::json_limits{.max_size = 65536, .max_depth = 64}, limits}) {
     mcp::jsonrpc::message scanned = mcp::jsonrpc::notification{.method = "untouched", .params = {}};
     if (!mcp::detail::scan_tool_call(text, l, scanned)) {
-      // A text the reader does not take leaves `out` as it was.
+      // A text the reader does not take leaves `out` as it was, with `lazy` too (which reads
+      // a `_meta` that may stay text another way, and must take no text the first does not).
       const auto* n = std::get_if<mcp::jsonrpc::notification>(&scanned);
       if (n == nullptr || n->method != "untouched" || !n->params.empty()) std::abort();
+      mcp::detail::meta_text lazy{.whole = "untouched"};
+      if (mcp::detail::scan_tool_call(text, l, scanned, &lazy) || lazy.whole != "untouched") {
+        std::abort();
+      }
       continue;
     }
     mcp::jsonrpc::message kept;

@@ -43,6 +43,32 @@ TEST(response_stream, a_single_answer_is_the_json_body_as_pushed) {
   EXPECT_TRUE(s.finished());
 }
 
+// The JSON answer's status comes from `json_status`, which reads the body, unless the answer
+// was pushed as a result (its sender knew): then 200 without reading it.
+TEST(response_stream, a_json_answers_status_is_read_unless_it_is_known_a_result) {
+  auto with_status = [] {
+    auto c = config(1, false, false);
+    c.json_status = [](std::string_view body) {
+      return body.find("error") != body.npos ? 404U : 201U;
+    };
+    return c;
+  };
+  const std::string error = R"({"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"x"}})";
+  response_stream read(with_status());
+  read.push(error, true);
+  EXPECT_EQ(read.json_status(), 404U);
+  response_stream result(with_status());
+  result.push(R"({"jsonrpc":"2.0","id":1,"result":{}})", true);
+  EXPECT_EQ(result.json_status(), 201U);  // read: not said to be a result
+  response_stream known(with_status());
+  known.push(R"({"jsonrpc":"2.0","id":1,"result":{"error":1}})", true, true);
+  EXPECT_EQ(known.json_status(), 200U);  // not read
+  const auto gen = known.attach([] {});
+  auto t = known.take(gen);
+  EXPECT_EQ(t.kind, mode::json);
+  EXPECT_EQ(t.status, 200U);
+}
+
 TEST(response_stream, an_answer_that_came_before_any_writer_is_taken_without_one) {
   response_stream s(config(1, false, false));
   EXPECT_FALSE(s.take_json_answer());  // not answered yet

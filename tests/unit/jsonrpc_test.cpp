@@ -201,6 +201,15 @@ TEST(jsonrpc, a_plain_calls_meta_is_kept_as_text_only_where_it_may_be) {
       {last(R"({"io.modelcontextprotocol/protocolVersion":1,)" + c + "{}}"), false},
       {last("{" + v + "," + c + "{}," + R"("io.modelcontextprotocol/logLevel":true})"), false},
       {call(R"("_meta":{)" + v + "," + c + R"({}},"name":"e","arguments":{})"), false},
+      // Whitespace between the tokens; the client's info of any kind; the keys byte for byte.
+      {last(R"({ "io.modelcontextprotocol/protocolVersion" : "2026-07-28" ,)" + c + " { } }"),
+       true},
+      {last("{" + c + R"({"a":{"b":true}},"io.modelcontextprotocol/clientInfo":"x",)" + v + "}"),
+       true},
+      {last("{" + v + "," + c + R"({},"io.modelcontextprotocol/clientInfoX":{}})"), false},
+      {last("{" + v + "," + c + R"({},"io.modelcontextprotocol/client":{}})"), false},
+      {last(R"({"io.modelcontextprotocol/protocolVersion ":"2026-07-28",)" + c + "{}}"), false},
+      {last(R"({"io.modelcontextprotocol/logLevel":"info",)" + c + "{}}"), false},
   };
   for (const auto& [text, kept] : cases) {
     rpc::message m;
@@ -227,7 +236,8 @@ TEST(jsonrpc, a_plain_calls_meta_is_kept_as_text_only_where_it_may_be) {
   rpc::message m;
   mcp::detail::meta_text lazy;
   for (const auto& meta :
-       {"{" + v + "," + c + "{}," + v + "}", "{" + v + "," + c + R"({"a":{},"a":{}}})"}) {
+       {"{" + v + "," + c + "{}," + v + "}", "{" + v + "," + c + R"({"a":{},"a":{}}})",
+        "{" + c + "{}," + v + "," + c + "{}}", "{" + v + "," + c + "{}," + i + "," + i + "}"}) {
     EXPECT_FALSE(mcp::detail::scan_tool_call(last(meta), {}, m, &lazy)) << meta;
     EXPECT_FALSE(mcp::detail::scan_tool_call(last(meta), {}, m)) << meta;
   }
