@@ -231,7 +231,8 @@ class peer : public std::enable_shared_from_this<peer> {
 
   /// Whether request `r` is served by another peer that observes it itself (a 2026-07-28
   /// request on a legacy stdio session: its twin), so that this one starts no span of it. Asked
-  /// only with an observer, before one is started. Default: false.
+  /// only with an observer, before one is started; never true for a request without `_meta`
+  /// (a new trace's dispatch asks only when `_meta` is there). Default: false.
   [[nodiscard]] virtual bool served_elsewhere(const jsonrpc::request& r) const noexcept;
   /// Before `on_request` hands request `id` to the peer that serves it: drops the span of the
   /// word form waiting for it here (no observer call was made for it), so it is counted once.

@@ -115,11 +115,10 @@ bool has_resource_uri(std::string_view method) noexcept {
   return name_member(params);
 }
 
-/// Whether `params._meta` carries a trace context (what `observe::extract` reads of it): a
-/// 2026-07-28 request's `_meta`, always there, usually carries none.
-bool carries_trace_context(const json::object& params) noexcept {
-  const auto* meta = params.if_contains("_meta");
-  const auto c = observe::extract(meta != nullptr ? meta->if_object() : nullptr);
+/// Whether a request's `_meta` carries a trace context (what `observe::extract` reads of it):
+/// a 2026-07-28 request's `_meta`, always there, usually carries none.
+bool carries_trace_context(const json::value& meta) noexcept {
+  const auto c = observe::extract(meta.if_object());
   return !c.traceparent.empty() || !c.tracestate.empty() || !c.baggage.empty();
 }
 
@@ -379,17 +378,20 @@ void peer::drop_arriving_word(const jsonrpc::request_id& id) noexcept {
 }
 
 void peer::dispatch_root(jsonrpc::request&& r, std::uintptr_t word) {
-  if (served_elsewhere(r)) return on_request(std::move(r));
-  // No trace context in `_meta`, no parent: a new trace, begun without the operation (a span
-  // the observer records asks for it, with the observer's decision).
-  if (carries_trace_context(r.params)) return dispatch_spanned(std::move(r), nullptr);
+  // Without `_meta` (one lookup), neither served elsewhere nor a trace context. No parent: a
+  // new trace, begun without the operation (a span the observer records asks for it).
+  if (const auto* meta = r.params.if_contains("_meta"); meta != nullptr) {
+    if (served_elsewhere(r)) return on_request(std::move(r));
+    if (carries_trace_context(*meta)) return dispatch_spanned(std::move(r), nullptr);
+  }
   observe::span span = obs_->start_root(word, this_thread_read_clock.batch_start());
   if (!span) return dispatch_spanned(std::move(r), span.context.valid() ? &span.context : nullptr);
   dispatch_arriving(std::move(r), 0, {}, &span);
 }
 
 void peer::dispatch_spanned(jsonrpc::request&& r, const observe::trace_context* root) {
-  if (served_elsewhere(r)) return on_request(std::move(r));
+  // A new trace's `root` comes from `dispatch_root`, which asked already.
+  if (root == nullptr && served_elsewhere(r)) return on_request(std::move(r));
   observe::span span = observe_request(r, root);
   if (!span) return on_request(std::move(r));
   if (is_word_span(span)) {  // the word says it all: it waits as the known sets' spans do

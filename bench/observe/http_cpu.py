@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
-"""CPU per `tools/call echo` of the demo server over Streamable HTTP with observation off and with
-metrics (`--metrics 127.0.0.1:0`), for the two paths a production server usually serves: a
-2025-11-25 session (initialize, then Mcp-Session-Id) and self-contained 2026-07-28 requests. The
-server's CPU is read from /proc/<pid>/task/*/schedstat (all its threads, the measured phase only)
-while wrk (bench/http/mcp-call-era.lua) sends the calls; each server is fresh per measurement.
-The builds, paths and modes run interleaved, ROUNDS times; the medians are printed with each
-metrics run's ratio to "off" of the same build and path (the figure of record is the ratio, the
-load being what it is). With a baseline build its rows come first.
-  http_cpu.py DEMO_SERVER [BASELINE_DEMO_SERVER] [--rounds R] [--seconds S] [--connections C]
-Needs: wrk, node and the kit (MCP_BENCH_KIT, default ../shared/bench from the repository)."""
+"""CPU per `tools/call echo` of the demo server over Streamable HTTP with observation off, with
+metrics and with metrics + traces exported over OTLP (to bench/observe/null-collector.mjs: every
+span in JSON, every span in protobuf, 10 % of the traces sampled, none sampled), in both protocol
+eras: a stateful 2025-11-25 session (initialize, then Mcp-Session-Id) and self-contained
+2026-07-28 requests, from the same binary. The server's CPU is what the kernel accounts to all its
+threads (/proc/PID/task/*/schedstat, the exporter's thread too) over the measured phase only: a
+fresh server per measurement, wrk (bench/http/mcp-call-era.lua) warms it up, then runs for a time
+and counts the calls. Modes, eras and builds (a baseline's, when given) run interleaved, ROUNDS
+times; the medians are printed with each mode's ratio to "off" of the same build and era.
+OTEL_BSP_MAX_QUEUE_SIZE is raised so that no span is dropped (a dropped span would cost nothing),
+and the spans the collector received are checked against the calls made.
+  http_cpu.py DEMO_SERVER [BASELINE_DEMO_SERVER] [--seconds S] [--rounds R] [--connections C]
+Needs: node (the collector and the session helper), wrk, the bench kit (MCP_BENCH_KIT)."""
 import argparse
 import os
 import pathlib
@@ -17,30 +20,54 @@ import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 here = pathlib.Path(__file__).resolve().parent
-kit = pathlib.Path(os.environ.get("MCP_BENCH_KIT", here / "../../../shared/bench"))
-lua = here.parent / "http" / "mcp-call-era.lua"
+kit = pathlib.Path(os.environ.get("MCP_BENCH_KIT", here / "../../../shared/bench")).resolve()
+era_script = here.parent / "http" / "mcp-call-era.lua"
 ap = argparse.ArgumentParser()
 ap.add_argument("demo")
 ap.add_argument("baseline", nargs="?")
+ap.add_argument("--seconds", type=int, default=5)
+ap.add_argument("--warmup", type=int, default=1)
 ap.add_argument("--rounds", type=int, default=3)
-ap.add_argument("--seconds", type=int, default=6)
-ap.add_argument("--connections", type=int, default=16)
+ap.add_argument("--connections", type=int, default=8)
+ap.add_argument("--io-threads", type=int, default=2)
 args = ap.parse_args()
-
-paths = {"2025-stateful": ("2025-11-25", True), "2026": ("2026-07-28", False)}
-modes = {"off": [], "metrics": ["--metrics", "127.0.0.1:0"]}
-builds = [("", os.path.realpath(args.demo))]
-if args.baseline:
-    builds.insert(0, ("before-", os.path.realpath(args.baseline)))
 
 
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+work = pathlib.Path(tempfile.mkdtemp())
+counted = work / "spans"
+collector_port = free_port()
+collector = subprocess.Popen(["node", str(here / "null-collector.mjs"), str(collector_port),
+                              str(counted)])
+time.sleep(0.5)
+otlp = f"http://127.0.0.1:{collector_port}"
+traced = ["--metrics", "127.0.0.1:0", "--otlp", otlp]
+# mode -> (arguments, environment), as cpu.py's over stdio.
+modes = {"off": ([], {}), "metrics": (["--metrics", "127.0.0.1:0"], {}),
+         "traces": (traced, {}),
+         "traces-pb": (traced, {"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": "http/protobuf"}),
+         "traces-10%": (traced, {"OTEL_TRACES_SAMPLER_ARG": "0.1"}),
+         "traces-none": (traced, {"OTEL_TRACES_SAMPLER_ARG": "0"})}
+eras = {"2025-stateful": ("2025-11-25", True), "2026": ("2026-07-28", False)}
+builds = [("", os.path.realpath(args.demo))]
+if args.baseline:
+    builds.insert(0, ("before-", os.path.realpath(args.baseline)))
+
+
+def spans_received():
+    try:
+        return int(counted.read_text() or 0)
+    except (FileNotFoundError, ValueError):
+        return 0
 
 
 def cpu_ns(pid):
@@ -55,57 +82,77 @@ def cpu_ns(pid):
 
 def wrk(url, seconds, env):
     out = subprocess.run(["wrk", "-t2", f"-c{args.connections}", f"-d{seconds}s", "--timeout",
-                          "5s", "-s", str(lua), url], capture_output=True, text=True, env=env,
-                         timeout=seconds + 30).stdout
-    m = re.search(r"ERASTAT requests=(\d+) .* errors=(\d+)", out)
+                          "5s", "-s", str(era_script), url], env=env, capture_output=True,
+                         text=True, timeout=seconds + 60)
+    m = re.search(r"ERASTAT requests=(\d+) .* errors=(\d+)", out.stdout)
     if not m:
-        sys.exit(f"wrk gave no ERASTAT line: {out}")
+        sys.exit(f"wrk: no ERASTAT line: {out.stdout[-300:]} {out.stderr[-300:]}")
     return int(m.group(1)), int(m.group(2))
 
 
-def run(demo, path, mode):
-    era, stateful = paths[path]
+def run(demo, era_name, mode):
+    era, stateful = eras[era_name]
+    extra, more_env = modes[mode]
     port = free_port()
     url = f"http://127.0.0.1:{port}/mcp"
-    p = subprocess.Popen([demo, "--http", f"127.0.0.1:{port}", "--no-rate-limit", "--task-store",
-                          ":memory:", "--io-threads", "2", *modes[mode]],
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    env = dict(os.environ, OTEL_BSP_MAX_QUEUE_SIZE="2000000", **more_env)
+    server = subprocess.Popen([demo, "--http", f"127.0.0.1:{port}", "--no-rate-limit",
+                               "--task-store", ":memory:", "--io-threads", str(args.io_threads),
+                               *extra], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              env=env)
     try:
-        subprocess.run(["node", str(kit / "http-session.mjs"), "wait", url],
-                       capture_output=True, timeout=30)
-        env = dict(os.environ, MCP_ERA=era, MCP_SESSION_ID="")
+        subprocess.run(["node", str(kit / "http-session.mjs"), "wait", url], check=True,
+                       capture_output=True, timeout=60)
+        sid = ""
         if stateful:
-            env["MCP_SESSION_ID"] = subprocess.run(
-                ["node", str(kit / "http-session.mjs"), "open", url], capture_output=True,
-                text=True, timeout=30).stdout.strip()
-        wrk(url, 1, env)  # warm-up
-        c0 = cpu_ns(p.pid)
-        n, errors = wrk(url, args.seconds, env)
-        c1 = cpu_ns(p.pid)
-        if errors or n == 0:
-            sys.exit(f"{demo} {path} {mode}: {errors} errors of {n} calls")
-        return (c1 - c0) / n / 1000  # µs per call
+            sid = subprocess.run(["node", str(kit / "http-session.mjs"), "open", url], check=True,
+                                 capture_output=True, text=True, timeout=60).stdout.strip()
+        wrk_env = dict(os.environ, MCP_ERA=era, MCP_SESSION_ID=sid)
+        wrk(url, args.warmup, wrk_env)
+        before_spans = spans_received()
+        c0 = cpu_ns(server.pid)
+        calls, errors = wrk(url, args.seconds, wrk_env)
+        c1 = cpu_ns(server.pid)
     finally:
-        p.terminate()
-        p.wait()
+        server.terminate()
+        server.wait()
+    if errors or calls == 0:
+        sys.exit(f"{demo} {era_name} {mode}: {errors} errors in {calls} calls")
+    if "--otlp" in extra:  # the exporter sends what it holds when the server stops
+        time.sleep(0.3)
+        exported.setdefault((demo, era_name, mode), []).append(
+            (spans_received() - before_spans, calls))
+    return (c1 - c0) / calls / 1000  # µs per call
 
 
-us = {}
-loads = []
-for _ in range(args.rounds):
+cpu = {}
+exported = {}
+try:
+    for r in range(args.rounds):
+        for era_name in eras:
+            for prefix, demo in builds:
+                for mode in modes:
+                    cpu.setdefault((prefix + mode, era_name), []).append(run(demo, era_name, mode))
+finally:
+    collector.terminate()
+    collector.wait()
+    for f in work.iterdir():
+        f.unlink()
+    work.rmdir()
+
+print(f"load {os.getloadavg()[0]:.2f}; {args.rounds} rounds, {args.seconds} s each, "
+      f"wrk 2 threads / {args.connections} connections, {args.io_threads} I/O threads")
+for era_name in eras:
     for prefix, demo in builds:
-        for path in paths:
-            for mode in modes:
-                us.setdefault((prefix, path, mode), []).append(run(demo, path, mode))
-                loads.append(os.getloadavg()[0])
-
-for prefix, _ in builds:
-    for path in paths:
-        off = statistics.median(us[(prefix, path, "off")])
+        off = statistics.median(cpu[(prefix + "off", era_name)])
         for mode in modes:
-            xs = us[(prefix, path, mode)]
+            xs = cpu[(prefix + mode, era_name)]
             m = statistics.median(xs)
             spread = ", ".join(f"{x:.2f}" for x in xs)
-            print(f"{prefix + path:22} {mode:8} {m:6.2f} us/call median ({spread})  "
+            print(f"{era_name:14} {prefix + mode:18} {m:6.2f} us/call median ({spread})  "
                   f"{m / off:5.3f}x off")
-print(f"load (1 min) during the runs: {min(loads):.1f}-{max(loads):.1f}")
+        for mode in modes:
+            got = exported.get((demo, era_name, mode), [])
+            if got:  # spans after the warm-up: the calls, the warm-up's tail (sampled ones)
+                print(f"{era_name:14} {prefix + mode:18} spans exported/calls per run: "
+                      + ", ".join(f"{s}/{c}" for s, c in got))

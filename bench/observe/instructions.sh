@@ -1,20 +1,22 @@
 #!/usr/bin/env bash
 # Instructions per `tools/call echo` of the demo server with observation off, with metrics and
 # with metrics + traces exported over OTLP (to a loopback collector that drops the body), over
-# stdio and over Streamable HTTP (stateless), counted by callgrind: the count does not depend on
-# the load of the machine, unlike CPU time. All of the server's threads are counted (the OTLP
-# exporter's too). Over stdio each figure is the difference of two runs of different lengths
-# divided by the difference of their calls; over HTTP (wrk runs for a time, not a count) a run
-# that serves only the readiness probe is subtracted. Either way start-up and shutdown cancel out.
+# stdio and over Streamable HTTP in both protocol eras (a stateful 2025-11-25 session, and
+# self-contained 2026-07-28 requests to the same server), counted by callgrind: the count does
+# not depend on the load of the machine, unlike CPU time. All of the server's threads are
+# counted (the OTLP exporter's too). Each figure is the difference of two runs of different
+# lengths divided by the difference of their calls, so that start-up, the HTTP session's
+# initialize and shutdown (the exporter's last sends) cancel out; over HTTP the calls go one at a
+# time on one keep-alive connection (bench/http/era_calls.py) to a server with one I/O thread.
 # Traces are measured exported in JSON and in protobuf (a build without protobuf sends JSON),
 # with 10 % of the traces sampled and with none. MCP_STDIO_ONLY=1: stdio rows only.
 #   instructions.sh DEMO_SERVER [BASELINE_DEMO_SERVER]
-# With a baseline, its rows come first (same run, same load). Needs: valgrind, node, wrk.
+# With a baseline, its rows come first (same run, same load). Needs: valgrind, node, python3.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 kit="${MCP_BENCH_KIT:-$here/../../../shared/bench}"
 short_n="${MCP_SHORT_CALLS:-2000}" long_n="${MCP_LONG_CALLS:-12000}"
-seconds="${MCP_HTTP_SECONDS:-6}"
+http_short="${MCP_HTTP_SHORT_CALLS:-500}" http_long="${MCP_HTTP_LONG_CALLS:-2500}"
 work="$(mktemp -d)"
 collector=""
 cleanup() {
@@ -45,25 +47,30 @@ stdio_run() { # demo n extra-args... -> instructions
   total "$out"
 }
 
-http_run() { # demo seconds extra-args... -> "instructions requests" (seconds 0: no load)
-  local demo="$1" s="$2"; shift 2
-  local out="$work/cg.http.$s" port
+http_run() { # demo era stateful n extra-args... -> instructions
+  local demo="$1" era="$2" stateful="$3" n="$4"; shift 4
+  local out="$work/cg.http.$n" port
   port="$(free_port)"
   valgrind -q --tool=callgrind --callgrind-out-file="$out" "$demo" --no-rate-limit \
-    --task-store :memory: --http "127.0.0.1:$port" --stateless "$@" 2>/dev/null &
+    --task-store :memory: --http "127.0.0.1:$port" --io-threads 1 "$@" 2>/dev/null &
   local pid=$!
   for _ in $(seq 100); do
     curl -s -o /dev/null "http://127.0.0.1:$port/mcp" && break
     sleep 0.2
   done
-  local stat="MCPSTAT requests=0"
-  if (( s > 0 )); then
-    stat="$(wrk -t1 -c4 -d"${s}s" --timeout 10s -s "$kit/mcp-call.lua" \
-      "http://127.0.0.1:$port/mcp" | grep '^MCPSTAT ')"
-  fi
+  python3 "$here/../http/era_calls.py" "http://127.0.0.1:$port/mcp" "$era" "$stateful" "$n" \
+    >/dev/null
   kill -TERM "$pid"
   wait "$pid" 2>/dev/null || true
-  echo "$(total "$out") $(sed -n 's/.* requests=\([0-9]*\).*/\1/p' <<<"$stat")"
+  total "$out"
+}
+
+http_per_call() { # demo era stateful extra-args... -> instructions per call
+  local demo="$1" era="$2" stateful="$3"; shift 3
+  local a b
+  a="$(http_run "$demo" "$era" "$stateful" "$http_short" "$@")"
+  b="$(http_run "$demo" "$era" "$stateful" "$http_long" "$@")"
+  echo $(( (b - a) / (http_long - http_short) ))
 }
 
 measure() { # label demo extra-args...
@@ -76,11 +83,11 @@ measure() { # label demo extra-args...
     printf '%-16s stdio %8d instr/call\n' "$label" "$stdio_per"
     return
   fi
-  read -r ia na <<<"$(http_run "$demo" 0 "$@")"
-  read -r ib nb <<<"$(http_run "$demo" "$seconds" "$@")"
-  local http_per=$(( (ib - ia) / (nb - na) ))
-  printf '%-16s stdio %8d instr/call   http %8d instr/call (%d requests)\n' \
-    "$label" "$stdio_per" "$http_per" "$nb"
+  local h25 h26
+  h25="$(http_per_call "$demo" 2025-11-25 1 "$@")"
+  h26="$(http_per_call "$demo" 2026-07-28 0 "$@")"
+  printf '%-16s stdio %8d   http 2025-11-25 stateful %8d   http 2026-07-28 %8d instr/call\n' \
+    "$label" "$stdio_per" "$h25" "$h26"
 }
 
 run_all() { # prefix demo

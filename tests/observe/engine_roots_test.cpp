@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <chrono>
 #include <memory>
 #include <mutex>
@@ -209,6 +210,51 @@ TEST(engine_roots, both_eras_on_one_legacy_connection_are_each_counted_once) {
   }
   EXPECT_EQ(server_calls(*metrics), 6U);
   EXPECT_EQ(server_calls(*metrics, "notifications/cancelled"), 1U);
+}
+
+TEST(engine_roots, calls_of_both_eras_and_with_meta_on_a_legacy_connection_are_sampled_once) {
+  // A tracer at a ratio begins new traces before the operation: a request's `_meta` is looked
+  // up once there, to hand a 2026-07-28 request to the twin and to find a trace context. Calls
+  // without `_meta`, with a `_meta` of no trace context and of the 2026-07-28 revision: each is
+  // counted once, begins a trace of its own, and is recorded at most once.
+  auto t = std::make_shared<traces>();
+  auto metrics = mcp::observe::make_metrics();
+  mcp::server s({.observer = mcp::observe::combine({t->tracer(t, 0.5), metrics})});
+  add_tool(s, t);
+  constexpr int each = 40;
+  {
+    mcp::test::wire w(s);
+    w.initialize();
+    const mcp::json::object call{{"name", "add"}, {"arguments", mcp::json::object{}}};
+    auto with_token = call;
+    with_token["_meta"] = mcp::json::object{{"progressToken", "p"}};
+    auto modern = call;
+    modern["_meta"] =
+        mcp::json::object{{"io.modelcontextprotocol/protocolVersion", "2026-07-28"},
+                          {"io.modelcontextprotocol/clientCapabilities", mcp::json::object{}},
+                          {"io.modelcontextprotocol/clientInfo",
+                           mcp::json::object{{"name", "test"}, {"version", "1"}}}};
+    int id = 0;
+    for (const auto* params :
+         std::array<const mcp::json::object*, 3>{&call, &with_token, &modern}) {
+      for (int i = 0; i < each; ++i) {
+        const auto r = w.call("tools/call", *params, ++id);
+        EXPECT_TRUE(r.as_object().contains("result")) << r;
+      }
+    }
+  }
+  EXPECT_EQ(server_calls(*metrics), 3U * each);
+  std::lock_guard lock(t->mu);
+  ASSERT_EQ(t->seen.size(), 3U * each);
+  const std::set<std::string> seen(t->seen.begin(), t->seen.end());
+  EXPECT_EQ(seen.size(), t->seen.size()) << "every call begins a trace of its own";
+  EXPECT_EQ(seen.count(""), 0U);
+  const std::set<std::string> recorded(t->recorded.begin(), t->recorded.end());
+  EXPECT_EQ(recorded.size(), t->recorded.size()) << "no span recorded twice";
+  for (const auto& id : recorded) EXPECT_EQ(seen.count(id), 1U) << id;
+  // 60 expected (standard deviation 5.5).
+  EXPECT_GT(recorded.size(), 30U);
+  EXPECT_LT(recorded.size(), 90U);
 }
 
 TEST(engine_roots, calls_with_a_sampled_parent_in_meta_are_recorded_in_its_trace) {
