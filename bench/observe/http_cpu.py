@@ -3,13 +3,15 @@
 metrics and with metrics + traces exported over OTLP (to bench/observe/null-collector.mjs: every
 span in JSON, every span in protobuf, 10 % of the traces sampled, none sampled), in both protocol
 eras: a stateful 2025-11-25 session (initialize, then Mcp-Session-Id) and self-contained
-2026-07-28 requests, from the same binary. The server's CPU is what the kernel accounts to all its
-threads (/proc/PID/task/*/schedstat, the exporter's thread too) over the measured phase only: a
-fresh server per measurement, wrk (bench/http/mcp-call-era.lua) warms it up, then runs for a time
-and counts the calls. Modes, eras and builds (a baseline's, when given) run interleaved, ROUNDS
-times; the medians are printed with each mode's ratio to "off" of the same build and era.
-OTEL_BSP_MAX_QUEUE_SIZE is raised so that no span is dropped (a dropped span would cost nothing),
-and the spans the collector received are checked against the calls made.
+2026-07-28 requests, from the same binary. The server's CPU is what the kernel accounts to the
+process over its whole life (user + system time of all its threads, from wait4's rusage): a
+fresh server per measurement, wrk (bench/http/mcp-call-era.lua) warms it up and then runs for a
+time, the server is stopped (the exporter sends what it still holds: spans queued faster than
+sent are paid for too) and the CPU is divided by all the calls made; start-up and shutdown are a
+few ms against seconds of calls. Modes, eras and builds (a baseline's, when given) run
+interleaved, ROUNDS times; the medians are printed with each mode's ratio to "off" of the same
+build and era. OTEL_BSP_MAX_QUEUE_SIZE is raised so that no span is dropped (a dropped span
+would cost nothing); the spans the collector received are printed against the calls made.
   http_cpu.py DEMO_SERVER [BASELINE_DEMO_SERVER] [--seconds S] [--rounds R] [--connections C]
 Needs: node (the collector and the session helper), wrk, the bench kit (MCP_BENCH_KIT)."""
 import argparse
@@ -70,16 +72,6 @@ def spans_received():
         return 0
 
 
-def cpu_ns(pid):
-    total = 0
-    for task in pathlib.Path(f"/proc/{pid}/task").iterdir():
-        try:
-            total += int((task / "schedstat").read_text().split()[0])
-        except (FileNotFoundError, ProcessLookupError, IndexError, ValueError):
-            pass  # a thread that ended meanwhile
-    return total
-
-
 def wrk(url, seconds, env):
     out = subprocess.run(["wrk", "-t2", f"-c{args.connections}", f"-d{seconds}s", "--timeout",
                           "5s", "-s", str(era_script), url], env=env, capture_output=True,
@@ -108,21 +100,24 @@ def run(demo, era_name, mode):
             sid = subprocess.run(["node", str(kit / "http-session.mjs"), "open", url], check=True,
                                  capture_output=True, text=True, timeout=60).stdout.strip()
         wrk_env = dict(os.environ, MCP_ERA=era, MCP_SESSION_ID=sid)
-        wrk(url, args.warmup, wrk_env)
         before_spans = spans_received()
-        c0 = cpu_ns(server.pid)
+        warm, warm_errors = wrk(url, args.warmup, wrk_env)
         calls, errors = wrk(url, args.seconds, wrk_env)
-        c1 = cpu_ns(server.pid)
     finally:
         server.terminate()
-        server.wait()
+        _, status, ru = os.wait4(server.pid, 0)
+        server.returncode = status
+    calls += warm
+    errors += warm_errors
     if errors or calls == 0:
         sys.exit(f"{demo} {era_name} {mode}: {errors} errors in {calls} calls")
-    if "--otlp" in extra:  # the exporter sends what it holds when the server stops
-        time.sleep(0.3)
-        exported.setdefault((demo, era_name, mode), []).append(
-            (spans_received() - before_spans, calls))
-    return (c1 - c0) / calls / 1000  # µs per call
+    if "--otlp" in extra:  # the collector may lag: read once its count stays still
+        last = -1
+        while (now := spans_received()) != last:
+            last = now
+            time.sleep(0.5)
+        exported.setdefault((demo, era_name, mode), []).append((now - before_spans, calls))
+    return (ru.ru_utime + ru.ru_stime) / calls * 1e6  # µs per call
 
 
 cpu = {}
@@ -153,6 +148,6 @@ for era_name in eras:
                   f"{m / off:5.3f}x off")
         for mode in modes:
             got = exported.get((demo, era_name, mode), [])
-            if got:  # spans after the warm-up: the calls, the warm-up's tail (sampled ones)
+            if got:  # the calls' spans and the session's (initialize, initialized)
                 print(f"{era_name:14} {prefix + mode:18} spans exported/calls per run: "
                       + ", ".join(f"{s}/{c}" for s, c in got))
