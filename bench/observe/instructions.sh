@@ -11,7 +11,7 @@
 # Traces are measured exported in JSON and in protobuf (a build without protobuf sends JSON),
 # with 10 % of the traces sampled and with none. MCP_STDIO_ONLY=1: stdio rows only.
 #   instructions.sh DEMO_SERVER [BASELINE_DEMO_SERVER]
-# With a baseline, its rows come first (same run, same load). Needs: valgrind, node, python3.
+# With a baseline, its rows come first (same run, same load). Needs: valgrind, node, python3, curl.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 kit="${MCP_BENCH_KIT:-$here/../../../shared/bench}"

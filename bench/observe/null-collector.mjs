@@ -1,6 +1,6 @@
 // An OTLP/HTTP collector that costs as little as possible: reads each body, answers {} (an empty
 // body to protobuf).
-// The observation benchmarks (compare.sh, instructions.sh, cpu.py) export to it.
+// The observation benchmarks (compare.sh, instructions.sh, cpu.py, http_cpu.py) export to it.
 //   node null-collector.mjs PORT [COUNT_FILE]
 // With COUNT_FILE, the number of spans received so far (`"spanId"` members of /v1/traces JSON
 // bodies, ScopeSpans.spans fields of protobuf ones) is written there after each body, so that a
