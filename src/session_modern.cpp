@@ -46,9 +46,9 @@ thread_local dispatching current{};
 
 /// A 2026-07-28 request the transport read (its `_meta` kept as text), passed through the peer's
 /// observed dispatch to `on_modern_request` of `session`, with what the transport found in its
-/// `_meta`: for an observer that does not read `_meta` at the start of an operation (the
-/// metrics), `_meta` is then not parsed. Trivially destructible; the next `on_modern_request` of
-/// `session` on this thread takes it (the dispatch is inline).
+/// `_meta` (which then is not parsed: it carries no trace context for the dispatch to read).
+/// Trivially destructible; the next `on_modern_request` of `session` on this thread takes it (the
+/// dispatch is inline).
 struct passing {
   const server_session_impl* session = nullptr;
   const request_meta_members* found = nullptr;
@@ -92,12 +92,13 @@ void receive_request(server_session& s, jsonrpc::request&& req, const request_me
 
 void server_session_impl::receive_modern(jsonrpc::request&& req,
                                          const request_meta_members& found) {
-  // Observed, a request goes through the peer's dispatch (its span). An observer whose spans
-  // depend on the attribute set alone, and that begins no traces itself, reads no trace context
-  // from `_meta`: what the transport found passes along, `_meta` stays text. Any other reads
-  // `_meta` again, as any request's.
-  if (auto* o = observer(); o != nullptr && modern() && !found.text.empty() &&
-                            o->spans_by_attribute_set() && !o->starts_roots()) {
+  // Observed, a request goes through the peer's dispatch (its span). A `_meta` the transport
+  // kept as text holds only the revision, the client's capabilities, its info and a log level:
+  // no trace context (`traceparent`, `tracestate`, `baggage`) for the dispatch to read, which
+  // is all an observer is given of `_meta`. So what the transport found passes along and
+  // `_meta` stays text whatever the observer (the metrics, a tracer, the application's). Any
+  // other `_meta` is read again, as any request's.
+  if (observer() != nullptr && modern() && !found.text.empty()) {
     struct clear {
       ~clear() { passed = {}; }
     } cleared;
