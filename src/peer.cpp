@@ -208,9 +208,11 @@ void peer::send_final(const jsonrpc::request_id& id, std::string message, observ
   if (settle_batched(id, &message, batch)) {
     if (!batch.empty()) send(std::move(batch));
   } else {
-    send_context ctx{.related_request = &id,
-                     .is_final_response = true,
-                     .is_result = known != nullptr && known->status != observe::status::rpc_error};
+    send_context ctx{
+        .related_request = &id,
+        .is_final_response = true,
+        .is_result = known != nullptr && (known->status == observe::status::ok ||
+                                          known->status == observe::status::tool_error)};
     conn_->send(std::move(message), ctx);
   }
   if (drainer_ != std::thread::id{} && owing_peer == this) {

@@ -35,10 +35,6 @@ struct send_context {
   const jsonrpc::request_id* related_request = nullptr;
   /// True when the message is the final response to `related_request`.
   bool is_final_response = false;
-  /// True when that final response is known to be a result, not an error: a transport that
-  /// gives an answer a status by its error code (Streamable HTTP in 2026-07-28) need not read
-  /// the message for it. False: not known (read the message where it matters).
-  bool is_result = false;
   /// Set when the message is a request this side sends: its id (transports that wait for the
   /// answer on the request's own exchange, like Streamable HTTP's client, need it).
   const jsonrpc::request_id* request = nullptr;
@@ -59,6 +55,10 @@ struct send_context {
   /// transport that forwards standalone messages to the process that can deliver them leaves
   /// this one where it is (it would arrive twice).
   bool everywhere = false;
+  /// True when that final response is known to be a result, not an error: a transport that
+  /// gives an answer a status by its error code (Streamable HTTP in 2026-07-28) need not read
+  /// the message for it. False: not known (read the message where it matters).
+  bool is_result = false;
 };
 
 /// What a connection tells observation (mcp/observe.hpp) about itself. Plain value.

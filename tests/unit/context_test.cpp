@@ -55,6 +55,18 @@ TEST(context, a_tool_replies_later_from_another_thread) {
   // reply, and through it the session, past the test).
   std::mutex mu;
   std::vector<std::thread> repliers;
+  struct join_at_end {  // also when an assertion or an exception ends the test early
+    std::mutex& mu;
+    std::vector<std::thread>& threads;
+    join_at_end(const join_at_end&) = delete;
+    join_at_end& operator=(const join_at_end&) = delete;
+    ~join_at_end() {
+      const std::lock_guard lock(mu);
+      for (auto& t : threads) {
+        if (t.joinable()) t.join();
+      }
+    }
+  } joiner{mu, repliers};
   mcp::server s;
   s.add_tool({.name = "later", .description = "Replies later"},
              [&mu, &repliers](const name_in& in, mcp::reply<std::string> reply) {
@@ -73,8 +85,6 @@ TEST(context, a_tool_replies_later_from_another_thread) {
                            object{{"name", "later"}, {"arguments", object{{"name", "Ada"}}}})),
             "hello Ada");
   EXPECT_EQ(w.call("tools/call", object{{"name", "nothing"}}).at("result"), j(R"({"content":[]})"));
-  const std::lock_guard lock(mu);
-  for (auto& t : repliers) t.join();
 }
 
 TEST(context, handlers_may_be_move_only) {

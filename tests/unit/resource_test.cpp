@@ -231,7 +231,8 @@ TEST(resources, list_changed_after_initialize_only) {
   auto& s = *owner;
   wire w(s);
   w.initialize();
-  EXPECT_FALSE(w.next(60ms));  // registrations before initialize are not announced
+  EXPECT_FALSE(
+      w.next(700ms));  // registrations before initialize are not announced (debounce 500 ms)
   s.add_resource({.uri = "test://d", .name = "d"}, text_reader("delta"));
   s.add_resource({.uri = "test://e", .name = "e"}, text_reader("eps"));  // debounced: one
   auto n = w.next(2s);
