@@ -58,6 +58,7 @@ TEST(context, a_tool_replies_later_from_another_thread) {
   struct join_at_end {  // also when an assertion or an exception ends the test early
     std::mutex& mu;
     std::vector<std::thread>& threads;
+    join_at_end(std::mutex& m, std::vector<std::thread>& t) : mu(m), threads(t) {}
     join_at_end(const join_at_end&) = delete;
     join_at_end& operator=(const join_at_end&) = delete;
     ~join_at_end() {
