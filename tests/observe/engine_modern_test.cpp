@@ -158,7 +158,9 @@ TEST(engine_modern, a_tracer_begins_a_trace_for_kept_meta_and_follows_a_parent_i
     http.stop();
     std::lock_guard lock(seen->mu);
     // The child of a sampled parent is always recorded; the new trace when the ratio says so.
-    if (ratio == 1.0) ASSERT_EQ(seen->traces.size(), 2U);
+    if (ratio == 1.0) {
+      ASSERT_EQ(seen->traces.size(), 2U);
+    }
     ASSERT_GE(seen->traces.size(), 1U) << ratio;
     ASSERT_LE(seen->traces.size(), 2U) << ratio;
     const std::size_t child = seen->traces.size() - 1;
