@@ -8,7 +8,7 @@ from a pipe. The modes (and a baseline build's, when given) run interleaved, ROU
 medians are printed with each mode's ratio to "off" of the same build, and the spans the
 collector received per traces run (OTEL_BSP_MAX_QUEUE_SIZE is raised so that none is dropped).
   cpu.py DEMO_SERVER [BASELINE_DEMO_SERVER] [--calls N] [--rounds R]
-Needs: node (the collector)."""
+Needs: node (the collector, observe_kit.py)."""
 import argparse
 import os
 import pathlib
@@ -18,13 +18,13 @@ import sys
 import tempfile
 import time
 
-here = pathlib.Path(__file__).resolve().parent
+import observe_kit
+
 ap = argparse.ArgumentParser()
 ap.add_argument("demo")
 ap.add_argument("baseline", nargs="?")
 ap.add_argument("--calls", type=int, default=200_000)
 ap.add_argument("--rounds", type=int, default=3)
-ap.add_argument("--port", type=int, default=18396)
 args = ap.parse_args()
 
 work = pathlib.Path(tempfile.mkdtemp())
@@ -37,33 +37,13 @@ with open(calls, "w") as f:
         f.write('{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo",'
                 '"arguments":{"text":"hello"}}}\n' % i)
 
-counted = work / "spans"
-collector = subprocess.Popen(["node", str(here / "null-collector.mjs"), str(args.port), str(counted)])
-time.sleep(0.5)
-otlp = f"http://127.0.0.1:{args.port}"
-traced = ["--metrics", "127.0.0.1:0", "--otlp", otlp]
-# mode -> (arguments, environment): traces in JSON and in protobuf encoding (a build without
-# protobuf sends JSON there), 10 % of the traces sampled, none sampled.
-modes = {"off": ([], {}), "metrics": (["--metrics", "127.0.0.1:0"], {}),
-         "traces": (traced, {}),
-         "traces-pb": (traced, {"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": "http/protobuf"}),
-         "traces-10%": (traced, {"OTEL_TRACES_SAMPLER_ARG": "0.1"}),
-         "traces-none": (traced, {"OTEL_TRACES_SAMPLER_ARG": "0"})}
-builds = [("", os.path.realpath(args.demo))]
-if args.baseline:
-    builds.insert(0, ("before-", os.path.realpath(args.baseline)))
-
-
-def spans_received():
-    try:
-        return int(counted.read_text() or 0)
-    except (FileNotFoundError, ValueError):
-        return 0
+sink = observe_kit.collector()  # entered below
+builds = observe_kit.builds(args.demo, args.baseline)
 
 
 def run(demo, mode):
     extra, more_env = modes[mode]
-    before = spans_received()
+    before = sink.spans_received()
     with open(calls, "rb") as stdin:
         # Every span queued: a whole file of calls arrives faster than one exporter thread
         # sends, and spans dropped would cost nothing.
@@ -79,20 +59,20 @@ def run(demo, mode):
         sys.exit(f"{demo} {extra}: {lines} answers for {args.calls + 1} requests (status {status})")
     if "--otlp" in extra:  # the spans exported (the exporter drops when its queue is full)
         time.sleep(0.2)
-        exported.setdefault((demo, mode), []).append(spans_received() - before)
+        exported.setdefault((demo, mode), []).append(sink.spans_received() - before)
     return ru.ru_utime + ru.ru_stime
 
 
 cpu = {}
 exported = {}
 try:
-    for r in range(args.rounds):
-        for prefix, demo in builds:
-            for mode in modes:
-                cpu.setdefault(prefix + mode, []).append(run(demo, mode))
+    with sink:
+        modes = observe_kit.modes(sink.url)
+        for r in range(args.rounds):
+            for prefix, demo in builds:
+                for mode in modes:
+                    cpu.setdefault(prefix + mode, []).append(run(demo, mode))
 finally:
-    collector.terminate()
-    collector.wait()
     for f in work.iterdir():
         f.unlink()
     work.rmdir()

@@ -18,12 +18,12 @@ import argparse
 import os
 import pathlib
 import re
-import socket
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
+
+import observe_kit
 
 here = pathlib.Path(__file__).resolve().parent
 kit = pathlib.Path(os.environ.get("MCP_BENCH_KIT", here / "../../../shared/bench")).resolve()
@@ -38,38 +38,9 @@ ap.add_argument("--connections", type=int, default=8)
 ap.add_argument("--io-threads", type=int, default=2)
 args = ap.parse_args()
 
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-work = pathlib.Path(tempfile.mkdtemp())
-counted = work / "spans"
-collector_port = free_port()
-collector = subprocess.Popen(["node", str(here / "null-collector.mjs"), str(collector_port),
-                              str(counted)])
-time.sleep(0.5)
-otlp = f"http://127.0.0.1:{collector_port}"
-traced = ["--metrics", "127.0.0.1:0", "--otlp", otlp]
-# mode -> (arguments, environment), as cpu.py's over stdio.
-modes = {"off": ([], {}), "metrics": (["--metrics", "127.0.0.1:0"], {}),
-         "traces": (traced, {}),
-         "traces-pb": (traced, {"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": "http/protobuf"}),
-         "traces-10%": (traced, {"OTEL_TRACES_SAMPLER_ARG": "0.1"}),
-         "traces-none": (traced, {"OTEL_TRACES_SAMPLER_ARG": "0"})}
+sink = observe_kit.collector()  # entered below
 eras = {"2025-stateful": ("2025-11-25", True), "2026": ("2026-07-28", False)}
-builds = [("", os.path.realpath(args.demo))]
-if args.baseline:
-    builds.insert(0, ("before-", os.path.realpath(args.baseline)))
-
-
-def spans_received():
-    try:
-        return int(counted.read_text() or 0)
-    except (FileNotFoundError, ValueError):
-        return 0
+builds = observe_kit.builds(args.demo, args.baseline)
 
 
 def wrk(url, seconds, env):
@@ -85,7 +56,7 @@ def wrk(url, seconds, env):
 def run(demo, era_name, mode):
     era, stateful = eras[era_name]
     extra, more_env = modes[mode]
-    port = free_port()
+    port = observe_kit.free_port()
     url = f"http://127.0.0.1:{port}/mcp"
     env = dict(os.environ, OTEL_BSP_MAX_QUEUE_SIZE="2000000", **more_env)
     server = subprocess.Popen([demo, "--http", f"127.0.0.1:{port}", "--no-rate-limit",
@@ -100,7 +71,7 @@ def run(demo, era_name, mode):
             sid = subprocess.run(["node", str(kit / "http-session.mjs"), "open", url], check=True,
                                  capture_output=True, text=True, timeout=60).stdout.strip()
         wrk_env = dict(os.environ, MCP_ERA=era, MCP_SESSION_ID=sid)
-        before_spans = spans_received()
+        before_spans = sink.spans_received()
         warm, warm_errors = wrk(url, args.warmup, wrk_env)
         calls, errors = wrk(url, args.seconds, wrk_env)
     finally:
@@ -113,7 +84,7 @@ def run(demo, era_name, mode):
         sys.exit(f"{demo} {era_name} {mode}: {errors} errors in {calls} calls")
     if "--otlp" in extra:  # the collector may lag: read once its count stays still
         last = -1
-        while (now := spans_received()) != last:
+        while (now := sink.spans_received()) != last:
             last = now
             time.sleep(0.5)
         exported.setdefault((demo, era_name, mode), []).append((now - before_spans, calls))
@@ -122,18 +93,13 @@ def run(demo, era_name, mode):
 
 cpu = {}
 exported = {}
-try:
+with sink:
+    modes = observe_kit.modes(sink.url)
     for r in range(args.rounds):
         for era_name in eras:
             for prefix, demo in builds:
                 for mode in modes:
                     cpu.setdefault((prefix + mode, era_name), []).append(run(demo, era_name, mode))
-finally:
-    collector.terminate()
-    collector.wait()
-    for f in work.iterdir():
-        f.unlink()
-    work.rmdir()
 
 print(f"load {os.getloadavg()[0]:.2f}; {args.rounds} rounds, {args.seconds} s each, "
       f"wrk 2 threads / {args.connections} connections, {args.io_threads} I/O threads")
