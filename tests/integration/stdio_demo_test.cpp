@@ -102,7 +102,8 @@ TEST_F(demo, client_exit_mid_call_ends_the_server_cleanly_after_the_drain_timeou
   EXPECT_EQ(server.wait(10s), 0);
   const auto took = std::chrono::steady_clock::now() - start;
   EXPECT_GE(took, 950ms) << "the running call was not waited for";
-  EXPECT_LT(took, 1900ms) << "the running call was not cancelled after the drain timeout";
+  // Not cancelled, the call would run its 10 s: the bound leaves room for a slow exit.
+  EXPECT_LT(took, 5s) << "the running call was not cancelled after the drain timeout";
   EXPECT_NE(server.drain_stderr().find("1 request(s) still running after 1000 ms cancelled "
                                        "unanswered, ids: 1"),
             std::string::npos);

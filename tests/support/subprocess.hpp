@@ -21,8 +21,13 @@ namespace mcp::test {
 class subprocess {
  public:
   explicit subprocess(std::vector<std::string> argv) {
+    // Close-on-exec: a child another thread spawns meanwhile must not hold these pipes open
+    // (this child's end of file would never come). The dup2s below clear it for 0, 1 and 2.
     int in[2], out[2], err[2];
-    if (::pipe(in) != 0 || ::pipe(out) != 0 || ::pipe(err) != 0) return;
+    if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0 ||
+        ::pipe2(err, O_CLOEXEC) != 0) {
+      return;
+    }
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_adddup2(&fa, in[0], 0);

@@ -288,14 +288,15 @@ TEST(concurrency_limit, the_queue_is_bounded_and_a_cancelled_queued_task_never_r
 
 TEST(concurrency_limit, a_queued_tasks_deadline_counts_from_when_it_runs) {
   limited_server s;
-  s.server.use(mcp::deadline(300ms));
+  s.server.use(mcp::deadline(600ms));
   s.server.use(mcp::concurrency_limit({.max = 1}));
   s.open();
   auto& w = s.caller();
-  for (int i = 1; i <= 3; ++i) send_call(w, i, "slow", true, {{"ms", 150}});
+  for (int i = 1; i <= 5; ++i) send_call(w, i, "slow", true, {{"ms", 150}});
   std::map<std::int64_t, value> seen;
-  const auto ids = task_ids(w, 3, seen);
-  // The third waits about 300 ms, then runs 150 ms: within its deadline of 300 ms.
+  const auto ids = task_ids(w, 5, seen);
+  // The fifth waits about 600 ms, then runs 150 ms: within its deadline of 600 ms (counted
+  // from when it was queued, it would be past it). Each has 450 ms to spare for a slow start.
   for (const auto& r : results_of(w, ids, 10, seen)) EXPECT_EQ(text_of(r), "done") << r;
 }
 

@@ -140,10 +140,10 @@ TEST(process_connection, shutdown_escalates_to_sigterm_then_sigkill_and_leaves_n
 
   // Ignores end of input and SIGTERM, and its own child (sleep) holds the pipes too.
   auto stubborn = mcp::make_process_connection(
-      {.argv = {"sh", "-c", "trap '' TERM; sleep 100; echo never"}, .grace = 200ms});
+      {.argv = {"sh", "-c", "trap '' TERM; echo trapped; sleep 100; echo never"}, .grace = 200ms});
   ASSERT_TRUE(stubborn);
   (*stubborn)->start([&](std::string_view l) { in.add(l); });
-  std::this_thread::sleep_for(100ms);  // let sh install its trap
+  ASSERT_TRUE(in.wait_for(1));  // sh ignores SIGTERM from here on
   t0 = clock_type::now();
   (*stubborn)->close();
   took = clock_type::now() - t0;
@@ -151,7 +151,7 @@ TEST(process_connection, shutdown_escalates_to_sigterm_then_sigkill_and_leaves_n
   EXPECT_LT(took, 3s);
   EXPECT_EQ((*stubborn)->exit_status(), 128 + SIGKILL);
   EXPECT_TRUE(reaped((*stubborn)->pid()));
-  EXPECT_TRUE(in.lines.empty());
+  EXPECT_EQ(in.lines, std::vector<std::string>{"trapped"});
 }
 
 TEST(process_connection, the_destructor_shuts_the_child_down) {
