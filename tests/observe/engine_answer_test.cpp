@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "detail/read_clock.hpp"
+#include "observe/series_count.hpp"
 
 namespace {
 
@@ -44,21 +45,7 @@ struct collect final : mcp::connection {
 
 /// The count of the server's tools/call series of `tool` with status code `code` ("": none).
 std::uint64_t calls(const mcp::observe::metrics& m, std::string_view tool, std::string_view code) {
-  std::uint64_t n = 0;
-  for (const auto& md : m.snapshot().metrics) {
-    if (md.name != "mcp.server.operation.duration") continue;
-    for (const auto& p : md.histogram_points) {
-      std::string name;
-      std::string status;
-      for (const auto& a : p.attributes) {
-        const auto* t = std::get_if<std::string>(&a.value);
-        if (t != nullptr && a.key == "gen_ai.tool.name") name = *t;
-        if (t != nullptr && a.key == "rpc.response.status_code") status = *t;
-      }
-      if (name == tool && status == code) n += p.count;
-    }
-  }
-  return n;
+  return mcp_test::count_where(m, {{"gen_ai.tool.name", tool}, {"rpc.response.status_code", code}});
 }
 
 TEST(engine_answers, text_and_number_ids_reused_once_answered_each_count_once) {
@@ -101,21 +88,7 @@ TEST(engine_answers, text_and_number_ids_reused_once_answered_each_count_once) {
 /// The count of the server's `method` series whose attribute `key` is `name`.
 std::uint64_t operations(const mcp::observe::metrics& m, std::string_view method,
                          std::string_view key, std::string_view name) {
-  std::uint64_t n = 0;
-  for (const auto& md : m.snapshot().metrics) {
-    if (md.name != "mcp.server.operation.duration") continue;
-    for (const auto& p : md.histogram_points) {
-      bool of_method = false;
-      bool named = false;
-      for (const auto& a : p.attributes) {
-        const auto* t = std::get_if<std::string>(&a.value);
-        if (t != nullptr && a.key == "mcp.method.name") of_method = *t == method;
-        if (t != nullptr && a.key == key) named = *t == name;
-      }
-      if (of_method && named) n += p.count;
-    }
-  }
-  return n;
+  return mcp_test::count_where(m, {{"mcp.method.name", method}, {key, name}});
 }
 
 TEST(engine_answers, names_anywhere_in_the_params_and_other_methods_keep_their_own_series) {
@@ -156,17 +129,7 @@ TEST(engine_answers, names_anywhere_in_the_params_and_other_methods_keep_their_o
   EXPECT_EQ(operations(*metrics, "tools/list", "mcp.method.name", "tools/list"), 1U);
   EXPECT_EQ(operations(*metrics, "tools/list", "gen_ai.tool.name", "add"), 0U);
   // The call without a name string: a series of its own, without a tool name.
-  std::uint64_t all_calls = 0;
-  for (const auto& md : metrics->snapshot().metrics) {
-    if (md.name != "mcp.server.operation.duration") continue;
-    for (const auto& p : md.histogram_points) {
-      for (const auto& a : p.attributes) {
-        const auto* t = std::get_if<std::string>(&a.value);
-        if (t != nullptr && a.key == "mcp.method.name" && *t == "tools/call") all_calls += p.count;
-      }
-    }
-  }
-  EXPECT_EQ(all_calls, 8U);
+  EXPECT_EQ(mcp_test::count_where(*metrics, {{"mcp.method.name", "tools/call"}}), 8U);
 }
 
 TEST(engine_answers, a_tool_removed_added_again_and_replaced_keeps_exact_counts) {
@@ -220,17 +183,7 @@ TEST(engine_answers, a_tool_removed_added_again_and_replaced_keeps_exact_counts)
   EXPECT_EQ(calls(*metrics, "add", ""), 12U);  // successes and tool errors (no status code)
   EXPECT_EQ(calls(*metrics, "add", "-32602"), 2U);
   // The tool errors are their own series (error.type tool_error), apart from the successes.
-  std::uint64_t tool_errors = 0;
-  for (const auto& md : metrics->snapshot().metrics) {
-    if (md.name != "mcp.server.operation.duration") continue;
-    for (const auto& p : md.histogram_points) {
-      for (const auto& a : p.attributes) {
-        const auto* t = std::get_if<std::string>(&a.value);
-        if (t != nullptr && a.key == "error.type" && *t == "tool_error") tool_errors += p.count;
-      }
-    }
-  }
-  EXPECT_EQ(tool_errors, 5U);
+  EXPECT_EQ(mcp_test::count_where(*metrics, {{"error.type", "tool_error"}}), 5U);
 }
 
 TEST(engine_answers, the_engine_clock_reads_the_steady_clock) {

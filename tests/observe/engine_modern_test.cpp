@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "http/modern_util.hpp"
+#include "observe/series_count.hpp"
 
 namespace {
 
@@ -24,24 +25,10 @@ using namespace mcp_test;  // NOLINT(google-build-using-namespace): the HTTP tes
 /// The count of the server's tools/call series of `tool` (no status code) at `version`.
 std::uint64_t calls(const mcp::observe::metrics& m, std::string_view tool,
                     std::string_view version) {
-  std::uint64_t n = 0;
-  for (const auto& md : m.snapshot().metrics) {
-    if (md.name != "mcp.server.operation.duration") continue;
-    for (const auto& p : md.histogram_points) {
-      bool named = false;
-      bool versioned = false;
-      bool failed = false;
-      for (const auto& a : p.attributes) {
-        const auto* t = std::get_if<std::string>(&a.value);
-        if (t == nullptr) continue;
-        if (a.key == "gen_ai.tool.name") named = *t == tool;
-        if (a.key == "mcp.protocol.version") versioned = *t == version;
-        if (a.key == "rpc.response.status_code" || a.key == "error.type") failed = true;
-      }
-      if (named && versioned && !failed) n += p.count;
-    }
-  }
-  return n;
+  return count_where(m, {{"gen_ai.tool.name", tool},
+                         {"mcp.protocol.version", version},
+                         {"rpc.response.status_code", ""},
+                         {"error.type", ""}});
 }
 
 TEST(engine_modern, the_meta_passes_as_read_and_each_call_counts_once) {

@@ -20,6 +20,7 @@
 #include <variant>
 #include <vector>
 
+#include "observe/series_count.hpp"
 #include "support/wire.hpp"
 
 namespace {
@@ -60,19 +61,7 @@ void add_tool(mcp::server& s, const std::shared_ptr<traces>& t) {
 /// The operations of `method` counted by the server's duration histogram.
 std::uint64_t server_calls(const mcp::observe::metrics& m,
                            const std::string& method_name = "tools/call") {
-  std::uint64_t n = 0;
-  for (const auto& md : m.snapshot().metrics) {
-    if (md.name != "mcp.server.operation.duration") continue;
-    for (const auto& p : md.histogram_points) {
-      for (const auto& a : p.attributes) {
-        const auto* method = std::get_if<std::string>(&a.value);
-        if (a.key == "mcp.method.name" && method != nullptr && *method == method_name) {
-          n += p.count;
-        }
-      }
-    }
-  }
-  return n;
+  return mcp_test::count_where(m, {{"mcp.method.name", method_name}});
 }
 
 TEST(engine_roots, a_tracer_and_the_metrics_combined_begin_new_traces_from_the_sets_word) {
