@@ -135,7 +135,9 @@ enum class negotiation {
   /// 2026-07-28; a DiscoverResult, or an error that only a 2026-07-28 server sends (-32022 naming
   /// the revisions it speaks: one both speak is tried), means the new era; any other error, an
   /// HTTP 400 with an empty or unknown body, or no answer within `probe_timeout`, means a server
-  /// of the old one, and the client falls back to `initialize`.
+  /// of the old one, and the client falls back to `initialize`. A transport failure
+  /// (`errc::connection_closed`: the process exited, no HTTP answer came) tells of no era: it
+  /// is the error.
   automatic,
   /// Exactly `client_options::protocol_version`: "2026-07-28" (discover, no fallback) or a
   /// revision of `initialize` (an answer with another revision is an error).

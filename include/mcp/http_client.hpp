@@ -125,8 +125,10 @@ class http_client_connection;
 ///
 /// Errors: an HTTP error answer to a request is delivered as a JSON-RPC error response for that
 /// request (the server's JSON-RPC error when the body holds one, else code -32000 with the
-/// status). A 404 while holding a session id marks the session expired (`session_expired()`):
-/// open a new connection and initialize again.
+/// status); no HTTP answer at all (the server cannot be reached, the connection was reset, the
+/// answer was cut short or its stream ended before the response) as `errc::connection_closed`
+/// with the reason ("HTTP request failed: Connection refused"). A 404 while holding a session id
+/// marks the session expired (`session_expired()`): open a new connection and initialize again.
 ///
 /// Thread-safety: every member may be called from any thread.
 class http_client_connection final : public connection,

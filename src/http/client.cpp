@@ -276,12 +276,16 @@ struct http_client_connection::impl {
   }
 
   /// Delivers a JSON-RPC error response for `id` (when the message was a request); `why` (an
-  /// authorizer's reason) replaces the message.
+  /// authorizer's reason) replaces the message. Status 0: no HTTP answer came (`body` says why):
+  /// `errc::connection_closed`, as any transport that cannot reach its peer says.
   void fail_request(const std::optional<json::value>& id, unsigned status, std::string_view body,
                     const std::string& why = {}, bool session_gone = false) {
     if (!id || abandoned_request(*id)) return;  // cancelled: the session expects no answer
     json::object err{{"code", -32000}, {"message", "HTTP " + std::to_string(status)}};
-    if (status == 0) err["message"] = std::string(body);
+    if (status == 0) {
+      err["code"] = static_cast<int>(errc::connection_closed);
+      err["message"] = std::string(body);
+    }
     if (auto v = parse_json(body); v && v->is_object()) {
       if (const auto* e = v->get_object().if_contains("error"); e != nullptr && e->is_object()) {
         err = e->get_object();

@@ -15,17 +15,20 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <future>
 #include <mutex>
 #include <set>
+#include <string>
 #include <thread>
 
 #include "client_util.hpp"
 #include "modern_util.hpp"
 #include "param_headers.hpp"
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -360,6 +363,69 @@ TEST(ClientNegotiation, AnInitializeThatFailsAfterTheFallbackNamesTheProbesError
             std::string::npos)
       << r.error().message;
   c.close();
+}
+
+/// A TCP listener on 127.0.0.1 that reads each request's head and closes the connection without
+/// an answer, counting the requests.
+struct silent_listener {
+  struct state {
+    int fd = -1;
+    std::atomic<bool> stop{false};
+    std::atomic<int> requests{0};
+  };
+  std::shared_ptr<state> st = std::make_shared<state>();
+  std::uint16_t port = 0;
+  std::thread loop;
+
+  silent_listener() {
+    st->fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    if (::bind(st->fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 ||
+        ::listen(st->fd, 8) != 0 ||
+        ::getsockname(st->fd, reinterpret_cast<sockaddr*>(&a), &len) != 0) {
+      return;
+    }
+    port = ntohs(a.sin_port);
+    loop = std::thread([s = st] {
+      while (!s->stop) {
+        pollfd p{.fd = s->fd, .events = POLLIN, .revents = 0};
+        if (::poll(&p, 1, 50) <= 0) continue;
+        const int c = ::accept4(s->fd, nullptr, nullptr, SOCK_CLOEXEC);
+        if (c < 0) continue;
+        std::string head;
+        char buf[4096];
+        ssize_t n = 0;
+        while (head.find("\r\n\r\n") == std::string::npos && (n = ::read(c, buf, sizeof buf)) > 0) {
+          head.append(buf, static_cast<std::size_t>(n));
+        }
+        if (head.find("\r\n\r\n") != std::string::npos) ++s->requests;
+        ::close(c);
+      }
+    });
+  }
+  ~silent_listener() {
+    st->stop = true;
+    if (loop.joinable()) loop.join();
+    ::close(st->fd);
+  }
+};
+
+TEST(ClientNegotiation, NoHttpAnswerToTheProbeIsTheErrorNotAServerOfTheOldEra) {
+  // The spec's HTTP rule falls back on a 400 without a modern error; a connection closed with
+  // no answer tells of no era: the probe's failure is reported, no initialize follows.
+  silent_listener server;
+  ASSERT_NE(server.port, 0);
+  const std::string url = "http://127.0.0.1:" + std::to_string(server.port) + "/mcp";
+  auto link = mcp::connect_http({.url = url}, answering(mcp::negotiation::automatic));
+  ASSERT_FALSE(link);
+  EXPECT_TRUE(link.error().is(mcp::errc::connection_closed)) << link.error().message;
+  EXPECT_NE(link.error().message.find("HTTP re"), std::string::npos) << link.error().message;
+  EXPECT_EQ(link.error().message.find("server/discover before it"), std::string::npos)
+      << link.error().message;
+  EXPECT_EQ(server.st->requests.load(), 1);
 }
 
 /// The memory pair's client end, saying it is Streamable HTTP (where x-mcp-header matters).
