@@ -14,6 +14,7 @@
 #include <mutex>
 
 #include "http_test_util.hpp"
+#include "support/demo_http.hpp"
 #include "support/jwt_issuer.hpp"
 
 namespace {
@@ -27,28 +28,15 @@ class ProtectedDemo : public ::testing::Test {
  protected:
   void SetUp() override {
     std::ofstream(jwks_path_) << jwks_of({&key_});
-    auto proc = mcp::make_process_connection(
-        {.argv = {MCP_DEMO_SERVER, "--http", "127.0.0.1:0", "--task-store", ":memory:", "--jwks",
-                  jwks_path_.string(), "--issuer", issuer, "--audience", audience, "--scope",
-                  "mcp"},
-         .on_stderr =
-             [this](std::string_view line) {
-               std::lock_guard lock(mu_);
-               const auto at = line.find("http://");
-               if (url_.empty() && at != std::string_view::npos) {
-                 url_ = std::string(line.substr(at, line.find(' ', at) - at));
-                 cv_.notify_all();
-               }
-             },
-         .grace = std::chrono::milliseconds(100)});
-    ASSERT_TRUE(proc) << proc.error().message;
-    server_ = std::move(*proc);
-    server_->start([](std::string_view) {});
-    std::unique_lock lock(mu_);
-    ASSERT_TRUE(cv_.wait_for(lock, std::chrono::seconds(10), [this] { return !url_.empty(); }));
+    server_ = std::make_unique<mcp::test::demo_http_server>(
+        std::vector<std::string>{"--task-store", ":memory:", "--jwks", jwks_path_.string(),
+                                 "--issuer", issuer, "--audience", audience, "--scope", "mcp"});
+    ASSERT_TRUE(server_->error.empty()) << server_->error;
+    url_ = server_->url();
+    ASSERT_FALSE(url_.empty()) << "the demo server did not say where it listens";
   }
   void TearDown() override {
-    if (server_) server_->close();
+    server_.reset();
     std::filesystem::remove(jwks_path_);
   }
 
@@ -84,9 +72,7 @@ class ProtectedDemo : public ::testing::Test {
   signing_key key_ = make_key("EdDSA", "demo");
   std::filesystem::path jwks_path_ = std::filesystem::temp_directory_path() /
                                      ("mcp-demo-jwks-" + std::to_string(::getpid()) + ".json");
-  std::shared_ptr<mcp::process_connection> server_;
-  std::mutex mu_;
-  std::condition_variable cv_;
+  std::unique_ptr<mcp::test::demo_http_server> server_;  // started with the key's JWKS file
   std::string url_;
 };
 

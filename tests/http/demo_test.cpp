@@ -14,39 +14,20 @@
 #include <mutex>
 #include <string>
 
+#include "support/demo_http.hpp"
+
 namespace {
 
 class DemoServer : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto proc = mcp::make_process_connection(
-        {.argv = {MCP_DEMO_SERVER, "--http", "127.0.0.1:0"},
-         .on_stderr =
-             [this](std::string_view line) {
-               std::lock_guard lock(mu_);
-               const auto at = line.find("http://");
-               if (url_.empty() && at != std::string_view::npos) {
-                 url_ = std::string(line.substr(at, line.find(' ', at) - at));
-                 cv_.notify_all();
-               }
-             },
-         .grace = std::chrono::seconds(10)});  // an ASan build on a loaded machine is slow
-    ASSERT_TRUE(proc) << proc.error().message;
-    server_ = std::move(*proc);
-    server_->start([](std::string_view) {});
-    std::unique_lock lock(mu_);
-    ASSERT_TRUE(cv_.wait_for(lock, std::chrono::seconds(10), [this] { return !url_.empty(); }));
+    ASSERT_TRUE(server_.error.empty()) << server_.error;
+    url_ = server_.url();
+    ASSERT_FALSE(url_.empty()) << "the demo server did not say where it listens";
   }
-  void TearDown() override {
-    if (!server_) return;
-    // It serves HTTP, not stdin: SIGTERM ends it, then close() waits for the exit.
-    EXPECT_EQ(::kill(server_->pid(), SIGTERM), 0);
-    server_->close();
-    EXPECT_EQ(server_->exit_status(), 0);
-  }
-  std::shared_ptr<mcp::process_connection> server_;
-  std::mutex mu_;
-  std::condition_variable cv_;
+  void TearDown() override { EXPECT_EQ(server_.stop(), 0); }  // SIGTERM is a clean stop
+
+  mcp::test::demo_http_server server_;
   std::string url_;
 };
 

@@ -29,6 +29,7 @@ target_link_libraries(mcp_http_connect_tests PRIVATE mcp::http)
 if(MCP_BUILD_EXAMPLES)
   mcp_add_test(mcp_http_demo_tests http/demo_test.cpp)
   target_link_libraries(mcp_http_demo_tests PRIVATE mcp::http)
+  target_include_directories(mcp_http_demo_tests PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
   target_compile_definitions(mcp_http_demo_tests PRIVATE
     MCP_DEMO_SERVER="$<TARGET_FILE:demo_server>")
   add_dependencies(mcp_http_demo_tests demo_server)
