@@ -1,10 +1,12 @@
 // The OTLP/HTTP exporter's queue and thread (mcp/observe/otlp.hpp). Callers only take the queue's
-// lock to push a span (the thread holds it only to take the queue's blocks out and give emptied
-// ones and sent spans' records back) and wake the thread only when a block (a batch) is full; the
-// thread also wakes every `batch_delay` and `metrics_interval`. The queue holds pointers to the
-// spans' records (span_node.hpp): a tracer's span is queued as the pointer to the record it
-// wrote, and the record goes back to a thread that queues spans, for a later span, once sent. HTTP
-// goes through one `http_detail::fetch_connection`, kept open from one request to the next.
+// lock (`queue_lock`: an atomic exchange each way when it is free) to push a span (the thread
+// holds it only to take the queue's blocks out and give emptied ones and sent spans' records
+// back) and wake the thread only when a block (a batch) is full; the thread also wakes every
+// `batch_delay` and `metrics_interval`, and waits, and is woken, under a mutex of its own. The
+// queue holds pointers to the spans' records (span_node.hpp): a tracer's span is queued as the
+// pointer to the record it wrote, and the record goes back to a thread that queues spans, for a
+// later span, once sent. HTTP goes through one `http_detail::fetch_connection`, kept open from one
+// request to the next.
 #include <mcp/observe/otlp.hpp>
 
 #include <algorithm>
@@ -27,6 +29,28 @@ namespace mcp::observe {
 namespace {
 
 using steady = std::chrono::steady_clock;
+
+/// The queue's lock: one compare-exchange to take it and one exchange to give it back when no one
+/// waits (a std::mutex's pthread calls cost several times that, once per span queued); a thread
+/// that finds it held sleeps on the atomic (a futex) until the holder lets it go, as on a mutex.
+/// Held only to move pointers. Never throws.
+class queue_lock {
+ public:
+  void lock() noexcept {
+    int free = 0;
+    if (state_.compare_exchange_strong(free, 1, std::memory_order_acquire)) return;
+    // Held: mark it waited for (2), so that the holder wakes a sleeper when it lets it go.
+    while (state_.exchange(2, std::memory_order_acquire) != 0) {
+      state_.wait(2, std::memory_order_relaxed);
+    }
+  }
+  void unlock() noexcept {
+    if (state_.exchange(0, std::memory_order_release) == 2) state_.notify_one();
+  }
+
+ private:
+  std::atomic<int> state_{0};  ///< 0 free, 1 held, 2 held and maybe waited for
+};
 
 bool retryable(unsigned status) {
   return status == 429 || status == 502 || status == 503 || status == 504;
@@ -77,9 +101,14 @@ struct otlp_exporter::impl {
   std::string traces_url;
   std::string metrics_url;
 
+  /// The thread's waits and wakes, flushes and the end (`stopping`, `abandon`, `exited`,
+  /// `flush_*`). Taken before `ql` when both are.
   std::mutex mu;
   std::condition_variable wake;      // the thread
   std::condition_variable finished;  // flush waiters
+  /// The queue, its spare blocks and the kept records (`queue` to `free_records`), and
+  /// `stopping` (written under both locks).
+  queue_lock ql;
   /// The spans waiting, in blocks of at most `max_batch` (each block one request's batch) of
   /// pointers to their records; emptied blocks are kept for the next ones (`spare`), and sent
   /// spans' records for callers' next spans (`free_records`, up to its capacity:
@@ -101,7 +130,7 @@ struct otlp_exporter::impl {
   static constexpr std::size_t refill_below = 8;
   static constexpr std::size_t refill_count = 32;
 
-  /// An empty block (under `mu`). Throws std::bad_alloc.
+  /// An empty block (under `ql`). Throws std::bad_alloc.
   std::vector<detail::record_ptr> new_block() {
     if (!spare.empty()) {
       auto b = std::move(spare.back());
@@ -112,7 +141,7 @@ struct otlp_exporter::impl {
     b.reserve(std::min(opts.max_batch, opts.max_queue));
     return b;
   }
-  /// Whether a block is full (blocks fill in order: then the first is).
+  /// Whether a block is full (blocks fill in order: then the first is). Under `ql`.
   [[nodiscard]] bool full_block() const {
     return !queue.empty() && queue.front().size() >= opts.max_batch;
   }
@@ -142,7 +171,7 @@ struct otlp_exporter::impl {
     auto* refill = detail::spare_records();
     bool wake_thread = false;
     {
-      std::lock_guard lock(mu);
+      std::lock_guard lock(ql);
       if (refill != nullptr && refill->size() < refill_below) {
         auto k = std::min({free_records.size(), refill->capacity() - refill->size(), refill_count});
         for (; k > 0; --k) {
@@ -166,7 +195,12 @@ struct otlp_exporter::impl {
       }
     }
     if (r) detail::give_back(refill, std::move(r));  // dropped: kept as a spare, or freed
-    if (wake_thread) wake.notify_one();
+    if (wake_thread) {
+      // Through `mu`: the thread tests for a full block holding `mu`, then waits, releasing it;
+      // once `mu` is ours it either saw the block or waits for this wake.
+      { std::lock_guard lock(mu); }
+      wake.notify_one();
+    }
   }
 
   /// Waits `d` unless shutdown gives up first; false when it did.
@@ -268,17 +302,25 @@ struct otlp_exporter::impl {
     auto next_metrics = steady::now() + opts.metrics_interval;
     for (;;) {
       const auto until = opts.metrics ? std::min(next_batch, next_metrics) : next_batch;
-      wake.wait_until(lock, until,
-                      [&] { return stopping || full_block() || flush_requested != flush_done; });
+      wake.wait_until(lock, until, [&] {
+        if (stopping || flush_requested != flush_done) return true;
+        std::lock_guard q(ql);
+        return full_block();
+      });
       const auto generation = flush_requested;
       const bool flushing = generation != flush_done;
       const bool stop = stopping;
       // A full block goes at once, with whatever queued beside it; the rest when its time
       // came, or for a flush or the end. The queue is taken whole (no span is moved twice).
       const bool all = flushing || stop || steady::now() >= next_batch;
-      while (!queue.empty() && !abandon && (all || full_block())) {
-        taken.swap(queue);
-        queued = 0;
+      for (;;) {
+        if (abandon) break;
+        {
+          std::lock_guard q(ql);
+          if (queue.empty() || !(all || full_block())) break;
+          taken.swap(queue);
+          queued = 0;
+        }
         lock.unlock();
         for (auto& block : taken) {
           try {
@@ -288,21 +330,23 @@ struct otlp_exporter::impl {
           }
           for (auto& r : block) detail::trim(*r);
         }
-        lock.lock();
-        for (auto& block : taken) {
-          for (auto& r : block) {
-            if (free_records.size() == free_records.capacity()) break;
-            free_records.push_back(std::move(r));  // within its capacity
+        {
+          std::lock_guard q(ql);
+          for (auto& block : taken) {
+            for (auto& r : block) {
+              if (free_records.size() == free_records.capacity()) break;
+              free_records.push_back(std::move(r));  // within its capacity
+            }
           }
         }
-        lock.unlock();
         for (auto& block : taken) block.clear();  // the records beyond those kept are freed
-        lock.lock();
-        while (spare.size() < spare_blocks && !taken.empty()) {
-          spare.push_back(std::move(taken.back()));
-          taken.pop_back();
+        {
+          std::lock_guard q(ql);
+          while (spare.size() < spare_blocks && !taken.empty()) {
+            spare.push_back(std::move(taken.back()));
+            taken.pop_back();
+          }
         }
-        lock.unlock();
         taken.clear();  // the blocks beyond those kept
         lock.lock();
       }
@@ -323,11 +367,17 @@ struct otlp_exporter::impl {
       }
       if (stop) break;
     }
-    spans_failed.fetch_add(queued, std::memory_order_relaxed);
-    queue.clear();
-    queued = 0;
-    free_records.clear();  // no span is sent any more: the kept records and their room are freed
-    free_records.shrink_to_fit();
+    std::deque<std::vector<detail::record_ptr>> left;
+    std::vector<detail::record_ptr> kept;
+    {
+      std::lock_guard q(ql);
+      spans_failed.fetch_add(queued, std::memory_order_relaxed);
+      left.swap(queue);
+      queued = 0;
+      kept.swap(free_records);  // no span is sent any more: the kept records and room are freed
+    }
+    left.clear();
+    kept.clear();
     conn.close();
     exited = true;
     finished.notify_all();
@@ -379,7 +429,10 @@ std::function<void(std::unique_ptr<span_record>)> otlp_exporter::span_sink() {
 
 bool otlp_exporter::flush(std::chrono::milliseconds timeout) {
   std::unique_lock lock(impl_->mu);
-  if (impl_->exited) return impl_->queue.empty();
+  if (impl_->exited) {
+    std::lock_guard q(impl_->ql);
+    return impl_->queue.empty();
+  }
   const auto generation = ++impl_->flush_requested;
   impl_->wake.notify_one();
   return impl_->finished.wait_for(lock, timeout,
@@ -394,7 +447,10 @@ void otlp_exporter::shutdown(std::chrono::milliseconds timeout) {
       impl_->join();
       return;
     }
-    impl_->stopping = true;
+    {
+      std::lock_guard q(impl_->ql);
+      impl_->stopping = true;
+    }
     impl_->wake.notify_one();
     impl_->finished.wait_for(lock, timeout, [&] { return impl_->exited; });
     impl_->abandon = true;  // an export still running gives up its retries

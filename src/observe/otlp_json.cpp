@@ -8,6 +8,10 @@
 #include <charconv>
 #include <cstring>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "detail/plain_ascii.hpp"
 #include "observe/span_node.hpp"
 #include "observe/span_shapes.hpp"
@@ -153,14 +157,31 @@ class span_writer {
     std::memcpy(p_, s, N - 1);
     p_ += N - 1;
   }
-  /// `"hex"`: two digits per byte from a table of the 256 pairs.
+  /// `"hex"`: two digits per byte, 8 bytes at a time in SSE2 registers (each byte's two
+  /// nibbles side by side, '0' added, and 'a' - '9' - 1 more to those over 9), else from a
+  /// table of the 256 pairs.
   template <std::size_t N>
   void hex(const std::array<std::uint8_t, N>& bytes) {
     *p_++ = '"';
+#if defined(__SSE2__)
+    static_assert(N % 8 == 0);
+    for (std::size_t i = 0; i < N; i += 8) {
+      const __m128i x = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(bytes.data() + i));
+      const __m128i low_nibbles = _mm_set1_epi8(0x0F);
+      const __m128i nibbles = _mm_unpacklo_epi8(_mm_and_si128(_mm_srli_epi16(x, 4), low_nibbles),
+                                                _mm_and_si128(x, low_nibbles));
+      const __m128i letters =
+          _mm_and_si128(_mm_cmpgt_epi8(nibbles, _mm_set1_epi8(9)), _mm_set1_epi8('a' - '9' - 1));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(p_),
+                       _mm_add_epi8(_mm_add_epi8(nibbles, _mm_set1_epi8('0')), letters));
+      p_ += 16;
+    }
+#else
     for (const auto b : bytes) {
       std::memcpy(p_, &hex_pairs[2 * std::size_t{b}], 2);
       p_ += 2;
     }
+#endif
     *p_++ = '"';
   }
   /// An unsigned decimal: eight digits at a time in one 64-bit word, the leading ones (at most
@@ -280,11 +301,9 @@ bool plain_text(std::string_view v) noexcept {
   return mcp::detail::plain_ascii_block(last.data());
 }
 
-/// One of the call's own text attributes, with its key's encoding made at compile time: a
-/// plain text (the usual ids and addresses) copied by pointer into room made once.
-void append_call_text(std::string& out, bool& first, std::string_view key_json,
-                      const std::string& v) {
-  if (v.empty()) return;
+/// `append_call_text` of a text that is not empty.
+void append_call_text_of(std::string& out, bool& first, std::string_view key_json,
+                         const std::string& v) {
   if (plain_text(v)) {
     constexpr std::string_view close = "\"}}";
     const std::size_t at = out.size();
@@ -304,6 +323,15 @@ void append_call_text(std::string& out, bool& first, std::string_view key_json,
   out += key_json;
   append_json_string(out, v);
   out += "}}";
+}
+
+/// One of the call's own text attributes, with its key's encoding made at compile time: a
+/// plain text (the usual ids and addresses) copied by pointer into room made once. Nothing for
+/// an empty text, tested where it is called (most of a span's are empty: no call for them).
+[[gnu::always_inline]] inline void append_call_text(std::string& out, bool& first,
+                                                    std::string_view key_json,
+                                                    const std::string& v) {
+  if (!v.empty()) append_call_text_of(out, first, key_json, v);
 }
 
 void append_span(std::string& out, const span_record& s) {

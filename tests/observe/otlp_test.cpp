@@ -30,6 +30,42 @@ span_record sample_span() {
   return r;
 }
 
+/// Lower-case hex of `bytes`, two digits a byte (the reference the encoder is checked against).
+template <std::size_t N>
+std::string hex_of(const std::array<std::uint8_t, N>& bytes) {
+  std::string out;
+  for (const auto b : bytes) {
+    constexpr std::string_view digits = "0123456789abcdef";
+    out += digits[b >> 4U];
+    out += digits[b & 0xFU];
+  }
+  return out;
+}
+
+TEST(OtlpJson, IdsOfEveryByteValueAreLowerCaseHex) {
+  std::vector<span_record> spans(16);
+  for (std::size_t i = 0; i < spans.size(); ++i) {  // trace ids: 0 to 255; span ids: 255 to 128
+    for (std::size_t j = 0; j < 16; ++j) {
+      spans[i].context.trace_id[j] = static_cast<std::uint8_t>(16 * i + j);
+    }
+    for (std::size_t j = 0; j < 8; ++j) {
+      spans[i].context.span_id[j] = static_cast<std::uint8_t>(255 - 8 * i - j);
+      spans[i].parent_span_id[j] = static_cast<std::uint8_t>(8 * i + j + 1);
+    }
+  }
+  std::string body;
+  write_otlp_traces(spans, {}, body);
+  auto v = mcp::parse_json(body);
+  ASSERT_TRUE(v) << body;
+  const auto& out = v->at("resourceSpans").at(0).at("scopeSpans").at(0).at("spans").as_array();
+  ASSERT_EQ(out.size(), spans.size());
+  for (std::size_t i = 0; i < spans.size(); ++i) {
+    EXPECT_EQ(out[i].at("traceId").as_string(), hex_of(spans[i].context.trace_id));
+    EXPECT_EQ(out[i].at("spanId").as_string(), hex_of(spans[i].context.span_id));
+    EXPECT_EQ(out[i].at("parentSpanId").as_string(), hex_of(spans[i].parent_span_id));
+  }
+}
+
 TEST(OtlpJson, Traces) {
   std::string body;
   const std::vector<span_record> spans{sample_span()};

@@ -28,7 +28,8 @@ gtest_discover_tests(mcp_observe_tests DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 1
 foreach(name prometheus_scrape otlp_exporter)
   add_executable(mcp_observe_${name}_test observe/${name}_test.cpp)
   if(name STREQUAL "otlp_exporter")
-    target_sources(mcp_observe_${name}_test PRIVATE observe/otlp_connection_test.cpp)
+    target_sources(mcp_observe_${name}_test PRIVATE observe/otlp_connection_test.cpp
+                                                     observe/otlp_queue_test.cpp)
   endif()
   target_link_libraries(mcp_observe_${name}_test PRIVATE mcp::observe mcp::http GTest::gtest)
   target_include_directories(mcp_observe_${name}_test PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}
