@@ -215,9 +215,16 @@ void peer::dispatch_observed(jsonrpc::request&& r) {
   if (!spans_by_set_ && !roots_) return dispatch_spanned(std::move(r), nullptr);
   const auto method_class = targeted_of(r.method);
   const auto target = target_of(method_class, r.params);
-  if (!spans_by_set_)
-    return dispatch_root(std::move(r), known_set(observe::kind::server, r.method, target));
   const auto* sets = attribute_sets_.sets.load(std::memory_order_acquire);
+  if (!spans_by_set_) {
+    const auto* set = sets != nullptr
+                          ? sets->last_entry(observe::kind::server, r.method, method_class, target)
+                          : nullptr;
+    if (set == nullptr) [[unlikely]] {
+      set = known_set(observe::kind::server, r.method, target);
+    }
+    return dispatch_root(std::move(r), set);
+  }
   auto word =
       sets != nullptr ? sets->last_word(observe::kind::server, r.method, method_class, target) : 0;
   if (word == 0) [[unlikely]] {
