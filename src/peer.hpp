@@ -253,6 +253,9 @@ class peer : public std::enable_shared_from_this<peer> {
   virtual void on_invalid(const error& e, const std::optional<jsonrpc::request_id>& id);
 
  private:
+  struct attribute_sets;  ///< see `attribute_sets_`
+  /// One attribute set of `attribute_sets` (peer_attribute_sets.hpp).
+  struct attribute_sets_entry;
   struct outbound {
     outbound_callback done;
     std::string method;
@@ -280,8 +283,10 @@ class peer : public std::enable_shared_from_this<peer> {
   /// `operation::root` at `root`).
   [[gnu::cold, gnu::noinline]] void dispatch_spanned(jsonrpc::request&& r,
                                                      const observe::trace_context* root);
-  /// `dispatch_observed` for an observer that `starts_roots`, `word` its set's (or 0).
-  [[gnu::cold, gnu::noinline]] void dispatch_root(jsonrpc::request&& r, std::uintptr_t word);
+  /// `dispatch_observed` for an observer that `starts_roots`, `set` the request's (null: not
+  /// known yet).
+  [[gnu::cold, gnu::noinline]] void dispatch_root(jsonrpc::request&& r,
+                                                  const attribute_sets_entry* set);
   /// `on_request` with the request's span waiting among this thread's arriving requests: as a
   /// `word` (non-zero)
   /// and `start`, or as `span`.
@@ -335,13 +340,21 @@ class peer : public std::enable_shared_from_this<peer> {
   /// An operation with what every one of this peer has.
   [[nodiscard]] observe::operation base_operation() const;
   /// Gives `op` (described, with the peer's attributes) its `attribute_set` number; answers
-  /// where its set keeps the span word of an observer that `spans_by_attribute_set` (null when
+  /// its set, which keeps the span word of an observer that `spans_by_attribute_set` (null when
   /// not numbered).
-  std::atomic<std::uintptr_t>* number_attribute_set(observe::operation& op) noexcept;
+  const attribute_sets_entry* number_attribute_set(observe::operation& op) noexcept;
   /// The span word kept for the set of (`side`, `method`, `target`) with this peer's other
   /// attributes; 0 when none is kept (not numbered yet, or no span seen). No lock.
   [[nodiscard]] std::uintptr_t known_span_word(observe::kind side, std::string_view method,
                                                std::string_view target) const noexcept;
+  /// The set of (`side`, `method`, `target`) with this peer's other attributes; null when not
+  /// numbered yet. No lock.
+  [[nodiscard]] const attribute_sets_entry* known_set(observe::kind side, std::string_view method,
+                                                      std::string_view target) const noexcept;
+  /// `known_set` past the set found last (out of line).
+  [[gnu::noinline]] const attribute_sets_entry* known_set_in_slot(
+      attribute_sets& sets, observe::kind side, std::string_view method,
+      std::string_view target) const noexcept;
   /// Moves the span of incoming request `id` into `to` (its record's, which holds none) if it
   /// waits among this thread's arriving requests (slot or frame); nothing otherwise. No lock.
   void take_arriving(const jsonrpc::request_id& id, observe::span& to) noexcept;
@@ -405,7 +418,6 @@ class peer : public std::enable_shared_from_this<peer> {
   /// The numbers of this peer's attribute sets (`operation::attribute_set`, peer_observe.cpp),
   /// made at the second operation observed: a stateless request's peer sees one, and numbers
   /// nothing.
-  struct attribute_sets;
   struct attribute_sets_ptr {
     std::atomic<attribute_sets*> sets{nullptr};
     std::atomic<bool> wanted{false};  ///< an operation was observed

@@ -59,7 +59,7 @@ const peer::attribute_sets::entry* peer::attribute_sets::add(const key& k) noexc
 
 peer::attribute_sets_ptr::~attribute_sets_ptr() { delete sets.load(); }
 
-std::atomic<std::uintptr_t>* peer::number_attribute_set(observe::operation& op) noexcept {
+const peer::attribute_sets::entry* peer::number_attribute_set(observe::operation& op) noexcept {
   auto* sets = attribute_sets_.sets.load(std::memory_order_acquire);
   if (sets == nullptr) [[unlikely]] {
     if (!attribute_sets_.wanted.exchange(true, std::memory_order_relaxed)) return nullptr;
@@ -77,7 +77,7 @@ std::atomic<std::uintptr_t>* peer::number_attribute_set(observe::operation& op) 
                               .versioned = !op.protocol_version.empty()});
   if (e == nullptr) return nullptr;
   op.attribute_set = e->number;
-  return &e->span_word;
+  return e;
 }
 
 std::uintptr_t peer::known_span_word(observe::kind side, std::string_view method,
@@ -87,13 +87,29 @@ std::uintptr_t peer::known_span_word(observe::kind side, std::string_view method
   if (const auto word = sets->last_word(side, method, targeted_of(method), target); word != 0) {
     return word;
   }
-  bool versioned = sets->versioned.load(std::memory_order_relaxed);
+  const auto* e = known_set_in_slot(*sets, side, method, target);
+  return e != nullptr ? e->span_word.load(std::memory_order_acquire) : 0;
+}
+
+const peer::attribute_sets::entry* peer::known_set(observe::kind side, std::string_view method,
+                                                   std::string_view target) const noexcept {
+  auto* sets = attribute_sets_.sets.load(std::memory_order_acquire);
+  if (sets == nullptr) return nullptr;
+  if (const auto* e = sets->last_entry(side, method, targeted_of(method), target); e != nullptr) {
+    return e;
+  }
+  return known_set_in_slot(*sets, side, method, target);
+}
+
+const peer::attribute_sets::entry* peer::known_set_in_slot(attribute_sets& sets, observe::kind side,
+                                                           std::string_view method,
+                                                           std::string_view target) const noexcept {
+  bool versioned = sets.versioned.load(std::memory_order_relaxed);
   if (!versioned && !observed_version().empty()) {
     versioned = true;
-    sets->versioned.store(true, std::memory_order_relaxed);
+    sets.versioned.store(true, std::memory_order_relaxed);
   }
-  const auto* e = sets->known_in_slot(side, method, target, versioned);
-  return e != nullptr ? e->span_word.load(std::memory_order_acquire) : 0;
+  return sets.known_in_slot(side, method, target, versioned);
 }
 
 }  // namespace mcp::detail

@@ -29,24 +29,30 @@ enum class targeted : std::uint8_t { none, tool, prompt };
   return targeted::none;
 }
 
+/// One of a peer's attribute sets (`attribute_sets`), with its number.
+struct peer::attribute_sets_entry {
+  std::string method;
+  std::string target;
+  observe::kind side;
+  bool versioned;         ///< whether the protocol version was known
+  targeted method_class;  ///< `targeted_of(method)`
+  std::uint64_t number;
+  /// The span word an observer gives every operation of this set (`spans_by_attribute_set`),
+  /// once its first span was seen; 0 until then. Published with release: it points at what
+  /// the observer made for the set.
+  mutable std::atomic<std::uintptr_t> span_word{0};
+  /// The observer's `root_word` for a received request of this set (`starts_roots`), once
+  /// its first span was seen; 0 until then, or when it has none.
+  mutable std::atomic<std::uintptr_t> root_word{0};
+};
+
 /// What varies among one peer's attribute sets (the rest is the peer's own: its transport and
 /// connection, and its protocol version, which is set once), each with its number. Entries are
 /// found without a lock in a table of 128 slots (a set in its hash's slot or the next), added
 /// under a lock and kept for the peer's life; past `max_entries` (a peer inventing methods or tool
 /// names) or for long names, operations get no number and the observer compares their attributes.
 struct peer::attribute_sets {
-  struct entry {
-    std::string method;
-    std::string target;
-    observe::kind side;
-    bool versioned;         ///< whether the protocol version was known
-    targeted method_class;  ///< `targeted_of(method)`
-    std::uint64_t number;
-    /// The span word an observer gives every operation of this set (`spans_by_attribute_set`),
-    /// once its first span was seen; 0 until then. Published with release: it points at what
-    /// the observer made for the set.
-    mutable std::atomic<std::uintptr_t> span_word{0};
-  };
+  using entry = attribute_sets_entry;
   /// What tells one peer's sets apart.
   struct key {
     observe::kind side;
@@ -125,14 +131,23 @@ struct peer::attribute_sets {
   [[gnu::always_inline]] std::uintptr_t last_word(observe::kind side, std::string_view method,
                                                   targeted method_class,
                                                   std::string_view target) const noexcept {
+    const auto* e = last_entry(side, method, method_class, target);
+    return e != nullptr ? e->span_word.load(std::memory_order_acquire) : 0;
+  }
+
+  /// The set found last if it is (`side`, `method`, `target`) with the protocol version known;
+  /// null otherwise (as `last_word`).
+  [[gnu::always_inline]] const entry* last_entry(observe::kind side, std::string_view method,
+                                                 targeted method_class,
+                                                 std::string_view target) const noexcept {
     // A set made with the version known: the peer's version is known (it stays, once set).
     const auto* e = last.load(std::memory_order_acquire);
     if (e == nullptr || e->side != side || !e->versioned || e->method_class != method_class ||
         (method_class == targeted::none && !observe::series::same_text(method, e->method)) ||
         !observe::series::same_text(target, e->target)) {
-      return 0;
+      return nullptr;
     }
-    return e->span_word.load(std::memory_order_acquire);
+    return e;
   }
 };
 

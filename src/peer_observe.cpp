@@ -17,66 +17,19 @@
 #include "observe/set_word.hpp"
 #include "peer.hpp"
 #include "peer_attribute_sets.hpp"
+#include "peer_describe.hpp"
 #include "peer_span.hpp"
 
 namespace mcp::detail {
 
 namespace {
 
+using namespace peer_text;  // NOLINT(google-build-using-namespace): this file's own helpers
+
 observe::network_transport transport_of(std::string_view name) noexcept {
   if (name == "pipe") return observe::network_transport::pipe;
   if (name == "tcp") return observe::network_transport::tcp;
   return observe::network_transport::unknown;
-}
-
-std::string_view string_member(const json::object& params, std::string_view key) noexcept {
-  const auto* v = params.if_contains(key);
-  return v != nullptr && v->is_string() ? std::string_view(v->get_string()) : std::string_view{};
-}
-
-/// `W` bytes from `p` as a word.
-template <std::size_t W>
-[[gnu::always_inline]] inline auto word(const char* p) noexcept {
-  using type = std::conditional_t<W == 8, std::uint64_t, std::uint32_t>;
-  type w;  // NOLINT(cppcoreguidelines-init-variables): filled by memcpy
-  std::memcpy(&w, p, W);
-  return w;
-}
-
-/// Whether the `N - 1` bytes at `p` are `lit`'s, by overlapping word loads up to 16 bytes: the
-/// compiler does not inline a memcmp of a constant length here, and the call to the library's
-/// costs more than these comparisons of method names and keys.
-template <std::size_t N>
-[[gnu::always_inline]] inline bool same_bytes(const char* p, const char (&lit)[N]) noexcept {
-  constexpr std::size_t n = N - 1;
-  if constexpr (n > 16) {
-    return std::memcmp(p, lit, n) == 0;
-  } else if constexpr (n >= 8) {
-    return word<8>(p) == word<8>(lit) && word<8>(p + n - 8) == word<8>(lit + n - 8);
-  } else if constexpr (n >= 4) {
-    return word<4>(p) == word<4>(lit) && word<4>(p + n - 4) == word<4>(lit + n - 4);
-  } else {
-    for (std::size_t i = 0; i < n; ++i) {
-      if (p[i] != lit[i]) return false;
-    }
-    return true;
-  }
-}
-
-/// `s == lit`, compared inline.
-template <std::size_t N>
-[[gnu::always_inline]] inline bool is(std::string_view s, const char (&lit)[N]) noexcept {
-  return s.size() == N - 1 && same_bytes(s.data(), lit);
-}
-
-/// `s.starts_with(lit)`, compared inline.
-template <std::size_t N>
-[[gnu::always_inline]] inline bool begins(std::string_view s, const char (&lit)[N]) noexcept {
-  return s.size() >= N - 1 && same_bytes(s.data(), lit);
-}
-
-bool has_resource_uri(std::string_view method) noexcept {
-  return begins(method, "resources/") || is(method, "notifications/resources/updated");
 }
 
 /// `a == b` for request ids, the usual integer ids without the variant's comparison.
@@ -86,73 +39,6 @@ bool has_resource_uri(std::string_view method) noexcept {
   const auto* y = std::get_if<std::int64_t>(&b);
   if (x != nullptr && y != nullptr) return *x == *y;
   return a == b;
-}
-
-/// The `name` member of `params`, by a pass over its few members
-/// (cheaper than the object's lookup by key); empty when none is a string.
-[[gnu::noinline]] std::string_view name_member(const json::object& params) noexcept {
-  for (const auto& member : params) {
-    const std::string_view key = member.key();
-    if (key.size() == 4 && is(key, "name")) {
-      const auto& v = member.value();
-      return v.is_string() ? std::string_view(v.get_string()) : std::string_view{};
-    }
-  }
-  return {};
-}
-
-/// The tool or prompt name of a message of class `c` (`targeted_of` its method), else empty:
-/// its `name` member, compared inline where a request has it (first).
-[[gnu::always_inline]] inline std::string_view target_of(targeted c,
-                                                         const json::object& params) noexcept {
-  if (c == targeted::none) return {};
-  if (!params.empty()) {
-    const auto& first = *params.begin();
-    if (const std::string_view key = first.key(); is(key, "name") && first.value().is_string()) {
-      return first.value().get_string();
-    }
-  }
-  return name_member(params);
-}
-
-/// Whether a request's `_meta` carries a trace context (what `observe::extract` reads of it):
-/// a 2026-07-28 request's `_meta`, always there, usually carries none.
-bool carries_trace_context(const json::value& meta) noexcept {
-  const auto c = observe::extract(meta.if_object());
-  return !c.traceparent.empty() || !c.tracestate.empty() || !c.baggage.empty();
-}
-
-/// The method's target (the tool or prompt name) and resource URI, as the conventions name them.
-void describe(observe::operation& op, std::string_view method, const json::object& params) {
-  op.method = method;
-  op.target = target_of(targeted_of(method), params);
-  if (has_resource_uri(method)) op.resource_uri = string_member(params, "uri");
-}
-
-/// `describe` and the trace context of `params._meta` (`observe::extract`) for a received
-/// message: the resource URI and `_meta` read in one pass over the params' members (a lookup by
-/// key searches them anyway, once per key).
-void describe_received(observe::operation& op, std::string_view method,
-                       const json::object& params) noexcept {
-  op.method = method;
-  op.target = target_of(targeted_of(method), params);
-  const bool uri = has_resource_uri(method);
-  const json::object* meta = nullptr;
-  for (const auto& member : params) {
-    const std::string_view key = member.key();
-    const auto& v = member.value();
-    switch (key.size()) {
-      case 3:
-        if (uri && is(key, "uri") && v.is_string()) op.resource_uri = v.get_string();
-        break;
-      case 5:
-        if (is(key, "_meta") && v.is_object()) meta = &v.get_object();
-        break;
-      default:
-        break;
-    }
-  }
-  op.remote = observe::extract(meta);
 }
 
 /// An incoming request being dispatched on this thread, with its span until `track` takes it
@@ -228,13 +114,13 @@ std::string_view id_text(const jsonrpc::request_id& id, std::array<char, 24>& bu
   return spill;
 }
 
-/// Keeps the word of `span` with its set (`word`, from `number_attribute_set`) when the observer
+/// Keeps the word of `span` with its set (`word`, of `number_attribute_set`'s) when the observer
 /// starts its sets' spans alike (`observer::spans_by_attribute_set`) and the span is of that
 /// form: later operations of the set then start their spans without the observer.
 /// `any_form`: an observer that `starts_roots`, whose every span's word is its set's.
 void keep_span_word(std::atomic<std::uintptr_t>* word, const observe::span& span,
                     bool any_form) noexcept {
-  if (word != nullptr && (any_form ? span.word != 0 : is_word_span(span))) {
+  if (any_form ? span.word != 0 : is_word_span(span)) {
     word->store(span.word, std::memory_order_release);
   }
 }
@@ -330,12 +216,20 @@ void peer::dispatch_observed(jsonrpc::request&& r) {
   const auto method_class = targeted_of(r.method);
   const auto target = target_of(method_class, r.params);
   const auto* sets = attribute_sets_.sets.load(std::memory_order_acquire);
+  if (!spans_by_set_) {
+    const auto* set = sets != nullptr
+                          ? sets->last_entry(observe::kind::server, r.method, method_class, target)
+                          : nullptr;
+    if (set == nullptr) [[unlikely]] {
+      set = known_set(observe::kind::server, r.method, target);
+    }
+    return dispatch_root(std::move(r), set);
+  }
   auto word =
       sets != nullptr ? sets->last_word(observe::kind::server, r.method, method_class, target) : 0;
   if (word == 0) [[unlikely]] {
     word = known_span_word(observe::kind::server, r.method, target);
   }
-  if (!spans_by_set_) return dispatch_root(std::move(r), word);
   if (word == 0) return dispatch_spanned(std::move(r), nullptr);
   // The rest out of line (a local class may call what this function may), so that the usual
   // request keeps one register across `on_request` and no frame.
@@ -377,14 +271,29 @@ void peer::drop_arriving_word(const jsonrpc::request_id& id) noexcept {
   if (auto* a = arriving_of(this, id); a != nullptr) a->word = 0;
 }
 
-void peer::dispatch_root(jsonrpc::request&& r, std::uintptr_t word) {
+void peer::dispatch_root(jsonrpc::request&& r, const attribute_sets_entry* set) {
   // Without `_meta` (one lookup), neither served elsewhere nor a trace context. No parent: a
-  // new trace, begun without the operation (a span the observer records asks for it).
+  // new trace, begun without the operation: from what the observer resolved for the set, with
+  // this peer's attributes and an integer id (a span the observer records else asks for it).
   if (const auto* meta = r.params.if_contains("_meta"); meta != nullptr) {
     if (served_elsewhere(r)) return on_request(std::move(r));
     if (carries_trace_context(*meta)) return dispatch_spanned(std::move(r), nullptr);
   }
-  observe::span span = obs_->start_root(word, this_thread_read_clock.batch_start());
+  observe::root_start root{.start = this_thread_read_clock.batch_start()};
+  if (set != nullptr) {
+    root.word = set->span_word.load(std::memory_order_acquire);
+    const auto* n = std::get_if<std::int64_t>(&r.id);
+    if (n != nullptr) root.set = set->root_word.load(std::memory_order_acquire);
+    if (root.set != 0) {
+      root.request_id = *n;
+      // As `base_operation` has them.
+      const auto* sid = session_id_.load(std::memory_order_acquire);
+      if (sid != nullptr && !begins(observed_version(), "2026")) root.session_id = *sid;
+      root.peer_address = facts_.peer_address;
+      root.peer_port = facts_.peer_port;
+    }
+  }
+  observe::span span = obs_->start_root(root);
   if (!span) return dispatch_spanned(std::move(r), span.context.valid() ? &span.context : nullptr);
   dispatch_arriving(std::move(r), 0, {}, &span);
 }
@@ -428,13 +337,19 @@ observe::span peer::observe_request(const jsonrpc::request& r, const observe::tr
   op.side = observe::kind::server;  // received
   op.root = root;
   describe_received(op, r.method, r.params);
-  auto* word = number_attribute_set(op);
+  const auto* set = number_attribute_set(op);
   op.start = this_thread_read_clock.batch_start();
   std::array<char, 24> buf;  // NOLINT: written by to_chars before it is read
   std::string spill;
   if (reads_request_id_) op.request_id = id_text(r.id, buf, spill);
   auto span = obs_->on_start(op);
-  if (spans_by_set_ || roots_) keep_span_word(word, span, roots_);
+  if (set == nullptr || !(spans_by_set_ || roots_)) return span;
+  keep_span_word(&set->span_word, span, roots_);
+  // A resource's URI is its own per call: its new traces keep the operation.
+  if (roots_ && set->root_word.load(std::memory_order_relaxed) == 0 &&
+      !has_resource_uri(op.method)) {
+    set->root_word.store(obs_->root_word(op), std::memory_order_release);
+  }
   return span;
 }
 
@@ -451,13 +366,13 @@ void peer::observe_notification(const jsonrpc::notification& n) {
   auto op = base_operation();
   op.side = observe::kind::server;  // received
   describe_received(op, n.method, n.params);
-  auto* word = number_attribute_set(op);
+  const auto* set = number_attribute_set(op);
   // A notification's span ends where it starts: one clock reading (none in a batch) for both.
   op.start = this_thread_read_clock.batch_start();
   if (op.start == std::chrono::steady_clock::time_point{})
     op.start = std::chrono::steady_clock::now();
   auto span = obs_->on_start(op);
-  if (spans_by_set_) keep_span_word(word, span, false);
+  if (spans_by_set_ && set != nullptr) keep_span_word(&set->span_word, span, false);
   if (span) obs_->on_end(span, {.end = op.start});
 }
 
@@ -577,7 +492,7 @@ observe::span peer::observe_outbound(std::string_view method, json::object& para
   auto op = base_operation();
   op.side = observe::kind::client;  // sent
   describe(op, method, params);
-  auto* word = number_attribute_set(op);
+  const auto* set = number_attribute_set(op);
   std::array<char, 24> buf;  // NOLINT: written by to_chars before it is read
   if (reads_request_id_) {
     const auto r = std::to_chars(buf.data(), buf.data() + buf.size(), id);
@@ -586,7 +501,7 @@ observe::span peer::observe_outbound(std::string_view method, json::object& para
   const auto parent = parent_of(related);  // the incoming request this one is made for
   if (parent) op.parent = &parent;
   auto span = obs_->on_start(op);
-  if (spans_by_set_) keep_span_word(word, span, false);
+  if (spans_by_set_ && set != nullptr) keep_span_word(&set->span_word, span, false);
   if (span && span.context.valid()) {
     auto& meta = params["_meta"];
     if (!meta.is_object()) meta.emplace_object();

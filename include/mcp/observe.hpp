@@ -156,6 +156,22 @@ struct operation {
   const trace_context* root = nullptr;
 };
 
+/// What the engine knows of a received request that begins a new trace (`observer::start_root`),
+/// without an `operation`. Views valid for the duration of the call only.
+struct root_start {
+  /// The word the engine keeps for the operation's set (`observer::starts_roots`); 0: none.
+  std::uintptr_t word = 0;
+  /// The observer's `root_word` for the set; 0: none, and then the texts below are empty.
+  std::uintptr_t set = 0;
+  /// When it started, if the engine has read the clock already; default: the observer reads it.
+  std::chrono::steady_clock::time_point start{};
+  // With `set`: what `operation` would carry that the set's number does not say.
+  std::int64_t request_id = 0;      ///< the integer JSON-RPC id (`operation::request_id`)
+  std::string_view session_id{};    ///< `operation::session_id`
+  std::string_view peer_address{};  ///< `operation::peer_address` (the client's)
+  std::uint16_t peer_port = 0;      ///< `operation::peer_port`
+};
+
 /// How an operation ended.
 enum class status : std::uint8_t {
   ok,          ///< a result (or a notification sent or handled)
@@ -275,19 +291,23 @@ class observer {
 
   /// Whether `start_root` may start the span of an operation that begins a new trace (a
   /// received request whose params' `_meta` carries no trace context) without the operation.
-  /// Default false; the tracer (mcp/observe/tracing.hpp) answers true unless it samples every
-  /// new trace, and so does `combine({tracer, metrics})`, in that order, when the metrics do not
-  /// record resource URIs. The engine asks once, when it is given the observer,
-  /// and then keeps the non-zero `word` of such an observer's span of a numbered operation with
-  /// its set: it must be the same for every operation of the set (`combine`'s is the metrics').
+  /// Default false; the tracer (mcp/observe/tracing.hpp) answers true, and so does
+  /// `combine({tracer, metrics})`, in that order, when the metrics do not record resource URIs.
+  /// The engine asks once, when it is given the observer, and then keeps the non-zero `word`
+  /// of such an observer's span of a numbered operation with its set: it must be the same for
+  /// every operation of the set (`combine`'s is the metrics'), and likewise `root_word`.
   [[nodiscard]] virtual bool starts_roots() const noexcept;
-  /// The span of an operation that begins a new trace, started at `start` (unset: the observer
-  /// reads the clock if it needs it); `word`: the one the engine keeps for the operation's set,
-  /// 0 when it has none. Usually the new trace's ids, unsampled. An inactive span asks for the
-  /// operation: the engine then calls `on_start` with `operation::root` at the returned span's
-  /// context when it is valid (the decision made here, e.g. sampled, kept). Default: inactive.
-  [[nodiscard]] virtual span start_root(std::uintptr_t word,
-                                        std::chrono::steady_clock::time_point start);
+  /// What an observer that `starts_roots` resolves once for the set of `op` (a received request
+  /// with a non-zero `attribute_set`, after its `on_start`), for `start_root` to start the
+  /// set's later new traces from (`root_start::set`): it must stay valid for the process's life
+  /// and depend on the set's attributes alone. Default 0: none (the tracer's is its span shape).
+  [[nodiscard]] virtual std::uintptr_t root_word(const operation& op);
+  /// The span of an operation that begins a new trace (`r`: what the engine knows of it).
+  /// Usually the new trace's ids, unsampled; sampled, recorded from `r.set` when non-zero. An
+  /// inactive span asks for the operation: the engine then calls `on_start` with
+  /// `operation::root` at the returned span's context when it is valid (the decision made
+  /// here, e.g. sampled, kept). Default: inactive.
+  [[nodiscard]] virtual span start_root(const root_start& r);
 };
 
 /// One observer that forwards every report to each of `parts` in order (null entries are

@@ -21,7 +21,8 @@ void observer::on_stream(kind, int) {}
 bool observer::reads_request_id() const noexcept { return true; }
 bool observer::spans_by_attribute_set() const noexcept { return false; }
 bool observer::starts_roots() const noexcept { return false; }
-span observer::start_root(std::uintptr_t, std::chrono::steady_clock::time_point) { return {}; }
+std::uintptr_t observer::root_word(const operation&) { return 0; }
+span observer::start_root(const root_start&) { return {}; }
 
 void observer::inject(const span& s, json::object& meta) const {
   if (!s.context.valid()) return;
@@ -89,16 +90,17 @@ class combined final : public observer {
   [[nodiscard]] bool starts_roots() const noexcept override {
     return second_by_set_ && parts_[0]->starts_roots();
   }
-  span start_root(std::uintptr_t word, std::chrono::steady_clock::time_point start) override {
-    if (word != 0) start = now_if_unset(start);  // one reading for both parts
-    span first = word != 0 ? parts_[0]->start_root(0, start) : span{};
-    if (first && first.word == 0 && first.start == start && !kept_aside(first)) {
-      first.word = word;  // folded, as `fold` would
-    } else if (first) {
-      span second = mcp::detail::span_of_word(word, start);
-      fold(first, second);
+  std::uintptr_t root_word(const operation& op) override {
+    return starts_roots() ? parts_[0]->root_word(op) : 0;
+  }
+  span start_root(const root_start& r) override {
+    if (r.word == 0) return {};
+    if (r.start == std::chrono::steady_clock::time_point{}) {  // one reading for both parts
+      root_start timed = r;
+      timed.start = std::chrono::steady_clock::now();
+      return start_both_roots(timed);
     }
-    return first;
+    return start_both_roots(r);
   }
   [[nodiscard]] bool reads_request_id() const noexcept override {
     return std::any_of(parts_.begin(), parts_.end(),
@@ -150,6 +152,19 @@ class combined final : public observer {
     span first = start(*parts_[0]);
     span second = start(*parts_[1]);
     fold(first, second);
+    return first;
+  }
+
+  /// `start_root` at a set start (the first part's `start_root` reads no `word`: the combined
+  /// spans' is the second part's).
+  span start_both_roots(const root_start& r) {
+    span first = parts_[0]->start_root(r);
+    if (first && first.word == 0 && first.start == r.start && !kept_aside(first)) {
+      first.word = r.word;  // folded, as `fold` would
+    } else if (first) {
+      span second = mcp::detail::span_of_word(r.word, r.start);
+      fold(first, second);
+    }
     return first;
   }
 

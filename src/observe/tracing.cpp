@@ -1,6 +1,8 @@
 // The span recorder and the callback observer (mcp/observe/tracing.hpp).
 #include <mcp/observe/tracing.hpp>
 
+#include <array>
+#include <charconv>
 #include <stdexcept>
 
 #include "observe/recycle.hpp"
@@ -106,17 +108,37 @@ class tracer final : public observer {
     return s;
   }
 
-  // Not when every new trace is sampled: each would ask for its operation after all. Its spans
-  // have no word (the engine keeps none for it).
-  [[nodiscard]] bool starts_roots() const noexcept override { return opts_.root_sample_ratio < 1; }
+  // Its spans have no word (the engine keeps none for it); a set's root word is its shape.
+  [[nodiscard]] bool starts_roots() const noexcept override { return true; }
 
-  // An unsampled new trace: its ids alone (no clock read, as in `on_start`). A sampled one asks
-  // for the operation, to record it.
-  span start_root(std::uintptr_t, steady::time_point start) override {
+  // The set's shape when interned (kept for the process's life, as the root word must be); a
+  // resource's operation has its URI per call, and keeps the operation.
+  std::uintptr_t root_word(const operation& op) override {
+    if (op.side != kind::server || op.attribute_set == 0 || !op.resource_uri.empty()) return 0;
+    const auto shape = detail::interned_shape(op);
+    return shape && shape.use_count() == 0 ? reinterpret_cast<std::uintptr_t>(shape.get()) : 0;
+  }
+
+  // An unsampled new trace: its ids alone (no clock read, as in `on_start`). A sampled one is
+  // recorded from its set's shape, else asks for the operation.
+  span start_root(const root_start& r) override {
     span s;
-    s.start = start;
+    s.start = r.start;
     new_root(s.context);
-    s.active = !s.context.sampled();
+    s.active = !s.context.sampled() || r.set != 0;
+    if (s.active && s.context.sampled()) {
+      s.start = now_if_unset(r.start);
+      // An interned shape (`root_word`) owns nothing: its pointer is not counted.
+      const auto* shape = reinterpret_cast<const span_shape*>(r.set);
+      std::array<char, 24> id;  // NOLINT: written by to_chars before it is read
+      const auto id_end = std::to_chars(id.data(), id.data() + id.size(), r.request_id).ptr;
+      write_record(s, std::shared_ptr<const span_shape>(std::shared_ptr<const span_shape>(), shape),
+                   nullptr,
+                   {.request_id = {id.data(), static_cast<std::size_t>(id_end - id.data())},
+                    .session_id = r.session_id,
+                    .peer_address = r.peer_address,
+                    .peer_port = r.peer_port});
+    }
     return s;
   }
 
@@ -149,11 +171,32 @@ class tracer final : public observer {
   /// A sampled span's record, as its state: written here at its start (the clock read when the
   /// engine did not), finished in `on_end`. `parent`: a valid parent, or null for a root.
   void record(const operation& op, span& s, const parent_info* parent) {
-    const trace_context& ctx = s.context;
     s.start = now_if_unset(op.start);
+    const bool client_known = op.side == kind::server && !op.peer_address.empty();
+    write_record(s, detail::interned_shape(op), parent,
+                 {.request_id = op.request_id,
+                  .session_id = op.session_id,
+                  .peer_address = client_known ? op.peer_address : std::string_view(),
+                  .peer_port = client_known ? op.peer_port : std::uint16_t{0},
+                  .resource_uri = op.resource_uri});
+  }
+
+  /// What a span's record has of its own beyond the ids and the shape.
+  struct call_texts {
+    std::string_view request_id{};
+    std::string_view session_id{};
+    std::string_view peer_address{};  ///< `client.address`: a received operation's alone
+    std::uint16_t peer_port = 0;
+    std::string_view resource_uri{};
+  };
+
+  /// `s`'s record (its state), of `shape`, from its context and start.
+  void write_record(span& s, std::shared_ptr<const span_shape> shape, const parent_info* parent,
+                    const call_texts& t) {
+    const trace_context& ctx = s.context;
     auto rec = take_record();
     auto& r = *rec;
-    r.shape = detail::interned_shape(op);
+    r.shape = std::move(shape);
     r.context.trace_id = ctx.trace_id;
     r.context.span_id = ctx.span_id;
     r.context.flags = ctx.flags;
@@ -161,12 +204,11 @@ class tracer final : public observer {
     r.parent_span_id = parent != nullptr ? parent->context.span_id : std::array<std::uint8_t, 8>{};
     r.parent_remote = parent != nullptr && parent->remote;
     r.start_unix_ns = clock_.at(s.start);
-    set_text(r.request_id, op.request_id);
-    set_text(r.session_id, op.session_id);
-    const bool client_known = op.side == kind::server && !op.peer_address.empty();
-    set_text(r.peer_address, client_known ? op.peer_address : std::string_view());
-    r.peer_port = client_known ? op.peer_port : 0;
-    set_text(r.resource_uri, op.resource_uri);
+    set_text(r.request_id, t.request_id);
+    set_text(r.session_id, t.session_id);
+    set_text(r.peer_address, t.peer_address);
+    r.peer_port = t.peer_address.empty() ? 0 : t.peer_port;
+    set_text(r.resource_uri, t.resource_uri);
     s.state = std::move(rec);
   }
 

@@ -67,8 +67,8 @@ std::uint64_t server_calls(const mcp::observe::metrics& m,
 TEST(engine_roots, a_tracer_and_the_metrics_combined_begin_new_traces_from_the_sets_word) {
   auto metrics = mcp::observe::make_metrics();
   const auto sink = [](std::unique_ptr<span_record>) {};
-  EXPECT_FALSE(mcp::observe::make_tracer({.sink = sink})->starts_roots())
-      << "every new trace sampled: none begun from a word";
+  EXPECT_TRUE(mcp::observe::make_tracer({.sink = sink})->starts_roots())
+      << "every new trace sampled: begun from the set's shape";
   auto tracer = mcp::observe::make_tracer({.sink = sink, .root_sample_ratio = 0.999999});
   EXPECT_TRUE(tracer->starts_roots());
   EXPECT_FALSE(metrics->starts_roots());
@@ -76,11 +76,11 @@ TEST(engine_roots, a_tracer_and_the_metrics_combined_begin_new_traces_from_the_s
   EXPECT_TRUE(both->starts_roots());
   EXPECT_FALSE(mcp::observe::combine({metrics, tracer})->starts_roots());
   const auto t = std::chrono::steady_clock::now();
-  EXPECT_FALSE(both->start_root(0, t));  // no word: the operation is asked for
+  EXPECT_FALSE(both->start_root({.start = t}));  // no word: the operation is asked for
   // Nearly all sampled: a sampled new trace asks for the operation, with the ids it decided.
   int asked = 0;
   for (int i = 0; i < 10; ++i) {
-    auto s = both->start_root(1, t);
+    auto s = both->start_root({.word = 1, .start = t});
     EXPECT_TRUE(s.context.valid());
     EXPECT_EQ(!s, s.context.sampled());
     asked += s ? 0 : 1;

@@ -13,6 +13,7 @@ add_executable(mcp_observe_tests
   observe/engine_close_test.cpp
   observe/engine_answer_test.cpp
   observe/engine_modern_test.cpp
+  observe/engine_set_roots_test.cpp
   observe/metrics_test.cpp
   observe/metrics_server_test.cpp
   observe/otlp_test.cpp
