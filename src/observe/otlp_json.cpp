@@ -240,6 +240,7 @@ class span_writer {
     p_ += n;
   }
 
+#if !defined(__SSE2__)
   static constexpr auto hex_pairs = [] {
     std::array<char, 512> t{};
     constexpr char digits[] = "0123456789abcdef";
@@ -249,6 +250,7 @@ class span_writer {
     }
     return t;
   }();
+#endif
   static constexpr auto decimal_pairs = [] {
     std::array<char, 200> t{};
     for (std::size_t i = 0; i < 100; ++i) {
