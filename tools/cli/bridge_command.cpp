@@ -192,6 +192,16 @@ int run_bridge(const bridge_args& a) {
     if (auto version = seen->received(*v)) {
       if (auto c = conn_weak.lock()) c->set_protocol_version(*version);
     }
+    // No HTTP answer (the connection's `connection_closed`, an SDK code) goes out as the
+    // server-range -32000 with its reason, as a JSON-RPC peer expects.
+    if (auto* o = v->if_object(); o != nullptr) {
+      if (auto* err = o->if_contains("error"); err != nullptr && err->is_object()) {
+        if (auto* code = err->get_object().if_contains("code");
+            code != nullptr && *code == static_cast<int>(errc::connection_closed)) {
+          *code = -32000;
+        }
+      }
+    }
     out->send(json::serialize(*v), {});  // one line, whatever the server's formatting
   });
   const auto answer_here = [&out](const std::optional<jsonrpc::request_id>& id, error e) {

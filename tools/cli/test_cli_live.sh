@@ -130,6 +130,17 @@ bridge)
   [ $(($(date +%s) - t0)) -lt 6 ] || fail "the bridge waited for the cancelled call"
   ! grep -q '"id":2' "$dir/out" || fail "an answer for the cancelled call: $(cat "$dir/out")"
   [ ! -s "$dir/err" ] || fail "the bridge reported: $(cat "$dir/err")"
+  # The server gone mid-session: a request that gets no HTTP answer is answered -32000 with the
+  # reason (the SDK's own code for a lost connection is not passed on).
+  {
+    echo '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"pipe","version":"1"}}}'
+    echo '{"jsonrpc":"2.0","method":"notifications/initialized"}'
+    sleep 0.5
+    kill "$server"; sleep 1  # its listener closed: the next request gets no answer
+    echo '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}}'
+  } | "$cli" bridge --url "$url" >"$dir/out" 2>"$dir/err"
+  grep -q '"id":2,"error":{"code":-32000,"message":"HTTP request failed' "$dir/out" ||
+    fail "no -32000 for a request the gone server did not answer: $(cat "$dir/out" "$dir/err")"
   ;;
 sampling)
   # DEMO is the everything server here: its test_sampling asks the client's model.
