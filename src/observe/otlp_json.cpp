@@ -353,7 +353,10 @@ void append_span(std::string& out, const span_record& s) {
   char* p = out.data() + open - name_kind.size();
   std::memcpy(p, name_kind.data(), name_kind.size());
   std::memcpy(p + name_kind.size(), list.data(), list.size());
-  std::memcpy(p + name_kind.size() + list.size(), shape_attributes.data(), shape_attributes.size());
+  if (!shape_attributes.empty()) {  // an empty view's data may be null: no memcpy from it
+    std::memcpy(p + name_kind.size() + list.size(), shape_attributes.data(),
+                shape_attributes.size());
+  }
   bool first = shape_attributes.empty();
   append_call_text(out, first, R"({"key":"jsonrpc.request.id","value":{"stringValue":)",
                    s.request_id);
