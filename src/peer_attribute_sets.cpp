@@ -82,12 +82,7 @@ const peer::attribute_sets::entry* peer::number_attribute_set(observe::operation
 
 std::uintptr_t peer::known_span_word(observe::kind side, std::string_view method,
                                      std::string_view target) const noexcept {
-  auto* sets = attribute_sets_.sets.load(std::memory_order_acquire);
-  if (sets == nullptr) return 0;
-  if (const auto word = sets->last_word(side, method, targeted_of(method), target); word != 0) {
-    return word;
-  }
-  const auto* e = known_set_in_slot(*sets, side, method, target);
+  const auto* e = known_set(side, method, target);
   return e != nullptr ? e->span_word.load(std::memory_order_acquire) : 0;
 }
 
