@@ -272,10 +272,10 @@ void peer::drop_arriving_word(const jsonrpc::request_id& id) noexcept {
 }
 
 void peer::dispatch_root(jsonrpc::request&& r, const attribute_sets_entry* set) {
-  // Without `_meta` (one lookup), neither served elsewhere nor a trace context. No parent: a
+  // Without `_meta` (`small_member`), neither served elsewhere nor a trace context. No parent: a
   // new trace, begun without the operation: from what the observer resolved for the set, with
   // this peer's attributes and an integer id (a span the observer records else asks for it).
-  if (const auto* meta = r.params.if_contains("_meta"); meta != nullptr) {
+  if (const auto* meta = small_member(r.params, "_meta"); meta != nullptr) {
     if (served_elsewhere(r)) return on_request(std::move(r));
     if (carries_trace_context(*meta)) return dispatch_spanned(std::move(r), nullptr);
   }

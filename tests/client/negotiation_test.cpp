@@ -365,8 +365,8 @@ TEST(ClientNegotiation, AnInitializeThatFailsAfterTheFallbackNamesTheProbesError
   c.close();
 }
 
-/// A TCP listener on 127.0.0.1 that reads each request's head and closes the connection without
-/// an answer, counting the requests.
+/// A TCP listener on 127.0.0.1 that reads each request's head (giving up on a connection quiet
+/// for 5 s) and closes the connection without an answer, counting the requests.
 struct silent_listener {
   struct state {
     int fd = -1;
@@ -395,6 +395,8 @@ struct silent_listener {
         if (::poll(&p, 1, 50) <= 0) continue;
         const int c = ::accept4(s->fd, nullptr, nullptr, SOCK_CLOEXEC);
         if (c < 0) continue;
+        const timeval quiet{.tv_sec = 5, .tv_usec = 0};  // a client that never sends: let go
+        ::setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &quiet, sizeof quiet);
         std::string head;
         char buf[4096];
         ssize_t n = 0;

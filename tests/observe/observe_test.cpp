@@ -186,12 +186,17 @@ struct recorder final : observer {
     calls.push_back("start " + std::string(op.method));
     span s;
     s.active = true;
-    if (context) s.context = *parse_traceparent(good);
+    if (context) {
+      s.context = *parse_traceparent(good);
+      s.context.trace_state = "a=1";
+      s.baggage = "k=v";
+    }
     s.word = word;
     return s;
   }
   void on_end(span& s, const outcome& o) override {
     calls.push_back("end " + std::to_string(s.word) + " " + std::to_string(o.code));
+    ended_with_more = s.context.valid() || !s.context.trace_state.empty() || !s.baggage.empty();
   }
   span on_session_start(const session_info&) override {
     calls.push_back("session");
@@ -211,6 +216,7 @@ struct recorder final : observer {
   bool context;
   std::uintptr_t word;
   std::vector<std::string> calls;
+  bool ended_with_more = false;  ///< the last span ended had ids, a tracestate or baggage
 };
 
 TEST(Combine, ForwardsEveryReportToEachPart) {
@@ -261,6 +267,8 @@ TEST(Combine, ASpanWithIdsAndAWordAloneAreFoldedAndEachGetsItsOwnBack) {
   EXPECT_FALSE(s);
   EXPECT_EQ(ids->calls, (std::vector<std::string>{"start tools/call", "end 0 0"}));
   EXPECT_EQ(word->calls, (std::vector<std::string>{"start tools/call", "end 7 0"}));
+  EXPECT_TRUE(ids->ended_with_more);     // its own span: ids, tracestate, baggage
+  EXPECT_FALSE(word->ended_with_more);   // its own span too: the word alone
   auto reversed = combine({word, ids});  // the word first: kept aside, as any other
   auto r = reversed->on_start({.method = "ping"});
   EXPECT_NE(r.state, nullptr);
