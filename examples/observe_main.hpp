@@ -1,11 +1,11 @@
 // An example's observation flags: `--metrics HOST:PORT` serves Prometheus text at /metrics,
-// `--otlp URL` exports spans (and the metrics, every 10 s) over OTLP/HTTP JSON to a collector.
+// `--otlp URL` exports spans (and the metrics, every 10 s) over OTLP/HTTP to a collector.
 // Both, either or neither; `observer()` is what goes into `server_options::observer`.
-// OTEL_BSP_MAX_QUEUE_SIZE, as OpenTelemetry's batch span processor reads it, sets how many spans
-// may wait for the exporter (default 2048; more are dropped and counted) and
-// OTEL_BSP_MAX_EXPORT_BATCH_SIZE how many go in one request (default 512);
-// OTEL_EXPORTER_OTLP_TRACES_PROTOCOL (or OTEL_EXPORTER_OTLP_PROTOCOL) `http/protobuf` sends the
-// spans in protobuf encoding instead of `http/json`.
+// OpenTelemetry's environment variables apply (`apply_otel_environment`): the protocols
+// (`http/protobuf`, the default, or `http/json`), OTEL_BSP_MAX_QUEUE_SIZE (how many spans may wait
+// for the exporter, default 2048; more are dropped and counted) and
+// OTEL_BSP_MAX_EXPORT_BATCH_SIZE (how many go in one request, default 512); and
+// OTEL_TRACES_SAMPLER_ARG, the share of new traces recorded.
 #pragma once
 
 #include <mcp/observe/metrics.hpp>
@@ -13,11 +13,9 @@
 #include <mcp/observe/otlp.hpp>
 #include <mcp/observe/tracing.hpp>
 
-#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <memory>
 #include <string>
 
@@ -51,27 +49,8 @@ class observation {
                                          .batch_delay = std::chrono::milliseconds(1000),
                                          .metrics = metrics_,
                                          .metrics_interval = std::chrono::milliseconds(10000)};
-      const auto positive = [name](const char* var, std::size_t& into) {
-        const char* q = std::getenv(var);
-        if (q == nullptr) return;
-        std::size_t n = 0;
-        const auto* end = q + std::strlen(q);
-        if (const auto r = std::from_chars(q, end, n);
-            r.ec == std::errc{} && r.ptr == end && n > 0) {
-          into = n;
-        } else {
-          std::fprintf(stderr, "%s: %s=%s ignored (not a positive number)\n", name, var, q);
-        }
-      };
-      positive("OTEL_BSP_MAX_QUEUE_SIZE", options.max_queue);
-      positive("OTEL_BSP_MAX_EXPORT_BATCH_SIZE", options.max_batch);
-      const char* protocol = std::getenv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL");
-      if (protocol == nullptr) protocol = std::getenv("OTEL_EXPORTER_OTLP_PROTOCOL");
-      if (protocol != nullptr && std::strcmp(protocol, "http/protobuf") == 0) {
-        options.traces_encoding = mcp::observe::otlp_encoding::protobuf;
-      } else if (protocol != nullptr && std::strcmp(protocol, "http/json") != 0) {
-        std::fprintf(stderr, "%s: OTLP protocol %s ignored (http/json or http/protobuf)\n", name,
-                     protocol);
+      for (const auto& why : mcp::observe::apply_otel_environment(options)) {
+        std::fprintf(stderr, "%s: %s\n", name, why.c_str());
       }
       auto exporter = mcp::observe::make_otlp_exporter(std::move(options));
       if (!exporter) {

@@ -9,7 +9,7 @@
 # initialize and shutdown (the exporter's last sends) cancel out; over HTTP the calls go one at a
 # time on one keep-alive connection (bench/http/era_calls.py) to a server with one I/O thread.
 # Traces are measured exported in JSON and in protobuf (a build without protobuf sends JSON),
-# with 10 % of the traces sampled and with none. MCP_STDIO_ONLY=1: stdio rows only.
+# and in protobuf with 10 % of the traces sampled and with none. MCP_STDIO_ONLY=1: stdio rows only.
 #   instructions.sh DEMO_SERVER [BASELINE_DEMO_SERVER]
 # With a baseline, its rows come first (same run, same load). Needs: valgrind, node, python3, curl.
 set -euo pipefail
@@ -93,11 +93,14 @@ measure() { # label demo extra-args...
 run_all() { # prefix demo
   measure "$1off" "$2"
   measure "$1metrics" "$2" --metrics 127.0.0.1:0
-  measure "$1traces" "$2" --metrics 127.0.0.1:0 --otlp "$otlp"
-  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/protobuf \
-    measure "$1traces-pb" "$2" --metrics 127.0.0.1:0 --otlp "$otlp"
+  # Each encoding named (the demo's default is protobuf; an older build's was JSON).
+  OTEL_EXPORTER_OTLP_PROTOCOL=http/json \
+    measure "$1traces" "$2" --metrics 127.0.0.1:0 --otlp "$otlp"
+  export OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf
+  measure "$1traces-pb" "$2" --metrics 127.0.0.1:0 --otlp "$otlp"
   OTEL_TRACES_SAMPLER_ARG=0.1 measure "$1traces-10%" "$2" --metrics 127.0.0.1:0 --otlp "$otlp"
   OTEL_TRACES_SAMPLER_ARG=0 measure "$1traces-none" "$2" --metrics 127.0.0.1:0 --otlp "$otlp"
+  unset OTEL_EXPORTER_OTLP_PROTOCOL
 }
 
 demo="$(realpath "${1:?usage: instructions.sh DEMO_SERVER [BASELINE_DEMO_SERVER]}")"

@@ -48,13 +48,16 @@ class collector:
 def modes(otlp):
     """mode -> (demo arguments, environment): observation off, metrics, and metrics + traces
     exported to `otlp`: every span in JSON, every span in protobuf (a build without protobuf
-    sends JSON there), 10 % of the traces sampled, none sampled."""
+    sends JSON there), 10 % of the traces sampled, none sampled (those two in protobuf, each
+    encoding named, whatever the build's default)."""
     traced = ["--metrics", "127.0.0.1:0", "--otlp", otlp]
+    json = {"OTEL_EXPORTER_OTLP_PROTOCOL": "http/json"}
+    pb = {"OTEL_EXPORTER_OTLP_PROTOCOL": "http/protobuf"}
     return {"off": ([], {}), "metrics": (["--metrics", "127.0.0.1:0"], {}),
-            "traces": (traced, {}),
-            "traces-pb": (traced, {"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": "http/protobuf"}),
-            "traces-10%": (traced, {"OTEL_TRACES_SAMPLER_ARG": "0.1"}),
-            "traces-none": (traced, {"OTEL_TRACES_SAMPLER_ARG": "0"})}
+            "traces": (traced, json),
+            "traces-pb": (traced, pb),
+            "traces-10%": (traced, {**pb, "OTEL_TRACES_SAMPLER_ARG": "0.1"}),
+            "traces-none": (traced, {**pb, "OTEL_TRACES_SAMPLER_ARG": "0"})}
 
 
 def builds(demo, baseline=None):

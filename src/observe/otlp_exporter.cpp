@@ -286,8 +286,13 @@ struct otlp_exporter::impl {
     auto snap = opts.metrics->snapshot();
     if (snap.metrics.empty()) return;  // no empty envelopes
     request.body.clear();
-    write_otlp_metrics(snap, opts.resource, request.body);
-    request.headers[content_type_at].second = "application/json";
+    if (opts.metrics_encoding == otlp_encoding::protobuf) {
+      write_otlp_metrics_protobuf(snap, opts.resource, request.body);
+      request.headers[content_type_at].second = "application/x-protobuf";
+    } else {
+      write_otlp_metrics(snap, opts.resource, request.body);
+      request.headers[content_type_at].second = "application/json";
+    }
     if (post(metrics_url)) {
       metric_exports.fetch_add(1, std::memory_order_relaxed);
     } else {

@@ -14,72 +14,18 @@
 #include <bit>
 #include <cstring>
 
+#include "observe/protobuf_put.hpp"
 #include "observe/span_node.hpp"
 #include "observe/span_shapes.hpp"
 
 namespace mcp::observe {
 namespace {
 
-// Wire types: 0 varint, 1 fixed64, 2 length-delimited, 5 fixed32.
-constexpr char tag(unsigned field, unsigned wire) {
-  return static_cast<char>((field << 3U) | wire);
-}
-
-void put_varint(std::string& out, std::uint64_t v) {
-  char buf[10];
-  std::size_t n = 0;
-  while (v >= 0x80) {
-    buf[n++] = static_cast<char>((v & 0x7FU) | 0x80U);
-    v >>= 7U;
-  }
-  buf[n++] = static_cast<char>(v);
-  out.append(buf, n);
-}
-
-void put_bytes(std::string& out, char field_tag, std::string_view s) {
-  out += field_tag;
-  put_varint(out, s.size());
-  out.append(s);
-}
-
-/// `AnyValue` of `v`, length-prefixed, as field 2 of a `KeyValue`.
-void put_any_value(std::string& out, const attribute_value& v) {
-  out += tag(2, 2);
-  if (const auto* s = std::get_if<std::string>(&v)) {
-    std::string inner;
-    put_bytes(inner, tag(1, 2), *s);  // string_value
-    put_varint(out, inner.size());
-    out += inner;
-  } else if (const auto* b = std::get_if<bool>(&v)) {
-    out += '\x02';
-    out += tag(2, 0);  // bool_value
-    out += *b ? '\x01' : '\x00';
-  } else {
-    std::string inner;
-    inner += tag(3, 0);  // int_value: int64, negative numbers in ten bytes
-    put_varint(inner, static_cast<std::uint64_t>(std::get<std::int64_t>(v)));
-    put_varint(out, inner.size());
-    out += inner;
-  }
-}
-
-/// A `KeyValue` as field `field` (length-prefixed) of the enclosing message.
-void put_key_value(std::string& out, unsigned field, std::string_view key,
-                   const attribute_value& v) {
-  std::string kv;
-  put_bytes(kv, tag(1, 2), key);
-  put_any_value(kv, v);
-  put_bytes(out, tag(field, 2), kv);
-}
-
-constexpr std::size_t varint_size(std::uint64_t v) {
-  std::size_t n = 1;
-  while (v >= 0x80) {
-    v >>= 7U;
-    ++n;
-  }
-  return n;
-}
+using detail::protobuf::put_bytes;
+using detail::protobuf::put_key_value;
+using detail::protobuf::put_varint;
+using detail::protobuf::tag;
+using detail::protobuf::varint_size;
 
 /// Writes `v` as a varint at `p`; returns the end.
 char* write_varint(char* p, std::uint64_t v) {
@@ -288,16 +234,11 @@ std::size_t write_traces(const Spans& spans, const resource_attributes& resource
   out += tag(1, 2);  // ExportTraceServiceRequest.resource_spans
   const std::size_t resource_spans_at = out.size();
   out.append(5, '\0');
-  std::string res;
-  for (const auto& [k, v] : resource) put_key_value(res, 1, k, attribute_value(v));
-  put_bytes(out, tag(1, 2), res);  // ResourceSpans.resource
-  out += tag(2, 2);                // ResourceSpans.scope_spans
+  detail::protobuf::put_resource(out, resource);  // ResourceSpans.resource
+  out += tag(2, 2);                               // ResourceSpans.scope_spans
   const std::size_t scope_spans_at = out.size();
   out.append(5, '\0');
-  std::string scope;
-  put_bytes(scope, tag(1, 2), scope_name());
-  put_bytes(scope, tag(2, 2), scope_version());
-  put_bytes(out, tag(1, 2), scope);  // ScopeSpans.scope
+  detail::protobuf::put_scope(out);  // ScopeSpans.scope
   // ResourceSpans encloses the rest: its length is the largest, and bounds the batch.
   std::size_t used = out.size();
   const auto fits = [&] { return used - resource_spans_at - 5 <= max_length; };

@@ -25,6 +25,7 @@ const P = root.opentelemetry.proto;
 export const TraceRequest = P.collector.trace.v1.ExportTraceServiceRequest;
 export const MetricsRequest = P.collector.metrics.v1.ExportMetricsServiceRequest;
 export const TraceResponse = P.collector.trace.v1.ExportTraceServiceResponse;
+export const MetricsResponse = P.collector.metrics.v1.ExportMetricsServiceResponse;
 
 // ---- schema: field -> type. '[]' suffix = repeated. Types:
 // string bool double u32 i32 s32 f32 (32-bit ints), u64 i64 f64 sf64 (64-bit ints),
@@ -251,25 +252,27 @@ function validate(kind, body) {
 }
 export const validateTraces = (body) => validate('traces', body);
 
-// An OTLP/protobuf ExportTraceServiceRequest: decoded with the official definitions (the
-// generated protobufjs module), turned into the JSON mapping (hex ids) and validated as a JSON
-// body is. A field the schema does not know would be skipped by the decoder, so the body must be
-// as long as the decoded message encoded again, give or take the 8 bytes by which the two
-// outer length prefixes may be longer than they need to be (5-byte varints).
-export function validateTracesProtobuf(raw) {
+// An OTLP/protobuf ExportTraceServiceRequest or ExportMetricsServiceRequest (`kind` traces or
+// metrics): decoded with the official definitions (the generated protobufjs module), turned into
+// the JSON mapping (hex ids) and validated as a JSON body is. A field the schema does not know
+// would be skipped by the decoder, so the body must be as long as the decoded message encoded
+// again, give or take the 8 bytes by which the two outer length prefixes of a traces request may
+// be longer than they need to be (5-byte varints).
+export function validateProtobuf(kind, raw) {
+  const Type = kind === 'traces' ? TraceRequest : MetricsRequest;
   let obj;
   let reencoded;
   try {
-    const msg = TraceRequest.decode(raw);
-    reencoded = TraceRequest.encode(msg).finish().length;
-    obj = mapIds(TraceRequest.toObject(msg, { longs: String, enums: Number, bytes: Array, defaults: false, arrays: false }),
+    const msg = Type.decode(raw);
+    reencoded = Type.encode(msg).finish().length;
+    obj = mapIds(Type.toObject(msg, { longs: String, enums: Number, bytes: Array, defaults: false, arrays: false }),
       (b) => Buffer.from(b).toString('hex'));
   } catch (e) {
     return { ok: false, errors: [`protobuf decode: ${e.message}`], warnings: [] };
   }
-  const r = validate('traces', obj);
+  const r = validate(kind, obj);
   const extra = raw.length - reencoded;
-  if (extra < 0 || extra > 8) r.errors.push(`protobuf body of ${raw.length} bytes decodes to ${reencoded} (fields the schema does not know?)`);
+  if (extra < 0 || extra > (kind === 'traces' ? 8 : 0)) r.errors.push(`protobuf body of ${raw.length} bytes decodes to ${reencoded} (fields the schema does not know?)`);
   r.ok = r.errors.length === 0;
   return { ...r, decoded: r.decoded ?? obj };
 }

@@ -1,8 +1,8 @@
 // A loopback OTLP/HTTP JSON receiver for the exporter test (otlp_exporter_test.cpp). Listens on
 // 127.0.0.1:PORT (0: any; the port is printed as the first stdout line, {"port":N}).
-//   POST /v1/traces, /v1/metrics with Content-Type application/json (gzip accepted), and
-//   /v1/traces with application/x-protobuf (decoded by otlp-json-validate.mjs's
-//   validateTracesProtobuf, then validated as JSON is)
+//   POST /v1/traces, /v1/metrics with Content-Type application/json (gzip accepted) or
+//   application/x-protobuf (decoded by otlp-json-validate.mjs's validateProtobuf, then
+//   validated as JSON is)
 //   -> validated and decoded with otlp-json-validate.mjs; one JSON line per request appended to
 //      OUT: {path, status, t (ms), conn (the connection's number, from 1), ok, errors, warnings,
 //      decoded}
@@ -16,7 +16,7 @@
 import { createServer } from 'node:http';
 import { appendFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
-import { validateTraces, validateMetrics, validateTracesProtobuf, TraceResponse } from './otlp-json-validate.mjs';
+import { validateTraces, validateMetrics, validateProtobuf, TraceResponse, MetricsResponse } from './otlp-json-validate.mjs';
 
 const port = Number(process.env.PORT ?? 0);
 const out = process.env.OUT ?? './otlp-received.jsonl';
@@ -43,7 +43,7 @@ const srv = createServer((req, res) => {
     const kind = { '/v1/traces': 'traces', '/v1/metrics': 'metrics' }[req.url];
     if (req.method !== 'POST' || !kind) return reply(res, 404, { code: 5, message: 'not found' });
     const type = req.headers['content-type'] ?? '';
-    const protobuf = kind === 'traces' && type === 'application/x-protobuf';
+    const protobuf = type === 'application/x-protobuf';
     if (!type.startsWith('application/json') && !protobuf) {
       log({ path: req.url, status: 415 });
       return reply(res, 415, { code: 3, message: `unsupported content-type ${req.headers['content-type']}` });
@@ -58,12 +58,14 @@ const srv = createServer((req, res) => {
     let raw = Buffer.concat(chunks);
     if (req.headers['content-encoding'] === 'gzip') raw = gunzipSync(raw);
     if (protobuf) {
-      const r = validateTracesProtobuf(raw);
+      const r = validateProtobuf(kind, raw);
       const status = r.ok ? 200 : 400;
       log({ path: req.url, status, encoding: 'protobuf', bytes: raw.length, ok: r.ok, errors: r.errors, warnings: r.warnings, decoded: r.decoded });
       if (!r.ok) return reply(res, 400, { code: 3, message: r.errors.join('; ').slice(0, 4000) });
+      const Response = kind === 'traces' ? TraceResponse : MetricsResponse;
+      const rejected = kind === 'traces' ? 'rejectedSpans' : 'rejectedDataPoints';
       const answer = process.env.PARTIAL
-        ? TraceResponse.encode(TraceResponse.fromObject({ partialSuccess: { rejectedSpans: 1, errorMessage: 'test partial success' } })).finish()
+        ? Response.encode(Response.fromObject({ partialSuccess: { [rejected]: 1, errorMessage: 'test partial success' } })).finish()
         : new Uint8Array(0);
       res.writeHead(200, { 'Content-Type': 'application/x-protobuf' });
       return res.end(answer);

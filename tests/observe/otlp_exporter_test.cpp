@@ -63,9 +63,8 @@ void spans_and_metrics_decode(otlp_encoding encoding) {
   sink s({});
   ASSERT_TRUE(s.ok()) << s.log();
   auto m = make_metrics();
-  auto opts = fast(s);
+  auto opts = fast(s, encoding);
   opts.metrics = m;
-  opts.traces_encoding = encoding;
   auto e = make_otlp_exporter(opts);
   ASSERT_TRUE(e) << e.error().message;
   auto observer = combine({make_tracer({.sink = (*e)->span_sink()}), m});
@@ -99,6 +98,7 @@ void spans_and_metrics_decode(otlp_encoding encoding) {
     ASSERT_EQ(text(line, "status"), "200") << mcp::to_json_string(line);
     ASSERT_EQ(text(line, "ok"), "true") << mcp::to_json_string(line);
     const auto& decoded = line.at("decoded");
+    EXPECT_EQ(text(line, "encoding"), encoding == otlp_encoding::json ? "json" : "protobuf");
     if (line.at("path").as_string() == "/v1/metrics") {
       metrics_seen = true;
       const auto& rm = decoded.at("resourceMetrics").at(0);
@@ -115,13 +115,16 @@ void spans_and_metrics_decode(otlp_encoding encoding) {
         count += std::stoull(text(p.as_object(), "count"));
         EXPECT_EQ(p.at("bucketCounts").as_array().size(), 15U);
       }
-      EXPECT_EQ(count, 2U);  // tools/call and the notification
+      EXPECT_EQ(count, 2U);                                 // tools/call and the notification
+      ASSERT_TRUE(by_name.count("mcp.server.operations"));  // a counter: a monotonic sum
+      const auto& ops = by_name["mcp.server.operations"].at("sum");
+      EXPECT_EQ(text(ops.as_object(), "isMonotonic"), "true");
+      EXPECT_EQ(text(ops.at("dataPoints").at(0).as_object(), "asInt"), "1");
       ASSERT_TRUE(by_name.count("mcp.client.operation.duration"));
       const auto& cp = by_name["mcp.client.operation.duration"].at("histogram").at("dataPoints");
       EXPECT_EQ(attrs(cp.at(0))["error.type"], "-32603");
       continue;
     }
-    EXPECT_EQ(text(line, "encoding"), encoding == otlp_encoding::json ? "json" : "protobuf");
     const auto& rs = decoded.at("resourceSpans").at(0);
     EXPECT_EQ(attrs(rs.at("resource"))["service.name"], "otlp-test");
     const auto& scope = rs.at("scopeSpans").at(0);
@@ -174,7 +177,7 @@ TEST(OtlpExporter, SpansAndMetricsDecodeByTheConventions) {
   spans_and_metrics_decode(otlp_encoding::json);
 }
 
-TEST(OtlpExporter, ProtobufSpansDecodeByTheConventions) {
+TEST(OtlpExporter, ProtobufSpansAndMetricsDecodeByTheConventions) {
   spans_and_metrics_decode(otlp_encoding::protobuf);
 }
 

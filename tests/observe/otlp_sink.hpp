@@ -82,8 +82,9 @@ inline std::string text(const mcp::json::object& o, std::string_view key) {
   return mcp::to_json_string(*v);
 }
 
-/// Options for an exporter to `s` that sends soon and retries quickly, its spans in `traces`.
-inline otlp_options fast(const sink& s, otlp_encoding traces = otlp_encoding::json) {
+/// Options for an exporter to `s` that sends soon and retries quickly, its spans and metrics in
+/// `encoding`.
+inline otlp_options fast(const sink& s, otlp_encoding encoding = otlp_encoding::json) {
   return {.endpoint = s.endpoint(),
           .resource = {{"service.name", "otlp-test"}},
           .batch_delay = 200ms,
@@ -91,7 +92,8 @@ inline otlp_options fast(const sink& s, otlp_encoding traces = otlp_encoding::js
           .metrics_interval = std::chrono::hours(1),
           .initial_backoff = 50ms,
           .max_backoff = 5s,
-          .traces_encoding = traces};
+          .traces_encoding = encoding,
+          .metrics_encoding = encoding};
 }
 
 inline std::unique_ptr<span_record> one_span() {

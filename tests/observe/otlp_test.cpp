@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include "observe/span_shapes.hpp"
 
 namespace {
@@ -237,6 +239,41 @@ TEST(Exporter, RefusesBadEndpointsAndLimits) {
   EXPECT_FALSE(make_otlp_exporter({.endpoint = "not a url"}));
   EXPECT_FALSE(make_otlp_exporter({.endpoint = "http://127.0.0.1:99999"}));
   EXPECT_FALSE(make_otlp_exporter({.endpoint = "http://127.0.0.1:4318", .max_queue = 0}));
+}
+
+// Protobuf by default, as OpenTelemetry's OTLP exporters; the variables choose per signal, the
+// common one where a signal's own is unset, and a bad value is reported and leaves the rest.
+TEST(Exporter, OpenTelemetrysEnvironmentChoosesTheProtocolsAndSizes) {
+  const char* vars[] = {"OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL",
+                        "OTEL_EXPORTER_OTLP_METRICS_PROTOCOL", "OTEL_BSP_MAX_QUEUE_SIZE",
+                        "OTEL_BSP_MAX_EXPORT_BATCH_SIZE"};
+  for (const char* v : vars) ::unsetenv(v);
+  otlp_options o;
+  EXPECT_EQ(o.traces_encoding, otlp_encoding::protobuf);
+  EXPECT_EQ(o.metrics_encoding, otlp_encoding::protobuf);
+  EXPECT_TRUE(apply_otel_environment(o).empty());
+  EXPECT_EQ(o.traces_encoding, otlp_encoding::protobuf);
+  EXPECT_EQ(o.max_queue, 2048U);
+
+  ::setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "http/json", 1);
+  ::setenv("OTEL_EXPORTER_OTLP_METRICS_PROTOCOL", "http/protobuf", 1);
+  ::setenv("OTEL_BSP_MAX_QUEUE_SIZE", "100", 1);
+  ::setenv("OTEL_BSP_MAX_EXPORT_BATCH_SIZE", "0", 1);
+  auto ignored = apply_otel_environment(o);
+  EXPECT_EQ(o.traces_encoding, otlp_encoding::json);       // the common variable
+  EXPECT_EQ(o.metrics_encoding, otlp_encoding::protobuf);  // its own
+  EXPECT_EQ(o.max_queue, 100U);
+  EXPECT_EQ(o.max_batch, 512U);
+  ASSERT_EQ(ignored.size(), 1U);
+  EXPECT_EQ(ignored[0], "OTEL_BSP_MAX_EXPORT_BATCH_SIZE=0 ignored (not a positive number)");
+
+  ::setenv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "grpc", 1);
+  ignored = apply_otel_environment(o);
+  EXPECT_EQ(o.traces_encoding, otlp_encoding::json);  // unchanged
+  ASSERT_EQ(ignored.size(), 2U);
+  EXPECT_EQ(ignored[0],
+            "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=grpc ignored (http/protobuf or http/json)");
+  for (const char* v : vars) ::unsetenv(v);
 }
 
 TEST(Exporter, AFullQueueDropsAndCountsWithoutBlocking) {

@@ -54,8 +54,11 @@ client_options client_options_for(const server_target& target) {
     // One exporter for the program's life: its destructor, at exit, sends what is queued.
     static std::shared_ptr<observe::otlp_exporter> exporter;
     if (!exporter) {
-      auto made = observe::make_otlp_exporter(
-          {.endpoint = target.otlp, .resource = {{"service.name", "mcp-cpp"}}});
+      observe::otlp_options o{.endpoint = target.otlp, .resource = {{"service.name", "mcp-cpp"}}};
+      for (const auto& why : observe::apply_otel_environment(o)) {
+        std::cerr << "mcp-cpp: warning: " << terminal_safe(why) << "\n";
+      }
+      auto made = observe::make_otlp_exporter(std::move(o));
       if (!made) throw std::invalid_argument("--otlp: " + made.error().message);
       exporter = std::move(*made);
     }

@@ -1,12 +1,12 @@
 // File: mcp/observe/otlp.hpp
 //
-// An OTLP/HTTP exporter (target `mcp::observe`): spans POSTed to `{endpoint}/v1/traces` in JSON
-// or protobuf encoding, metrics (cumulative, JSON) to `{endpoint}/v1/metrics`, over HTTP or HTTPS,
-// from one background thread. Spans wait in a bounded queue (a full queue drops the span and
-// counts it: a call is never held up), go out in batches of `max_batch` or every
-// `batch_delay`, and a batch that meets 429, 502, 503, 504 or no answer is sent again after an
-// exponential backoff (or the server's `Retry-After`), up to `max_attempts` times. Other
-// refusals are not retried (the OTLP specification's rules).
+// An OTLP/HTTP exporter (target `mcp::observe`): spans POSTed to `{endpoint}/v1/traces` and
+// metrics (cumulative) to `{endpoint}/v1/metrics`, in protobuf encoding (the default, as
+// OpenTelemetry's exporters have it) or JSON, over HTTP or HTTPS, from one background thread. Spans
+// wait in a bounded queue (a full queue drops the span and counts it: a call is never held up), go
+// out in batches of `max_batch` or every `batch_delay`, and a batch that meets 429, 502, 503, 504
+// or no answer is sent again after an exponential backoff (or the server's `Retry-After`), up to
+// `max_attempts` times. Other refusals are not retried (the OTLP specification's rules).
 //
 // Example:
 //
@@ -37,7 +37,7 @@
 
 namespace mcp::observe {
 
-/// How spans are encoded: OTLP/HTTP's two encodings of the same messages.
+/// How spans or metrics are encoded: OTLP/HTTP's two encodings of the same messages.
 enum class otlp_encoding : std::uint8_t {
   json,     ///< `application/json`, the protobuf JSON mapping (readable; about twice the bytes)
   protobuf  ///< `application/x-protobuf` (less to encode, send and receive per span)
@@ -68,9 +68,11 @@ struct otlp_options {
   int max_attempts = 5;                               ///< tries per request, the first included
   std::chrono::milliseconds initial_backoff{1000};    ///< doubled per retry, with jitter
   std::chrono::milliseconds max_backoff{30000};       ///< also caps `Retry-After`
-  /// The spans' encoding (as OTEL_EXPORTER_OTLP_TRACES_PROTOCOL `http/json`, `http/protobuf`);
-  /// metrics always go as JSON.
-  otlp_encoding traces_encoding = otlp_encoding::json;
+  /// The spans' encoding (as OTEL_EXPORTER_OTLP_TRACES_PROTOCOL `http/protobuf`, the default
+  /// of OpenTelemetry's OTLP exporter specification, or `http/json`).
+  otlp_encoding traces_encoding = otlp_encoding::protobuf;
+  /// The metrics' encoding (as OTEL_EXPORTER_OTLP_METRICS_PROTOCOL).
+  otlp_encoding metrics_encoding = otlp_encoding::protobuf;
 };
 
 /// Counts since the exporter started.
@@ -121,6 +123,14 @@ class otlp_exporter {
 /// an http(s) URL with a host, or limits that are zero.
 [[nodiscard]] result<std::shared_ptr<otlp_exporter>> make_otlp_exporter(otlp_options opts);
 
+/// Sets in `o` what OpenTelemetry's environment variables ask, as its SDKs read them:
+/// OTEL_EXPORTER_OTLP_TRACES_PROTOCOL and OTEL_EXPORTER_OTLP_METRICS_PROTOCOL (each, when unset,
+/// OTEL_EXPORTER_OTLP_PROTOCOL): `http/protobuf` or `http/json`; OTEL_BSP_MAX_QUEUE_SIZE
+/// (`max_queue`) and OTEL_BSP_MAX_EXPORT_BATCH_SIZE (`max_batch`): positive numbers. Returns a
+/// line for each value it ignored (the rest still applies); unset variables leave `o` as it is.
+/// Reads the environment: not safe while another thread changes it (setenv).
+std::vector<std::string> apply_otel_environment(otlp_options& o);
+
 /// The OTLP/JSON `ExportTraceServiceRequest` of `spans` (one resource, one scope), appended to
 /// `out`. Thread-safe.
 void write_otlp_traces(std::span<const span_record> spans, const resource_attributes& resource,
@@ -137,6 +147,10 @@ std::size_t write_otlp_traces_protobuf(std::span<const span_record> spans,
 /// The OTLP/JSON `ExportMetricsServiceRequest` of `snap` (cumulative temporality). Thread-safe.
 void write_otlp_metrics(const metrics_snapshot& snap, const resource_attributes& resource,
                         std::string& out);
+/// The OTLP/protobuf `ExportMetricsServiceRequest` of `snap` (the same message as
+/// `write_otlp_metrics`), appended to `out`. Throws only std::bad_alloc. Thread-safe.
+void write_otlp_metrics_protobuf(const metrics_snapshot& snap, const resource_attributes& resource,
+                                 std::string& out);
 
 /// The wait a `Retry-After` value asks for: delta-seconds, or an HTTP-date relative to `now`;
 /// nothing when it is neither. Thread-safe.

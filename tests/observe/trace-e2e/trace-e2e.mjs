@@ -16,7 +16,7 @@ import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { createServer } from 'node:http';
@@ -47,7 +47,9 @@ if (mode === 'serve') {
   let failed = false;
   const fail = (msg) => { failed = true; console.error(`FAIL: ${msg}`); };
 
-  // An OTLP/HTTP JSON receiver: the spans our programs export.
+  // An OTLP/HTTP JSON receiver: the spans our programs export (told to send JSON by
+  // OpenTelemetry's protocol variable; protobuf is their default).
+  const json = { OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' };
   const received = [];
   const sink = createServer((req, res) => {
     const chunks = [];
@@ -74,7 +76,8 @@ if (mode === 'serve') {
   // 1. The TypeScript client's span is the parent of our server's.
   const client = new Client({ name: 'trace-e2e-client', version: '1.0.0' });
   await client.connect(new StdioClientTransport({
-    command: demo, args: ['--otlp', otlp, '--task-store', ':memory:'], stderr: 'ignore' }));
+    command: demo, args: ['--otlp', otlp, '--task-store', ':memory:'], stderr: 'ignore',
+    env: { ...getDefaultEnvironment(), ...json } }));
   const clientSpan = tracer.startSpan('tools/call echo', { kind: SpanKind.CLIENT });
   const meta = {};
   propagation.inject(trace.setSpan(context.active(), clientSpan), meta);
@@ -96,7 +99,8 @@ if (mode === 'serve') {
   const self = fileURLToPath(import.meta.url);
   const out = await new Promise((resolve) => execFile(cli,
     ['tools', 'call', 'whoami', '--json', '--otlp', otlp, '--', process.execPath, self, 'serve'],
-    { timeout: 60000 }, (err, stdout, stderr) => resolve({ err, stdout, stderr })));
+    { timeout: 60000, env: { ...process.env, ...json } },
+    (err, stdout, stderr) => resolve({ err, stdout, stderr })));
   if (out.err) fail(`mcp-cpp failed: ${out.err.message} ${out.stderr}`);
   const ourClient = await waitFor('tools/call whoami', 3);
   let seen = null;
