@@ -7,6 +7,7 @@
 #include <bit>
 #include <charconv>
 #include <cstring>
+#include <variant>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -18,12 +19,6 @@
 
 namespace mcp::observe {
 namespace {
-
-void append_u64(std::string& out, std::uint64_t v) {
-  char buf[24];
-  const auto r = std::to_chars(buf, buf + sizeof buf, v);
-  out.append(buf, r.ptr);
-}
 
 /// A 64-bit integer as proto3 JSON wants it: a quoted decimal.
 void append_u64_string(std::string& out, std::uint64_t v) {
@@ -185,7 +180,7 @@ class span_writer {
     *p_++ = '"';
   }
   /// An unsigned decimal: eight digits at a time in one 64-bit word, the leading ones (at most
-  /// eight) two at a time from a table.
+  /// eight) two at a time (`small`).
   void u64(std::uint64_t v) {
     constexpr std::uint64_t e8 = 100'000'000;
     if (v < e8) return small(v);
@@ -219,24 +214,10 @@ class span_writer {
     const std::uint64_t digits = tens | (pairs - tens * 10U) << 8U;
     return digits + 0x3030'3030'3030'3030ULL;
   }
-  /// A decimal of fewer than nine digits, two at a time from a table, written backwards into a
-  /// small buffer.
+  /// A decimal of fewer than nine digits, written in place (`detail::write_decimal_ending`).
   void small(std::uint64_t v) {
-    char buf[20];
-    char* q = buf + sizeof buf;
-    while (v >= 100) {
-      q -= 2;
-      std::memcpy(q, &decimal_pairs[2 * static_cast<std::size_t>(v % 100)], 2);
-      v /= 100;
-    }
-    if (v >= 10) {
-      q -= 2;
-      std::memcpy(q, &decimal_pairs[2 * static_cast<std::size_t>(v)], 2);
-    } else {
-      *--q = static_cast<char>('0' + v);
-    }
-    const auto n = static_cast<std::size_t>(buf + sizeof buf - q);
-    std::memcpy(p_, q, n);
+    const std::size_t n = detail::decimal_size(v);
+    detail::write_decimal_ending(p_ + n, v);
     p_ += n;
   }
 
@@ -251,14 +232,6 @@ class span_writer {
     return t;
   }();
 #endif
-  static constexpr auto decimal_pairs = [] {
-    std::array<char, 200> t{};
-    for (std::size_t i = 0; i < 100; ++i) {
-      t[2 * i] = static_cast<char>('0' + i / 10);
-      t[2 * i + 1] = static_cast<char>('0' + i % 10);
-    }
-    return t;
-  }();
   char* p_;
 };
 
@@ -303,21 +276,27 @@ bool plain_text(std::string_view v) noexcept {
   return mcp::detail::plain_ascii_block(last.data());
 }
 
+/// Room in `out` for a call's own text attribute whose (plain) text is `size` bytes: the comma
+/// when it is not the first, `key_json` and the opening quote written; the text goes at the
+/// pointer returned, the closing `"}}` after it.
+char* call_text_room(std::string& out, bool& first, std::string_view key_json, std::size_t size) {
+  const std::size_t at = out.size();
+  out.resize(at + (first ? 0 : 1) + key_json.size() + 1 + size + 3);
+  char* p = out.data() + at;
+  if (!first) *p++ = ',';
+  first = false;
+  std::memcpy(p, key_json.data(), key_json.size());
+  p += key_json.size();
+  *p++ = '"';
+  std::memcpy(p + size, "\"}}", 3);
+  return p;
+}
+
 /// `append_call_text` of a text that is not empty.
 void append_call_text_of(std::string& out, bool& first, std::string_view key_json,
-                         const std::string& v) {
+                         std::string_view v) {
   if (plain_text(v)) {
-    constexpr std::string_view close = "\"}}";
-    const std::size_t at = out.size();
-    out.resize(at + (first ? 0 : 1) + key_json.size() + 1 + v.size() + close.size());
-    char* p = out.data() + at;
-    if (!first) *p++ = ',';
-    std::memcpy(p, key_json.data(), key_json.size());
-    p += key_json.size();
-    *p++ = '"';
-    std::memcpy(p, v.data(), v.size());
-    std::memcpy(p + v.size(), close.data(), close.size());
-    first = false;
+    std::memcpy(call_text_room(out, first, key_json, v.size()), v.data(), v.size());
     return;
   }
   if (!first) out += ',';
@@ -331,8 +310,7 @@ void append_call_text_of(std::string& out, bool& first, std::string_view key_jso
 /// plain text (the usual ids and addresses) copied by pointer into room made once. Nothing for
 /// an empty text, tested where it is called (most of a span's are empty: no call for them).
 [[gnu::always_inline]] inline void append_call_text(std::string& out, bool& first,
-                                                    std::string_view key_json,
-                                                    const std::string& v) {
+                                                    std::string_view key_json, std::string_view v) {
   if (!v.empty()) append_call_text_of(out, first, key_json, v);
 }
 
@@ -358,15 +336,21 @@ void append_span(std::string& out, const span_record& s) {
                 shape_attributes.size());
   }
   bool first = shape_attributes.empty();
-  append_call_text(out, first, R"({"key":"jsonrpc.request.id","value":{"stringValue":)",
-                   s.request_id);
+  constexpr std::string_view id_key = R"({"key":"jsonrpc.request.id","value":{"stringValue":)";
+  if (const auto* n = std::get_if<std::int64_t>(&s.request_id)) {  // its decimal, written here
+    const detail::integer_id id(*n);
+    id.write(call_text_room(out, first, id_key, id.size));
+  } else {
+    append_call_text(out, first, id_key, *std::get_if<std::string>(&s.request_id));
+  }
   append_call_text(out, first, R"({"key":"mcp.session.id","value":{"stringValue":)", s.session_id);
   append_call_text(out, first, R"({"key":"client.address","value":{"stringValue":)",
                    s.peer_address);
   if (!s.peer_address.empty() && s.peer_port != 0) {
-    out += R"(,{"key":"client.port","value":{"intValue":")";
-    append_u64(out, s.peer_port);
-    out += "\"}}";
+    const std::size_t n = detail::decimal_size(s.peer_port);
+    detail::write_decimal_ending(
+        call_text_room(out, first, R"({"key":"client.port","value":{"intValue":)", n) + n,
+        s.peer_port);
   }
   append_call_text(out, first, R"({"key":"mcp.resource.uri","value":{"stringValue":)",
                    s.resource_uri);

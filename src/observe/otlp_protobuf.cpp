@@ -13,6 +13,7 @@
 
 #include <bit>
 #include <cstring>
+#include <variant>
 
 #include "observe/protobuf_put.hpp"
 #include "observe/span_node.hpp"
@@ -126,15 +127,22 @@ std::size_t put_span(std::string& out, std::size_t used, const span_record& s) {
   constexpr std::string_view no_shape("\x30\x02", 2);
   const std::string_view shape = s.shape ? std::string_view(s.shape->otlp_protobuf) : no_shape;
   // The call's own attributes.
+  // The request id: an integer's decimal written here, as a text's bytes are.
+  const auto* id_number = std::get_if<std::int64_t>(&s.request_id);
+  const detail::integer_id number(id_number != nullptr ? *id_number : 0);
+  const std::string_view id_text =
+      id_number != nullptr ? std::string_view() : *std::get_if<std::string>(&s.request_id);
   const bool port = !s.peer_address.empty() && s.peer_port != 0;
   const std::size_t port_any = 1 + varint_size(s.peer_port);  // int_value
-  const std::size_t texts = call_text_size(attr::request_id, s.request_id) +
-                            call_text_size(attr::session_id, s.session_id) +
-                            call_text_size(attr::client_address, s.peer_address) +
-                            (port ? key_value_size(attr::client_port, port_any) : 0) +
-                            call_text_size(attr::resource_uri, s.resource_uri) +
-                            call_text_size(attr::error_type, s.error_type) +
-                            call_text_size(attr::status_code, s.status_code);
+  const std::size_t texts =
+      (id_number != nullptr ? key_value_size(attr::request_id, 2 + number.size)
+                            : call_text_size(attr::request_id, id_text)) +
+      call_text_size(attr::session_id, s.session_id) +
+      call_text_size(attr::client_address, s.peer_address) +
+      (port ? key_value_size(attr::client_port, port_any) : 0) +
+      call_text_size(attr::resource_uri, s.resource_uri) +
+      call_text_size(attr::error_type, s.error_type) +
+      call_text_size(attr::status_code, s.status_code);
   // Status (field 15): the message, when there is one, and code ERROR.
   const std::string_view message = s.status_message;
   const bool error = s.status == span_status::error;
@@ -185,7 +193,14 @@ std::size_t put_span(std::string& out, std::size_t used, const span_record& s) {
   }
   std::memcpy(p, shape.data(), shape.size());
   p += shape.size();
-  p = call_text(p, attr::request_id, s.request_id);
+  if (id_number != nullptr) {
+    p = key_value_head(p, attr::request_id, 2 + number.size);
+    *p++ = tag(1, 2);  // string_value
+    *p++ = static_cast<char>(number.size);
+    p = number.write(p);
+  } else {
+    p = call_text(p, attr::request_id, id_text);
+  }
   p = call_text(p, attr::session_id, s.session_id);
   p = call_text(p, attr::client_address, s.peer_address);
   if (port) {

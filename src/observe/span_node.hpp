@@ -8,10 +8,15 @@
 #include <mcp/observe/otlp.hpp>
 #include <mcp/observe/tracing.hpp>
 
+#include <array>
+#include <bit>
 #include <cstddef>
+#include <cstdint>
+#include <cstring>
 #include <memory>
 #include <span>
 #include <string>
+#include <variant>
 #include <vector>
 
 namespace mcp::observe::detail {
@@ -24,7 +29,7 @@ inline constexpr std::size_t max_kept_text = 256;
 // A new field of span_record must be set for each span (tracing.cpp's on_start and on_end) and,
 // if it holds memory, let go of in `trim`: a spare record must not carry a field's value or its
 // memory over to another span.
-static_assert(sizeof(void*) != 8 || sizeof(std::string) != 32 || sizeof(span_record) == 360,
+static_assert(sizeof(void*) != 8 || sizeof(std::string) != 32 || sizeof(span_record) == 368,
               "span_record changed: set the new field for each span and trim it (span_node.hpp)");
 
 /// Makes a used record ready to wait as a spare for another span: its shape let go (a shape of
@@ -37,7 +42,7 @@ inline void trim(span_record& r) noexcept {
     if (t.capacity() > max_kept_text) std::string().swap(t);
   };
   cut(r.context.trace_state);
-  cut(r.request_id);
+  if (auto* id = std::get_if<std::string>(&r.request_id)) cut(*id);
   cut(r.session_id);
   cut(r.peer_address);
   cut(r.resource_uri);
@@ -62,6 +67,63 @@ inline void give_back(std::vector<record_ptr>* spare, record_ptr r) noexcept {
     spare->push_back(std::move(r));  // within the reserve
   }
 }
+
+/// The number of decimal digits of `v` (1 to 20): from its bit width, with one comparison.
+[[nodiscard]] inline std::size_t decimal_size(std::uint64_t v) noexcept {
+  // 10^n for n from 1 (0 for n = 0: 0 has a digit too).
+  static constexpr std::array<std::uint64_t, 20> powers = [] {
+    std::array<std::uint64_t, 20> t{};
+    std::uint64_t p = 1;
+    for (std::size_t i = 1; i < t.size(); ++i) t[i] = p *= 10;
+    return t;
+  }();
+  // t = floor(bits * log10 2) (1233 / 4096: exact for bits up to 64); `v` has t or t + 1 digits.
+  const auto t = (static_cast<std::size_t>(std::bit_width(v | 1U)) * 1233U) >> 12U;
+  return t + (v >= powers[t] ? 1 : 0);
+}
+
+/// Writes the decimal digits of `v` so that they end at `end` (`decimal_size(v)` of them), two
+/// at a time from a table.
+inline void write_decimal_ending(char* end, std::uint64_t v) noexcept {
+  static constexpr auto pairs = [] {
+    std::array<char, 200> t{};
+    for (std::size_t i = 0; i < 100; ++i) {
+      t[2 * i] = static_cast<char>('0' + i / 10);
+      t[2 * i + 1] = static_cast<char>('0' + i % 10);
+    }
+    return t;
+  }();
+  while (v >= 100) {
+    end -= 2;
+    std::memcpy(end, &pairs[2 * static_cast<std::size_t>(v % 100)], 2);
+    v /= 100;
+  }
+  if (v >= 10) {
+    std::memcpy(end - 2, &pairs[2 * static_cast<std::size_t>(v)], 2);
+  } else {
+    end[-1] = static_cast<char>('0' + v);
+  }
+}
+
+/// An integer request id's text (`jsonrpc.request.id` is a string): its decimal, a '-' first
+/// for a negative one, as `std::to_chars` writes it. The encoders write it on their own thread,
+/// so that the thread ending a span keeps an integer id as it is.
+struct integer_id {
+  std::uint64_t magnitude = 0;
+  bool negative = false;
+  std::size_t size = 0;  ///< of the text: at most 20 ("-9223372036854775808")
+
+  explicit integer_id(std::int64_t v) noexcept
+      : magnitude(v < 0 ? 0 - static_cast<std::uint64_t>(v) : static_cast<std::uint64_t>(v)),
+        negative(v < 0),
+        size(decimal_size(magnitude) + (negative ? 1 : 0)) {}
+  /// Writes the text at `p` (room for `size` bytes); returns its end.
+  char* write(char* p) const noexcept {
+    *p = '-';  // overwritten by the last digit when there is no sign
+    write_decimal_ending(p + size, magnitude);
+    return p + size;
+  }
+};
 
 /// `write_otlp_traces` of the records in `spans` (otlp_json.cpp).
 void write_otlp_traces_records(std::span<const record_ptr> spans,

@@ -2,8 +2,8 @@
 #include <mcp/observe/tracing.hpp>
 
 #include <array>
-#include <charconv>
 #include <stdexcept>
+#include <variant>
 
 #include "observe/recycle.hpp"
 #include "observe/span_ids.hpp"
@@ -130,11 +130,9 @@ class tracer final : public observer {
       s.start = now_if_unset(r.start);
       // An interned shape (`root_word`) owns nothing: its pointer is not counted.
       const auto* shape = reinterpret_cast<const span_shape*>(r.set);
-      std::array<char, 24> id;  // NOLINT: written by to_chars before it is read
-      const auto id_end = std::to_chars(id.data(), id.data() + id.size(), r.request_id).ptr;
       write_record(s, std::shared_ptr<const span_shape>(std::shared_ptr<const span_shape>(), shape),
                    nullptr,
-                   {.request_id = {id.data(), static_cast<std::size_t>(id_end - id.data())},
+                   {.request_id = r.request_id,
                     .session_id = r.session_id,
                     .peer_address = r.peer_address,
                     .peer_port = r.peer_port});
@@ -183,7 +181,7 @@ class tracer final : public observer {
 
   /// What a span's record has of its own beyond the ids and the shape.
   struct call_texts {
-    std::string_view request_id{};
+    std::variant<std::string_view, std::int64_t> request_id{};  ///< an integer kept as one
     std::string_view session_id{};
     std::string_view peer_address{};  ///< `client.address`: a received operation's alone
     std::uint16_t peer_port = 0;
@@ -204,7 +202,13 @@ class tracer final : public observer {
     r.parent_span_id = parent != nullptr ? parent->context.span_id : std::array<std::uint8_t, 8>{};
     r.parent_remote = parent != nullptr && parent->remote;
     r.start_unix_ns = clock_.at(s.start);
-    set_text(r.request_id, t.request_id);
+    if (const auto* n = std::get_if<std::int64_t>(&t.request_id)) {
+      r.request_id = *n;
+    } else if (auto* id = std::get_if<std::string>(&r.request_id)) {
+      set_text(*id, std::get<std::string_view>(t.request_id));
+    } else {
+      r.request_id.emplace<std::string>(std::get<std::string_view>(t.request_id));
+    }
     set_text(r.session_id, t.session_id);
     set_text(r.peer_address, t.peer_address);
     r.peer_port = t.peer_address.empty() ? 0 : t.peer_port;

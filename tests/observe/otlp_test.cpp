@@ -133,8 +133,9 @@ TEST(OtlpJson, CallTextsOfEveryLengthAreEscapedWhereTheyNeedIt) {
     for (std::size_t at = 0; at <= n; ++at) {
       for (const char c : {'"', '\\', '\n', '\x7f'}) {
         span_record r = sample_span();
-        r.request_id.assign(n, 'a');
-        if (at < n) r.request_id[at] = c;
+        std::string id(n, 'a');
+        if (at < n) id[at] = c;
+        r.request_id = id;
         std::string body;
         write_otlp_traces(std::vector<span_record>{r}, {}, body);
         auto v = mcp::parse_json(body);
@@ -142,7 +143,7 @@ TEST(OtlpJson, CallTextsOfEveryLengthAreEscapedWhereTheyNeedIt) {
         const auto& attrs =
             v->at("resourceSpans").at(0).at("scopeSpans").at(0).at("spans").at(0).at("attributes");
         EXPECT_EQ(attrs.at(1).at("key").as_string(), "jsonrpc.request.id");
-        EXPECT_EQ(attrs.at(1).at("value").at("stringValue").as_string(), r.request_id) << body;
+        EXPECT_EQ(attrs.at(1).at("value").at("stringValue").as_string(), id) << body;
       }
     }
   }

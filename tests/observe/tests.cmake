@@ -30,6 +30,7 @@ foreach(name prometheus_scrape otlp_exporter)
   add_executable(mcp_observe_${name}_test observe/${name}_test.cpp)
   if(name STREQUAL "otlp_exporter")
     target_sources(mcp_observe_${name}_test PRIVATE observe/otlp_connection_test.cpp
+                                                     observe/otlp_ids_test.cpp
                                                      observe/otlp_queue_test.cpp)
   endif()
   target_link_libraries(mcp_observe_${name}_test PRIVATE mcp::observe mcp::http GTest::gtest)

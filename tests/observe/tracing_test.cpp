@@ -225,7 +225,7 @@ TEST(Tracer, ARecordsRoomReusedForALaterSpanCarriesNothingOver) {
     EXPECT_EQ(bare.parent_span_id, (std::array<std::uint8_t, 8>{}));
     EXPECT_FALSE(bare.parent_remote);
     EXPECT_TRUE(bare.context.trace_state.empty());
-    EXPECT_TRUE(bare.request_id.empty());
+    EXPECT_EQ(bare.request_id, mcp::jsonrpc::request_id(std::string()));
     EXPECT_TRUE(bare.session_id.empty());
     EXPECT_TRUE(bare.peer_address.empty());
     EXPECT_EQ(bare.peer_port, 0);
@@ -257,8 +257,13 @@ TEST(SpanNode, ASpareRecordKeepsTheRoomOfShortTextsOnly) {
     EXPECT_TRUE(t->empty());
     EXPECT_LE(t->capacity(), mcp::observe::detail::max_kept_text);
   }
-  EXPECT_EQ(r.request_id, "7");                  // short texts stay (each span sets its own)
+  // Short texts stay (each span sets its own).
+  EXPECT_EQ(r.request_id, mcp::jsonrpc::request_id("7"));
   EXPECT_EQ(r.peer_address.data(), short_room);  // its room kept for the next span
+  r.request_id = long_text;                      // a text id is cut back as the others
+  mcp::observe::detail::trim(r);
+  EXPECT_TRUE(std::get<std::string>(r.request_id).empty());
+  EXPECT_LE(std::get<std::string>(r.request_id).capacity(), mcp::observe::detail::max_kept_text);
 }
 
 TEST(Tracer, ASpanWithLongTextsGivenBackLeavesALaterSpanItsOwn) {

@@ -27,6 +27,7 @@
 //   }});
 #pragma once
 
+#include <mcp/jsonrpc.hpp>
 #include <mcp/observe.hpp>
 #include <mcp/observe/conventions.hpp>
 
@@ -82,7 +83,10 @@ struct span_record final : span_state {
   std::uint64_t start_unix_ns = 0;               ///< wall-clock start, ns since the Unix epoch
   std::uint64_t end_unix_ns = 0;                 ///< wall-clock end (never before the start)
   // This call's attributes (empty: absent), in this order after the shape's:
-  std::string request_id{};     ///< `jsonrpc.request.id`
+  /// `jsonrpc.request.id`: the JSON-RPC id as it came, an integer or a text (an empty text:
+  /// absent, e.g. a notification); the attribute is the id's text either way (an integer in
+  /// decimal, as `std::to_chars` writes it).
+  jsonrpc::request_id request_id{std::string()};
   std::string session_id{};     ///< `mcp.session.id`
   std::string peer_address{};   ///< `client.address` (server side; the client's is in the shape)
   std::uint16_t peer_port = 0;  ///< `client.port` (with `peer_address`); 0: absent
@@ -108,7 +112,11 @@ struct span_record final : span_state {
     const auto text = [&f](std::string_view key, const std::string& v) {
       if (!v.empty()) f(key, attribute_value(v));
     };
-    text(attr::request_id, request_id);
+    if (const auto* n = std::get_if<std::int64_t>(&request_id)) {
+      f(attr::request_id, attribute_value(std::to_string(*n)));
+    } else {
+      text(attr::request_id, std::get<std::string>(request_id));
+    }
     text(attr::session_id, session_id);
     text(attr::client_address, peer_address);
     if (!peer_address.empty() && peer_port != 0) {
