@@ -43,14 +43,6 @@ void append_double(std::string& out, double v) {
   out.append(buf, r.ptr);
 }
 
-template <std::size_t N>
-bool all_zero(const std::array<std::uint8_t, N>& a) {
-  for (const auto b : a) {
-    if (b != 0) return false;
-  }
-  return true;
-}
-
 void append_value(std::string& out, const attribute_value& v) {
   if (const auto* s = std::get_if<std::string>(&v)) {
     out += "{\"stringValue\":";
@@ -141,16 +133,77 @@ void append_scope(std::string& out) {
   out += '}';
 }
 
-/// Writes a span's fixed-size parts with a pointer into room made once (`reserve`).
+/// Room made in `out` a few spans at a time: `out` is made longer than what is written by this
+/// many bytes (beyond what a piece needs), so that the zeroes a longer string gets are written
+/// for several spans in one call (under the 2 KiB from which glibc's memset turns to `rep
+/// stosb`); the end is cut back once the spans are in.
+constexpr std::size_t room_step = 1536;
+
+/// Whether `v` goes into a JSON string as it is (ASCII from space up other than '"' and '\\'),
+/// 8 bytes at a time (the last few padded with spaces).
+bool plain_text(std::string_view v) noexcept {
+  std::size_t i = 0;
+  for (; i + 8 <= v.size(); i += 8) {
+    if (!mcp::detail::plain_ascii_block(v.data() + i)) return false;
+  }
+  std::array<char, 8> last{' ', ' ', ' ', ' ', ' ', ' ', ' ', ' '};
+  std::memcpy(last.data(), v.data() + i, v.size() - i);
+  return mcp::detail::plain_ascii_block(last.data());
+}
+
+/// Writes spans with a pointer into `out`'s room (`room_step`), in one pass: each piece asks for
+/// the room it needs (`need`), which is made only when the room left is short; `done` cuts
+/// `out` back to what is written.
 class span_writer {
  public:
-  explicit span_writer(char* p) : p_(p) {}
-  [[nodiscard]] char* end() const { return p_; }
+  explicit span_writer(std::string& out) : out_(out), p_(out.data() + out.size()) {}
 
+  /// Room for `n` more bytes at the write position.
+  void need(std::size_t n) {
+    const auto at = offset();
+    if (out_.size() - at < n) [[unlikely]] {
+      out_.resize(at + n + room_step);
+      p_ = out_.data() + at;
+    }
+  }
+  /// Where the next byte goes, from the start of `out`.
+  [[nodiscard]] std::size_t offset() const noexcept {
+    return static_cast<std::size_t>(p_ - out_.data());
+  }
+  /// Writing goes on at `at` (an earlier `offset()`): what was written from there is dropped.
+  void back_to(std::size_t at) noexcept { p_ = out_.data() + at; }
+  /// `out` cut back to what is written.
+  void done() { out_.resize(offset()); }
+
+  void put(char c) noexcept { *p_++ = c; }
   template <std::size_t N>
   void lit(const char (&s)[N]) {
     std::memcpy(p_, s, N - 1);
     p_ += N - 1;
+  }
+  /// `v`'s bytes (room made for them).
+  [[gnu::always_inline]] void bytes(std::string_view v) noexcept {
+    std::memcpy(p_, v.data(), v.size());
+    p_ += v.size();
+  }
+  /// `v` as a JSON string, room made for it: a plain text copied, else escaped
+  /// (`append_json_string`).
+  void text(std::string_view v) {
+    if (plain_text(v)) {
+      need(v.size() + 2);
+      *p_++ = '"';
+      bytes(v);
+      *p_++ = '"';
+      return;
+    }
+    out_.resize(offset());
+    append_json_string(out_, v);
+    p_ = out_.data() + out_.size();
+  }
+  /// The decimal of `v`, `n` (`detail::decimal_size(v)`) digits.
+  void decimal(std::uint64_t v, std::size_t n) noexcept {
+    p_ += n;
+    detail::write_decimal_ending(p_, v);
   }
   /// `"hex"`: two digits per byte, 8 bytes at a time in SSE2 registers (each byte's two
   /// nibbles side by side, '0' added, and 'a' - '9' - 1 more to those over 9), else from a
@@ -215,11 +268,7 @@ class span_writer {
     return digits + 0x3030'3030'3030'3030ULL;
   }
   /// A decimal of fewer than nine digits, written in place (`detail::write_decimal_ending`).
-  void small(std::uint64_t v) {
-    const std::size_t n = detail::decimal_size(v);
-    detail::write_decimal_ending(p_ + n, v);
-    p_ += n;
-  }
+  void small(std::uint64_t v) { decimal(v, detail::decimal_size(v)); }
 
 #if !defined(__SSE2__)
   static constexpr auto hex_pairs = [] {
@@ -232,22 +281,54 @@ class span_writer {
     return t;
   }();
 #endif
+  std::string& out_;
   char* p_;
 };
 
 /// The longest the fixed-size head of a span can be: ids, flags, times and their keys.
 constexpr std::size_t span_head_room = 256;
 
-/// Writes the ids, flags and times straight into `out`'s room.
-void append_span_head(std::string& out, const span_record& s) {
-  const auto at = out.size();
-  out.resize(at + span_head_room);
-  span_writer w(out.data() + at);
+/// One of the call's own text attributes, with its key's encoding made at compile time: a
+/// comma unless it is the first, then `key_json`, the text as a JSON string and `}}`. Nothing
+/// for an empty text, tested where it is called (most of a span's are empty).
+[[gnu::always_inline]] inline void call_text(span_writer& w, bool& first, std::string_view key_json,
+                                             std::string_view v) {
+  if (v.empty()) return;
+  w.need(1 + key_json.size());
+  if (!first) w.put(',');
+  first = false;
+  w.bytes(key_json);
+  w.text(v);
+  w.need(2);
+  w.lit("}}");
+}
+
+/// A call's own attribute whose value is a decimal written as a JSON string (`jsonrpc.request.id`
+/// of an integer id, `client.port` as protobuf's JSON mapping writes an int64).
+[[gnu::always_inline]] inline void call_decimal(span_writer& w, bool& first,
+                                                std::string_view key_json, bool negative,
+                                                std::uint64_t magnitude) {
+  const std::size_t n = detail::decimal_size(magnitude);
+  w.need(1 + key_json.size() + 1 + 1 + n + 3);
+  if (!first) w.put(',');
+  first = false;
+  w.bytes(key_json);
+  w.put('"');
+  if (negative) w.put('-');
+  w.decimal(magnitude, n);
+  w.lit("\"}}");
+}
+
+/// A span, in one pass into the writer's room.
+void put_span(span_writer& w, const span_record& s) {
+  w.need(span_head_room);
   w.lit("{\"traceId\":");
   w.hex(s.context.trace_id);
   w.lit(",\"spanId\":");
   w.hex(s.context.span_id);
-  if (!all_zero(s.parent_span_id)) {
+  std::uint64_t parent = 0;
+  std::memcpy(&parent, s.parent_span_id.data(), 8);
+  if (parent != 0) {
     w.lit(",\"parentSpanId\":");
     w.hex(s.parent_span_id);
   }
@@ -260,118 +341,58 @@ void append_span_head(std::string& out, const span_record& s) {
   w.u64(s.start_unix_ns);
   w.lit("\",\"endTimeUnixNano\":\"");
   w.u64(s.end_unix_ns);
-  *w.end() = '"';
-  out.resize(static_cast<std::size_t>(w.end() + 1 - out.data()));
-}
-
-/// Whether `v` goes into a JSON string as it is (ASCII from space up other than '"' and '\\'),
-/// 8 bytes at a time (the last few padded with spaces).
-bool plain_text(std::string_view v) noexcept {
-  std::size_t i = 0;
-  for (; i + 8 <= v.size(); i += 8) {
-    if (!mcp::detail::plain_ascii_block(v.data() + i)) return false;
-  }
-  std::array<char, 8> last{' ', ' ', ' ', ' ', ' ', ' ', ' ', ' '};
-  std::memcpy(last.data(), v.data() + i, v.size() - i);
-  return mcp::detail::plain_ascii_block(last.data());
-}
-
-/// Room in `out` for a call's own text attribute whose (plain) text is `size` bytes: the comma
-/// when it is not the first, `key_json` and the opening quote written; the text goes at the
-/// pointer returned, the closing `"}}` after it.
-char* call_text_room(std::string& out, bool& first, std::string_view key_json, std::size_t size) {
-  const std::size_t at = out.size();
-  out.resize(at + (first ? 0 : 1) + key_json.size() + 1 + size + 3);
-  char* p = out.data() + at;
-  if (!first) *p++ = ',';
-  first = false;
-  std::memcpy(p, key_json.data(), key_json.size());
-  p += key_json.size();
-  *p++ = '"';
-  std::memcpy(p + size, "\"}}", 3);
-  return p;
-}
-
-/// `append_call_text` of a text that is not empty.
-void append_call_text_of(std::string& out, bool& first, std::string_view key_json,
-                         std::string_view v) {
-  if (plain_text(v)) {
-    std::memcpy(call_text_room(out, first, key_json, v.size()), v.data(), v.size());
-    return;
-  }
-  if (!first) out += ',';
-  first = false;
-  out += key_json;
-  append_json_string(out, v);
-  out += "}}";
-}
-
-/// One of the call's own text attributes, with its key's encoding made at compile time: a
-/// plain text (the usual ids and addresses) copied by pointer into room made once. Nothing for
-/// an empty text, tested where it is called (most of a span's are empty: no call for them).
-[[gnu::always_inline]] inline void append_call_text(std::string& out, bool& first,
-                                                    std::string_view key_json, std::string_view v) {
-  if (!v.empty()) append_call_text_of(out, first, key_json, v);
-}
-
-void append_span(std::string& out, const span_record& s) {
-  append_span_head(out, s);
+  w.put('"');
   if (!s.context.trace_state.empty()) {
-    out += ",\"traceState\":";
-    append_json_string(out, s.context.trace_state);
+    w.need(16);
+    w.lit(",\"traceState\":");
+    w.text(s.context.trace_state);
   }
-  // The shape's name, kind and attributes, in one piece of room.
+  // The shape's name, kind and attributes.
   const std::string_view name_kind =
       s.shape ? std::string_view(s.shape->otlp_name_kind) : std::string_view(",\"kind\":2");
   const std::string_view shape_attributes =
       s.shape ? std::string_view(s.shape->otlp_attributes) : std::string_view();
-  constexpr std::string_view list = ",\"attributes\":[";
-  const std::size_t open = out.size() + name_kind.size();
-  out.resize(open + list.size() + shape_attributes.size());
-  char* p = out.data() + open - name_kind.size();
-  std::memcpy(p, name_kind.data(), name_kind.size());
-  std::memcpy(p + name_kind.size(), list.data(), list.size());
-  if (!shape_attributes.empty()) {  // an empty view's data may be null: no memcpy from it
-    std::memcpy(p + name_kind.size() + list.size(), shape_attributes.data(),
-                shape_attributes.size());
-  }
+  w.need(name_kind.size() + 16 + shape_attributes.size());
+  w.bytes(name_kind);
+  const std::size_t open = w.offset();
+  w.lit(",\"attributes\":[");
+  if (!shape_attributes.empty()) w.bytes(shape_attributes);  // an empty view's data may be null
   bool first = shape_attributes.empty();
   constexpr std::string_view id_key = R"({"key":"jsonrpc.request.id","value":{"stringValue":)";
   if (const auto* n = std::get_if<std::int64_t>(&s.request_id)) {  // its decimal, written here
     const detail::integer_id id(*n);
-    id.write(call_text_room(out, first, id_key, id.size));
+    call_decimal(w, first, id_key, id.negative, id.magnitude);
   } else {
-    append_call_text(out, first, id_key, *std::get_if<std::string>(&s.request_id));
+    call_text(w, first, id_key, *std::get_if<std::string>(&s.request_id));
   }
-  append_call_text(out, first, R"({"key":"mcp.session.id","value":{"stringValue":)", s.session_id);
-  append_call_text(out, first, R"({"key":"client.address","value":{"stringValue":)",
-                   s.peer_address);
+  call_text(w, first, R"({"key":"mcp.session.id","value":{"stringValue":)", s.session_id);
+  call_text(w, first, R"({"key":"client.address","value":{"stringValue":)", s.peer_address);
   if (!s.peer_address.empty() && s.peer_port != 0) {
-    const std::size_t n = detail::decimal_size(s.peer_port);
-    detail::write_decimal_ending(
-        call_text_room(out, first, R"({"key":"client.port","value":{"intValue":)", n) + n,
-        s.peer_port);
+    call_decimal(w, first, R"({"key":"client.port","value":{"intValue":)", false, s.peer_port);
   }
-  append_call_text(out, first, R"({"key":"mcp.resource.uri","value":{"stringValue":)",
-                   s.resource_uri);
-  append_call_text(out, first, R"({"key":"error.type","value":{"stringValue":)", s.error_type);
-  append_call_text(out, first, R"({"key":"rpc.response.status_code","value":{"stringValue":)",
-                   s.status_code);
+  call_text(w, first, R"({"key":"mcp.resource.uri","value":{"stringValue":)", s.resource_uri);
+  call_text(w, first, R"({"key":"error.type","value":{"stringValue":)", s.error_type);
+  call_text(w, first, R"({"key":"rpc.response.status_code","value":{"stringValue":)",
+            s.status_code);
   if (first) {
-    out.resize(open);  // no attributes at all
+    w.back_to(open);  // no attributes at all
   } else {
-    out += ']';
+    w.need(1);
+    w.put(']');
   }
   if (s.status == span_status::error) {
-    out += ",\"status\":{";
+    w.need(32);
+    w.lit(",\"status\":{");
     if (!s.status_message.empty()) {
-      out += "\"message\":";
-      append_json_string(out, s.status_message);
-      out += ',';
+      w.lit("\"message\":");
+      w.text(s.status_message);
+      w.need(16);
+      w.put(',');
     }
-    out += "\"code\":2}";
+    w.lit("\"code\":2}");
   }
-  out += '}';
+  w.need(1);
+  w.put('}');
 }
 
 void append_histogram(std::string& out, const metric_data& m, std::uint64_t now) {
@@ -432,10 +453,15 @@ void write_traces(const Spans& spans, const resource_attributes& resource, std::
   out += ",\"scopeSpans\":[{";
   append_scope(out);
   out += ",\"spans\":[";
+  span_writer w(out);
   for (std::size_t i = 0; i < spans.size(); ++i) {
-    if (i > 0) out += ',';
-    append_span(out, detail::record_of(spans[i]));
+    if (i > 0) {
+      w.need(1);
+      w.put(',');
+    }
+    put_span(w, detail::record_of(spans[i]));
   }
+  w.done();
   out += "]}]}]}";
 }
 

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <map>
 
 #include "observe/span_shapes.hpp"
 
@@ -124,6 +125,61 @@ TEST(OtlpJson, RootClientSpanWithoutStatusOrState) {
   EXPECT_EQ(s.at("kind").as_int64(), 3);  // CLIENT
   EXPECT_EQ(s.at("flags").as_int64(), 0x101);
   EXPECT_FALSE(s.contains("attributes"));  // none at all: left out
+}
+
+TEST(OtlpJson, ManySpansOfLongAndEscapedTextsAreWrittenWhole) {
+  // Spans of every text part, long (past the room made at a time) and needing escapes or not,
+  // many in one body: each parsed back to its exact texts.
+  std::vector<span_record> spans;
+  for (std::size_t i = 0; i < 40; ++i) {
+    span_record r = sample_span();
+    const std::string t = std::string(i * 97, i % 3 == 0 ? '"' : 'x') + std::to_string(i) +
+                          (i % 2 == 0 ? "\u00e9\n" : "");
+    r.context.trace_state = t;
+    r.request_id = i % 4 == 0 ? mcp::jsonrpc::request_id(static_cast<std::int64_t>(i) - 20)
+                              : mcp::jsonrpc::request_id("r" + t);
+    r.session_id = "s" + t;
+    r.peer_address = "a" + t;
+    r.peer_port = static_cast<std::uint16_t>(i * 1600);
+    r.resource_uri = "u" + t;
+    r.error_type = "e" + t;
+    r.status_code = "c" + t;
+    r.status_message = "m" + t;
+    spans.push_back(std::move(r));
+  }
+  std::string body;
+  write_otlp_traces(spans, {}, body);
+  auto v = mcp::parse_json(body);
+  ASSERT_TRUE(v) << body.substr(0, 2000);
+  const auto& out = v->at("resourceSpans").at(0).at("scopeSpans").at(0).at("spans").as_array();
+  ASSERT_EQ(out.size(), spans.size());
+  for (std::size_t i = 0; i < spans.size(); ++i) {
+    const auto& r = spans[i];
+    const auto& s = out[i].as_object();
+    EXPECT_EQ(s.at("traceState").as_string(), r.context.trace_state) << i;
+    EXPECT_EQ(s.at("status").at("message").as_string(), r.status_message) << i;
+    std::map<std::string, std::string> a;
+    for (const auto& kv : s.at("attributes").as_array()) {
+      const auto& value = kv.at("value").as_object();
+      const auto* text = value.if_contains("stringValue");
+      a[std::string(kv.at("key").as_string())] =
+          text != nullptr ? text->as_string() : value.at("intValue").as_string();
+    }
+    const auto* n = std::get_if<std::int64_t>(&r.request_id);
+    EXPECT_EQ(a["jsonrpc.request.id"],
+              n != nullptr ? std::to_string(*n) : std::get<std::string>(r.request_id));
+    EXPECT_EQ(a["mcp.session.id"], r.session_id);
+    EXPECT_EQ(a["client.address"], r.peer_address);
+    if (r.peer_port != 0) {
+      EXPECT_EQ(a["client.port"], std::to_string(r.peer_port));
+    } else {
+      EXPECT_EQ(a.count("client.port"), 0U);
+    }
+    EXPECT_EQ(a["mcp.resource.uri"], r.resource_uri);
+    EXPECT_EQ(a["error.type"], r.error_type);
+    EXPECT_EQ(a["rpc.response.status_code"], r.status_code);
+    EXPECT_EQ(a.size(), r.peer_port != 0 ? 8U : 7U) << i;  // the shape's method name too
+  }
 }
 
 TEST(OtlpJson, CallTextsOfEveryLengthAreEscapedWhereTheyNeedIt) {
