@@ -3,12 +3,13 @@
 // this SDK's spans needs, written field by field into the reused body, without a protobuf
 // library. A span is its ids and times (fixed-size fields written with a pointer), its shape's
 // name, kind and constant attributes (encoded once per shape, span_shapes.cpp) and the call's
-// own attributes. A span's size is counted before it is written, so that it is written once,
-// its length prefix first, into room made a few spans at a time; the two enclosing messages, whose
-// length is only known once every span is written, take a five-byte varint (the same value with
-// redundant continuation bits, which protobuf decoders read as any varint), so that nothing is
-// moved. Five bytes hold a length under 2^35: a batch is written while it fits, and the spans that
-// do not go in the next request (otlp_exporter.cpp).
+// own attributes. A span is written once, into room made a few spans at a time, where a two-byte
+// length prefix leaves it (the usual size), the prefix written after it (moved only when its
+// length takes another number of bytes); the two enclosing messages, whose length is only known
+// once every span is written, take a five-byte varint (the same value with redundant
+// continuation bits, which protobuf decoders read as any varint), so that nothing is moved. Five
+// bytes hold a length under 2^35: a batch is written while it fits, and the spans that do not go in
+// the next request (otlp_exporter.cpp).
 #include <mcp/observe/otlp.hpp>
 
 #include <bit>
@@ -43,17 +44,6 @@ constexpr std::size_t key_value_body(std::string_view key, std::size_t any) {
   return 1 + varint_size(key.size()) + key.size() + 1 + varint_size(any) + any;
 }
 
-/// The encoded size of a KeyValue (as Span field 9) of `key` and an AnyValue of `any` bytes.
-constexpr std::size_t key_value_size(std::string_view key, std::size_t any) {
-  const std::size_t kv = key_value_body(key, any);
-  return 1 + varint_size(kv) + kv;
-}
-
-/// The size of a call's own text attribute (`call_text`): 0 when it is empty (not written).
-constexpr std::size_t call_text_size(std::string_view key, std::string_view v) {
-  return v.empty() ? 0 : key_value_size(key, 1 + varint_size(v.size()) + v.size());
-}
-
 /// Writes the head of a KeyValue as Span field 9 at `p` (its value's AnyValue of `any` bytes
 /// follows); returns where the AnyValue's fields go. Inlined where it is called with one of the
 /// conventions' keys: the key's bytes and length are then constants, stored, not looked up.
@@ -69,7 +59,8 @@ constexpr std::size_t call_text_size(std::string_view key, std::string_view v) {
 }
 
 /// A call's own text attribute, `KeyValue{key, AnyValue{string_value}}` as Span field 9, written
-/// at `p` (room for `call_text_size` bytes); returns the end. Nothing for an empty text.
+/// at `p` (room for `call_attribute_room` bytes and the text); returns the end. Nothing for an
+/// empty text.
 [[gnu::always_inline]] inline char* call_text(char* p, std::string_view key, std::string_view v) {
   if (v.empty()) return p;
   p = key_value_head(p, key, 1 + varint_size(v.size()) + v.size());
@@ -114,49 +105,34 @@ constexpr std::size_t span_head_size(bool parent) {
 /// cut back once the spans are in.
 constexpr std::size_t room_step = 1536;
 
-/// A span (ScopeSpans field 2) at `out[used]`: its size counted first, then written by pointer,
-/// its length prefix included, into `out`'s room (made longer when it is short, `room_step`);
-/// returns the end of what is written.
+/// The most bytes a call's own attribute takes beyond its value's: the KeyValue's, the key's
+/// and the AnyValue's tags and lengths (at most 5 bytes each), and the longest key (24 bytes).
+constexpr std::size_t call_attribute_room = 48;
+
+/// A span (ScopeSpans field 2) at `out[used]`, written in one pass by pointer into `out`'s room
+/// (made longer when it is short of a bound of the span's size, `room_step`), its fields first
+/// and then its length prefix: the fields go where a two-byte length leaves them (a span of 128
+/// to 16,383 bytes, the usual) and are moved for a shorter or longer one, so that the length is
+/// the shortest varint. Returns the end of what is written.
 std::size_t put_span(std::string& out, std::size_t used, const span_record& s) {
-  std::uint64_t parent = 0;
-  std::memcpy(&parent, s.parent_span_id.data(), 8);
   const std::string_view trace_state = s.context.trace_state;
-  const std::size_t trace_state_size =
-      trace_state.empty() ? 0 : 1 + varint_size(trace_state.size()) + trace_state.size();
   // The shape's name, kind and attributes; without one, kind SERVER.
   constexpr std::string_view no_shape("\x30\x02", 2);
   const std::string_view shape = s.shape ? std::string_view(s.shape->otlp_protobuf) : no_shape;
-  // The call's own attributes.
   // The request id: an integer's decimal written here, as a text's bytes are.
   const auto* id_number = std::get_if<std::int64_t>(&s.request_id);
-  const detail::integer_id number(id_number != nullptr ? *id_number : 0);
   const std::string_view id_text =
       id_number != nullptr ? std::string_view() : *std::get_if<std::string>(&s.request_id);
-  const bool port = !s.peer_address.empty() && s.peer_port != 0;
-  const std::size_t port_any = 1 + varint_size(s.peer_port);  // int_value
-  const std::size_t texts =
-      (id_number != nullptr ? key_value_size(attr::request_id, 2 + number.size)
-                            : call_text_size(attr::request_id, id_text)) +
-      call_text_size(attr::session_id, s.session_id) +
-      call_text_size(attr::client_address, s.peer_address) +
-      (port ? key_value_size(attr::client_port, port_any) : 0) +
-      call_text_size(attr::resource_uri, s.resource_uri) +
-      call_text_size(attr::error_type, s.error_type) +
-      call_text_size(attr::status_code, s.status_code);
-  // Status (field 15): the message, when there is one, and code ERROR.
   const std::string_view message = s.status_message;
-  const bool error = s.status == span_status::error;
-  const std::size_t status_body =
-      error ? (message.empty() ? 0 : 1 + varint_size(message.size()) + message.size()) + 2 : 0;
-  const std::size_t status_size = error ? 1 + varint_size(status_body) + status_body : 0;
-  const std::size_t n =
-      span_head_size(parent != 0) + trace_state_size + shape.size() + texts + status_size;
-
-  const std::size_t end = used + 1 + varint_size(n) + n;
-  if (out.size() < end) out.resize(end + room_step);
-  char* p = out.data() + used;
-  *p++ = tag(2, 2);  // ScopeSpans.spans
-  p = write_varint(p, n);
+  const std::size_t bound = 1 + 5 + span_head_size(true) + (1 + 5 + trace_state.size()) +
+                            shape.size() + 7 * call_attribute_room + 20 + id_text.size() +
+                            s.session_id.size() + s.peer_address.size() + 3 +
+                            s.resource_uri.size() + s.error_type.size() + s.status_code.size() +
+                            (1 + 5 + 1 + 5 + 2) + message.size();
+  if (out.size() - used < bound) out.resize(used + bound + room_step);
+  char* const start = out.data() + used;
+  char* const body = start + 3;  // after the tag and a two-byte length
+  char* p = body;
   *p++ = tag(1, 2);  // trace_id
   *p++ = 16;
   std::memcpy(p, s.context.trace_id.data(), 16);
@@ -165,6 +141,8 @@ std::size_t put_span(std::string& out, std::size_t used, const span_record& s) {
   *p++ = 8;
   std::memcpy(p, s.context.span_id.data(), 8);
   p += 8;
+  std::uint64_t parent = 0;
+  std::memcpy(&parent, s.parent_span_id.data(), 8);
   if (parent != 0) {
     *p++ = tag(4, 2);  // parent_span_id
     *p++ = 8;
@@ -194,6 +172,7 @@ std::size_t put_span(std::string& out, std::size_t used, const span_record& s) {
   std::memcpy(p, shape.data(), shape.size());
   p += shape.size();
   if (id_number != nullptr) {
+    const detail::integer_id number(*id_number);
     p = key_value_head(p, attr::request_id, 2 + number.size);
     *p++ = tag(1, 2);  // string_value
     *p++ = static_cast<char>(number.size);
@@ -203,17 +182,18 @@ std::size_t put_span(std::string& out, std::size_t used, const span_record& s) {
   }
   p = call_text(p, attr::session_id, s.session_id);
   p = call_text(p, attr::client_address, s.peer_address);
-  if (port) {
-    p = key_value_head(p, attr::client_port, port_any);
-    *p++ = tag(3, 0);  // int_value
+  if (!s.peer_address.empty() && s.peer_port != 0) {
+    p = key_value_head(p, attr::client_port, 1 + varint_size(s.peer_port));  // int_value
+    *p++ = tag(3, 0);                                                        // int_value
     p = write_varint(p, s.peer_port);
   }
   p = call_text(p, attr::resource_uri, s.resource_uri);
   p = call_text(p, attr::error_type, s.error_type);
   p = call_text(p, attr::status_code, s.status_code);
-  if (error) {
-    *p++ = tag(15, 2);  // status
-    p = write_varint(p, status_body);
+  if (s.status == span_status::error) {  // Status (field 15): the message if any, code ERROR
+    *p++ = tag(15, 2);
+    p = write_varint(p,
+                     (message.empty() ? 0 : 1 + varint_size(message.size()) + message.size()) + 2);
     if (!message.empty()) {
       *p++ = tag(2, 2);  // message
       p = write_varint(p, message.size());
@@ -223,7 +203,15 @@ std::size_t put_span(std::string& out, std::size_t used, const span_record& s) {
     *p++ = tag(3, 0);  // code ERROR
     *p++ = '\x02';
   }
-  return end;
+  // The length prefix, before the fields: two bytes where they are, else the fields moved.
+  const auto n = static_cast<std::size_t>(p - body);
+  start[0] = tag(2, 2);  // ScopeSpans.spans
+  const std::size_t prefix = varint_size(n);
+  if (prefix != 2) [[unlikely]] {
+    std::memmove(start + 1 + prefix, body, n);  // within the bound: the room has 5 bytes for it
+  }
+  write_varint(start + 1, n);
+  return used + 1 + prefix + n;
 }
 
 }  // namespace

@@ -1,8 +1,9 @@
 // A span's `jsonrpc.request.id` as the exporter posts it: an integer id kept as one in the
 // record is written by the encoders as the text the attribute is (the string_value, the
 // stringValue), a text id as it is; each decoded by the local receiver (otlp-sink.mjs, with the
-// opentelemetry-proto definitions) in both encodings. Also the decimal writer the encoders use,
-// against what the standard library writes.
+// opentelemetry-proto definitions) in both encodings; protobuf spans of every size around the
+// length prefix's steps. Also the decimal writer the encoders use, against what the standard
+// library writes.
 #include <mcp/observe/otlp.hpp>
 #include <mcp/observe/tracing.hpp>
 
@@ -104,6 +105,49 @@ TEST(OtlpIds, IntegerAndTextIdsDecodeAsTheirTextFromJson) { ids_decode(otlp_enco
 
 TEST(OtlpIds, IntegerAndTextIdsDecodeAsTheirTextFromProtobuf) {
   ids_decode(otlp_encoding::protobuf);
+}
+
+TEST(OtlpIds, ProtobufSpansAroundEachLengthPrefixSizeDecode) {
+  // A span's length prefix is written after its fields, which are moved when it does not take
+  // two bytes: spans of every size around 128 and 16,384 bytes (one, two and three bytes).
+  sink s({});
+  ASSERT_TRUE(s.ok()) << s.log();
+  auto e = make_otlp_exporter(fast(s, otlp_encoding::protobuf));
+  ASSERT_TRUE(e) << e.error().message;
+  std::vector<std::size_t> sizes;
+  for (std::size_t m = 0; m < 120; ++m) sizes.push_back(m);
+  for (std::size_t m = 16'200; m < 16'400; ++m) sizes.push_back(m);
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    auto r = one_span();
+    r->request_id = static_cast<std::int64_t>(i);
+    r->status = span_status::error;
+    r->status_message = std::string(sizes[i], 'm');
+    (*e)->export_span(std::move(r));
+  }
+  ASSERT_TRUE((*e)->flush(20s));
+  EXPECT_EQ((*e)->stats().spans_exported, sizes.size());
+  std::size_t seen = 0;
+  for (const auto& line : s.lines()) {
+    ASSERT_EQ(text(line, "ok"), "true") << mcp::to_json_string(line).substr(0, 2000);
+    for (const auto& sp : line.at("decoded")
+                              .at("resourceSpans")
+                              .at(0)
+                              .at("scopeSpans")
+                              .at(0)
+                              .at("spans")
+                              .as_array()) {
+      const auto& list = sp.at("attributes").as_array();
+      ASSERT_EQ(list.size(), 2U);
+      const auto i = std::stoull(std::string(list.at(1).at("value").at("stringValue").as_string()));
+      ASSERT_LT(i, sizes.size());
+      const auto* message = sp.at("status").as_object().if_contains("message");
+      EXPECT_EQ(message == nullptr ? 0 : message->as_string().size(), sizes[i]) << i;
+      EXPECT_EQ(text(sp.as_object(), "name"), "ping");
+      ++seen;
+    }
+  }
+  EXPECT_EQ(seen, sizes.size());
+  (*e)->shutdown();
 }
 
 TEST(OtlpIds, AnIntegerIdIsListedAsItsText) {
