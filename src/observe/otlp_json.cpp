@@ -170,6 +170,8 @@ class span_writer {
   [[nodiscard]] std::size_t offset() const noexcept {
     return static_cast<std::size_t>(p_ - out_->data());
   }
+  /// What was written at `at` (an earlier `offset()`).
+  [[nodiscard]] const char* at(std::size_t at) const noexcept { return out_->data() + at; }
   /// Writing goes on at `at` (an earlier `offset()`): what was written from there is dropped.
   void back_to(std::size_t at) noexcept { p_ = out_->data() + at; }
   /// `out` cut back to what is written.
@@ -244,6 +246,17 @@ class span_writer {
       store8(digits8(static_cast<std::uint32_t>(v % e8)));
     }
     store8(digits8(low));
+  }
+  /// `u64(v)` where `earlier` (written at `earlier_at`, in this writer's room, no byte of it
+  /// since moved) has the same digits but the last eight, as a span's end time has its start's
+  /// but for the last 0.1 s: those copied, the eight computed.
+  void u64_after(std::uint64_t v, std::uint64_t earlier, const char* earlier_at) {
+    constexpr std::uint64_t e8 = 100'000'000;
+    if (v < e8 || v / e8 != earlier / e8) return u64(v);
+    const std::size_t lead = detail::decimal_size(v / e8);
+    std::memcpy(p_, earlier_at, 16);  // the leading digits (at most 12), and bytes after them
+    p_ += lead;                       // that the last eight then overwrite, and room after
+    store8(digits8(static_cast<std::uint32_t>(v % e8)));
   }
 
  private:
@@ -346,9 +359,10 @@ span_writer put_span(span_writer w, const span_record& s) {
   w.lit(",\"flags\":");
   w.u64(flags);
   w.lit(",\"startTimeUnixNano\":\"");
+  const std::size_t start_at = w.offset();
   w.u64(s.start_unix_ns);
   w.lit("\",\"endTimeUnixNano\":\"");
-  w.u64(s.end_unix_ns);
+  w.u64_after(s.end_unix_ns, s.start_unix_ns, w.at(start_at));
   w.put('"');
   if (!s.context.trace_state.empty()) {
     w.need(16);

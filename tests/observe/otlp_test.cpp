@@ -242,6 +242,39 @@ TEST(OtlpJson, IdsAndTimesOfEveryDigitAreWrittenExactly) {
   }
 }
 
+TEST(OtlpJson, EndTimesBesideTheirStartAreWrittenExactly) {
+  // An end time sharing all but its last eight digits with the start is written from the
+  // start's; every other is written whole: both around each step of the digits.
+  const std::uint64_t starts[] = {0,
+                                  99'999'999,
+                                  100'000'000,
+                                  199'999'999,
+                                  999'999'999,
+                                  1'767'225'600'012'345'678,
+                                  1'767'225'600'099'999'999,
+                                  9'999'999'999'999'999'999ULL,
+                                  18'446'744'073'609'551'615ULL};
+  for (const auto start : starts) {
+    const std::uint64_t window_end = start - start % 100'000'000 + 99'999'999;
+    for (const std::uint64_t end :
+         {start, start + 1, window_end, window_end + 1, start + 100'000'000, start * 10 + 3,
+          std::uint64_t{18'446'744'073'709'551'615ULL}}) {
+      if (end < start) continue;  // past 2^64
+      auto r = sample_span();
+      r.start_unix_ns = start;
+      r.end_unix_ns = end;
+      std::string body;
+      write_otlp_traces(std::vector<span_record>{r}, {}, body);
+      auto v = mcp::parse_json(body);
+      ASSERT_TRUE(v) << body;
+      const auto& s = v->at("resourceSpans").at(0).at("scopeSpans").at(0).at("spans").at(0);
+      EXPECT_EQ(s.at("startTimeUnixNano").as_string(), std::to_string(start));
+      EXPECT_EQ(s.at("endTimeUnixNano").as_string(), std::to_string(end)) << start;
+      EXPECT_EQ(s.at("attributes").at(0).at("key").as_string(), "mcp.method.name");
+    }
+  }
+}
+
 TEST(OtlpJson, Metrics) {
   auto m = make_metrics();
   m->record({.method = "tools/call", .target = "t"}, {}, 0.015);
