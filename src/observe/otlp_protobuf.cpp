@@ -12,6 +12,7 @@
 // the next request (otlp_exporter.cpp).
 #include <mcp/observe/otlp.hpp>
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <variant>
@@ -129,7 +130,7 @@ std::size_t put_span(std::string& out, std::size_t used, const span_record& s) {
                             s.session_id.size() + s.peer_address.size() + 3 +
                             s.resource_uri.size() + s.error_type.size() + s.status_code.size() +
                             (1 + 5 + 1 + 5 + 2) + message.size();
-  if (out.size() - used < bound) out.resize(used + bound + room_step);
+  if (out.size() - used < bound) out.resize(used + std::max(bound, room_step));
   char* const start = out.data() + used;
   char* const body = start + 3;  // after the tag and a two-byte length
   char* p = body;
