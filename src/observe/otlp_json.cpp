@@ -357,7 +357,12 @@ span_writer put_span(span_writer w, const span_record& s) {
   std::uint32_t flags = s.context.flags | 0x100U;
   if (s.parent_remote) flags |= 0x200U;
   w.lit(",\"flags\":");
-  w.u64(flags);
+  if (s.context.flags <= 1) {  // sampled or not, no other W3C flag: one of four texts
+    static constexpr char texts[4][4] = {"256", "257", "768", "769"};
+    w.bytes({texts[s.context.flags | (s.parent_remote ? 2U : 0U)], 3});
+  } else {
+    w.u64(flags);
+  }
   w.lit(",\"startTimeUnixNano\":\"");
   const std::size_t start_at = w.offset();
   w.u64(s.start_unix_ns);

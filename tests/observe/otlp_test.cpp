@@ -275,6 +275,22 @@ TEST(OtlpJson, EndTimesBesideTheirStartAreWrittenExactly) {
   }
 }
 
+TEST(OtlpJson, FlagsOfEveryW3cValueAndParentAreWrittenExactly) {
+  for (unsigned w3c = 0; w3c < 256; ++w3c) {
+    for (const bool remote : {false, true}) {
+      auto r = sample_span();
+      r.context.flags = static_cast<std::uint8_t>(w3c);
+      r.parent_remote = remote;
+      std::string body;
+      write_otlp_traces(std::vector<span_record>{r}, {}, body);
+      auto v = mcp::parse_json(body);
+      ASSERT_TRUE(v) << body;
+      const auto& s = v->at("resourceSpans").at(0).at("scopeSpans").at(0).at("spans").at(0);
+      EXPECT_EQ(s.at("flags").as_int64(), (w3c | 0x100U | (remote ? 0x200U : 0U))) << body;
+    }
+  }
+}
+
 TEST(OtlpJson, Metrics) {
   auto m = make_metrics();
   m->record({.method = "tools/call", .target = "t"}, {}, 0.015);
