@@ -12,8 +12,8 @@ namespace {
 
 /// `var`'s value; null when unset.
 const char* env(const char* var) noexcept {
-  return std::getenv(var);
-}  // NOLINT(concurrency-mt-unsafe)
+  return std::getenv(var);  // NOLINT(concurrency-mt-unsafe): documented in otlp.hpp
+}
 
 /// A signal's protocol: its own variable, else OTEL_EXPORTER_OTLP_PROTOCOL.
 void protocol(const char* signal_var, otlp_encoding& into, std::vector<std::string>& ignored) {

@@ -14,6 +14,7 @@
 #endif
 
 #include "detail/plain_ascii.hpp"
+#include "observe/otlp_write.hpp"
 #include "observe/span_node.hpp"
 #include "observe/span_shapes.hpp"
 
@@ -133,12 +134,6 @@ void append_scope(std::string& out) {
   out += '}';
 }
 
-/// Room made in `out` a few spans at a time: `out` is made longer than what is written by this
-/// many bytes (beyond what a piece needs), so that the zeroes a longer string gets are written
-/// for several spans in one call (under the 2 KiB from which glibc's memset turns to `rep
-/// stosb`); the end is cut back once the spans are in.
-constexpr std::size_t room_step = 1536;
-
 /// Whether `v` goes into a JSON string as it is (ASCII from space up other than '"' and '\\'),
 /// 8 bytes at a time (the last few padded with spaces).
 bool plain_text(std::string_view v) noexcept {
@@ -151,8 +146,8 @@ bool plain_text(std::string_view v) noexcept {
   return mcp::detail::plain_ascii_block(last.data());
 }
 
-/// Writes spans with a pointer into `out`'s room (`room_step`), in one pass: each piece asks for
-/// the room it needs (`need`), which is made only when the room left is short; `done` cuts
+/// Writes spans with a pointer into `out`'s room (`detail::room_step`), in one pass: each piece
+/// asks for the room it needs (`need`), which is made only when the room left is short; `done` cuts
 /// `out` back to what is written.
 class span_writer {
  public:
@@ -162,7 +157,7 @@ class span_writer {
   void need(std::size_t n) {
     const auto at = offset();
     if (out_->size() - at < n) [[unlikely]] {
-      out_->resize(at + n + room_step);
+      out_->resize(at + n + detail::room_step);
       p_ = out_->data() + at;
     }
   }
@@ -353,15 +348,12 @@ span_writer put_span(span_writer w, const span_record& s) {
     w.lit(",\"parentSpanId\":");
     w.hex(s.parent_span_id);
   }
-  // Low byte: the W3C flags; 0x100: whether the parent is remote is known; 0x200: it is.
-  std::uint32_t flags = s.context.flags | 0x100U;
-  if (s.parent_remote) flags |= 0x200U;
   w.lit(",\"flags\":");
   if (s.context.flags <= 1) {  // sampled or not, no other W3C flag: one of four texts
     static constexpr char texts[4][4] = {"256", "257", "768", "769"};
     w.bytes({texts[s.context.flags | (s.parent_remote ? 2U : 0U)], 3});
   } else {
-    w.u64(flags);
+    w.u64(detail::otlp_span_flags(s));
   }
   w.lit(",\"startTimeUnixNano\":\"");
   const std::size_t start_at = w.offset();

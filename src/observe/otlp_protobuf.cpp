@@ -17,6 +17,7 @@
 #include <cstring>
 #include <variant>
 
+#include "observe/otlp_write.hpp"
 #include "observe/protobuf_put.hpp"
 #include "observe/span_node.hpp"
 #include "observe/span_shapes.hpp"
@@ -26,7 +27,6 @@ namespace {
 
 using detail::protobuf::put_bytes;
 using detail::protobuf::put_key_value;
-using detail::protobuf::put_varint;
 using detail::protobuf::tag;
 using detail::protobuf::varint_size;
 
@@ -100,15 +100,14 @@ constexpr std::size_t span_head_size(bool parent) {
   return (2 + 16) + (2 + 8) + (parent ? 2 + 8 : 0) + (1 + 8) + (1 + 8) + (2 + 4);
 }
 
-/// Room for a few spans at a time: `out` is made longer than what is written by this many bytes
-/// (beyond a span's own need), so that the zeroes a longer string gets are written for several
-/// spans in one call (under the 2 KiB from which glibc's memset turns to `rep stosb`); the end is
-/// cut back once the spans are in.
-constexpr std::size_t room_step = 1536;
-
 /// The most bytes a call's own attribute takes beyond its value's: the KeyValue's, the key's
 /// and the AnyValue's tags and lengths (at most 5 bytes each), and the longest key (24 bytes).
 constexpr std::size_t call_attribute_room = 48;
+static_assert(std::max({attr::request_id.size(), attr::session_id.size(),
+                        attr::client_address.size(), attr::client_port.size(),
+                        attr::resource_uri.size(), attr::error_type.size(),
+                        attr::status_code.size()}) <= 24,
+              "a call attribute's key grew: call_attribute_room must grow with it");
 
 /// A span (ScopeSpans field 2) at `out[used]`, written in one pass by pointer into `out`'s room
 /// (made longer when it is short of a bound of the span's size, `room_step`), its fields first
@@ -130,7 +129,7 @@ std::size_t put_span(std::string& out, std::size_t used, const span_record& s) {
                             s.session_id.size() + s.peer_address.size() + 3 +
                             s.resource_uri.size() + s.error_type.size() + s.status_code.size() +
                             (1 + 5 + 1 + 5 + 2) + message.size();
-  if (out.size() - used < bound) out.resize(used + std::max(bound, room_step));
+  if (out.size() - used < bound) out.resize(used + std::max(bound, detail::room_step));
   char* const start = out.data() + used;
   char* const body = start + 3;  // after the tag and a two-byte length
   char* p = body;
@@ -156,10 +155,7 @@ std::size_t put_span(std::string& out, std::size_t used, const span_record& s) {
   *p++ = tag(8, 1);  // end_time_unix_nano
   put_fixed64(p, s.end_unix_ns);
   p += 8;
-  // flags (field 16, fixed32): the W3C flags; 0x100: whether the parent is remote is known;
-  // 0x200: it is.
-  std::uint32_t flags = s.context.flags | 0x100U;
-  if (s.parent_remote) flags |= 0x200U;
+  const std::uint32_t flags = detail::otlp_span_flags(s);  // field 16, fixed32
   *p++ = static_cast<char>(0x85);
   *p++ = 0x01;
   put_fixed32(p, flags);
@@ -185,7 +181,7 @@ std::size_t put_span(std::string& out, std::size_t used, const span_record& s) {
   p = call_text(p, attr::client_address, s.peer_address);
   if (!s.peer_address.empty() && s.peer_port != 0) {
     p = key_value_head(p, attr::client_port, 1 + varint_size(s.peer_port));  // int_value
-    *p++ = tag(3, 0);                                                        // int_value
+    *p++ = tag(3, 0);
     p = write_varint(p, s.peer_port);
   }
   p = call_text(p, attr::resource_uri, s.resource_uri);

@@ -24,6 +24,11 @@ void put_point_head(std::string& out, unsigned attributes_field,
   pb::put_fixed64(out, 3, now);    // time_unix_nano
 }
 
+/// A packed repeated field of `bytes`; none when empty (as protobuf encoders leave it out).
+void put_packed(std::string& out, unsigned field, std::string_view bytes) {
+  if (!bytes.empty()) pb::put_bytes(out, pb::tag(field, 2), bytes);
+}
+
 /// `Histogram` (Metric field 9) of `m`'s points.
 void put_histogram(std::string& out, const metric_data& m, std::uint64_t now) {
   std::string h;
@@ -36,11 +41,11 @@ void put_histogram(std::string& out, const metric_data& m, std::uint64_t now) {
     pb::put_double(point, 5, p.sum);
     packed.clear();
     for (const auto c : p.bucket_counts) pb::put_le64(packed, c);
-    pb::put_bytes(point, pb::tag(6, 2), packed);  // bucket_counts, packed
+    put_packed(point, 6, packed);  // bucket_counts
     packed.clear();
     for (const auto b : duration_bounds) pb::put_le64(packed, std::bit_cast<std::uint64_t>(b));
-    pb::put_bytes(point, pb::tag(7, 2), packed);  // explicit_bounds, packed
-    pb::put_bytes(h, pb::tag(1, 2), point);       // data_points
+    put_packed(point, 7, packed);            // explicit_bounds
+    pb::put_bytes(h, pb::tag(1, 2), point);  // data_points
   }
   h += pb::tag(2, 0);  // aggregation_temporality
   pb::put_varint(h, cumulative);

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "observe/otlp_sink.hpp"
-#include "observe/span_node.hpp"
+#include "observe/otlp_write.hpp"
 
 namespace {
 

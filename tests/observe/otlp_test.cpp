@@ -9,6 +9,10 @@
 
 #include <cstdlib>
 #include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "observe/span_shapes.hpp"
 
@@ -347,13 +351,42 @@ TEST(Exporter, RefusesBadEndpointsAndLimits) {
   EXPECT_FALSE(make_otlp_exporter({.endpoint = "http://127.0.0.1:4318", .max_queue = 0}));
 }
 
+/// The OTLP variables unset for a test's life, each given back its value at the end (also when an
+/// assertion ends the test early).
+class otel_variables {
+ public:
+  otel_variables() {
+    for (const char* v : names) {
+      const char* was = std::getenv(v);
+      saved_.emplace_back(v, was == nullptr ? std::nullopt : std::optional<std::string>(was));
+      ::unsetenv(v);
+    }
+  }
+  ~otel_variables() {
+    for (const auto& [name, value] : saved_) {
+      if (value) {
+        ::setenv(name, value->c_str(), 1);
+      } else {
+        ::unsetenv(name);
+      }
+    }
+  }
+  otel_variables(const otel_variables&) = delete;
+  otel_variables& operator=(const otel_variables&) = delete;
+  static void set(const char* name, const char* value) { ::setenv(name, value, 1); }
+
+ private:
+  static constexpr const char* names[] = {
+      "OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL",
+      "OTEL_EXPORTER_OTLP_METRICS_PROTOCOL", "OTEL_BSP_MAX_QUEUE_SIZE",
+      "OTEL_BSP_MAX_EXPORT_BATCH_SIZE"};
+  std::vector<std::pair<const char*, std::optional<std::string>>> saved_;
+};
+
 // Protobuf by default, as OpenTelemetry's OTLP exporters; the variables choose per signal, the
 // common one where a signal's own is unset, and a bad value is reported and leaves the rest.
 TEST(Exporter, OpenTelemetrysEnvironmentChoosesTheProtocolsAndSizes) {
-  const char* vars[] = {"OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL",
-                        "OTEL_EXPORTER_OTLP_METRICS_PROTOCOL", "OTEL_BSP_MAX_QUEUE_SIZE",
-                        "OTEL_BSP_MAX_EXPORT_BATCH_SIZE"};
-  for (const char* v : vars) ::unsetenv(v);
+  const otel_variables env;
   otlp_options o;
   EXPECT_EQ(o.traces_encoding, otlp_encoding::protobuf);
   EXPECT_EQ(o.metrics_encoding, otlp_encoding::protobuf);
@@ -361,25 +394,29 @@ TEST(Exporter, OpenTelemetrysEnvironmentChoosesTheProtocolsAndSizes) {
   EXPECT_EQ(o.traces_encoding, otlp_encoding::protobuf);
   EXPECT_EQ(o.max_queue, 2048U);
 
-  ::setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "http/json", 1);
-  ::setenv("OTEL_EXPORTER_OTLP_METRICS_PROTOCOL", "http/protobuf", 1);
-  ::setenv("OTEL_BSP_MAX_QUEUE_SIZE", "100", 1);
-  ::setenv("OTEL_BSP_MAX_EXPORT_BATCH_SIZE", "0", 1);
+  otel_variables::set("OTEL_EXPORTER_OTLP_PROTOCOL", "http/json");  // both signals
+  EXPECT_TRUE(apply_otel_environment(o).empty());
+  EXPECT_EQ(o.traces_encoding, otlp_encoding::json);
+  EXPECT_EQ(o.metrics_encoding, otlp_encoding::json);
+
+  otel_variables::set("OTEL_EXPORTER_OTLP_METRICS_PROTOCOL", "http/protobuf");  // its own first
+  otel_variables::set("OTEL_BSP_MAX_QUEUE_SIZE", "100");
+  otel_variables::set("OTEL_BSP_MAX_EXPORT_BATCH_SIZE", "0");
   auto ignored = apply_otel_environment(o);
-  EXPECT_EQ(o.traces_encoding, otlp_encoding::json);       // the common variable
-  EXPECT_EQ(o.metrics_encoding, otlp_encoding::protobuf);  // its own
+  EXPECT_EQ(o.traces_encoding, otlp_encoding::json);
+  EXPECT_EQ(o.metrics_encoding, otlp_encoding::protobuf);
   EXPECT_EQ(o.max_queue, 100U);
   EXPECT_EQ(o.max_batch, 512U);
-  ASSERT_EQ(ignored.size(), 1U);
-  EXPECT_EQ(ignored[0], "OTEL_BSP_MAX_EXPORT_BATCH_SIZE=0 ignored (not a positive number)");
+  EXPECT_EQ(ignored, std::vector<std::string>{
+                         "OTEL_BSP_MAX_EXPORT_BATCH_SIZE=0 ignored (not a positive number)"});
 
-  ::setenv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "grpc", 1);
+  otel_variables::set("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "grpc");
   ignored = apply_otel_environment(o);
   EXPECT_EQ(o.traces_encoding, otlp_encoding::json);  // unchanged
-  ASSERT_EQ(ignored.size(), 2U);
-  EXPECT_EQ(ignored[0],
-            "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=grpc ignored (http/protobuf or http/json)");
-  for (const char* v : vars) ::unsetenv(v);
+  EXPECT_EQ(ignored, (std::vector<std::string>{
+                         "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=grpc ignored (http/protobuf or "
+                         "http/json)",
+                         "OTEL_BSP_MAX_EXPORT_BATCH_SIZE=0 ignored (not a positive number)"}));
 }
 
 TEST(Exporter, AFullQueueDropsAndCountsWithoutBlocking) {

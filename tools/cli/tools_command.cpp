@@ -406,8 +406,10 @@ void add_server_options(CLI::App* cmd, server_target& target, bool& json) {
   cmd->add_option("--root", a.roots,
                   "a directory the server may work in, offered as a root (repeatable)");
   cmd->add_option("--otlp", a.otlp,
-                  "send a span of every request to this OpenTelemetry collector (OTLP/HTTP JSON, "
-                  "e.g. http://127.0.0.1:4318); the trace context goes to the server in _meta");
+                  "send a span of every request to this OpenTelemetry collector (OTLP/HTTP, "
+                  "e.g. http://127.0.0.1:4318; protobuf unless "
+                  "OTEL_EXPORTER_OTLP_PROTOCOL=http/json); the trace context goes to the server "
+                  "in _meta");
   add_oauth_options(cmd, a.oauth);
   cmd->footer(
       "The server: -- CMD ARGS... at the end launches CMD (no shell) and speaks MCP over its "

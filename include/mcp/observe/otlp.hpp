@@ -128,8 +128,9 @@ class otlp_exporter {
 /// OTEL_EXPORTER_OTLP_PROTOCOL): `http/protobuf` or `http/json`; OTEL_BSP_MAX_QUEUE_SIZE
 /// (`max_queue`) and OTEL_BSP_MAX_EXPORT_BATCH_SIZE (`max_batch`): positive numbers. Returns a
 /// line for each value it ignored (the rest still applies); unset variables leave `o` as it is.
-/// Reads the environment: not safe while another thread changes it (setenv).
-std::vector<std::string> apply_otel_environment(otlp_options& o);
+/// Throws only std::bad_alloc. Reads the environment: not safe while another thread changes it
+/// (setenv).
+[[nodiscard]] std::vector<std::string> apply_otel_environment(otlp_options& o);
 
 /// The OTLP/JSON `ExportTraceServiceRequest` of `spans` (one resource, one scope), appended to
 /// `out`. Thread-safe.
