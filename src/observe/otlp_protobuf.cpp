@@ -13,7 +13,6 @@
 #include <mcp/observe/otlp.hpp>
 
 #include <algorithm>
-#include <bit>
 #include <cstring>
 #include <variant>
 
@@ -29,16 +28,9 @@ using detail::protobuf::put_bytes;
 using detail::protobuf::put_key_value;
 using detail::protobuf::tag;
 using detail::protobuf::varint_size;
-
-/// Writes `v` as a varint at `p`; returns the end.
-char* write_varint(char* p, std::uint64_t v) {
-  while (v >= 0x80) {
-    *p++ = static_cast<char>((v & 0x7FU) | 0x80U);
-    v >>= 7U;
-  }
-  *p++ = static_cast<char>(v);
-  return p;
-}
+using detail::protobuf::write_le32;
+using detail::protobuf::write_le64;
+using detail::protobuf::write_varint;
 
 /// The length of a KeyValue's fields: `key` and an AnyValue of `any` bytes.
 constexpr std::size_t key_value_body(std::string_view key, std::size_t any) {
@@ -69,18 +61,6 @@ constexpr std::size_t key_value_body(std::string_view key, std::size_t any) {
   p = write_varint(p, v.size());
   std::memcpy(p, v.data(), v.size());
   return p + v.size();
-}
-
-/// `v` in little-endian order at `p` (protobuf's fixed64), in one store.
-void put_fixed64(char* p, std::uint64_t v) {
-  if constexpr (std::endian::native == std::endian::big) v = __builtin_bswap64(v);
-  std::memcpy(p, &v, 8);
-}
-
-/// `v` in little-endian order at `p` (protobuf's fixed32), in one store.
-void put_fixed32(char* p, std::uint32_t v) {
-  if constexpr (std::endian::native == std::endian::big) v = __builtin_bswap32(v);
-  std::memcpy(p, &v, 4);
 }
 
 /// A length prefix of five bytes for `n` (at most `otlp_protobuf_max_length`, 2^35 - 1: the
@@ -150,15 +130,15 @@ std::size_t put_span(std::string& out, std::size_t used, const span_record& s) {
     p += 8;
   }
   *p++ = tag(7, 1);  // start_time_unix_nano
-  put_fixed64(p, s.start_unix_ns);
+  write_le64(p, s.start_unix_ns);
   p += 8;
   *p++ = tag(8, 1);  // end_time_unix_nano
-  put_fixed64(p, s.end_unix_ns);
+  write_le64(p, s.end_unix_ns);
   p += 8;
   const std::uint32_t flags = detail::otlp_span_flags(s);  // field 16, fixed32
   *p++ = static_cast<char>(0x85);
   *p++ = 0x01;
-  put_fixed32(p, flags);
+  write_le32(p, flags);
   p += 4;
   if (!trace_state.empty()) {
     *p++ = tag(3, 2);  // trace_state

@@ -1,8 +1,9 @@
 // Internal: the protobuf pieces the OTLP/protobuf encoders share (otlp_protobuf.cpp for spans,
 // otlp_protobuf_metrics.cpp for metrics): tags, varints, length-delimited fields, fixed-size
 // little-endian fields, KeyValue attributes and the request's resource and instrumentation
-// scope. Appended to a string; a nested message is written into a string of its own and then
-// put with its length. Thread-safe: the functions touch only their arguments.
+// scope. `write_*` write at a pointer into room made before; `put_*` append to a string (a
+// nested message is written into a string of its own and then put with its length). Thread-safe:
+// the functions touch only their arguments.
 #pragma once
 
 #include <mcp/observe.hpp>
@@ -33,15 +34,32 @@ constexpr std::size_t varint_size(std::uint64_t v) {
   return n;
 }
 
-inline void put_varint(std::string& out, std::uint64_t v) {
-  char buf[10];
-  std::size_t n = 0;
+/// Writes `v` as a varint at `p` (room for `varint_size(v)` bytes); returns the end.
+inline char* write_varint(char* p, std::uint64_t v) noexcept {
   while (v >= 0x80) {
-    buf[n++] = static_cast<char>((v & 0x7FU) | 0x80U);
+    *p++ = static_cast<char>((v & 0x7FU) | 0x80U);
     v >>= 7U;
   }
-  buf[n++] = static_cast<char>(v);
-  out.append(buf, n);
+  *p++ = static_cast<char>(v);
+  return p;
+}
+
+/// `v` in little-endian order at `p` (fixed64, sfixed64, double's bits), in one store.
+inline void write_le64(char* p, std::uint64_t v) noexcept {
+  if constexpr (std::endian::native == std::endian::big) v = __builtin_bswap64(v);
+  std::memcpy(p, &v, 8);
+}
+
+/// `v` in little-endian order at `p` (fixed32), in one store.
+inline void write_le32(char* p, std::uint32_t v) noexcept {
+  if constexpr (std::endian::native == std::endian::big) v = __builtin_bswap32(v);
+  std::memcpy(p, &v, 4);
+}
+
+/// `v` as a varint, appended.
+inline void put_varint(std::string& out, std::uint64_t v) {
+  char buf[10];
+  out.append(buf, static_cast<std::size_t>(write_varint(buf, v) - buf));
 }
 
 /// A length-delimited field: its tag, its length, its bytes.
@@ -51,11 +69,10 @@ inline void put_bytes(std::string& out, char field_tag, std::string_view s) {
   out.append(s);
 }
 
-/// `v` as 8 little-endian bytes (fixed64, sfixed64, double's bits).
+/// `v` as 8 little-endian bytes (`write_le64`), appended.
 inline void put_le64(std::string& out, std::uint64_t v) {
-  if constexpr (std::endian::native == std::endian::big) v = __builtin_bswap64(v);
   char b[8];
-  std::memcpy(b, &v, 8);
+  write_le64(b, v);
   out.append(b, 8);
 }
 

@@ -52,11 +52,6 @@ std::map<std::string, std::string> attrs(const mcp::json::value& holder) {
 
 constexpr std::string_view remote = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
 
-/// The spans of one decoded request: its one resource's one scope's.
-const mcp::json::array& spans_of(const mcp::json::object& line) {
-  return line.at("decoded").at("resourceSpans").at(0).at("scopeSpans").at(0).at("spans").as_array();
-}
-
 /// Spans of a call, its sampling request and a notification, and the metrics, exported in
 /// `encoding` and decoded by the receiver with the official definitions.
 void spans_and_metrics_decode(otlp_encoding encoding) {

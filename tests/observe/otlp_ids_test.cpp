@@ -79,13 +79,7 @@ void ids_decode(otlp_encoding encoding) {
   for (const auto& line : s.lines()) {
     ASSERT_EQ(text(line, "ok"), "true") << mcp::to_json_string(line).substr(0, 2000);
     EXPECT_EQ(text(line, "encoding"), encoding == otlp_encoding::json ? "json" : "protobuf");
-    for (const auto& sp : line.at("decoded")
-                              .at("resourceSpans")
-                              .at(0)
-                              .at("scopeSpans")
-                              .at(0)
-                              .at("spans")
-                              .as_array()) {
+    for (const auto& sp : spans_of(line)) {
       const auto i = std::stoull(text(sp.as_object(), "startTimeUnixNano")) - 1;
       ASSERT_LT(i, all.size());
       const auto& list = sp.at("attributes").as_array();
@@ -129,13 +123,7 @@ TEST(OtlpIds, ProtobufSpansAroundEachLengthPrefixSizeDecode) {
   std::size_t seen = 0;
   for (const auto& line : s.lines()) {
     ASSERT_EQ(text(line, "ok"), "true") << mcp::to_json_string(line).substr(0, 2000);
-    for (const auto& sp : line.at("decoded")
-                              .at("resourceSpans")
-                              .at(0)
-                              .at("scopeSpans")
-                              .at(0)
-                              .at("spans")
-                              .as_array()) {
+    for (const auto& sp : spans_of(line)) {
       const auto& list = sp.at("attributes").as_array();
       ASSERT_EQ(list.size(), 2U);
       const auto i = std::stoull(std::string(list.at(1).at("value").at("stringValue").as_string()));

@@ -24,14 +24,7 @@ std::size_t received(const sink& s) {
   std::size_t n = 0;
   for (const auto& line : s.lines()) {
     EXPECT_EQ(text(line, "ok"), "true");
-    n += line.at("decoded")
-             .at("resourceSpans")
-             .at(0)
-             .at("scopeSpans")
-             .at(0)
-             .at("spans")
-             .as_array()
-             .size();
+    n += spans_of(line).size();
   }
   return n;
 }

@@ -1,5 +1,6 @@
 // The OTLP tests' receiver (otlp-sink.mjs, run by node) and what the exporter's tests share:
-// options with short waits, a one-span record, a field of a received line as text.
+// options with short waits, a one-span record, a field of a received line as text, the spans
+// of a received request.
 #pragma once
 
 #include <mcp/json.hpp>
@@ -14,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "observe/otlp_decoded.hpp"
 #include "support/subprocess.hpp"
 #include <unistd.h>
 
@@ -80,6 +82,11 @@ inline std::string text(const mcp::json::object& o, std::string_view key) {
   if (v == nullptr) return "<none>";
   if (v->is_string()) return std::string(v->as_string());
   return mcp::to_json_string(*v);
+}
+
+/// The spans of one received request (its one resource's one scope's), as decoded.
+inline const mcp::json::array& spans_of(const mcp::json::object& line) {
+  return spans_in(line.at("decoded"));
 }
 
 /// Options for an exporter to `s` that sends soon and retries quickly, its spans and metrics in

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "observe/otlp_decoded.hpp"
 #include "observe/span_shapes.hpp"
 
 namespace {
@@ -64,7 +65,7 @@ TEST(OtlpJson, IdsOfEveryByteValueAreLowerCaseHex) {
   write_otlp_traces(spans, {}, body);
   auto v = mcp::parse_json(body);
   ASSERT_TRUE(v) << body;
-  const auto& out = v->at("resourceSpans").at(0).at("scopeSpans").at(0).at("spans").as_array();
+  const auto& out = otlp_test::spans_in(*v);
   ASSERT_EQ(out.size(), spans.size());
   for (std::size_t i = 0; i < spans.size(); ++i) {
     EXPECT_EQ(out[i].at("traceId").as_string(), hex_of(spans[i].context.trace_id));
@@ -120,7 +121,7 @@ TEST(OtlpJson, RootClientSpanWithoutStatusOrState) {
   write_otlp_traces(both, {}, body);
   auto v = mcp::parse_json(body);
   ASSERT_TRUE(v) << body;
-  const auto& spans = v->at("resourceSpans").at(0).at("scopeSpans").at(0).at("spans").as_array();
+  const auto& spans = otlp_test::spans_in(*v);
   ASSERT_EQ(spans.size(), 2U);
   const auto& s = spans[0].as_object();
   EXPECT_FALSE(s.contains("parentSpanId"));
@@ -155,7 +156,7 @@ TEST(OtlpJson, ManySpansOfLongAndEscapedTextsAreWrittenWhole) {
   write_otlp_traces(spans, {}, body);
   auto v = mcp::parse_json(body);
   ASSERT_TRUE(v) << body.substr(0, 2000);
-  const auto& out = v->at("resourceSpans").at(0).at("scopeSpans").at(0).at("spans").as_array();
+  const auto& out = otlp_test::spans_in(*v);
   ASSERT_EQ(out.size(), spans.size());
   for (std::size_t i = 0; i < spans.size(); ++i) {
     const auto& r = spans[i];
@@ -200,8 +201,7 @@ TEST(OtlpJson, CallTextsOfEveryLengthAreEscapedWhereTheyNeedIt) {
         write_otlp_traces(std::vector<span_record>{r}, {}, body);
         auto v = mcp::parse_json(body);
         ASSERT_TRUE(v) << body;
-        const auto& attrs =
-            v->at("resourceSpans").at(0).at("scopeSpans").at(0).at("spans").at(0).at("attributes");
+        const auto& attrs = otlp_test::spans_in(*v).at(0).at("attributes");
         EXPECT_EQ(attrs.at(1).at("key").as_string(), "jsonrpc.request.id");
         EXPECT_EQ(attrs.at(1).at("value").at("stringValue").as_string(), id) << body;
       }
@@ -238,7 +238,7 @@ TEST(OtlpJson, IdsAndTimesOfEveryDigitAreWrittenExactly) {
     write_otlp_traces(std::vector<span_record>{r}, {}, body);
     auto v = mcp::parse_json(body);
     ASSERT_TRUE(v) << body;
-    const auto& s = v->at("resourceSpans").at(0).at("scopeSpans").at(0).at("spans").at(0);
+    const auto& s = otlp_test::spans_in(*v).at(0);
     EXPECT_EQ(s.at("startTimeUnixNano").as_string(), std::to_string(times[k]));
     EXPECT_EQ(s.at("endTimeUnixNano").as_string(), std::to_string(times[k]));
     EXPECT_EQ(s.at("traceId").as_string(), expected_trace);
@@ -271,7 +271,7 @@ TEST(OtlpJson, EndTimesBesideTheirStartAreWrittenExactly) {
       write_otlp_traces(std::vector<span_record>{r}, {}, body);
       auto v = mcp::parse_json(body);
       ASSERT_TRUE(v) << body;
-      const auto& s = v->at("resourceSpans").at(0).at("scopeSpans").at(0).at("spans").at(0);
+      const auto& s = otlp_test::spans_in(*v).at(0);
       EXPECT_EQ(s.at("startTimeUnixNano").as_string(), std::to_string(start));
       EXPECT_EQ(s.at("endTimeUnixNano").as_string(), std::to_string(end)) << start;
       EXPECT_EQ(s.at("attributes").at(0).at("key").as_string(), "mcp.method.name");
@@ -289,7 +289,7 @@ TEST(OtlpJson, FlagsOfEveryW3cValueAndParentAreWrittenExactly) {
       write_otlp_traces(std::vector<span_record>{r}, {}, body);
       auto v = mcp::parse_json(body);
       ASSERT_TRUE(v) << body;
-      const auto& s = v->at("resourceSpans").at(0).at("scopeSpans").at(0).at("spans").at(0);
+      const auto& s = otlp_test::spans_in(*v).at(0);
       EXPECT_EQ(s.at("flags").as_int64(), (w3c | 0x100U | (remote ? 0x200U : 0U))) << body;
     }
   }
